@@ -1,0 +1,1 @@
+//! Cubin (NVIDIA ELF) reader, writer and builder.

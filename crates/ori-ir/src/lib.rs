@@ -1,0 +1,3 @@
+//! Ori IR.
+
+pub mod object;

@@ -1,0 +1,1 @@
+//! PTX front end: lexer, parser, typed AST with spans, validation, printer.

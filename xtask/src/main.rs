@@ -1,0 +1,44 @@
+//! `cargo xtask <command>`: project automation.
+//!
+//! Each command lives in its own module with `pub fn run(args: &[String]) -> Result<(), String>`.
+
+use std::process::ExitCode;
+
+mod oracle;
+
+const USAGE: &str = "usage: cargo xtask <command> [args]
+
+commands:
+  oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::FAILURE;
+    };
+    let result = match command.as_str() {
+        "oracle" => oracle::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is inside the workspace")
+        .to_path_buf()
+}
