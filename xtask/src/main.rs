@@ -4,11 +4,13 @@
 
 use std::process::ExitCode;
 
+mod elf_roundtrip;
 mod oracle;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
 commands:
+  elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
 ";
 
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let result = match command.as_str() {
+        "elf-roundtrip" => elf_roundtrip::run(rest),
         "oracle" => oracle::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
