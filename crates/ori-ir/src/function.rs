@@ -1,0 +1,131 @@
+//! Functions and basic blocks.
+
+use la_arena::{Arena, Idx};
+
+use crate::inst::Inst;
+use crate::reg::{Reg, RegFile};
+
+/// A basic block handle.
+pub type BlockId = Idx<Block>;
+/// An instruction handle.
+pub type InstId = Idx<Inst>;
+
+/// A basic block: instructions in order. Control leaves through the last
+/// instruction when it is a terminator, and falls through to the next block
+/// of the layout otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    /// The instructions, in execution order.
+    pub insts: Vec<InstId>,
+}
+
+/// Kernel entry or device function.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// A `.entry`: launched from the host.
+    Entry,
+    /// A `.func`: called from other functions.
+    Func,
+}
+
+/// Launch-shape and register directives of a function (`.maxntid`,
+/// `.reqntid`, `.maxnreg`, `.minnctapersm`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionAttrs {
+    /// `.maxntid x, y, z`.
+    pub maxntid: Option<[u32; 3]>,
+    /// `.reqntid x, y, z`.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.maxnreg n`.
+    pub maxnreg: Option<u32>,
+    /// `.minnctapersm n`.
+    pub minnctapersm: Option<u32>,
+    /// Bytes of kernel parameters (constant bank 0 from the parameter base).
+    pub param_bytes: u32,
+}
+
+/// A function: blocks in layout order, instructions in an arena.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// The (mangled) name.
+    pub name: String,
+    /// Entry or device function.
+    pub kind: FunctionKind,
+    /// Directives.
+    pub attrs: FunctionAttrs,
+    /// Block storage.
+    pub blocks: Arena<Block>,
+    /// Instruction storage.
+    pub insts: Arena<Inst>,
+    /// Blocks in layout (emission) order; the first is the entry block.
+    pub layout: Vec<BlockId>,
+    /// Next unused virtual register number, per file.
+    next_vreg: [u32; RegFile::ALL.len()],
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new(name: impl Into<String>, kind: FunctionKind) -> Function {
+        Function {
+            name: name.into(),
+            kind,
+            attrs: FunctionAttrs::default(),
+            blocks: Arena::new(),
+            insts: Arena::new(),
+            layout: Vec::new(),
+            next_vreg: [0; RegFile::ALL.len()],
+        }
+    }
+
+    /// Appends a new empty block to the layout.
+    pub fn add_block(&mut self) -> BlockId {
+        let id = self.blocks.alloc(Block::default());
+        self.layout.push(id);
+        id
+    }
+
+    /// Appends `inst` to `block`.
+    pub fn push_inst(&mut self, block: BlockId, inst: Inst) -> InstId {
+        let id = self.insts.alloc(inst);
+        self.blocks[block].insts.push(id);
+        id
+    }
+
+    /// A fresh virtual register of `file`, `width` 32-bit words wide.
+    pub fn new_vreg(&mut self, file: RegFile, width: u8) -> Reg {
+        let slot = &mut self.next_vreg[file.index()];
+        let reg = Reg::virt(file, *slot).wide(width);
+        *slot += 1;
+        reg
+    }
+
+    /// Makes sure later [`Function::new_vreg`] calls do not hand out `reg`
+    /// again (used when registers are created by number, as the text
+    /// parser does).
+    pub fn reserve_vreg(&mut self, reg: Reg) {
+        if reg.is_virtual {
+            let slot = &mut self.next_vreg[reg.file.index()];
+            *slot = (*slot).max(reg.num + 1);
+        }
+    }
+
+    /// Number of virtual registers handed out in `file`.
+    pub fn vreg_count(&self, file: RegFile) -> u32 {
+        self.next_vreg[file.index()]
+    }
+
+    /// Instructions of the function in layout order.
+    pub fn insts_in_order(&self) -> impl Iterator<Item = (BlockId, InstId, &Inst)> + '_ {
+        self.layout.iter().flat_map(move |&b| self.blocks[b].insts.iter().map(move |&i| (b, i, &self.insts[i])))
+    }
+
+    /// Number of instructions placed in blocks.
+    pub fn inst_count(&self) -> usize {
+        self.layout.iter().map(|&b| self.blocks[b].insts.len()).sum()
+    }
+
+    /// Position of `block` in the layout.
+    pub fn layout_index(&self, block: BlockId) -> Option<usize> {
+        self.layout.iter().position(|&b| b == block)
+    }
+}

@@ -1,0 +1,473 @@
+//! SASS-level opcodes and the facts every phase needs about them, kept as
+//! one data table rather than as conditions spread over the passes.
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+/// How long an instruction's result takes, as far as scheduling is
+/// concerned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Latency {
+    /// Result ready after a fixed number of cycles; covered by stall counts.
+    Fixed,
+    /// Result ready at an unknown time (memory, MUFU, S2R, ...); the consumer
+    /// must wait on a scoreboard set by the producer.
+    Variable,
+}
+
+/// Properties of an opcode that passes ask about.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct OpFlags(u16);
+
+impl OpFlags {
+    /// No flags.
+    pub const NONE: OpFlags = OpFlags(0);
+    /// Transfers control (may leave the straight-line path).
+    pub const BRANCH: OpFlags = OpFlags(1 << 0);
+    /// Never falls through to the next instruction when it executes
+    /// unconditionally (EXIT, RET, BRA, BRX).
+    pub const TERMINATOR: OpFlags = OpFlags(1 << 1);
+    /// Calls a function.
+    pub const CALL: OpFlags = OpFlags(1 << 2);
+    /// Reads memory.
+    pub const LOAD: OpFlags = OpFlags(1 << 3);
+    /// Writes memory.
+    pub const STORE: OpFlags = OpFlags(1 << 4);
+    /// Has an effect beyond its register results (synchronisation, fences,
+    /// traps, convergence bookkeeping): never deleted as dead code.
+    pub const SIDE_EFFECT: OpFlags = OpFlags(1 << 5);
+    /// Executes on the uniform datapath.
+    pub const UNIFORM: OpFlags = OpFlags(1 << 6);
+    /// Only takes effect with all threads of the warp converged (SHFL,
+    /// VOTE, MATCH, REDUX, BAR, HMMA, ...).
+    pub const WARP_SYNC: OpFlags = OpFlags(1 << 7);
+
+    /// Union of two flag sets.
+    pub const fn union(self, other: OpFlags) -> OpFlags {
+        OpFlags(self.0 | other.0)
+    }
+
+    /// True when every flag of `other` is set.
+    pub const fn contains(self, other: OpFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// Static facts about one opcode.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// The mnemonic as nvdisasm prints it.
+    pub name: &'static str,
+    /// Fixed or variable latency.
+    pub latency: Latency,
+    /// How many operands the instruction writes (registers and predicates).
+    pub defs: RangeInclusive<u8>,
+    /// How many operands it reads (the guard predicate not counted).
+    pub uses: RangeInclusive<u8>,
+    /// Behavioural flags.
+    pub flags: OpFlags,
+}
+
+macro_rules! opcodes {
+    ($($op:ident: $lat:ident, $defs:expr, $uses:expr, $flags:expr;)*) => {
+        /// A SASS opcode (the mnemonic without modifiers).
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Opcode { $($op,)* }
+
+        static OP_INFO: &[OpInfo] = &[
+            $(OpInfo {
+                name: stringify!($op),
+                latency: Latency::$lat,
+                defs: $defs,
+                uses: $uses,
+                flags: $flags,
+            },)*
+        ];
+
+        impl Opcode {
+            /// Every opcode, in table order.
+            pub const ALL: &'static [Opcode] = &[$(Opcode::$op,)*];
+        }
+    };
+}
+
+const NONE: OpFlags = OpFlags::NONE;
+const BR: OpFlags = OpFlags::BRANCH;
+const TERM: OpFlags = OpFlags::BRANCH.union(OpFlags::TERMINATOR);
+const LD: OpFlags = OpFlags::LOAD;
+const ST: OpFlags = OpFlags::STORE.union(OpFlags::SIDE_EFFECT);
+const RMW: OpFlags = OpFlags::LOAD.union(ST);
+const FX: OpFlags = OpFlags::SIDE_EFFECT;
+const UNI: OpFlags = OpFlags::UNIFORM;
+const WS: OpFlags = OpFlags::WARP_SYNC;
+const WSFX: OpFlags = WS.union(FX);
+
+// Operand counts follow nvdisasm's operand lists (destinations first, then
+// sources, guard excluded); ranges cover the variants (carry-out
+// predicates, `.X` carry-in, optional masks). Fixed/variable latency
+// follows what NVIDIA's cubins show: variable-latency producers are the
+// instructions that set a write scoreboard (oracle-facts §6).
+opcodes! {
+    // Integer arithmetic and logic.
+    IMAD: Fixed, 1..=2, 3..=4, NONE;
+    IADD3: Fixed, 1..=3, 3..=5, NONE;
+    VIADD: Fixed, 1..=1, 2..=2, NONE;
+    IABS: Fixed, 1..=1, 1..=1, NONE;
+    IMNMX: Fixed, 1..=1, 3..=3, NONE;
+    VIMNMX: Fixed, 1..=1, 3..=3, NONE;
+    VIADDMNMX: Fixed, 1..=1, 4..=4, NONE;
+    VABSDIFF: Fixed, 1..=1, 2..=3, NONE;
+    LOP3: Fixed, 1..=2, 4..=5, NONE;
+    SHF: Fixed, 1..=1, 3..=3, NONE;
+    LEA: Fixed, 1..=2, 3..=5, NONE;
+    PRMT: Fixed, 1..=1, 3..=3, NONE;
+    SEL: Fixed, 1..=1, 3..=3, NONE;
+    ISETP: Fixed, 2..=2, 3..=4, NONE;
+    POPC: Variable, 1..=1, 1..=1, NONE;
+    FLO: Variable, 1..=1, 1..=1, NONE;
+    BREV: Variable, 1..=1, 1..=1, NONE;
+    BMSK: Fixed, 1..=1, 2..=2, NONE;
+    SGXT: Fixed, 1..=1, 2..=2, NONE;
+    MOV: Fixed, 1..=1, 1..=2, NONE;
+    P2R: Fixed, 1..=1, 3..=3, NONE;
+    R2P: Fixed, 1..=1, 2..=2, NONE;
+    PLOP3: Fixed, 2..=2, 5..=5, NONE;
+    // Floating point.
+    FADD: Fixed, 1..=1, 2..=2, NONE;
+    FMUL: Fixed, 1..=1, 2..=2, NONE;
+    FFMA: Fixed, 1..=1, 3..=3, NONE;
+    FMNMX: Fixed, 1..=1, 3..=3, NONE;
+    FSEL: Fixed, 1..=1, 3..=3, NONE;
+    FSETP: Fixed, 2..=2, 3..=4, NONE;
+    FCHK: Variable, 1..=1, 2..=2, NONE;
+    FRND: Variable, 1..=1, 1..=1, NONE;
+    MUFU: Variable, 1..=1, 1..=1, NONE;
+    DADD: Variable, 1..=1, 2..=2, NONE;
+    DMUL: Variable, 1..=1, 2..=2, NONE;
+    DFMA: Variable, 1..=1, 3..=3, NONE;
+    DSETP: Variable, 2..=2, 3..=4, NONE;
+    HADD2: Fixed, 1..=1, 2..=2, NONE;
+    HMUL2: Fixed, 1..=1, 2..=2, NONE;
+    HFMA2: Fixed, 1..=1, 3..=3, NONE;
+    HMNMX2: Fixed, 1..=1, 3..=3, NONE;
+    HSETP2: Fixed, 2..=2, 3..=4, NONE;
+    // Conversions.
+    F2F: Variable, 1..=1, 1..=1, NONE;
+    F2I: Variable, 1..=1, 1..=1, NONE;
+    I2F: Variable, 1..=1, 1..=1, NONE;
+    I2FP: Fixed, 1..=1, 1..=1, NONE;
+    F2FP: Fixed, 1..=1, 1..=2, NONE;
+    // Uniform datapath.
+    UMOV: Fixed, 1..=1, 1..=1, UNI;
+    ULDC: Variable, 1..=1, 1..=1, UNI.union(LD);
+    UIADD3: Fixed, 1..=3, 3..=5, UNI;
+    UIMAD: Fixed, 1..=2, 3..=4, UNI;
+    ULEA: Fixed, 1..=2, 3..=5, UNI;
+    USHF: Fixed, 1..=1, 3..=3, UNI;
+    ULOP3: Fixed, 1..=2, 4..=5, UNI;
+    USEL: Fixed, 1..=1, 3..=3, UNI;
+    UISETP: Fixed, 2..=2, 3..=4, UNI;
+    UPLOP3: Fixed, 2..=2, 5..=5, UNI;
+    UFLO: Fixed, 1..=1, 1..=1, UNI;
+    UPOPC: Fixed, 1..=1, 1..=1, UNI;
+    UBREV: Fixed, 1..=1, 1..=1, UNI;
+    UPRMT: Fixed, 1..=1, 3..=3, UNI;
+    R2UR: Variable, 1..=1, 1..=1, NONE;
+    S2UR: Variable, 1..=1, 1..=1, UNI;
+    VOTEU: Fixed, 2..=2, 1..=1, UNI.union(WS);
+    // System registers.
+    S2R: Variable, 1..=1, 1..=1, NONE;
+    CS2R: Fixed, 1..=1, 1..=1, NONE;
+    // Memory.
+    LDC: Variable, 1..=1, 1..=1, LD;
+    LDG: Variable, 1..=1, 1..=1, LD;
+    STG: Variable, 0..=0, 2..=2, ST;
+    LDS: Variable, 1..=1, 1..=1, LD;
+    STS: Variable, 0..=0, 2..=2, ST;
+    LDL: Variable, 1..=1, 1..=1, LD;
+    STL: Variable, 0..=0, 2..=2, ST;
+    LD: Variable, 1..=1, 1..=1, LD;
+    ST: Variable, 0..=0, 2..=2, ST;
+    ATOM: Variable, 1..=2, 2..=3, RMW;
+    ATOMG: Variable, 1..=2, 2..=3, RMW;
+    ATOMS: Variable, 1..=1, 2..=3, RMW;
+    RED: Variable, 0..=0, 2..=2, ST;
+    REDG: Variable, 0..=0, 2..=2, ST;
+    LDSM: Variable, 1..=1, 1..=1, LD.union(WS);
+    LDGSTS: Variable, 0..=0, 2..=3, RMW;
+    LDGDEPBAR: Fixed, 0..=0, 0..=0, FX;
+    DEPBAR: Fixed, 0..=0, 1..=2, FX;
+    CCTL: Variable, 0..=0, 0..=1, FX;
+    MEMBAR: Variable, 0..=0, 0..=0, FX;
+    FENCE: Variable, 0..=0, 0..=0, FX;
+    ERRBAR: Fixed, 0..=0, 0..=0, FX;
+    CGAERRBAR: Fixed, 0..=0, 0..=0, FX;
+    // Warp-level.
+    SHFL: Variable, 2..=2, 3..=3, WS;
+    VOTE: Fixed, 2..=2, 1..=1, WS;
+    MATCH: Variable, 1..=2, 1..=1, WS;
+    REDUX: Variable, 1..=1, 1..=1, WS;
+    ELECT: Fixed, 2..=2, 1..=1, WS;
+    // Tensor cores.
+    HMMA: Variable, 1..=1, 3..=3, WS;
+    IMMA: Variable, 1..=1, 3..=3, WS;
+    DMMA: Variable, 1..=1, 3..=3, WS;
+    // Control flow and convergence.
+    BRA: Fixed, 0..=0, 1..=2, TERM;
+    BRX: Fixed, 0..=0, 1..=2, TERM;
+    JMP: Fixed, 0..=0, 1..=1, TERM;
+    CALL: Fixed, 0..=0, 1..=2, BR.union(OpFlags::CALL).union(FX);
+    RET: Fixed, 0..=0, 1..=2, TERM;
+    EXIT: Fixed, 0..=0, 0..=0, TERM;
+    BREAK: Fixed, 0..=0, 1..=2, FX;
+    BSSY: Fixed, 1..=1, 1..=1, FX;
+    BSYNC: Fixed, 0..=0, 1..=1, FX.union(WS);
+    BMOV: Variable, 1..=1, 1..=1, FX;
+    WARPSYNC: Fixed, 0..=0, 1..=1, WSFX;
+    BAR: Fixed, 0..=0, 0..=2, WSFX;
+    NOP: Fixed, 0..=0, 0..=0, NONE;
+    YIELD: Fixed, 0..=0, 0..=0, FX;
+    NANOSLEEP: Fixed, 0..=0, 1..=1, FX;
+    BPT: Fixed, 0..=0, 0..=1, FX;
+    LEPC: Fixed, 1..=1, 0..=1, NONE;
+    // sm_90 cluster, bulk copy and asynchronous proxy operations.
+    SYNCS: Variable, 0..=2, 1..=3, RMW;
+    UBLKCP: Variable, 0..=0, 2..=3, RMW.union(UNI);
+    UTMALDG: Variable, 0..=0, 2..=3, RMW.union(UNI);
+    UTMASTG: Variable, 0..=0, 2..=3, RMW.union(UNI);
+    UTMACMDFLUSH: Fixed, 0..=0, 0..=0, FX.union(UNI);
+    UCGABAR_ARV: Fixed, 0..=0, 0..=0, FX.union(UNI);
+    UCGABAR_WAIT: Fixed, 0..=0, 0..=0, FX.union(UNI);
+    ENDCOLLECTIVE: Fixed, 0..=0, 0..=0, FX;
+    ACQBULK: Fixed, 0..=0, 0..=0, FX;
+    HGMMA: Variable, 1..=1, 3..=4, WSFX;
+    WARPGROUP: Fixed, 0..=0, 0..=0, WSFX;
+}
+
+impl Opcode {
+    /// Static facts about the opcode.
+    pub fn info(self) -> &'static OpInfo {
+        &OP_INFO[self as usize]
+    }
+
+    /// The mnemonic as nvdisasm prints it.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Looks an opcode up by mnemonic.
+    pub fn from_name(name: &str) -> Option<Opcode> {
+        Opcode::ALL.iter().copied().find(|op| op.name() == name)
+    }
+
+    /// Shorthand for `self.info().flags.contains(flags)`.
+    pub fn has(self, flags: OpFlags) -> bool {
+        self.info().flags.contains(flags)
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An instruction modifier (the `.WIDE` of `IMAD.WIDE`), interned in a
+/// table of the modifier words nvdisasm prints. The encoder gives each
+/// word its bits per opcode family; here a modifier is only a name.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Modifier(u16);
+
+impl Modifier {
+    /// Looks a modifier word up (without the leading dot).
+    pub fn from_name(name: &str) -> Option<Modifier> {
+        MODIFIERS.binary_search(&name).ok().map(|i| Modifier(i as u16))
+    }
+
+    /// The modifier word, without the leading dot.
+    pub fn name(self) -> &'static str {
+        MODIFIERS[usize::from(self.0)]
+    }
+
+    /// Modifiers for a list of words known to be in the table (a
+    /// convenience for code that builds instructions from constants).
+    ///
+    /// # Panics
+    /// If a word is not in the table: that is a bug in the caller, caught
+    /// by its tests.
+    pub fn list(names: &[&str]) -> Vec<Modifier> {
+        names.iter().map(|n| Modifier::from_name(n).unwrap_or_else(|| panic!("unknown SASS modifier `.{n}`"))).collect()
+    }
+}
+
+impl fmt::Debug for Modifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".{}", self.name())
+    }
+}
+
+/// Every modifier word, sorted (byte order) for binary search. Grown from
+/// nvdisasm listings of NVIDIA's cubins; add words here as the encoder
+/// learns new forms.
+static MODIFIERS: &[&str] = &[
+    "128",
+    "16",
+    "16816",
+    "1688",
+    "2",
+    "32",
+    "4",
+    "64",
+    "8",
+    "A1T0",
+    "ABS",
+    "ADD",
+    "ALL",
+    "AND",
+    "ANY",
+    "ARRIVE",
+    "ASYNC",
+    "BF16",
+    "BF16_V2",
+    "BFLY",
+    "BITSET",
+    "BYPASS",
+    "CAS",
+    "CAST",
+    "CEIL",
+    "CLEAR",
+    "COLLECTIVE",
+    "CONSTANT",
+    "COS",
+    "CTA",
+    "DEC",
+    "DEFER_BLOCKING",
+    "DIV",
+    "DOWN",
+    "E",
+    "EF",
+    "EL",
+    "EQ",
+    "EX",
+    "EX2",
+    "EXCH",
+    "F16",
+    "F16_V2",
+    "F32",
+    "F64",
+    "FLOOR",
+    "FTZ",
+    "G",
+    "GE",
+    "GEU",
+    "GPU",
+    "GT",
+    "GTU",
+    "H0_H0",
+    "H1_H1",
+    "HI",
+    "IADD",
+    "IDX",
+    "INC",
+    "INV",
+    "IVALL",
+    "L",
+    "LE",
+    "LEU",
+    "LG2",
+    "LT",
+    "LTU",
+    "LU",
+    "LUT",
+    "M88",
+    "MAX",
+    "MIN",
+    "MMA",
+    "MOV",
+    "MT88",
+    "NAN",
+    "NE",
+    "NEU",
+    "NODEC",
+    "NOINC",
+    "NTZ",
+    "NUM",
+    "OR",
+    "PACK_AB",
+    "PHASECHK",
+    "POPC",
+    "R",
+    "RCP",
+    "RCP64H",
+    "RED",
+    "REL",
+    "RM",
+    "RN",
+    "RP",
+    "RSQ",
+    "RSQ64H",
+    "RZ",
+    "S",
+    "S16",
+    "S32",
+    "S64",
+    "S8",
+    "SAT",
+    "SC",
+    "SH",
+    "SHL",
+    "SIN",
+    "SPIN",
+    "SQRT",
+    "STRONG",
+    "SUM",
+    "SX32",
+    "SYNC",
+    "SYS",
+    "TRANS64",
+    "TRUNC",
+    "TRYWAIT",
+    "U",
+    "U16",
+    "U32",
+    "U64",
+    "U8",
+    "UP",
+    "VIEW",
+    "W",
+    "WIDE",
+    "X",
+    "X16",
+    "X2",
+    "X4",
+    "X8",
+    "XOR",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modifier_table_is_sorted_and_unique() {
+        assert!(MODIFIERS.windows(2).all(|w| w[0] < w[1]), "MODIFIERS must stay sorted for binary search");
+    }
+
+    #[test]
+    fn opcode_names_are_unique_and_found() {
+        for &op in Opcode::ALL {
+            assert_eq!(Opcode::from_name(op.name()), Some(op));
+        }
+    }
+
+    #[test]
+    fn flags() {
+        assert!(Opcode::EXIT.has(OpFlags::TERMINATOR));
+        assert!(!Opcode::CALL.has(OpFlags::TERMINATOR));
+        assert!(Opcode::STG.has(OpFlags::SIDE_EFFECT));
+        assert_eq!(Opcode::LDG.info().latency, Latency::Variable);
+        assert_eq!(Modifier::from_name("WIDE").map(Modifier::name), Some("WIDE"));
+        assert_eq!(Modifier::from_name("NOPE"), None);
+    }
+}

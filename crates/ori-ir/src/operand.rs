@@ -1,0 +1,176 @@
+//! Instruction operands.
+
+use crate::function::BlockId;
+use crate::reg::{Reg, SpecialReg};
+
+/// An immediate value, typed so that it prints and folds as what it is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Imm {
+    /// An integer (sign-extended as the instruction reads it).
+    Int(i64),
+    /// An IEEE binary32 value, as bits (so NaN payloads survive).
+    F32(u32),
+    /// An IEEE binary64 value, as bits.
+    F64(u64),
+}
+
+/// Where a constant-bank reference takes its bank from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Bank {
+    /// A fixed bank: `c[0x0]`.
+    Fixed(u8),
+    /// A bank index held in a uniform register: `cx[UR4]`.
+    Indexed(Reg),
+}
+
+/// A constant-bank reference `c[bank][reg + offset]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CBank {
+    /// The bank.
+    pub bank: Bank,
+    /// Optional register added to the offset.
+    pub reg: Option<Reg>,
+    /// Byte offset.
+    pub offset: i32,
+}
+
+/// A memory address `desc[UR][base + ubase + offset]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Address {
+    /// 64-bit memory descriptor held in a uniform register pair
+    /// (`desc[UR4]`, global accesses on sm_80+).
+    pub desc: Option<Reg>,
+    /// Per-thread base register (a pair for 64-bit addresses).
+    pub base: Option<Reg>,
+    /// Uniform base register.
+    pub ubase: Option<Reg>,
+    /// Byte offset.
+    pub offset: i64,
+}
+
+/// What an operand is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OperandKind {
+    /// A register or register tuple.
+    Reg(Reg),
+    /// A special register (`SR_TID.X`).
+    Special(SpecialReg),
+    /// The whole predicate file as a bit mask (`PR` / `UPR`, for P2R/R2P).
+    PredFile {
+        /// `UPR` rather than `PR`.
+        uniform: bool,
+    },
+    /// A scoreboard (`SB0`..`SB5`, for DEPBAR).
+    Scoreboard(u8),
+    /// An immediate.
+    Imm(Imm),
+    /// A constant-bank reference.
+    CBank(CBank),
+    /// A memory address.
+    Mem(Address),
+    /// A basic block of the same function (branch target).
+    Label(BlockId),
+    /// A function or global symbol, by name.
+    Symbol(String),
+}
+
+/// Source-operand modifiers as nvdisasm prints them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct OperandFlags {
+    /// Arithmetic negation `-x`.
+    pub neg: bool,
+    /// Absolute value `|x|`.
+    pub abs: bool,
+    /// Logical not of a predicate `!P0`.
+    pub not: bool,
+    /// Bitwise complement `~R0`.
+    pub bitnot: bool,
+    /// Keep the register in the operand reuse cache (`.reuse`).
+    pub reuse: bool,
+}
+
+/// An operand: what it is plus how it is modified.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Operand {
+    /// The operand itself.
+    pub kind: OperandKind,
+    /// Its modifiers.
+    pub flags: OperandFlags,
+}
+
+impl Operand {
+    /// A register operand without modifiers.
+    pub fn reg(reg: Reg) -> Operand {
+        OperandKind::Reg(reg).into()
+    }
+
+    /// An integer immediate.
+    pub fn int(value: i64) -> Operand {
+        OperandKind::Imm(Imm::Int(value)).into()
+    }
+
+    /// A binary32 immediate.
+    pub fn f32(value: f32) -> Operand {
+        OperandKind::Imm(Imm::F32(value.to_bits())).into()
+    }
+
+    /// `c[bank][offset]`.
+    pub fn cbank(bank: u8, offset: i32) -> Operand {
+        OperandKind::CBank(CBank { bank: Bank::Fixed(bank), reg: None, offset }).into()
+    }
+
+    /// A branch target.
+    pub fn label(block: BlockId) -> Operand {
+        OperandKind::Label(block).into()
+    }
+
+    /// The register, if this operand is one.
+    pub fn as_reg(&self) -> Option<Reg> {
+        match self.kind {
+            OperandKind::Reg(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Registers this operand reads when used as a source: the register
+    /// itself, or the registers inside an address or bank reference.
+    pub fn regs(&self) -> impl Iterator<Item = Reg> + '_ {
+        let (a, b, c) = match &self.kind {
+            OperandKind::Reg(r) => (Some(*r), None, None),
+            OperandKind::CBank(cb) => {
+                let bank = match cb.bank {
+                    Bank::Indexed(r) => Some(r),
+                    Bank::Fixed(_) => None,
+                };
+                (bank, cb.reg, None)
+            }
+            OperandKind::Mem(addr) => (addr.desc, addr.base, addr.ubase),
+            _ => (None, None, None),
+        };
+        [a, b, c].into_iter().flatten()
+    }
+
+    /// Same operand, negated.
+    pub fn negated(mut self) -> Operand {
+        self.flags.neg = !self.flags.neg;
+        self
+    }
+
+    /// Same operand, logically inverted (predicates).
+    pub fn inverted(mut self) -> Operand {
+        self.flags.not = !self.flags.not;
+        self
+    }
+}
+
+impl From<OperandKind> for Operand {
+    fn from(kind: OperandKind) -> Operand {
+        Operand { kind, flags: OperandFlags::default() }
+    }
+}
+
+impl From<Reg> for Operand {
+    fn from(reg: Reg) -> Operand {
+        Operand::reg(reg)
+    }
+}
