@@ -1,0 +1,158 @@
+//! Operands and constant expressions (precedence climbing).
+
+use super::{PResult, Parser, parse_int};
+use crate::ast::*;
+use crate::token::TokenKind;
+
+/// Deepest nesting of brackets and unary operators accepted, so that hostile
+/// input cannot overflow the stack.
+const MAX_DEPTH: u32 = 256;
+
+impl Parser<'_> {
+    /// An instruction operand. At this level `( ... )` is a `call` list.
+    pub(super) fn operand(&mut self) -> PResult<Expr> {
+        if self.at_punct("(") {
+            let start = self.bump().span;
+            let items = self.expr_list(")")?;
+            return Ok(Expr { kind: ExprKind::List(items), span: self.span_from(start) });
+        }
+        self.expr()
+    }
+
+    /// A full expression.
+    pub(super) fn expr(&mut self) -> PResult<Expr> {
+        self.binary(0, 0)
+    }
+
+    fn binary(&mut self, min_strength: u8, depth: u32) -> PResult<Expr> {
+        let mut lhs = self.unary(depth)?;
+        while let Some((op, strength)) = self.binary_op().filter(|(_, s)| *s > min_strength) {
+            self.bump();
+            let rhs = self.binary(strength, depth + 1)?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
+        }
+        Ok(lhs)
+    }
+
+    fn binary_op(&self) -> Option<(BinaryOp, u8)> {
+        if !self.at(TokenKind::Punct) {
+            return None;
+        }
+        let text = self.text();
+        BinaryOp::TABLE.iter().find(|(_, sym, _)| *sym == text).map(|&(op, _, strength)| (op, strength))
+    }
+
+    fn unary(&mut self, depth: u32) -> PResult<Expr> {
+        if depth > MAX_DEPTH {
+            return Err(self.syntax_error());
+        }
+        let op = match self.text() {
+            "-" => Some(UnaryOp::Neg),
+            "!" => Some(UnaryOp::Not),
+            "~" => Some(UnaryOp::BitNot),
+            _ => None,
+        };
+        match op {
+            Some(op) if self.at(TokenKind::Punct) => {
+                let start = self.bump().span;
+                let inner = self.unary(depth + 1)?;
+                let span = start.to(inner.span);
+                Ok(Expr { kind: ExprKind::Unary(op, Box::new(inner)), span })
+            }
+            _ => self.primary(depth),
+        }
+    }
+
+    fn primary(&mut self, depth: u32) -> PResult<Expr> {
+        let token = self.tok();
+        let start = token.span;
+        let kind = match token.kind {
+            TokenKind::Ident => return self.name_expr(depth),
+            TokenKind::Int => {
+                self.bump();
+                let (value, unsigned) = parse_int(self.text_of(token));
+                ExprKind::Int { value, unsigned }
+            }
+            TokenKind::Float => {
+                self.bump();
+                ExprKind::Float(float_lit(self.text_of(token)))
+            }
+            TokenKind::Punct => match self.text() {
+                "(" => {
+                    self.bump();
+                    let inner = self.binary(0, depth + 1)?;
+                    self.expect_punct(")")?;
+                    ExprKind::Paren(Box::new(inner))
+                }
+                "{" => {
+                    self.bump();
+                    ExprKind::Braces(self.nested_list("}", depth)?)
+                }
+                "[" => {
+                    self.bump();
+                    ExprKind::Address(self.nested_list("]", depth)?)
+                }
+                _ => return Err(self.syntax_error()),
+            },
+            _ => return Err(self.syntax_error()),
+        };
+        Ok(Expr { kind, span: self.span_from(start) })
+    }
+
+    fn nested_list(&mut self, close: &str, depth: u32) -> PResult<Vec<Expr>> {
+        if depth > MAX_DEPTH {
+            return Err(self.syntax_error());
+        }
+        let mut items = Vec::new();
+        if !self.at_punct(close) {
+            items.push(self.binary(0, depth + 1)?);
+            while self.eat_punct(",") {
+                items.push(self.binary(0, depth + 1)?);
+            }
+        }
+        self.expect_punct(close)?;
+        Ok(items)
+    }
+
+    fn expr_list(&mut self, close: &str) -> PResult<Vec<Expr>> {
+        self.nested_list(close, 0)
+    }
+
+    /// A name, with a glued `.x` component, `(args)` call or `[index]`.
+    fn name_expr(&mut self, depth: u32) -> PResult<Expr> {
+        let ident = self.ident()?;
+        let start = ident.span;
+        if ident.name == "_" {
+            return Ok(Expr { kind: ExprKind::Sink, span: start });
+        }
+        if self.at_punct("(") && self.tok().glued {
+            self.bump();
+            let args = self.nested_list(")", depth)?;
+            return Ok(Expr { kind: ExprKind::Call(ident, args), span: self.span_from(start) });
+        }
+        let component = if self.at(TokenKind::Dot) && self.tok().glued {
+            let token = self.bump();
+            Some(self.text_of(token)[1..].to_owned())
+        } else {
+            None
+        };
+        let mut expr = Expr { kind: ExprKind::Name(ident, component), span: self.span_from(start) };
+        while self.at_punct("[") && self.tok().glued {
+            self.bump();
+            let index = self.binary(0, depth + 1)?;
+            self.expect_punct("]")?;
+            expr = Expr { kind: ExprKind::Index(Box::new(expr), Box::new(index)), span: self.span_from(start) };
+        }
+        Ok(expr)
+    }
+}
+
+fn float_lit(text: &str) -> FloatLit {
+    let hex = |digits: &str| u64::from_str_radix(digits, 16).unwrap_or(u64::MAX);
+    match text.as_bytes().get(1) {
+        Some(b'f' | b'F') if text.len() > 2 => FloatLit::F32(u32::try_from(hex(&text[2..])).unwrap_or(u32::MAX)),
+        Some(b'd' | b'D') if text.len() > 2 => FloatLit::F64(hex(&text[2..])),
+        _ => FloatLit::Decimal(text.to_owned()),
+    }
+}

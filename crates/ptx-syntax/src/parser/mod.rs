@@ -1,0 +1,338 @@
+//! Recursive-descent parser from tokens to the [`ast`](crate::ast).
+//!
+//! A syntax error is reported in ptxas's words (`Parsing error near 'x':
+//! syntax error`); the parser then skips to the end of the statement and goes
+//! on, so one run reports every independent syntax error.
+
+mod decl;
+mod expr;
+mod stmt;
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::lex;
+use crate::span::{FileId, Span};
+use crate::token::{Token, TokenKind};
+
+/// Parses a whole file. The module holds everything that parsed; the
+/// diagnostics list every syntax error (all are [`Severity::Fatal`](crate::diag::Severity::Fatal), as in ptxas).
+pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
+    let tokens = lex(source, file);
+    let mut parser = Parser { src: source, tokens, pos: 0, diags: Vec::new() };
+    let module = parser.module();
+    (module, parser.diags)
+}
+
+/// Marker that a syntax error has been reported; the caller recovers.
+pub(crate) struct Reported;
+
+pub(crate) type PResult<T> = Result<T, Reported>;
+
+pub(crate) struct Parser<'s> {
+    src: &'s str,
+    tokens: Vec<Token>,
+    pos: usize,
+    diags: Vec<Diagnostic>,
+}
+
+impl<'s> Parser<'s> {
+    fn tok(&self) -> Token {
+        self.nth(0)
+    }
+
+    fn nth(&self, n: usize) -> Token {
+        // The lexer always ends with Eof, so the last token is a safe fallback.
+        let last = self.tokens.len() - 1;
+        self.tokens[(self.pos + n).min(last)]
+    }
+
+    fn text_of(&self, token: Token) -> &'s str {
+        self.src.get(token.span.range()).unwrap_or("")
+    }
+
+    fn text(&self) -> &'s str {
+        self.text_of(self.tok())
+    }
+
+    fn at(&self, kind: TokenKind) -> bool {
+        self.tok().kind == kind
+    }
+
+    fn at_punct(&self, punct: &str) -> bool {
+        self.at(TokenKind::Punct) && self.text() == punct
+    }
+
+    fn at_dot(&self, word: &str) -> bool {
+        self.at(TokenKind::Dot) && self.text() == word
+    }
+
+    fn at_eof(&self) -> bool {
+        self.at(TokenKind::Eof)
+    }
+
+    fn bump(&mut self) -> Token {
+        let token = self.tok();
+        if token.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn eat_punct(&mut self, punct: &str) -> bool {
+        let hit = self.at_punct(punct);
+        if hit {
+            self.bump();
+        }
+        hit
+    }
+
+    fn expect_punct(&mut self, punct: &str) -> PResult<Span> {
+        if self.at_punct(punct) { Ok(self.bump().span) } else { Err(self.syntax_error()) }
+    }
+
+    /// Span of the previously consumed token.
+    fn prev_span(&self) -> Span {
+        self.tokens[self.pos.saturating_sub(1)].span
+    }
+
+    fn span_from(&self, start: Span) -> Span {
+        start.to(self.prev_span())
+    }
+
+    fn ident(&mut self) -> PResult<Ident> {
+        if self.at(TokenKind::Ident) {
+            let token = self.bump();
+            Ok(Ident { name: self.text_of(token).to_owned(), span: token.span })
+        } else {
+            Err(self.syntax_error())
+        }
+    }
+
+    fn dot_ident(&mut self) -> Ident {
+        let token = self.bump();
+        Ident { name: self.text_of(token).to_owned(), span: token.span }
+    }
+
+    fn uint(&mut self) -> PResult<u64> {
+        if self.at(TokenKind::Int) {
+            let token = self.bump();
+            Ok(parse_int(self.text_of(token)).0)
+        } else {
+            Err(self.syntax_error())
+        }
+    }
+
+    /// Reports ptxas's syntax error at the current token.
+    fn syntax_error(&mut self) -> Reported {
+        let token = self.tok();
+        let near = self.text_of(token);
+        self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': syntax error")));
+        Reported
+    }
+
+    /// Skips to just after the next `;` at this nesting depth, or to a `}`
+    /// that closes the enclosing block (left unconsumed).
+    fn recover(&mut self) {
+        let mut depth = 0usize;
+        while !self.at_eof() {
+            if self.at_punct("{") {
+                depth += 1;
+            } else if self.at_punct("}") {
+                if depth == 0 {
+                    return;
+                }
+                depth -= 1;
+                if depth == 0 {
+                    self.bump();
+                    return;
+                }
+            } else if self.at_punct(";") && depth == 0 {
+                self.bump();
+                return;
+            }
+            self.bump();
+        }
+    }
+
+    fn module(&mut self) -> Module {
+        let mut items = Vec::new();
+        while !self.at_eof() {
+            let before = self.pos;
+            match self.item() {
+                Ok(item) => items.push(item),
+                Err(Reported) => {
+                    self.recover();
+                    // A stray `}` at module level would stall recovery.
+                    if self.pos == before || self.at_punct("}") {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        Module { items }
+    }
+
+    fn item(&mut self) -> PResult<Item> {
+        if !self.at(TokenKind::Dot) {
+            return Err(self.syntax_error());
+        }
+        let start = self.tok().span;
+        match self.text() {
+            ".version" => {
+                self.bump();
+                let (major, minor) = self.version_number()?;
+                Ok(Item::Version(Version { major, minor, span: self.span_from(start) }))
+            }
+            ".target" => {
+                self.bump();
+                let mut names = vec![self.ident()?];
+                while self.eat_punct(",") {
+                    names.push(self.ident()?);
+                }
+                Ok(Item::Target(Target { names, span: self.span_from(start) }))
+            }
+            ".address_size" => {
+                self.bump();
+                let bits = self.uint()?;
+                Ok(Item::AddressSize(AddressSize { bits, span: self.span_from(start) }))
+            }
+            ".section" => self.section().map(Item::Section),
+            ".pragma" => self.pragma().map(Item::Pragma),
+            ".file" | ".alias" | ".extern_c" => self.directive().map(Item::Directive),
+            _ => self.declaration_or_function(),
+        }
+    }
+
+    /// `MAJOR.MINOR`, which the lexer sees as one float token.
+    fn version_number(&mut self) -> PResult<(u32, u32)> {
+        if self.at(TokenKind::Float) {
+            let token = self.bump();
+            if let Some((major, minor)) = self.text_of(token).split_once('.') {
+                if let (Ok(major), Ok(minor)) = (major.parse(), minor.parse()) {
+                    return Ok((major, minor));
+                }
+            }
+            self.pos -= 1;
+        }
+        Err(self.syntax_error())
+    }
+
+    fn pragma(&mut self) -> PResult<Pragma> {
+        let start = self.bump().span;
+        let mut strings = vec![self.string()?];
+        while self.eat_punct(",") {
+            strings.push(self.string()?);
+        }
+        self.expect_punct(";")?;
+        Ok(Pragma { strings, span: self.span_from(start) })
+    }
+
+    fn string(&mut self) -> PResult<String> {
+        if self.at(TokenKind::Str) {
+            let token = self.bump();
+            let text = self.text_of(token);
+            Ok(text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text).to_owned())
+        } else {
+            Err(self.syntax_error())
+        }
+    }
+
+    /// A directive kept generically; it ends at `;` or at the end of the line.
+    fn directive(&mut self) -> PResult<Directive> {
+        let name = self.dot_ident();
+        let start = name.span;
+        let mut args = Vec::new();
+        let mut group = Vec::new();
+        let semicolon = loop {
+            let token = self.tok();
+            // A dot starts the next directive (`.maxntid 1 .reqntid 1`).
+            if token.line_start
+                || matches!(token.kind, TokenKind::Eof | TokenKind::Dot)
+                || self.at_punct("}")
+                || self.at_punct("{")
+            {
+                break false;
+            }
+            if self.eat_punct(";") {
+                break true;
+            }
+            if self.eat_punct(",") {
+                args.push(std::mem::take(&mut group));
+                continue;
+            }
+            group.push(self.dir_arg()?);
+        };
+        if !group.is_empty() || !args.is_empty() {
+            args.push(group);
+        }
+        Ok(Directive { name, args, semicolon, span: self.span_from(start) })
+    }
+
+    fn dir_arg(&mut self) -> PResult<DirArg> {
+        match self.tok().kind {
+            TokenKind::Str => self.string().map(DirArg::Str),
+            _ => self.expr().map(DirArg::Expr),
+        }
+    }
+
+    fn section(&mut self) -> PResult<Section> {
+        let start = self.bump().span;
+        if !self.at(TokenKind::Dot) {
+            return Err(self.syntax_error());
+        }
+        let name = self.dot_ident();
+        self.expect_punct("{")?;
+        let mut entries = Vec::new();
+        while !self.at_punct("}") {
+            if self.at(TokenKind::Ident) && self.nth(1).kind == TokenKind::Punct && self.text_of(self.nth(1)) == ":" {
+                entries.push(SectionEntry::Label(self.ident()?));
+                self.bump();
+                continue;
+            }
+            let ty = self.tok();
+            let Some(ty_value) = self.text().strip_prefix('.').and_then(ScalarType::from_name) else {
+                return Err(self.syntax_error());
+            };
+            self.bump();
+            let mut values = vec![self.section_value()?];
+            while self.eat_punct(",") {
+                values.push(self.section_value()?);
+            }
+            entries.push(SectionEntry::Data { ty: ty_value, values, span: self.span_from(ty.span) });
+        }
+        self.bump();
+        Ok(Section { name, entries, span: self.span_from(start) })
+    }
+
+    fn section_value(&mut self) -> PResult<Expr> {
+        if self.at(TokenKind::Dot) {
+            let ident = self.dot_ident();
+            let span = ident.span;
+            return Ok(Expr { kind: ExprKind::Name(ident, None), span });
+        }
+        self.expr()
+    }
+}
+
+/// Value of an integer literal and whether it had a `U` suffix. Values wrap
+/// to 64 bits, as C's strtoull-then-truncate would not; PTX rejects nothing here.
+pub(crate) fn parse_int(text: &str) -> (u64, bool) {
+    let (body, unsigned) = match text.strip_suffix(['U', 'u']) {
+        Some(body) => (body, true),
+        None => (text, false),
+    };
+    let (digits, radix) = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        (hex, 16)
+    } else if let Some(bin) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        (bin, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    let value = digits
+        .chars()
+        .filter_map(|c| c.to_digit(radix))
+        .fold(0u64, |acc, d| acc.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d)));
+    (value, unsigned)
+}

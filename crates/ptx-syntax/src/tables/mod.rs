@@ -1,0 +1,104 @@
+//! Instruction knowledge as data: one [`InstrSpec`] row per opcode family
+//! (see [`instructions`]) and the vocabulary of known modifiers ([`modifiers`]).
+
+mod instructions;
+mod modifiers;
+
+pub use instructions::INSTRUCTIONS;
+pub use modifiers::is_known_modifier;
+
+use crate::ast::Instruction;
+use crate::target::PtxVersion;
+
+/// What the validator knows about one instruction family.
+#[derive(Clone, Copy, Debug)]
+pub struct InstrSpec {
+    /// The opcode and the leading modifiers that select the family, dotted
+    /// (`cp.async.bulk`); ptxas names the family this way in messages.
+    pub name: &'static str,
+    /// Operand signature, one code per operand (results whose type differs
+    /// from the instruction type, like `popc.b64`'s 32-bit result, use `x`):
+    /// `d` result register of the instruction type, `s` source of that type
+    /// (register or immediate), `P` predicate result (`p` or `p|q`), `p`
+    /// predicate source, `a` address `[...]`, `l` label or function name,
+    /// `x` anything; `?` makes the code before it optional and `*` allows any
+    /// number of further operands.
+    pub operands: &'static str,
+    /// How many data-type modifiers are allowed.
+    pub types: (u8, u8),
+    /// Lowest `sm_` number that has the family.
+    pub min_sm: u32,
+    /// Needs an architecture-specific target (`sm_90a`).
+    pub arch_specific: bool,
+    /// First PTX version with the family.
+    pub min_ptx: PtxVersion,
+    /// The only non-type modifiers allowed, when the row restricts them.
+    pub modifiers: Option<&'static [&'static str]>,
+}
+
+impl InstrSpec {
+    const fn new(name: &'static str, operands: &'static str) -> InstrSpec {
+        InstrSpec {
+            name,
+            operands,
+            types: (0, 4),
+            min_sm: 0,
+            arch_specific: false,
+            min_ptx: PtxVersion::new(1, 0),
+            modifiers: None,
+        }
+    }
+
+    const fn sm(self, min_sm: u32) -> InstrSpec {
+        InstrSpec { min_sm, ..self }
+    }
+
+    const fn arch(self, min_sm: u32) -> InstrSpec {
+        InstrSpec { min_sm, arch_specific: true, ..self }
+    }
+
+    const fn ptx(self, major: u32, minor: u32) -> InstrSpec {
+        InstrSpec { min_ptx: PtxVersion::new(major, minor), ..self }
+    }
+
+    const fn ty(self, min: u8, max: u8) -> InstrSpec {
+        InstrSpec { types: (min, max), ..self }
+    }
+
+    const fn mods(self, modifiers: &'static [&'static str]) -> InstrSpec {
+        InstrSpec { modifiers: Some(modifiers), ..self }
+    }
+
+    /// The operand codes with their optionality, and whether more may follow.
+    pub fn operand_codes(&self) -> (Vec<(u8, bool)>, bool) {
+        let bytes = self.operands.as_bytes();
+        let mut codes = Vec::new();
+        let mut variadic = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'?' => {}
+                b'*' => variadic = true,
+                _ => codes.push((b, bytes.get(i + 1) == Some(&b'?'))),
+            }
+        }
+        (codes, variadic)
+    }
+}
+
+/// The row for `inst`: the longest family name whose words are the opcode
+/// followed by a prefix of the modifiers.
+pub fn lookup(inst: &Instruction) -> Option<&'static InstrSpec> {
+    INSTRUCTIONS
+        .iter()
+        .filter(|spec| {
+            let mut words = spec.name.split('.');
+            words.next() == Some(inst.opcode.name.as_str())
+                && words.enumerate().all(|(i, w)| inst.modifiers.get(i).is_some_and(|m| m.name == w))
+        })
+        .max_by_key(|spec| spec.name.len())
+}
+
+/// How many leading modifiers name the family (`cp.async.bulk` has two).
+pub fn family_word_count(spec: &InstrSpec) -> usize {
+    spec.name.split('.').count() - 1
+}

@@ -1,0 +1,244 @@
+//! Semantic checks in ptxas's words: directives, declarations before use,
+//! instruction modifiers/operands against the [`tables`](crate::tables),
+//! and target/version requirements. Every problem of a module is reported.
+
+mod instr;
+mod scope;
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::target::{PtxVersion, Sm};
+use scope::{Scope, SymbolKind};
+
+/// Options for [`validate`].
+#[derive(Clone, Debug, Default)]
+pub struct ValidateOptions {
+    /// Check instructions against this target instead of the file's `.target`.
+    pub target_override: Option<Sm>,
+    /// The file name as ptxas prints it in file-wide messages
+    /// (`Missing .target directive at start of file 'x.ptx'`).
+    pub file_name: Option<String>,
+}
+
+/// Checks `module` and returns every problem found, in the order ptxas
+/// reports them (per function: instruction errors, then unknown symbols).
+pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
+    let mut v = Validator { diags: Vec::new(), version: PtxVersion::LATEST, sm: None, module_scope: Scope::default() };
+    v.header(module, options);
+    if let Some(sm) = options.target_override {
+        v.sm = Some(sm);
+    }
+    for item in &module.items {
+        match item {
+            Item::Variable(decl) => v.declare_vars(decl, None),
+            Item::Function(f) => v.function(f),
+            _ => {}
+        }
+    }
+    v.diags
+}
+
+struct Validator {
+    diags: Vec<Diagnostic>,
+    version: PtxVersion,
+    sm: Option<Sm>,
+    module_scope: Scope,
+}
+
+impl Validator {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, message));
+    }
+
+    /// `.version`, `.target`, `.address_size`: presence, order and values.
+    fn header(&mut self, module: &Module, options: &ValidateOptions) {
+        let mut items = module.items.iter();
+        let file = options.file_name.as_deref().unwrap_or("<input>");
+        let first_span = module.items.first().map(item_span).unwrap_or_default();
+        match items.next() {
+            Some(Item::Version(version)) => {
+                let found = PtxVersion::new(version.major, version.minor);
+                if !found.is_known() {
+                    self.diags.push(Diagnostic::fatal(
+                        version.span,
+                        format!("Unsupported .version {found}; current version is '{}'", PtxVersion::LATEST),
+                    ));
+                    return;
+                }
+                self.version = found;
+            }
+            _ => {
+                self.diags.push(Diagnostic::fatal(
+                    first_span,
+                    format!("Missing .version directive at start of file '{file}'"),
+                ));
+                return;
+            }
+        }
+        match items.next() {
+            Some(Item::Target(target)) => self.target(target),
+            other => {
+                let span = other.map(item_span).unwrap_or(first_span);
+                self.diags
+                    .push(Diagnostic::fatal(span, format!("Missing .target directive at start of file '{file}'")));
+                return;
+            }
+        }
+        for item in items {
+            match item {
+                Item::Version(v) => self.error(v.span, "Multiple .version directives"),
+                Item::Target(t) => self.error(t.span, "Multiple .target directives"),
+                Item::AddressSize(a) if a.bits != 32 && a.bits != 64 => {
+                    self.error(a.span, "Illegal value for .address_size directive (must be 32 or 64)");
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn target(&mut self, target: &Target) {
+        for name in &target.names {
+            if let Some(sm) = Sm::parse(&name.name) {
+                if self.sm.is_some() {
+                    self.error(name.span, format!("Unexpected target '{}'", name.name));
+                    continue;
+                }
+                self.sm = Some(sm);
+                if sm.min_ptx().is_some_and(|min| self.version < min) {
+                    self.error(
+                        target.span,
+                        format!("PTX .version {} does not support .target {}", self.version, name.name),
+                    );
+                }
+            } else if !matches!(
+                name.name.as_str(),
+                "texmode_unified" | "texmode_independent" | "texmode_raw" | "map_f64_to_f32" | "debug"
+            ) {
+                self.diags.push(Diagnostic::fatal(name.span, format!("Unsupported .target '{}'", name.name)));
+            }
+        }
+    }
+
+    fn declare_vars(&mut self, decl: &VarDecl, scope: Option<&mut Scope>) {
+        let scope = match scope {
+            Some(scope) => scope,
+            None => &mut self.module_scope,
+        };
+        let kind = SymbolKind::Variable(decl.space, decl.ty);
+        for d in &decl.names {
+            let added = match d.range {
+                Some(n) => scope.add_range(&d.name.name, n, kind),
+                None => scope.add(&d.name.name, kind),
+            };
+            // A `.extern` declaration may be repeated or followed by the definition.
+            if !added && decl.linkage != Some(Linkage::Extern) {
+                self.diags.push(Diagnostic::error(
+                    d.name.span,
+                    format!("Duplicate definition of variable '{}'", d.name.name),
+                ));
+            }
+        }
+    }
+
+    fn function(&mut self, f: &Function) {
+        let defined = f.body.is_some();
+        // Any number of declarations and one definition may share a name.
+        match self.module_scope.get(&f.name.name) {
+            Some(SymbolKind::Function { defined: true }) if defined => {
+                self.error(f.name.span, format!("Duplicate definition of function '{}'", f.name.name));
+            }
+            Some(SymbolKind::Function { .. }) => {
+                if defined {
+                    self.module_scope.replace(&f.name.name, SymbolKind::Function { defined });
+                }
+            }
+            Some(_) => self.error(f.name.span, format!("Duplicate definition of function '{}'", f.name.name)),
+            None => {
+                self.module_scope.add(&f.name.name, SymbolKind::Function { defined });
+            }
+        }
+        self.entry_attrs(f);
+        let Some(body) = &f.body else { return };
+        let mut scope = Scope::default();
+        for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
+            self.declare_vars(p, Some(&mut scope));
+        }
+        let mut labels = Scope::default();
+        self.collect_labels(body, &mut labels);
+        let mut unknown = Vec::new();
+        let mut scopes = vec![scope];
+        self.block(body, &mut scopes, &labels, &mut unknown);
+        for (name, span) in unknown {
+            self.error(span, format!("Unknown symbol '{name}'"));
+        }
+    }
+
+    fn entry_attrs(&mut self, f: &Function) {
+        let find = |name: &str| f.attrs.iter().find(|a| a.name.name == name);
+        if let (Some(_), Some(req)) = (find(".maxntid"), find(".reqntid")) {
+            self.error(req.span, "Conflicting directives: .maxntid and .reqntid cannot both be specified");
+        }
+    }
+
+    fn collect_labels(&mut self, block: &Block, labels: &mut Scope) {
+        for s in &block.statements {
+            let label = match s {
+                Statement::Label(l) => l,
+                Statement::Prototype(p) => &p.label,
+                Statement::Targets(t) => &t.label,
+                Statement::Block(b) => {
+                    self.collect_labels(b, labels);
+                    continue;
+                }
+                _ => continue,
+            };
+            if !labels.add(&label.name, SymbolKind::Label) {
+                self.error(label.span, format!("Duplicate definition of label '{}'", label.name));
+            }
+        }
+    }
+
+    fn block(&mut self, block: &Block, scopes: &mut Vec<Scope>, labels: &Scope, unknown: &mut Vec<(String, Span)>) {
+        scopes.push(Scope::default());
+        for s in &block.statements {
+            match s {
+                Statement::Decl(decl) => {
+                    let mut top = scopes.pop().unwrap_or_default();
+                    self.declare_vars(decl, Some(&mut top));
+                    scopes.push(top);
+                }
+                Statement::Block(b) => self.block(b, scopes, labels, unknown),
+                Statement::Instruction(inst) => {
+                    let env = instr::Env { module: &self.module_scope, locals: scopes, labels };
+                    let mut checker =
+                        instr::Checker { env, sm: self.sm, version: self.version, diags: &mut self.diags, unknown };
+                    checker.check(inst);
+                }
+                Statement::Targets(t) => {
+                    for target in &t.targets {
+                        let env = instr::Env { module: &self.module_scope, locals: scopes, labels };
+                        if env.lookup(&target.name).is_none() {
+                            unknown.push((target.name.clone(), target.span));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        scopes.pop();
+    }
+}
+
+fn item_span(item: &Item) -> Span {
+    match item {
+        Item::Version(v) => v.span,
+        Item::Target(t) => t.span,
+        Item::AddressSize(a) => a.span,
+        Item::Variable(v) => v.span,
+        Item::Function(f) => f.span,
+        Item::Section(s) => s.span,
+        Item::Pragma(p) => p.span,
+        Item::Directive(d) => d.span,
+    }
+}

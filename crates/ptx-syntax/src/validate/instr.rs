@@ -1,0 +1,334 @@
+//! Checks of one instruction against its [`InstrSpec`] row.
+
+use super::scope::{Scope, SymbolKind};
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::tables::{self, InstrSpec};
+use crate::target::{PtxVersion, Sm};
+
+/// Special registers and predefined names, with the type of each (or of
+/// each component for `%tid` and the like).
+const SPECIAL: &[(&str, ScalarType)] = &[
+    ("%tid", ScalarType::U32),
+    ("%ntid", ScalarType::U32),
+    ("%laneid", ScalarType::U32),
+    ("%warpid", ScalarType::U32),
+    ("%nwarpid", ScalarType::U32),
+    ("%ctaid", ScalarType::U32),
+    ("%nctaid", ScalarType::U32),
+    ("%smid", ScalarType::U32),
+    ("%nsmid", ScalarType::U32),
+    ("%gridid", ScalarType::U64),
+    ("%is_explicit_cluster", ScalarType::Pred),
+    ("%clusterid", ScalarType::U32),
+    ("%nclusterid", ScalarType::U32),
+    ("%cluster_ctaid", ScalarType::U32),
+    ("%cluster_nctaid", ScalarType::U32),
+    ("%cluster_ctarank", ScalarType::U32),
+    ("%cluster_nctarank", ScalarType::U32),
+    ("%lanemask_eq", ScalarType::U32),
+    ("%lanemask_le", ScalarType::U32),
+    ("%lanemask_lt", ScalarType::U32),
+    ("%lanemask_ge", ScalarType::U32),
+    ("%lanemask_gt", ScalarType::U32),
+    ("%clock", ScalarType::U32),
+    ("%clock_hi", ScalarType::U32),
+    ("%clock64", ScalarType::U64),
+    ("%globaltimer", ScalarType::U64),
+    ("%globaltimer_lo", ScalarType::U32),
+    ("%globaltimer_hi", ScalarType::U32),
+    ("%total_smem_size", ScalarType::U32),
+    ("%aggr_smem_size", ScalarType::U32),
+    ("%dynamic_smem_size", ScalarType::U32),
+    ("%reserved_smem_offset_begin", ScalarType::B32),
+    ("%reserved_smem_offset_end", ScalarType::B32),
+    ("%reserved_smem_offset_cap", ScalarType::B32),
+    ("%current_graph_exec", ScalarType::U64),
+    ("WARP_SZ", ScalarType::U32),
+];
+
+/// `%pm0`..`%pm7`, `%pm0_64`.., `%envreg0`..`%envreg31`.
+fn is_numbered_special(name: &str) -> bool {
+    let numbered = |prefix: &str, max: u32, rest: &str| {
+        rest.strip_prefix(prefix).and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n <= max)
+    };
+    numbered("%pm", 7, name.trim_end_matches("_64")) || numbered("%envreg", 31, name)
+}
+
+/// The names visible at an instruction.
+pub struct Env<'a> {
+    pub module: &'a Scope,
+    pub locals: &'a [Scope],
+    pub labels: &'a Scope,
+}
+
+/// What a name resolves to, for operand checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// A declared symbol.
+    Symbol(SymbolKind),
+    /// A special register of this type.
+    Special(ScalarType),
+}
+
+impl Env<'_> {
+    /// Resolves `name`, innermost scope first.
+    pub fn lookup(&self, name: &str) -> Option<Resolved> {
+        self.locals
+            .iter()
+            .rev()
+            .chain([self.labels, self.module])
+            .find_map(|scope| scope.get(name))
+            .map(Resolved::Symbol)
+            .or_else(|| SPECIAL.iter().find(|(n, _)| *n == name).map(|(_, t)| Resolved::Special(*t)))
+            .or_else(|| is_numbered_special(name).then_some(Resolved::Special(ScalarType::U32)))
+    }
+}
+
+/// Checks instructions and collects unknown symbols for the end of the function.
+pub struct Checker<'a> {
+    pub env: Env<'a>,
+    pub sm: Option<Sm>,
+    pub version: PtxVersion,
+    pub diags: &'a mut Vec<Diagnostic>,
+    pub unknown: &'a mut Vec<(String, Span)>,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, span: Span, message: String) {
+        self.diags.push(Diagnostic::error(span, message));
+    }
+
+    pub fn check(&mut self, inst: &Instruction) {
+        let op = inst.opcode.name.as_str();
+        self.collect_unknown(inst);
+        if let Some(guard) = &inst.guard {
+            if !self.is_pred(&guard.pred.name) {
+                self.error(inst.span, "Predicate expression expected".to_owned());
+            }
+        }
+        let Some(spec) = tables::lookup(inst) else {
+            self.error(inst.span, format!("Not a name of any known instruction: '{op}'"));
+            return;
+        };
+        let modifiers_ok = self.modifiers(inst, spec);
+        let ntypes = inst.types().count();
+        if modifiers_ok && !(spec.types.0 as usize..=spec.types.1 as usize).contains(&ntypes) {
+            self.error(inst.span, format!("Unexpected instruction types specified for '{op}'"));
+        }
+        self.requirements(inst, spec);
+        self.operands(inst, spec);
+    }
+
+    /// Unknown words, and words the row does not allow. Returns false when a
+    /// word was unknown (ptxas then also complains about the types).
+    fn modifiers(&mut self, inst: &Instruction, spec: &InstrSpec) -> bool {
+        let mut ok = true;
+        for m in inst.modifiers.iter().skip(tables::family_word_count(spec)) {
+            let known = tables::is_known_modifier(&m.name) && !looks_like_bad_type(&m.name);
+            if !known
+                || matches!(m.kind, ModifierKind::Vector(n) if n > 4 && inst.opcode.name != "ld" && inst.opcode.name != "st")
+            {
+                self.error(inst.span, format!("Unknown modifier '.{}'", m.name));
+                if let Some(n) = m.name.strip_prefix('v').filter(|n| n.bytes().all(|b| b.is_ascii_digit())) {
+                    self.error(inst.span, format!("Illegal vector size: {n}"));
+                }
+                ok = false;
+                continue;
+            }
+            if let (Some(allowed), false) = (spec.modifiers, matches!(m.kind, ModifierKind::Type(_))) {
+                if !allowed.contains(&m.name.as_str()) {
+                    self.error(
+                        inst.span,
+                        format!("Illegal modifier '.{}' for instruction '{}'", m.name, inst.opcode.name),
+                    );
+                }
+            }
+        }
+        ok
+    }
+
+    fn requirements(&mut self, inst: &Instruction, spec: &InstrSpec) {
+        if let Some(sm) = self.sm {
+            let arch_ok =
+                !spec.arch_specific || sm.suffix == Some('a') || (sm.suffix == Some('f') && spec.min_sm >= 100);
+            if sm.number < spec.min_sm || !arch_ok {
+                self.error(inst.span, format!("Instruction '{}' not supported on .target '{sm}'", spec.name));
+            }
+        }
+        if self.version < spec.min_ptx {
+            self.error(
+                inst.span,
+                format!("Feature '{}' requires PTX ISA .version {} or later", spec.name, spec.min_ptx),
+            );
+        }
+    }
+
+    fn operands(&mut self, inst: &Instruction, spec: &InstrSpec) {
+        let op = &inst.opcode.name;
+        let (codes, variadic) = spec.operand_codes();
+        let required = codes.iter().filter(|(_, optional)| !optional).count();
+        let n = inst.operands.len();
+        if n < required || (n > codes.len() && !variadic) {
+            self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+            return;
+        }
+        // Only instructions with one type and no widening have all `d`/`s`
+        // operands of that type.
+        let ty = match inst.types().collect::<Vec<_>>()[..] {
+            [t] if !inst.has("wide") => Some(t),
+            _ => None,
+        };
+        for (index, (operand, &(code, _))) in inst.operands.iter().zip(&codes).enumerate() {
+            let fits = match code {
+                b'd' => {
+                    if !self.is_result(operand) {
+                        self.error(inst.span, format!("Result register required for instruction '{op}'"));
+                        continue;
+                    }
+                    self.fits_type(operand, ty)
+                }
+                b's' => self.fits_type(operand, ty),
+                b'P' => self.is_pred_result(operand),
+                b'p' => self.is_pred_operand(operand),
+                b'a' => {
+                    if !matches!(operand.kind, ExprKind::Address(_)) {
+                        false
+                    } else if !self.address_known(operand) {
+                        self.error(inst.span, format!("Illegal operand type to instruction '{op}'"));
+                        continue;
+                    } else {
+                        true
+                    }
+                }
+                b'l' => {
+                    if !matches!(operand.kind, ExprKind::Name(..)) {
+                        self.error(inst.span, format!("Label expected for argument {index} of instruction '{op}'"));
+                        continue;
+                    }
+                    true
+                }
+                _ => true,
+            };
+            if !fits {
+                self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+                return;
+            }
+        }
+    }
+
+    fn type_of(&self, name: &str, component: bool) -> Option<Option<ScalarType>> {
+        match self.env.lookup(name)? {
+            Resolved::Special(t) => Some(Some(t)),
+            Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, DeclType::Scalar(t))) if !component => Some(Some(t)),
+            Resolved::Symbol(_) => Some(None),
+        }
+    }
+
+    fn is_pred(&self, name: &str) -> bool {
+        // Unknown names are reported as unknown symbols, not here.
+        matches!(self.type_of(name, false), None | Some(Some(ScalarType::Pred)))
+    }
+
+    fn is_result(&self, operand: &Expr) -> bool {
+        match &operand.kind {
+            ExprKind::Name(..) | ExprKind::Sink | ExprKind::Braces(_) => true,
+            ExprKind::Binary(BinaryOp::Or, ..) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `operand` can be an operand of type `ty` (`None`: any type).
+    fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>) -> bool {
+        let Some(ty) = ty else { return true };
+        match &operand.kind {
+            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
+                // Undeclared registers have no type: ptxas reports a mismatch too.
+                None => false,
+                Some(Some(reg)) => sizes_fit(reg, ty),
+                Some(None) => true,
+            },
+            ExprKind::Int { .. } => !ty.is_float() || ty == ScalarType::Pred,
+            ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty)),
+            _ => true,
+        }
+    }
+
+    fn is_pred_result(&self, operand: &Expr) -> bool {
+        match &operand.kind {
+            ExprKind::Name(ident, None) => self.is_pred(&ident.name),
+            ExprKind::Sink => true,
+            ExprKind::Binary(BinaryOp::Or, a, b) => self.is_pred_result(a) && self.is_pred_result(b),
+            _ => false,
+        }
+    }
+
+    fn is_pred_operand(&self, operand: &Expr) -> bool {
+        match &operand.kind {
+            ExprKind::Name(ident, None) => self.is_pred(&ident.name),
+            ExprKind::Unary(UnaryOp::Not, inner) => self.is_pred_operand(inner),
+            ExprKind::Int { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// False when an address names an undeclared symbol as its base.
+    fn address_known(&self, operand: &Expr) -> bool {
+        let mut names = Vec::new();
+        collect_names(operand, &mut names);
+        names.iter().all(|ident| self.env.lookup(&ident.name).is_some())
+    }
+
+    /// Records every name used by `inst` that resolves to nothing.
+    fn collect_unknown(&mut self, inst: &Instruction) {
+        let mut names = Vec::new();
+        if let Some(guard) = &inst.guard {
+            names.push(&guard.pred);
+        }
+        for operand in &inst.operands {
+            collect_names(operand, &mut names);
+        }
+        for ident in names {
+            if self.env.lookup(&ident.name).is_none() {
+                self.unknown.push((ident.name.clone(), ident.span));
+            }
+        }
+    }
+}
+
+/// ptxas's register/type compatibility as far as we enforce it: predicates
+/// only with predicates, and registers of 32 bits or more must match the
+/// instruction's size (narrow types may use wider registers).
+fn sizes_fit(reg: ScalarType, ty: ScalarType) -> bool {
+    if (reg == ScalarType::Pred) != (ty == ScalarType::Pred) {
+        return false;
+    }
+    reg.bits() < 32 || ty.bits() < 32 || reg.bits() == ty.bits()
+}
+
+/// `.f33`, `.u31`, `.v3`: shaped like a type or vector width but not one.
+fn looks_like_bad_type(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('b' | 'u' | 's' | 'f' | 'v'))
+        && name.len() > 1
+        && chars.all(|c| c.is_ascii_digit())
+        && matches!(ModifierKind::classify(name), ModifierKind::Word)
+}
+
+fn collect_names<'e>(expr: &'e Expr, out: &mut Vec<&'e Ident>) {
+    match &expr.kind {
+        ExprKind::Name(ident, _) => out.push(ident),
+        ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => {}
+        ExprKind::Unary(_, e) | ExprKind::Paren(e) => collect_names(e, out),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            collect_names(a, out);
+            collect_names(b, out);
+        }
+        ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) | ExprKind::Call(_, items) => {
+            for item in items {
+                collect_names(item, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Symbol tables: one per scope, with `%r<N>` ranges stored compactly.
+
+use crate::ast::{DeclType, StateSpace};
+use std::collections::HashMap;
+
+/// What a name denotes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// A register or variable of a state space.
+    Variable(StateSpace, DeclType),
+    /// A function; `defined` once its body has been seen.
+    Function {
+        /// Whether a definition (not only a declaration) exists.
+        defined: bool,
+    },
+    /// A label, prototype or target list.
+    Label,
+}
+
+/// Names declared in one scope.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    names: HashMap<String, SymbolKind>,
+    /// `%r<N>`: prefix -> (N, kind).
+    ranges: HashMap<String, (u32, SymbolKind)>,
+}
+
+impl Scope {
+    /// Declares `name`; false when it was already declared here.
+    pub fn add(&mut self, name: &str, kind: SymbolKind) -> bool {
+        if self.get(name).is_some() {
+            return false;
+        }
+        self.names.insert(name.to_owned(), kind);
+        true
+    }
+
+    /// Redefines `name`.
+    pub fn replace(&mut self, name: &str, kind: SymbolKind) {
+        self.names.insert(name.to_owned(), kind);
+    }
+
+    /// Declares `prefix0` .. `prefix{count-1}`; false when the range was
+    /// already declared here.
+    pub fn add_range(&mut self, prefix: &str, count: u32, kind: SymbolKind) -> bool {
+        match self.ranges.get_mut(prefix) {
+            Some(_) => false,
+            None => {
+                self.ranges.insert(prefix.to_owned(), (count, kind));
+                true
+            }
+        }
+    }
+
+    /// What `name` denotes in this scope.
+    pub fn get(&self, name: &str) -> Option<SymbolKind> {
+        if let Some(kind) = self.names.get(name) {
+            return Some(*kind);
+        }
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (prefix, number) = name.split_at(name.len() - digits);
+        // `%r01` is not among `%r<N>`'s names.
+        if digits == 0 || (number.len() > 1 && number.starts_with('0')) {
+            return None;
+        }
+        let (count, kind) = self.ranges.get(prefix)?;
+        number.parse::<u32>().ok().filter(|n| n < count).map(|_| *kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::ScalarType;
+
+    #[test]
+    fn ranges_and_names() {
+        let reg = SymbolKind::Variable(StateSpace::Reg, DeclType::Scalar(ScalarType::B32));
+        let mut scope = Scope::default();
+        assert!(scope.add_range("%r", 6, reg));
+        assert!(scope.add("%f1", reg));
+        assert!(!scope.add("%f1", reg));
+        assert_eq!(scope.get("%r5"), Some(reg));
+        assert_eq!(scope.get("%r6"), None);
+        assert_eq!(scope.get("%r05"), None);
+        assert_eq!(scope.get("%rd1"), None);
+        assert!(!scope.add("%r2", reg));
+    }
+}
