@@ -4,12 +4,14 @@
 
 use std::process::ExitCode;
 
+mod check_ptx;
 mod elf_roundtrip;
 mod oracle;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
 commands:
+  check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
 ";
@@ -22,6 +24,7 @@ fn main() -> ExitCode {
     };
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
+        "check-ptx" => check_ptx::run(rest),
         "oracle" => oracle::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
