@@ -24,10 +24,7 @@ impl<'a> Cursor<'a> {
     pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
         let Some(end) = end else {
-            return Err(Error::Truncated {
-                what: what.to_string(),
-                end: (self.pos as u64).saturating_add(n as u64),
-            });
+            return Err(Error::Truncated { what: what.to_string(), end: (self.pos as u64).saturating_add(n as u64) });
         };
         let s = &self.bytes[self.pos..end];
         self.pos = end;
@@ -61,10 +58,7 @@ pub(crate) fn slice<'a>(bytes: &'a [u8], offset: u64, size: u64, what: &str) -> 
     let end = offset.checked_add(size);
     match end {
         Some(end) if end <= bytes.len() as u64 => Ok(&bytes[offset as usize..end as usize]),
-        _ => Err(Error::Truncated {
-            what: what.to_string(),
-            end: end.unwrap_or(u64::MAX),
-        }),
+        _ => Err(Error::Truncated { what: what.to_string(), end: end.unwrap_or(u64::MAX) }),
     }
 }
 
@@ -93,9 +87,5 @@ impl Put for Vec<u8> {
 
 /// `v` rounded up to a multiple of `align` (0 and 1 mean no alignment).
 pub(crate) fn align_up(v: u64, align: u64) -> u64 {
-    if align <= 1 {
-        v
-    } else {
-        v.div_ceil(align) * align
-    }
+    if align <= 1 { v } else { v.div_ceil(align) * align }
 }

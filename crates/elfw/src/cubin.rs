@@ -45,16 +45,11 @@ pub struct Cubin {
 impl Cubin {
     /// The first section named `name` and its index.
     pub fn section(&self, name: &str) -> Option<(usize, &Section)> {
-        self.sections
-            .iter()
-            .enumerate()
-            .find(|(_, s)| s.name == name)
+        self.sections.iter().enumerate().find(|(_, s)| s.name == name)
     }
 
     /// The symbols of `.symtab` (empty if there is none).
     pub fn symbols(&self) -> &[Symbol] {
-        self.section(".symtab")
-            .and_then(|(_, s)| s.symbols())
-            .unwrap_or(&[])
+        self.section(".symtab").and_then(|(_, s)| s.symbols()).unwrap_or(&[])
     }
 }

@@ -44,11 +44,7 @@ const PHDR_FIELDS: &[(u64, &str)] = &[
 ];
 
 fn field(fields: &[(u64, &'static str)], rel: u64) -> &'static str {
-    fields
-        .iter()
-        .rev()
-        .find(|(o, _)| *o <= rel)
-        .map_or("?", |f| f.1)
+    fields.iter().rev().find(|(o, _)| *o <= rel).map_or("?", |f| f.1)
 }
 
 /// What lies at file offset `at` of a file laid out as `layout` says.
@@ -60,22 +56,13 @@ pub fn region(layout: &Cubin, at: u64) -> String {
     let sh_end = h.shoff + layout.sections.len() as u64 * SHDR_SIZE;
     if (h.shoff..sh_end).contains(&at) {
         let i = (at - h.shoff) / SHDR_SIZE;
-        let name = layout
-            .sections
-            .get(i as usize)
-            .map_or("", |s| s.name.as_str());
-        return format!(
-            "section header {i} ({name}) {}",
-            field(SHDR_FIELDS, (at - h.shoff) % SHDR_SIZE)
-        );
+        let name = layout.sections.get(i as usize).map_or("", |s| s.name.as_str());
+        return format!("section header {i} ({name}) {}", field(SHDR_FIELDS, (at - h.shoff) % SHDR_SIZE));
     }
     let ph_end = h.phoff + layout.program_headers.len() as u64 * PHDR_SIZE;
     if (h.phoff..ph_end).contains(&at) {
         let i = (at - h.phoff) / PHDR_SIZE;
-        return format!(
-            "program header {i} {}",
-            field(PHDR_FIELDS, (at - h.phoff) % PHDR_SIZE)
-        );
+        return format!("program header {i} {}", field(PHDR_FIELDS, (at - h.phoff) % PHDR_SIZE));
     }
     for (i, s) in layout.sections.iter().enumerate() {
         if s.data.has_file_bytes() && (s.offset..s.offset + s.size()).contains(&at) {

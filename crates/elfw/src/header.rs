@@ -83,19 +83,14 @@ impl Header {
             return Err(malformed("not an ELF file (bad magic)"));
         }
         if id[4] != 2 || id[5] != 1 {
-            return Err(malformed(format!(
-                "not a little-endian ELF64 file (class {}, data {})",
-                id[4], id[5]
-            )));
+            return Err(malformed(format!("not a little-endian ELF64 file (class {}, data {})", id[4], id[5])));
         }
         let mut ident = [0u8; 16];
         ident.copy_from_slice(id);
         let e_type = c.u16("e_type")?;
         let machine = c.u16("e_machine")?;
         if machine != EM_CUDA {
-            return Err(malformed(format!(
-                "e_machine {machine} is not EM_CUDA ({EM_CUDA})"
-            )));
+            return Err(malformed(format!("e_machine {machine} is not EM_CUDA ({EM_CUDA})")));
         }
         let version = c.u32("e_version")?;
         let entry = c.u64("e_entry")?;
@@ -109,14 +104,10 @@ impl Header {
         let shnum = c.u16("e_shnum")?;
         let shstrndx = c.u16("e_shstrndx")?;
         if shentsize as u64 != SHDR_SIZE {
-            return Err(malformed(format!(
-                "e_shentsize {shentsize} is not {SHDR_SIZE}"
-            )));
+            return Err(malformed(format!("e_shentsize {shentsize} is not {SHDR_SIZE}")));
         }
         if phnum != 0 && phentsize as u64 != PHDR_SIZE {
-            return Err(malformed(format!(
-                "e_phentsize {phentsize} is not {PHDR_SIZE}"
-            )));
+            return Err(malformed(format!("e_phentsize {phentsize} is not {PHDR_SIZE}")));
         }
         let header = Header {
             ident,

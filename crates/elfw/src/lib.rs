@@ -10,12 +10,14 @@
 //!
 //! See `docs/elfw.md` for the file layout as measured.
 
+pub mod arch;
 mod bytes;
 pub mod callgraph;
 pub mod cubin;
 pub mod diff;
 pub mod error;
 pub mod header;
+pub mod layout;
 pub mod notes;
 pub mod nvinfo;
 mod read;

@@ -149,12 +149,7 @@ impl TkInfo {
     pub fn encode(&self) -> Vec<u8> {
         let mut blob = vec![0u8];
         let mut offs = [0u32; 4];
-        for (o, s) in offs.iter_mut().zip([
-            &self.tool,
-            &self.tool_version,
-            &self.branch,
-            &self.command_line,
-        ]) {
+        for (o, s) in offs.iter_mut().zip([&self.tool, &self.tool_version, &self.branch, &self.command_line]) {
             *o = blob.len() as u32;
             blob.extend_from_slice(s.as_bytes());
             blob.push(0);

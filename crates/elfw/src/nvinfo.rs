@@ -86,12 +86,7 @@ pub struct AttrInfo {
 }
 
 const fn a(code: u8, name: &'static str, format: Format, payload: Payload) -> AttrInfo {
-    AttrInfo {
-        code,
-        name,
-        format,
-        payload,
-    }
+    AttrInfo { code, name, format, payload }
 }
 
 use Format::{Bval, Hval, Nval, Sval};
@@ -301,10 +296,7 @@ impl Attribute {
         for w in words {
             v.put_u32(*w);
         }
-        Attribute {
-            code,
-            value: Value::Block(v),
-        }
+        Attribute { code, value: Value::Block(v) }
     }
 
     /// The record's format.
@@ -328,11 +320,9 @@ impl Attribute {
     /// The SVAL payload as u32 words, if it is a whole number of them.
     pub fn as_words(&self) -> Option<Vec<u32>> {
         match &self.value {
-            Value::Block(b) if b.len() % 4 == 0 => Some(
-                b.chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-            ),
+            Value::Block(b) if b.len() % 4 == 0 => {
+                Some(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+            }
             _ => None,
         }
     }
@@ -357,22 +347,14 @@ impl Attribute {
             (Value::Byte(b), _) => format!("{b:#x}"),
             (Value::Half(h), _) => format!("{h:#x}"),
             (Value::Block(b), Payload::KParamInfo) => match KParamInfo::decode(b) {
-                Some(k) => format!(
-                    "ordinal {} offset {:#x} size {:#x} packed {:#x}",
-                    k.ordinal,
-                    k.offset,
-                    k.size(),
-                    k.packed
-                ),
+                Some(k) => {
+                    format!("ordinal {} offset {:#x} size {:#x} packed {:#x}", k.ordinal, k.offset, k.size(), k.packed)
+                }
                 None => hex(b),
             },
             (Value::Block(b), Payload::Opaque) => hex(b),
             (Value::Block(b), _) => match self.as_words() {
-                Some(w) => w
-                    .iter()
-                    .map(|w| format!("{w:#x}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                Some(w) => w.iter().map(|w| format!("{w:#x}")).collect::<Vec<_>>().join(" "),
                 None => hex(b),
             },
         };
@@ -419,11 +401,7 @@ pub(crate) fn encode(attrs: &[Attribute], out: &mut Vec<u8>) -> Result<()> {
             Value::Half(h) => out.put_u16(*h),
             Value::Block(b) => {
                 let len = u16::try_from(b.len()).map_err(|_| {
-                    malformed(format!(
-                        "attribute {:#x}: payload of {} bytes exceeds 65535",
-                        a.code,
-                        b.len()
-                    ))
+                    malformed(format!("attribute {:#x}: payload of {} bytes exceeds 65535", a.code, b.len()))
                 })?;
                 out.put_u16(len);
                 out.extend_from_slice(b);

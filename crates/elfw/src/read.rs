@@ -24,12 +24,7 @@ struct RawSection {
 /// Reads a cubin. Every malformation is an [`crate::Error`], never a panic.
 pub fn read(bytes: &[u8]) -> Result<Cubin> {
     let (header, counts) = Header::read(bytes)?;
-    let table = slice(
-        bytes,
-        header.shoff,
-        u64::from(counts.shnum) * SHDR_SIZE,
-        "section header table",
-    )?;
+    let table = slice(bytes, header.shoff, u64::from(counts.shnum) * SHDR_SIZE, "section header table")?;
     let mut c = Cursor::new(table, 0);
     let mut raw = Vec::with_capacity(counts.shnum.into());
     for _ in 0..counts.shnum {
@@ -53,9 +48,7 @@ pub fn read(bytes: &[u8]) -> Result<Cubin> {
         slice(bytes, r.offset, r.size, &format!("content of section {i}"))
     };
     let shstr_index = usize::from(header.shstrndx);
-    let shstr = raw
-        .get(shstr_index)
-        .ok_or_else(|| malformed(format!("e_shstrndx {shstr_index} out of range")))?;
+    let shstr = raw.get(shstr_index).ok_or_else(|| malformed(format!("e_shstrndx {shstr_index} out of range")))?;
     let shstrtab = content(shstr, shstr_index)?;
 
     let mut sections = Vec::with_capacity(raw.len());
@@ -71,12 +64,9 @@ pub fn read(bytes: &[u8]) -> Result<Cubin> {
                 Kind::NoData => SectionData::NoData(r.size),
                 Kind::Strings => SectionData::Strings(b.to_vec()),
                 Kind::Symbols => {
-                    let link = raw.get(r.link as usize).ok_or_else(|| {
-                        malformed(format!(
-                            "section {i} ({name}): sh_link {} out of range",
-                            r.link
-                        ))
-                    })?;
+                    let link = raw
+                        .get(r.link as usize)
+                        .ok_or_else(|| malformed(format!("section {i} ({name}): sh_link {} out of range", r.link)))?;
                     let strings = content(link, r.link as usize)?;
                     SectionData::Symbols(symbol::decode(b, strings).map_err(ctx)?)
                 }
@@ -103,12 +93,7 @@ pub fn read(bytes: &[u8]) -> Result<Cubin> {
         });
     }
 
-    let phdrs = slice(
-        bytes,
-        header.phoff,
-        u64::from(counts.phnum) * PHDR_SIZE,
-        "program header table",
-    )?;
+    let phdrs = slice(bytes, header.phoff, u64::from(counts.phnum) * PHDR_SIZE, "program header table")?;
     let mut c = Cursor::new(phdrs, 0);
     let mut program_headers = Vec::with_capacity(counts.phnum.into());
     for _ in 0..counts.phnum {
@@ -123,9 +108,5 @@ pub fn read(bytes: &[u8]) -> Result<Cubin> {
             align: c.u64("p_align")?,
         });
     }
-    Ok(Cubin {
-        header,
-        sections,
-        program_headers,
-    })
+    Ok(Cubin { header, sections, program_headers })
 }

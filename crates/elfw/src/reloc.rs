@@ -182,11 +182,7 @@ pub(crate) fn decode_rel(bytes: &[u8]) -> Result<Vec<Rel>> {
     while c.remaining() > 0 {
         let offset = c.u64("r_offset")?;
         let info = c.u64("r_info")?;
-        out.push(Rel {
-            offset,
-            sym: (info >> 32) as u32,
-            kind: info as u32,
-        });
+        out.push(Rel { offset, sym: (info >> 32) as u32, kind: info as u32 });
     }
     Ok(out)
 }
@@ -198,12 +194,7 @@ pub(crate) fn decode_rela(bytes: &[u8]) -> Result<Vec<Rela>> {
         let offset = c.u64("r_offset")?;
         let info = c.u64("r_info")?;
         let addend = c.u64("r_addend")? as i64;
-        out.push(Rela {
-            offset,
-            sym: (info >> 32) as u32,
-            kind: info as u32,
-            addend,
-        });
+        out.push(Rela { offset, sym: (info >> 32) as u32, kind: info as u32, addend });
     }
     Ok(out)
 }

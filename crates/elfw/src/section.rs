@@ -107,11 +107,7 @@ impl Kind {
     /// The decoding used for section type `sh_type`.
     pub fn of(sh_type: u32) -> Kind {
         match sh_type {
-            sht::NULL
-            | sht::NOBITS
-            | sht::CUDA_GLOBAL
-            | sht::CUDA_SHARED
-            | sht::CUDA_MERC_NOBITS => Kind::NoData,
+            sht::NULL | sht::NOBITS | sht::CUDA_GLOBAL | sht::CUDA_SHARED | sht::CUDA_MERC_NOBITS => Kind::NoData,
             sht::STRTAB => Kind::Strings,
             sht::SYMTAB | sht::CUDA_MERC_SYMTAB => Kind::Symbols,
             sht::REL => Kind::Rel,

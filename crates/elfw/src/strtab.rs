@@ -12,9 +12,7 @@ pub fn lookup(table: &[u8], offset: u32) -> Result<String> {
         )));
     };
     let Some(len) = rest.iter().position(|&b| b == 0) else {
-        return Err(malformed(format!(
-            "string at {offset:#x} is not NUL-terminated"
-        )));
+        return Err(malformed(format!("string at {offset:#x} is not NUL-terminated")));
     };
     Ok(String::from_utf8_lossy(&rest[..len]).into_owned())
 }

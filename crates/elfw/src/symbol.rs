@@ -81,15 +81,7 @@ pub(crate) fn decode(bytes: &[u8], strings: &[u8]) -> Result<Vec<Symbol>> {
         let value = c.u64("st_value")?;
         let size = c.u64("st_size")?;
         let name = strtab::lookup(strings, name_offset)?;
-        out.push(Symbol {
-            name,
-            name_offset,
-            info,
-            other,
-            shndx,
-            value,
-            size,
-        });
+        out.push(Symbol { name, name_offset, info, other, shndx, value, size });
     }
     Ok(out)
 }

@@ -29,15 +29,9 @@ pub fn write(cubin: &Cubin) -> Result<Vec<u8>> {
     let counts = Counts {
         phnum: u16::try_from(cubin.program_headers.len())
             .map_err(|_| Error::Layout("more than 65535 program headers".into()))?,
-        shnum: u16::try_from(cubin.sections.len())
-            .ok()
-            .filter(|&n| n < 0xff00)
-            .ok_or_else(|| {
-                Error::Layout(format!(
-                    "{} sections need SHN_XINDEX, which is not supported",
-                    cubin.sections.len()
-                ))
-            })?,
+        shnum: u16::try_from(cubin.sections.len()).ok().filter(|&n| n < 0xff00).ok_or_else(|| {
+            Error::Layout(format!("{} sections need SHN_XINDEX, which is not supported", cubin.sections.len()))
+        })?,
     };
     let h = &cubin.header;
     let mut pieces: Vec<(u64, Vec<u8>, String)> = Vec::with_capacity(cubin.sections.len() + 3);
@@ -46,11 +40,7 @@ pub fn write(cubin: &Cubin) -> Result<Vec<u8>> {
     pieces.push((0, head, "ELF header".into()));
     for (i, s) in cubin.sections.iter().enumerate() {
         if s.data.has_file_bytes() {
-            pieces.push((
-                s.offset,
-                section_bytes(s)?,
-                format!("section {i} ({})", s.name),
-            ));
+            pieces.push((s.offset, section_bytes(s)?, format!("section {i} ({})", s.name)));
         }
     }
     let mut shdrs = Vec::with_capacity(cubin.sections.len() * SHDR_SIZE as usize);
@@ -85,12 +75,8 @@ pub fn write(cubin: &Cubin) -> Result<Vec<u8>> {
     // copy (same offset); overlaps are allowed only where the bytes agree.
     let mut end = 0u64;
     for (offset, bytes, what) in &pieces {
-        let e = offset
-            .checked_add(bytes.len() as u64)
-            .filter(|&e| e < (1 << 32));
-        end = end.max(e.ok_or_else(|| {
-            Error::Layout(format!("{what} at offset {offset:#x} is beyond 4 GiB"))
-        })?);
+        let e = offset.checked_add(bytes.len() as u64).filter(|&e| e < (1 << 32));
+        end = end.max(e.ok_or_else(|| Error::Layout(format!("{what} at offset {offset:#x} is beyond 4 GiB")))?);
     }
     let mut out = vec![0u8; end as usize];
     let mut owner: Vec<u32> = vec![u32::MAX; end as usize];
@@ -100,10 +86,7 @@ pub fn write(cubin: &Cubin) -> Result<Vec<u8>> {
             let o = owner[at + j];
             if o != u32::MAX && out[at + j] != b {
                 let other = &pieces[o as usize].2;
-                return Err(Error::Layout(format!(
-                    "{what} overlaps {other} with different bytes at {:#x}",
-                    at + j
-                )));
+                return Err(Error::Layout(format!("{what} overlaps {other} with different bytes at {:#x}", at + j)));
             }
             out[at + j] = b;
             owner[at + j] = k as u32;
