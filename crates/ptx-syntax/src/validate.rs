@@ -176,8 +176,10 @@ impl Validator {
 
     fn entry_attrs(&mut self, f: &Function) {
         let find = |name: &str| f.attrs.iter().find(|a| a.name.name == name);
-        if let (Some(_), Some(req)) = (find(".maxntid"), find(".reqntid")) {
-            self.error(req.span, "Conflicting directives: .maxntid and .reqntid cannot both be specified");
+        if let (Some(_), Some(_)) = (find(".maxntid"), find(".reqntid")) {
+            // ptxas checks entry directives when the function ends.
+            let end = Span { start: f.span.end.saturating_sub(1), ..f.span };
+            self.error(end, "Conflicting directives: .maxntid and .reqntid cannot both be specified");
         }
     }
 

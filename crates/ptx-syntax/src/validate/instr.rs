@@ -104,7 +104,7 @@ impl Checker<'_> {
         let op = inst.opcode.name.as_str();
         self.collect_unknown(inst);
         if let Some(guard) = &inst.guard {
-            if !self.is_pred(&guard.pred.name) {
+            if self.type_of(&guard.pred.name, false) != Some(Some(ScalarType::Pred)) {
                 self.error(inst.span, "Predicate expression expected".to_owned());
             }
         }
@@ -151,10 +151,14 @@ impl Checker<'_> {
 
     fn requirements(&mut self, inst: &Instruction, spec: &InstrSpec) {
         if let Some(sm) = self.sm {
-            let arch_ok =
-                !spec.arch_specific || sm.suffix == Some('a') || (sm.suffix == Some('f') && spec.min_sm >= 100);
-            if sm.number < spec.min_sm || !arch_ok {
+            // ptxas words the two cases differently: a family that needs a newer
+            // target, and one that needs an architecture-specific target.
+            let arch_ok = sm.suffix == Some('a') || (sm.suffix == Some('f') && spec.min_sm >= 100);
+            if spec.arch_specific && (sm.number < spec.min_sm || !arch_ok) {
                 self.error(inst.span, format!("Instruction '{}' not supported on .target '{sm}'", spec.name));
+            } else if sm.number < spec.min_sm {
+                let name = spec.name;
+                self.error(inst.span, format!("Feature '{name}' requires .target sm_{} or higher", spec.min_sm));
             }
         }
         if self.version < spec.min_ptx {
@@ -167,6 +171,10 @@ impl Checker<'_> {
 
     fn operands(&mut self, inst: &Instruction, spec: &InstrSpec) {
         let op = &inst.opcode.name;
+        if op == "call" {
+            self.call(inst);
+            return;
+        }
         let (codes, variadic) = spec.operand_codes();
         let required = codes.iter().filter(|(_, optional)| !optional).count();
         let n = inst.operands.len();
@@ -203,18 +211,42 @@ impl Checker<'_> {
                     }
                 }
                 b'l' => {
-                    if !matches!(operand.kind, ExprKind::Name(..)) {
+                    let is_label = match &operand.kind {
+                        ExprKind::Name(ident, None) => !matches!(
+                            self.env.lookup(&ident.name),
+                            Some(Resolved::Symbol(SymbolKind::Variable(..)) | Resolved::Special(_))
+                        ),
+                        _ => false,
+                    };
+                    if !is_label {
                         self.error(inst.span, format!("Label expected for argument {index} of instruction '{op}'"));
                         continue;
                     }
                     true
                 }
-                _ => true,
+                // An undeclared register has no type, so it fits nowhere.
+                _ => !matches!(&operand.kind, ExprKind::Name(ident, _) if self.env.lookup(&ident.name).is_none()),
             };
             if !fits {
                 self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }
+        }
+    }
+
+    /// `call [(rets),] target [, (args)] [, prototype];`: the target must be
+    /// a declared function or a register with a prototype.
+    fn call(&mut self, inst: &Instruction) {
+        let target = inst.operands.iter().find_map(|o| match &o.kind {
+            ExprKind::Name(ident, None) => Some(ident),
+            _ => None,
+        });
+        match target {
+            Some(target) if self.env.lookup(&target.name).is_none() => {
+                self.error(inst.span, format!("Call to '{}' requires call prototype", target.name));
+            }
+            Some(_) => {}
+            None => self.error(inst.span, "Arguments mismatch for instruction 'call'".to_owned()),
         }
     }
 

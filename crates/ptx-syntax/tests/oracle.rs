@@ -1,0 +1,134 @@
+//! Malformed and illegal PTX checked against NVIDIA's ptxas: both must
+//! accept or reject each snippet alike, and our first diagnostic rendered
+//! in ptxas's format must equal ptxas's first stderr line (except where
+//! `KNOWN_DIFFERENCES` says only the decision and line number match).
+
+use ptx_syntax::{Diagnostic, FileId, ValidateOptions, parse, validate};
+
+/// The corpus `vadd` kernel (`.target sm_80`); cases edit copies of it.
+const BASE: &str = include_str!("vadd.ptx");
+
+/// Each case: name, then (find, replace) edits applied to [`BASE`].
+const CASES: &[(&str, &[(&str, &str)])] = &[
+    ("ok", &[]),
+    ("syntax_missing_comma", &[("add.f32 \t%f3, %f2", "add.f32 %f3 %f2")]),
+    ("unknown_opcode", &[("add.f32", "addq.f32")]),
+    ("undeclared_register", &[("%f3, %f2, %f1", "%f3, %f2, %f9")]),
+    ("undeclared_label", &[("bra \t$L__BB0_2", "bra $L__BB0_9")]),
+    ("register_out_of_range", &[("%f3, %f2, %f1", "%f3, %f2, %f4")]),
+    ("bad_target", &[("sm_80", "sm_95")]),
+    ("bad_target_suffix", &[("sm_80", "sm_80a")]),
+    ("bad_version", &[(".version 9.5", ".version 9.9")]),
+    ("version_too_old_for_target", &[(".version 9.5", ".version 6.0")]),
+    ("bad_address_size", &[("address_size 64", "address_size 48")]),
+    ("missing_target", &[(".target sm_80\n", "")]),
+    ("address_size_before_target", &[(".target sm_80\n.address_size 64", ".address_size 64\n.target sm_80")]),
+    ("bad_type", &[("add.f32", "add.f33")]),
+    ("missing_type", &[("add.f32", "add")]),
+    ("two_types", &[("add.f32", "add.f32.f32")]),
+    ("too_few_operands", &[("%f3, %f2, %f1", "%f3, %f2")]),
+    ("too_many_operands", &[("%f3, %f2, %f1", "%f3, %f2, %f1, %f1")]),
+    ("missing_semicolon", &[("ret;", "ret")]),
+    ("bad_register_range", &[("%r<6>", "%r<6")]),
+    ("several_errors", &[("add.f32", "addq.f32"), ("%rd5;", "%rd99;")]),
+    ("duplicate_register", &[(".reg .f32 \t%f<4>;", ".reg .f32 %f<4>; .reg .f32 %f1;")]),
+    ("duplicate_label", &[("ret;", "$L__BB0_2: ret;")]),
+    ("instruction_outside_function", &[(".address_size 64", ".address_size 64\nret;")]),
+    ("vector_width_3", &[("ld.global.nc.f32 \t%f1", "ld.global.nc.v3.f32 {%f1,%f2,%f3}")]),
+    ("unknown_modifier", &[("ld.global.nc.f32 \t%f1", "ld.foo.f32 %f1")]),
+    ("illegal_modifier", &[("st.global.f32", "st.global.nc.f32")]),
+    ("immediate_result", &[("add.f32 \t%f3, %f2, %f1", "add.f32 1.0, %f2, %f1")]),
+    ("guard_not_predicate", &[("@%p1 bra", "@%r1 bra")]),
+    ("guard_undeclared", &[("@%p1 bra", "@%p7 bra")]),
+    ("maxntid_and_reqntid", &[("\n)\n{", "\n)\n.maxntid 128, 1, 1\n.reqntid 128, 1, 1\n{")]),
+    ("stray_character", &[("ret;", "ret; `")]),
+    ("undeclared_address_symbol", &[("[vadd_param_0]", "[nosuch]")]),
+    ("sm90_instruction_on_sm80", &[("ret;", "wgmma.fence.sync.aligned; ret;")]),
+    ("arch_specific_on_sm90", &[("sm_80", "sm_90"), ("ret;", "wgmma.fence.sync.aligned; ret;")]),
+    (
+        "elect_needs_ptx80",
+        &[(".version 9.5", ".version 7.8"), ("sm_80", "sm_90"), ("ret;", "elect.sync %r1|%p1, 0xffffffff; ret;")],
+    ),
+    ("elect_on_sm80", &[("ret;", "elect.sync %r1|%p1, 0xffffffff; ret;")]),
+    ("cp_async_bulk_on_sm80", &[("ret;", "cp.async.bulk.commit_group; ret;")]),
+    ("redux_on_sm75", &[("sm_80", "sm_75"), ("ret;", "redux.sync.add.u32 %r1, %r2, 0xffffffff; ret;")]),
+    ("cp_async_on_sm75", &[("sm_80", "sm_75"), ("ret;", "cp.async.commit_group; ret;")]),
+    ("register_size_mismatch_f32", &[("add.f32 \t%f3, %f2, %f1", "add.f32 \t%f3, %f2, %rd1")]),
+    ("register_size_mismatch_s64", &[("add.s64 \t%rd6, %rd4, %rd5", "add.s64 \t%rd6, %rd4, %r1")]),
+    ("predicate_result_not_predicate", &[("setp.ge.s32 \t%p1", "setp.ge.s32 \t%r1")]),
+    ("integer_immediate_for_float", &[("add.f32 \t%f3, %f2, %f1", "add.f32 \t%f3, %f2, 1")]),
+    ("load_without_brackets", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f32 \t%f1, %rd8")]),
+    ("store_without_brackets", &[("st.global.f32 \t[%rd10], %f3", "st.global.f32 \t%rd10, %f3")]),
+    ("branch_to_register", &[("bra \t$L__BB0_2", "bra %r1")]),
+    ("call_undeclared_function", &[("ret;", "call.uni nosuch; ret;")]),
+    ("duplicate_function", &[("\n\t// .globl\tvadd\n", "\n.func f() { ret; }\n.func f() { ret; }\n")]),
+    ("unterminated_block", &[("\tret;\n\n}", "\tret;\n")]),
+    ("nested_block_scope", &[("\tret;", "\t{ .reg .b32 %t; mov.b32 %t, 1; }\n\tmov.b32 %r1, %t;\n\tret;")]),
+];
+
+/// Cases where only the accept/reject decision and the first line number
+/// are compared, with the reason.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
+
+fn edited(edits: &[(&str, &str)]) -> String {
+    edits.iter().fold(BASE.to_owned(), |text, (from, to)| {
+        assert!(text.contains(from), "edit target `{from}` not in the base kernel");
+        text.replacen(from, to, 1)
+    })
+}
+
+/// Our diagnostics for `source`: syntax errors, else validation results.
+fn ours(source: &str, file_name: &str) -> Vec<Diagnostic> {
+    let (module, diags) = parse(source, FileId(0));
+    if !diags.is_empty() {
+        return diags;
+    }
+    let options = ValidateOptions { file_name: Some(file_name.to_owned()), ..ValidateOptions::default() };
+    validate(&module, &options)
+}
+
+fn line_number(rendered: &str) -> Option<&str> {
+    rendered.split(", line ").nth(1)?.split(';').next()
+}
+
+#[test]
+fn messages_match_nvidia_ptxas() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("messages_match_nvidia_ptxas") else { return };
+    let dir = std::env::temp_dir().join(format!("ptx-syntax-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut exact = 0;
+    let mut failures = Vec::new();
+    for (name, edits) in CASES {
+        let source = edited(edits);
+        let file = format!("{name}.ptx");
+        std::fs::write(dir.join(&file), &source).expect("write case");
+        let output =
+            oracle.run_ptxas(&["-arch=sm_90", &file, "-o", &format!("{name}.cubin")], &dir).expect("run ptxas");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let theirs = stderr.lines().next().unwrap_or("").to_owned();
+        let diags = ours(&source, &file);
+        let first = diags.iter().find(|d| d.is_error()).map(|d| d.render_ptxas(&file, &source)).unwrap_or_default();
+        let accepted_by_them = output.status.success();
+        let accepted_by_us = first.is_empty();
+        if accepted_by_them != accepted_by_us {
+            failures.push(format!(
+                "{name}: ptxas {}, we {}\n  ptxas: {theirs}\n  ours:  {first}",
+                verdict(accepted_by_them),
+                verdict(accepted_by_us)
+            ));
+        } else if first == theirs {
+            exact += 1;
+        } else if KNOWN_DIFFERENCES.iter().any(|(n, _)| n == name) && line_number(&first) == line_number(&theirs) {
+            continue;
+        } else {
+            failures.push(format!("{name}:\n  ptxas: {theirs}\n  ours:  {first}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("oracle: {} cases, {exact} exact first lines, {} failures", CASES.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn verdict(accepted: bool) -> &'static str {
+    if accepted { "accepts" } else { "rejects" }
+}
