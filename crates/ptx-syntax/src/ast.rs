@@ -107,6 +107,8 @@ pub struct VarDecl {
     pub attrs: Vec<DeclAttr>,
     /// The element type.
     pub ty: DeclType,
+    /// Attributes after the type: a kernel parameter's `.ptr .global .align 16`.
+    pub trailing: Vec<DeclAttr>,
     /// One or more declared names.
     pub names: Vec<Declarator>,
     /// The whole declaration.
@@ -121,7 +123,7 @@ impl VarDecl {
 
     /// Alignment from `.align N`, if any.
     pub fn align(&self) -> Option<u64> {
-        self.attrs.iter().find_map(|a| if let DeclAttr::Align(n) = a { Some(*n) } else { None })
+        self.attrs.iter().chain(&self.trailing).find_map(|a| if let DeclAttr::Align(n) = a { Some(*n) } else { None })
     }
 }
 

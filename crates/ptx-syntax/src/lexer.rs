@@ -67,7 +67,7 @@ fn next_token(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
     let b = bytes[pos];
     let next = bytes.get(pos + 1).copied();
     match b {
-        b'.' if next.is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') => {
+        b'.' if next.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') => {
             (TokenKind::Dot, dotted_end(bytes, pos + 1))
         }
         b'%' if next.is_some_and(|c| is_ident_char(c) || c == b'%') => {

@@ -65,21 +65,14 @@ impl Printer {
         }
         _ = write!(self.out, ".{}", v.space.name());
         for attr in &v.attrs {
-            match attr {
-                DeclAttr::Align(n) => _ = write!(self.out, " .align {n}"),
-                DeclAttr::Vector(n) => _ = write!(self.out, " .v{n}"),
-                DeclAttr::Ptr => self.out.push_str(" .ptr"),
-                DeclAttr::Space(s) => _ = write!(self.out, " .{}", s.name()),
-                DeclAttr::Attribute(words) => {
-                    let words: Vec<&str> = words.iter().map(|w| w.name.as_str()).collect();
-                    _ = write!(self.out, " .attribute({})", words.join(", "));
-                }
-                DeclAttr::Word(w) => _ = write!(self.out, " {}", w.name),
-            }
+            self.decl_attr(attr);
         }
         match v.ty {
             DeclType::Scalar(t) => _ = write!(self.out, " .{}", t.name()),
             DeclType::Opaque(t) => _ = write!(self.out, " .{}", t.name()),
+        }
+        for attr in &v.trailing {
+            self.decl_attr(attr);
         }
         for (i, d) in v.names.iter().enumerate() {
             self.out.push_str(if i == 0 { " " } else { ", " });
@@ -97,6 +90,20 @@ impl Printer {
                 self.out.push_str(" = ");
                 self.expr(init);
             }
+        }
+    }
+
+    fn decl_attr(&mut self, attr: &DeclAttr) {
+        match attr {
+            DeclAttr::Align(n) => _ = write!(self.out, " .align {n}"),
+            DeclAttr::Vector(n) => _ = write!(self.out, " .v{n}"),
+            DeclAttr::Ptr => self.out.push_str(" .ptr"),
+            DeclAttr::Space(s) => _ = write!(self.out, " .{}", s.name()),
+            DeclAttr::Attribute(words) => {
+                let words: Vec<&str> = words.iter().map(|w| w.name.as_str()).collect();
+                _ = write!(self.out, " .attribute({})", words.join(", "));
+            }
+            DeclAttr::Word(w) => _ = write!(self.out, " {}", w.name),
         }
     }
 

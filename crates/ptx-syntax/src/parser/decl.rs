@@ -68,11 +68,15 @@ impl Parser<'_> {
             }
             attrs.push(self.decl_attr()?);
         };
+        let mut trailing = Vec::new();
+        while self.at(TokenKind::Dot) {
+            trailing.push(self.decl_attr()?);
+        }
         let mut names = vec![self.declarator()?];
         while multi && self.eat_punct(",") {
             names.push(self.declarator()?);
         }
-        Ok(VarDecl { linkage, space, attrs, ty, names, span: self.span_from(start) })
+        Ok(VarDecl { linkage, space, attrs, ty, trailing, names, span: self.span_from(start) })
     }
 
     fn decl_attr(&mut self) -> PResult<DeclAttr> {
@@ -141,7 +145,9 @@ impl Parser<'_> {
         let params = if self.at_punct("(") { Some(self.param_list()?) } else { None };
         let mut attrs = Vec::new();
         while self.at(TokenKind::Dot) && FUNCTION_ATTRS.contains(&self.text()) {
-            attrs.push(self.directive()?);
+            // Only `.pragma` ends with `;`; after the others a `;` ends the declaration.
+            let take_semicolon = self.text() == ".pragma";
+            attrs.push(self.directive(take_semicolon)?);
         }
         let body = if self.eat_punct(";") { None } else { Some(self.block()?) };
         Ok(Function { linkage, kind, returns, name, params, attrs, body, span: self.span_from(start) })

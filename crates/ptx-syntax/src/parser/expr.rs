@@ -9,12 +9,18 @@ use crate::token::TokenKind;
 const MAX_DEPTH: u32 = 256;
 
 impl Parser<'_> {
-    /// An instruction operand. At this level `( ... )` is a `call` list.
+    /// An instruction operand. At this level `( ... )` is a `call` list,
+    /// unless an operator follows (`(1 << 3) - 1`).
     pub(super) fn operand(&mut self) -> PResult<Expr> {
         if self.at_punct("(") {
             let start = self.bump().span;
-            let items = self.expr_list(")")?;
-            return Ok(Expr { kind: ExprKind::List(items), span: self.span_from(start) });
+            let mut items = self.expr_list(")")?;
+            let span = self.span_from(start);
+            if items.len() == 1 && self.binary_op().is_some() {
+                let inner = Box::new(items.remove(0));
+                return self.binary_rest(Expr { kind: ExprKind::Paren(inner), span }, 0, 0);
+            }
+            return Ok(Expr { kind: ExprKind::List(items), span });
         }
         self.expr()
     }
@@ -25,7 +31,12 @@ impl Parser<'_> {
     }
 
     fn binary(&mut self, min_strength: u8, depth: u32) -> PResult<Expr> {
-        let mut lhs = self.unary(depth)?;
+        let lhs = self.unary(depth)?;
+        self.binary_rest(lhs, min_strength, depth)
+    }
+
+    /// Continues a binary expression whose first operand is `lhs`.
+    fn binary_rest(&mut self, mut lhs: Expr, min_strength: u8, depth: u32) -> PResult<Expr> {
         while let Some((op, strength)) = self.binary_op().filter(|(_, s)| *s > min_strength) {
             self.bump();
             let rhs = self.binary(strength, depth + 1)?;

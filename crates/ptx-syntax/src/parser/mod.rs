@@ -198,7 +198,7 @@ impl<'s> Parser<'s> {
             }
             ".section" => self.section().map(Item::Section),
             ".pragma" => self.pragma().map(Item::Pragma),
-            ".file" | ".alias" | ".extern_c" => self.directive().map(Item::Directive),
+            ".file" | ".alias" | ".extern_c" => self.directive(true).map(Item::Directive),
             _ => self.declaration_or_function(),
         }
     }
@@ -237,8 +237,9 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// A directive kept generically; it ends at `;` or at the end of the line.
-    fn directive(&mut self) -> PResult<Directive> {
+    /// A directive kept generically; it ends at the end of the line or, when
+    /// `take_semicolon`, at a `;`.
+    fn directive(&mut self, take_semicolon: bool) -> PResult<Directive> {
         let name = self.dot_ident();
         let start = name.span;
         let mut args = Vec::new();
@@ -253,8 +254,11 @@ impl<'s> Parser<'s> {
             {
                 break false;
             }
-            if self.eat_punct(";") {
-                break true;
+            if self.at_punct(";") {
+                if take_semicolon {
+                    self.bump();
+                }
+                break take_semicolon;
             }
             if self.eat_punct(",") {
                 args.push(std::mem::take(&mut group));
@@ -336,3 +340,6 @@ pub(crate) fn parse_int(text: &str) -> (u64, bool) {
         .fold(0u64, |acc, d| acc.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d)));
     (value, unsigned)
 }
+
+#[cfg(test)]
+mod tests;

@@ -53,7 +53,7 @@ impl Parser<'_> {
                 let span = self.span_from(decl.span);
                 Ok(Statement::Decl(VarDecl { span, ..decl }))
             }
-            TokenKind::Dot => self.directive().map(Statement::Directive),
+            TokenKind::Dot => self.directive(true).map(Statement::Directive),
             _ => Err(self.syntax_error()),
         }
     }
