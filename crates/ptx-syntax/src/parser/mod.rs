@@ -207,10 +207,10 @@ impl<'s> Parser<'s> {
     fn version_number(&mut self) -> PResult<(u32, u32)> {
         if self.at(TokenKind::Float) {
             let token = self.bump();
-            if let Some((major, minor)) = self.text_of(token).split_once('.') {
-                if let (Ok(major), Ok(minor)) = (major.parse(), minor.parse()) {
-                    return Ok((major, minor));
-                }
+            if let Some((major, minor)) = self.text_of(token).split_once('.')
+                && let (Ok(major), Ok(minor)) = (major.parse(), minor.parse())
+            {
+                return Ok((major, minor));
             }
             self.pos -= 1;
         }

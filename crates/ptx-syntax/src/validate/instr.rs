@@ -103,10 +103,10 @@ impl Checker<'_> {
     pub fn check(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
         self.collect_unknown(inst);
-        if let Some(guard) = &inst.guard {
-            if self.type_of(&guard.pred.name, false) != Some(Some(ScalarType::Pred)) {
-                self.error(inst.span, "Predicate expression expected".to_owned());
-            }
+        if let Some(guard) = &inst.guard
+            && self.type_of(&guard.pred.name, false) != Some(Some(ScalarType::Pred))
+        {
+            self.error(inst.span, "Predicate expression expected".to_owned());
         }
         let Some(spec) = tables::lookup(inst) else {
             self.error(inst.span, format!("Not a name of any known instruction: '{op}'"));
@@ -137,13 +137,10 @@ impl Checker<'_> {
                 ok = false;
                 continue;
             }
-            if let (Some(allowed), false) = (spec.modifiers, matches!(m.kind, ModifierKind::Type(_))) {
-                if !allowed.contains(&m.name.as_str()) {
-                    self.error(
-                        inst.span,
-                        format!("Illegal modifier '.{}' for instruction '{}'", m.name, inst.opcode.name),
-                    );
-                }
+            if let (Some(allowed), false) = (spec.modifiers, matches!(m.kind, ModifierKind::Type(_)))
+                && !allowed.contains(&m.name.as_str())
+            {
+                self.error(inst.span, format!("Illegal modifier '.{}' for instruction '{}'", m.name, inst.opcode.name));
             }
         }
         ok
@@ -191,7 +188,7 @@ impl Checker<'_> {
         for (index, (operand, &(code, _))) in inst.operands.iter().zip(&codes).enumerate() {
             let fits = match code {
                 b'd' => {
-                    if !self.is_result(operand) {
+                    if !Self::is_result(operand) {
                         self.error(inst.span, format!("Result register required for instruction '{op}'"));
                         continue;
                     }
@@ -263,12 +260,12 @@ impl Checker<'_> {
         matches!(self.type_of(name, false), None | Some(Some(ScalarType::Pred)))
     }
 
-    fn is_result(&self, operand: &Expr) -> bool {
-        match &operand.kind {
-            ExprKind::Name(..) | ExprKind::Sink | ExprKind::Braces(_) => true,
-            ExprKind::Binary(BinaryOp::Or, ..) => true,
-            _ => false,
-        }
+    /// Registers, sinks, vectors and `p|q` pairs can receive results.
+    fn is_result(operand: &Expr) -> bool {
+        matches!(
+            operand.kind,
+            ExprKind::Name(..) | ExprKind::Sink | ExprKind::Braces(_) | ExprKind::Binary(BinaryOp::Or, ..)
+        )
     }
 
     /// Whether `operand` can be an operand of type `ty` (`None`: any type).
