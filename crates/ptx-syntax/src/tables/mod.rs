@@ -9,6 +9,8 @@ pub use modifiers::is_known_modifier;
 
 use crate::ast::Instruction;
 use crate::target::PtxVersion;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// What the validator knows about one instruction family.
 #[derive(Clone, Copy, Debug)]
@@ -88,8 +90,19 @@ impl InstrSpec {
 /// The row for `inst`: the longest family name whose words are the opcode
 /// followed by a prefix of the modifiers.
 pub fn lookup(inst: &Instruction) -> Option<&'static InstrSpec> {
-    INSTRUCTIONS
+    // Rows grouped by opcode, so that a lookup only scans its own family.
+    static BY_OPCODE: OnceLock<HashMap<&'static str, Vec<&'static InstrSpec>>> = OnceLock::new();
+    let by_opcode = BY_OPCODE.get_or_init(|| {
+        let mut map: HashMap<&'static str, Vec<&'static InstrSpec>> = HashMap::new();
+        for spec in INSTRUCTIONS {
+            map.entry(spec.name.split('.').next().unwrap_or(spec.name)).or_default().push(spec);
+        }
+        map
+    });
+    by_opcode
+        .get(inst.opcode.name.as_str())?
         .iter()
+        .copied()
         .filter(|spec| {
             let mut words = spec.name.split('.');
             words.next() == Some(inst.opcode.name.as_str())

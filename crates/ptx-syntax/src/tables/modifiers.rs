@@ -2,6 +2,9 @@
 //! vector widths, which [`ModifierKind`](crate::ast::ModifierKind) knows).
 //! A word outside this list draws ptxas's `Unknown modifier`.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 /// Known modifier words, spelled without the dot. `::` forms are listed whole.
 const WORDS: &[&str] = &[
     // Comparison and boolean.
@@ -380,5 +383,8 @@ const WORDS: &[&str] = &[
 /// True when `name` (without dot) is a modifier PTX defines in some instruction.
 pub fn is_known_modifier(name: &str) -> bool {
     use crate::ast::ModifierKind;
-    !matches!(ModifierKind::classify(name), ModifierKind::Word) || WORDS.contains(&name)
+    // Validation asks once per modifier; a set beats scanning the list.
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    !matches!(ModifierKind::classify(name), ModifierKind::Word)
+        || SET.get_or_init(|| WORDS.iter().copied().collect()).contains(name)
 }
