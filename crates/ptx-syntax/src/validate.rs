@@ -3,6 +3,7 @@
 //! and target/version requirements. Every problem of a module is reported.
 
 mod instr;
+mod rules;
 mod scope;
 
 use crate::ast::*;
@@ -31,7 +32,13 @@ pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
     }
     for item in &module.items {
         match item {
-            Item::Variable(decl) => v.declare_vars(decl, None),
+            Item::Variable(decl) => {
+                if decl.space == StateSpace::Reg {
+                    v.error(decl.span, "Module-scoped variables in .reg state space are not allowed with ABI");
+                }
+                v.initializers(decl);
+                v.declare_vars(decl, None);
+            }
             Item::Function(f) => v.function(f),
             _ => {}
         }
@@ -69,10 +76,10 @@ impl Validator {
                 self.version = found;
             }
             _ => {
-                self.diags.push(Diagnostic::fatal(
-                    first_span,
-                    format!("Missing .version directive at start of file '{file}'"),
-                ));
+                // ptxas notices with one directive of lookahead.
+                let span = module.items.get(1).map_or(first_span, item_span);
+                self.diags
+                    .push(Diagnostic::fatal(span, format!("Missing .version directive at start of file '{file}'")));
                 return;
             }
         }
@@ -98,7 +105,14 @@ impl Validator {
     }
 
     fn target(&mut self, target: &Target) {
+        let mut texmode = false;
         for name in &target.names {
+            if name.name.starts_with("texmode_") {
+                if texmode {
+                    self.error(target.span, format!("Conflicting .target option '{}'", name.name));
+                }
+                texmode = true;
+            }
             if let Some(sm) = Sm::parse(&name.name) {
                 if self.sm.is_some() {
                     self.error(name.span, format!("Unexpected target '{}'", name.name));
@@ -117,6 +131,16 @@ impl Validator {
             ) {
                 self.diags.push(Diagnostic::fatal(name.span, format!("Unsupported .target '{}'", name.name)));
             }
+        }
+    }
+
+    /// Only `.global` and `.const` variables may have initial values.
+    fn initializers(&mut self, decl: &VarDecl) {
+        if matches!(decl.space, StateSpace::Global | StateSpace::Const) {
+            return;
+        }
+        for d in decl.names.iter().filter(|d| d.init.is_some()) {
+            self.error(decl.span, format!("No initial value is allowed for '{}' in this state space", d.name.name));
         }
     }
 
@@ -176,6 +200,14 @@ impl Validator {
 
     fn entry_attrs(&mut self, f: &Function) {
         let find = |name: &str| f.attrs.iter().find(|a| a.name.name == name);
+        if let Some(maxnreg) = find(".maxnreg")
+            && matches!(
+                maxnreg.args.first().and_then(|g| g.first()),
+                Some(DirArg::Expr(Expr { kind: ExprKind::Int { value: 0, .. }, .. }))
+            )
+        {
+            self.error(maxnreg.span, "Positive non-zero value expected for maxnreg");
+        }
         if let (Some(_), Some(_)) = (find(".maxntid"), find(".reqntid")) {
             // ptxas checks entry directives when the function ends.
             let end = Span { start: f.span.end.saturating_sub(1), ..f.span };
@@ -206,6 +238,7 @@ impl Validator {
         for s in &block.statements {
             match s {
                 Statement::Decl(decl) => {
+                    self.initializers(decl);
                     let mut top = scopes.pop().unwrap_or_default();
                     self.declare_vars(decl, Some(&mut top));
                     scopes.push(top);

@@ -140,7 +140,8 @@ impl Parser<'_> {
 
     fn function(&mut self, linkage: Option<Linkage>, start: crate::span::Span) -> PResult<Function> {
         let kind = if self.bump_text() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
-        let returns = if self.at_punct("(") { Some(self.param_list()?) } else { None };
+        // Kernels have no return parameters.
+        let returns = if self.at_punct("(") && kind == FunctionKind::Func { Some(self.param_list()?) } else { None };
         let name = self.ident()?;
         let params = if self.at_punct("(") { Some(self.param_list()?) } else { None };
         let mut attrs = Vec::new();

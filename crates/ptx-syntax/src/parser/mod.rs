@@ -154,10 +154,28 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Skips to the first token of the next line.
+    fn recover_line(&mut self) {
+        self.bump();
+        while !self.at_eof() && !self.tok().line_start {
+            self.bump();
+        }
+    }
+
     fn module(&mut self) -> Module {
         let mut items = Vec::new();
         while !self.at_eof() {
             let before = self.pos;
+            // ptxas's scanner reads `.version X.Y` as one token, so a late
+            // `.version` is a syntax error quoting both words.
+            if !items.is_empty() && self.at_dot(".version") {
+                let (first, number) = (self.tok(), self.nth(1));
+                let near = self.src.get(first.span.start as usize..number.span.end as usize).unwrap_or("");
+                let message = format!("Parsing error near '{near}': syntax error");
+                self.diags.push(Diagnostic::fatal(first.span.to(number.span), message));
+                self.recover_line();
+                continue;
+            }
             match self.item() {
                 Ok(item) => items.push(item),
                 Err(Reported) => {
@@ -198,7 +216,7 @@ impl<'s> Parser<'s> {
             }
             ".section" => self.section().map(Item::Section),
             ".pragma" => self.pragma().map(Item::Pragma),
-            ".file" | ".alias" | ".extern_c" => self.directive(true).map(Item::Directive),
+            ".file" | ".alias" => self.directive(true).map(Item::Directive),
             _ => self.declaration_or_function(),
         }
     }

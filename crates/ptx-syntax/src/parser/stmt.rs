@@ -53,7 +53,8 @@ impl Parser<'_> {
                 let span = self.span_from(decl.span);
                 Ok(Statement::Decl(VarDecl { span, ..decl }))
             }
-            TokenKind::Dot => self.directive(true).map(Statement::Directive),
+            // `.loc` is the only other directive ptxas takes inside a body.
+            TokenKind::Dot if self.text() == ".loc" => self.directive(true).map(Statement::Directive),
             _ => Err(self.syntax_error()),
         }
     }

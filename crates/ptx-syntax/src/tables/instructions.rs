@@ -58,6 +58,7 @@ const ST: &[&str] = &[
     "shared",
     "shared::cta",
     "shared::cluster",
+    "const",
     "local",
     "param",
     "param::func",

@@ -100,6 +100,11 @@ impl Checker<'_> {
         self.diags.push(Diagnostic::error(span, message));
     }
 
+    /// Reports an error (for the family rules in `rules.rs`).
+    pub(super) fn report(&mut self, span: Span, message: String) {
+        self.error(span, message);
+    }
+
     pub fn check(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
         self.collect_unknown(inst);
@@ -118,6 +123,9 @@ impl Checker<'_> {
             self.error(inst.span, format!("Unexpected instruction types specified for '{op}'"));
         }
         self.requirements(inst, spec);
+        if modifiers_ok {
+            self.family_rules(inst);
+        }
         self.operands(inst, spec);
     }
 
@@ -221,8 +229,10 @@ impl Checker<'_> {
                     }
                     true
                 }
-                // An undeclared register has no type, so it fits nowhere.
-                _ => !matches!(&operand.kind, ExprKind::Name(ident, _) if self.env.lookup(&ident.name).is_none()),
+                // An undeclared register has no type, so it fits nowhere; labels
+                // are operands of branches only.
+                _ => !matches!(&operand.kind, ExprKind::Name(ident, _)
+                    if matches!(self.env.lookup(&ident.name), None | Some(Resolved::Symbol(SymbolKind::Label)))),
             };
             if !fits {
                 self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
@@ -276,9 +286,10 @@ impl Checker<'_> {
                 // Undeclared registers have no type: ptxas reports a mismatch too.
                 None => false,
                 Some(Some(reg)) => sizes_fit(reg, ty),
-                Some(None) => true,
+                Some(None) => !matches!(self.env.lookup(&ident.name), Some(Resolved::Symbol(SymbolKind::Label))),
             },
             ExprKind::Int { .. } => !ty.is_float() || ty == ScalarType::Pred,
+            ExprKind::Float(_) => ty.is_float(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty)),
             _ => true,
         }

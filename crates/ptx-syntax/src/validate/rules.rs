@@ -1,0 +1,147 @@
+//! Family-specific rules that do not fit the table's columns: rounding,
+//! comparison and signedness requirements, vector widths, state spaces,
+//! barrier numbers. Messages are ptxas's.
+
+use super::instr::{Checker, Resolved};
+use super::scope::SymbolKind;
+use crate::ast::*;
+
+/// Families whose integer forms take no rounding modifier.
+const ARITHMETIC: &[&str] = &["add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg"];
+/// Word modifiers that are comparisons (`setp.lt`).
+const COMPARISONS: &[&str] = &[
+    "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+];
+
+fn is_int(t: ScalarType) -> bool {
+    !t.is_float() && t != ScalarType::Pred
+}
+
+fn is_bits(t: ScalarType) -> bool {
+    t.name().starts_with('b') || t == ScalarType::Pred
+}
+
+fn is_integer_rounding(r: Rounding) -> bool {
+    matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+}
+
+impl Checker<'_> {
+    /// Runs every rule that applies to `inst`.
+    pub(super) fn family_rules(&mut self, inst: &Instruction) {
+        let op = inst.opcode.name.as_str();
+        let types: Vec<ScalarType> = inst.types().collect();
+        let rounding = inst.modifiers.iter().find_map(|m| match m.kind {
+            ModifierKind::Rounding(r) => Some(r),
+            _ => None,
+        });
+        let span = inst.span;
+        match (op, types.as_slice()) {
+            (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {
+                self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
+            }
+            ("cvt", [dst, src]) => {
+                let legal = match rounding {
+                    None => true,
+                    Some(r) if dst.is_float() && src.is_float() => dst != src || is_integer_rounding(r),
+                    Some(r) if dst.is_float() => !is_integer_rounding(r),
+                    Some(r) if src.is_float() => is_integer_rounding(r),
+                    Some(_) => false,
+                };
+                if !legal {
+                    self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
+                }
+            }
+            ("div" | "sqrt" | "rcp", [ScalarType::F32 | ScalarType::F64])
+                if rounding.is_none() && !inst.has("approx") && !inst.has("full") =>
+            {
+                self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
+            }
+            ("mul" | "mad", [t]) if is_int(*t) && !["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
+                self.report(span, format!("Unexpected instruction types specified for '{op}'"));
+            }
+            ("setp" | "set", _) if !COMPARISONS.iter().any(|c| inst.has(c)) => {
+                self.report(span, format!("Comparison modifier required for instruction '{op}'"));
+            }
+            ("neg" | "abs", [t]) if !t.is_float() && !t.name().starts_with('s') => {
+                self.report(span, format!("Instruction '{op}' applies only to signed numeric types"));
+            }
+            ("and" | "or" | "xor" | "not" | "cnot", [t]) if !is_bits(*t) => {
+                self.report(span, format!("Unexpected instruction types specified for '{op}'"));
+            }
+            ("shl", [t]) if !t.name().starts_with('b') => {
+                self.report(span, "Unexpected instruction types specified for 'shl'".to_owned());
+            }
+            ("shfl" | "vote", _) => self.sync_required(inst),
+            ("bar" | "barrier", _) => self.barrier_number(inst),
+            ("ld" | "ldu" | "st", _) => self.memory(inst),
+            _ => {}
+        }
+    }
+
+    /// Since PTX 6.4, sm_70 and later only have the `.sync` forms.
+    fn sync_required(&mut self, inst: &Instruction) {
+        let op = &inst.opcode.name;
+        let newer = self.sm.is_some_and(|sm| sm.number >= 70) && self.version >= crate::PtxVersion::new(6, 4);
+        if newer && !inst.has("sync") {
+            self.report(
+                inst.span,
+                format!("Instruction '{op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4"),
+            );
+        }
+    }
+
+    fn barrier_number(&mut self, inst: &Instruction) {
+        if inst.has("warp") || inst.has("cluster") {
+            return;
+        }
+        if let Some(ExprKind::Int { value, .. }) = inst.operands.first().map(|o| &o.kind)
+            && *value > 15
+        {
+            self.report(inst.span, format!("Barrier number '{value}' out of range, expected to be in range [0..15]"));
+        }
+    }
+
+    /// Vector width against the `{..}` operand, and the state space of the
+    /// address's variable against the instruction's.
+    fn memory(&mut self, inst: &Instruction) {
+        let op = &inst.opcode.name;
+        let is_store = op == "st";
+        if is_store && matches!(inst.space(), Some(StateSpace::Const | StateSpace::Tex)) {
+            self.report(inst.span, format!("State space incorrect for instruction '{op}'"));
+            return;
+        }
+        let (address, value) = if is_store { (0, 1) } else { (1, 0) };
+        let width = inst.modifiers.iter().find_map(|m| match m.kind {
+            ModifierKind::Vector(n) => Some(n as usize),
+            _ => None,
+        });
+        let elements = match inst.operands.get(value).map(|o| &o.kind) {
+            Some(ExprKind::Braces(items)) => Some(items.len()),
+            _ => None,
+        };
+        if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
+            self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
+        }
+        let Some(space) = inst.space() else { return };
+        let Some(ExprKind::Address(items)) = inst.operands.get(address).map(|o| &o.kind) else { return };
+        let base = items.first().and_then(|e| base_name(e));
+        if let Some(Resolved::Symbol(SymbolKind::Variable(var_space, _))) = base.and_then(|b| self.env.lookup(b))
+            && var_space != StateSpace::Reg
+            && var_space != space
+        {
+            self.report(
+                inst.span,
+                format!("State space mismatch between instruction and address in instruction '{op}'"),
+            );
+        }
+    }
+}
+
+/// The variable an address expression starts from: `x` in `[x+4]`.
+fn base_name(expr: &Expr) -> Option<&str> {
+    match &expr.kind {
+        ExprKind::Name(ident, _) => Some(&ident.name),
+        ExprKind::Binary(_, lhs, _) | ExprKind::Index(lhs, _) => base_name(lhs),
+        _ => None,
+    }
+}
