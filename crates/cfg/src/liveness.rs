@@ -1,0 +1,376 @@
+//! Liveness of virtual registers: which registers hold a value that may
+//! still be read, at the start and end of every block.
+//!
+//! A tuple (`%r4.64`) is one virtual register. Only virtual registers are
+//! tracked; physical registers (ABI registers before allocation, `RZ`,
+//! `PR`) are outside the sets. A guarded definition does not kill: when the
+//! guard is false the old value survives. A branch in the middle of a block
+//! (a guarded `BRA`) makes everything live at its targets live at that
+//! point, so the sets are exact for blocks with several exits.
+
+use std::fmt;
+use std::ops::Range;
+
+use fixedbitset::FixedBitSet;
+use ori_ir::{BlockId, Function, Inst, Reg, RegFile};
+
+use crate::{Cfg, branch_targets, index};
+
+/// A virtual register, width aside: `%r4` and `%r4.64` are the same one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg {
+    /// Its file.
+    pub file: RegFile,
+    /// Its number.
+    pub num: u32,
+}
+
+impl VReg {
+    /// The virtual register `reg` names, if it is virtual.
+    pub fn of(reg: Reg) -> Option<VReg> {
+        reg.is_virtual.then_some(VReg { file: reg.file, num: reg.num })
+    }
+}
+
+impl fmt::Display for VReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.file.virtual_prefix(), self.num)
+    }
+}
+
+/// The numbering of a function's virtual registers as bits: each file's
+/// registers in one run, files in [`RegFile::ALL`] order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct VRegSpace {
+    start: [u32; RegFile::ALL.len() + 1],
+}
+
+impl VRegSpace {
+    /// The space of `func`: every register it hands out or mentions.
+    pub fn of(func: &Function) -> VRegSpace {
+        let mut counts = RegFile::ALL.map(|f| func.vreg_count(f));
+        // Registers built by number without `reserve_vreg` still get a bit.
+        for (_, _, inst) in func.insts_in_order() {
+            for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
+                let count = &mut counts[reg.file.index()];
+                *count = (*count).max(reg.num + 1);
+            }
+        }
+        let mut start = [0; RegFile::ALL.len() + 1];
+        for (i, count) in counts.iter().enumerate() {
+            start[i + 1] = start[i] + count;
+        }
+        VRegSpace { start }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.start[RegFile::ALL.len()] as usize
+    }
+
+    /// True when the function has no virtual register.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bit of `vreg`; `None` for a register outside the function.
+    pub fn bit(&self, vreg: VReg) -> Option<usize> {
+        let f = vreg.file.index();
+        let bit = self.start[f].checked_add(vreg.num)?;
+        (bit < self.start[f + 1]).then_some(bit as usize)
+    }
+
+    /// The register of bit `bit`.
+    pub fn vreg(&self, bit: usize) -> VReg {
+        let bit = bit as u32;
+        let f = (0..RegFile::ALL.len()).rfind(|&f| self.start[f] <= bit && bit < self.start[f + 1]).unwrap_or(0);
+        VReg { file: RegFile::ALL[f], num: bit - self.start[f] }
+    }
+
+    /// The bits of `file`.
+    pub fn file_bits(&self, file: RegFile) -> Range<usize> {
+        self.start[file.index()] as usize..self.start[file.index() + 1] as usize
+    }
+}
+
+/// A set of virtual registers of one function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegSet {
+    space: VRegSpace,
+    bits: FixedBitSet,
+}
+
+impl RegSet {
+    /// The empty set.
+    pub fn new(space: VRegSpace) -> RegSet {
+        RegSet { space, bits: FixedBitSet::with_capacity(space.len()) }
+    }
+
+    /// True when `vreg` is in the set.
+    pub fn contains(&self, vreg: VReg) -> bool {
+        self.space.bit(vreg).is_some_and(|b| self.bits.contains(b))
+    }
+
+    /// True when the register `reg` names is virtual and in the set.
+    pub fn contains_reg(&self, reg: Reg) -> bool {
+        VReg::of(reg).is_some_and(|v| self.contains(v))
+    }
+
+    /// Adds `vreg` (ignored when it is outside the function's space).
+    pub fn insert(&mut self, vreg: VReg) {
+        if let Some(b) = self.space.bit(vreg) {
+            self.bits.insert(b);
+        }
+    }
+
+    /// Removes `vreg`.
+    pub fn remove(&mut self, vreg: VReg) {
+        if let Some(b) = self.space.bit(vreg) {
+            self.bits.remove(b);
+        }
+    }
+
+    /// Adds every register of `other` (of the same function).
+    pub fn union_with(&mut self, other: &RegSet) {
+        self.bits.union_with(&other.bits);
+    }
+
+    /// The registers, file by file in number order.
+    pub fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
+        self.bits.ones().map(|b| self.space.vreg(b))
+    }
+
+    /// Number of registers of `file` in the set.
+    pub fn count(&self, file: RegFile) -> usize {
+        self.bits.count_ones(self.space.file_bits(file))
+    }
+
+    /// Number of registers in the set.
+    pub fn len(&self) -> usize {
+        self.bits.count_ones(..)
+    }
+
+    /// True when the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bits.is_clear()
+    }
+}
+
+impl fmt::Display for RegSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        for (i, v) in self.iter().enumerate() {
+            write!(f, "{}{v}", if i == 0 { "" } else { ", " })?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// Live-in and live-out sets of every block.
+#[derive(Clone, Debug)]
+pub struct Liveness {
+    space: VRegSpace,
+    live_in: Vec<RegSet>,
+    live_out: Vec<RegSet>,
+}
+
+impl Liveness {
+    /// Solves liveness for `func` (backward, union over successors, until
+    /// nothing changes; blocks are visited in post-order so that most
+    /// facts settle in one sweep).
+    pub fn compute(func: &Function, cfg: &Cfg) -> Liveness {
+        let space = VRegSpace::of(func);
+        let empty = RegSet::new(space);
+        let mut live = Liveness {
+            space,
+            live_in: vec![empty.clone(); cfg.capacity()],
+            live_out: vec![empty.clone(); cfg.capacity()],
+        };
+        // Unreachable blocks take part too: a later pass may still look at
+        // them, and they do not change the facts of reachable blocks.
+        let unreachable = func.layout.iter().copied().filter(|&b| !cfg.is_reachable(b));
+        let order: Vec<BlockId> = cfg.postorder().chain(unreachable).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &block in &order {
+                let mut set = empty.clone();
+                if let Some(next) = cfg.fallthrough(block) {
+                    set.union_with(&live.live_in[index(next)]);
+                }
+                if let Some(&last) = func.blocks[block].insts.last() {
+                    for target in branch_targets(&func.insts[last]) {
+                        set.union_with(&live.live_in[index(target)]);
+                    }
+                }
+                live.live_out[index(block)] = set.clone();
+                for &i in func.blocks[block].insts.iter().rev() {
+                    live.transfer(&func.insts[i], &mut set);
+                }
+                if set != live.live_in[index(block)] {
+                    live.live_in[index(block)] = set;
+                    changed = true;
+                }
+            }
+        }
+        live
+    }
+
+    /// The numbering the sets use.
+    pub fn space(&self) -> VRegSpace {
+        self.space
+    }
+
+    /// Registers live at the start of `block`.
+    pub fn live_in(&self, block: BlockId) -> &RegSet {
+        &self.live_in[index(block)]
+    }
+
+    /// Registers live at the end of `block`.
+    pub fn live_out(&self, block: BlockId) -> &RegSet {
+        &self.live_out[index(block)]
+    }
+
+    /// Steps backward over `inst`: turns the registers live after it into
+    /// those live before it. Passes that walk a block backward from
+    /// [`Liveness::live_out`] use this to know what is live at each
+    /// instruction.
+    pub fn transfer(&self, inst: &Inst, live: &mut RegSet) {
+        for target in branch_targets(inst) {
+            live.union_with(&self.live_in[index(target)]);
+        }
+        if inst.guard.is_none() {
+            for v in inst.written_regs().filter_map(VReg::of) {
+                live.remove(v);
+            }
+        }
+        for v in inst.read_regs().filter_map(VReg::of) {
+            live.insert(v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::*;
+    use pretty_assertions::assert_eq;
+
+    fn sets(text: &str) -> Vec<(String, String)> {
+        let f = parse(text);
+        let live = Liveness::compute(&f, &Cfg::compute(&f));
+        f.layout.iter().map(|&b| (live.live_in(b).to_string(), live.live_out(b).to_string())).collect()
+    }
+
+    fn s(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|&(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn diamond() {
+        assert_eq!(
+            sets(DIAMOND),
+            s(&[("{}", "{}"), ("{}", "{%r1}"), ("{}", "{%r1}"), ("{%r1}", "{}")]),
+            "%r1 is written on both paths, %r2 and %p0 only inside their block"
+        );
+    }
+
+    #[test]
+    fn values_live_around_loops() {
+        assert_eq!(
+            sets(NESTED),
+            s(&[
+                ("{}", "{%r0, %ur0}"),
+                ("{%r0, %ur0}", "{%r0, %r1, %ur0}"),
+                ("{%r0, %r1, %ur0}", "{%r0, %r1, %ur0}"),
+                ("{%r0, %ur0}", "{%r0, %ur0}"),
+                ("{}", "{}"),
+            ])
+        );
+    }
+
+    #[test]
+    fn irreducible_cycle() {
+        assert_eq!(sets(IRREDUCIBLE), s(&[("{}", "{%r0}"), ("{%r0}", "{%r0}"), ("{%r0}", "{%r0}"), ("{}", "{}")]));
+    }
+
+    #[test]
+    fn guarded_definitions_do_not_kill() {
+        let text = "
+.entry k {
+bb0:
+    @%p0 %r0 = MOV 0x1
+    @%p0 %r1 = MOV 0x2
+    %r1 = MOV 0x3
+    STG.E [%r2.64], %r0
+    STG.E [%r2.64], %r1
+    EXIT
+}
+";
+        assert_eq!(sets(text), s(&[("{%r0, %r2, %p0}", "{}")]));
+    }
+
+    #[test]
+    fn a_mid_block_branch_sees_the_value_before_a_later_redefinition() {
+        let text = "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    @%p0 BRA bb1
+    %r0 = MOV 0x1
+    STG.E [%r2.64], %r0
+    EXIT
+bb1:
+    STG.E [%r2.64], %r0
+    EXIT
+}
+";
+        let f = parse(text);
+        let live = Liveness::compute(&f, &Cfg::compute(&f));
+        let mut set = live.live_out(bb(&f, 0)).clone();
+        let insts = &f.blocks[bb(&f, 0)].insts;
+        for &i in insts[1..].iter().rev() {
+            live.transfer(&f.insts[i], &mut set);
+        }
+        assert!(set.contains(VReg { file: RegFile::R, num: 0 }), "the S2R result is read in bb1: {set}");
+        assert_eq!(sets(text), s(&[("{%r2, %p0}", "{}"), ("{%r0, %r2}", "{}")]));
+    }
+
+    #[test]
+    fn tuples_count_once_per_file() {
+        let f = parse(
+            "
+.entry k {
+bb0:
+    %r2.64 = LDC.64 c[0x0][0x210]
+    %r4.128 = LDG.E.128 [%r2.64]
+    %ur1 = S2UR SR_CTAID.X
+    %p3, PT = ISETP.GE.AND %r4.128, %ur1, PT
+    BRA bb1
+bb1:
+    @%p3 EXIT
+    STG.E.128 [%r2.64], %r4.128
+    EXIT
+}
+",
+        );
+        let live = Liveness::compute(&f, &Cfg::compute(&f));
+        let out = live.live_out(bb(&f, 0));
+        assert_eq!(out.to_string(), "{%r2, %r4, %p3}");
+        assert_eq!((out.count(RegFile::R), out.count(RegFile::P), out.count(RegFile::UR)), (2, 1, 0));
+        assert!(out.contains_reg(Reg::virt(RegFile::R, 4).wide(4)));
+        assert!(!out.contains_reg(Reg::RZ));
+    }
+
+    #[test]
+    fn registers_built_without_reservation_still_have_bits() {
+        let mut f = parse(".entry k {\nbb0:\n    EXIT\n}\n");
+        let b = bb(&f, 0);
+        let reg = Reg::virt(RegFile::R, 7);
+        f.blocks[b].insts.clear();
+        f.push_inst(b, ori_ir::Inst::new(ori_ir::Opcode::STG, vec![], vec![ori_ir::Operand::reg(reg); 2]));
+        f.push_inst(b, ori_ir::Inst::new(ori_ir::Opcode::EXIT, vec![], vec![]));
+        let live = Liveness::compute(&f, &Cfg::compute(&f));
+        assert_eq!(live.live_in(b).to_string(), "{%r7}");
+    }
+}
