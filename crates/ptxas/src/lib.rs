@@ -1,0 +1,201 @@
+//! The compiler as a library: [`compile`] turns PTX (or Ori text) into a
+//! cubin, returning diagnostics, IR dumps and statistics as data. There is
+//! no global state, so several compilations may run at once on different
+//! threads. The `ptxas` binary is a thin command-line layer over this.
+//!
+//! The pipeline: front end → lowering → the phases `phases.ron` lists
+//! (see [`manifest`]), run by the [`manager`] → cubin.
+
+mod builtin;
+pub mod cli;
+pub mod diag;
+pub mod manager;
+pub mod manifest;
+pub mod options;
+pub mod registry;
+pub mod stats;
+pub mod version;
+
+use std::time::{Duration, Instant};
+
+use ori_ir::Module;
+
+pub use diag::{Diagnostic, Location, Severity};
+pub use manager::{DumpAfter, IrDump, PhaseStat};
+pub use manifest::{Manifest, ManifestError};
+pub use options::{CacheOp, ManifestSource, Options, RegLimit};
+pub use registry::Registry;
+pub use stats::{AllocSnapshot, CountingAlloc, MemoryMeter, StatsRequest};
+
+/// One input: its name (for messages) and text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// File name as the user gave it.
+    pub name: String,
+    /// Contents.
+    pub text: String,
+}
+
+impl Source {
+    /// True for Ori text (a `.ori` file) rather than PTX.
+    pub fn is_ori(&self) -> bool {
+        self.name.ends_with(".ori")
+    }
+}
+
+/// What a compilation reports besides its result.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Messages for the user, in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// IR dumps asked for with [`Options::dump_after`].
+    pub dumps: Vec<IrDump>,
+    /// Per-phase statistics, when asked for.
+    pub stats: Vec<PhaseStat>,
+    /// Wall time of the whole compilation.
+    pub compile_time: Duration,
+    /// Highest number of bytes live at once, when a meter is installed.
+    pub peak_memory: Option<u64>,
+}
+
+impl Report {
+    fn push(&mut self, options: &Options, mut diag: Diagnostic) {
+        if diag.severity == Severity::Warning {
+            if options.disable_warnings {
+                return;
+            }
+            if options.warnings_as_errors {
+                diag.severity = Severity::Error;
+            }
+        }
+        self.diagnostics.push(diag);
+    }
+
+    fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// A successful compilation.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The cubin; `None` when only checking (`-arch=compute_XY`).
+    pub cubin: Option<Vec<u8>>,
+    /// Diagnostics (warnings, `-v` information), dumps and statistics.
+    pub report: Report,
+}
+
+/// A failed compilation: no output, and why.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The errors (and everything reported before them).
+    pub report: Report,
+}
+
+/// Compiles one PTX module.
+pub fn compile(ptx: &str, options: &Options) -> Result<Output, Failure> {
+    compile_sources(&[Source { name: "<input>".into(), text: ptx.into() }], options)
+}
+
+/// Compiles several inputs into one cubin, as `ptxas a.ptx b.ptx` does.
+pub fn compile_sources(sources: &[Source], options: &Options) -> Result<Output, Failure> {
+    let start = Instant::now();
+    let mut report = Report::default();
+    let result = compile_into(sources, options, &mut report);
+    report.compile_time = start.elapsed();
+    report.peak_memory = options.meter.map(|m| m.snapshot().peak);
+    match result {
+        Ok(cubin) if !report.has_errors() => Ok(Output { cubin, report }),
+        Ok(_) => Err(Failure { report }),
+        Err(diag) => {
+            report.diagnostics.push(diag);
+            Err(Failure { report })
+        }
+    }
+}
+
+/// The pipeline; an `Err` is the fatal diagnostic that stopped it.
+fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> Result<Option<Vec<u8>>, Diagnostic> {
+    for diag in register_limit_warnings(options) {
+        report.push(options, diag);
+    }
+    let registry = Registry::standard();
+    let manifest = match &options.manifest {
+        Some(m) => Manifest::parse(&m.file, &m.text, &registry),
+        None => Manifest::builtin(&registry),
+    }
+    .map_err(|e| Diagnostic::fatal(e.to_string()))?;
+    let mut modules = Vec::new();
+    for source in sources {
+        if source.is_ori() {
+            modules.push(parse_ori(source, options)?);
+        } else {
+            return Err(Diagnostic::fatal(format!(
+                "{}: PTX lowering is not implemented yet; only Ori (.ori) input can be compiled",
+                source.name
+            )));
+        }
+    }
+    if options.check_only {
+        return Ok(None);
+    }
+    for module in &mut modules {
+        let plan = manifest.plan(&registry, module.target, options.opt_level);
+        plan.check(module.props).map_err(|e| Diagnostic::fatal(e.to_string()))?;
+        let run_options = manager::RunOptions {
+            verify_each: options.verify_each,
+            dump_after: Some(&options.dump_after),
+            collect_stats: options.stats.any(),
+            meter: options.meter,
+        };
+        let run = manager::run(&plan, module, options.opt_level, run_options);
+        let run_report = match run {
+            Ok(r) => r,
+            Err(e) => {
+                report.dumps.extend(e.report.dumps);
+                report.stats.extend(e.report.stats);
+                return Err(Diagnostic::fatal(format!("phase {} failed: {}", e.phase, e.message)));
+            }
+        };
+        report.dumps.extend(run_report.dumps);
+        report.stats.extend(run_report.stats);
+    }
+    let unencoded: Vec<String> =
+        modules.iter().filter(|m| !m.props.contains(ori_ir::Property::Encoded)).map(|m| m.props.to_string()).collect();
+    if let Some(props) = unencoded.first() {
+        return Err(Diagnostic::fatal(format!(
+            "the pipeline ended with the IR at {props}; a cubin needs Encoded code, so none was written"
+        )));
+    }
+    Err(Diagnostic::fatal("writing cubins is not implemented yet"))
+}
+
+fn parse_ori(source: &Source, options: &Options) -> Result<Module, Diagnostic> {
+    let module = ori_ir::text::parse_module(&source.text).map_err(|e| Diagnostic {
+        severity: Severity::Error,
+        location: Some(Location { file: source.name.clone(), line: e.line as u32, column: Some(e.column as u32) }),
+        message: e.message,
+    })?;
+    if module.target != options.arch {
+        return Err(Diagnostic::fatal(format!(
+            "{} is Ori for {}; compile it with -arch={}",
+            source.name, module.target, module.target
+        )));
+    }
+    Ok(module)
+}
+
+/// The warnings ptxas gives about `--maxrregcount` before compiling.
+fn register_limit_warnings(options: &Options) -> Vec<Diagnostic> {
+    let target = options.arch.target();
+    match options.max_regs {
+        Some(RegLimit::Count(n)) if n > i64::from(target.max_regs) || n < 0 => {
+            vec![Diagnostic::warning(format!("Too big maxrregcount value specified {n}, will be ignored"))]
+        }
+        Some(RegLimit::Count(n)) if n < i64::from(target.min_regs) => vec![Diagnostic::warning(format!(
+            "For profile {} adjusting per thread register count of {n} to lower bound of {}",
+            options.arch, target.min_regs
+        ))],
+        _ => Vec::new(),
+    }
+}

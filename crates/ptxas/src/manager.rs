@@ -1,0 +1,129 @@
+//! The phase manager: runs a plan over a module, one phase after another
+//! over every function, with verification, IR dumps and per-phase
+//! statistics.
+
+use std::time::{Duration, Instant};
+
+use ori_ir::text::print_module;
+use ori_ir::{Module, PhaseContext, verify_module};
+
+use crate::manifest::Plan;
+use crate::stats::{AllocSnapshot, MemoryMeter};
+
+/// Which phases to dump the IR after.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DumpAfter {
+    /// No dumps.
+    #[default]
+    None,
+    /// After every phase.
+    All,
+    /// After the phases with these names (case-insensitive).
+    Phases(Vec<String>),
+}
+
+impl DumpAfter {
+    fn wants(&self, phase: &str) -> bool {
+        match self {
+            DumpAfter::None => false,
+            DumpAfter::All => true,
+            DumpAfter::Phases(names) => names.iter().any(|n| n.eq_ignore_ascii_case(phase)),
+        }
+    }
+}
+
+/// The textual IR after one phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrDump {
+    /// The phase that just ran.
+    pub after: String,
+    /// The module in Ori's textual form.
+    pub text: String,
+}
+
+/// Time and memory one phase took (over all functions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseStat {
+    /// The phase.
+    pub phase: String,
+    /// Wall time.
+    pub time: Duration,
+    /// Allocation counters over the phase, when a meter is installed.
+    pub memory: Option<AllocSnapshot>,
+}
+
+/// How to run the phases.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// Verify the IR after every phase (always on in debug builds).
+    pub verify_each: bool,
+    /// Which dumps to take.
+    pub dump_after: Option<&'a DumpAfter>,
+    /// Collect per-phase statistics.
+    pub collect_stats: bool,
+    /// Allocation counters, if the embedding program has them.
+    pub meter: Option<&'a dyn MemoryMeter>,
+}
+
+/// What a run produced besides the transformed module.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// IR dumps, in phase order.
+    pub dumps: Vec<IrDump>,
+    /// Statistics, in phase order.
+    pub stats: Vec<PhaseStat>,
+}
+
+/// A phase failed, or left IR the verifier rejects.
+#[derive(Clone, Debug)]
+pub struct RunError {
+    /// The phase.
+    pub phase: String,
+    /// What happened.
+    pub message: String,
+    /// Dumps and statistics up to the failure.
+    pub report: RunReport,
+}
+
+/// Runs `plan` over `module`.
+pub fn run(
+    plan: &Plan<'_>,
+    module: &mut Module,
+    opt_level: u8,
+    options: RunOptions<'_>,
+) -> Result<RunReport, RunError> {
+    let target = module.target.target();
+    let verify = options.verify_each || cfg!(debug_assertions);
+    let mut report = RunReport::default();
+    for planned in &plan.phases {
+        let phase = planned.phase;
+        let name = phase.name();
+        let fail = |report: &mut RunReport, message: String| RunError {
+            phase: name.to_string(),
+            message,
+            report: std::mem::take(report),
+        };
+        if let Some(missing) = phase.requires().minus(module.props).iter().next() {
+            return Err(fail(&mut report, format!("requires {missing}, but the IR has {}", module.props)));
+        }
+        let cx = PhaseContext { target, opt_level, knobs: &planned.knobs };
+        let memory_before = options.meter.map(|m| m.snapshot());
+        let start = Instant::now();
+        let result = phase.run_module(module, &cx);
+        let time = start.elapsed();
+        if options.collect_stats {
+            let memory = options.meter.zip(memory_before).map(|(m, before)| m.snapshot().since(&before));
+            report.stats.push(PhaseStat { phase: name.to_string(), time, memory });
+        }
+        result.map_err(|e| fail(&mut report, e.to_string()))?;
+        module.props = module.props.minus(phase.invalidates()).union(phase.establishes());
+        if options.dump_after.is_some_and(|d| d.wants(name)) {
+            report.dumps.push(IrDump { after: name.to_string(), text: print_module(module) });
+        }
+        if verify && let Err(errors) = verify_module(module) {
+            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            return Err(fail(&mut report, format!("the verifier rejects the result:\n  {}", lines.join("\n  "))));
+        }
+    }
+    Ok(report)
+}
