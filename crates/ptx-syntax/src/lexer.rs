@@ -12,24 +12,50 @@ const ONE_CHAR: &[u8] = b",;:{}[]()<>+-*/%!~&|^=@?";
 /// Lexes all of `source`; the last token is always [`TokenKind::Eof`].
 /// Comments and whitespace are skipped.
 pub fn lex(source: &str, file: FileId) -> Vec<Token> {
-    let bytes = source.as_bytes();
+    let mut lexer = Lexer::new(source, file);
     let mut tokens = Vec::with_capacity(source.len() / 4);
-    let mut pos = 0;
-    let mut glued = false;
     loop {
-        let start = pos;
-        pos = skip_trivia(bytes, pos);
-        glued = glued && pos == start;
-        let line_start = tokens.is_empty() || bytes[start..pos].contains(&b'\n');
-        if pos >= bytes.len() {
-            let span = Span::new(file, pos, pos);
-            tokens.push(Token { kind: TokenKind::Eof, span, glued: false, line_start: true });
+        let token = lexer.next_token();
+        tokens.push(token);
+        if token.kind == TokenKind::Eof {
             return tokens;
         }
-        let (kind, end) = next_token(bytes, pos);
-        tokens.push(Token { kind, span: Span::new(file, pos, end), glued, line_start });
-        pos = end;
-        glued = true;
+    }
+}
+
+/// An on-demand token stream, so that the parser needs no token buffer.
+#[derive(Clone, Debug)]
+pub struct Lexer<'s> {
+    bytes: &'s [u8],
+    file: FileId,
+    pos: usize,
+    glued: bool,
+    first: bool,
+}
+
+impl<'s> Lexer<'s> {
+    /// A lexer at the start of `source`.
+    pub fn new(source: &'s str, file: FileId) -> Lexer<'s> {
+        Lexer { bytes: source.as_bytes(), file, pos: 0, glued: false, first: true }
+    }
+
+    /// The next token; [`TokenKind::Eof`] at the end, and again on every later call.
+    pub fn next_token(&mut self) -> Token {
+        let bytes = self.bytes;
+        let start = self.pos;
+        self.pos = skip_trivia(bytes, start);
+        let glued = self.glued && self.pos == start;
+        let line_start = std::mem::take(&mut self.first) || bytes[start..self.pos].contains(&b'\n');
+        if self.pos >= bytes.len() {
+            self.glued = false;
+            let span = Span::new(self.file, self.pos, self.pos);
+            return Token { kind: TokenKind::Eof, span, glued: false, line_start: true };
+        }
+        let (kind, end) = next_token(bytes, self.pos);
+        let token = Token { kind, span: Span::new(self.file, self.pos, end), glued, line_start };
+        self.pos = end;
+        self.glued = true;
+        token
     }
 }
 

@@ -12,6 +12,7 @@
 
 pub mod ast;
 mod diag;
+mod hash;
 mod lexer;
 mod parser;
 mod print;

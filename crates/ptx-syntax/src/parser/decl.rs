@@ -163,11 +163,10 @@ impl Parser<'_> {
     pub(super) fn prototype(&mut self, label: Ident) -> PResult<Prototype> {
         self.bump();
         let returns = if self.at_punct("(") { Some(self.param_list()?) } else { None };
-        let sink = self.ident()?;
-        if sink.name != "_" {
-            self.pos -= 1;
+        if !(self.at(TokenKind::Ident) && self.text() == "_") {
             return Err(self.syntax_error());
         }
+        self.bump();
         let params = if self.at_punct("(") { self.param_list()? } else { Vec::new() };
         let mut attrs = Vec::new();
         while self.at(TokenKind::Dot) {

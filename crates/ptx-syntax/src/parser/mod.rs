@@ -10,15 +10,17 @@ mod stmt;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use crate::lexer::lex;
+use crate::lexer::Lexer;
 use crate::span::{FileId, Span};
 use crate::token::{Token, TokenKind};
 
 /// Parses a whole file. The module holds everything that parsed; the
 /// diagnostics list every syntax error (all are [`Severity::Fatal`](crate::diag::Severity::Fatal), as in ptxas).
 pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
-    let tokens = lex(source, file);
-    let mut parser = Parser { src: source, tokens, pos: 0, diags: Vec::new() };
+    let mut lexer = Lexer::new(source, file);
+    let cur = lexer.next_token();
+    let peek = lexer.next_token();
+    let mut parser = Parser { src: source, lexer, cur, peek, prev: cur, consumed: 0, diags: Vec::new() };
     let module = parser.module();
     (module, parser.diags)
 }
@@ -30,20 +32,24 @@ pub(crate) type PResult<T> = Result<T, Reported>;
 
 pub(crate) struct Parser<'s> {
     src: &'s str,
-    tokens: Vec<Token>,
-    pos: usize,
+    lexer: Lexer<'s>,
+    /// The current token and one token of lookahead.
+    cur: Token,
+    peek: Token,
+    /// The last consumed token, whose end closes spans.
+    prev: Token,
+    /// Tokens consumed so far, to tell whether recovery made progress.
+    consumed: usize,
     diags: Vec<Diagnostic>,
 }
 
 impl<'s> Parser<'s> {
     fn tok(&self) -> Token {
-        self.nth(0)
+        self.cur
     }
 
-    fn nth(&self, n: usize) -> Token {
-        // The lexer always ends with Eof, so the last token is a safe fallback.
-        let last = self.tokens.len() - 1;
-        self.tokens[(self.pos + n).min(last)]
+    fn peek(&self) -> Token {
+        self.peek
     }
 
     fn text_of(&self, token: Token) -> &'s str {
@@ -71,9 +77,12 @@ impl<'s> Parser<'s> {
     }
 
     fn bump(&mut self) -> Token {
-        let token = self.tok();
+        let token = self.cur;
         if token.kind != TokenKind::Eof {
-            self.pos += 1;
+            self.prev = token;
+            self.cur = self.peek;
+            self.peek = self.lexer.next_token();
+            self.consumed += 1;
         }
         token
     }
@@ -92,7 +101,7 @@ impl<'s> Parser<'s> {
 
     /// Span of the previously consumed token.
     fn prev_span(&self) -> Span {
-        self.tokens[self.pos.saturating_sub(1)].span
+        self.prev.span
     }
 
     fn span_from(&self, start: Span) -> Span {
@@ -165,11 +174,11 @@ impl<'s> Parser<'s> {
     fn module(&mut self) -> Module {
         let mut items = Vec::new();
         while !self.at_eof() {
-            let before = self.pos;
+            let before = self.consumed;
             // ptxas's scanner reads `.version X.Y` as one token, so a late
             // `.version` is a syntax error quoting both words.
             if !items.is_empty() && self.at_dot(".version") {
-                let (first, number) = (self.tok(), self.nth(1));
+                let (first, number) = (self.tok(), self.peek());
                 let near = self.src.get(first.span.start as usize..number.span.end as usize).unwrap_or("");
                 let message = format!("Parsing error near '{near}': syntax error");
                 self.diags.push(Diagnostic::fatal(first.span.to(number.span), message));
@@ -181,7 +190,7 @@ impl<'s> Parser<'s> {
                 Err(Reported) => {
                     self.recover();
                     // A stray `}` at module level would stall recovery.
-                    if self.pos == before || self.at_punct("}") {
+                    if self.consumed == before || self.at_punct("}") {
                         self.bump();
                     }
                 }
@@ -223,14 +232,12 @@ impl<'s> Parser<'s> {
 
     /// `MAJOR.MINOR`, which the lexer sees as one float token.
     fn version_number(&mut self) -> PResult<(u32, u32)> {
-        if self.at(TokenKind::Float) {
-            let token = self.bump();
-            if let Some((major, minor)) = self.text_of(token).split_once('.')
-                && let (Ok(major), Ok(minor)) = (major.parse(), minor.parse())
-            {
-                return Ok((major, minor));
-            }
-            self.pos -= 1;
+        if self.at(TokenKind::Float)
+            && let Some((major, minor)) = self.text().split_once('.')
+            && let (Ok(major), Ok(minor)) = (major.parse(), minor.parse())
+        {
+            self.bump();
+            return Ok((major, minor));
         }
         Err(self.syntax_error())
     }
@@ -306,7 +313,7 @@ impl<'s> Parser<'s> {
         self.expect_punct("{")?;
         let mut entries = Vec::new();
         while !self.at_punct("}") {
-            if self.at(TokenKind::Ident) && self.nth(1).kind == TokenKind::Punct && self.text_of(self.nth(1)) == ":" {
+            if self.at(TokenKind::Ident) && self.peek().kind == TokenKind::Punct && self.text_of(self.peek()) == ":" {
                 entries.push(SectionEntry::Label(self.ident()?));
                 self.bump();
                 continue;

@@ -17,12 +17,12 @@ impl Parser<'_> {
             if self.eat_punct("}") {
                 break;
             }
-            let before = self.pos;
+            let before = self.consumed;
             match self.statement() {
                 Ok(statement) => statements.push(statement),
                 Err(Reported) => {
                     self.recover();
-                    if self.pos == before {
+                    if self.consumed == before {
                         self.bump();
                     }
                 }
@@ -36,7 +36,7 @@ impl Parser<'_> {
         match token.kind {
             TokenKind::Punct if self.text() == "{" => self.block().map(Statement::Block),
             TokenKind::Punct if self.text() == "@" => self.instruction().map(Statement::Instruction),
-            TokenKind::Ident if self.nth(1).kind == TokenKind::Punct && self.text_of(self.nth(1)) == ":" => {
+            TokenKind::Ident if self.peek().kind == TokenKind::Punct && self.text_of(self.peek()) == ":" => {
                 let label = self.ident()?;
                 self.bump();
                 match self.text() {

@@ -8,8 +8,8 @@ pub use instructions::INSTRUCTIONS;
 pub use modifiers::is_known_modifier;
 
 use crate::ast::Instruction;
+use crate::hash::FxHashMap;
 use crate::target::PtxVersion;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// What the validator knows about one instruction family.
@@ -91,9 +91,9 @@ impl InstrSpec {
 /// followed by a prefix of the modifiers.
 pub fn lookup(inst: &Instruction) -> Option<&'static InstrSpec> {
     // Rows grouped by opcode, so that a lookup only scans its own family.
-    static BY_OPCODE: OnceLock<HashMap<&'static str, Vec<&'static InstrSpec>>> = OnceLock::new();
+    static BY_OPCODE: OnceLock<FxHashMap<&'static str, Vec<&'static InstrSpec>>> = OnceLock::new();
     let by_opcode = BY_OPCODE.get_or_init(|| {
-        let mut map: HashMap<&'static str, Vec<&'static InstrSpec>> = HashMap::new();
+        let mut map: FxHashMap<&'static str, Vec<&'static InstrSpec>> = FxHashMap::default();
         for spec in INSTRUCTIONS {
             map.entry(spec.name.split('.').next().unwrap_or(spec.name)).or_default().push(spec);
         }

@@ -2,7 +2,7 @@
 //! vector widths, which [`ModifierKind`](crate::ast::ModifierKind) knows).
 //! A word outside this list draws ptxas's `Unknown modifier`.
 
-use std::collections::HashSet;
+use crate::hash::FxHashSet;
 use std::sync::OnceLock;
 
 /// Known modifier words, spelled without the dot. `::` forms are listed whole.
@@ -384,7 +384,7 @@ const WORDS: &[&str] = &[
 pub fn is_known_modifier(name: &str) -> bool {
     use crate::ast::ModifierKind;
     // Validation asks once per modifier; a set beats scanning the list.
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     !matches!(ModifierKind::classify(name), ModifierKind::Word)
         || SET.get_or_init(|| WORDS.iter().copied().collect()).contains(name)
 }

@@ -1,7 +1,7 @@
 //! Symbol tables: one per scope, with `%r<N>` ranges stored compactly.
 
 use crate::ast::{DeclType, StateSpace};
-use std::collections::HashMap;
+use crate::hash::FxHashMap;
 
 /// What a name denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,9 +20,9 @@ pub enum SymbolKind {
 /// Names declared in one scope.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    names: HashMap<String, SymbolKind>,
+    names: FxHashMap<String, SymbolKind>,
     /// `%r<N>`: prefix -> (N, kind).
-    ranges: HashMap<String, (u32, SymbolKind)>,
+    ranges: FxHashMap<String, (u32, SymbolKind)>,
 }
 
 impl Scope {
