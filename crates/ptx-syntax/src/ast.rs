@@ -1,6 +1,7 @@
 //! The typed syntax tree. Every node carries a [`Span`]; spans compare equal
 //! to each other, so `==` on nodes is structural.
 
+pub use crate::name::Name;
 use crate::span::Span;
 pub use crate::vocab::{Linkage, OpaqueType, Rounding, ScalarType, StateSpace};
 
@@ -15,7 +16,7 @@ pub struct Module {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Ident {
     /// The text, including a leading `%` or `$`.
-    pub name: String,
+    pub name: Name,
     /// Where it is.
     pub span: Span,
 }
@@ -333,7 +334,7 @@ pub struct Guard {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Modifier {
     /// The spelling without the dot (`f32`, `shared::cta`).
-    pub name: String,
+    pub name: Name,
     /// The classification of `name`.
     pub kind: ModifierKind,
     /// Where it is, dot included.
@@ -386,7 +387,7 @@ pub struct Expr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExprKind {
     /// A register, variable, label or function name; `%tid.x` carries component `x`.
-    Name(Ident, Option<String>),
+    Name(Ident, Option<Name>),
     /// An integer literal; `unsigned` for a `U` suffix.
     Int {
         /// Its value (wrapped to 64 bits).

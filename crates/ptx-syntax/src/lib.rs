@@ -14,6 +14,7 @@ pub mod ast;
 mod diag;
 mod hash;
 mod lexer;
+mod name;
 mod parser;
 mod print;
 mod span;
@@ -25,6 +26,7 @@ mod vocab;
 
 pub use diag::{Diagnostic, Severity, render_ptxas_all};
 pub use lexer::lex;
+pub use name::Name;
 pub use print::print;
 pub use span::{FileId, LineCol, LineIndex, Span};
 pub use target::{PtxVersion, Sm, TargetSpec};

@@ -233,7 +233,7 @@ impl Validator {
         }
     }
 
-    fn block(&mut self, block: &Block, scopes: &mut Vec<Scope>, labels: &Scope, unknown: &mut Vec<(String, Span)>) {
+    fn block(&mut self, block: &Block, scopes: &mut Vec<Scope>, labels: &Scope, unknown: &mut Vec<(Name, Span)>) {
         scopes.push(Scope::default());
         for s in &block.statements {
             match s {

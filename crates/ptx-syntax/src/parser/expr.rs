@@ -144,7 +144,7 @@ impl Parser<'_> {
         }
         let component = if self.at(TokenKind::Dot) && self.tok().glued {
             let token = self.bump();
-            Some(self.text_of(token)[1..].to_owned())
+            Some(Name::new(&self.text_of(token)[1..]))
         } else {
             None
         };

@@ -111,7 +111,7 @@ impl<'s> Parser<'s> {
     fn ident(&mut self) -> PResult<Ident> {
         if self.at(TokenKind::Ident) {
             let token = self.bump();
-            Ok(Ident { name: self.text_of(token).to_owned(), span: token.span })
+            Ok(Ident { name: self.text_of(token).into(), span: token.span })
         } else {
             Err(self.syntax_error())
         }
@@ -119,7 +119,7 @@ impl<'s> Parser<'s> {
 
     fn dot_ident(&mut self) -> Ident {
         let token = self.bump();
-        Ident { name: self.text_of(token).to_owned(), span: token.span }
+        Ident { name: self.text_of(token).into(), span: token.span }
     }
 
     fn uint(&mut self) -> PResult<u64> {

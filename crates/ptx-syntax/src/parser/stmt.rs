@@ -71,7 +71,7 @@ impl Parser<'_> {
         let mut modifiers = Vec::new();
         while self.at(TokenKind::Dot) && self.tok().glued {
             let token = self.bump();
-            let name = self.text_of(token)[1..].to_owned();
+            let name = Name::new(&self.text_of(token)[1..]);
             modifiers.push(Modifier { kind: ModifierKind::classify(&name), name, span: token.span });
         }
         let mut operands = Vec::new();

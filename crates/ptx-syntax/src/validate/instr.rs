@@ -92,7 +92,7 @@ pub struct Checker<'a> {
     pub sm: Option<Sm>,
     pub version: PtxVersion,
     pub diags: &'a mut Vec<Diagnostic>,
-    pub unknown: &'a mut Vec<(String, Span)>,
+    pub unknown: &'a mut Vec<(Name, Span)>,
 }
 
 impl Checker<'_> {
