@@ -8,6 +8,7 @@
 
 mod builtin;
 pub mod cli;
+mod frontend;
 pub mod diag;
 pub mod manager;
 pub mod manifest;
@@ -59,7 +60,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn push(&mut self, options: &Options, mut diag: Diagnostic) {
+    pub(crate) fn push(&mut self, options: &Options, mut diag: Diagnostic) {
         if diag.severity == Severity::Warning {
             if options.disable_warnings {
                 return;
@@ -90,6 +91,24 @@ pub struct Output {
 pub struct Failure {
     /// The errors (and everything reported before them).
     pub report: Report,
+    /// Whether ptxas would close with "Ptx assembly aborted due to
+    /// errors"; it does not after a mismatch between the input and the
+    /// target or the `-e` list, which it reports alone.
+    pub aborted: bool,
+}
+
+/// Why the pipeline stopped early.
+enum Stop {
+    /// An error that ptxas reports alone.
+    Quiet(Diagnostic),
+    /// An error followed by ptxas's closing "aborted" line.
+    Aborted(Diagnostic),
+}
+
+impl From<Diagnostic> for Stop {
+    fn from(diag: Diagnostic) -> Stop {
+        Stop::Aborted(diag)
+    }
 }
 
 /// Compiles one PTX module.
@@ -106,16 +125,20 @@ pub fn compile_sources(sources: &[Source], options: &Options) -> Result<Output, 
     report.peak_memory = options.meter.map(|m| m.snapshot().peak);
     match result {
         Ok(cubin) if !report.has_errors() => Ok(Output { cubin, report }),
-        Ok(_) => Err(Failure { report }),
-        Err(diag) => {
+        Ok(_) => Err(Failure { report, aborted: true }),
+        Err(stop) => {
+            let (diag, aborted) = match stop {
+                Stop::Quiet(diag) => (diag, false),
+                Stop::Aborted(diag) => (diag, true),
+            };
             report.diagnostics.push(diag);
-            Err(Failure { report })
+            Err(Failure { report, aborted })
         }
     }
 }
 
 /// The pipeline; an `Err` is the fatal diagnostic that stopped it.
-fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> Result<Option<Vec<u8>>, Diagnostic> {
+fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> Result<Option<Vec<u8>>, Stop> {
     for diag in register_limit_warnings(options) {
         report.push(options, diag);
     }
@@ -126,18 +149,35 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     }
     .map_err(|e| Diagnostic::fatal(e.to_string()))?;
     let mut modules = Vec::new();
-    for source in sources {
+    let mut ptx = Vec::new();
+    for (index, source) in sources.iter().enumerate() {
         if source.is_ori() {
             modules.push(parse_ori(source, options)?);
-        } else {
-            return Err(Diagnostic::fatal(format!(
-                "{}: PTX lowering is not implemented yet; only Ori (.ori) input can be compiled",
-                source.name
-            )));
+        } else if let Some(checked) =
+            frontend::check(source, ptx_syntax::FileId(index as u32), options, report).map_err(Stop::Quiet)?
+        {
+            ptx.push((source, checked));
+        }
+    }
+    if report.has_errors() {
+        return Ok(None);
+    }
+    for entry in &options.entries {
+        let in_ptx = ptx.iter().any(|(_, c)| frontend::entry_names(&c.module).any(|e| e == entry));
+        let in_ori = modules.iter().any(|m| m.functions.iter().any(|f| &f.name == entry && f.kind == ori_ir::FunctionKind::Entry));
+        if !in_ptx && !in_ori {
+            return Err(Stop::Quiet(Diagnostic::fatal(format!("Unknown function {entry}"))));
         }
     }
     if options.check_only {
         return Ok(None);
+    }
+    if let Some((source, _)) = ptx.first() {
+        return Err(Stop::Aborted(Diagnostic::fatal(format!(
+            "{}: lowering PTX to Ori is not implemented yet, so no code can be generated for it; \
+             -arch=compute_XY checks PTX without generating code",
+            source.name
+        ))));
     }
     for module in &mut modules {
         let plan = manifest.plan(&registry, module.target, options.opt_level);
@@ -154,7 +194,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             Err(e) => {
                 report.dumps.extend(e.report.dumps);
                 report.stats.extend(e.report.stats);
-                return Err(Diagnostic::fatal(format!("phase {} failed: {}", e.phase, e.message)));
+                return Err(Diagnostic::fatal(format!("phase {} failed: {}", e.phase, e.message)).into());
             }
         };
         report.dumps.extend(run_report.dumps);
@@ -165,9 +205,10 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     if let Some(props) = unencoded.first() {
         return Err(Diagnostic::fatal(format!(
             "the pipeline ended with the IR at {props}; a cubin needs Encoded code, so none was written"
-        )));
+        ))
+        .into());
     }
-    Err(Diagnostic::fatal("writing cubins is not implemented yet"))
+    Err(Diagnostic::fatal("writing cubins is not implemented yet").into())
 }
 
 fn parse_ori(source: &Source, options: &Options) -> Result<Module, Diagnostic> {

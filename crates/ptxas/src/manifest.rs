@@ -221,7 +221,9 @@ impl Manifest {
             column,
             message,
         };
-        let raw: RawManifest = ron::from_str(source).map_err(|e| {
+        // Implicit `Some` lets recipes say `min_sm: 90` instead of `Some(90)`.
+        let ron = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let raw: RawManifest = ron.from_str(source).map_err(|e| {
             error(Some(e.position.line), Some(e.position.col), format!("malformed manifest: {}", e.code))
         })?;
         let mut lines = LineFinder::new(source);
@@ -480,5 +482,158 @@ impl<'s> LineFinder<'s> {
         let start = self.source.find(anchor).unwrap_or(0);
         let needle = format!("\"{name}\"");
         self.source[start..].find(&needle).map_or(self.line_of(start), |i| self.line_of(start + i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ori_ir::{Function, Knob, KnobValue, PhaseContext, PhaseError, Property, PropertySet};
+
+    use super::*;
+
+    /// A phase with declared properties and a knob, doing nothing.
+    struct Fake {
+        name: &'static str,
+        requires: PropertySet,
+        establishes: PropertySet,
+        invalidates: PropertySet,
+    }
+
+    static KNOBS: &[Knob] = &[Knob { name: "Depth", default: KnobValue::Int(2), doc: "how deep" }];
+
+    impl Phase for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn description(&self) -> &'static str {
+            "test phase"
+        }
+        fn requires(&self) -> PropertySet {
+            self.requires
+        }
+        fn establishes(&self) -> PropertySet {
+            self.establishes
+        }
+        fn invalidates(&self) -> PropertySet {
+            self.invalidates
+        }
+        fn knobs(&self) -> &'static [Knob] {
+            KNOBS
+        }
+        fn run(&self, _: &mut Function, _: &PhaseContext<'_>) -> Result<(), PhaseError> {
+            Ok(())
+        }
+    }
+
+    fn registry() -> Registry {
+        let set = |p: &[Property]| PropertySet::of(p);
+        let fake = |name, requires, establishes, invalidates| -> Box<dyn Phase> {
+            Box::new(Fake { name, requires, establishes, invalidates })
+        };
+        Registry::with_phases(vec![
+            fake("Simplify", set(&[Property::VirtualRegs]), set(&[]), set(&[])),
+            fake(
+                "Allocate",
+                set(&[Property::VirtualRegs]),
+                set(&[Property::PhysicalRegs]),
+                set(&[Property::VirtualRegs]),
+            ),
+            fake("Schedule", set(&[Property::PhysicalRegs]), set(&[Property::Scheduled]), set(&[])),
+        ])
+    }
+
+    fn load(text: &str) -> Result<Manifest, ManifestError> {
+        Manifest::parse("t.ron", text, &registry())
+    }
+
+    fn names(plan: &Plan<'_>) -> Vec<&'static str> {
+        plan.phases.iter().map(|p| p.phase.name()).collect()
+    }
+
+    #[test]
+    fn good_order_loads_and_plans() {
+        let m = load(r#"(stages: [(name: "all", phases: ["Simplify", "Allocate", "Schedule"])])"#).unwrap();
+        assert_eq!(names(&m.plan(&registry(), Sm::new(90), 3)), ["Simplify", "Allocate", "Schedule"]);
+    }
+
+    #[test]
+    fn missing_requirement_names_the_phase_and_line() {
+        let e = load("(stages: [(name: \"all\", phases: [\n\"Schedule\",\n])])").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.message.starts_with("phase 'Schedule' requires PhysicalRegs, which no earlier phase establishes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn invalidated_requirement_names_both_phases() {
+        let e = load("(stages: [(name: \"all\", phases: [\n\"Allocate\",\n\"Simplify\",\n])])").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(
+            e.message.starts_with("phase 'Simplify' requires VirtualRegs, which phase 'Allocate' (line 2) invalidated"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn recipes_break_requirements_only_where_they_apply() {
+        let text = r#"(
+            stages: [(name: "all", phases: ["Allocate", "Schedule"])],
+            recipes: [(name: "no RA at O0", when: (opt_levels: [0]), disable: ["Allocate"])],
+        )"#;
+        let e = load(text).unwrap_err();
+        assert!(e.message.contains("requires PhysicalRegs") && e.message.contains("(with -O0 for sm_75)"), "{e}");
+    }
+
+    #[test]
+    fn hooks_are_off_until_a_recipe_enables_them() {
+        let text = r#"(
+            stages: [(name: "all", phases: ["Simplify", "AdvancedPhaseX", "Allocate"])],
+            hooks: {"AdvancedPhaseX": (runs: ["Simplify"])},
+            recipes: [(name: "hook on sm_90+", when: (min_sm: 90), enable: ["AdvancedPhaseX"],
+                       knobs: {"Simplify": {"Depth": 5}})],
+        )"#;
+        let m = load(text).unwrap();
+        let r = registry();
+        assert_eq!(names(&m.plan(&r, Sm::new(80), 3)), ["Simplify", "Allocate"]);
+        let plan = m.plan(&r, Sm::new(90), 3);
+        assert_eq!(names(&plan), ["Simplify", "Simplify", "Allocate"]);
+        assert_eq!(plan.phases[1].hook.as_deref(), Some("AdvancedPhaseX"));
+        assert_eq!(plan.phases[0].knobs.int("Depth"), Some(5));
+        assert_eq!(m.plan(&r, Sm::new(80), 3).phases[0].knobs.int("Depth"), Some(2));
+    }
+
+    #[test]
+    fn bad_entries_are_refused() {
+        let cases = [
+            (r#"(stages: [(name: "a", phases: ["Nope"])])"#, "unknown phase 'Nope'"),
+            (
+                r#"(stages: [(name: "a", phases: ["Simplify"])], recipes: [(name: "r", disable: ["Nope"])])"#,
+                "recipe 'r': unknown phase 'Nope'",
+            ),
+            (
+                r#"(stages: [(name: "a", phases: ["Simplify"])], recipes: [(name: "r", knobs: {"Simplify": {"Width": 1}})])"#,
+                "phase 'Simplify' has no knob 'Width' (its knobs: Depth)",
+            ),
+            (
+                r#"(stages: [(name: "a", phases: ["Simplify"])], recipes: [(name: "r", knobs: {"Simplify": {"Depth": true}})])"#,
+                "knob 'Depth' of phase 'Simplify' takes a int, not the bool true",
+            ),
+            (
+                r#"(stages: [(name: "a", phases: ["Simplify"])], hooks: {"H": (runs: [])})"#,
+                "hook 'H' is declared but placed in no stage",
+            ),
+            (r#"(stages: [(name: "a", phases: ["Simplify"])], extra: 1)"#, "malformed manifest"),
+        ];
+        for (text, expected) in cases {
+            let e = load(text).unwrap_err();
+            assert!(e.to_string().contains(expected), "`{e}` should contain `{expected}`");
+        }
+    }
+
+    #[test]
+    fn the_embedded_manifest_loads() {
+        Manifest::builtin(&Registry::standard()).unwrap();
     }
 }

@@ -102,7 +102,7 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     let result = compile_sources(&sources, &options);
     let (report, cubin) = match result {
         Ok(out) => (out.report, Ok(out.cubin)),
-        Err(failure) => (failure.report, Err(())),
+        Err(failure) => (failure.report, Err(failure.aborted)),
     };
     report_warnings.extend(report.diagnostics.iter().cloned());
     print_dumps(&report, io);
@@ -111,8 +111,10 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     }
     print_stats(&report, &options, &parsed, &sources, io).map_err(|d| vec![d])?;
     match cubin {
-        Err(()) => {
-            let _ = writeln!(io.stderr, "{}", Diagnostic::fatal(ABORTED));
+        Err(aborted) => {
+            if aborted {
+                let _ = writeln!(io.stderr, "{}", Diagnostic::fatal(ABORTED));
+            }
             Ok(EXIT_FAILURE)
         }
         Ok(None) => Ok(0),

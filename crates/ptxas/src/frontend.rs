@@ -1,0 +1,82 @@
+//! PTX input: parse, check against the target, validate, and turn the
+//! front end's diagnostics into the driver's.
+
+use ptx_syntax::ast::{Item, Module};
+use ptx_syntax::{FileId, LineIndex};
+
+use crate::diag::{Diagnostic, Location, Severity};
+use crate::{Options, Report, Source};
+
+/// A parsed and validated PTX module.
+pub struct Checked {
+    /// The AST.
+    pub module: Module,
+}
+
+/// Parses and validates one PTX input. Syntax errors stop before
+/// validation, as in ptxas; every error found is pushed to `report`, and
+/// `Ok(None)` means the input is rejected. `Err` is a fatal mismatch
+/// between the PTX and the target, which ptxas reports on its own.
+pub fn check(source: &Source, file: FileId, options: &Options, report: &mut Report) -> Result<Option<Checked>, Diagnostic> {
+    let (module, syntax) = ptx_syntax::parse(&source.text, file);
+    let index = LineIndex::new(&source.text);
+    let convert = |d: &ptx_syntax::Diagnostic| Diagnostic {
+        severity: match d.severity {
+            ptx_syntax::Severity::Info => Severity::Info,
+            ptx_syntax::Severity::Warning => Severity::Warning,
+            ptx_syntax::Severity::Error => Severity::Error,
+            ptx_syntax::Severity::Fatal => Severity::Fatal,
+        },
+        location: d.span.map(|span| {
+            let at = index.line_col(&source.text, span.start as usize);
+            Location { file: source.name.clone(), line: at.line, column: Some(at.col) }
+        }),
+        message: d.message.clone(),
+    };
+    let rejected = syntax.iter().any(ptx_syntax::Diagnostic::is_error);
+    for d in &syntax {
+        report.push(options, convert(d));
+    }
+    if rejected {
+        return Ok(None);
+    }
+    if let Some(problem) = target_problem(&module, options) {
+        return Err(problem);
+    }
+    let validate_options = ptx_syntax::ValidateOptions { target_override: None, file_name: Some(source.name.clone()) };
+    let semantic = ptx_syntax::validate(&module, &validate_options);
+    let rejected = semantic.iter().any(ptx_syntax::Diagnostic::is_error);
+    for d in &semantic {
+        report.push(options, convert(d));
+    }
+    Ok((!rejected).then_some(Checked { module }))
+}
+
+/// ptxas refuses PTX whose `.target` is newer than `-arch`, and
+/// architecture-specific (`a`) PTX for any other architecture.
+fn target_problem(module: &Module, options: &Options) -> Option<Diagnostic> {
+    let name = module.items.iter().find_map(|item| match item {
+        Item::Target(t) => t.names.iter().find_map(|n| ptx_syntax::Sm::parse(&n.name).map(|sm| (sm, n.name.clone()))),
+        _ => None,
+    });
+    let (sm, written) = name?;
+    let arch = options.arch;
+    if sm.number > u32::from(arch.version) {
+        return Some(Diagnostic::fatal("SM version specified by .target is higher than default SM version assumed"));
+    }
+    let arch_specific = sm.suffix == Some('a');
+    if arch_specific && (sm.number != u32::from(arch.version) || arch.variant == ori_ir::Variant::Base) {
+        return Some(Diagnostic::fatal(format!("PTX with .target '{written}' cannot be compiled for architecture '{arch}'")));
+    }
+    None
+}
+
+/// Names of the `.entry` functions defined in `module`.
+pub fn entry_names(module: &Module) -> impl Iterator<Item = &str> {
+    module.items.iter().filter_map(|item| match item {
+        Item::Function(f) if f.kind == ptx_syntax::ast::FunctionKind::Entry && f.body.is_some() => {
+            Some(f.name.name.as_str())
+        }
+        _ => None,
+    })
+}

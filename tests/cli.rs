@@ -1,0 +1,134 @@
+//! End-to-end tests of the `ptxas` binary: the phase manifest, IR dumps,
+//! statistics and the promise that a failure leaves no output file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ptxas(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxas")).args(args).current_dir(cwd).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn default_manifest() -> String {
+    std::fs::read_to_string(repo().join("phases.ron")).unwrap()
+}
+
+/// The phases whose dumps appear in `--dump-ir-after all` output, in order.
+fn dumped_phases(out: &Output) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("// ---- IR after ")?.strip_suffix(" ----").map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn unknown_phase_in_manifest_is_named_with_file_and_line() {
+    let dir = scratch("unknown_phase");
+    let manifest = default_manifest().replacen(
+        "\"OriCheckInitialProgram\",",
+        "\"OriCheckInitialProgram\",\n                \"NoSuchPhase\",",
+        1,
+    );
+    let line = manifest.lines().position(|l| l.contains("NoSuchPhase")).unwrap() + 1;
+    std::fs::write(dir.join("bad.ron"), manifest).unwrap();
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", "--phases", "bad.ron", input.to_str().unwrap(), "-o", "k.cubin"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("bad.ron:{line}: unknown phase 'NoSuchPhase'")), "{err}");
+    assert!(!dir.join("k.cubin").exists());
+}
+
+#[test]
+fn malformed_manifest_reports_line_and_column() {
+    let dir = scratch("malformed");
+    std::fs::write(dir.join("bad.ron"), "(\n    stages: [\n        (name: \"x\" phases: []),\n    ],\n)\n").unwrap();
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", "--phases", "bad.ron", input.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(stderr(&out).contains("bad.ron:3:"), "{}", stderr(&out));
+}
+
+#[test]
+fn dump_after_all_follows_the_manifest() {
+    let dir = scratch("dump_all");
+    let input = repo().join("tests/data/copy_chain.ori");
+    let input = input.to_str().unwrap();
+    let with = ptxas(&["-arch=sm_90", "--dump-ir-after", "all", input], &dir);
+    assert_eq!(dumped_phases(&with), ["OriCheckInitialProgram"]);
+    assert!(stdout(&with).contains("%r2 = MOV %r1"), "the dump is the IR text: {}", stdout(&with));
+
+    let without = default_manifest().replace("\"OriCheckInitialProgram\",", "");
+    std::fs::write(dir.join("no_check.ron"), without).unwrap();
+    let out = ptxas(&["-arch=sm_90", "--phases", "no_check.ron", "--dump-ir-after", "all", input], &dir);
+    assert!(dumped_phases(&out).is_empty(), "removing the phase removes its dump: {}", stdout(&out));
+}
+
+#[test]
+fn pipeline_that_does_not_encode_writes_nothing() {
+    let dir = scratch("no_encode");
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "out.cubin"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(stderr(&out).contains("a cubin needs Encoded code"), "{}", stderr(&out));
+    assert!(!dir.join("out.cubin").exists());
+}
+
+#[test]
+fn ori_syntax_errors_have_file_line_and_column() {
+    let dir = scratch("ori_syntax");
+    std::fs::write(dir.join("bad.ori"), ".target sm_90\n.entry k {\nbb0:\n    %r0 = FROB %r1\n    EXIT\n}\n").unwrap();
+    let out = ptxas(&["-arch=sm_90", "bad.ori"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(stderr(&out).starts_with("ptxas bad.ori, line 4; error   : unknown opcode `FROB`\n"), "{}", stderr(&out));
+    let human = ptxas(&["-arch=sm_90", "--diagnostics-format=human", "bad.ori"], &dir);
+    let text = stderr(&human);
+    assert!(text.starts_with("bad.ori:4:11: error: unknown opcode `FROB`\n"), "{text}");
+    assert!(text.contains("4 |     %r0 = FROB %r1\n  |           ^\n"), "{text}");
+}
+
+#[test]
+fn compiler_stats_report_every_phase_and_the_total() {
+    let dir = scratch("stats");
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", "--compiler-stats=time,memory", input.to_str().unwrap()], &dir);
+    let err = stderr(&out);
+    let stat_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("ptxas info    : STAT: ")).collect();
+    assert!(stat_lines[0].contains("OriCheckInitialProgram") && stat_lines[0].contains("[Time "), "{err}");
+    assert!(stat_lines.iter().any(|l| l.contains("All Phases Summary") && l.contains("[Allocated ")), "{err}");
+    assert!(stat_lines.iter().any(|l| l.contains("STAT: CompileTime = ")), "{err}");
+    assert!(stat_lines.iter().any(|l| l.contains("STAT: PeakMemoryUsage = ")), "{err}");
+}
+
+#[test]
+fn version_satisfies_tools_that_parse_it() {
+    let out = ptxas(&["--version"], &repo());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("release 13.5"), "Triton looks for `release X.Y`: {}", stdout(&out));
+}
+
+#[test]
+fn phases_can_be_listed() {
+    let out = ptxas(&["--list-phases", "-arch=sm_90"], &repo());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("OriCheckInitialProgram"));
+    assert!(stdout(&out).contains("plan for sm_90 at -O3:"));
+}
