@@ -1,0 +1,51 @@
+//! Pre-allocation phases: the clean-ups that run on virtual-register Ori
+//! right after lowering and between the early optimisations. One module
+//! per phase, named as in the seed's phase table; the driver collects them
+//! through [`phases`].
+//!
+//! See `docs/passes.md` for how to add a phase and its file tests.
+
+mod branch_opt;
+mod copy_prop;
+mod live_dead;
+
+pub use branch_opt::OriBranchOpt;
+pub use copy_prop::OriCopyProp;
+pub use live_dead::EarlyOriSimpleLiveDead;
+
+use fixedbitset::FixedBitSet;
+use ori_ir::{Function, InstId, Phase};
+
+/// Every phase of this crate, for the driver's registry.
+pub fn phases() -> Vec<Box<dyn Phase>> {
+    vec![Box::new(EarlyOriSimpleLiveDead), Box::new(OriCopyProp), Box::new(OriBranchOpt)]
+}
+
+/// A set of instructions of one function, by arena index.
+struct InstSet(FixedBitSet);
+
+impl InstSet {
+    fn new(func: &Function) -> InstSet {
+        InstSet(FixedBitSet::with_capacity(func.insts.len()))
+    }
+
+    fn insert(&mut self, inst: InstId) {
+        self.0.insert(u32::from(inst.into_raw()) as usize);
+    }
+
+    fn contains(&self, inst: InstId) -> bool {
+        self.0.contains(u32::from(inst.into_raw()) as usize)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_clear()
+    }
+}
+
+/// Takes the instructions in `dead` out of their blocks. They stay in the
+/// arena, unreachable: Ori has no way to free an instruction.
+fn unlink(func: &mut Function, dead: &InstSet) {
+    for &block in &func.layout {
+        func.blocks[block].insts.retain(|&i| !dead.contains(i));
+    }
+}

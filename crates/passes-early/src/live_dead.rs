@@ -1,0 +1,121 @@
+//! `EarlyOriSimpleLiveDead`: dead-code elimination right after lowering.
+//!
+//! Lowering leaves values nobody reads (carry-outs never tested, halves of
+//! expansions); deleting them early shrinks the work of every later phase.
+//! An instruction goes when it has no effect besides its registers (no
+//! `SIDE_EFFECT`, `STORE` or `BRANCH` flag, not a volatile load) and every
+//! register it writes is a virtual register that is dead after it (or a
+//! zero register). Each block is walked backward from its live-out set, so
+//! a chain of dead instructions in one block goes in one sweep; liveness is
+//! then recomputed and the sweep repeated until nothing changes, which
+//! catches chains across blocks.
+//!
+//! Kept on purpose: instructions writing physical registers (ABI registers
+//! are live beyond what the function shows), instructions that write
+//! nothing at all (a `NOP` only exists for its position, which is
+//! `OriRemoveNopCode`'s call, in passes-late), and loads with a `.STRONG` modifier
+//! (volatile and atomic-ordered loads are observable). A value that only
+//! feeds itself around a loop stays live by this liveness and is not
+//! removed; that needs a mark-from-roots pass.
+
+use cfg::{Cfg, Liveness, RegSet, VReg};
+use ori_ir::{Function, Inst, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
+
+use crate::{InstSet, unlink};
+
+/// Deletes instructions whose results are never read.
+pub struct EarlyOriSimpleLiveDead;
+
+impl Phase for EarlyOriSimpleLiveDead {
+    fn name(&self) -> &'static str {
+        "EarlyOriSimpleLiveDead"
+    }
+
+    fn description(&self) -> &'static str {
+        "Early dead code elimination: deletes instructions whose results are never read"
+    }
+
+    fn requires(&self) -> PropertySet {
+        PropertySet::of(&[Property::VirtualRegs])
+    }
+
+    fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        loop {
+            let cfg = Cfg::compute(func);
+            if cfg.has_unknown_targets() {
+                // Liveness would miss the values live at unlisted targets.
+                return Ok(());
+            }
+            let live = Liveness::compute(func, &cfg);
+            let dead = sweep(func, &live);
+            if dead.is_empty() {
+                return Ok(());
+            }
+            unlink(func, &dead);
+        }
+    }
+}
+
+/// Dead instructions of every block, found walking backward from the
+/// block's live-out set; a deleted instruction's operands are not made live,
+/// so what only fed it is found dead too.
+fn sweep(func: &Function, live: &Liveness) -> InstSet {
+    let mut dead = InstSet::new(func);
+    for &block in &func.layout {
+        let mut set = live.live_out(block).clone();
+        for &id in func.blocks[block].insts.iter().rev() {
+            let inst = &func.insts[id];
+            if is_dead(inst, &set) {
+                dead.insert(id);
+            } else {
+                live.transfer(inst, &mut set);
+            }
+        }
+    }
+    dead
+}
+
+/// True when deleting `inst` cannot change what the program does, given
+/// the registers live after it.
+fn is_dead(inst: &Inst, live_after: &RegSet) -> bool {
+    let effects = [OpFlags::SIDE_EFFECT, OpFlags::STORE, OpFlags::BRANCH];
+    if effects.into_iter().any(|f| inst.op.has(f)) || inst.defs.is_empty() {
+        return false;
+    }
+    if inst.op.has(OpFlags::LOAD) && inst.has_mod("STRONG") {
+        return false;
+    }
+    inst.defs.iter().all(|def| match def.kind {
+        OperandKind::Reg(reg) if reg.is_zero() => true,
+        OperandKind::Reg(reg) => VReg::of(reg).is_some_and(|v| !live_after.contains(v)),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::text::parse_function;
+
+    fn first_inst_dead(text: &str) -> bool {
+        let f = parse_function(text).unwrap();
+        let cfg = Cfg::compute(&f);
+        let live = Liveness::compute(&f, &cfg);
+        let first = f.blocks[f.layout[0]].insts[0];
+        sweep(&f, &live).contains(first)
+    }
+
+    #[test]
+    fn effects_and_physical_results_keep_an_instruction() {
+        let body = |line: &str| format!(".entry k {{\nbb0:\n    {line}\n    EXIT\n}}\n");
+        assert!(first_inst_dead(&body("%r0 = IADD3 %r1, 0x1, RZ")));
+        assert!(first_inst_dead(&body("PT, %r0 = SHFL.BFLY %r1, 0x1, 0x1f")));
+        assert!(first_inst_dead(&body("@%p0 %r0 = LDG.E [%r2.64]")));
+        assert!(!first_inst_dead(&body("R4 = IADD3 %r1, 0x1, RZ")));
+        assert!(!first_inst_dead(&body("%r0 = LDG.E.STRONG.SYS [%r2.64]")));
+        assert!(!first_inst_dead(&body("%r0 = ATOMG.E.ADD [%r2.64], %r1")));
+        assert!(!first_inst_dead(&body("NOP")));
+        assert!(!first_inst_dead(&body("%b0 = BSSY bb0")));
+        assert!(!first_inst_dead(&body("PR = R2P %r0, 0x7f")));
+    }
+}
