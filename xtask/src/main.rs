@@ -5,14 +5,18 @@
 use std::process::ExitCode;
 
 mod check_ptx;
+mod compile;
 mod elf_roundtrip;
 mod oracle;
+mod test;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
 commands:
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
+  compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
+  test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
 ";
 
@@ -25,6 +29,8 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
         "check-ptx" => check_ptx::run(rest),
+        "compile" => compile::run(rest),
+        "test" => test::run(rest),
         "oracle" => oracle::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
