@@ -1,0 +1,16 @@
+//! Late phases: what runs after register allocation and around
+//! scheduling. One module per phase, named as in the seed's phase table;
+//! the driver collects them through [`phases`].
+//!
+//! See `docs/passes.md` for how to add a phase and its file tests.
+
+mod remove_nop;
+
+pub use remove_nop::OriRemoveNopCode;
+
+use ori_ir::Phase;
+
+/// Every phase of this crate, for the driver's registry.
+pub fn phases() -> Vec<Box<dyn Phase>> {
+    vec![Box::new(OriRemoveNopCode)]
+}
