@@ -67,19 +67,76 @@ fn malformed_manifest_reports_line_and_column() {
     assert!(stderr(&out).contains("bad.ron:3:"), "{}", stderr(&out));
 }
 
+/// The last dump printed (the IR at the end of the pipeline).
+fn last_dump(out: &Output) -> String {
+    let text = stdout(out);
+    text.rsplit("// ---- IR after ").next().unwrap_or_default().to_string()
+}
+
 #[test]
 fn dump_after_all_follows_the_manifest() {
     let dir = scratch("dump_all");
     let input = repo().join("tests/data/copy_chain.ori");
     let input = input.to_str().unwrap();
-    let with = ptxas(&["-arch=sm_90", "--dump-ir-after", "all", input], &dir);
-    assert_eq!(dumped_phases(&with), ["OriCheckInitialProgram"]);
-    assert!(stdout(&with).contains("%r2 = MOV %r1"), "the dump is the IR text: {}", stdout(&with));
+    let run = |manifest: Option<&str>, extra: &[&str]| {
+        let mut args = vec!["-arch=sm_90", "--dump-ir-after", "all", input];
+        if let Some(text) = manifest {
+            std::fs::write(dir.join("m.ron"), text).unwrap();
+            args.extend(["--phases", "m.ron"]);
+        }
+        args.extend(extra);
+        ptxas(&args, &dir)
+    };
+    let default = run(None, &[]);
+    assert_eq!(
+        dumped_phases(&default),
+        [
+            "OriCheckInitialProgram",
+            "EarlyOriSimpleLiveDead",
+            "OriCopyProp",
+            "OriBranchOpt",
+            "EarlyOriSimpleLiveDead",
+            "OriRemoveNopCode"
+        ]
+    );
+    assert!(!last_dump(&default).contains("= MOV"), "copies propagated and removed: {}", last_dump(&default));
+    assert!(last_dump(&default).contains("%r3 = IADD3 %r0, 0x1, RZ"), "{}", last_dump(&default));
 
-    let without = default_manifest().replace("\"OriCheckInitialProgram\",", "");
-    std::fs::write(dir.join("no_check.ron"), without).unwrap();
-    let out = ptxas(&["-arch=sm_90", "--phases", "no_check.ron", "--dump-ir-after", "all", input], &dir);
-    assert!(dumped_phases(&out).is_empty(), "removing the phase removes its dump: {}", stdout(&out));
+    // Removing the dead-code pass after copy propagation leaves the copies.
+    let manifest = default_manifest();
+    let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
+    assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
+    let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
+    assert_eq!(dumped_phases(&removed).len(), 5);
+    assert!(last_dump(&removed).contains("%r2 = MOV %r0"), "{}", last_dump(&removed));
+
+    // Moving copy propagation after the last dead-code pass does the same.
+    let reordered = manifest.replacen("\"OriCopyProp\",", "", 1).replace(
+        "\"AdvancedPhaseEarlyEnforceArgs\",",
+        "\"OriCopyProp\",\n                \"AdvancedPhaseEarlyEnforceArgs\",",
+    );
+    let moved = run(Some(&reordered), &[]);
+    assert_eq!(dumped_phases(&moved)[2..4], ["OriBranchOpt", "EarlyOriSimpleLiveDead"]);
+    assert!(last_dump(&moved).contains("= MOV"), "{}", last_dump(&moved));
+
+    // The -O0 recipe keeps the literal translation.
+    let o0 = run(None, &["-O0"]);
+    assert_eq!(dumped_phases(&o0), ["OriCheckInitialProgram", "OriRemoveNopCode"]);
+}
+
+#[test]
+fn input_past_a_phase_requirement_is_refused() {
+    let dir = scratch("requirement");
+    let allocated = ".target sm_90\n.props PhysicalRegs\n.entry k {\nbb0:\n    R0 = S2R SR_TID.X\n    EXIT\n}\n";
+    std::fs::write(dir.join("late.ori"), allocated).unwrap();
+    let out = ptxas(&["-arch=sm_90", "late.ori"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(
+        stderr(&out)
+            .contains("phase 'EarlyOriSimpleLiveDead' requires VirtualRegs, which no earlier phase establishes"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

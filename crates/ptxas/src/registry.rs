@@ -13,6 +13,8 @@ impl Registry {
     /// Every phase of the compiler.
     pub fn standard() -> Registry {
         let mut phases = builtin::phases();
+        phases.extend(passes_early::phases());
+        phases.extend(passes_late::phases());
         phases.sort_by_key(|p| p.name().to_ascii_lowercase());
         Registry { phases }
     }
