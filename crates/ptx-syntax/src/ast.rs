@@ -359,7 +359,7 @@ pub enum ModifierKind {
 impl ModifierKind {
     /// Classifies a modifier spelling (without the dot).
     pub fn classify(name: &str) -> ModifierKind {
-        let base = name.split("::").next().unwrap_or(name);
+        let base = name.find(':').map_or(name, |colon| &name[..colon]);
         if let Some(t) = ScalarType::from_name(name) {
             ModifierKind::Type(t)
         } else if let Some(s) = StateSpace::from_name(base).filter(|s| *s != StateSpace::Reg) {

@@ -292,7 +292,7 @@ mod tests {
     #[test]
     fn rows_are_well_formed() {
         for spec in INSTRUCTIONS {
-            let (codes, _) = spec.operand_codes();
+            let codes: Vec<_> = spec.operand_codes().collect();
             assert!(codes.iter().all(|(c, _)| b"dsPpalx".contains(c)), "{}", spec.name);
             assert!(spec.types.0 <= spec.types.1, "{}", spec.name);
             assert_eq!(INSTRUCTIONS.iter().filter(|s| s.name == spec.name).count(), 1, "{}", spec.name);

@@ -71,19 +71,19 @@ impl InstrSpec {
         InstrSpec { modifiers: Some(modifiers), ..self }
     }
 
-    /// The operand codes with their optionality, and whether more may follow.
-    pub fn operand_codes(&self) -> (Vec<(u8, bool)>, bool) {
+    /// The operand codes, each with whether it is optional.
+    pub fn operand_codes(&self) -> impl Iterator<Item = (u8, bool)> + Clone + '_ {
         let bytes = self.operands.as_bytes();
-        let mut codes = Vec::new();
-        let mut variadic = false;
-        for (i, &b) in bytes.iter().enumerate() {
-            match b {
-                b'?' => {}
-                b'*' => variadic = true,
-                _ => codes.push((b, bytes.get(i + 1) == Some(&b'?'))),
-            }
-        }
-        (codes, variadic)
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !matches!(b, b'?' | b'*'))
+            .map(|(i, &b)| (b, bytes.get(i + 1) == Some(&b'?')))
+    }
+
+    /// Whether any number of further operands may follow the listed ones.
+    pub fn variadic(&self) -> bool {
+        self.operands.ends_with('*')
     }
 }
 

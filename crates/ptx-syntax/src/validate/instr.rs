@@ -180,20 +180,21 @@ impl Checker<'_> {
             self.call(inst);
             return;
         }
-        let (codes, variadic) = spec.operand_codes();
-        let required = codes.iter().filter(|(_, optional)| !optional).count();
+        let codes = spec.operand_codes();
+        let required = codes.clone().filter(|(_, optional)| !optional).count();
         let n = inst.operands.len();
-        if n < required || (n > codes.len() && !variadic) {
+        if n < required || (n > codes.clone().count() && !spec.variadic()) {
             self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
             return;
         }
         // Only instructions with one type and no widening have all `d`/`s`
         // operands of that type.
-        let ty = match inst.types().collect::<Vec<_>>()[..] {
-            [t] if !inst.has("wide") => Some(t),
+        let mut types = inst.types();
+        let ty = match (types.next(), types.next()) {
+            (Some(t), None) if !inst.has("wide") => Some(t),
             _ => None,
         };
-        for (index, (operand, &(code, _))) in inst.operands.iter().zip(&codes).enumerate() {
+        for (index, (operand, (code, _))) in inst.operands.iter().zip(codes).enumerate() {
             let fits = match code {
                 b'd' => {
                     if !Self::is_result(operand) {

@@ -29,13 +29,23 @@ impl Checker<'_> {
     /// Runs every rule that applies to `inst`.
     pub(super) fn family_rules(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
-        let types: Vec<ScalarType> = inst.types().collect();
+        // At most three types occur (`cvt.pack` has three); a buffer avoids
+        // allocating for every instruction.
+        let mut buffer = [ScalarType::Pred; 3];
+        let mut count = 0;
+        for t in inst.types() {
+            if let Some(slot) = buffer.get_mut(count) {
+                *slot = t;
+            }
+            count += 1;
+        }
+        let Some(types) = buffer.get(..count) else { return };
         let rounding = inst.modifiers.iter().find_map(|m| match m.kind {
             ModifierKind::Rounding(r) => Some(r),
             _ => None,
         });
         let span = inst.span;
-        match (op, types.as_slice()) {
+        match (op, types) {
             (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
             }

@@ -21,8 +21,9 @@ pub enum SymbolKind {
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
     names: FxHashMap<String, SymbolKind>,
-    /// `%r<N>`: prefix -> (N, kind).
-    ranges: FxHashMap<String, (u32, SymbolKind)>,
+    /// `%r<N>`: (prefix, N, kind). A function declares a handful of ranges,
+    /// so a linear scan beats hashing the prefix on every lookup.
+    ranges: Vec<(Box<str>, u32, SymbolKind)>,
 }
 
 impl Scope {
@@ -43,19 +44,23 @@ impl Scope {
     /// Declares `prefix0` .. `prefix{count-1}`; false when the range was
     /// already declared here.
     pub fn add_range(&mut self, prefix: &str, count: u32, kind: SymbolKind) -> bool {
-        match self.ranges.get_mut(prefix) {
-            Some(_) => false,
-            None => {
-                self.ranges.insert(prefix.to_owned(), (count, kind));
-                true
-            }
+        if self.ranges.iter().any(|(p, _, _)| &**p == prefix) {
+            return false;
         }
+        self.ranges.push((prefix.into(), count, kind));
+        true
     }
 
     /// What `name` denotes in this scope.
     pub fn get(&self, name: &str) -> Option<SymbolKind> {
-        if let Some(kind) = self.names.get(name) {
+        // Most scopes on a lookup chain are empty or hold no ranges; skip hashing for them.
+        if !self.names.is_empty()
+            && let Some(kind) = self.names.get(name)
+        {
             return Some(*kind);
+        }
+        if self.ranges.is_empty() {
+            return None;
         }
         let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, number) = name.split_at(name.len() - digits);
@@ -63,7 +68,7 @@ impl Scope {
         if digits == 0 || (number.len() > 1 && number.starts_with('0')) {
             return None;
         }
-        let (count, kind) = self.ranges.get(prefix)?;
+        let (_, count, kind) = self.ranges.iter().find(|(p, _, _)| &**p == prefix)?;
         number.parse::<u32>().ok().filter(|n| n < count).map(|_| *kind)
     }
 }
