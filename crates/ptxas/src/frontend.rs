@@ -17,7 +17,12 @@ pub struct Checked {
 /// validation, as in ptxas; every error found is pushed to `report`, and
 /// `Ok(None)` means the input is rejected. `Err` is a fatal mismatch
 /// between the PTX and the target, which ptxas reports on its own.
-pub fn check(source: &Source, file: FileId, options: &Options, report: &mut Report) -> Result<Option<Checked>, Diagnostic> {
+pub fn check(
+    source: &Source,
+    file: FileId,
+    options: &Options,
+    report: &mut Report,
+) -> Result<Option<Checked>, Diagnostic> {
     let (module, syntax) = ptx_syntax::parse(&source.text, file);
     let index = LineIndex::new(&source.text);
     let convert = |d: &ptx_syntax::Diagnostic| Diagnostic {
@@ -66,7 +71,9 @@ fn target_problem(module: &Module, options: &Options) -> Option<Diagnostic> {
     }
     let arch_specific = sm.suffix == Some('a');
     if arch_specific && (sm.number != u32::from(arch.version) || arch.variant == ori_ir::Variant::Base) {
-        return Some(Diagnostic::fatal(format!("PTX with .target '{written}' cannot be compiled for architecture '{arch}'")));
+        return Some(Diagnostic::fatal(format!(
+            "PTX with .target '{written}' cannot be compiled for architecture '{arch}'"
+        )));
     }
     None
 }

@@ -8,8 +8,8 @@
 
 mod builtin;
 pub mod cli;
-mod frontend;
 pub mod diag;
+mod frontend;
 pub mod manager;
 pub mod manifest;
 pub mod options;
@@ -57,6 +57,22 @@ pub struct Report {
     pub compile_time: Duration,
     /// Highest number of bytes live at once, when a meter is installed.
     pub peak_memory: Option<u64>,
+    /// When each part of the compilation ran (`--fdevice-time-trace`).
+    pub timeline: Vec<Span>,
+}
+
+/// A part of the compilation and when it ran, measured from the start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// What ran: `PTX parsing and setup time`, `Optimizing compilation
+    /// unit`, `Post processing` (ptxas's names for its trace events).
+    pub name: &'static str,
+    /// What it ran on (the entries of a module), or empty.
+    pub detail: String,
+    /// Start, from the start of the compilation.
+    pub start: Duration,
+    /// How long it took.
+    pub duration: Duration,
 }
 
 impl Report {
@@ -148,6 +164,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         None => Manifest::builtin(&registry),
     }
     .map_err(|e| Diagnostic::fatal(e.to_string()))?;
+    let started = Instant::now();
     let mut modules = Vec::new();
     let mut ptx = Vec::new();
     for (index, source) in sources.iter().enumerate() {
@@ -162,9 +179,17 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     if report.has_errors() {
         return Ok(None);
     }
+    report.timeline.push(Span {
+        name: "PTX parsing and setup time",
+        detail: String::new(),
+        start: Duration::ZERO,
+        duration: started.elapsed(),
+    });
     for entry in &options.entries {
         let in_ptx = ptx.iter().any(|(_, c)| frontend::entry_names(&c.module).any(|e| e == entry));
-        let in_ori = modules.iter().any(|m| m.functions.iter().any(|f| &f.name == entry && f.kind == ori_ir::FunctionKind::Entry));
+        let in_ori = modules
+            .iter()
+            .any(|m| m.functions.iter().any(|f| &f.name == entry && f.kind == ori_ir::FunctionKind::Entry));
         if !in_ptx && !in_ori {
             return Err(Stop::Quiet(Diagnostic::fatal(format!("Unknown function {entry}"))));
         }
@@ -188,7 +213,20 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             collect_stats: options.stats.any(),
             meter: options.meter,
         };
+        let optimize_start = started.elapsed();
         let run = manager::run(&plan, module, options.opt_level, run_options);
+        let entries: Vec<&str> = module
+            .functions
+            .iter()
+            .filter(|f| f.kind == ori_ir::FunctionKind::Entry)
+            .map(|f| f.name.as_str())
+            .collect();
+        report.timeline.push(Span {
+            name: "Optimizing compilation unit",
+            detail: entries.join(","),
+            start: optimize_start,
+            duration: started.elapsed() - optimize_start,
+        });
         let run_report = match run {
             Ok(r) => r,
             Err(e) => {

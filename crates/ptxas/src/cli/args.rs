@@ -176,6 +176,7 @@ pub static OPTIONS: &[OptSpec] = &[
     hidden("compiler-stats", EnumList(STATS)),
     hidden("compiler-stats-file", Text),
     hidden("fast-compile", Text),
+    hidden("fdevice-time-trace", Text),
     // This compiler's own options.
     opt("phases", "phases", Text, "file", "Use this phase manifest instead of the built-in phases.ron."),
     opt("list-phases", "list-phases", Flag, "", "List the registered phases and the phase plan for the target."),

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod help;
+mod trace;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -118,10 +119,16 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
             Ok(EXIT_FAILURE)
         }
         Ok(None) => Ok(0),
-        Ok(Some(bytes)) => match write_atomically(Path::new(&output), &bytes) {
-            Ok(()) => Ok(0),
-            Err(_) => Err(vec![Diagnostic::fatal(format!("Output file '{output}' could not be opened"))]),
-        },
+        Ok(Some(bytes)) => {
+            write_atomically(Path::new(&output), &bytes)
+                .map_err(|_| vec![Diagnostic::fatal(format!("Output file '{output}' could not be opened"))])?;
+            // ptxas writes the cubin first and the trace after it.
+            if let Some(file) = parsed.value("fdevice-time-trace") {
+                let input = sources.first().map_or("", |s| s.name.as_str());
+                trace::append(file, input, &report).map_err(|d| vec![d])?;
+            }
+            Ok(0)
+        }
     }
 }
 
