@@ -232,6 +232,15 @@ mod tests {
         assert_eq!(names(&f, cfg.rpo().iter().copied()), ["bb0", "bb1", "bb2", "bb3"]);
         assert_eq!(names(&f, cfg.postorder()), ["bb3", "bb2", "bb1", "bb0"]);
         assert!(!cfg.has_unknown_targets());
+        assert_eq!(f.layout.iter().map(|&b| cfg.is_exit(b)).collect::<Vec<_>>(), [false, false, false, true]);
+    }
+
+    #[test]
+    fn a_guarded_exit_leaves_and_falls_through() {
+        let f = parse(".entry k {\nbb0:\n    @%p0 EXIT\nbb1:\n    EXIT\n}\n");
+        let cfg = Cfg::compute(&f);
+        assert!(cfg.is_exit(bb(&f, 0)));
+        assert_eq!(names(&f, cfg.succs(bb(&f, 0)).iter().copied()), ["bb1"]);
     }
 
     #[test]

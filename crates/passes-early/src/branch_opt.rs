@@ -233,3 +233,41 @@ fn drop_unreachable(func: &mut Function) -> bool {
 fn index(block: BlockId) -> usize {
     u32::from(block.into_raw()) as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::text::parse_function;
+
+    const BLOCKS: &str = "
+.entry k {
+bb0:
+    %b0 = BSSY bb4
+    @%p0 BRA.DIV bb3
+bb1:
+bb2:
+    BRA bb3
+bb3:
+    @%p0 BRA bb2
+    EXIT
+bb4:
+    BRA bb3
+bb5:
+    EXIT
+}
+";
+
+    #[test]
+    fn only_plain_branches_and_unpinned_blocks_forward() {
+        let f = parse_function(BLOCKS).unwrap();
+        let pinned = pinned(&f);
+        let forwards: Vec<Option<usize>> =
+            (0..f.layout.len()).map(|pos| forwards_to(&f, pos, &pinned).and_then(|b| f.layout_index(b))).collect();
+        assert_eq!(forwards, [None, Some(2), Some(3), None, None, None]);
+        let first = |pos: usize| &f.insts[f.blocks[f.layout[pos]].insts[0]];
+        assert_eq!(plain_bra(first(0)), None, "BSSY is no branch");
+        assert_eq!(plain_bra(&f.insts[f.blocks[f.layout[0]].insts[1]]), None, "BRA.DIV tests more than its guard");
+        assert_eq!(plain_bra(first(3)), Some(f.layout[2]), "a guarded BRA is still plain");
+        assert!(pinned.contains(f.layout[4]) && pinned.len() == 1);
+    }
+}
