@@ -105,8 +105,9 @@ pub struct Output {
 /// A failed compilation: no output, and why.
 #[derive(Clone, Debug)]
 pub struct Failure {
-    /// The errors (and everything reported before them).
-    pub report: Report,
+    /// The errors (and everything reported before them); boxed to keep
+    /// `Result<Output, Failure>` small.
+    pub report: Box<Report>,
     /// Whether ptxas would close with "Ptx assembly aborted due to
     /// errors"; it does not after a mismatch between the input and the
     /// target or the `-e` list, which it reports alone.
@@ -141,14 +142,14 @@ pub fn compile_sources(sources: &[Source], options: &Options) -> Result<Output, 
     report.peak_memory = options.meter.map(|m| m.snapshot().peak);
     match result {
         Ok(cubin) if !report.has_errors() => Ok(Output { cubin, report }),
-        Ok(_) => Err(Failure { report, aborted: true }),
+        Ok(_) => Err(Failure { report: Box::new(report), aborted: true }),
         Err(stop) => {
             let (diag, aborted) = match stop {
                 Stop::Quiet(diag) => (diag, false),
                 Stop::Aborted(diag) => (diag, true),
             };
             report.diagnostics.push(diag);
-            Err(Failure { report, aborted })
+            Err(Failure { report: Box::new(report), aborted })
         }
     }
 }

@@ -103,7 +103,7 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     let result = compile_sources(&sources, &options);
     let (report, cubin) = match result {
         Ok(out) => (out.report, Ok(out.cubin)),
-        Err(failure) => (failure.report, Err(failure.aborted)),
+        Err(failure) => (*failure.report, Err(failure.aborted)),
     };
     report_warnings.extend(report.diagnostics.iter().cloned());
     print_dumps(&report, io);

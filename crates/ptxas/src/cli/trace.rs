@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 pub fn append(file: &str, input: &str, report: &Report) -> Result<(), Diagnostic> {
     let text =
         std::fs::read_to_string(file).map_err(|_| Diagnostic::fatal(format!("File '{file}' could not be opened")))?;
-    let mut trace = merge(file, &text, input, report)?;
-    let out = serde_json::to_string(&mut trace).expect("a JSON value always serialises");
+    let trace = merge(file, &text, input, report)?;
+    let out = serde_json::to_string(&trace).expect("a JSON value always serialises");
     std::fs::write(file, out).map_err(|_| Diagnostic::fatal(format!("File '{file}' could not be opened")))
 }
 
