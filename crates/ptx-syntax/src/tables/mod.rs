@@ -24,7 +24,7 @@ pub struct InstrSpec {
     /// (register or immediate), `P` predicate result (`p` or `p|q`), `p`
     /// predicate source, `a` address `[...]`, `l` label or function name,
     /// `x` anything; `?` makes the code before it optional and `*` allows any
-    /// number of further operands.
+    /// number of further operands (`*` alone: any operands at all).
     pub operands: &'static str,
     /// How many data-type modifiers are allowed.
     pub types: (u8, u8),
