@@ -281,7 +281,12 @@ impl Printer {
                 // Operators are left-associative: the right side needs
                 // parentheses already at equal strength.
                 self.operand_of(lhs, strength);
-                self.out.push_str(op.symbol());
+                // `a%r` would lex as `a` followed by the register `%r`.
+                if *op == BinaryOp::Rem {
+                    self.out.push_str(" % ");
+                } else {
+                    self.out.push_str(op.symbol());
+                }
                 self.operand_of(rhs, strength + 1);
             }
             ExprKind::Paren(inner) => {

@@ -38,7 +38,7 @@ const FORMS: &str = r#"
 	mov.u32 %r2, %tid.x;
 	ld.global.nc.L1::evict_last.v4.f32 {%f1, _, %f3, %f4}, [%rd1+-16];
 	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
-	shl.b32 %r3, %r2, (1 << 3) - 1;
+	shl.b32 %r3, %r2, (1 << 3) - 1 + 7 % r;
 	ts: .branchtargets L1, L2;
 	brx.idx %r3, ts;
 	proto: .callprototype (.param .b32 _) _ (.param .b32 _) .noreturn;
