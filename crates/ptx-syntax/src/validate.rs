@@ -5,12 +5,15 @@
 mod instr;
 mod rules;
 mod scope;
+mod signature;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
+use crate::hash::FxHashMap;
 use crate::span::Span;
 use crate::target::{PtxVersion, Sm};
 use scope::{Scope, SymbolKind};
+use signature::Signature;
 
 /// Options for [`validate`].
 #[derive(Clone, Debug, Default)]
@@ -25,7 +28,13 @@ pub struct ValidateOptions {
 /// Checks `module` and returns every problem found, in the order ptxas
 /// reports them (per function: instruction errors, then unknown symbols).
 pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
-    let mut v = Validator { diags: Vec::new(), version: PtxVersion::LATEST, sm: None, module_scope: Scope::default() };
+    let mut v = Validator {
+        diags: Vec::new(),
+        version: PtxVersion::LATEST,
+        sm: None,
+        module_scope: Scope::default(),
+        signatures: FxHashMap::default(),
+    };
     v.header(module, options);
     if let Some(sm) = options.target_override {
         v.sm = Some(sm);
@@ -51,6 +60,8 @@ struct Validator {
     version: PtxVersion,
     sm: Option<Sm>,
     module_scope: Scope,
+    /// Signature of every function seen so far, by name.
+    signatures: FxHashMap<String, Signature>,
 }
 
 impl Validator {
@@ -182,6 +193,7 @@ impl Validator {
                 self.module_scope.add(&f.name.name, SymbolKind::Function { defined });
             }
         }
+        self.signature(f);
         self.entry_attrs(f);
         let Some(body) = &f.body else { return };
         let mut scope = Scope::default();
@@ -195,6 +207,46 @@ impl Validator {
         self.block(body, &mut scopes, &labels, &mut unknown);
         for (name, span) in unknown {
             self.error(span, format!("Unknown symbol '{name}'"));
+        }
+    }
+
+    /// Records `f`'s signature; a redeclaration must agree with the first.
+    fn signature(&mut self, f: &Function) {
+        let signature = Signature::of(f);
+        let name = f.name.name.as_str();
+        if let Some(previous) = self.signatures.get(name) {
+            for problem in previous.conflicts(&signature) {
+                self.error(f.name.span, format!("Inconsistent prototypes of '{name}', {problem}"));
+            }
+            if f.body.is_none() {
+                return;
+            }
+        }
+        if f.kind == FunctionKind::Entry {
+            self.param_space(f, &signature);
+        }
+        self.signatures.insert(name.to_owned(), signature);
+    }
+
+    /// Kernel parameters fit 4352 bytes before PTX 8.1 and 32764 after.
+    fn param_space(&mut self, f: &Function, signature: &Signature) {
+        let used = signature.param_space();
+        let new_limit = self.version >= PtxVersion::new(8, 1);
+        let max: u64 = if new_limit { 0x7ffc } else { 0x1100 };
+        // ptxas checks the parameter space when the function ends.
+        let end = Span { start: f.span.end.saturating_sub(1), ..f.span };
+        if used > max {
+            let name = &f.name.name;
+            self.error(
+                end,
+                format!("Entry function '{name}' uses too much parameter space (0x{used:x} bytes, 0x{max:x} max)."),
+            );
+        }
+        if used > 0x1100 && !new_limit {
+            self.error(
+                end,
+                "Feature 'Kernel parameter size larger than 4352 bytes' requires PTX ISA .version 8.1 or later",
+            );
         }
     }
 
@@ -245,14 +297,20 @@ impl Validator {
                 }
                 Statement::Block(b) => self.block(b, scopes, labels, unknown),
                 Statement::Instruction(inst) => {
-                    let env = instr::Env { module: &self.module_scope, locals: scopes, labels };
+                    let env =
+                        instr::Env { module: &self.module_scope, locals: scopes, labels, signatures: &self.signatures };
                     let mut checker =
                         instr::Checker { env, sm: self.sm, version: self.version, diags: &mut self.diags, unknown };
                     checker.check(inst);
                 }
                 Statement::Targets(t) => {
                     for target in &t.targets {
-                        let env = instr::Env { module: &self.module_scope, locals: scopes, labels };
+                        let env = instr::Env {
+                            module: &self.module_scope,
+                            locals: scopes,
+                            labels,
+                            signatures: &self.signatures,
+                        };
                         if env.lookup(&target.name).is_none() {
                             unknown.push((target.name.clone(), target.span));
                         }

@@ -97,6 +97,64 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("hex_float_immediate_for_integer", &[("add.s64 \t%rd6, %rd4, %rd5", "add.s64 \t%rd6, %rd4, 0f3F800000")]),
     ("maxnreg_zero", &[("\n)\n{", "\n)\n.maxnreg 0\n{")]),
     ("and_on_float", &[("ret;", "and.f32 %f1, %f2, %f3;\n\tret;")]),
+    (
+        "kernel_parameter_space",
+        &[(".param .u32 vadd_param_3", ".param .u32 vadd_param_3, .param .align 8 .b8 big[40000]")],
+    ),
+    (
+        "kernel_parameter_space_ptx80",
+        &[
+            (".version 9.5", ".version 8.0"),
+            (".param .u32 vadd_param_3", ".param .u32 vadd_param_3, .param .align 8 .b8 big[5000]"),
+        ],
+    ),
+    ("prototype_type_mismatch", &[("\t// .globl\tvadd", ".func f(.param .b32 a);\n.func f(.param .b64 a) { ret; }")]),
+    (
+        "prototype_count_mismatch",
+        &[("\t// .globl\tvadd", ".func f(.param .b32 a);\n.func f(.param .b32 a, .param .b32 b) { ret; }")],
+    ),
+    (
+        "prototype_return_mismatch",
+        &[("\t// .globl\tvadd", ".func (.param .b32 r) f(.param .b32 a);\n.func f(.param .b32 a) { ret; }")],
+    ),
+    (
+        "prototype_alignment_mismatch",
+        &[("\t// .globl\tvadd", ".func f(.param .align 4 .b8 a[8]);\n.func f(.param .align 8 .b8 a[8]) { ret; }")],
+    ),
+    (
+        "call_argument_count",
+        &[
+            ("\t// .globl\tvadd", ".func f(.param .b32 a) { ret; }"),
+            ("ret;", "{ .param .b32 p0; .param .b32 p1; call.uni f, (p0, p1); }\n\tret;"),
+        ],
+    ),
+    (
+        "call_missing_return",
+        &[
+            ("\t// .globl\tvadd", ".func (.param .b32 r) f(.param .b32 a) { ret; }"),
+            ("ret;", "{ .param .b32 p0; call.uni f, (p0); }\n\tret;"),
+        ],
+    ),
+    (
+        "call_extra_return",
+        &[
+            ("\t// .globl\tvadd", ".func f(.param .b32 a) { ret; }"),
+            ("ret;", "{ .param .b32 p0; .param .b32 r0; call.uni (r0), f, (p0); }\n\tret;"),
+        ],
+    ),
+    ("vector_special_register_whole", &[("%tid.x", "%tid")]),
+    ("setp_immediate_result", &[("setp.ge.s32 \t%p1", "setp.ge.s32 \t1")]),
+    ("ret_with_operand", &[("ret;", "ret %r1;")]),
+    ("setp_too_few_operands", &[("setp.ge.s32 \t%p1, %r1, %r2", "setp.ge.s32 \t%p1, %r1")]),
+    ("reqntid_four_values", &[("\n)\n{", "\n)\n.reqntid 1, 2, 3, 4\n{")]),
+    (
+        "label_of_other_function",
+        &[("\t// .globl\tvadd", ".func g() { $Lx: ret; }"), ("@%p1 bra \t$L__BB0_2", "@%p1 bra $Lx")],
+    ),
+    (
+        "register_used_before_declaration",
+        &[("mov.u32 \t%r3, %ctaid.x;", "mov.u32 \t%r3, %ctaid.x; mov.u32 %q, 1; .reg .b32 %q;")],
+    ),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

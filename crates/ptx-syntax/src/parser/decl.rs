@@ -4,21 +4,22 @@ use super::{PResult, Parser};
 use crate::ast::*;
 use crate::token::TokenKind;
 
-/// Directives that may follow a function's parameter list.
-const FUNCTION_ATTRS: &[&str] = &[
-    ".maxntid",
-    ".reqntid",
-    ".minnctapersm",
-    ".maxnctapersm",
-    ".maxnreg",
-    ".maxclusterrank",
-    ".reqnctapercluster",
-    ".explicitcluster",
-    ".blocksareclusters",
-    ".noreturn",
-    ".pragma",
-    ".abi_preserve",
-    ".abi_preserve_control",
+/// Directives that may follow a function's parameter list, with the most
+/// comma-separated arguments each takes (ptxas's grammar rejects more).
+const FUNCTION_ATTRS: &[(&str, usize)] = &[
+    (".maxntid", 3),
+    (".reqntid", 3),
+    (".minnctapersm", 1),
+    (".maxnctapersm", 1),
+    (".maxnreg", 1),
+    (".maxclusterrank", 1),
+    (".reqnctapercluster", 3),
+    (".explicitcluster", 0),
+    (".blocksareclusters", 0),
+    (".noreturn", 0),
+    (".pragma", usize::MAX),
+    (".abi_preserve", 1),
+    (".abi_preserve_control", 1),
 ];
 
 impl Parser<'_> {
@@ -145,10 +146,9 @@ impl Parser<'_> {
         let name = self.ident()?;
         let params = if self.at_punct("(") { Some(self.param_list()?) } else { None };
         let mut attrs = Vec::new();
-        while self.at(TokenKind::Dot) && FUNCTION_ATTRS.contains(&self.text()) {
+        while let Some(&(word, max_args)) = FUNCTION_ATTRS.iter().find(|(w, _)| self.at_dot(w)) {
             // Only `.pragma` ends with `;`; after the others a `;` ends the declaration.
-            let take_semicolon = self.text() == ".pragma";
-            attrs.push(self.directive(take_semicolon)?);
+            attrs.push(self.directive(word == ".pragma", max_args)?);
         }
         let body = if self.eat_punct(";") { None } else { Some(self.block()?) };
         Ok(Function { linkage, kind, returns, name, params, attrs, body, span: self.span_from(start) })

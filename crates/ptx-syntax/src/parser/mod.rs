@@ -225,7 +225,7 @@ impl<'s> Parser<'s> {
             }
             ".section" => self.section().map(Item::Section),
             ".pragma" => self.pragma().map(Item::Pragma),
-            ".file" | ".alias" => self.directive(true).map(Item::Directive),
+            ".file" | ".alias" => self.directive(true, usize::MAX).map(Item::Directive),
             _ => self.declaration_or_function(),
         }
     }
@@ -264,7 +264,8 @@ impl<'s> Parser<'s> {
 
     /// A directive kept generically; it ends at the end of the line or, when
     /// `take_semicolon`, at a `;`.
-    fn directive(&mut self, take_semicolon: bool) -> PResult<Directive> {
+    /// More than `max_args` comma-separated arguments is a syntax error.
+    fn directive(&mut self, take_semicolon: bool, max_args: usize) -> PResult<Directive> {
         let name = self.dot_ident();
         let start = name.span;
         let mut args = Vec::new();
@@ -285,7 +286,11 @@ impl<'s> Parser<'s> {
                 }
                 break take_semicolon;
             }
-            if self.eat_punct(",") {
+            if self.at_punct(",") {
+                if args.len() + 1 >= max_args {
+                    return Err(self.syntax_error());
+                }
+                self.bump();
                 args.push(std::mem::take(&mut group));
                 continue;
             }

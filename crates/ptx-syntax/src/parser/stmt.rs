@@ -54,7 +54,7 @@ impl Parser<'_> {
                 Ok(Statement::Decl(VarDecl { span, ..decl }))
             }
             // `.loc` is the only other directive ptxas takes inside a body.
-            TokenKind::Dot if self.text() == ".loc" => self.directive(true).map(Statement::Directive),
+            TokenKind::Dot if self.text() == ".loc" => self.directive(true, usize::MAX).map(Statement::Directive),
             _ => Err(self.syntax_error()),
         }
     }

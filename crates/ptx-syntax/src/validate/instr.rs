@@ -1,8 +1,10 @@
 //! Checks of one instruction against its [`InstrSpec`] row.
 
 use super::scope::{Scope, SymbolKind};
+use super::signature::Signature;
 use crate::ast::*;
 use crate::diag::Diagnostic;
+use crate::hash::FxHashMap;
 use crate::span::Span;
 use crate::tables::{self, InstrSpec};
 use crate::target::{PtxVersion, Sm};
@@ -48,6 +50,15 @@ const SPECIAL: &[(&str, ScalarType)] = &[
     ("WARP_SZ", ScalarType::U32),
 ];
 
+/// `%tid` and the other special registers that are `.v4` vectors.
+const VECTOR_SPECIAL: &[&str] =
+    &["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+
+/// A vector special register used whole, without `.x`/`.y`/`.z`.
+fn is_vector_special(operand: &Expr) -> bool {
+    matches!(&operand.kind, ExprKind::Name(ident, None) if VECTOR_SPECIAL.contains(&ident.name.as_str()))
+}
+
 /// `%pm0`..`%pm7`, `%pm0_64`.., `%envreg0`..`%envreg31`.
 fn is_numbered_special(name: &str) -> bool {
     let numbered = |prefix: &str, max: u32, rest: &str| {
@@ -61,6 +72,7 @@ pub struct Env<'a> {
     pub module: &'a Scope,
     pub locals: &'a [Scope],
     pub labels: &'a Scope,
+    pub signatures: &'a FxHashMap<String, Signature>,
 }
 
 /// What a name resolves to, for operand checks.
@@ -204,7 +216,13 @@ impl Checker<'_> {
                     self.fits_type(operand, ty)
                 }
                 b's' => self.fits_type(operand, ty),
-                b'P' => self.is_pred_result(operand),
+                b'P' => {
+                    if !Self::is_result(operand) {
+                        self.error(inst.span, format!("Result register required for instruction '{op}'"));
+                        continue;
+                    }
+                    self.is_pred_result(operand)
+                }
                 b'p' => self.is_pred_operand(operand),
                 b'a' => {
                     if !matches!(operand.kind, ExprKind::Address(_)) {
@@ -239,6 +257,10 @@ impl Checker<'_> {
                 self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }
+            if matches!(code, b'd' | b's' | b'x') && is_vector_special(operand) {
+                self.error(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
+                return;
+            }
         }
     }
 
@@ -249,12 +271,31 @@ impl Checker<'_> {
             ExprKind::Name(ident, None) => Some(ident),
             _ => None,
         });
-        match target {
-            Some(target) if self.env.lookup(&target.name).is_none() => {
-                self.error(inst.span, format!("Call to '{}' requires call prototype", target.name));
+        let Some(target) = target else {
+            self.error(inst.span, "Arguments mismatch for instruction 'call'".to_owned());
+            return;
+        };
+        if self.env.lookup(&target.name).is_none() {
+            self.error(inst.span, format!("Call to '{}' requires call prototype", target.name));
+            return;
+        }
+        // `call (rets), f, (args)`: the lists around the target.
+        let list_len = |o: Option<&Expr>| match o.map(|o| &o.kind) {
+            Some(ExprKind::List(items)) => items.len(),
+            _ => 0,
+        };
+        let at = inst.operands.iter().position(|o| matches!(&o.kind, ExprKind::Name(i, None) if i == target));
+        let (returns, args) = match at {
+            Some(at) => {
+                (list_len(at.checked_sub(1).and_then(|i| inst.operands.get(i))), list_len(inst.operands.get(at + 1)))
             }
-            Some(_) => {}
-            None => self.error(inst.span, "Arguments mismatch for instruction 'call'".to_owned()),
+            None => (0, 0),
+        };
+        // ptxas points at the callee's definition.
+        if let Some(signature) = self.env.signatures.get(target.name.as_str())
+            && (signature.returns.len() != returns || signature.params.len() != args)
+        {
+            self.error(signature.span, "Call has wrong number of parameters".to_owned());
         }
     }
 
