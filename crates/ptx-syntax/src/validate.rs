@@ -335,3 +335,6 @@ fn item_span(item: &Item) -> Span {
         Item::Directive(d) => d.span,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+//! Validation rules on small kernels, without NVIDIA's tools (the oracle
+//! tests in `tests/oracle.rs` compare the same rules against ptxas).
+
+use crate::{FileId, ValidateOptions, parse, validate};
+
+/// A kernel for `target` with `body` after the register declarations.
+fn kernel(target: &str, body: &str) -> String {
+    format!(
+        ".version 9.5\n.target {target}\n.address_size 64\n.global .u32 g;\n.entry k(.param .u64 p)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .f32 %f<8>;\n{body}\n\tret;\n}}\n"
+    )
+}
+
+/// Messages of `source`, as `line: message`.
+fn messages(source: &str) -> Vec<String> {
+    let (module, diags) = parse(source, FileId(0));
+    assert!(diags.is_empty(), "syntax errors: {diags:?}");
+    validate(&module, &ValidateOptions::default())
+        .iter()
+        .map(|d| format!("{}: {}", d.line(source).unwrap_or(0), d.message))
+        .collect()
+}
+
+fn first(target: &str, body: &str) -> String {
+    messages(&kernel(target, body)).into_iter().next().unwrap_or_default()
+}
+
+#[test]
+fn clean_kernel_has_no_messages() {
+    let body = "\tld.param.u64 %rd1, [p];\n\tld.global.u32 %r1, [g];\n\tadd.s32 %r2, %r1, 1;\n\t@%p1 bra L;\nL:";
+    assert_eq!(messages(&kernel("sm_90", body)), Vec::<String>::new());
+}
+
+#[test]
+fn instruction_rules() {
+    assert_eq!(first("sm_90", "\taddq.s32 %r1, %r2, %r3;"), "11: Not a name of any known instruction: 'addq'");
+    assert_eq!(first("sm_90", "\tadd.s32 %r1, %r2;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(first("sm_90", "\tadd.f32 %f1, %f2, 1;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(first("sm_90", "\tadd.s32 %r1, %r2, %rd1;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(first("sm_90", "\tadd.s32 5, %r2, %r1;"), "11: Result register required for instruction 'add'");
+    assert_eq!(first("sm_90", "\tadd.s33 %r1, %r2, %r1;"), "11: Unknown modifier '.s33'");
+    assert_eq!(first("sm_90", "\tst.global.nc.u32 [g], %r1;"), "11: Illegal modifier '.nc' for instruction 'st'");
+    assert_eq!(first("sm_90", "\tmul.s32 %r1, %r2, %r3;"), "11: Unexpected instruction types specified for 'mul'");
+    assert_eq!(first("sm_90", "\tsetp.s32 %p1, %r2, %r3;"), "11: Comparison modifier required for instruction 'setp'");
+    assert_eq!(first("sm_90", "\tneg.u32 %r1, %r2;"), "11: Instruction 'neg' applies only to signed numeric types");
+    assert_eq!(
+        first("sm_90", "\tbar.sync 16;"),
+        "11: Barrier number '16' out of range, expected to be in range [0..15]"
+    );
+    assert_eq!(
+        first("sm_90", "\tld.shared.u32 %r1, [g];"),
+        "11: State space mismatch between instruction and address in instruction 'ld'"
+    );
+    assert_eq!(
+        first("sm_90", "\tld.global.v2.u32 %r1, [g];"),
+        "11: Argument vector size mismatch for instruction 'ld'"
+    );
+    assert_eq!(first("sm_90", "\tbra %r1;"), "11: Label expected for argument 0 of instruction 'bra'");
+    assert_eq!(first("sm_90", "\t@%r1 bra L;\nL:"), "11: Predicate expression expected");
+}
+
+#[test]
+fn symbols() {
+    assert_eq!(first("sm_90", "\tmov.u32 %r1, %r9;"), "11: Arguments mismatch for instruction 'mov'");
+    assert_eq!(messages(&kernel("sm_90", "\tmov.u32 %r1, %r9;"))[1], "11: Unknown symbol '%r9'");
+    assert_eq!(first("sm_90", "\tbra NOWHERE;"), "11: Unknown symbol 'NOWHERE'");
+    assert_eq!(first("sm_90", "L:\nL:"), "12: Duplicate definition of label 'L'");
+    assert_eq!(first("sm_90", "\t.reg .b32 %r1;"), "11: Duplicate definition of variable '%r1'");
+    assert_eq!(
+        first("sm_90", "\t{ .reg .b32 %t; }\n\tmov.b32 %r1, %t;"),
+        "12: Arguments mismatch for instruction 'mov'"
+    );
+}
+
+#[test]
+fn target_and_version_gates() {
+    assert_eq!(
+        first("sm_80", "\twgmma.fence.sync.aligned;"),
+        "11: Instruction 'wgmma.fence' not supported on .target 'sm_80'"
+    );
+    assert_eq!(first("sm_80", "\telect.sync %r1|%p1, -1;"), "11: Feature 'elect' requires .target sm_90 or higher");
+    assert_eq!(first("sm_90a", "\twgmma.fence.sync.aligned;"), "");
+    let old = kernel("sm_90", "\telect.sync %r1|%p1, -1;").replace(".version 9.5", ".version 7.8");
+    assert_eq!(messages(&old)[0], "11: Feature 'elect' requires PTX ISA .version 8.0 or later");
+    let too_old = kernel("sm_90", "").replace(".version 9.5", ".version 7.0");
+    assert_eq!(messages(&too_old)[0], "2: PTX .version 7.0 does not support .target sm_90");
+    assert_eq!(messages(&kernel("sm_95", ""))[0], "2: Unsupported .target 'sm_95'");
+    assert_eq!(
+        messages(&kernel("sm_90", "").replace("9.5", "9.9"))[0],
+        "1: Unsupported .version 9.9; current version is '9.5'"
+    );
+}
+
+#[test]
+fn target_override_replaces_the_files_target() {
+    let source = kernel("sm_90a", "\twgmma.fence.sync.aligned;");
+    let (module, _) = parse(&source, FileId(0));
+    let options = ValidateOptions { target_override: crate::Sm::parse("sm_80"), ..ValidateOptions::default() };
+    let diags = validate(&module, &options);
+    assert_eq!(diags[0].message, "Instruction 'wgmma.fence' not supported on .target 'sm_80'");
+}
