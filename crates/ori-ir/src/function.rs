@@ -42,6 +42,9 @@ pub struct FunctionAttrs {
     pub minnctapersm: Option<u32>,
     /// Bytes of kernel parameters (constant bank 0 from the parameter base).
     pub param_bytes: u32,
+    /// Bytes of the local-memory stack frame below the stack pointer `R1`
+    /// (local arrays, then spill slots the register allocator adds).
+    pub frame_bytes: u32,
 }
 
 /// A function: blocks in layout order, instructions in an arena.

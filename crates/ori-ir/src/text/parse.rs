@@ -206,6 +206,7 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
         ".maxnreg" => attrs.maxnreg = Some(cur.u32()?),
         ".minnctapersm" => attrs.minnctapersm = Some(cur.u32()?),
         ".param_bytes" => attrs.param_bytes = cur.u32()?,
+        ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
         _ => return Err(cur.error_at(0, format!("unknown function attribute `{word}`"))),
     }
     Ok(())

@@ -51,6 +51,9 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     if attrs.param_bytes != 0 {
         writeln!(out, "    .param_bytes {}", attrs.param_bytes)?;
     }
+    if attrs.frame_bytes != 0 {
+        writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
+    }
     for (index, &block) in func.layout.iter().enumerate() {
         writeln!(out, "bb{index}:")?;
         for &inst in &func.blocks[block].insts {
