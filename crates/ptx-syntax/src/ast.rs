@@ -413,6 +413,8 @@ pub enum ExprKind {
     List(Vec<Expr>),
     /// `name(args)`: `generic(sym)` in initializers.
     Call(Ident, Vec<Expr>),
+    /// `name = value` inside a sampler initializer `{ filter_mode = linear }`.
+    Field(Ident, Box<Expr>),
     /// `base[index]` inside an address.
     Index(Box<Expr>, Box<Expr>),
 }

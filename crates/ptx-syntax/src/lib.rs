@@ -29,7 +29,7 @@ pub use lexer::lex;
 pub use name::Name;
 pub use print::print;
 pub use span::{FileId, LineCol, LineIndex, Span};
-pub use target::{PtxVersion, Sm, TargetSpec};
+pub use target::{PtxVersion, Sm};
 pub use token::{Token, TokenKind};
 pub use validate::{ValidateOptions, validate};
 

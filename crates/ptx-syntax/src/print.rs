@@ -315,6 +315,11 @@ impl Printer {
                 self.list(args);
                 self.out.push(')');
             }
+            ExprKind::Field(name, value) => {
+                self.out.push_str(&name.name);
+                self.out.push_str(" = ");
+                self.expr(value);
+            }
             ExprKind::Index(base, index) => {
                 self.expr(base);
                 self.out.push('[');

@@ -133,19 +133,6 @@ impl fmt::Display for Sm {
     }
 }
 
-/// What `.target` says: the architecture and the options after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TargetSpec {
-    /// The architecture.
-    pub sm: Sm,
-    /// `debug` was given.
-    pub debug: bool,
-    /// `texmode_independent` was given.
-    pub texmode_independent: bool,
-    /// `map_f64_to_f32` was given.
-    pub map_f64_to_f32: bool,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

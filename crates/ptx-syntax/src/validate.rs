@@ -23,6 +23,8 @@ pub struct ValidateOptions {
     /// The file name as ptxas prints it in file-wide messages
     /// (`Missing .target directive at start of file 'x.ptx'`).
     pub file_name: Option<String>,
+    /// Relocatable output (ptxas `-c`): functions may stay undefined.
+    pub relocatable: bool,
 }
 
 /// Checks `module` and returns every problem found, in the order ptxas
@@ -49,8 +51,12 @@ pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
                 v.declare_vars(decl, None);
             }
             Item::Function(f) => v.function(f),
+            Item::Directive(d) if d.name.name == ".alias" => v.alias(d, module),
             _ => {}
         }
+    }
+    if !options.relocatable {
+        v.unresolved_functions(module);
     }
     v.diags
 }
@@ -210,6 +216,55 @@ impl Validator {
         }
     }
 
+    /// `.alias alias, aliasee;`: the aliasee may not be `.weak`.
+    fn alias(&mut self, d: &Directive, module: &Module) {
+        let Some(DirArg::Expr(Expr { kind: ExprKind::Name(aliasee, None), .. })) =
+            d.args.get(1).and_then(|g| g.first())
+        else {
+            return;
+        };
+        let weak = module
+            .items
+            .iter()
+            .any(|item| matches!(item, Item::Function(f) if f.name == *aliasee && f.linkage == Some(Linkage::Weak)));
+        if weak {
+            self.error(d.span, format!("Function '{}' with .weak scope cannot be aliased", aliasee.name));
+        }
+    }
+
+    /// Without `-c`, every function must be defined: a declared one is an
+    /// error when it is not `.extern`, or when it is and something uses it.
+    fn unresolved_functions(&mut self, module: &Module) {
+        let defined: Vec<&str> = module
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Function(f) if f.body.is_some() => Some(f.name.name.as_str()),
+                Item::Directive(d) if d.name.name == ".alias" => match d.args.first().and_then(|g| g.first()) {
+                    Some(DirArg::Expr(Expr { kind: ExprKind::Name(alias, None), .. })) => Some(alias.name.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut reported: Vec<&str> = Vec::new();
+        for item in &module.items {
+            let Item::Function(f) = item else { continue };
+            let name = f.name.name.as_str();
+            if defined.contains(&name) || reported.contains(&name) || SYSCALLS.contains(&name) {
+                continue;
+            }
+            if f.linkage != Some(Linkage::Extern) || uses_name(module, name) {
+                reported.push(name);
+                self.diags.push(Diagnostic {
+                    severity: crate::diag::Severity::Fatal,
+                    message: format!("Unresolved extern function '{name}'"),
+                    span: None,
+                });
+            }
+        }
+    }
+
     /// Records `f`'s signature; a redeclaration must agree with the first.
     fn signature(&mut self, f: &Function) {
         let signature = Signature::of(f);
@@ -321,6 +376,37 @@ impl Validator {
         }
         scopes.pop();
     }
+}
+
+/// Functions ptxas provides itself (system calls), which PTX only declares.
+const SYSCALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
+
+/// Whether any instruction operand or initializer of `module` names `name`.
+fn uses_name(module: &Module, name: &str) -> bool {
+    fn in_expr(e: &Expr, name: &str) -> bool {
+        match &e.kind {
+            ExprKind::Name(ident, _) => ident.name == name,
+            ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => false,
+            ExprKind::Unary(_, e) | ExprKind::Paren(e) | ExprKind::Field(_, e) => in_expr(e, name),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => in_expr(a, name) || in_expr(b, name),
+            ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) | ExprKind::Call(_, items) => {
+                items.iter().any(|e| in_expr(e, name))
+            }
+        }
+    }
+    fn in_block(b: &Block, name: &str) -> bool {
+        b.statements.iter().any(|s| match s {
+            Statement::Instruction(i) => i.operands.iter().any(|e| in_expr(e, name)),
+            Statement::Block(b) => in_block(b, name),
+            Statement::Targets(t) => t.targets.iter().any(|t| t.name == name),
+            _ => false,
+        })
+    }
+    module.items.iter().any(|item| match item {
+        Item::Function(f) => f.body.as_ref().is_some_and(|b| in_block(b, name)),
+        Item::Variable(v) => v.names.iter().filter_map(|d| d.init.as_ref()).any(|e| in_expr(e, name)),
+        _ => false,
+    })
 }
 
 fn item_span(item: &Item) -> Span {

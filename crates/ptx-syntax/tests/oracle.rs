@@ -155,6 +155,13 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
         "register_used_before_declaration",
         &[("mov.u32 \t%r3, %ctaid.x;", "mov.u32 \t%r3, %ctaid.x; mov.u32 %q, 1; .reg .b32 %q;")],
     ),
+    ("unresolved_function", &[("\t// .globl\tvadd", ".func f(.param .b32 a);")]),
+    (
+        "unresolved_used_extern_function",
+        &[("\t// .globl\tvadd", ".extern .func g();"), ("ret;", "call.uni g;\n\tret;")],
+    ),
+    ("alias_of_weak_function", &[("\t// .globl\tvadd", ".weak .func w() { ret; }\n.func a();\n.alias a, w;")]),
+    ("sampler_field_outside_initializer", &[("ret;", "mov.u32 %r1, x = 1;\n\tret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -121,7 +121,14 @@ impl Parser<'_> {
                 self.expect_punct("]")?;
             }
         }
-        let init = if self.eat_punct("=") { Some(self.expr()?) } else { None };
+        let init = if self.eat_punct("=") {
+            self.in_initializer = true;
+            let init = self.expr();
+            self.in_initializer = false;
+            Some(init?)
+        } else {
+            None
+        };
         Ok(Declarator { name, range, dims, init })
     }
 

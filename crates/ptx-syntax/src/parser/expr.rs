@@ -36,7 +36,7 @@ impl Parser<'_> {
     }
 
     /// Continues a binary expression whose first operand is `lhs`.
-    fn binary_rest(&mut self, mut lhs: Expr, min_strength: u8, depth: u32) -> PResult<Expr> {
+    pub(super) fn binary_rest(&mut self, mut lhs: Expr, min_strength: u8, depth: u32) -> PResult<Expr> {
         while let Some((op, strength)) = self.binary_op().filter(|(_, s)| *s > min_strength) {
             self.bump();
             let rhs = self.binary(strength, depth + 1)?;
@@ -130,10 +130,16 @@ impl Parser<'_> {
         self.nested_list(close, 0)
     }
 
-    /// A name, with a glued `.x` component, `(args)` call or `[index]`.
+    /// A name, with a glued `.x` component, `(args)` call or `[index]`, or
+    /// a `name = value` field.
     fn name_expr(&mut self, depth: u32) -> PResult<Expr> {
         let ident = self.ident()?;
         let start = ident.span;
+        if self.in_initializer && self.at_punct("=") {
+            self.bump();
+            let value = self.binary(0, depth + 1)?;
+            return Ok(Expr { kind: ExprKind::Field(ident, Box::new(value)), span: self.span_from(start) });
+        }
         if ident.name == "_" {
             return Ok(Expr { kind: ExprKind::Sink, span: start });
         }

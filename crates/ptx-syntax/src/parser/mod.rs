@@ -20,7 +20,8 @@ pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(source, file);
     let cur = lexer.next_token();
     let peek = lexer.next_token();
-    let mut parser = Parser { src: source, lexer, cur, peek, prev: cur, consumed: 0, diags: Vec::new() };
+    let mut parser =
+        Parser { src: source, lexer, cur, peek, prev: cur, consumed: 0, in_initializer: false, diags: Vec::new() };
     let module = parser.module();
     (module, parser.diags)
 }
@@ -40,6 +41,8 @@ pub(crate) struct Parser<'s> {
     prev: Token,
     /// Tokens consumed so far, to tell whether recovery made progress.
     consumed: usize,
+    /// Inside a variable initializer, where `name = value` fields may appear.
+    in_initializer: bool,
     diags: Vec<Diagnostic>,
 }
 
@@ -163,6 +166,51 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Module-level recovery: skips to after the `;` or the closing `}` that
+    /// ends the broken item, or to a line starting a new top-level item.
+    fn recover_item(&mut self) {
+        const ITEM_STARTS: &[&str] = &[
+            ".version",
+            ".target",
+            ".address_size",
+            ".visible",
+            ".extern",
+            ".weak",
+            ".common",
+            ".entry",
+            ".func",
+            ".global",
+            ".const",
+            ".shared",
+            ".file",
+            ".section",
+            ".alias",
+            ".pragma",
+        ];
+        let mut depth = 0usize;
+        let start = self.consumed;
+        while !self.at_eof() {
+            let token = self.tok();
+            if depth == 0 && self.consumed > start && token.line_start && ITEM_STARTS.iter().any(|w| self.at_dot(w)) {
+                return;
+            }
+            if self.at_punct("{") {
+                depth += 1;
+            } else if self.at_punct("}") {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    self.bump();
+                    self.eat_punct(";");
+                    return;
+                }
+            } else if self.at_punct(";") && depth == 0 {
+                self.bump();
+                return;
+            }
+            self.bump();
+        }
+    }
+
     /// Skips to the first token of the next line.
     fn recover_line(&mut self) {
         self.bump();
@@ -188,9 +236,8 @@ impl<'s> Parser<'s> {
             match self.item() {
                 Ok(item) => items.push(item),
                 Err(Reported) => {
-                    self.recover();
-                    // A stray `}` at module level would stall recovery.
-                    if self.consumed == before || self.at_punct("}") {
+                    self.recover_item();
+                    if self.consumed == before {
                         self.bump();
                     }
                 }
@@ -339,10 +386,11 @@ impl<'s> Parser<'s> {
     }
 
     fn section_value(&mut self) -> PResult<Expr> {
+        // Section names are values too: `.b32 .debug_loc+131`.
         if self.at(TokenKind::Dot) {
             let ident = self.dot_ident();
             let span = ident.span;
-            return Ok(Expr { kind: ExprKind::Name(ident, None), span });
+            return self.binary_rest(Expr { kind: ExprKind::Name(ident, None), span }, 0, 0);
         }
         self.expr()
     }

@@ -17,6 +17,7 @@ const FORMS: &str = r#"
 .global .f32 half = 0.5;
 .const .u64 ptr = generic(table) + 8;
 .global .texref tex0;
+.global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear };
 .weak .func (.reg .b32 r) id(.reg .b32 a) .noreturn;
 .alias id2, id;
 .pragma "nounroll";
@@ -119,6 +120,21 @@ fn syntax_errors_use_ptxas_wording_and_recover() {
     );
     // Both functions survive recovery.
     assert_eq!(module.items.iter().filter(|i| matches!(i, Item::Function(_))).count(), 2);
+}
+
+#[test]
+fn fields_only_in_initializers() {
+    let (_, diags) = parse(".entry k() { mov.u32 %r1, a = 1; }", FileId(0));
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].message, "Parsing error near '=': syntax error");
+}
+
+#[test]
+fn recovery_at_module_level_skips_the_broken_item_only() {
+    let src = ".version 9.5\n.target sm_90\n.global .u32 x = { a = = };\n.global .u32 y;\n.entry k() { ret; }\n";
+    let (module, diags) = parse(src, FileId(0));
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(module.items.len(), 4);
 }
 
 #[test]

@@ -403,6 +403,8 @@ fn collect_names<'e>(expr: &'e Expr, out: &mut Vec<&'e Ident>) {
         ExprKind::Name(ident, _) => out.push(ident),
         ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => {}
         ExprKind::Unary(_, e) | ExprKind::Paren(e) => collect_names(e, out),
+        // The field name is a keyword (`filter_mode`), not a symbol.
+        ExprKind::Field(_, value) => collect_names(value, out),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
             collect_names(a, out);
             collect_names(b, out);
