@@ -48,7 +48,11 @@ pub fn check(
     if let Some(problem) = target_problem(&module, options) {
         return Err(problem);
     }
-    let validate_options = ptx_syntax::ValidateOptions { target_override: None, file_name: Some(source.name.clone()) };
+    let validate_options = ptx_syntax::ValidateOptions {
+        target_override: None,
+        file_name: Some(source.name.clone()),
+        relocatable: options.compile_only,
+    };
     let semantic = ptx_syntax::validate(&module, &validate_options);
     let rejected = semantic.iter().any(ptx_syntax::Diagnostic::is_error);
     for d in &semantic {
