@@ -1,0 +1,158 @@
+//! The fat-point greedy assignment: virtual registers in a priority
+//! order, each given the lowest free register (aligned for tuples) over
+//! all the points where it is live, or a copy partner's register when
+//! that costs no extra register.
+//!
+//! Two orders, tried in turn by the driver (the seed's NOSPILL attempts):
+//! - definition order (by first live point): on straight-line code this is
+//!   interval-graph colouring, which first-fit does optimally, and on
+//!   structured code close to the dominance order that colours chordal
+//!   (SSA-like) interference with the fewest registers;
+//! - priority order (spill cost per point covered, dearest first, spill
+//!   temporaries before everything): what cannot be placed within the
+//!   limit is then the cheapest to spill.
+
+use fixedbitset::FixedBitSet;
+use ori_ir::RegFile;
+
+use crate::interference::{Occupancy, is_free};
+use crate::points::{Hint, LiveRanges};
+use crate::units::{alignment, file_start, is_reserved};
+
+/// The order in which virtual registers choose.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// By first live point.
+    Definition,
+    /// By spill cost per point, spill temporaries first.
+    Priority,
+}
+
+/// The outcome of one attempt.
+pub(crate) struct Assignment {
+    /// First physical register of each virtual register, by bit; `None`
+    /// when it does not occur or found no register.
+    pub(crate) first: Vec<Option<u32>>,
+    /// Virtual registers (bits) that found no register within the limit.
+    pub(crate) failed: Vec<usize>,
+    /// Per file (in [`RegFile::ALL`] order): one past the highest
+    /// register handed out.
+    pub(crate) used: [u32; RegFile::ALL.len()],
+}
+
+/// Assigns registers of each file below `limits[file]`. `temps` are the
+/// spill temporaries, which must not be spilled again.
+pub(crate) fn assign(lr: &LiveRanges, limits: &[u32; 5], order: Order, temps: &FixedBitSet) -> Assignment {
+    let mut occupancy: Vec<Occupancy> = RegFile::ALL
+        .iter()
+        .map(|&file| {
+            let mut occ = Occupancy::new(file.physical_count(), lr.points);
+            let start = file_start(file);
+            for num in 0..file.physical_count() {
+                occ.take(&lr.units[start + num as usize], num, 1);
+            }
+            occ
+        })
+        .collect();
+    let mut out = Assignment { first: vec![None; lr.vregs.len()], failed: Vec::new(), used: [0; RegFile::ALL.len()] };
+    let mut mask = Vec::new();
+    for bit in sorted(lr, order, temps) {
+        let info = &lr.vregs[bit];
+        let file = lr.space.vreg(bit).file;
+        let occ = &mut occupancy[file.index()];
+        mask.resize(occ.words(), 0);
+        occ.taken(&info.ranges, &mut mask);
+        let (width, step, limit) = (info.width, alignment(info.width), limits[file.index()]);
+        let fits = |first: u32| {
+            first.is_multiple_of(step)
+                && first + u32::from(width) <= limit
+                && is_free(&mask, first, width)
+                && !(first..first + u32::from(width)).any(|n| is_reserved(file, n))
+        };
+        let Some(lowest) = (0..limit).step_by(step as usize).find(|&first| fits(first)) else {
+            out.failed.push(bit);
+            continue;
+        };
+        let hinted = match info.hint {
+            Some(Hint::VReg(other)) => out.first[other],
+            Some(Hint::Unit(unit)) => unit.checked_sub(file_start(file)).map(|n| n as u32),
+            None => None,
+        };
+        // A copy partner's register is worth taking while it does not
+        // raise the register count beyond what the lowest free one would.
+        let used = &mut out.used[file.index()];
+        let ceiling = (*used).max(lowest + u32::from(width));
+        let first = hinted.filter(|&h| fits(h) && h + u32::from(width) <= ceiling).unwrap_or(lowest);
+        occ.take(&info.ranges, first, width);
+        out.first[bit] = Some(first);
+        *used = (*used).max(first + u32::from(width));
+    }
+    out
+}
+
+/// The virtual registers that occur, in `order`.
+fn sorted(lr: &LiveRanges, order: Order, temps: &FixedBitSet) -> Vec<usize> {
+    let mut bits: Vec<usize> = (0..lr.vregs.len()).filter(|&b| lr.vregs[b].width > 0).collect();
+    match order {
+        Order::Definition => bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b)),
+        Order::Priority => {
+            let density = |b: usize| lr.vregs[b].weight / lr.vregs[b].size().max(1) as f64;
+            bits.sort_by(|&a, &b| {
+                temps.contains(b).cmp(&temps.contains(a)).then(density(b).total_cmp(&density(a))).then(a.cmp(&b))
+            });
+        }
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cfg::VReg;
+
+    fn run(text: &str, limit_r: u32, order: Order) -> (LiveRanges, Assignment) {
+        let func = ori_ir::text::parse_function(text).unwrap();
+        let lr = LiveRanges::compute(&func);
+        let temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let a = assign(&lr, &[limit_r, 63, 7, 7, 16], order, &temps);
+        (lr, a)
+    }
+
+    fn reg_of(lr: &LiveRanges, a: &Assignment, num: u32) -> Option<u32> {
+        a.first[lr.space.bit(VReg { file: RegFile::R, num }).unwrap()]
+    }
+
+    const CHAIN: &str = "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %r1 = IADD3 %r0, 0x1, RZ
+    %r2 = IADD3 %r0, %r1, RZ
+    %r3.64 = IMAD.WIDE %r2, 0x4, %r6.64
+    %r5 = MOV %r2
+    STG.E [%r3.64], %r5
+    EXIT
+}
+";
+
+    #[test]
+    fn first_fit_skips_the_stack_pointer_and_aligns_pairs() {
+        let (lr, a) = run(CHAIN, 253, Order::Definition);
+        assert_eq!(reg_of(&lr, &a, 6), Some(2), "live from the entry, first pair above R1");
+        assert_eq!(reg_of(&lr, &a, 0), Some(0));
+        assert_eq!(reg_of(&lr, &a, 1), Some(4));
+        assert_eq!(reg_of(&lr, &a, 2), Some(0), "a result may take a source's register");
+        assert_eq!(reg_of(&lr, &a, 3), Some(2), "and a pair its source pair's");
+        assert_eq!(reg_of(&lr, &a, 5), Some(0), "the copy takes its source's register");
+        assert_eq!(a.used[0], 5);
+        assert!(a.failed.is_empty());
+    }
+
+    #[test]
+    fn what_does_not_fit_fails() {
+        let (lr, a) = run(CHAIN, 5, Order::Priority);
+        assert!(!a.failed.is_empty());
+        assert!(a.first.iter().flatten().all(|&r| r < 5 && r != 1));
+        assert!(a.failed.iter().all(|&b| lr.vregs[b].width > 0));
+    }
+}

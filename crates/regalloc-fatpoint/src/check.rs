@@ -1,0 +1,130 @@
+//! An independent check of an allocation: no two values live at the same
+//! point share a physical register.
+//!
+//! It recomputes liveness with `cfg::Liveness::transfer`, instruction by
+//! instruction (not the allocator's ranges), on the code the allocation
+//! is for, and at every instruction claims the physical registers of what
+//! is live after it together with what it writes (a result must not
+//! overwrite a value still needed, even when the result itself is dead).
+//! Physical registers named by the code, with the effects of calls, claim
+//! their registers too. The phase runs it in debug builds; the tests run
+//! it on every case.
+
+use cfg::{Cfg, Liveness, VReg};
+use ori_ir::{Function, Reg};
+
+use crate::driver::Allocation;
+use crate::phys_live::{PhysEffects, PhysLiveness};
+use crate::points::early_clobber;
+use crate::units::{UNIT_COUNT, Unit, alignment, is_reserved, units_of};
+
+/// Who holds a unit at the point being checked.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Holder {
+    Free,
+    Virtual(VReg),
+    Physical,
+}
+
+/// Checks `alloc` against `func` (the virtual code it was computed for,
+/// spill code included). The error names the function, the block, the
+/// instruction and the two values.
+pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), String> {
+    let cfg = Cfg::compute(func);
+    let live = Liveness::compute(func, &cfg);
+    let effects = PhysEffects::of(func);
+    let phys = PhysLiveness::compute(func, &cfg, &effects);
+    for (_, _, inst) in func.insts_in_order() {
+        for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
+            check_register(alloc, reg)?;
+        }
+    }
+    let mut holders = vec![Holder::Free; UNIT_COUNT];
+    let mut widths = std::collections::HashMap::new();
+    for (_, _, inst) in func.insts_in_order() {
+        for reg in inst.read_regs().chain(inst.written_regs()) {
+            if let Some(v) = VReg::of(reg) {
+                widths.insert(v, reg.width);
+            }
+        }
+    }
+    for (pos, &block) in func.layout.iter().enumerate() {
+        let mut vlive = live.live_out(block).clone();
+        let mut plive = phys.live_out(block).clone();
+        for &id in func.blocks[block].insts.iter().rev() {
+            let inst = &func.insts[id];
+            for target in cfg::branch_targets(inst) {
+                vlive.union_with(live.live_in(target));
+                plive.union_with(phys.live_in(target));
+            }
+            holders.fill(Holder::Free);
+            let mut claim = |holder: Holder, units: std::ops::Range<Unit>| -> Result<(), String> {
+                for u in units {
+                    match holders[u] {
+                        Holder::Free => holders[u] = holder,
+                        h if h == holder => {}
+                        other => {
+                            let name = |h: Holder| match h {
+                                Holder::Virtual(v) => v.to_string(),
+                                _ => "a physical register of the code".to_string(),
+                            };
+                            return Err(format!(
+                                "function '{}', bb{pos}, `{}`: {} and {} share unit {u} there",
+                                func.name,
+                                ori_ir::text::print_inst(func, inst),
+                                name(other),
+                                name(holder),
+                            ));
+                        }
+                    }
+                }
+                Ok(())
+            };
+            for u in plive.ones() {
+                claim(Holder::Physical, u..u + 1)?;
+            }
+            let mut phys_defs = Vec::new();
+            effects.defs(inst, |u| phys_defs.push(u));
+            for u in phys_defs {
+                claim(Holder::Physical, u..u + 1)?;
+            }
+            let after = vlive.iter().map(|v| Reg::virt(v.file, v.num).wide(widths.get(&v).copied().unwrap_or(1)));
+            for reg in after.chain(inst.written_regs().filter(|r| r.is_virtual)) {
+                let v = VReg::of(reg).expect("virtual");
+                claim(Holder::Virtual(v), units_of(alloc.physical(reg).expect("checked above")))?;
+            }
+            for def in inst.written_regs().filter(|&d| early_clobber(inst, d)) {
+                let def_units = units_of(alloc.physical(def).unwrap_or(def));
+                for src in
+                    inst.uses.iter().flat_map(|op| op.regs()).filter(|r| r.file == def.file && r.width != def.width)
+                {
+                    let src_units = units_of(alloc.physical(src).unwrap_or(src));
+                    if def_units.start < src_units.end && src_units.start < def_units.end {
+                        return Err(format!(
+                            "function '{}', bb{pos}: matrix result {def} partly overlaps its source {src}",
+                            func.name
+                        ));
+                    }
+                }
+            }
+            live.transfer(inst, &mut vlive);
+            phys.transfer(inst, &effects, &mut plive);
+        }
+    }
+    Ok(())
+}
+
+/// The register itself: assigned, same shape, aligned, inside its file,
+/// not reserved.
+fn check_register(alloc: &Allocation, reg: Reg) -> Result<(), String> {
+    let p = alloc.physical(reg).ok_or_else(|| format!("{reg} has no register"))?;
+    let end = p.num + u32::from(p.width);
+    let file_end = reg.file.zero_register().unwrap_or(reg.file.physical_count());
+    if !p.num.is_multiple_of(alignment(p.width)) || end > file_end {
+        return Err(format!("{reg} got {p}, misaligned or outside {:?}", reg.file));
+    }
+    if (p.num..end).any(|n| is_reserved(reg.file, n)) {
+        return Err(format!("{reg} got {p}, which covers a reserved register"));
+    }
+    Ok(())
+}

@@ -1,0 +1,430 @@
+//! Program points and the live ranges over them: where each virtual
+//! register and each pinned physical register holds a value.
+//!
+//! Instruction `k` of the layout (counting over all blocks) has two
+//! points: `2k`, where it reads its operands, and `2k + 1`, where it
+//! writes its results. A value read last by `k` ends at `2k`; a value
+//! written by `k` starts at `2k + 1`, so the result may reuse a source's
+//! register. A range is a closed interval of points; a register's ranges
+//! are sorted and disjoint. Two registers interfere exactly when their
+//! ranges share a point: this is the "fat point" view, where the pressure
+//! at a point is the set of registers whose ranges contain it.
+//!
+//! Ranges come from a backward walk over each block starting at its
+//! live-out set (`cfg::Liveness` for virtual registers, `PhysLiveness` for
+//! physical ones), so they are exact at every point, mid-block branches and
+//! guarded writes included (a guarded write keeps the old value alive).
+
+use cfg::{Cfg, DomTree, Liveness, LoopNest, VReg, VRegSpace, branch_targets};
+use fixedbitset::FixedBitSet;
+use ori_ir::{Function, Inst, Opcode, OperandFlags, OperandKind, Reg};
+
+use crate::phys_live::{PhysEffects, PhysLiveness};
+use crate::units::{UNIT_COUNT, Unit, units_of};
+
+/// A closed interval of program points.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Range {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+/// A register another one is copied from or to: the allocator tries to
+/// give both the same register so that the copy disappears.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Hint {
+    /// A virtual register, by bit.
+    VReg(usize),
+    /// A physical register (its first unit).
+    Unit(Unit),
+}
+
+/// What the allocator knows about one virtual register.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VRegInfo {
+    /// Width in 32-bit words; 0 when the function never names it.
+    pub(crate) width: u8,
+    /// Where it is live, sorted and disjoint.
+    pub(crate) ranges: Vec<Range>,
+    /// Spill cost: its reads and writes, each weighted by the loop depth
+    /// of its block.
+    pub(crate) weight: f64,
+    /// A copy partner.
+    pub(crate) hint: Option<Hint>,
+}
+
+impl VRegInfo {
+    /// Number of points covered.
+    pub(crate) fn size(&self) -> u64 {
+        self.ranges.iter().map(|r| u64::from(r.end - r.start) + 1).sum()
+    }
+}
+
+/// Live ranges of a function's virtual registers and pinned units.
+pub(crate) struct LiveRanges {
+    /// The numbering of virtual registers.
+    pub(crate) space: VRegSpace,
+    /// Per virtual register, by its bit in `space`.
+    pub(crate) vregs: Vec<VRegInfo>,
+    /// Per unit: where a physical register named in the code holds a
+    /// value (or is written).
+    pub(crate) units: Vec<Vec<Range>>,
+    /// Number of points.
+    pub(crate) points: u32,
+}
+
+/// Relative cost of a spill instruction per loop level: a loop is taken
+/// to run this many times (the seed weighs spill cost by loop frequency).
+const LOOP_WEIGHT: f64 = 8.0;
+
+/// Deeper loops weigh no more than this many levels.
+const MAX_LOOP_DEPTH: u32 = 6;
+
+impl LiveRanges {
+    /// Computes the ranges of `func`.
+    pub(crate) fn compute(func: &Function) -> LiveRanges {
+        let cfg = Cfg::compute(func);
+        let live = Liveness::compute(func, &cfg);
+        let loops = LoopNest::compute(func, &cfg, &DomTree::compute(&cfg));
+        let effects = PhysEffects::of(func);
+        let phys = PhysLiveness::compute(func, &cfg, &effects);
+        let space = live.space();
+        let mut b = Builder {
+            space,
+            vregs: vec![VRegInfo::default(); space.len()],
+            units: vec![Vec::new(); UNIT_COUNT],
+            vreg_end: vec![0; space.len()],
+            unit_end: vec![0; UNIT_COUNT],
+        };
+        let mut k: u32 = 0;
+        for &block in &func.layout {
+            let insts = &func.blocks[block].insts;
+            let Some(count) = u32::try_from(insts.len()).ok().filter(|&n| n > 0) else { continue };
+            let (first, last) = (2 * k, 2 * (k + count) - 1);
+            let freq = LOOP_WEIGHT.powi(loops.depth(block).min(MAX_LOOP_DEPTH) as i32);
+            let mut vlive = live.live_out(block).clone();
+            let mut plive = phys.live_out(block).clone();
+            for v in vlive.iter() {
+                let bit = b.bit(v);
+                b.vreg_end[bit] = last;
+            }
+            for u in plive.ones() {
+                b.unit_end[u] = last;
+            }
+            for (j, &id) in insts.iter().enumerate().rev() {
+                let inst = &func.insts[id];
+                let (use_pt, def_pt) = (2 * (k + j as u32), 2 * (k + j as u32) + 1);
+                // Values live into a mid-block branch's targets are live
+                // after it.
+                for target in branch_targets(inst) {
+                    for v in live.live_in(target).iter() {
+                        if !vlive.contains(v) {
+                            vlive.insert(v);
+                            let bit = b.bit(v);
+                            b.vreg_end[bit] = def_pt;
+                        }
+                    }
+                    for u in phys.live_in(target).ones() {
+                        if !plive.put(u) {
+                            b.unit_end[u] = def_pt;
+                        }
+                    }
+                }
+                b.defs(inst, &effects, &mut vlive, &mut plive, use_pt, def_pt, freq);
+                b.uses(inst, &effects, &mut vlive, &mut plive, use_pt, freq);
+                b.hint(inst);
+            }
+            for v in vlive.iter() {
+                let bit = b.bit(v);
+                b.vregs[bit].ranges.push(Range { start: first, end: b.vreg_end[bit] });
+            }
+            for u in plive.ones() {
+                b.units[u].push(Range { start: first, end: b.unit_end[u] });
+            }
+            k += count;
+        }
+        for info in &mut b.vregs {
+            normalize(&mut info.ranges);
+        }
+        for ranges in &mut b.units {
+            normalize(ranges);
+        }
+        LiveRanges { space, vregs: b.vregs, units: b.units, points: 2 * k }
+    }
+}
+
+/// Accumulates ranges during the backward walk.
+struct Builder {
+    space: VRegSpace,
+    vregs: Vec<VRegInfo>,
+    units: Vec<Vec<Range>>,
+    /// End point of the open range of each live virtual register.
+    vreg_end: Vec<u32>,
+    /// End point of the open range of each live unit.
+    unit_end: Vec<u32>,
+}
+
+impl Builder {
+    fn bit(&self, v: VReg) -> usize {
+        // Every register of the function has a bit: the space is sized from
+        // the registers the instructions name.
+        self.space.bit(v).expect("register of the function")
+    }
+
+    /// Closes or records the ranges of what `inst` writes. An unguarded
+    /// write ends the value that was live above it; a guarded one does
+    /// not (the old value survives when the guard is false). A write that
+    /// nothing reads still occupies its register at the write.
+    #[allow(clippy::too_many_arguments)]
+    fn defs(
+        &mut self,
+        inst: &Inst,
+        effects: &PhysEffects,
+        vlive: &mut cfg::RegSet,
+        plive: &mut FixedBitSet,
+        use_pt: u32,
+        def_pt: u32,
+        freq: f64,
+    ) {
+        let kills = inst.guard.is_none();
+        for reg in inst.written_regs() {
+            let start = if early_clobber(inst, reg) { use_pt } else { def_pt };
+            if let Some(v) = VReg::of(reg) {
+                let bit = self.bit(v);
+                let info = &mut self.vregs[bit];
+                info.width = reg.width;
+                info.weight += freq;
+                if !vlive.contains(v) {
+                    info.ranges.push(Range { start, end: def_pt });
+                } else if kills {
+                    info.ranges.push(Range { start, end: self.vreg_end[bit] });
+                    vlive.remove(v);
+                }
+            } else {
+                for u in units_of(reg) {
+                    self.def_unit(u, plive, start, def_pt, kills);
+                }
+            }
+        }
+        effects.implicit_defs(inst, |u| self.def_unit(u, plive, def_pt, def_pt, kills));
+    }
+
+    fn def_unit(&mut self, u: Unit, plive: &mut FixedBitSet, start: u32, def_pt: u32, kills: bool) {
+        if !plive.contains(u) {
+            self.units[u].push(Range { start, end: def_pt });
+        } else if kills {
+            self.units[u].push(Range { start, end: self.unit_end[u] });
+            plive.remove(u);
+        }
+    }
+
+    /// Opens ranges for what `inst` reads.
+    fn uses(
+        &mut self,
+        inst: &Inst,
+        effects: &PhysEffects,
+        vlive: &mut cfg::RegSet,
+        plive: &mut FixedBitSet,
+        use_pt: u32,
+        freq: f64,
+    ) {
+        for reg in inst.read_regs() {
+            if let Some(v) = VReg::of(reg) {
+                let bit = self.bit(v);
+                let info = &mut self.vregs[bit];
+                info.width = reg.width;
+                info.weight += freq;
+                if !vlive.contains(v) {
+                    vlive.insert(v);
+                    self.vreg_end[bit] = use_pt;
+                }
+            }
+        }
+        effects.uses(inst, |u| {
+            if !plive.put(u) {
+                self.unit_end[u] = use_pt;
+            }
+        });
+    }
+
+    /// Records a copy between registers of the same file and width.
+    fn hint(&mut self, inst: &Inst) {
+        let Some((dst, src)) = plain_copy(inst) else { return };
+        match (VReg::of(dst), VReg::of(src)) {
+            (Some(d), Some(s)) => {
+                let (d, s) = (self.bit(d), self.bit(s));
+                self.vregs[d].hint.get_or_insert(Hint::VReg(s));
+                self.vregs[s].hint.get_or_insert(Hint::VReg(d));
+            }
+            (Some(d), None) => {
+                let bit = self.bit(d);
+                self.vregs[bit].hint.get_or_insert(Hint::Unit(units_of(src).start));
+            }
+            (None, Some(s)) => {
+                let bit = self.bit(s);
+                self.vregs[bit].hint.get_or_insert(Hint::Unit(units_of(dst).start));
+            }
+            (None, None) => {}
+        }
+    }
+}
+
+/// `dst = MOV src`, unguarded, unmodified, between two non-zero registers
+/// of the same file and width: a copy the allocator can make vanish.
+pub(crate) fn plain_copy(inst: &Inst) -> Option<(Reg, Reg)> {
+    if inst.op != Opcode::MOV || inst.guard.is_some() || !inst.mods.is_empty() || inst.uses.len() != 1 {
+        return None;
+    }
+    let dst = inst.defs.first()?.as_reg()?;
+    let src = &inst.uses[0];
+    let OperandKind::Reg(src_reg) = src.kind else { return None };
+    let same_shape = dst.file == src_reg.file && dst.width == src_reg.width;
+    (src.flags == OperandFlags::default() && same_shape && !dst.is_zero() && !src_reg.is_zero())
+        .then_some((dst, src_reg))
+}
+
+/// True when the result `def` of `inst` must not share a register with
+/// the sources of `inst` of another width (it then starts at the read
+/// point). Ordinary instructions read every source before writing: NVIDIA's
+/// own code writes `IMAD.WIDE R10, R11, 0x8, R12` and `LDG R3, [R2.64]`.
+/// Matrix instructions read their operands over several cycles; there the
+/// allocator keeps the result off sources it only partly overlaps (an
+/// accumulator of the same shape may still be updated in place).
+pub(crate) fn early_clobber(inst: &Inst, def: Reg) -> bool {
+    matches!(inst.op, Opcode::HMMA | Opcode::IMMA | Opcode::DMMA | Opcode::HGMMA)
+        && inst.uses.iter().flat_map(|op| op.regs()).any(|r| r.file == def.file && !r.is_zero() && r.width != def.width)
+}
+
+/// Sorts ranges and merges those that touch.
+fn normalize(ranges: &mut Vec<Range>) {
+    ranges.sort_unstable();
+    let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
+    for r in ranges.drain(..) {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end + 1 => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    *ranges = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::RegFile;
+
+    fn ranges(text: &str) -> (Function, LiveRanges) {
+        let func = ori_ir::text::parse_function(text).unwrap();
+        let lr = LiveRanges::compute(&func);
+        (func, lr)
+    }
+
+    fn of(lr: &LiveRanges, file: RegFile, num: u32) -> Vec<(u32, u32)> {
+        let bit = lr.space.bit(VReg { file, num }).unwrap();
+        lr.vregs[bit].ranges.iter().map(|r| (r.start, r.end)).collect()
+    }
+
+    #[test]
+    fn straight_line_ranges_end_at_the_last_read() {
+        let (_, lr) = ranges(
+            "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %r1 = IADD3 %r0, 0x1, RZ
+    %r2 = IADD3 %r0, %r1, RZ
+    STG.E [%r4.64], %r2
+    EXIT
+}
+",
+        );
+        assert_eq!(lr.points, 10);
+        assert_eq!(of(&lr, RegFile::R, 0), [(1, 4)]);
+        assert_eq!(of(&lr, RegFile::R, 1), [(3, 4)]);
+        assert_eq!(of(&lr, RegFile::R, 2), [(5, 6)]);
+        assert_eq!(of(&lr, RegFile::R, 4), [(0, 6)], "read but never written: live from the entry");
+    }
+
+    #[test]
+    fn loop_carried_values_cover_the_whole_loop() {
+        let (_, lr) = ranges(
+            "
+.entry k {
+bb0:
+    %r0 = MOV 0x0
+bb1:
+    %r0 = IADD3 %r0, 0x1, RZ
+    %p0, PT = ISETP.LT.AND %r0, 0x10, PT
+    @%p0 BRA bb1
+bb2:
+    STG.E [%r4.64], %r0
+    EXIT
+}
+",
+        );
+        assert_eq!(of(&lr, RegFile::R, 0), [(1, 8)]);
+        assert_eq!(of(&lr, RegFile::P, 0), [(5, 6)]);
+        let bit = lr.space.bit(VReg { file: RegFile::R, num: 0 }).unwrap();
+        assert_eq!(lr.vregs[bit].weight, 1.0 + 3.0 * 8.0 + 1.0, "reads and writes inside the loop weigh 8");
+    }
+
+    #[test]
+    fn dead_and_guarded_writes() {
+        let (_, lr) = ranges(
+            "
+.entry k {
+bb0:
+    %r0 = MOV 0x1
+    @%p0 %r0 = MOV 0x2
+    %r1 = MOV 0x3
+    STG.E [%r4.64], %r0
+    EXIT
+}
+",
+        );
+        assert_eq!(of(&lr, RegFile::R, 0), [(1, 6)], "the guarded write does not end the first value");
+        assert_eq!(of(&lr, RegFile::R, 1), [(5, 5)], "a dead write still takes its register at the write");
+    }
+
+    #[test]
+    fn only_matrix_results_avoid_partly_overlapping_sources() {
+        let (_, lr) = ranges(
+            "
+.entry k {
+bb0:
+    %r2.64 = LDC.64 c[0x0][0x210]
+    %r0 = LDG.E [%r2.64]
+    %r4.64 = IMAD.WIDE %r0, 0x4, %r2.64
+    %r16.128 = HMMA.16816.F32 %r12.64, %r0, %r8.128
+    STG.E.128 [%r4.64], %r16.128
+    EXIT
+}
+",
+        );
+        assert_eq!(of(&lr, RegFile::R, 0), [(3, 6)]);
+        assert_eq!(of(&lr, RegFile::R, 4), [(5, 8)], "IMAD.WIDE may write over its sources");
+        assert_eq!(of(&lr, RegFile::R, 16), [(6, 8)], "an HMMA result starts at its read point");
+    }
+
+    #[test]
+    fn pinned_registers_and_calls() {
+        let (_, lr) = ranges(
+            "
+.func f {
+bb0:
+    %r0 = S2R SR_TID.X
+    R4 = MOV %r0
+    CALL.REL.NOINC `(g)
+    %r1 = MOV R4
+    STG.E [%r2.64], %r0
+    RET.REL.NODEC R20.64
+}
+",
+        );
+        assert_eq!(lr.units[4], [Range { start: 3, end: 10 }], "argument, then result, then read by RET");
+        assert_eq!(lr.units[0], [Range { start: 5, end: 5 }], "R0 is clobbered by the call");
+        assert_eq!(of(&lr, RegFile::R, 0), [(1, 8)], "so %r0, live across it, cannot take R0");
+        let bit = lr.space.bit(VReg { file: RegFile::R, num: 1 }).unwrap();
+        assert_eq!(lr.vregs[bit].hint, Some(Hint::Unit(4)));
+    }
+}

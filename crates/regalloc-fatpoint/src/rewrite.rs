@@ -1,0 +1,53 @@
+//! Rewriting: virtual registers replaced by their physical registers, and
+//! copies that the assignment made into `Rn = MOV Rn` removed.
+
+use ori_ir::{Bank, Function, Inst, OperandKind, Reg};
+
+use crate::driver::Allocation;
+use crate::points::plain_copy;
+
+/// Calls `f` on every register `inst` names (guard, results, sources,
+/// and the registers inside addresses and bank references) and replaces
+/// it with what `f` returns.
+pub(crate) fn map_regs(inst: &mut Inst, mut f: impl FnMut(Reg) -> Reg) {
+    if let Some(guard) = &mut inst.guard {
+        guard.pred = f(guard.pred);
+    }
+    for op in inst.defs.iter_mut().chain(inst.uses.iter_mut()) {
+        match &mut op.kind {
+            OperandKind::Reg(r) => *r = f(*r),
+            OperandKind::CBank(cb) => {
+                if let Bank::Indexed(r) = &mut cb.bank {
+                    *r = f(*r);
+                }
+                if let Some(r) = &mut cb.reg {
+                    *r = f(*r);
+                }
+            }
+            OperandKind::Mem(addr) => {
+                for r in [&mut addr.desc, &mut addr.base, &mut addr.ubase].into_iter().flatten() {
+                    *r = f(*r);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Applies `alloc` to `func`. Every virtual register of `func` must have a
+/// register in `alloc` (the driver guarantees it).
+pub(crate) fn rewrite(func: &mut Function, alloc: &Allocation) {
+    for &block in &func.layout {
+        let mut kept = Vec::with_capacity(func.blocks[block].insts.len());
+        for &id in &func.blocks[block].insts {
+            let inst = &mut func.insts[id];
+            let was_virtual_copy = plain_copy(inst).is_some_and(|(d, s)| d.is_virtual && s.is_virtual);
+            map_regs(inst, |r| alloc.physical(r).unwrap_or(r));
+            let vanished = was_virtual_copy && plain_copy(inst).is_some_and(|(d, s)| d == s);
+            if !vanished {
+                kept.push(id);
+            }
+        }
+        func.blocks[block].insts = kept;
+    }
+}
