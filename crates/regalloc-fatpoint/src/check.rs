@@ -128,3 +128,58 @@ fn check_register(alloc: &Allocation, reg: Reg) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::RegFile;
+
+    const CODE: &str = "
+.func f {
+bb0:
+    %r0 = S2R SR_TID.X
+    %r1 = IADD3 %r0, 0x1, RZ
+    %r2.64 = IMAD.WIDE %r1, 0x4, %r4.64
+    %r3 = MOV 0x0
+    R6 = MOV %r3
+    STG.E [%r2.64], %r0
+    RET.REL.NODEC R20.64
+}
+";
+
+    fn check(pairs: &[(u32, u8, u32)]) -> Result<(), String> {
+        let func = ori_ir::text::parse_function(CODE).unwrap();
+        let pairs: Vec<(Reg, u32)> = pairs.iter().map(|&(v, w, p)| (Reg::virt(RegFile::R, v).wide(w), p)).collect();
+        check_allocation(&func, &Allocation::from_pairs(&func, &pairs))
+    }
+
+    #[test]
+    fn accepts_a_correct_allocation() {
+        assert_eq!(check(&[(0, 1, 0), (1, 1, 2), (2, 2, 2), (3, 1, 4), (4, 2, 4)]), Ok(()));
+    }
+
+    #[test]
+    fn rejects_values_live_together_in_one_register() {
+        let err = check(&[(0, 1, 0), (1, 1, 0), (2, 2, 2), (3, 1, 4), (4, 2, 4)]).unwrap_err();
+        assert!(err.contains("%r0 and %r1 share unit 0") || err.contains("%r1 and %r0 share unit 0"), "{err}");
+    }
+
+    #[test]
+    fn rejects_a_dead_result_over_a_live_value() {
+        let err = check(&[(0, 1, 0), (1, 1, 2), (2, 2, 2), (3, 1, 0), (4, 2, 4)]).unwrap_err();
+        assert!(err.contains("%r0 and %r3 share unit 0") || err.contains("%r3 and %r0 share unit 0"), "{err}");
+    }
+
+    #[test]
+    fn rejects_physical_registers_of_the_code() {
+        let err = check(&[(0, 1, 20), (1, 1, 2), (2, 2, 2), (3, 1, 4), (4, 2, 4)]).unwrap_err();
+        assert!(err.contains("physical register of the code"), "{err}");
+    }
+
+    #[test]
+    fn rejects_misaligned_reserved_and_missing_registers() {
+        assert!(check(&[(0, 1, 0), (1, 1, 2), (2, 2, 3), (3, 1, 4), (4, 2, 4)]).unwrap_err().contains("misaligned"));
+        assert!(check(&[(0, 1, 1), (1, 1, 2), (2, 2, 2), (3, 1, 4), (4, 2, 4)]).unwrap_err().contains("reserved"));
+        assert!(check(&[(0, 1, 0), (1, 1, 2), (2, 2, 2), (4, 2, 4)]).unwrap_err().contains("has no register"));
+    }
+}

@@ -44,6 +44,18 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// An allocation given register by register, for tests of the
+    /// checker.
+    #[cfg(test)]
+    pub(crate) fn from_pairs(func: &Function, pairs: &[(Reg, u32)]) -> Allocation {
+        let space = VRegSpace::of(func);
+        let mut first = vec![None; space.len()];
+        for &(reg, num) in pairs {
+            first[space.bit(VReg::of(reg).expect("virtual")).expect("of the function")] = Some(num);
+        }
+        Allocation { space, first, used: [0; RegFile::ALL.len()], spill: SpillStats::default(), spill_rounds: 0 }
+    }
+
     /// The physical register for `reg` when it is virtual (same file and
     /// width), `None` for a physical register or one the allocation does
     /// not cover.

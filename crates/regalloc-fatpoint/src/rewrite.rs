@@ -41,7 +41,9 @@ pub(crate) fn rewrite(func: &mut Function, alloc: &Allocation) {
         let mut kept = Vec::with_capacity(func.blocks[block].insts.len());
         for &id in &func.blocks[block].insts {
             let inst = &mut func.insts[id];
-            let was_virtual_copy = plain_copy(inst).is_some_and(|(d, s)| d.is_virtual && s.is_virtual);
+            // Only copies the assignment made redundant go; a self-copy
+            // written in the input is someone else's business.
+            let was_virtual_copy = plain_copy(inst).is_some_and(|(d, s)| d.is_virtual || s.is_virtual);
             map_regs(inst, |r| alloc.physical(r).unwrap_or(r));
             let vanished = was_virtual_copy && plain_copy(inst).is_some_and(|(d, s)| d == s);
             if !vanished {
