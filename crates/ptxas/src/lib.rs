@@ -160,11 +160,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         report.push(options, diag);
     }
     let registry = Registry::standard();
-    let manifest = match &options.manifest {
-        Some(m) => Manifest::parse(&m.file, &m.text, &registry),
-        None => Manifest::builtin(&registry),
-    }
-    .map_err(|e| Diagnostic::fatal(e.to_string()))?;
+    let manifest =
+        Manifest::load(options.manifest.as_ref(), &registry).map_err(|e| Diagnostic::fatal(e.to_string()))?;
     let started = Instant::now();
     let mut modules = Vec::new();
     let mut ptx = Vec::new();

@@ -213,6 +213,14 @@ impl Manifest {
         Manifest::parse(DEFAULT_NAME, DEFAULT_SOURCE, registry)
     }
 
+    /// The manifest given (`--phases`), or the embedded one.
+    pub fn load(given: Option<&crate::ManifestSource>, registry: &Registry) -> Result<Manifest, ManifestError> {
+        match given {
+            Some(m) => Manifest::parse(&m.file, &m.text, registry),
+            None => Manifest::builtin(registry),
+        }
+    }
+
     /// Parses and checks a manifest.
     pub fn parse(file: &str, source: &str, registry: &Registry) -> Result<Manifest, ManifestError> {
         let error = |line: Option<usize>, column: Option<usize>, message: String| ManifestError {

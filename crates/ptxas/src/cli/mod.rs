@@ -335,11 +335,8 @@ fn print_stats(
 /// -O level.
 fn list_phases(options: &Options, io: &mut Io<'_>) -> Result<u8, Diagnostic> {
     let registry = crate::Registry::standard();
-    let manifest = match &options.manifest {
-        Some(m) => crate::Manifest::parse(&m.file, &m.text, &registry),
-        None => crate::Manifest::builtin(&registry),
-    }
-    .map_err(|e| Diagnostic::fatal(e.to_string()))?;
+    let manifest =
+        crate::Manifest::load(options.manifest.as_ref(), &registry).map_err(|e| Diagnostic::fatal(e.to_string()))?;
     let _ = writeln!(io.stdout, "registered phases:");
     for phase in registry.iter() {
         let _ = writeln!(
