@@ -88,6 +88,14 @@ macro_rules! opcodes {
         impl Opcode {
             /// Every opcode, in table order.
             pub const ALL: &'static [Opcode] = &[$(Opcode::$op,)*];
+
+            /// Looks an opcode up by mnemonic.
+            pub fn from_name(name: &str) -> Option<Opcode> {
+                match name {
+                    $(stringify!($op) => Some(Opcode::$op),)*
+                    _ => None,
+                }
+            }
         }
     };
 }
@@ -254,11 +262,6 @@ impl Opcode {
     /// The mnemonic as nvdisasm prints it.
     pub fn name(self) -> &'static str {
         self.info().name
-    }
-
-    /// Looks an opcode up by mnemonic.
-    pub fn from_name(name: &str) -> Option<Opcode> {
-        Opcode::ALL.iter().copied().find(|op| op.name() == name)
     }
 
     /// Shorthand for `self.info().flags.contains(flags)`.

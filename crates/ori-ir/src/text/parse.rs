@@ -270,8 +270,8 @@ fn parse_inst(cur: &mut Cursor, func: &mut Function, labels: &mut Labels) -> Res
 /// True when the text begins with an opcode mnemonic rather than with a
 /// definition list (an `=` inside it would then belong to something else).
 fn starts_with_opcode(text: &str) -> bool {
-    let word: String = text.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    Opcode::from_name(&word).is_some() && !text[word.len()..].trim_start().starts_with([',', '='])
+    let len = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len());
+    Opcode::from_name(&text[..len]).is_some() && !text[len..].trim_start().starts_with([',', '='])
 }
 
 fn parse_operand_list(cur: &mut Cursor, func: &mut Function, labels: &mut Labels, stop: char) -> Result<Vec<Operand>> {
@@ -371,9 +371,10 @@ fn looks_like_register(word: &str) -> bool {
 fn parse_reg(cur: &mut Cursor) -> Result<Reg> {
     let start = cur.pos;
     let (file, is_virtual) = if cur.eat('%') {
-        let prefix: String = cur.rest().chars().take_while(|c| c.is_ascii_lowercase()).collect();
+        let rest = cur.rest();
+        let prefix = &rest[..rest.find(|c: char| !c.is_ascii_lowercase()).unwrap_or(rest.len())];
         cur.pos += prefix.len();
-        let file = match prefix.as_str() {
+        let file = match prefix {
             "r" => RegFile::R,
             "ur" => RegFile::UR,
             "p" => RegFile::P,
@@ -383,8 +384,9 @@ fn parse_reg(cur: &mut Cursor) -> Result<Reg> {
         };
         (file, true)
     } else {
-        let word: String = cur.rest().chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
-        let zero = match word.as_str() {
+        let rest = cur.rest();
+        let word = &rest[..rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len())];
+        let zero = match word {
             "RZ" => Some(Reg::RZ),
             "URZ" => Some(Reg::URZ),
             "PT" => Some(Reg::PT),
@@ -395,8 +397,8 @@ fn parse_reg(cur: &mut Cursor) -> Result<Reg> {
             cur.pos += word.len();
             return parse_width(cur, zero);
         }
-        let prefix: String = word.chars().take_while(|c| c.is_ascii_uppercase()).collect();
-        let file = match prefix.as_str() {
+        let prefix = &word[..word.find(|c: char| !c.is_ascii_uppercase()).unwrap_or(word.len())];
+        let file = match prefix {
             "R" => RegFile::R,
             "UR" => RegFile::UR,
             "P" => RegFile::P,
@@ -407,7 +409,8 @@ fn parse_reg(cur: &mut Cursor) -> Result<Reg> {
         cur.pos += prefix.len();
         (file, false)
     };
-    let digits: String = cur.rest().chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = cur.rest();
+    let digits = &rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())];
     if digits.is_empty() {
         return Err(cur.error_at(start, "expected a register number"));
     }
