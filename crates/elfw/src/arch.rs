@@ -44,9 +44,19 @@ pub struct Arch {
     pub segments: Segments,
     /// Size of `.nv.shared.reserved.0`, if the section exists.
     pub reserved_smem: Option<u64>,
+    /// EIATTR_SW_WAR payload, if written (1 on sm_75, 2 on sm_87, 8 on sm_90+).
+    pub sw_war: Option<u32>,
+    /// EIATTR_SW2861232_WAR (0x35) is written (sm_80, sm_86, sm_87, sm_88).
+    pub sw2861232_war: bool,
+    /// Value of EIATTR_MERCURY_ISA_VERSION (0x5f).
+    pub mercury_isa_version: u16,
+    /// EIATTR_VRC_CTA_INIT_COUNT is written (sm_100+).
+    pub vrc_cta_init: bool,
+    /// EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE payload for plain and `a` targets.
+    pub fastpath_finalize: [u64; 2],
 }
 
-const fn turing_ampere(sm: u32) -> Arch {
+const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arch {
     Arch {
         sm,
         eflags_mode: 4,
@@ -58,6 +68,11 @@ const fn turing_ampere(sm: u32) -> Arch {
         mercury: false,
         segments: Segments::Merged,
         reserved_smem: None,
+        sw_war,
+        sw2861232_war,
+        mercury_isa_version: 0,
+        vrc_cta_init: false,
+        fastpath_finalize: [0, 0],
     }
 }
 
@@ -73,27 +88,40 @@ const fn hopper(sm: u32) -> Arch {
         mercury: false,
         segments: Segments::PerPermission,
         reserved_smem: Some(0),
+        sw_war: Some(8),
+        sw2861232_war: false,
+        mercury_isa_version: 0x101,
+        vrc_cta_init: false,
+        fastpath_finalize: [0, 0],
     }
 }
 
-const fn blackwell(sm: u32) -> Arch {
-    Arch { eflags_mode: 2, param_base: 0x380, mercury: true, reserved_smem: Some(0x40), ..hopper(sm) }
+const fn blackwell(sm: u32, reserved_smem: u64, fastpath_finalize: [u64; 2]) -> Arch {
+    Arch {
+        eflags_mode: 2,
+        param_base: 0x380,
+        mercury: true,
+        reserved_smem: Some(reserved_smem),
+        vrc_cta_init: true,
+        fastpath_finalize,
+        ..hopper(sm)
+    }
 }
 
 /// Every SM ptxas 13.5 accepts from sm_75 on.
 pub const ARCHS: &[Arch] = &[
-    turing_ampere(75),
-    turing_ampere(80),
-    turing_ampere(86),
-    turing_ampere(87),
-    turing_ampere(88),
-    turing_ampere(89),
+    turing_ampere(75, Some(1), false),
+    turing_ampere(80, None, true),
+    turing_ampere(86, None, true),
+    turing_ampere(87, Some(2), true),
+    turing_ampere(88, None, true),
+    turing_ampere(89, None, false),
     hopper(90),
-    blackwell(100),
-    blackwell(103),
-    blackwell(110),
-    blackwell(120),
-    blackwell(121),
+    blackwell(100, 0x40, [9, 9]),
+    blackwell(103, 0x40, [0, 0]),
+    blackwell(110, 0xc0, [0, 0]),
+    blackwell(120, 0x40, [0x50, 0x10]),
+    blackwell(121, 0x40, [0, 0]),
 ];
 
 /// The facts for `sm`, if it is one ptxas 13.5 supports.

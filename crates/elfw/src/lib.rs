@@ -11,6 +11,7 @@
 //! See `docs/elfw.md` for the file layout as measured.
 
 pub mod arch;
+mod build;
 mod bytes;
 pub mod callgraph;
 pub mod cubin;
@@ -27,6 +28,7 @@ pub mod strtab;
 pub mod symbol;
 mod write;
 
+pub use build::{build, build_model};
 pub use cubin::{Cubin, ProgramHeader};
 pub use error::{Error, Result};
 pub use read::read;

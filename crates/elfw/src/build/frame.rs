@@ -1,0 +1,117 @@
+//! `.debug_frame`: per function a CIE and an FDE (64-bit DWARF format, code
+//! alignment 4, data alignment -4), then one pair per cloned callee; each
+//! entry padded with zeros to 8 bytes. The FDE's location is relocated
+//! against the function's symbol; with `-c` its CIE pointer is relocated
+//! against `.debug_frame` and its range gets R_CUDA_UNUSED_CLEAR64.
+
+use super::Builder;
+use crate::arch::RelocForm;
+use crate::bytes::{Put, align_up};
+use crate::error::Result;
+use crate::reloc::r_cuda;
+use ori_ir::object::FrameInfo;
+
+/// A relocation `.debug_frame` needs, before it is sorted into REL or RELA.
+struct Fixup {
+    offset: u64,
+    symbol: String,
+    kind: u32,
+    addend: i64,
+}
+
+fn uleb(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn pad8(out: &mut Vec<u8>, start: usize) {
+    let len = out.len() - start;
+    out.resize(start + align_up(len as u64, 8) as usize, 0);
+}
+
+/// Writes the 64-bit length of the entry that starts at `start`.
+fn patch_length(out: &mut [u8], start: usize) {
+    let len = (out.len() - start - 12) as u64;
+    out[start + 4..start + 12].copy_from_slice(&len.to_le_bytes());
+}
+
+fn cie(out: &mut Vec<u8>, frame: &FrameInfo) -> u64 {
+    let start = out.len();
+    out.put_u32(0xffff_ffff);
+    out.put_u64(0);
+    out.put_u64(u64::MAX);
+    out.put_u8(3);
+    out.put_u8(0);
+    uleb(out, 4);
+    out.put_u8(0x7c);
+    uleb(out, frame.return_register.into());
+    out.extend_from_slice(&frame.cie_instructions);
+    pad8(out, start);
+    patch_length(out, start);
+    start as u64
+}
+
+/// Builds `.debug_frame` and its relocations.
+pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
+    let rel = b.rel();
+    let rel_form = b.arch.relocs == RelocForm::Rel;
+    let mut out = Vec::new();
+    let mut fixups = Vec::new();
+    for f in &b.m.functions {
+        let mut items = vec![(f.name.clone(), 0u64, f.code.len() as u64, &f.frame)];
+        for s in &f.subroutines {
+            items.push((f.name.clone(), s.offset, s.size, &s.frame));
+        }
+        for (symbol, at, size, frame) in items {
+            let cie_at = cie(&mut out, frame);
+            let start = out.len();
+            out.put_u32(0xffff_ffff);
+            out.put_u64(0);
+            let field = out.len() as u64;
+            if rel {
+                fixups.push(Fixup {
+                    offset: field,
+                    symbol: ".debug_frame".into(),
+                    kind: r_cuda::R_64,
+                    addend: cie_at as i64,
+                });
+                out.put_u64(0);
+            } else {
+                out.put_u64(cie_at);
+            }
+            let location = out.len() as u64;
+            fixups.push(Fixup { offset: location, symbol: symbol.clone(), kind: r_cuda::R_64, addend: at as i64 });
+            out.put_u64(if rel_form { at } else { 0 });
+            if rel {
+                fixups.push(Fixup {
+                    offset: out.len() as u64,
+                    symbol: symbol.clone(),
+                    kind: r_cuda::UNUSED_CLEAR64,
+                    addend: 0,
+                });
+            }
+            out.put_u64(size);
+            out.extend_from_slice(&frame.fde_instructions);
+            pad8(&mut out, start);
+            patch_length(&mut out, start);
+        }
+    }
+    b.set(".debug_frame", crate::section::SectionData::Bytes(out));
+    // ptxas writes each relocation list last-first.
+    for x in fixups.into_iter().rev() {
+        let sym = b.sym(&x.symbol)?;
+        // sm_7x/sm_8x: REL, except `-c` relocations that need an addend.
+        let rela = !rel_form || (rel && (x.addend != 0 || x.kind == r_cuda::UNUSED_CLEAR64));
+        let section = if rela { ".rela.debug_frame" } else { ".rel.debug_frame" };
+        let addend = if rela { x.addend } else { 0 };
+        b.push_reloc(section, x.offset, sym, x.kind, addend)?;
+    }
+    Ok(())
+}

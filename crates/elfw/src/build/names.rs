@@ -1,0 +1,176 @@
+//! String tables as ptxas fills them.
+//!
+//! sm_90+: `.shstrtab` holds the section names in section order followed by
+//! the zeroed bytes of the `.symtab_shndx` name ptxas removed; `.strtab` the
+//! symbol names in symbol order (the deleted reserved-smem "cap" symbol
+//! keeps its string).
+//!
+//! sm_7x/sm_8x: both tables are a log of every name ptxas created, including
+//! sections it later dropped (`.symtab_shndx`, `.nv.shared.<fn>`,
+//! `.rel.nv.constant0.<fn>`, `.nv.prototype`, ...); `.strtab` also logs
+//! symbol names. Names are interned (each once).
+
+use super::Builder;
+use super::symbols::RESERVED_CAP;
+use crate::strtab::StringTable;
+use crate::symbol::Symbol;
+use ori_ir::object::{Function, FunctionKind, Linkage, VariableSpace};
+
+/// Zero bytes left where ptxas removed `.symtab_shndx` from `.shstrtab` (sm_90+).
+const REMOVED_SYMTAB_SHNDX: usize = ".symtab_shndx\0".len();
+
+/// The section-name table with each section's name offset.
+pub(super) struct SectionNames {
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<u32>,
+}
+
+/// Which tables a logged name goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum To {
+    Both,
+    Sections,
+    Symbols,
+}
+
+/// Builds both string tables and sets the symbols' name offsets.
+pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames, Vec<u8>, Vec<Symbol>) {
+    let (mut shstr, mut str_) = (StringTable::new(), StringTable::new());
+    if b.arch.compat {
+        for s in &b.sections[1..] {
+            shstr.intern(&s.name);
+        }
+        for (i, s) in symbols.iter().enumerate() {
+            if s.name.is_empty() && s.other == crate::symbol::sto::INTERNAL && i > 0 {
+                str_.intern(RESERVED_CAP);
+            } else {
+                str_.intern(&s.name);
+            }
+        }
+    } else {
+        for (name, to) in log(b, &symbols) {
+            if to != To::Symbols {
+                shstr.intern(&name);
+            }
+            if to != To::Sections {
+                str_.intern(&name);
+            }
+        }
+    }
+    let offsets = b.sections.iter().map(|s| shstr.find(&s.name).unwrap_or(0)).collect();
+    for s in &mut symbols {
+        s.name_offset = if s.name.is_empty() { 0 } else { str_.find(&s.name).unwrap_or(0) };
+    }
+    let mut shbytes = shstr.into_bytes();
+    if b.arch.compat {
+        shbytes.resize(shbytes.len() + REMOVED_SYMTAB_SHNDX, 0);
+    }
+    (SectionNames { bytes: shbytes, offsets }, str_.into_bytes(), symbols)
+}
+
+/// The sm_7x/sm_8x creation log.
+fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
+    let rel = b.rel();
+    let mut out: Vec<(String, To)> = Vec::new();
+    let mut push = |n: &str, to: To| out.push((n.to_string(), to));
+    for n in [".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".note.nv.tkinfo", ".note.nv.cuinfo", ".nv.info"] {
+        push(n, To::Both);
+    }
+    for (i, f) in b.m.functions.iter().enumerate() {
+        let entry = f.kind == FunctionKind::Entry;
+        if !entry && f.linkage == Linkage::Local {
+            push(&f.name, To::Symbols);
+        }
+        push(&format!(".text.{}", f.name), To::Both);
+        if !entry && i == 0 {
+            variables(b, &mut push);
+        }
+        push(&format!(".nv.info.{}", f.name), To::Both);
+        if entry {
+            push(&format!(".nv.shared.{}", f.name), To::Both);
+            if rel {
+                for v in &f.shared.variables {
+                    push(&v.name, To::Symbols);
+                }
+            }
+            if i == 0 {
+                variables(b, &mut push);
+            }
+        }
+        for s in &f.subroutines {
+            push(&s.name, To::Symbols);
+        }
+        for name in reloc_names(b, f) {
+            push(&name, To::Both);
+        }
+        if entry {
+            let c0 = format!(".nv.constant0.{}", f.name);
+            if rel {
+                push(&c0, To::Both);
+                push(if f.params.is_empty() { "_SREG" } else { "_param" }, To::Symbols);
+            } else {
+                push(&c0, To::Sections);
+                push(&format!(".rel.nv.constant0.{}", f.name), To::Both);
+                push(&c0, To::Symbols);
+            }
+        }
+    }
+    if b.m.functions.is_empty() {
+        variables(b, &mut push);
+    }
+    push(".debug_frame", To::Both);
+    if !rel && !b.m.address_table.is_empty() {
+        push(".rel.nv.constant4", To::Both);
+    }
+    if b.m.variables.iter().any(|v| !v.pointers.is_empty()) {
+        push(".rel.nv.global.init", To::Both);
+    }
+    for n in [".rel.debug_frame", ".rela.debug_frame", ".nv.callgraph", ".nv.prototype"] {
+        push(n, To::Both);
+    }
+    if !rel {
+        push(".nv.rel.action", To::Both);
+    }
+    for s in symbols.iter().filter(|s| s.bind() != crate::symbol::bind::LOCAL) {
+        push(&s.name, To::Symbols);
+    }
+    out
+}
+
+/// Module variables: each section's name when first used, the variable's
+/// name, and `.nv.constant4` after the first variable of the address table.
+fn variables(b: &Builder<'_>, push: &mut impl FnMut(&str, To)) {
+    let rel = b.rel();
+    let mut table_done = false;
+    let mut seen = Vec::new();
+    for v in &b.m.variables {
+        let section = match (v.space, v.init.is_some()) {
+            (VariableSpace::Const, _) => ".nv.constant3",
+            (VariableSpace::Global, true) => ".nv.global.init",
+            (VariableSpace::Global, false) => ".nv.global",
+        };
+        if !seen.contains(&section) {
+            push(section, To::Both);
+            seen.push(section);
+        }
+        push(&v.name, To::Symbols);
+        if !rel && !table_done && b.m.address_table.first() == Some(&v.name) {
+            push(".nv.constant4", To::Both);
+            table_done = true;
+        }
+    }
+}
+
+/// Names of the code relocation sections ptxas created for `f` (also those
+/// of relocations it resolved itself), in creation order.
+fn reloc_names(b: &Builder<'_>, f: &Function) -> Vec<String> {
+    let list = if b.rel() { &f.relocations } else { &f.resolved_relocations };
+    let mut out: Vec<String> = Vec::new();
+    for r in list {
+        let name = format!("{}.text.{}", if r.addend != 0 { ".rela" } else { ".rel" }, f.name);
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}

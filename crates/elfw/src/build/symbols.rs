@@ -1,0 +1,194 @@
+//! The symbol table in ptxas's order.
+//!
+//! Locals first: the two note sections, then per function its section
+//! symbols, variables and cloned callees; `.debug_frame`, `.nv.callgraph`;
+//! then globals. sm_90+ adds the reserved shared-memory symbols (and, with
+//! `-c`, the unified function/data table symbols) and puts the
+//! `.nv.constant0.<fn>` section symbols last. ptxas orders `-c` globals by
+//! its own hash table; here they follow the module's order.
+
+use super::Builder;
+use crate::error::Result;
+use crate::symbol::{Symbol, bind, sto, stt};
+use ori_ir::object::{Function, FunctionKind, Linkage, VariableSpace};
+
+/// Unified function/data table symbols of `-c` output on sm_90+.
+const UFT_UDT: [&str; 8] =
+    ["__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"];
+
+/// Name given to the deleted `.nv.reservedSmem.cap` symbol's string (kept in
+/// `.strtab` by ptxas although the symbol loses its name).
+pub(crate) const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
+
+impl Builder<'_> {
+    fn push_sym(&mut self, name: &str, bind: u8, kind: u8, other: u8, shndx: usize, value: u64, size: u64) {
+        if !name.is_empty() {
+            self.symbol_index.entry(name.to_string()).or_insert(self.symbols.len());
+        }
+        self.symbols.push(Symbol {
+            name: name.to_string(),
+            name_offset: 0,
+            info: (bind << 4) | kind,
+            other,
+            shndx: shndx as u16,
+            value,
+            size,
+        });
+    }
+
+    fn push_section_sym(&mut self, name: &str) {
+        if let Some(i) = self.sec(name) {
+            if !self.symbol_index.contains_key(name) {
+                self.push_sym(name, bind::LOCAL, stt::SECTION, 0, i, 0, 0);
+            }
+        }
+    }
+
+    fn linkage_bind(l: Linkage) -> u8 {
+        match l {
+            Linkage::Global => bind::GLOBAL,
+            Linkage::Local => bind::LOCAL,
+            Linkage::Weak => bind::WEAK,
+        }
+    }
+
+    fn push_function_sym(&mut self, f: &Function) {
+        let text = self.sec(&format!(".text.{}", f.name)).unwrap_or(0);
+        let other = if f.kind == FunctionKind::Entry { sto::CUDA_ENTRY } else { 0 };
+        self.push_sym(&f.name, Self::linkage_bind(f.linkage), stt::FUNC, other, text, 0, f.code.len() as u64);
+    }
+
+    /// Module variables, emitted with the first function.
+    fn push_variables(&mut self) {
+        let rel = self.rel();
+        let mut table_done = false;
+        for v in &self.m.variables {
+            let section = match (v.space, v.init.is_some()) {
+                (VariableSpace::Const, _) => ".nv.constant3",
+                (VariableSpace::Global, true) => ".nv.global.init",
+                (VariableSpace::Global, false) => ".nv.global",
+            };
+            self.push_section_sym(section);
+            if v.linkage == Linkage::Local {
+                let shndx = self.sec(section).unwrap_or(0);
+                let (kind, other) = match (rel, v.space) {
+                    (false, _) => (stt::OBJECT, 0),
+                    (true, VariableSpace::Const) => (stt::CUDA_PARAM, 0x80),
+                    (true, VariableSpace::Global) => (stt::CUDA_PARAM, 0x20),
+                };
+                self.push_sym(&v.name, bind::LOCAL, kind, other, shndx, v.offset, v.size);
+            }
+            // The address table's section symbol follows its first user.
+            if !rel && !table_done && self.m.address_table.first() == Some(&v.name) {
+                self.push_section_sym(".nv.constant4");
+                table_done = true;
+            }
+        }
+        if !rel && !table_done && !self.m.address_table.is_empty() {
+            self.push_section_sym(".nv.constant4");
+        }
+    }
+
+    pub(crate) fn plan_symbols(&mut self) -> Result<()> {
+        let rel = self.rel();
+        let sm90 = self.arch.compat;
+        self.push_sym("", bind::LOCAL, stt::NOTYPE, 0, 0, 0, 0);
+        self.push_section_sym(".note.nv.tkinfo");
+        self.push_section_sym(".note.nv.cuinfo");
+        let functions: Vec<&Function> = self.functions().collect();
+        for (i, f) in functions.iter().enumerate() {
+            if f.kind == FunctionKind::Device && f.linkage == Linkage::Local {
+                self.push_function_sym(f);
+            }
+            self.push_section_sym(&format!(".text.{}", f.name));
+            let shared = format!(".nv.shared.{}", f.name);
+            self.push_section_sym(&shared);
+            if rel {
+                let shndx = self.sec(&shared).unwrap_or(0);
+                for v in &f.shared.variables {
+                    self.push_sym(&v.name, bind::LOCAL, stt::CUDA_PARAM, 0x40, shndx, v.offset, v.size);
+                }
+            }
+            if i == 0 {
+                self.push_variables();
+            }
+            let text = self.sec(&format!(".text.{}", f.name)).unwrap_or(0);
+            for s in &f.subroutines {
+                self.push_sym(&s.name, bind::LOCAL, stt::FUNC, 0, text, s.offset, s.size);
+            }
+            if !sm90 && f.kind == FunctionKind::Entry {
+                let c0 = format!(".nv.constant0.{}", f.name);
+                self.push_section_sym(&c0);
+                if rel {
+                    let size: u32 = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
+                    let name = if f.params.is_empty() { "_SREG" } else { "_param" };
+                    let shndx = self.sec(&c0).unwrap_or(0);
+                    self.push_sym(
+                        name,
+                        bind::LOCAL,
+                        stt::CUDA_PARAM,
+                        0x81,
+                        shndx,
+                        self.arch.param_base.into(),
+                        size.into(),
+                    );
+                }
+            }
+        }
+        if functions.is_empty() {
+            self.push_variables();
+        }
+        self.push_section_sym(".debug_frame");
+        self.push_section_sym(".nv.callgraph");
+        self.push_section_sym(".nv.prototype");
+        self.push_section_sym(".nv.rel.action");
+        let any_shared = functions.iter().any(|f| f.shared.size > 0);
+        if sm90 && rel {
+            for name in UFT_UDT {
+                self.push_sym(name, bind::WEAK, stt::OBJECT, 0, 0, 0, 8);
+            }
+            self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, 0, 4);
+        }
+        let mut first_entry = true;
+        for f in &functions {
+            if f.kind == FunctionKind::Device && f.linkage == Linkage::Local {
+                continue;
+            }
+            self.push_function_sym(f);
+            if sm90 && !rel && first_entry {
+                let reserved = self.arch.reserved_smem.unwrap_or(0);
+                self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
+                let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
+                self.push_sym("__nv_reservedSMEM_offset_0_alias", bind::WEAK, stt::NOTYPE, 0xa0, shndx, 0, 0);
+            }
+            first_entry = false;
+        }
+        for e in &self.m.externals {
+            self.push_sym(e, bind::GLOBAL, stt::FUNC, 0, 0, 0, 0);
+        }
+        for v in self.m.variables.iter().filter(|v| v.linkage != Linkage::Local) {
+            let section = match (v.space, v.init.is_some()) {
+                (VariableSpace::Const, _) => ".nv.constant3",
+                (VariableSpace::Global, true) => ".nv.global.init",
+                (VariableSpace::Global, false) => ".nv.global",
+            };
+            let shndx = self.sec(section).unwrap_or(0);
+            self.push_sym(&v.name, Self::linkage_bind(v.linkage), stt::OBJECT, 0, shndx, v.offset, v.size);
+        }
+        if sm90 && any_shared {
+            if rel {
+                let cap = functions.iter().map(|f| f.shared.size).max().unwrap_or(0);
+                self.push_sym(RESERVED_CAP, bind::WEAK, stt::OBJECT, 0, 0, cap, 4);
+            } else {
+                // ptxas deletes the symbol but keeps the slot (and the string).
+                self.push_sym("", bind::LOCAL, stt::NOTYPE, sto::INTERNAL, 0, 0, 0);
+            }
+        }
+        if sm90 {
+            for f in functions.iter().filter(|f| f.kind == FunctionKind::Entry) {
+                self.push_section_sym(&format!(".nv.constant0.{}", f.name));
+            }
+        }
+        Ok(())
+    }
+}
