@@ -8,6 +8,7 @@ mod check_ptx;
 mod compile;
 mod elf_roundtrip;
 mod oracle;
+mod sass_roundtrip;
 mod test;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
@@ -16,8 +17,9 @@ commands:
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
-  test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
+  test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
+  sass-roundtrip P... decode, print (vs nvdisasm) and re-encode every instruction of cubins [--print-ctrl]
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         "compile" => compile::run(rest),
         "test" => test::run(rest),
         "oracle" => oracle::run(rest),
+        "sass-roundtrip" => sass_roundtrip::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -204,6 +204,8 @@ special_registers! {
     EqMask = "SR_EQMASK",
     SmId = "SR_SMID",
     VirtId = "SR_VIRTID",
+    // The zero special register (`CS2R R4, SRZ` zeroes a register pair).
+    Zero = "SRZ",
 }
 
 #[cfg(test)]

@@ -1,0 +1,107 @@
+//! Bits → Ori instruction.
+
+use ori_ir::{Guard, Inst, Modifier, Opcode, Reg, RegFile, SpecialReg};
+
+use crate::ctrl::{decode_ctrl, reuse_bits};
+use crate::form::{AtomKind, Form, Tables};
+use crate::labels::Labels;
+use crate::syntax::{Value, build};
+use crate::{Error, Sm, word};
+
+/// Decodes the instruction `bits` (low word first) found at code address
+/// `addr`; branch targets become labels of `labels`.
+pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
+    let tables = Tables::get(sm);
+    let w = word(bits);
+    let form = tables.form_for_bits(w).ok_or(Error::UnknownEncoding(bits))?;
+    let (op, mods) = split_mnemonic(form.mnemonic)?;
+    let reuse = reuse_bits(bits[1]);
+    let mut values = Vec::with_capacity(form.atoms.len());
+    let mut reused = Vec::with_capacity(form.atoms.len());
+    for atom in form.atoms {
+        let raw = atom.extract(w);
+        values.push(value(tables, atom.kind, raw, addr, labels)?);
+        reused.push(atom.reuse.is_some_and(|slot| reuse & (1 << slot) != 0));
+    }
+    let mut atoms = values.into_iter();
+    let mut operands = Vec::with_capacity(form.operands.len());
+    let mut atom_index = 0;
+    for skeleton in form.operands {
+        let mut op = build(skeleton, &mut atoms)?;
+        let n = skeleton.matches('{').count();
+        // nvdisasm marks `.reuse` on plain register operands only.
+        op.flags.reuse = n == 1 && reused[atom_index];
+        atom_index += n;
+        operands.push(op);
+    }
+    let guard = decode_guard(form, w);
+    let ndefs = def_count(op, &operands);
+    let uses = operands.split_off(ndefs);
+    Ok(Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits) })
+}
+
+/// `IMAD.MOV.U32` → IMAD, [MOV, U32].
+pub(crate) fn split_mnemonic(mnemonic: &str) -> Result<(Opcode, Vec<Modifier>), Error> {
+    let mut words = mnemonic.split('.');
+    let name = words.next().unwrap_or_default();
+    let op = Opcode::from_name(name).ok_or_else(|| Error::Unsupported(format!("opcode {name}")))?;
+    let mods = words
+        .map(|m| Modifier::from_name(m).ok_or_else(|| Error::Unsupported(format!("modifier .{m}"))))
+        .collect::<Result<_, _>>()?;
+    Ok((op, mods))
+}
+
+/// Guard predicate: bits 12..=14 name it (7 = PT), bit 15 negates it.
+pub(crate) const GUARD_POS: u32 = 12;
+
+fn decode_guard(form: &Form, w: u128) -> Option<Guard> {
+    let g = (w >> GUARD_POS) as u32 & 0xf;
+    let file = if form.uniform_guard { RegFile::UP } else { RegFile::P };
+    (g != 0x7).then(|| Guard { pred: Reg::phys(file, g & 7), negated: g & 8 != 0 })
+}
+
+fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn Labels) -> Result<Value, Error> {
+    let reg = |file| Value::Reg(Reg::phys(file, raw as u32));
+    Ok(match kind {
+        AtomKind::R => reg(RegFile::R),
+        AtomKind::U => reg(RegFile::UR),
+        AtomKind::P => reg(RegFile::P),
+        AtomKind::UP => reg(RegFile::UP),
+        AtomKind::B => reg(RegFile::B),
+        AtomKind::SB => Value::Scoreboard(raw as u8),
+        AtomKind::SR => {
+            let name =
+                tables.special_name(raw as u16).ok_or_else(|| Error::Unsupported(format!("special register {raw}")))?;
+            Value::Special(
+                SpecialReg::from_name(name).ok_or_else(|| Error::Unsupported(format!("special register {name}")))?,
+            )
+        }
+        AtomKind::X => Value::Int(raw),
+        AtomKind::F32 => Value::F32(raw as u32),
+        AtomKind::F64Hi => Value::F64((raw as u64) << 32),
+        AtomKind::F16 => Value::F32((crate::float::f16_to_f64(raw as u16) as f32).to_bits()),
+        AtomKind::L => Value::Label(labels.label_at(addr.wrapping_add(16).wrapping_add(raw as u64))),
+    })
+}
+
+/// How many of nvdisasm's operands are destinations. nvdisasm lists
+/// destinations first: the first operand, then the predicates that
+/// follow it (carry-outs, second compare result), and for instructions
+/// writing a predicate first (SHFL, LOP3 with predicate output, ELECT) the
+/// register after it.
+pub(crate) fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
+    let max = usize::from(*op.info().defs.end());
+    if max == 0 || operands.is_empty() {
+        return 0;
+    }
+    let pred = |o: &ori_ir::Operand| o.as_reg().is_some_and(|r| r.file.is_predicate());
+    let gpr = |o: &ori_ir::Operand| o.as_reg().is_some_and(|r| matches!(r.file, RegFile::R | RegFile::UR));
+    let mut n = 1;
+    if pred(&operands[0]) && operands.get(1).is_some_and(gpr) && n < max {
+        n += 1;
+    }
+    while n < max && operands.get(n).is_some_and(pred) {
+        n += 1;
+    }
+    n.min(operands.len())
+}

@@ -1,0 +1,118 @@
+//! Ori instruction → bits.
+
+use ori_ir::{Inst, RegFile};
+
+use crate::ctrl::{encode_ctrl, with_reuse};
+use crate::decode::GUARD_POS;
+use crate::float::f64_to_f16;
+use crate::form::{AtomKind, Form, Tables};
+use crate::labels::Labels;
+use crate::print::mnemonic;
+use crate::syntax::{Value, shape};
+use crate::{Error, Sm, halves};
+
+/// Encodes `inst`, placed at code address `addr` (branch offsets are
+/// relative), with its control word (`inst.ctrl`, or all-zero fields
+/// meaning "no wait, no scoreboard, stall 0" when unscheduled).
+pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
+    let tables = Tables::get(sm);
+    let mnemonic = mnemonic(inst);
+    let mut skeletons = Vec::new();
+    let mut values = Vec::new();
+    let mut reuse_atoms = Vec::new();
+    for op in inst.defs.iter().chain(&inst.uses) {
+        let (skeleton, atoms) = shape(op)?;
+        if op.flags.reuse {
+            reuse_atoms.push(values.len());
+        }
+        values.extend(atoms);
+        skeletons.push(skeleton);
+    }
+    let candidates = tables.forms_for_text(&mnemonic, skeletons.iter().map(String::as_str));
+    let mut last_err = Error::UnknownForm(format!("{mnemonic} {}", skeletons.join(", ")));
+    for &i in candidates {
+        let form = &tables.forms[i];
+        match place(tables, form, inst, &values, &reuse_atoms, addr, labels) {
+            Ok(bits) => return Ok(bits),
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
+fn place(
+    tables: &Tables,
+    form: &Form,
+    inst: &Inst,
+    values: &[Value],
+    reuse_atoms: &[usize],
+    addr: u64,
+    labels: &dyn Labels,
+) -> Result<[u64; 2], Error> {
+    let mut atoms = 0u128;
+    for (atom, v) in form.atoms.iter().zip(values) {
+        let raw = raw_value(tables, atom.kind, v, addr, labels)?;
+        atoms |= atom
+            .place(raw)
+            .ok_or_else(|| Error::OutOfRange(format!("{v:?} in {:?} field of {}", atom.kind, form.mnemonic)))?;
+    }
+    // Alias forms fix some operand bits (IMAD.MOV has RZ, RZ as a and b).
+    let pinned = form.atom_bits() & form.mask;
+    if atoms & pinned != form.bits & pinned {
+        return Err(Error::UnknownForm(format!("{} with these operands", form.mnemonic)));
+    }
+    let mut w = (form.bits & !form.atom_bits()) | atoms;
+    let guard = match inst.guard {
+        None => 0x7,
+        Some(g) => {
+            let file = if form.uniform_guard { RegFile::UP } else { RegFile::P };
+            if g.pred.file != file {
+                return Err(Error::UnknownForm(format!("guard {} on {}", g.pred, form.mnemonic)));
+            }
+            g.pred.num | if g.negated { 8 } else { 0 }
+        }
+    };
+    w |= u128::from(guard) << GUARD_POS;
+    let mut reuse = 0u8;
+    for &i in reuse_atoms {
+        let slot =
+            form.atoms[i].reuse.ok_or_else(|| Error::UnknownForm(format!(".reuse on operand of {}", form.mnemonic)))?;
+        reuse |= 1 << slot;
+    }
+    let [lo, hi] = halves(w);
+    let hi = match &inst.ctrl {
+        Some(ctrl) => encode_ctrl(hi, ctrl),
+        None => hi,
+    };
+    Ok([lo, with_reuse(hi, reuse)])
+}
+
+fn raw_value(tables: &Tables, kind: AtomKind, v: &Value, addr: u64, labels: &dyn Labels) -> Result<i64, Error> {
+    let mismatch = || Error::UnknownForm(format!("{v:?} as {kind:?}"));
+    let file_of = |k| match k {
+        AtomKind::R => Some(RegFile::R),
+        AtomKind::U => Some(RegFile::UR),
+        AtomKind::P => Some(RegFile::P),
+        AtomKind::UP => Some(RegFile::UP),
+        AtomKind::B => Some(RegFile::B),
+        _ => None,
+    };
+    Ok(match (kind, *v) {
+        (k, Value::Reg(r)) if file_of(k) == Some(r.file) && !r.is_virtual => i64::from(r.num),
+        (AtomKind::X, Value::Int(i)) => i,
+        (AtomKind::F32, Value::F32(bits)) => i64::from(bits),
+        (AtomKind::F64Hi, Value::F64(bits)) if bits as u32 == 0 => (bits >> 32) as i64,
+        (AtomKind::F16, Value::F32(bits)) => i64::from(
+            f64_to_f16(f64::from(f32::from_bits(bits)))
+                .ok_or_else(|| Error::OutOfRange(format!("{v:?} as binary16")))?,
+        ),
+        (AtomKind::SR, Value::Special(sr)) => i64::from(tables.special_number(sr.name()).ok_or_else(mismatch)?),
+        (AtomKind::SB, Value::Scoreboard(sb)) => i64::from(sb),
+        (AtomKind::L, Value::Label(b)) => {
+            let target =
+                labels.address_of(b).ok_or_else(|| Error::OutOfRange(format!("label {b:?} has no address")))?;
+            target.wrapping_sub(addr.wrapping_add(16)) as i64
+        }
+        _ => return Err(mismatch()),
+    })
+}

@@ -1,0 +1,224 @@
+//! Instruction forms: the data that ties one nvdisasm text shape to its
+//! bits. A form is a mnemonic (opcode and modifiers), the operand
+//! skeletons in nvdisasm syntax with `{K}` placeholders for the variable
+//! parts ("atoms"), the fixed bits, and where each atom lives in the word.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::Sm;
+
+/// What an atom holds, which fixes how its field value reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomKind {
+    /// General register `R0..R254`, `RZ` = 255.
+    R,
+    /// Uniform register `UR0..UR62`, `URZ` = 63.
+    U,
+    /// Predicate `P0..P6`, `PT` = 7.
+    P,
+    /// Uniform predicate `UP0..UP6`, `UPT` = 7.
+    UP,
+    /// Convergence barrier register `B0..B15`.
+    B,
+    /// Scoreboard `SB0..SB5`.
+    SB,
+    /// Special register, numbered as in [`Tables::special_regs`].
+    SR,
+    /// Integer immediate, printed in hex.
+    X,
+    /// binary32 immediate.
+    F32,
+    /// binary64 immediate of which only the high 32 bits are encoded.
+    F64Hi,
+    /// binary16 immediate (one half of a packed pair).
+    F16,
+    /// Branch target: byte offset from the next instruction.
+    L,
+}
+
+impl AtomKind {
+    /// The placeholder that stands for the atom in a skeleton.
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            AtomKind::R => "{R}",
+            AtomKind::U => "{U}",
+            AtomKind::P => "{P}",
+            AtomKind::UP => "{UP}",
+            AtomKind::B => "{B}",
+            AtomKind::SB => "{SB}",
+            AtomKind::SR => "{SR}",
+            AtomKind::X => "{X}",
+            AtomKind::F32 | AtomKind::F64Hi | AtomKind::F16 => "{F}",
+            AtomKind::L => "{L}",
+        }
+    }
+}
+
+/// A run of bits of an atom's value: value bits `shift..shift+len` sit at
+/// instruction bits `pos..pos+len`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// First instruction bit (0..128, low word first).
+    pub pos: u8,
+    /// Number of bits.
+    pub len: u8,
+    /// First value bit.
+    pub shift: u8,
+}
+
+/// Where one atom lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// What it holds.
+    pub kind: AtomKind,
+    /// Its bits; the value's width is the highest `shift + len`.
+    pub fields: &'static [Field],
+    /// The value is two's complement (sign-extended from its width).
+    pub signed: bool,
+    /// Bit of the operand reuse field that the register's `.reuse` sets.
+    pub reuse: Option<u8>,
+}
+
+impl Atom {
+    /// Width of the value in bits.
+    pub fn width(&self) -> u32 {
+        self.fields.iter().map(|f| u32::from(f.shift) + u32::from(f.len)).max().unwrap_or(0)
+    }
+
+    /// Reads the atom's value (sign-extended when signed).
+    pub fn extract(&self, word: u128) -> i64 {
+        let mut v: u64 = 0;
+        for f in self.fields {
+            let bits = (word >> f.pos) as u64 & low_mask(f.len);
+            v |= bits << f.shift;
+        }
+        let w = self.width();
+        if self.signed && w > 0 && w < 64 && (v >> (w - 1)) & 1 == 1 {
+            (v | !low_mask(w as u8)) as i64
+        } else {
+            v as i64
+        }
+    }
+
+    /// Checks that `value` fits the atom's bits and returns them placed
+    /// in the word.
+    pub fn place(&self, value: i64) -> Option<u128> {
+        let w = self.width();
+        let held = self.fields.iter().fold(0u64, |m, f| m | (low_mask(f.len) << f.shift));
+        let raw = if self.signed {
+            let half = 1i128 << (w.max(1) - 1);
+            if i128::from(value) < -half || i128::from(value) >= half {
+                return None;
+            }
+            value as u64 & low_mask(w as u8)
+        } else {
+            value as u64
+        };
+        if raw & !held != 0 || (!self.signed && value < 0) {
+            return None;
+        }
+        Some(self.fields.iter().fold(0u128, |acc, f| acc | (u128::from((raw >> f.shift) & low_mask(f.len)) << f.pos)))
+    }
+}
+
+fn low_mask(len: u8) -> u64 {
+    if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }
+}
+
+/// One instruction form.
+#[derive(Debug)]
+pub struct Form {
+    /// Opcode and modifiers as nvdisasm prints them (`IMAD.MOV.U32`).
+    pub mnemonic: &'static str,
+    /// Operand skeletons, destinations first, in nvdisasm order.
+    pub operands: &'static [&'static str],
+    /// The atoms of all operands, in text order.
+    pub atoms: &'static [Atom],
+    /// Fixed bits (opcode, modifiers, operands the text does not show).
+    pub bits: u128,
+    /// Which bits are fixed. It may include atom bits: an alias mnemonic
+    /// stands for particular operand values (`IMAD.MOV` = `IMAD` with
+    /// `RZ, RZ`).
+    pub mask: u128,
+    /// The guard names a uniform predicate (`@UP0`).
+    pub uniform_guard: bool,
+}
+
+impl Form {
+    /// The bits of all atoms' fields.
+    pub fn atom_bits(&self) -> u128 {
+        let field = |f: &Field| ((1u128 << f.len) - 1) << f.pos;
+        self.atoms.iter().flat_map(|a| a.fields).fold(0, |m, f| m | field(f))
+    }
+}
+
+/// The forms of one SM family and its special-register numbers.
+pub struct Tables {
+    /// Every form.
+    pub forms: &'static [Form],
+    /// Special registers: hardware number and nvdisasm name.
+    pub special_regs: &'static [(u16, &'static str)],
+    by_opcode_bits: HashMap<u16, Vec<usize>>,
+    by_text: HashMap<String, Vec<usize>>,
+}
+
+impl Tables {
+    /// The tables of `sm`.
+    pub fn get(sm: Sm) -> &'static Tables {
+        static SM80: OnceLock<Tables> = OnceLock::new();
+        static SM90: OnceLock<Tables> = OnceLock::new();
+        match sm {
+            Sm::Sm80 => SM80.get_or_init(|| Tables::new(crate::tables::sm80::FORMS, crate::tables::sm80::SPECIAL_REGS)),
+            Sm::Sm90 => SM90.get_or_init(|| Tables::new(crate::tables::sm90::FORMS, crate::tables::sm90::SPECIAL_REGS)),
+        }
+    }
+
+    fn new(forms: &'static [Form], special_regs: &'static [(u16, &'static str)]) -> Tables {
+        let mut by_opcode_bits: HashMap<u16, Vec<usize>> = HashMap::new();
+        let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, form) in forms.iter().enumerate() {
+            by_opcode_bits.entry(form.bits as u16 & OPCODE_BITS).or_default().push(i);
+            by_text.entry(text_key(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
+        }
+        Tables { forms, special_regs, by_opcode_bits, by_text }
+    }
+
+    /// The most specific form whose fixed bits match `word`.
+    pub fn form_for_bits(&self, word: u128) -> Option<&'static Form> {
+        let candidates = self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS))?;
+        candidates
+            .iter()
+            .map(|&i| &self.forms[i])
+            .filter(|f| word & f.mask == f.bits)
+            .max_by_key(|f| f.mask.count_ones())
+    }
+
+    /// The forms printed as `mnemonic` with these operand skeletons, most
+    /// frequent in NVIDIA's code first.
+    pub fn forms_for_text<'a>(&self, mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> &[usize] {
+        self.by_text.get(&text_key(mnemonic, operands)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The name of special register `number`.
+    pub fn special_name(&self, number: u16) -> Option<&'static str> {
+        self.special_regs.iter().find(|(n, _)| *n == number).map(|(_, s)| *s)
+    }
+
+    /// The number of the special register called `name`.
+    pub fn special_number(&self, name: &str) -> Option<u16> {
+        self.special_regs.iter().find(|(_, s)| *s == name).map(|(n, _)| *n)
+    }
+}
+
+/// Bits 0..12 select the opcode and its operand-kind variant on sm_70+.
+const OPCODE_BITS: u16 = 0xfff;
+
+fn text_key<'a>(mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> String {
+    let mut key = mnemonic.to_string();
+    for op in operands {
+        key.push(' ');
+        key.push_str(op);
+    }
+    key
+}

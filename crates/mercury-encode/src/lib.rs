@@ -1,0 +1,95 @@
+//! SASS encoder, decoder and printer for sm_80 and sm_90.
+//!
+//! An instruction is 128 bits (low word first). Its fixed part (opcode,
+//! modifiers, operands nvdisasm does not show) and the places of its
+//! variable parts are data: one [`form::Form`] per text shape, per SM
+//! family, learned from NVIDIA's cubins and from nvdisasm probes of
+//! single-bit changes (`tools/learn.py`, docs/mercury-encode.md). The
+//! control bits 105..=125 are handled by [`ctrl`].
+//!
+//! - [`decode`]: bits → [`Inst`](ori_ir::Inst), with [`Ctrl`](ori_ir::Ctrl);
+//! - [`print`]: `Inst` → nvdisasm's text;
+//! - [`encode`]: `Inst` → bits.
+//!
+//! Branch targets are [`Label`](ori_ir::OperandKind::Label)s; a
+//! [`Labels`] implementation maps them to code addresses and names.
+
+pub mod ctrl;
+mod decode;
+mod encode;
+pub mod float;
+pub mod form;
+mod labels;
+pub mod listing;
+mod print;
+pub mod syntax;
+mod tables;
+
+pub use decode::decode;
+pub use encode::encode;
+pub use labels::{CodeLabels, Labels};
+pub use print::print;
+
+use std::fmt;
+
+/// The SM family an encoding belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Sm {
+    /// sm_80 .. sm_89 (Ampere, Ada).
+    Sm80,
+    /// sm_90 / sm_90a (Hopper).
+    Sm90,
+}
+
+impl Sm {
+    /// The family of an `sm_XY` number (80, 86, 90, ...).
+    pub fn from_number(sm: u32) -> Option<Sm> {
+        match sm {
+            80..=89 => Some(Sm::Sm80),
+            90 => Some(Sm::Sm90),
+            _ => None,
+        }
+    }
+
+    /// The name `nvdisasm -b` takes.
+    pub fn nvdisasm_name(self) -> &'static str {
+        match self {
+            Sm::Sm80 => "SM80",
+            Sm::Sm90 => "SM90",
+        }
+    }
+}
+
+/// Why an instruction could not be decoded, encoded or printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// No form matches these bits.
+    UnknownEncoding([u64; 2]),
+    /// No form prints this way.
+    UnknownForm(String),
+    /// A value does not fit its field.
+    OutOfRange(String),
+    /// Syntax or operand kinds this crate cannot represent yet.
+    Unsupported(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownEncoding([lo, hi]) => write!(f, "unknown encoding 0x{hi:016x}{lo:016x}"),
+            Error::UnknownForm(text) => write!(f, "no encoding known for `{text}`"),
+            Error::OutOfRange(what) => write!(f, "out of range: {what}"),
+            Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn word(bits: [u64; 2]) -> u128 {
+    u128::from(bits[0]) | (u128::from(bits[1]) << 64)
+}
+
+fn halves(word: u128) -> [u64; 2] {
+    [word as u64, (word >> 64) as u64]
+}
