@@ -132,3 +132,57 @@ fn failure(func: &Function, limit: u32, v: VReg, width: u8) -> PhaseError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::Sm;
+
+    fn run(text: &str, limit: u32) -> Result<Allocation, PhaseError> {
+        let mut func = ori_ir::text::parse_function(text).unwrap();
+        allocate(&mut func, &Sm::new(90).target(), Options { limit, no_spill_trials: 2 })
+    }
+
+    #[test]
+    fn eight_live_predicates_do_not_fit() {
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        for p in 0..8 {
+            text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
+        }
+        for p in 0..8 {
+            text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
+        }
+        text += "    EXIT\n}\n";
+        let err = run(&text, 255).unwrap_err();
+        assert!(err.message.starts_with("Register allocation failed with register count of '255'"), "{err}");
+        assert!(err.message.contains("P registers are not spilled"), "{err}");
+        let seven =
+            text.replace("    %p7, PT = ISETP.LT.AND %r0, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
+        assert_eq!(run(&seven, 255).unwrap().used[RegFile::P.index()], 7);
+    }
+
+    #[test]
+    fn indirect_branches_without_targets_are_refused() {
+        let err = run(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n    BRX %r0\n}\n", 255).unwrap_err();
+        assert!(err.message.contains("unknown targets"), "{err}");
+    }
+
+    #[test]
+    fn spilling_reports_rounds_and_bytes() {
+        let mut text = String::from(".entry k {\nbb0:\n    %r0.64 = LDC.64 c[0x0][0x210]\n");
+        for i in 0..24 {
+            text += &format!("    %r{} = LDG.E [%r0.64+{:#x}]\n", 10 + i, 4 * i);
+        }
+        for i in 0..24 {
+            text += &format!("    STG.E [%r0.64], %r{}\n", 10 + i);
+        }
+        text += "    EXIT\n}\n";
+        let no_spill = run(&text, 255).unwrap();
+        assert_eq!((no_spill.spill, no_spill.spill_rounds), (SpillStats::default(), 0));
+        let a = run(&text, 24).unwrap();
+        assert!(a.spill_rounds >= 1 && a.spill.spilled >= 4, "{a:?}");
+        assert_eq!(a.spill.store_bytes, 4 * a.spill.spilled, "one store per spilled value");
+        assert_eq!(a.spill.load_bytes, 4 * a.spill.spilled, "one load per read");
+        assert!(a.used[RegFile::R.index()] <= 22);
+    }
+}

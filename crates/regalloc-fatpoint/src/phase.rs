@@ -74,3 +74,52 @@ impl Phase for AllocateRegisters {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ori_ir::{Knobs, Sm};
+
+    /// 30 values and a pair live at once: R0, R2.64, R4-R32 (35 reported).
+    fn wide_function(attrs: &str) -> Function {
+        let mut text = format!(".entry k {{\n{attrs}\nbb0:\n    %r0.64 = LDC.64 c[0x0][0x210]\n");
+        for i in 0..30 {
+            text += &format!("    %r{} = LDG.E [%r0.64+{:#x}]\n", 10 + i, 4 * i);
+        }
+        for i in 0..30 {
+            text += &format!("    STG.E [%r0.64], %r{}\n", 10 + i);
+        }
+        text += "    EXIT\n}\n";
+        ori_ir::text::parse_function(&text).unwrap()
+    }
+
+    fn run(func: &mut Function, max_regs: i64) {
+        let mut knobs = Knobs::defaults(AllocateRegisters.knobs());
+        knobs.set("MaxRegs", KnobValue::Int(max_regs));
+        let cx = PhaseContext { target: Sm::new(90).target(), opt_level: 3, knobs: &knobs };
+        AllocateRegisters.run(func, &cx).unwrap();
+    }
+
+    #[test]
+    fn the_knob_limits_registers_and_maxnreg_overrides_it() {
+        let target = Sm::new(90).target();
+        let mut free = wide_function("");
+        run(&mut free, 0);
+        assert_eq!((crate::registers_used(&free, &target), free.attrs.frame_bytes), (35, 0));
+        let mut capped = wide_function("");
+        run(&mut capped, 24);
+        assert_eq!(crate::registers_used(&capped, &target), 24);
+        assert!(capped.attrs.frame_bytes > 0);
+        let mut overridden = wide_function("    .maxnreg 40");
+        run(&mut overridden, 24);
+        assert_eq!((crate::registers_used(&overridden, &target), overridden.attrs.frame_bytes), (35, 0));
+    }
+
+    #[test]
+    fn physical_code_is_left_alone() {
+        let text = ".entry k {\nbb0:\n    R0 = MOV R0\n    R2 = S2R SR_TID.X\n    EXIT\n}\n";
+        let mut func = ori_ir::text::parse_function(text).unwrap();
+        run(&mut func, 0);
+        assert_eq!(ori_ir::text::print_function(&func), text);
+    }
+}
