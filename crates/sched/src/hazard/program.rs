@@ -1,0 +1,175 @@
+//! The checker's view of code: straight instruction lists with what each
+//! reads, writes and waits for, cut into blocks with successor lists.
+//!
+//! Built from an Ori function ([`Program::from_function`]) or from any
+//! other listing (the tests build one from `nvdisasm` output of NVIDIA's
+//! cubins) through [`Program::build`].
+
+use std::ops::Range;
+
+use ori_ir::{Ctrl, Function, OpFlags, Opcode, OperandKind};
+
+use crate::units::{self, Unit};
+
+/// One instruction as the checker sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Mnemonic with its modifiers, as nvdisasm prints it (`IMAD.WIDE`).
+    pub mnemonic: String,
+    /// Units read (guard included).
+    pub reads: Vec<Unit>,
+    /// The guard predicate, when it is a register (not `PT`): it is read
+    /// earlier in the pipeline than other sources, so it needs more time.
+    pub guard: Option<Unit>,
+    /// Units written.
+    pub writes: Vec<Unit>,
+    /// The control word.
+    pub ctrl: Ctrl,
+    /// `DEPBAR.LE SBn, k`: wait until at most `k` operations are pending
+    /// on scoreboard `n` (they retire in order).
+    pub depbar: Option<(u8, u8)>,
+    /// The instruction as text, for messages.
+    pub text: String,
+}
+
+impl Step {
+    /// The opcode, the mnemonic before its first dot.
+    pub fn opcode(&self) -> &str {
+        self.mnemonic.split('.').next().unwrap_or("")
+    }
+
+    /// The modifiers, the mnemonic's words after the opcode.
+    pub fn mods(&self) -> impl Iterator<Item = &str> {
+        self.mnemonic.split('.').skip(1)
+    }
+}
+
+/// Where control goes after a step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flow {
+    /// Steps (by index) the instruction may branch to.
+    pub targets: Vec<usize>,
+    /// Control never reaches the next step (unconditional EXIT, BRA, ...).
+    pub ends: bool,
+    /// The instruction may branch to places not listed (BRX without a
+    /// table): every block counts as a successor.
+    pub unknown: bool,
+}
+
+impl Flow {
+    fn leaves_block(&self) -> bool {
+        !self.targets.is_empty() || self.ends || self.unknown
+    }
+}
+
+/// A function as the checker sees it.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The function's name.
+    pub name: String,
+    /// Instructions in layout order.
+    pub steps: Vec<Step>,
+    /// Blocks as ranges of `steps`, in layout order.
+    pub blocks: Vec<Range<usize>>,
+    /// Successor blocks (indices into `blocks`) of each block.
+    pub succs: Vec<Vec<usize>>,
+}
+
+impl Program {
+    /// Cuts `steps` into blocks: a block starts at the first step, at
+    /// every branch target and after every step that may leave the
+    /// straight line.
+    pub fn build(name: impl Into<String>, steps: Vec<(Step, Flow)>) -> Program {
+        let n = steps.len();
+        let mut leader = vec![false; n + 1];
+        leader[0] = true;
+        for (k, (_, flow)) in steps.iter().enumerate() {
+            flow.targets.iter().filter(|&&t| t < n).for_each(|&t| leader[t] = true);
+            if flow.leaves_block() {
+                leader[k + 1] = true;
+            }
+        }
+        let starts: Vec<usize> = (0..n).filter(|&k| leader[k]).collect();
+        let blocks: Vec<Range<usize>> =
+            starts.iter().enumerate().map(|(b, &s)| s..starts.get(b + 1).copied().unwrap_or(n)).collect();
+        let block_of = |step: usize| starts.partition_point(|&s| s <= step) - 1;
+        let succs = blocks
+            .iter()
+            .enumerate()
+            .map(|(b, range)| {
+                let Some(last) = range.end.checked_sub(1).map(|k| &steps[k].1) else { return Vec::new() };
+                let mut out: Vec<usize> = if last.unknown {
+                    (0..blocks.len()).collect()
+                } else {
+                    last.targets.iter().filter(|&&t| t < n).map(|&t| block_of(t)).collect()
+                };
+                if !last.ends && b + 1 < blocks.len() {
+                    out.push(b + 1);
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        Program { name: name.into(), steps: steps.into_iter().map(|(s, _)| s).collect(), blocks, succs }
+    }
+
+    /// The checker's view of a scheduled Ori function. Instructions
+    /// without a control word count as `[B------:R-:W-:-:S00]`, which the
+    /// checker then flags wherever timing matters.
+    pub fn from_function(func: &Function) -> Program {
+        let mut first = std::collections::HashMap::new();
+        let mut count = 0;
+        for &b in &func.layout {
+            first.insert(b, count);
+            count += func.blocks[b].insts.len();
+        }
+        let steps = func
+            .insts_in_order()
+            .map(|(_, _, inst)| {
+                let mnemonic = std::iter::once(inst.op.name())
+                    .chain(inst.mods.iter().map(|m| m.name()))
+                    .collect::<Vec<_>>()
+                    .join(".");
+                let depbar = (inst.op == Opcode::DEPBAR).then(|| depbar_operands(inst)).flatten();
+                let step = Step {
+                    mnemonic,
+                    reads: units::reads(inst),
+                    guard: inst.guard.and_then(|g| Unit::of_reg(g.pred).next()),
+                    writes: units::writes(inst),
+                    ctrl: inst.ctrl.unwrap_or(Ctrl { stall: 0, yield_: false, write_sb: None, read_sb: None, wait: 0 }),
+                    depbar,
+                    text: ori_ir::text::print_inst(func, inst),
+                };
+                (step, flow_of(inst, &first))
+            })
+            .collect();
+        Program::build(func.name.clone(), steps)
+    }
+}
+
+/// Control flow of one Ori instruction, with labels resolved to the index
+/// of the first instruction of their block (`first`).
+fn flow_of(inst: &ori_ir::Inst, first: &std::collections::HashMap<ori_ir::BlockId, usize>) -> Flow {
+    let op = inst.op;
+    if !op.has(OpFlags::BRANCH) || op == Opcode::CALL {
+        return Flow::default();
+    }
+    let targets: Vec<usize> = cfg::branch_targets(inst).filter_map(|b| first.get(&b).copied()).collect();
+    let ends = op.has(OpFlags::TERMINATOR) && inst.guard.is_none();
+    let unknown = targets.is_empty() && matches!(op, Opcode::BRX | Opcode::JMP);
+    Flow { targets, ends, unknown }
+}
+
+/// `DEPBAR.LE SBn, k` as (n, k).
+fn depbar_operands(inst: &ori_ir::Inst) -> Option<(u8, u8)> {
+    let sb = inst.uses.iter().find_map(|o| match o.kind {
+        OperandKind::Scoreboard(sb) => Some(sb),
+        _ => None,
+    })?;
+    let count = inst.uses.iter().find_map(|o| match o.kind {
+        OperandKind::Imm(ori_ir::Imm::Int(k)) => u8::try_from(k).ok(),
+        _ => None,
+    });
+    Some((sb, count.unwrap_or(0)))
+}

@@ -1,0 +1,158 @@
+//! The latency table: per SM family, what each opcode needs before a
+//! dependent instruction may issue, as data measured from NVIDIA's cubins.
+//!
+//! Every number is a cycle distance: the sum of the stall counts from the
+//! producer up to (not including) the consumer. Each fact comes as a
+//! [`Bound`] of two numbers:
+//!
+//! - `min`, the smallest distance NVIDIA's ptxas ever uses for it in the
+//!   corpus. The hazard checker demands at least this much, so it accepts
+//!   all of NVIDIA's code and still catches a shortened stall.
+//! - `safe`, the distance that covers every consumer NVIDIA placed at least
+//!   three times (the largest of the per-consumer minima). Our phases
+//!   generate this much.
+//!
+//! How the numbers were obtained: `tests/support/measure.rs` compiles the
+//! corpus with NVIDIA's ptxas 13.5 (`-arch=sm_80` / `sm_90`, default -O3),
+//! lists it with `nvdisasm -hex -plr -lrm narrow` (the life-range columns
+//! give each instruction's defined and used registers), and walks each
+//! block. `cargo test -p sched --test latency -- --nocapture` prints the
+//! measurement; the test `table_matches_measurement` fails when this table
+//! and the measurement disagree.
+
+mod sm80;
+mod sm90;
+
+use ori_ir::Sm;
+
+/// A distance in cycles: the smallest NVIDIA uses, and the one we emit.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// The smallest distance in NVIDIA's code (what the checker demands).
+    pub min: u8,
+    /// A distance covering every consumer NVIDIA uses often (what we emit).
+    pub safe: u8,
+}
+
+impl Bound {
+    /// `min` and `safe`.
+    pub const fn new(min: u8, safe: u8) -> Bound {
+        Bound { min, safe }
+    }
+}
+
+/// How an opcode's result becomes available.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Lat {
+    /// After a fixed time: `raw` to an ordinary source read, `guard` to an
+    /// instruction guarded by a predicate it wrote (`None`: the family's
+    /// default).
+    Fixed {
+        /// Distance to a reader of the result as a source operand.
+        raw: Bound,
+        /// Distance to a reader of a written predicate as its guard.
+        guard: Option<Bound>,
+    },
+    /// Fixed latency (NVIDIA never sets a scoreboard on it) but no reader
+    /// was ever placed without a wait in between, so nothing is measured:
+    /// the checker demands nothing and we emit the longest stall.
+    Unmeasured,
+    /// Unknown time: the result is signalled on a write scoreboard and
+    /// readers wait for it.
+    Variable,
+}
+
+/// One table row.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Opcode, as nvdisasm prints it.
+    pub op: &'static str,
+    /// Result timing.
+    pub lat: Lat,
+    /// Smallest non-zero stall NVIDIA puts on this opcode; the next
+    /// instruction never issues sooner after it (branches, barriers).
+    pub min_stall: u8,
+}
+
+/// The table of one SM family.
+#[derive(Debug)]
+pub struct LatencyTable {
+    /// Family name, e.g. `sm_80`.
+    pub family: &'static str,
+    /// Rows, sorted by opcode.
+    pub rows: &'static [Row],
+    /// Fixed-latency predicate to guard, when the row gives none.
+    pub guard: Bound,
+    /// From setting a scoreboard to the first wait on it: a set takes
+    /// effect a little after issue.
+    pub sb_visible: Bound,
+}
+
+/// What an unlisted opcode is assumed to be: variable latency, so that it
+/// gets a scoreboard and readers wait (an unknown instruction never needs
+/// less than that).
+const UNLISTED: Row = Row { op: "", lat: Lat::Variable, min_stall: 1 };
+
+impl LatencyTable {
+    /// The table for `sm`: sm_90 facts for sm_90 and later, sm_80 facts
+    /// below (the closest measured family).
+    pub fn for_sm(sm: Sm) -> &'static LatencyTable {
+        if sm.version >= 90 { &sm90::TABLE } else { &sm80::TABLE }
+    }
+
+    /// The row of `op` (an unlisted opcode counts as variable latency).
+    pub fn row(&self, op: &str) -> &Row {
+        self.rows.binary_search_by(|r| r.op.cmp(op)).map_or(&UNLISTED, |i| &self.rows[i])
+    }
+
+    /// Cycles a fixed-latency result of `op` needs before a reader, as an
+    /// ordinary source (`guard` false) or as the reader's guard; `None` for
+    /// variable-latency opcodes. `safe` picks what we emit rather than what
+    /// the checker demands.
+    pub fn fixed_latency(&self, op: &str, guard: bool, safe: bool) -> Option<u8> {
+        let pick = |b: Bound| if safe { b.safe } else { b.min };
+        match self.row(op).lat {
+            Lat::Fixed { raw, guard: g } => {
+                Some(if guard { pick(g.unwrap_or(self.guard)).max(pick(raw)) } else { pick(raw) })
+            }
+            Lat::Unmeasured => Some(if safe { ori_ir::Ctrl::MAX_STALL } else { 0 }),
+            Lat::Variable => None,
+        }
+    }
+
+    /// True when `op`'s result needs a write scoreboard.
+    pub fn is_variable(&self, op: &str) -> bool {
+        self.row(op).lat == Lat::Variable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_sorted_and_unique() {
+        for t in [&sm80::TABLE, &sm90::TABLE] {
+            assert!(t.rows.windows(2).all(|w| w[0].op < w[1].op), "{} rows must stay sorted", t.family);
+            for row in t.rows {
+                if let Lat::Fixed { raw, guard } = row.lat {
+                    assert!(raw.min <= raw.safe && raw.safe <= ori_ir::Ctrl::MAX_STALL, "{}: {row:?}", t.family);
+                    assert!(guard.is_none_or(|g| g.min <= g.safe), "{}: {row:?}", t.family);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lookups() {
+        let t = LatencyTable::for_sm(Sm::new(80));
+        assert_eq!(t.fixed_latency("IADD3", false, false), Some(4));
+        assert_eq!(t.fixed_latency("ISETP", true, true), Some(13));
+        assert!(t.is_variable("LDG"));
+        assert!(t.is_variable("DFMA"), "double precision is variable latency on sm_80");
+        assert!(t.is_variable("NOT_AN_OPCODE"));
+        let t = LatencyTable::for_sm(Sm::new(90));
+        assert!(!t.is_variable("DFMA"), "and fixed on sm_90");
+        assert!(!t.is_variable("ULDC"));
+    }
+}

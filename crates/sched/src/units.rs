@@ -1,0 +1,105 @@
+//! Register units: the grain at which dependencies are tracked.
+//!
+//! A 64-bit pair `R4.64` is two units (`R4`, `R5`), a predicate is one
+//! unit, and the zero registers (`RZ`, `URZ`, `PT`, `UPT`) are none: they
+//! are never written and reading them depends on nothing.
+
+use std::fmt;
+
+use ori_ir::{Inst, OperandKind, Reg, RegFile};
+
+/// One 32-bit register, predicate or convergence barrier register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit(u16);
+
+/// First unit of each file, in [`RegFile::ALL`] order, and the end.
+const BASE: [u16; 6] = [0, 256, 320, 328, 336, 352];
+
+/// Predicates `P0..P6` / `UP0..UP6` that `PR` / `UPR` stand for.
+const PRED_FILE_WIDTH: u32 = 7;
+
+impl Unit {
+    /// Number of distinct units.
+    pub const COUNT: usize = BASE[5] as usize;
+
+    /// The unit of physical register `num` of `file`; `None` for the zero
+    /// registers and numbers outside the file.
+    pub fn new(file: RegFile, num: u32) -> Option<Unit> {
+        let reg = Reg::phys(file, num);
+        (num < file.physical_count() && !reg.is_zero()).then(|| Unit(BASE[file.index()] + num as u16))
+    }
+
+    /// Every unit of a physical register or tuple (none for virtual ones,
+    /// which carry no hardware timing).
+    pub fn of_reg(reg: Reg) -> impl Iterator<Item = Unit> {
+        let phys = !reg.is_virtual;
+        (0..u32::from(reg.width)).filter_map(move |k| if phys { Unit::new(reg.file, reg.num + k) } else { None })
+    }
+
+    /// Dense index, below [`Unit::COUNT`].
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// The register file and number.
+    pub fn parts(self) -> (RegFile, u32) {
+        let file = (0..5).rev().find(|&f| self.0 >= BASE[f]).unwrap_or(0);
+        (RegFile::ALL[file], u32::from(self.0 - BASE[file]))
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (file, num) = self.parts();
+        write!(f, "{}{num}", file.physical_prefix())
+    }
+}
+
+/// Units an operand stands for when it is the predicate file (`PR`/`UPR`).
+fn pred_file(uniform: bool) -> impl Iterator<Item = Unit> {
+    let file = if uniform { RegFile::UP } else { RegFile::P };
+    (0..PRED_FILE_WIDTH).filter_map(move |n| Unit::new(file, n))
+}
+
+/// Units an instruction reads: guard, sources, address and bank registers,
+/// and the predicate file for `P2R`.
+pub fn reads(inst: &Inst) -> Vec<Unit> {
+    let mut out: Vec<Unit> = inst.read_regs().flat_map(Unit::of_reg).collect();
+    for op in &inst.uses {
+        if let OperandKind::PredFile { uniform } = op.kind {
+            out.extend(pred_file(uniform));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Units an instruction writes, the predicate file for `R2P` included.
+pub fn writes(inst: &Inst) -> Vec<Unit> {
+    let mut out: Vec<Unit> = inst.written_regs().flat_map(Unit::of_reg).collect();
+    for op in &inst.defs {
+        if let OperandKind::PredFile { uniform } = op.kind {
+            out.extend(pred_file(uniform));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuples_expand_and_zero_registers_vanish() {
+        let pair: Vec<_> = Unit::of_reg(Reg::phys(RegFile::R, 4).wide(2)).map(|u| u.to_string()).collect();
+        assert_eq!(pair, ["R4", "R5"]);
+        assert_eq!(Unit::of_reg(Reg::RZ).count(), 0);
+        assert_eq!(Unit::of_reg(Reg::PT).count(), 0);
+        assert_eq!(Unit::of_reg(Reg::virt(RegFile::R, 3)).count(), 0);
+        assert_eq!(Unit::new(RegFile::UP, 2).map(|u| u.to_string()), Some("UP2".into()));
+        assert_eq!(Unit::new(RegFile::B, 15).map(|u| u.index()), Some(Unit::COUNT - 1));
+    }
+}

@@ -1,0 +1,238 @@
+//! The latency measurement: walks NVIDIA's code for one SM and finds, per
+//! producer opcode, the smallest cycle distance (sum of stall counts) to
+//! its first dependent reader, and the scoreboard and read-window facts
+//! the table records. `cargo test -p sched --test latency -- --nocapture`
+//! prints the figures.
+//!
+//! A distance is only taken inside one block, and only when no
+//! instruction after the producer, the reader included, waits on a
+//! scoreboard: a wait may hold issue for longer than the stall counts
+//! say, so such a pair proves nothing about the latency.
+
+use std::collections::BTreeMap;
+
+use sched::hazard::Step;
+use sched::latency::{Bound, Lat, Row};
+
+use super::nvidia::Listing;
+
+/// Smallest distance seen and how many samples gave it a bound.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct MinOf {
+    pub min: Option<u32>,
+    pub samples: usize,
+}
+
+impl MinOf {
+    fn add(&mut self, d: u32) {
+        self.min = Some(self.min.map_or(d, |m| m.min(d)));
+        self.samples += 1;
+    }
+}
+
+/// What one opcode does in NVIDIA's code.
+#[derive(Clone, Debug, Default)]
+pub struct OpStats {
+    /// Instructions with this opcode.
+    pub count: usize,
+    /// Of those, how many set a write / read scoreboard.
+    pub wbar: usize,
+    pub rbar: usize,
+    /// Distance to the first reader of the result as an ordinary source,
+    /// per reader opcode, when the producer set no write scoreboard.
+    pub raw: BTreeMap<String, MinOf>,
+    /// Same, for readers that use a produced predicate as their guard.
+    pub guard: MinOf,
+    /// Distance from setting a scoreboard to the first wait on it.
+    pub sb_wait: MinOf,
+    /// Variable-latency readers without a read scoreboard: distance to
+    /// the first overwrite of a source.
+    pub war: MinOf,
+    /// Smallest non-zero stall on the opcode.
+    pub stall: MinOf,
+}
+
+impl OpStats {
+    /// Smallest distance to any ordinary reader.
+    pub fn raw_min(&self) -> Option<u32> {
+        self.raw.values().filter_map(|m| m.min).min()
+    }
+
+    /// The distance that covers every reader opcode NVIDIA placed at least
+    /// three times: the largest of their minima (readers seen once or twice
+    /// were only ever placed late, which says nothing).
+    pub fn raw_safe(&self) -> Option<u32> {
+        let covered = self.raw.values().filter(|m| m.samples >= 3).filter_map(|m| m.min).max();
+        covered.max(self.raw_min())
+    }
+}
+
+/// Everything measured for one SM.
+#[derive(Clone, Debug, Default)]
+pub struct Measured {
+    pub instructions: usize,
+    pub ops: BTreeMap<String, OpStats>,
+}
+
+impl Measured {
+    /// Over every producer: the smallest distance from setting a scoreboard
+    /// to waiting on it.
+    pub fn sb_visible(&self) -> Option<u32> {
+        self.ops.values().filter_map(|s| s.sb_wait.min).min()
+    }
+
+    /// Over every fixed-latency producer of a predicate: the smallest
+    /// distance to a reader guarded by it, and the largest of the per-opcode
+    /// minima with at least three samples.
+    pub fn guard(&self) -> (Option<u32>, Option<u32>) {
+        let min = self.ops.values().filter_map(|s| s.guard.min).min();
+        let safe = self.ops.values().filter(|s| s.guard.samples >= 3).filter_map(|s| s.guard.min).max();
+        (min, safe)
+    }
+}
+
+/// Measures every listing for `sm`.
+pub fn measure(listings: &[Listing], sm: u16) -> Measured {
+    let mut m = Measured::default();
+    for program in listings.iter().filter(|l| l.sm == sm).flat_map(|l| &l.programs) {
+        for block in &program.blocks {
+            for k in block.clone() {
+                m.instructions += 1;
+                let step = &program.steps[k];
+                let stats = m.ops.entry(step.opcode().to_string()).or_default();
+                stats.count += 1;
+                stats.wbar += usize::from(step.ctrl.write_sb.is_some());
+                stats.rbar += usize::from(step.ctrl.read_sb.is_some());
+                if step.ctrl.stall > 0 {
+                    stats.stall.add(u32::from(step.ctrl.stall));
+                }
+                let rest = &program.steps[k + 1..block.end];
+                if step.ctrl.write_sb.is_none() {
+                    first_reader(step, rest, stats);
+                }
+                for sb in [step.ctrl.write_sb, step.ctrl.read_sb].into_iter().flatten() {
+                    first_wait(step, rest, sb, &mut stats.sb_wait);
+                }
+                if step.ctrl.read_sb.is_none() && is_variable_reader(step) {
+                    first_overwrite(step, rest, &mut stats.war);
+                }
+            }
+        }
+    }
+    m
+}
+
+/// A variable-latency instruction that reads registers: it sets a write
+/// scoreboard, or it is a store (no result to signal).
+fn is_variable_reader(step: &Step) -> bool {
+    let op = step.opcode();
+    step.ctrl.write_sb.is_some() || ["ST", "STG", "STS", "STL", "RED", "REDG"].contains(&op)
+}
+
+fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
+    if step.writes.is_empty() {
+        return;
+    }
+    let mut distance = u32::from(step.ctrl.stall);
+    for next in rest {
+        if next.ctrl.wait != 0 || next.depbar.is_some() {
+            return;
+        }
+        if next.guard.is_some_and(|g| step.writes.contains(&g)) {
+            stats.guard.add(distance);
+            return;
+        }
+        if next.reads.iter().any(|u| step.writes.contains(u)) {
+            stats.raw.entry(next.opcode().to_string()).or_default().add(distance);
+            return;
+        }
+        if next.writes.iter().any(|u| step.writes.contains(u)) {
+            return;
+        }
+        distance += u32::from(next.ctrl.stall);
+    }
+}
+
+fn first_wait(step: &Step, rest: &[Step], sb: u8, out: &mut MinOf) {
+    let mut distance = u32::from(step.ctrl.stall);
+    for next in rest {
+        if next.ctrl.wait & (1 << sb) != 0 || next.depbar.is_some_and(|(s, _)| s == sb) {
+            out.add(distance);
+            return;
+        }
+        distance += u32::from(next.ctrl.stall);
+    }
+}
+
+fn first_overwrite(step: &Step, rest: &[Step], out: &mut MinOf) {
+    let mut distance = u32::from(step.ctrl.stall);
+    for next in rest {
+        if next.writes.iter().any(|u| step.reads.contains(u)) {
+            out.add(distance);
+            return;
+        }
+        distance += u32::from(next.ctrl.stall);
+    }
+}
+
+/// A printable report of the measurement.
+pub fn report(m: &Measured, sm: u16) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "sm_{sm}: {} instructions", m.instructions);
+    let _ = writeln!(out, "{:14} {:>6} {:>5} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8}", "opcode", "count", "wbar", "rbar", "raw_min", "raw_safe", "guard_min", "sb_wait", "war_min");
+    let show = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+    for (op, s) in &m.ops {
+        let _ = writeln!(
+            out,
+            "{op:14} {:>6} {:>5} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8}",
+            s.count,
+            s.wbar,
+            s.rbar,
+            show(s.raw_min()),
+            show(s.raw_safe()),
+            show(s.guard.min),
+            show(s.sb_wait.min),
+            show(s.war.min)
+        );
+    }
+    let (gmin, gsafe) = m.guard();
+    let _ = writeln!(out, "guard: min {} safe {}; scoreboard visible after {}", show(gmin), show(gsafe), show(m.sb_visible()));
+    out
+}
+
+/// The table rows the measurement implies, sorted by opcode.
+pub fn implied_rows(m: &Measured) -> Vec<Row> {
+    let guard_safe = m.guard().1.unwrap_or(15) as u8;
+    m.ops
+        .iter()
+        .map(|(op, s)| {
+            let lat = if s.wbar > 0 {
+                Lat::Variable
+            } else if let (Some(min), Some(safe)) = (s.raw_min(), s.raw_safe()) {
+                let guard = s.guard.min.map(|g| {
+                    let g = g as u8;
+                    Bound::new(g, if s.guard.samples >= 3 { g } else { g.max(guard_safe) })
+                });
+                Lat::Fixed { raw: Bound::new(min as u8, safe.min(15) as u8), guard }
+            } else {
+                Lat::Unmeasured
+            };
+            Row { op: op.clone().leak(), lat, min_stall: s.stall.min.unwrap_or(1) as u8 }
+        })
+        .collect()
+}
+
+/// A row as the Rust source of `src/latency/sm*.rs` writes it.
+pub fn row_source(row: &Row) -> String {
+    let b = |b: Bound| format!("Bound::new({}, {})", b.min, b.safe);
+    let lat = match row.lat {
+        Lat::Variable => "Lat::Variable".to_string(),
+        Lat::Unmeasured => "Lat::Unmeasured".to_string(),
+        Lat::Fixed { raw, guard } => {
+            let guard = guard.map_or("None".to_string(), |g| format!("Some({})", b(g)));
+            format!("Lat::Fixed {{ raw: {}, guard: {guard} }}", b(raw))
+        }
+    };
+    format!("row(\"{}\", {lat}, {}),", row.op, row.min_stall)
+}
