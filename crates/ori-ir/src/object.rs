@@ -225,8 +225,24 @@ pub struct FrameInfo {
     pub return_register: u32,
     /// The CIE's initial instructions.
     pub cie_instructions: Vec<u8>,
+    /// 64-bit code addresses inside `cie_instructions` (cloned callees):
+    /// relocated against the function that contains the code.
+    pub cie_relocations: Vec<FrameRelocation>,
     /// The FDE's instructions.
     pub fde_instructions: Vec<u8>,
+    /// Bytes ptxas dropped from the FDE after placing `.debug_frame`
+    /// entries (sm_90+ drops the leading advance of kernels without calls);
+    /// `-c` CIE-pointer relocations of later entries still count them.
+    pub dropped_bytes: u32,
+}
+
+/// A code address inside call-frame instructions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameRelocation {
+    /// Offset of the 64-bit field in the instructions.
+    pub offset: u32,
+    /// Offset of the address in the containing function's code.
+    pub addend: u64,
 }
 
 /// Where a module variable lives.

@@ -42,7 +42,8 @@ fn patch_length(out: &mut [u8], start: usize) {
     out[start + 4..start + 12].copy_from_slice(&len.to_le_bytes());
 }
 
-fn cie(out: &mut Vec<u8>, frame: &FrameInfo) -> u64 {
+/// Writes a CIE; returns its offset and where its code addresses lie.
+fn cie(out: &mut Vec<u8>, frame: &FrameInfo, rel_form: bool) -> (u64, Vec<(u64, u64)>) {
     let start = out.len();
     out.put_u32(0xffff_ffff);
     out.put_u64(0);
@@ -52,10 +53,20 @@ fn cie(out: &mut Vec<u8>, frame: &FrameInfo) -> u64 {
     uleb(out, 4);
     out.put_u8(0x7c);
     uleb(out, frame.return_register.into());
+    let base = out.len();
     out.extend_from_slice(&frame.cie_instructions);
+    let mut fields = Vec::new();
+    for r in &frame.cie_relocations {
+        let at = base + r.offset as usize;
+        if let Some(field) = out.get_mut(at..at + 8) {
+            // REL keeps the addend in the field; with RELA ptxas leaves it 0.
+            field.copy_from_slice(&(if rel_form { r.addend } else { 0 }).to_le_bytes());
+            fields.push((at as u64, r.addend));
+        }
+    }
     pad8(out, start);
     patch_length(out, start);
-    start as u64
+    (start as u64, fields)
 }
 
 /// Builds `.debug_frame` and its relocations.
@@ -64,44 +75,52 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
     let rel_form = b.arch.relocs == RelocForm::Rel;
     let mut out = Vec::new();
     let mut fixups = Vec::new();
+    let mut dropped = 0u64;
     for f in &b.m.functions {
-        let mut items = vec![(f.name.clone(), 0u64, f.code.len() as u64, &f.frame)];
+        // The function's FDE ends where its first cloned callee starts.
+        let own = f.subroutines.iter().map(|s| s.offset).min().unwrap_or(f.code.len() as u64);
+        let mut items = vec![(0u64, own, &f.frame)];
         for s in &f.subroutines {
-            items.push((f.name.clone(), s.offset, s.size, &s.frame));
+            items.push((s.offset, s.size, &s.frame));
         }
-        for (symbol, at, size, frame) in items {
-            let cie_at = cie(&mut out, frame);
+        // ptxas makes the CIE relocations of a function before its FDE ones.
+        let mut cie_fixups = Vec::new();
+        let mut fde_fixups = Vec::new();
+        for (at, size, frame) in items {
+            let (cie_at, fields) = cie(&mut out, frame, rel_form);
+            for (offset, addend) in fields {
+                cie_fixups.push(Fixup { offset, symbol: f.name.clone(), kind: r_cuda::R_64, addend: addend as i64 });
+            }
             let start = out.len();
             out.put_u32(0xffff_ffff);
             out.put_u64(0);
             let field = out.len() as u64;
             if rel {
-                fixups.push(Fixup {
-                    offset: field,
-                    symbol: ".debug_frame".into(),
-                    kind: r_cuda::R_64,
-                    addend: cie_at as i64,
-                });
+                let addend = (cie_at + dropped) as i64;
+                fde_fixups.push(Fixup { offset: field, symbol: ".debug_frame".into(), kind: r_cuda::R_64, addend });
                 out.put_u64(0);
             } else {
                 out.put_u64(cie_at);
             }
             let location = out.len() as u64;
-            fixups.push(Fixup { offset: location, symbol: symbol.clone(), kind: r_cuda::R_64, addend: at as i64 });
-            out.put_u64(if rel_form { at } else { 0 });
+            fde_fixups.push(Fixup { offset: location, symbol: f.name.clone(), kind: r_cuda::R_64, addend: at as i64 });
+            out.put_u64(at);
             if rel {
-                fixups.push(Fixup {
+                fde_fixups.push(Fixup {
                     offset: out.len() as u64,
-                    symbol: symbol.clone(),
+                    symbol: f.name.clone(),
                     kind: r_cuda::UNUSED_CLEAR64,
                     addend: 0,
                 });
             }
             out.put_u64(size);
             out.extend_from_slice(&frame.fde_instructions);
+            dropped += u64::from(frame.dropped_bytes);
             pad8(&mut out, start);
             patch_length(&mut out, start);
         }
+        fixups.extend(cie_fixups);
+        fixups.extend(fde_fixups);
     }
     b.set(".debug_frame", crate::section::SectionData::Bytes(out));
     // ptxas writes each relocation list last-first.

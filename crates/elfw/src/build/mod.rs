@@ -109,6 +109,10 @@ impl<'m> Builder<'m> {
     }
 
     pub(crate) fn sym(&self, name: &str) -> Result<u32> {
+        // Symbol 0: relocations that patch code without a target (YIELD fix-ups).
+        if name.is_empty() {
+            return Ok(0);
+        }
         self.symbol_index
             .get(name)
             .map(|&i| i as u32)
@@ -468,7 +472,7 @@ impl<'m> Builder<'m> {
         }
     }
 
-    /// `.nv.callgraph`: direct calls (last first), then the three groups
+    /// `.nv.callgraph`: direct calls in function order, then the three groups
     /// ptxas fills for indirect calls (empty here).
     fn call_graph(&self) -> Result<Vec<CallEdge>> {
         let mut out = vec![CallEdge { caller: 0, callee: SENTINELS[0] }];
@@ -479,7 +483,7 @@ impl<'m> Builder<'m> {
                 edges.push(CallEdge { caller, callee: self.sym(c)? });
             }
         }
-        out.extend(edges.into_iter().rev());
+        out.extend(edges);
         for s in &SENTINELS[1..] {
             out.push(CallEdge { caller: 0, callee: *s });
         }
@@ -510,7 +514,8 @@ impl<'m> Builder<'m> {
             shoff: 0,
             flags: self.arch.eflags(),
             ehsize: EHDR_SIZE as u16,
-            phentsize: if e_type == ET_EXEC { PHDR_SIZE as u16 } else { 0 },
+            // sm_7x/sm_8x record the program-header size even without program headers.
+            phentsize: if e_type == ET_EXEC || !self.arch.compat { PHDR_SIZE as u16 } else { 0 },
             shentsize: SHDR_SIZE as u16,
             shstrndx: 1,
         };

@@ -40,12 +40,8 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         for s in &b.sections[1..] {
             shstr.intern(&s.name);
         }
-        for (i, s) in symbols.iter().enumerate() {
-            if s.name.is_empty() && s.other == crate::symbol::sto::INTERNAL && i > 0 {
-                str_.intern(RESERVED_CAP);
-            } else {
-                str_.intern(&s.name);
-            }
+        for name in creation_order(b, &symbols) {
+            str_.intern(&name);
         }
     } else {
         for (name, to) in log(b, &symbols) {
@@ -66,6 +62,19 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         shbytes.resize(shbytes.len() + REMOVED_SYMTAB_SHNDX, 0);
     }
     (SectionNames { bytes: shbytes, offsets }, str_.into_bytes(), symbols)
+}
+
+/// sm_90+ symbol names in symbol order; the deleted reserved-smem cap
+/// symbol's name stays at its slot.
+fn creation_order(_: &Builder<'_>, symbols: &[Symbol]) -> Vec<String> {
+    let name = |(i, s): (usize, &Symbol)| {
+        if s.name.is_empty() && s.other == crate::symbol::sto::INTERNAL && i > 0 {
+            RESERVED_CAP.to_string()
+        } else {
+            s.name.clone()
+        }
+    };
+    symbols.iter().enumerate().map(name).collect()
 }
 
 /// The sm_7x/sm_8x creation log.

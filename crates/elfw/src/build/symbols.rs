@@ -16,6 +16,9 @@ use ori_ir::object::{Function, FunctionKind, Linkage, VariableSpace};
 const UFT_UDT: [&str; 8] =
     ["__UDT_OFFSET", "__UFT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT", "__UDT", "__UFT_END", "__UDT_END"];
 
+/// Value of `.nv.reservedSmem.cap` (1 KiB, the same on every SM from sm_90 on).
+const RESERVED_CAP_VALUE: u64 = 0x400;
+
 /// Name given to the deleted `.nv.reservedSmem.cap` symbol's string (kept in
 /// `.strtab` by ptxas although the symbol loses its name).
 pub(crate) const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
@@ -142,26 +145,36 @@ impl Builder<'_> {
         self.push_section_sym(".nv.callgraph");
         self.push_section_sym(".nv.prototype");
         self.push_section_sym(".nv.rel.action");
-        let any_shared = functions.iter().any(|f| f.shared.size > 0);
-        if sm90 && rel {
-            for name in UFT_UDT {
-                self.push_sym(name, bind::WEAK, stt::OBJECT, 0, 0, 0, 8);
+        // Globals in function order; the first function brings the reserved
+        // shared-memory symbols (and with `-c` the unified table symbols),
+        // the first function with shared memory the reserved-smem cap.
+        let mut cap_done = false;
+        for (i, f) in functions.iter().enumerate() {
+            if !(f.kind == FunctionKind::Device && f.linkage == Linkage::Local) {
+                self.push_function_sym(f);
             }
-            self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, 0, 4);
-        }
-        let mut first_entry = true;
-        for f in &functions {
-            if f.kind == FunctionKind::Device && f.linkage == Linkage::Local {
-                continue;
-            }
-            self.push_function_sym(f);
-            if sm90 && !rel && first_entry {
+            if sm90 && i == 0 {
                 let reserved = self.arch.reserved_smem.unwrap_or(0);
-                self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
-                let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
-                self.push_sym("__nv_reservedSMEM_offset_0_alias", bind::WEAK, stt::NOTYPE, 0xa0, shndx, 0, 0);
+                if rel {
+                    for name in UFT_UDT {
+                        self.push_sym(name, bind::WEAK, stt::OBJECT, 0, 0, 0, 8);
+                    }
+                    self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
+                } else {
+                    self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
+                    let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
+                    self.push_sym("__nv_reservedSMEM_offset_0_alias", bind::WEAK, stt::NOTYPE, 0xa0, shndx, 0, 0);
+                }
             }
-            first_entry = false;
+            if sm90 && f.shared.size > 0 && !cap_done {
+                cap_done = true;
+                if rel {
+                    self.push_sym(RESERVED_CAP, bind::WEAK, stt::OBJECT, 0, 0, RESERVED_CAP_VALUE, 4);
+                } else {
+                    // ptxas deletes the symbol but keeps the slot (and the string).
+                    self.push_sym("", bind::LOCAL, stt::NOTYPE, sto::INTERNAL, 0, 0, 0);
+                }
+            }
         }
         for e in &self.m.externals {
             self.push_sym(e, bind::GLOBAL, stt::FUNC, 0, 0, 0, 0);
@@ -174,15 +187,6 @@ impl Builder<'_> {
             };
             let shndx = self.sec(section).unwrap_or(0);
             self.push_sym(&v.name, Self::linkage_bind(v.linkage), stt::OBJECT, 0, shndx, v.offset, v.size);
-        }
-        if sm90 && any_shared {
-            if rel {
-                let cap = functions.iter().map(|f| f.shared.size).max().unwrap_or(0);
-                self.push_sym(RESERVED_CAP, bind::WEAK, stt::OBJECT, 0, 0, cap, 4);
-            } else {
-                // ptxas deletes the symbol but keeps the slot (and the string).
-                self.push_sym("", bind::LOCAL, stt::NOTYPE, sto::INTERNAL, 0, 0, 0);
-            }
         }
         if sm90 {
             for f in functions.iter().filter(|f| f.kind == FunctionKind::Entry) {

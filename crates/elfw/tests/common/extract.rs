@@ -93,7 +93,16 @@ fn frames(bytes: &[u8]) -> HashMap<u64, FrameInfo> {
             let cie_at = u64_at(bytes, body);
             let (ra, cie) = cies.get(&cie_at).cloned().unwrap_or((ra, cie));
             let fde = bytes[(body + 24).min(end)..end].to_vec();
-            out.insert(pos as u64, FrameInfo { return_register: ra, cie_instructions: cie, fde_instructions: fde });
+            out.insert(
+                pos as u64,
+                FrameInfo {
+                    return_register: ra,
+                    cie_instructions: cie,
+                    cie_relocations: vec![],
+                    fde_instructions: fde,
+                    dropped_bytes: 0,
+                },
+            );
         }
         pos = end;
     }
@@ -108,6 +117,30 @@ fn frames(bytes: &[u8]) -> HashMap<u64, FrameInfo> {
         }
     }
     out
+}
+
+/// (CIE offset, offset of its initial instructions) of every CIE.
+fn cie_spans(bytes: &[u8]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos + 12 <= bytes.len() {
+        let len = u64_at(bytes, pos + 4) as usize;
+        let body = pos + 12;
+        if u64_at(bytes, body) == u64::MAX {
+            let mut p = body + 10;
+            uleb(bytes, &mut p);
+            p += 1;
+            uleb(bytes, &mut p);
+            out.push((pos as u64, p as u64));
+        }
+        pos = body + len;
+    }
+    out
+}
+
+/// Offset of the entry after the one at `at`.
+fn next_entry(bytes: &[u8], at: u64) -> u64 {
+    at + 12 + u64_at(bytes, at as usize + 4)
 }
 
 /// What the compiler would have handed to the builder for this cubin.
@@ -137,16 +170,54 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     let debug = v.sec(".debug_frame").and_then(|(_, s)| s.bytes()).unwrap_or(&[]);
     let frames = frames(debug);
     let mut frame_of: HashMap<(String, u64), FrameInfo> = HashMap::new();
+    let cie_spans = cie_spans(debug);
+    let mut cie_relocs: Vec<(u64, FrameRelocation)> = Vec::new();
+    let mut fde_key: HashMap<u64, (String, u64)> = HashMap::new();
     for prefix in [".rel", ".rela"] {
         for (off, sym, kind, addend) in v.relocs(prefix, ".debug_frame") {
             if kind != 2 || sym == ".debug_frame" {
                 continue;
             }
-            let fde = off - 20;
             let at = if prefix == ".rel" { u64_at(debug, off as usize) } else { addend as u64 };
+            if let Some(&(cie, instr)) =
+                cie_spans.iter().find(|(c, i)| *i <= off && off < *c + 12 + u64_at(debug, *c as usize + 4))
+            {
+                cie_relocs.push((cie, FrameRelocation { offset: (off - instr) as u32, addend: at }));
+                continue;
+            }
+            let fde = off - 20;
             if let Some(f) = frames.get(&fde) {
+                fde_key.insert(fde, (sym.clone(), at));
                 frame_of.insert((sym, at), f.clone());
             }
+        }
+    }
+    // CIE-pointer addends beyond the real CIE offsets: bytes dropped from the FDE before.
+    let mut cie_ptr: Vec<(u64, i64)> = [".rel", ".rela"]
+        .iter()
+        .flat_map(|p| v.relocs(p, ".debug_frame"))
+        .filter(|r| r.1 == ".debug_frame")
+        .map(|r| (r.0 - 12, r.3))
+        .collect();
+    cie_ptr.sort();
+    let mut counted = 0i64;
+    let mut previous: Option<u64> = None;
+    for (fde, addend) in cie_ptr {
+        let cie = cie_spans.iter().rev().find(|c| c.0 < fde).map_or(0, |c| c.0 as i64);
+        let excess = if addend == 0 { 0 } else { addend - cie - counted };
+        if let (Some(prev), true) = (previous, excess > 0) {
+            if let Some(info) = fde_key.get(&prev).and_then(|k| frame_of.get_mut(k)) {
+                info.dropped_bytes = excess as u32;
+                counted += excess;
+            }
+        }
+        previous = Some(fde);
+    }
+    // Attach CIE relocations to the frame of the FDE that follows the CIE.
+    for (cie, r) in &cie_relocs {
+        if let Some(info) = fde_key.get(&next_entry(debug, *cie)).and_then(|k| frame_of.get_mut(k)) {
+            info.cie_relocations.push(*r);
+            info.cie_relocations.sort_by_key(|r| r.offset);
         }
     }
     let shstr = v.sec(".shstrtab").and_then(|(_, s)| s.bytes()).unwrap_or(&[]);
@@ -224,14 +295,13 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             Some(SectionData::CallGraph(e)) => e.clone(),
             _ => vec![],
         };
-        let mut callees: Vec<String> = graph
+        let callees: Vec<String> = graph
             .iter()
             .skip(1)
             .take_while(|e| e.caller != 0)
             .filter(|e| e.caller as usize == si)
             .map(|e| v.sym_name(e.callee))
             .collect();
-        callees.reverse();
         let coop_off = find(0x28).map(|a| words(&a.value)).unwrap_or_default();
         let coop_reg = find(0x29).map(|a| words(&a.value)).unwrap_or_default();
         functions.push(Function {
