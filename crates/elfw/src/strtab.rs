@@ -30,6 +30,11 @@ impl StringTable {
         StringTable { bytes: vec![0] }
     }
 
+    /// A table holding `bytes` (for lookups).
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        StringTable { bytes: bytes.to_vec() }
+    }
+
     /// The offset of `s`, appending it if not yet present.
     pub fn intern(&mut self, s: &str) -> u32 {
         if s.is_empty() {

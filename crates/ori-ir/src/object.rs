@@ -24,9 +24,21 @@ pub struct ObjectModule {
     /// EICOMPAT_ATTR_ISA_CLASS (sm_90+): 1 for baseline code, 2 when cluster
     /// or TMA features are used, 4 with `sm_90a`-only instructions (measured).
     pub isa_class: u8,
+    /// Call prototypes of called library routines and externals
+    /// (`.nv.prototype`), in ptxas's order.
+    pub prototypes: Vec<Prototype>,
     /// Whole program: module variables whose 64-bit address the code loads
     /// from constant bank 4 (`.nv.constant4`), in slot order.
     pub address_table: Vec<String>,
+}
+
+/// The call prototype ptxas records for a callee.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prototype {
+    /// The called function (a module function or an external).
+    pub function: String,
+    /// ptxas's signature string, e.g. `#liiii`.
+    pub signature: String,
 }
 
 /// The SM and its suffix.
@@ -97,6 +109,9 @@ pub struct Function {
     pub crs_stack_size: Option<u32>,
     /// Static shared memory of this function (`.nv.shared.<fn>`).
     pub shared: SharedMemory,
+    /// Constant bank 2 (`.nv.constant2.<fn>`, sm_7x/sm_8x): constants the
+    /// compiler moved out of the code.
+    pub bank2: Option<ConstantBank>,
     /// Kernel parameters in order (entries only).
     pub params: Vec<Param>,
     /// Byte offsets of every EXIT in `code`.
@@ -132,7 +147,7 @@ pub struct SharedMemory {
     pub variables: Vec<SharedVariable>,
 }
 
-/// A named variable inside a function's shared memory.
+/// A named piece of a function's shared memory or constant bank.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SharedVariable {
     /// Symbol name (`$___ZZ...`).
@@ -141,6 +156,17 @@ pub struct SharedVariable {
     pub offset: u64,
     /// Size in bytes.
     pub size: u64,
+}
+
+/// A per-function constant bank.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConstantBank {
+    /// Contents.
+    pub bytes: Vec<u8>,
+    /// Section alignment.
+    pub align: u64,
+    /// Named pieces (`<fn>.const_opt.<from>.<to>`, symbols with `-c`).
+    pub symbols: Vec<SharedVariable>,
 }
 
 /// One kernel parameter.

@@ -197,6 +197,9 @@ impl<'m> Builder<'m> {
             );
         }
         self.add(".nv.callgraph".into(), sht::CUDA_CALLGRAPH, 0, 4, 8, SectionData::CallGraph(vec![]));
+        if !self.m.prototypes.is_empty() {
+            self.add(".nv.prototype".into(), sht::CUDA_PROTOTYPE, 0, 4, 8, SectionData::CallGraph(vec![]));
+        }
         if a.rel_action && !rel {
             self.add(".nv.rel.action".into(), sht::CUDA_RELOCINFO, 0, 8, 8, SectionData::Bytes(REL_ACTION.to_vec()));
         }
@@ -248,6 +251,18 @@ impl<'m> Builder<'m> {
             );
         }
         let sm8 = !a.compat;
+        for f in self.functions().collect::<Vec<_>>() {
+            if let Some(bank) = &f.bank2 {
+                self.add(
+                    format!(".nv.constant2.{}", f.name),
+                    rel_type(sht::PROGBITS, sht::CUDA_CONSTANT + 2),
+                    shf::ALLOC | shf::INFO_LINK,
+                    bank.align,
+                    0,
+                    SectionData::Bytes(bank.bytes.clone()),
+                );
+            }
+        }
         let const0 = |b: &mut Self| {
             for f in b.entries().collect::<Vec<_>>() {
                 let size =
@@ -379,11 +394,13 @@ impl<'m> Builder<'m> {
                 (self.sec(".strtab").unwrap_or(0) as u32, 0)
             } else if name == ".note.nv.cuinfo" {
                 (self.sec(".note.nv.tkinfo").unwrap_or(0) as u32, self.sec(".nv.compat").map_or(0, |c| c as u32))
-            } else if name == ".nv.info" || name == ".nv.callgraph" {
+            } else if name == ".nv.info" || name == ".nv.callgraph" || name == ".nv.prototype" {
                 (symtab, 0)
             } else if let Some(t) = text_of(".nv.info.") {
                 (symtab, t as u32)
-            } else if let Some(t) = text_of(".nv.constant0.").or_else(|| text_of(".nv.shared.")) {
+            } else if let Some(t) =
+                text_of(".nv.constant0.").or_else(|| text_of(".nv.constant2.")).or_else(|| text_of(".nv.shared."))
+            {
                 (0, t as u32)
             } else if let Some(target) = name.strip_prefix(".rela").or_else(|| name.strip_prefix(".rel")) {
                 (symtab, self.sec(target).unwrap_or(0) as u32)
@@ -500,6 +517,18 @@ impl<'m> Builder<'m> {
         self.set(".shstrtab", SectionData::Strings(shstrtab.bytes));
         for (s, off) in self.sections.iter_mut().zip(shstrtab.offsets) {
             s.name_offset = off;
+        }
+        // `.nv.prototype`: (function symbol, offset of its signature in `.strtab`).
+        let mut protos = Vec::new();
+        for p in &self.m.prototypes {
+            let sym = self.sym(&p.function)?;
+            let at = crate::strtab::StringTable::from_bytes(&strtab).find(&p.signature).unwrap_or(0);
+            protos.push(CallEdge { caller: sym, callee: at });
+        }
+        if !protos.is_empty() {
+            let bytes =
+                protos.iter().flat_map(|e| [e.caller.to_le_bytes(), e.callee.to_le_bytes()]).flatten().collect();
+            self.set(".nv.prototype", SectionData::Bytes(bytes));
         }
         self.set(".strtab", SectionData::Strings(strtab));
         self.set(".symtab", SectionData::Symbols(symbols));

@@ -43,7 +43,14 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         for name in creation_order(b, &symbols) {
             str_.intern(&name);
         }
+        for p in &b.m.prototypes {
+            str_.intern(&p.signature);
+        }
     } else {
+        // Signatures are made while the PTX is read, before any section.
+        for p in &b.m.prototypes {
+            str_.intern(&p.signature);
+        }
         for (name, to) in log(b, &symbols) {
             if to != To::Symbols {
                 shstr.intern(&name);
@@ -104,6 +111,14 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
             }
             if i == 0 {
                 variables(b, &mut push);
+            }
+        }
+        if let Some(bank) = &f.bank2 {
+            push(&format!(".nv.constant2.{}", f.name), To::Both);
+            if rel {
+                for s in &bank.symbols {
+                    push(&s.name, To::Symbols);
+                }
             }
         }
         for s in &f.subroutines {

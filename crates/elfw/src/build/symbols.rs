@@ -115,6 +115,16 @@ impl Builder<'_> {
             if i == 0 {
                 self.push_variables();
             }
+            if let Some(bank) = &f.bank2 {
+                let c2 = format!(".nv.constant2.{}", f.name);
+                self.push_section_sym(&c2);
+                if rel {
+                    let shndx = self.sec(&c2).unwrap_or(0);
+                    for s in &bank.symbols {
+                        self.push_sym(&s.name, bind::LOCAL, stt::CUDA_PARAM, 0x81, shndx, s.offset, s.size);
+                    }
+                }
+            }
             let text = self.sec(&format!(".text.{}", f.name)).unwrap_or(0);
             for s in &f.subroutines {
                 self.push_sym(&s.name, bind::LOCAL, stt::FUNC, 0, text, s.offset, s.size);

@@ -254,6 +254,15 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             },
             None => SharedMemory::default(),
         };
+        let bank2 = v.sec(&format!(".nv.constant2.{name}")).map(|(ci, c)| ConstantBank {
+            bytes: c.bytes().unwrap_or(&[]).to_vec(),
+            align: c.align,
+            symbols: syms
+                .iter()
+                .filter(|y| y.shndx as usize == ci && y.kind() != stt::SECTION)
+                .map(|y| SharedVariable { name: y.name.clone(), offset: y.value, size: y.size })
+                .collect(),
+        });
         let mut relocations = Vec::new();
         let mut order: Vec<(usize, &str)> =
             [".rel", ".rela"].iter().filter_map(|p| v.sec(&format!("{p}.text.{name}")).map(|(i, _)| (i, *p))).collect();
@@ -320,6 +329,7 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             stack_size: per_sym(if rel { code::MAX_STACK_SIZE } else { code::MIN_STACK_SIZE }, si).unwrap_or(0),
             crs_stack_size: find(code::CRS_STACK_SIZE).and_then(|a| words(&a.value).first().copied()),
             shared,
+            bank2,
             params: params.into_iter().map(|p| p.1).collect(),
             exit_offsets: find(code::EXIT_INSTR_OFFSETS).map(|a| words(&a.value)).unwrap_or_default(),
             launch: LaunchBounds {
@@ -393,7 +403,19 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
         [".rel", ".rela"].iter().flat_map(|p| v.relocs(p, ".nv.constant4")).map(|r| (r.0, r.1)).collect();
     table.sort();
 
+    let strtab = v.sec(".strtab").and_then(|(_, s)| s.bytes()).unwrap_or(&[]);
+    let prototypes = v
+        .sec(".nv.prototype")
+        .and_then(|(_, s)| s.bytes())
+        .unwrap_or(&[])
+        .chunks_exact(8)
+        .map(|c| Prototype {
+            function: v.sym_name(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            signature: elfw::strtab::lookup(strtab, u32::from_le_bytes([c[4], c[5], c[6], c[7]])).unwrap_or_default(),
+        })
+        .collect();
     ObjectModule {
+        prototypes,
         target: Target { sm, accelerated: compat_byte(0x09) == Some(1) },
         ptx_target: cu.map_or(0, |c| c.virtual_sm.into()),
         mode: if rel { OutputMode::Relocatable } else { OutputMode::WholeProgram },
