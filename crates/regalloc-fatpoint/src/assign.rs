@@ -82,12 +82,33 @@ pub(crate) fn assign(lr: &LiveRanges, limits: &[u32; 5], order: Order, temps: &F
         // raise the register count beyond what the lowest free one would.
         let used = &mut out.used[file.index()];
         let ceiling = (*used).max(lowest + u32::from(width));
-        let first = hinted.filter(|&h| fits(h) && h + u32::from(width) <= ceiling).unwrap_or(lowest);
+        let within = |first: u32| fits(first) && first + u32::from(width) <= ceiling;
+        let first =
+            hinted.filter(|&h| within(h)).or_else(|| snug(width, lowest, ceiling, &within, &fits)).unwrap_or(lowest);
         occ.take(&info.ranges, first, width);
         out.first[bit] = Some(first);
         *used = (*used).max(first + u32::from(width));
     }
     out
+}
+
+/// A register for a single or a pair that does not split a free aligned
+/// block of twice its width (its buddy, the other half of that block, is
+/// taken there), so that wider values arriving later still find room; a
+/// first-fit single in R2 would otherwise push a later pair from R2.64 to
+/// R4.64. Only registers below `ceiling` are considered.
+fn snug(
+    width: u8,
+    lowest: u32,
+    ceiling: u32,
+    within: &impl Fn(u32) -> bool,
+    fits: &impl Fn(u32) -> bool,
+) -> Option<u32> {
+    if width > 2 {
+        return None;
+    }
+    let w = u32::from(width);
+    (lowest..ceiling).step_by(w as usize).find(|&first| within(first) && !fits(first ^ w))
 }
 
 /// The virtual registers that occur, in `order`.
