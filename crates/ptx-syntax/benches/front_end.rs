@@ -14,8 +14,7 @@ use std::time::Instant;
 const ROUNDS: usize = 15;
 
 fn main() {
-    let Some(root) = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().find(|d| d.join("phases.ron").is_file())
-    else {
+    let Some(root) = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().find(|d| d.join("phases.ron").is_file()) else {
         eprintln!("front_end bench: workspace root not found, skipped");
         return;
     };

@@ -4,11 +4,6 @@
 use crate::span::{FileId, Span};
 use crate::token::{Token, TokenKind};
 
-/// Operators of two characters, tried before single characters.
-const TWO_CHAR: &[&str] = &["<<", ">>", "&&", "||", "==", "!=", "<=", ">=", "::"];
-/// Single-character punctuation and operators.
-const ONE_CHAR: &[u8] = b",;:{}[]()<>+-*/%!~&|^=@?";
-
 /// Lexes all of `source`; the last token is always [`TokenKind::Eof`].
 /// Comments and whitespace are skipped.
 pub fn lex(source: &str, file: FileId) -> Vec<Token> {
@@ -106,18 +101,25 @@ fn next_token(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
         b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => (TokenKind::Ident, ident_end(bytes, pos)),
         b'0'..=b'9' => number(bytes, pos),
         b'"' => (TokenKind::Str, string_end(bytes, pos)),
-        _ => {
-            if let Some(op) = TWO_CHAR.iter().find(|op| bytes[pos..].starts_with(op.as_bytes())) {
-                (TokenKind::Punct, pos + op.len())
-            } else if ONE_CHAR.contains(&b) {
-                (TokenKind::Punct, pos + 1)
-            } else {
-                // The source is valid UTF-8: keep a multi-byte character whole so
-                // spans stay on character boundaries.
-                let len = utf8_len(b).min(bytes.len() - pos);
-                (TokenKind::Unknown, pos + len)
-            }
+        // Operators of two characters first, then single characters.
+        b'<' | b'>' | b'&' | b'|' | b'=' | b'!' | b':'
+            if matches!(
+                (b, next),
+                (b'<', Some(b'<' | b'='))
+                    | (b'>', Some(b'>' | b'='))
+                    | (b'&', Some(b'&'))
+                    | (b'|', Some(b'|'))
+                    | (b'=' | b'!', Some(b'='))
+                    | (b':', Some(b':'))
+            ) =>
+        {
+            (TokenKind::Punct, pos + 2)
         }
+        b',' | b';' | b':' | b'{' | b'}' | b'[' | b']' | b'(' | b')' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/'
+        | b'%' | b'!' | b'~' | b'&' | b'|' | b'^' | b'=' | b'@' | b'?' => (TokenKind::Punct, pos + 1),
+        // The source is valid UTF-8: keep a multi-byte character whole so
+        // spans stay on character boundaries.
+        _ => (TokenKind::Unknown, pos + utf8_len(b).min(bytes.len() - pos)),
     }
 }
 

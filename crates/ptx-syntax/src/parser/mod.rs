@@ -67,12 +67,19 @@ impl<'s> Parser<'s> {
         self.tok().kind == kind
     }
 
+    /// Whether the current token's bytes are `text` (bytes avoid the
+    /// char-boundary checks of slicing `str`; these tests run per token).
+    fn at_bytes(&self, kind: TokenKind, text: &str) -> bool {
+        let token = self.tok();
+        token.kind == kind && self.src.as_bytes().get(token.span.range()) == Some(text.as_bytes())
+    }
+
     fn at_punct(&self, punct: &str) -> bool {
-        self.at(TokenKind::Punct) && self.text() == punct
+        self.at_bytes(TokenKind::Punct, punct)
     }
 
     fn at_dot(&self, word: &str) -> bool {
-        self.at(TokenKind::Dot) && self.text() == word
+        self.at_bytes(TokenKind::Dot, word)
     }
 
     fn at_eof(&self) -> bool {

@@ -71,8 +71,8 @@ impl Parser<'_> {
         let mut modifiers = Vec::new();
         while self.at(TokenKind::Dot) && self.tok().glued {
             let token = self.bump();
-            let name = Name::new(&self.text_of(token)[1..]);
-            modifiers.push(Modifier { kind: ModifierKind::classify(&name), name, span: token.span });
+            let text = &self.text_of(token)[1..];
+            modifiers.push(Modifier { kind: ModifierKind::classify(text), name: Name::new(text), span: token.span });
         }
         let mut operands = Vec::new();
         if !self.at_punct(";") {
