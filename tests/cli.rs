@@ -67,10 +67,18 @@ fn malformed_manifest_reports_line_and_column() {
     assert!(stderr(&out).contains("bad.ron:3:"), "{}", stderr(&out));
 }
 
-/// The last dump printed (the IR at the end of the pipeline).
-fn last_dump(out: &Output) -> String {
+/// The last dump taken after `phase`.
+fn dump_after(out: &Output, phase: &str) -> String {
     let text = stdout(out);
-    text.rsplit("// ---- IR after ").next().unwrap_or_default().to_string()
+    let header = format!("// ---- IR after {phase} ----\n");
+    let start = text.rfind(&header).map(|i| i + header.len()).unwrap_or(text.len());
+    let end = text[start..].find("// ---- IR after ").map_or(text.len(), |i| start + i);
+    text[start..end].to_string()
+}
+
+/// The dump of the last phase before register allocation.
+fn before_allocation(out: &Output) -> String {
+    dump_after(out, &dumped_phases(out).into_iter().take_while(|p| p != "AllocateRegisters").last().unwrap())
 }
 
 #[test]
@@ -96,19 +104,23 @@ fn dump_after_all_follows_the_manifest() {
             "OriCopyProp",
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
+            "AllocateRegisters",
             "OriRemoveNopCode"
         ]
     );
-    assert!(!last_dump(&default).contains("= MOV"), "copies propagated and removed: {}", last_dump(&default));
-    assert!(last_dump(&default).contains("%r3 = IADD3 %r0, 0x1, RZ"), "{}", last_dump(&default));
+    let optimized = before_allocation(&default);
+    assert!(!optimized.contains("= MOV"), "copies propagated and removed: {optimized}");
+    assert!(optimized.contains("%r3 = IADD3 %r0, 0x1, RZ"), "{optimized}");
+    let allocated = dump_after(&default, "OriRemoveNopCode");
+    assert!(allocated.contains(".props PhysicalRegs") && allocated.contains("R0 = S2R SR_TID.X"), "{allocated}");
 
     // Removing the dead-code pass after copy propagation leaves the copies.
     let manifest = default_manifest();
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 5);
-    assert!(last_dump(&removed).contains("%r2 = MOV %r0"), "{}", last_dump(&removed));
+    assert_eq!(dumped_phases(&removed).len(), 6);
+    assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same.
     let reordered = manifest.replacen("\"OriCopyProp\",", "", 1).replace(
@@ -117,11 +129,34 @@ fn dump_after_all_follows_the_manifest() {
     );
     let moved = run(Some(&reordered), &[]);
     assert_eq!(dumped_phases(&moved)[2..4], ["OriBranchOpt", "EarlyOriSimpleLiveDead"]);
-    assert!(last_dump(&moved).contains("= MOV"), "{}", last_dump(&moved));
+    assert!(before_allocation(&moved).contains("= MOV"), "{}", before_allocation(&moved));
 
     // The -O0 recipe keeps the literal translation.
     let o0 = run(None, &["-O0"]);
-    assert_eq!(dumped_phases(&o0), ["OriCheckInitialProgram", "OriRemoveNopCode"]);
+    assert_eq!(dumped_phases(&o0), ["OriCheckInitialProgram", "AllocateRegisters", "OriRemoveNopCode"]);
+}
+
+#[test]
+fn maxrregcount_reaches_the_allocator() {
+    let dir = scratch("maxrregcount");
+    // 40 values live at once: more than 24 registers can hold.
+    let mut text = String::from(".target sm_90\n.props VirtualRegs\n.entry pressure {\nbb0:\n");
+    for i in 0..40 {
+        text += &format!("    %r{i} = S2R SR_TID.X\n");
+    }
+    text += "    %r100.64 = LDC.64 c[0x0][0x210]\n";
+    for i in 0..40 {
+        text += &format!("    STG.E desc[%ur0.64][%r100.64+0x{:x}], %r{i}\n", 4 * i);
+    }
+    text += "    EXIT\n}\n";
+    std::fs::write(dir.join("pressure.ori"), text).unwrap();
+    let spills = |args: &[&str]| {
+        let mut all = vec!["-arch=sm_90", "--dump-ir-after", "AllocateRegisters", "pressure.ori"];
+        all.extend(args);
+        stdout(&ptxas(&all, &dir)).matches("= LDL").count()
+    };
+    assert_eq!(spills(&[]), 0);
+    assert!(spills(&["--maxrregcount=24"]) > 0, "a 24-register limit must spill");
 }
 
 #[test]

@@ -389,6 +389,16 @@ impl Manifest {
 }
 
 impl Plan<'_> {
+    /// Sets `knob` of every planned phase that declares it: how command-line
+    /// options (`--maxrregcount` → `MaxRegs`) reach the phases.
+    pub fn override_knob(&mut self, knob: &str, value: KnobValue) {
+        for planned in &mut self.phases {
+            if planned.phase.knobs().iter().any(|k| k.name == knob && k.default.type_name() == value.type_name()) {
+                planned.knobs.set(knob, value.clone());
+            }
+        }
+    }
+
     /// Checks that every phase finds the properties it requires when the
     /// pipeline starts from `initial`.
     pub fn check(&self, initial: PropertySet) -> Result<(), ManifestError> {

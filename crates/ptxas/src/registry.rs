@@ -15,6 +15,7 @@ impl Registry {
         let mut phases = builtin::phases();
         phases.extend(passes_early::phases());
         phases.extend(passes_late::phases());
+        phases.extend(regalloc_fatpoint::phases());
         phases.sort_by_key(|p| p.name().to_ascii_lowercase());
         Registry { phases }
     }
