@@ -162,6 +162,16 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("alias_of_weak_function", &[("\t// .globl\tvadd", ".weak .func w() { ret; }\n.func a();\n.alias a, w;")]),
     ("sampler_field_outside_initializer", &[("ret;", "mov.u32 %r1, x = 1;\n\tret;")]),
+    ("load_into_wider_register", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.u32 \t%rd1, [%rd8]")]),
+    ("load_into_narrower_register", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.u64 \t%r1, [%rd8]")]),
+    ("load_f64_into_f32_register", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f64 \t%f1, [%rd8]")]),
+    ("load_into_predicate", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.u32 \t%p1, [%rd8]")]),
+    ("store_from_wider_register", &[("st.global.f32 \t[%rd10], %f3", "st.global.u32 \t[%rd10], %rd1")]),
+    ("store_from_narrower_register", &[("st.global.f32 \t[%rd10], %f3", "st.global.u64 \t[%rd10], %r1")]),
+    ("store_integer_immediate", &[("st.global.f32 \t[%rd10], %f3", "st.global.u32 \t[%rd10], 5")]),
+    ("store_integer_immediate_as_float", &[("st.global.f32 \t[%rd10], %f3", "st.global.f32 \t[%rd10], 1")]),
+    ("mov_size_mismatch", &[("mov.u32 \t%r3, %ctaid.x;", "mov.u32 \t%rd3, %ctaid.x;")]),
+    ("cvt_to_wider_register", &[("cvta.to.global.u64 \t%rd4, %rd1;", "cvt.u32.u64 \t%rd4, %rd1;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -155,7 +155,7 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("shl", "dsx").ty(1, 1).mods(NONE),
     I::new("shr", "dsx").ty(1, 1).mods(NONE),
     // Data movement and conversion.
-    I::new("mov", "dx").ty(1, 1).mods(&["v2", "v4"]),
+    I::new("mov", "ds").ty(1, 1).mods(&["v2", "v4"]),
     I::new("ld", "xax?").ty(1, 1).mods(LD),
     I::new("ldu", "xa").ty(1, 1).sm(20).mods(&["global", "v2", "v4"]),
     I::new("st", "axx?").ty(1, 1).mods(ST),

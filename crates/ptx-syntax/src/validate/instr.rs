@@ -299,7 +299,9 @@ impl Checker<'_> {
         }
     }
 
-    fn type_of(&self, name: &str, component: bool) -> Option<Option<ScalarType>> {
+    /// The register type of `name`: `None` when undeclared, `Some(None)`
+    /// for symbols without one (variables, functions, labels).
+    pub(super) fn type_of(&self, name: &str, component: bool) -> Option<Option<ScalarType>> {
         match self.env.lookup(name)? {
             Resolved::Special(t) => Some(Some(t)),
             Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, DeclType::Scalar(t))) if !component => Some(Some(t)),

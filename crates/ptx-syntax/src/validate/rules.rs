@@ -132,6 +132,17 @@ impl Checker<'_> {
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
             self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
         }
+        let mut types = inst.types();
+        if let (Some(ty), None, Some(operand)) = (types.next(), types.next(), inst.operands.get(value)) {
+            let values = match &operand.kind {
+                ExprKind::Braces(items) => items.as_slice(),
+                _ => std::slice::from_ref(operand),
+            };
+            if !values.iter().all(|v| self.holds(v, ty)) {
+                self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+                return;
+            }
+        }
         let Some(space) = inst.space() else { return };
         let Some(ExprKind::Address(items)) = inst.operands.get(address).map(|o| &o.kind) else { return };
         let base = items.first().and_then(|e| base_name(e));
@@ -143,6 +154,24 @@ impl Checker<'_> {
                 inst.span,
                 format!("State space mismatch between instruction and address in instruction '{op}'"),
             );
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// Whether `value` can be loaded into or stored from as type `ty`: a
+    /// register at least as wide (ptxas extends and truncates), or an
+    /// immediate of the right kind.
+    fn holds(&self, value: &Expr, ty: ScalarType) -> bool {
+        match &value.kind {
+            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
+                Some(Some(reg)) => (reg == ScalarType::Pred) == (ty == ScalarType::Pred) && reg.bits() >= ty.bits(),
+                Some(None) => true,
+                None => false,
+            },
+            ExprKind::Int { .. } => !ty.is_float(),
+            ExprKind::Float(_) => ty.is_float(),
+            _ => true,
         }
     }
 }
