@@ -43,6 +43,11 @@ pub struct OpStats {
     pub raw: BTreeMap<String, MinOf>,
     /// Same, for readers that use a produced predicate as their guard.
     pub guard: MinOf,
+    /// Distance to the first reader (ordinary or guard) counting every
+    /// sample, waits in between or not: the checker only trusts stall
+    /// counts, so its demands may not exceed these.
+    pub raw_all: MinOf,
+    pub guard_all: MinOf,
     /// Distance from setting a scoreboard to the first wait on it.
     pub sb_wait: MinOf,
     /// Variable-latency readers without a read scoreboard: distance to
@@ -50,6 +55,9 @@ pub struct OpStats {
     pub war: MinOf,
     /// Smallest non-zero stall on the opcode.
     pub stall: MinOf,
+    /// For an opcode that sometimes sets a write scoreboard, instances that
+    /// do not: distance to the first reader or overwriter of the result.
+    pub unsignalled: MinOf,
 }
 
 impl OpStats {
@@ -81,13 +89,18 @@ impl Measured {
         self.ops.values().filter_map(|s| s.sb_wait.min).min()
     }
 
-    /// Over every fixed-latency producer of a predicate: the smallest
-    /// distance to a reader guarded by it, and the largest of the per-opcode
-    /// minima with at least three samples.
+    /// Over the fixed-latency producers of a predicate with at least three
+    /// guarded readers: the smallest distance to such a reader (all
+    /// samples), and the largest of the per-opcode minima (wait-free ones).
     pub fn guard(&self) -> (Option<u32>, Option<u32>) {
-        let min = self.ops.values().filter_map(|s| s.guard.min).min();
-        let safe = self.ops.values().filter(|s| s.guard.samples >= 3).filter_map(|s| s.guard.min).max();
-        (min, safe)
+        let common = || self.ops.values().filter(|s| s.guard.samples >= 3);
+        (common().filter_map(|s| s.guard_all.min).min(), common().filter_map(|s| s.guard.min).max())
+    }
+
+    /// Over variable-latency results that signal no scoreboard: the
+    /// smallest distance to their first reader or overwriter.
+    pub fn unsignalled(&self) -> Option<u32> {
+        self.ops.values().filter(|s| s.wbar > 0).filter_map(|s| s.unsignalled.min).min()
     }
 }
 
@@ -109,6 +122,7 @@ pub fn measure(listings: &[Listing], sm: u16) -> Measured {
                 let rest = &program.steps[k + 1..block.end];
                 if step.ctrl.write_sb.is_none() {
                     first_reader(step, rest, stats);
+                    first_touch(step, rest, &mut stats.unsignalled);
                 }
                 for sb in [step.ctrl.write_sb, step.ctrl.read_sb].into_iter().flatten() {
                     first_wait(step, rest, sb, &mut stats.sb_wait);
@@ -134,19 +148,35 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
         return;
     }
     let mut distance = u32::from(step.ctrl.stall);
+    let mut waited = false;
     for next in rest {
-        if next.ctrl.wait != 0 || next.depbar.is_some() {
-            return;
-        }
+        waited |= next.ctrl.wait != 0 || next.depbar.is_some();
         if next.guard.is_some_and(|g| step.writes.contains(&g)) {
-            stats.guard.add(distance);
+            stats.guard_all.add(distance);
+            if !waited {
+                stats.guard.add(distance);
+            }
             return;
         }
         if next.reads.iter().any(|u| step.writes.contains(u)) {
-            stats.raw.entry(next.opcode().to_string()).or_default().add(distance);
+            stats.raw_all.add(distance);
+            if !waited {
+                stats.raw.entry(next.opcode().to_string()).or_default().add(distance);
+            }
             return;
         }
         if next.writes.iter().any(|u| step.writes.contains(u)) {
+            return;
+        }
+        distance += u32::from(next.ctrl.stall);
+    }
+}
+
+fn first_touch(step: &Step, rest: &[Step], out: &mut MinOf) {
+    let mut distance = u32::from(step.ctrl.stall);
+    for next in rest {
+        if next.reads.iter().chain(&next.writes).any(|u| step.writes.contains(u)) {
+            out.add(distance);
             return;
         }
         distance += u32::from(next.ctrl.stall);
@@ -197,7 +227,14 @@ pub fn report(m: &Measured, sm: u16) -> String {
         );
     }
     let (gmin, gsafe) = m.guard();
-    let _ = writeln!(out, "guard: min {} safe {}; scoreboard visible after {}", show(gmin), show(gsafe), show(m.sb_visible()));
+    let _ = writeln!(
+        out,
+        "guard: min {} safe {}; scoreboard visible after {}; unsignalled variable results read after {}",
+        show(gmin),
+        show(gsafe),
+        show(m.sb_visible()),
+        show(m.unsignalled())
+    );
     out
 }
 
@@ -209,12 +246,14 @@ pub fn implied_rows(m: &Measured) -> Vec<Row> {
         .map(|(op, s)| {
             let lat = if s.wbar > 0 {
                 Lat::Variable
-            } else if let (Some(min), Some(safe)) = (s.raw_min(), s.raw_safe()) {
-                let guard = s.guard.min.map(|g| {
-                    let g = g as u8;
-                    Bound::new(g, if s.guard.samples >= 3 { g } else { g.max(guard_safe) })
+            } else if let Some(min) = s.raw_all.min {
+                let safe = s.raw_safe().map_or(min.max(15), |v| v.max(min).min(15));
+                let guard = s.guard_all.min.map(|all| {
+                    let g = s.guard.min.unwrap_or(guard_safe as u32);
+                    let g = if s.guard.samples >= 3 { g } else { g.max(guard_safe as u32) };
+                    Bound::new(all as u8, g.max(all) as u8)
                 });
-                Lat::Fixed { raw: Bound::new(min as u8, safe.min(15) as u8), guard }
+                Lat::Fixed { raw: Bound::new(min as u8, safe as u8), guard }
             } else {
                 Lat::Unmeasured
             };

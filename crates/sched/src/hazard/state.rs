@@ -1,0 +1,162 @@
+//! What is in flight at one program point: the abstract state the checker
+//! and the control-word phase share.
+//!
+//! Scoreboards are counters in hardware: several operations may signal the
+//! same one, and a wait waits for all of them. A pending operation is
+//! recorded per register unit as a bit `(scoreboard, younger)`, where
+//! `younger` counts the operations issued on the same scoreboard after it
+//! (saturating), so that `DEPBAR.LE SBn, k` (wait until at most `k` remain,
+//! oldest first) clears exactly the entries it covers.
+
+use crate::units::Unit;
+
+/// Bits per scoreboard in a pending mask: `younger` 0..=7.
+const AGES: u32 = 8;
+
+/// A set of pending operations protecting one unit (bit `sb * 8 +
+/// younger`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pending(u64);
+
+impl Pending {
+    /// Nothing pending.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Scoreboards (bit mask) that protect some pending entry.
+    pub fn scoreboards(self) -> u8 {
+        (0..6).filter(|&sb| self.0 >> (sb * AGES) & 0xff != 0).fold(0, |m, sb| m | 1 << sb)
+    }
+
+    /// Both sets.
+    pub fn union(self, other: Pending) -> Pending {
+        Pending(self.0 | other.0)
+    }
+}
+
+/// Everything in flight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// Per unit: cycles before a fixed-latency result may be read as a
+    /// source (`[0]`) and as a guard (`[1]`).
+    pub ready: Vec<[u8; 2]>,
+    /// Per unit: pending variable-latency writes.
+    pub writes: Vec<Pending>,
+    /// Per unit: pending reads by instructions with a read scoreboard.
+    pub reads: Vec<Pending>,
+    /// Per scoreboard: cycles before a set becomes visible to a wait.
+    pub arming: [u8; 6],
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            ready: vec![[0; 2]; Unit::COUNT],
+            writes: vec![Pending::default(); Unit::COUNT],
+            reads: vec![Pending::default(); Unit::COUNT],
+            arming: [0; 6],
+        }
+    }
+}
+
+impl State {
+    /// The state where control comes from several places: everything that
+    /// may be in flight on some path.
+    pub fn join(&mut self, other: &State) -> bool {
+        let before = self.clone();
+        for (a, b) in self.ready.iter_mut().zip(&other.ready) {
+            *a = [a[0].max(b[0]), a[1].max(b[1])];
+        }
+        for (a, b) in self.writes.iter_mut().zip(&other.writes) {
+            *a = a.union(*b);
+        }
+        for (a, b) in self.reads.iter_mut().zip(&other.reads) {
+            *a = a.union(*b);
+        }
+        for (a, b) in self.arming.iter_mut().zip(other.arming) {
+            *a = (*a).max(b);
+        }
+        *self != before
+    }
+
+    /// Waits on every scoreboard in `mask`: their operations are done.
+    pub fn wait(&mut self, mask: u8) {
+        let keep = !(0..6).filter(|sb| mask >> sb & 1 == 1).fold(0u64, |m, sb| m | 0xff << (sb * AGES));
+        for p in self.writes.iter_mut().chain(self.reads.iter_mut()) {
+            p.0 &= keep;
+        }
+    }
+
+    /// `DEPBAR.LE SBsb, count`: all but the `count` youngest operations on
+    /// `sb` are done.
+    pub fn depbar(&mut self, sb: u8, count: u8) {
+        let done = (u64::from(count.min(7))..u64::from(AGES)).fold(0u64, |m, age| m | 1 << (u64::from(sb) * 8 + age));
+        for p in self.writes.iter_mut().chain(self.reads.iter_mut()) {
+            p.0 &= !done;
+        }
+    }
+
+    /// A new operation on `sb`: every pending one on it gets one younger
+    /// operation (the oldest age saturates).
+    pub fn age(&mut self, sb: u8) {
+        let shift = u32::from(sb) * AGES;
+        for p in self.writes.iter_mut().chain(self.reads.iter_mut()) {
+            let lane = (p.0 >> shift) & 0xff;
+            let aged = ((lane << 1) | (lane & 0x80)) & 0xff;
+            p.0 = (p.0 & !(0xff << shift)) | aged << shift;
+        }
+    }
+
+    /// The entry a new operation on `sb` leaves: youngest on that board.
+    pub fn fresh(sb: u8) -> Pending {
+        Pending(1 << (u32::from(sb) * AGES))
+    }
+
+    /// Lets `cycles` pass.
+    pub fn advance(&mut self, cycles: u8) {
+        for r in &mut self.ready {
+            *r = [r[0].saturating_sub(cycles), r[1].saturating_sub(cycles)];
+        }
+        for a in &mut self.arming {
+            *a = a.saturating_sub(cycles);
+        }
+    }
+
+    /// Scoreboards with some operation pending.
+    pub fn busy(&self) -> u8 {
+        self.writes.iter().chain(&self.reads).fold(0, |m, p| m | p.scoreboards())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_and_partial_waits() {
+        let mut s = State::default();
+        s.writes[0] = State::fresh(2);
+        s.age(2);
+        s.writes[1] = State::fresh(2);
+        assert_eq!(s.busy(), 0b100);
+        // One operation may stay: the younger (unit 1) does.
+        s.depbar(2, 1);
+        assert!(s.writes[0].is_empty());
+        assert!(!s.writes[1].is_empty());
+        s.wait(0b100);
+        assert!(s.writes[1].is_empty());
+        assert_eq!(s.busy(), 0);
+    }
+
+    #[test]
+    fn age_saturates() {
+        let mut s = State::default();
+        s.reads[5] = State::fresh(0);
+        for _ in 0..20 {
+            s.age(0);
+        }
+        s.depbar(0, 7);
+        assert!(s.reads[5].is_empty(), "an entry with 7 or more younger ones is covered by DEPBAR.LE 7");
+    }
+}
