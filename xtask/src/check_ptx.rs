@@ -57,3 +57,28 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_first_error_with_line_and_recurses_into_directories() {
+        let dir = std::env::temp_dir().join(format!("check-ptx-{}", std::process::id()));
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).expect("temp dir");
+        let good = ".version 9.5\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tret;\n}\n";
+        std::fs::write(dir.join("good.ptx"), good).expect("write");
+        std::fs::write(sub.join("bad.ptx"), good.replace("ret;", "retq;")).expect("write");
+        std::fs::write(sub.join("notes.txt"), "not ptx").expect("write");
+        let mut files = Vec::new();
+        collect(&dir, &mut files).expect("collect");
+        assert_eq!(files.len(), 2);
+        assert_eq!(check(&dir.join("good.ptx"), FileId(0)), Ok(None));
+        let bad = sub.join("bad.ptx");
+        let expected = format!("{}:6: Not a name of any known instruction: 'retq'", bad.display());
+        assert_eq!(check(&bad, FileId(1)), Ok(Some(expected)));
+        assert!(run(&[dir.display().to_string()]).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
