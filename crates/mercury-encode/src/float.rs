@@ -2,7 +2,8 @@
 //!
 //! Established from NVIDIA's cubins and bit-flip probes (tools/learn.py):
 //! values print with 20 significant digits like C's `%.20g`, except that
-//! magnitudes of 2^31 and above use `%.20e`; infinities, NaNs and
+//! magnitudes of 10^9 and above use `%.20e` (probed: 999000000 prints
+//! plain, 1e9 as `1.00000000000000000000e+09`); infinities, NaNs and
 //! negative zero print as `+INF `, `-QNAN `, `-0.0 ` with a trailing
 //! space.
 
@@ -17,7 +18,7 @@ pub fn format_float(v: f64) -> String {
     if v == 0.0 {
         return if v.is_sign_negative() { "-0.0 ".into() } else { "0".into() };
     }
-    if v.abs() >= 2147483648.0 { sci(v, 20, false) } else { general(v) }
+    if v.abs() >= 1e9 { sci(v, 20, false) } else { general(v) }
 }
 
 /// `%.{prec}e`, optionally with trailing zeros of the mantissa removed.

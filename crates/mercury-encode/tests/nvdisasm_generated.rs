@@ -50,6 +50,10 @@ fn generate(rng: &mut Rng, tables: &Tables, form: &Form) -> Option<u128> {
             // Keep targets inside the listing's address range so that
             // nvdisasm prints them as plain addresses.
             AtomKind::L => 16 * rng.below(64) as i64,
+            // Register tuples must be aligned (R4.64, R8.128); multiples of
+            // four suit every width, RZ stays possible.
+            AtomKind::R => [255, 4 * rng.below(63) as i64][usize::from(rng.below(4) != 0)],
+            AtomKind::U => [63, 4 * rng.below(15) as i64][usize::from(rng.below(4) != 0)],
             _ => {
                 let mut v = 0u64;
                 for f in atom.fields {
@@ -124,7 +128,10 @@ fn check(
                     u64::from_str_radix(&s[..s.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(s.len())], 16).ok()
                 });
                 let Some(at) = at else { panic!("nvdisasm rejected the file without naming an address: {stderr}") };
-                live.remove((at / 16) as usize);
+                let w = live.remove((at / 16) as usize);
+                let mut labels = CodeLabels::new();
+                let ours = decode(sm, [w as u64, (w >> 64) as u64], at, &mut labels).and_then(|i| print(sm, &i, &labels));
+                eprintln!("{sm:?}: nvdisasm rejects 0x{w:032x} (ours: {ours:?})");
                 rejected += 1;
             }
         }

@@ -387,20 +387,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R6, [R2.64+0x4]  (x87)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
-        uniform_guard: false,
-    },
     // ISETP.NE.AND P0, PT, R2, R5, PT  (x81)
     Form {
         mnemonic: "ISETP.NE.AND",
@@ -475,6 +461,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // IMAD.IADD R5, R5, 0x1, R15  (x69)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000100000824,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
     // ULDC.64 UR6, c[0x0][0x118]  (x68)
     Form {
         mnemonic: "ULDC.64",
@@ -487,6 +487,20 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000000a000000000000000ab9,
         mask: 0x000001fffffffffff800003fffc00fff,
         uniform_guard: true,
+    },
+    // IMAD R16, R18, 0x102, R15  (x67)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
     },
     // DFMA R18, R18, R18, R18  (x67)
     Form {
@@ -728,6 +742,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
+    // LDG.E.CONSTANT R7, [R2.64+0x8]  (x43)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000000400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
     // DMUL R6, R8, R4  (x42)
     Form {
         mnemonic: "DMUL",
@@ -910,19 +938,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // LDG.E R2, [R8.64]  (x33)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
-        uniform_guard: false,
-    },
     // IADD3 R16, P2, R16, 0x40, RZ  (x33)
     Form {
         mnemonic: "IADD3",
@@ -969,6 +984,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00f80000ff00000fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R2, R13, 0x4, RZ  (x28)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000000400000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // FADD R5, R27, 1  (x28)
     Form {
         mnemonic: "FADD",
@@ -980,19 +1009,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000421,
         mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LDS R6, [R3+0x100]  (x28)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
     // STL [R27], R2  (x28)
@@ -1077,6 +1093,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
+    // LDG.E R2, [R8.64]  (x23)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000600000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // IMAD.WIDE.U32 R4, R9, c[0x0][0x17c], R2  (x23)
     Form {
         mnemonic: "IMAD.WIDE.U32",
@@ -1114,20 +1143,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
-    // @!P1 LDG.E R9, [R2.64+0x4]  (x23)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
-        uniform_guard: false,
-    },
     // LDG.E.CONSTANT R8, [R4.64]  (x22)
     Form {
         mnemonic: "LDG.E.CONSTANT",
@@ -1153,19 +1168,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000007ffe0000000000000000210,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1+0x10], R12  (x22)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // CS2R R16, SRZ  (x22)
@@ -1218,6 +1220,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e00000000000000000e24,
         mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.IADD R7, R8, 0x1, -R7  (x20)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000100000824,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E R14, [R20.64+0x10]  (x20)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000000600000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, R0, c[0x0][0x17c], RZ  (x19)
@@ -1363,6 +1393,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // LDS R25, [R14+0x40]  (x18)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffff000100ff00000fff,
+        uniform_guard: false,
+    },
     // DFMA R8, R2, R8, 1  (x17)
     Form {
         mnemonic: "DFMA",
@@ -1491,18 +1534,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // STG.E.64 [R6.64+0x8], R2  (x14)
+    // IMAD.SHL.U32 R0, R0, 0x2, RZ  (x14)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x00000000078e00ff0000000200000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // STG.E [R4.64], R7  (x14)
@@ -1559,19 +1602,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R2, [R2.64]  (x13)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
-        uniform_guard: false,
-    },
     // IADD3 R0, P0, R0, UR6, RZ  (x13)
     Form {
         mnemonic: "IADD3",
@@ -1601,6 +1631,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000087f04000000000000000c10,
         mask: 0x000001fffc7f1f00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R6, [R2.64+0x4]  (x13)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000040400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // LDS R4, [R21.X4+0x8]  (x13)
@@ -1697,19 +1741,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000823,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // STS [R19+0x400], R28  (x13)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // @P0 LDG.E.CONSTANT R0, [R2.64]  (x13)
@@ -1809,6 +1840,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
+    // STL.128 [R1+0x10], R12  (x12)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100c000000100000000387,
+        mask: 0x000001ffffffffff0000100000ff0fff,
+        uniform_guard: false,
+    },
     // DFMA R16, -R20, R14, 1  (x12)
     Form {
         mnemonic: "DFMA",
@@ -1849,6 +1893,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // STS [R5+0x88], R0  (x12)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffff0004000000ff0fff,
+        uniform_guard: false,
+    },
     // IMAD.WIDE.U32 R12, R2, R17, c[0x0][0x168]  (x11)
     Form {
         mnemonic: "IMAD.WIDE.U32",
@@ -1862,6 +1919,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000625,
         mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R27, [R2.64+0x4]  (x11)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000042400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // DMUL R2, R2, 0.5  (x11)
@@ -2024,6 +2095,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R6, R9, 0x800000, RZ  (x10)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0080000000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // MUFU.RCP64H R17, R13  (x10)
     Form {
         mnemonic: "MUFU.RCP64H",
@@ -2048,7 +2133,33 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E R3, [R2.64]  (x10)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDS R6, [R3+0x100]  (x10)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000001000000000984,
+        mask: 0x000001ffffffffff000100ff00000fff,
         uniform_guard: false,
     },
     // UIADD3 UR6, UR6, 0x1f, URZ  (x10)
@@ -2065,6 +2176,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc000000000c0c00fff,
         uniform_guard: true,
     },
+    // STL.128 [R1+0x40], R12  (x10)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100c000000000000000387,
+        mask: 0x000001ffffffffff0000100000ff0fff,
+        uniform_guard: false,
+    },
     // STS [R6.X4+0x4c8], R9  (x10)
     Form {
         mnemonic: "STS",
@@ -2076,6 +2200,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000048000000000000000388,
         mask: 0x000001ffffffffff0001000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R26, [R2.64+0x8]  (x9)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000002400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R4, R0, c[0x0][0x174], RZ, 0x3c, !PT  (x9)
@@ -2164,36 +2302,21 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1e95000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        bits: 0x000000000c1e95000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // LDG.E.128.CONSTANT R4, [R8.64]  (x8)
+    // LDG.E.64.CONSTANT R2, [R2.64]  (x8)
     Form {
-        mnemonic: "LDG.E.128.CONSTANT",
+        mnemonic: "LDG.E.64.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P2, PT, |R0|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x000000000c1e9b000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // FFMA.RM R9, R9, R8, R11  (x8)
@@ -2265,7 +2388,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // IABS R2, c[0x0][0x174]  (x8)
@@ -2320,6 +2443,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
+    // LDG.E.CONSTANT R10, [R2.64+-0x4]  (x8)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000040800000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
     // I2F.U32.RP R6, R3  (x7)
     Form {
         mnemonic: "I2F.U32.RP",
@@ -2356,17 +2493,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // STG.E.64 [R10.64], R8  (x7)
+    // FSETP.NEU.AND P2, PT, |R0|, +INF , PT  (x7)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FFMA R8, -R5, R4, R6  (x7)
@@ -2410,6 +2549,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffffc000000fff,
         uniform_guard: false,
     },
+    // STG.E.64 [R6.64+0x10], R20  (x7)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b060000000000000986,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
     // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x6)
     Form {
         mnemonic: "USHF.R.U32.HI",
@@ -2434,8 +2587,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000000000224,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078e0200000000ffff000224,
+        mask: 0x000001ffffffff00ffffffffff000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, R2, RZ, PT  (x6)
@@ -2451,6 +2604,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000e000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R4, [R8.64]  (x6)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9d000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.GE.U32.AND P0, PT, R2, c[0x0][0x170], PT  (x6)
@@ -2592,6 +2758,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
+    // STG.E.64 [R6.64+0x8], R10  (x6)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b060000080000000986,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
     // @P0 BRA P1, L@0x1d40  (x6)
     Form {
         mnemonic: "BRA",
@@ -2619,19 +2799,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000007104000000000000000210,
         mask: 0x000001fffc711f00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P4 LDL.64 R18, [R1+0x8]  (x6)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
     // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x6)
@@ -2752,8 +2919,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101d000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000c101d040000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R3, R13.reuse, 0x10, RZ  (x5)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000001000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // STL.64 [R1+0x10], R10  (x5)
@@ -2834,6 +3015,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e02000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R8, R3, 0x8, RZ  (x5)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000000800000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IMAD.X R9, RZ, RZ, ~R11, P0  (x5)
@@ -2923,6 +3118,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // LDG.E.64.CONSTANT R2, [R2.64]  (x5)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9b000000000600000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // DSETP.NEU.AND P3, PT, |R2|, +INF , PT  (x5)
     Form {
         mnemonic: "DSETP.NEU.AND",
@@ -2931,11 +3139,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R0, R4.reuse, R11.reuse, R5  (x5)
@@ -3042,19 +3250,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffa1ffffffffffff000fff,
         uniform_guard: false,
     },
-    // LDG.E.64 R4, [R10.64]  (x4)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
-        uniform_guard: false,
-    },
     // F2F.F64.F32 R2, R3  (x4)
     Form {
         mnemonic: "F2F.F64.F32",
@@ -3147,21 +3342,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P1, PT, |R0|, +INF , PT  (x4)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FADD R10, |R0|, -RZ  (x4)
     Form {
         mnemonic: "FADD",
@@ -3252,6 +3432,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000000ffff0fff,
         uniform_guard: false,
     },
+    // STG.E.64 [R10.64], R8  (x4)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b040000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // IADD3.X R15, RZ, RZ, R12, P3, P2  (x4)
     Form {
         mnemonic: "IADD3.X",
@@ -3335,20 +3528,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000629,
         mask: 0x000001fffffffffff80000ff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R12, [R24.64+0x10]  (x4)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
         uniform_guard: false,
     },
     // DADD R8, -RZ, |R4|  (x4)
@@ -3457,19 +3636,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
-    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R6.64], R3  (x3)
-    Form {
-        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10e780000000000000098e,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // ATOMG.E.CAS.STRONG.GPU PT, R5, [R8], R2, R3  (x3)
     Form {
         mnemonic: "ATOMG.E.CAS.STRONG.GPU",
@@ -3495,6 +3661,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e00000000000000000300,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R9, R9, 0x100, RZ  (x3)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000010000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.NE.U32.AND P1, PT, R7, 0x1, PT  (x3)
@@ -3540,19 +3720,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffffc0c0c00fff,
         uniform_guard: true,
     },
-    // LDG.E.U8.CONSTANT R3, [R2.64]  (x3)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
-        uniform_guard: false,
-    },
     // LDG.E.CONSTANT R25, [R2.64]  (x3)
     Form {
         mnemonic: "LDG.E.CONSTANT",
@@ -3593,6 +3760,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000000000000000000212,
         mask: 0x000001fffc710000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.AND P1, PT, |R0|, +INF , PT  (x3)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // F2I.F64 R13, R2  (x3)
@@ -3662,6 +3844,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004002670000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R8, [R8.64]  (x3)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1b000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // LDC R13, c[0x3][R15+0x100]  (x3)
@@ -3763,6 +3958,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
+    // STG.E.64 [R6.64], R20  (x3)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b060000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // DADD R10, -R16, R10  (x3)
     Form {
         mnemonic: "DADD",
@@ -3824,11 +4032,37 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        uniform_guard: false,
+    },
+    // @P4 LDL.64 R18, [R1+0x8]  (x3)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100a000000080000000983,
+        mask: 0x000001ffffffffff000008ff00000fff,
+        uniform_guard: false,
+    },
+    // LDL.64 R8, [R1+0x10]  (x3)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100a000000000000000983,
+        mask: 0x000001ffffffffff000008ff00000fff,
         uniform_guard: false,
     },
     // @P4 SHF.R.U64 R15, R18, R0.reuse, R19.reuse  (x3)
@@ -3917,19 +4151,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // LDS.128 R4, [R17+0x10]  (x3)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
     // ISETP.LT.AND P0, PT, RZ, c[0x0][0x180], PT  (x3)
     Form {
         mnemonic: "ISETP.LT.AND",
@@ -3946,9 +4167,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01fffff80000ff00ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R20, [R6.64+0x20]  (x3)
+    // LDG.E.CONSTANT R5, [R18.64+0x20]  (x3)
     Form {
-        mnemonic: "LDG.E.64.CONSTANT",
+        mnemonic: "LDG.E.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -3956,8 +4177,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1e99000000000600000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R23, B7  (x3)
@@ -3982,19 +4203,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000356,
         mask: 0x000001ffffffffffffffff00f0ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E.STRONG.SYS [R4.64], R7  (x3)
-    Form {
-        mnemonic: "STG.E.STRONG.SYS",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1159000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // MEMBAR.SC.GPU  (x3)
@@ -4084,6 +4292,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040066700000000000000a0c,
         mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R6.64], R3  (x2)
+    Form {
+        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10e786000000000000098e,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GTU.AND P0, PT, R3, R2, PT  (x2)
@@ -4386,6 +4607,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f07fff80000ff00000fff,
         uniform_guard: false,
     },
+    // LDG.E.U8.CONSTANT R2, [R2.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // IMAD.WIDE.U32.X R8, R3, -0x768fa0cf, R12, P0  (x2)
     Form {
         mnemonic: "IMAD.WIDE.U32.X",
@@ -4597,11 +4831,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000006200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // I2F.F64 R20, R0  (x2)
@@ -4614,6 +4848,47 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000201c000000000000000312,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R8, [R24.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9d000000000600000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R12, [R24.64+0x10]  (x2)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000100600000981,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R16, [R24.64+0x20]  (x2)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000000600000981,
+        mask: 0x000001ffffffffff000010ff00000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x2)
@@ -4665,11 +4940,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, R12, -1, PT  (x2)
@@ -4680,11 +4955,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // DADD R24, -R22, c[0x2][0xb8]  (x2)
@@ -4758,7 +5033,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, R5, RZ, !P0  (x2)
@@ -4869,6 +5144,33 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000040c0000000000000000820,
         mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R4, [R17+0x10]  (x2)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000100000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R20, [R6.64+0x20]  (x2)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9b000000200600000981,
+        mask: 0x000001ffffffffff000020ff00000fff,
         uniform_guard: false,
     },
     // FCHK P0, R7, 1  (x2)
@@ -5002,17 +5304,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.STRONG.SYS R4, [R4.64]  (x2)
+    // STG.E.STRONG.SYS [R4.64], R7  (x2)
     Form {
-        mnemonic: "LDG.E.STRONG.SYS",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
+        mnemonic: "STG.E.STRONG.SYS",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1f59000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        bits: 0x000000000c1159040000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R4, c[0x0][0x170], !P0  (x2)
@@ -5113,8 +5415,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e580000000000000098e,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000c10e586000000000000098e,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // LDG.E.U8.CONSTANT R6, [R6.64+0x1]  (x2)
@@ -5127,8 +5429,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1e91000000010400000981,
+        mask: 0x000001ffffffffff000001ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E R9, [R2.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000040400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // REDUX.SUM UR5, R8  (x1)
@@ -5204,8 +5520,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000d10e380000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x000000000d10e386000008000000098e,
+        mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
     // ATOMG.E.EXCH.STRONG.GPU PT, RZ, [R4.64+0xc], R17  (x1)
@@ -5233,8 +5549,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000d90e180000000000000098e,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000d90e186000000000000098e,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // POPC R7, UR4  (x1)
@@ -5259,8 +5575,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e180000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x000000000c10e186000000000000098e,
+        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // REDUX UR5, R2  (x1)
@@ -5297,8 +5613,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000e90e180000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x000000000e90e186000000000000098e,
+        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // @P0 RED.E.OR.STRONG.GPU [R4.64+0x1c], R13  (x1)
@@ -5311,8 +5627,21 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f10e180000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x000000000f10e186000000000000098e,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R4, [R10.64]  (x1)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1b000000000600000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ATOMG.E.CAS.64.STRONG.GPU PT, R6, [R10], R4, R6  (x1)
@@ -5459,6 +5788,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7ffffff80000ff00000fff,
         uniform_guard: false,
     },
+    // LDG.E.U8.CONSTANT R3, [R2.64]  (x1)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000800000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // STG.E.U8 [R4.64], R3  (x1)
     Form {
         mnemonic: "STG.E.U8",
@@ -5468,8 +5810,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1011000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000c1011080000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // IADD3 R8, R8, R28, -R5  (x1)
@@ -5590,8 +5932,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1015000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000c1015040000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // F2FP.PACK_AB R5, R9, c[0x0][0x180]  (x1)
@@ -5648,6 +5990,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000e0002000000000000234,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R2.64], R9  (x1)
+    Form {
+        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10e784000000000000098e,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // I2F.RZ R11, R10  (x1)
@@ -5944,6 +6299,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffffff00000fff,
         uniform_guard: false,
     },
+    // STG.E.64 [R6.64+0x8], R2  (x1)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b040000080000000986,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
     // IADD3.X R12, ~R5, R14, RZ, P1, !PT  (x1)
     Form {
         mnemonic: "IADD3.X",
@@ -5970,7 +6339,7 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000210000000000000009c3,
         mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: false,
+        uniform_guard: true,
     },
     // UIMAD UR6, UR6, UR12, URZ  (x1)
     Form {
@@ -6161,11 +6530,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c600000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // DSETP.EQ.OR P0, PT, R4, RZ, !P0  (x1)
@@ -6345,6 +6714,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
+    // FSETP.GTU.AND P0, PT, |R17|, 1.469367938527859385e-39, PT  (x1)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200001000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        uniform_guard: false,
+    },
     // FSETP.NEU.AND P0, PT, |R9|, R8, PT  (x1)
     Form {
         mnemonic: "FSETP.NEU.AND",
@@ -6418,6 +6802,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R21, R0, 0x800, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000080000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // IMAD.HI.U32 R10, R9, -0x36f0255e, RZ  (x1)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -6446,6 +6844,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004300000000000000020c,
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R15, R15, 0x100000, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0010000000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P4, P5, R10, -UR4, RZ  (x1)
@@ -6478,6 +6890,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000007e0c000000000000000810,
         mask: 0x000001fffc7f1f000000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, |R9|, 0.00049096695147454738617, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d2000000b43c0000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // @!P1 MUFU.RCP R9, -R9  (x1)
@@ -6520,6 +6947,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IMAD R11, R12, 0x800000, -R11  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // FSETP.GTU.OR P0, PT, R4, +INF , P0  (x1)
     Form {
         mnemonic: "FSETP.GTU.OR",
@@ -6532,7 +6973,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c400000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P1, PT, R4, -1, PT  (x1)
@@ -6631,7 +7072,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, |R4|, |R6|, PT  (x1)
@@ -6746,6 +7187,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // STS [R19+0x400], R28  (x1)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000004000000000388,
+        mask: 0x000001ffffffffff0004000000ff0fff,
+        uniform_guard: false,
+    },
     // LDS.128 R8, [R17]  (x1)
     Form {
         mnemonic: "LDS.128",
@@ -6758,6 +7212,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
+    // LDS.128 R8, [R17+0x20]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
     // S2UR UR5, SR_CTAID.Y  (x1)
     Form {
         mnemonic: "S2UR",
@@ -6768,6 +7235,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000200000000000000009c3,
         mask: 0x000001ffffffa1ffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // IMAD.SHL.U32 R4, R29.reuse, 0x20, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000002000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R12, [R6.64+0x40]  (x1)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9b000000000600000981,
+        mask: 0x000001ffffffffff000020ff00000fff,
         uniform_guard: false,
     },
     // LEA.HI R5, R28, UR5, RZ, 0x1e  (x1)
@@ -6783,6 +7278,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8f00000000000000000c11,
         mask: 0x000001ffffff0700ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R2, R3, 0x8, R2  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000800000824,
+        mask: 0x000001ffffffff000000000800000fff,
         uniform_guard: false,
     },
     // I2F.U16 R2, R6  (x1)
@@ -6806,8 +7315,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x0000000000100c000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        bits: 0x0000000000100c000000200000000983,
+        mask: 0x000001ffffffffff000020ff00000fff,
         uniform_guard: false,
     },
     // IADD3 R18, R17, -c[0x0][0x20], RZ  (x1)
@@ -6885,6 +7394,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
+    // STG.E.STRONG.SYS [R4.64], R7  (x1)
+    Form {
+        mnemonic: "STG.E.STRONG.SYS",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1159060000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // ATOMG.E.INC.STRONG.GPU PT, R4, [R4.64], R9  (x1)
     Form {
         mnemonic: "ATOMG.E.INC.STRONG.GPU",
@@ -6908,8 +7430,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000000000000000000ff000388,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        bits: 0x000000000000000000040000ff000388,
+        mask: 0x000001ffffffffff00040000ffff0fff,
         uniform_guard: false,
     },
     // LDS.U8 R4, [0x400]  (x1)
@@ -6920,8 +7442,21 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000000000000000ff000984,
-        mask: 0x000001ffffffffff000000ffff000fff,
+        bits: 0x000000000000000000040000ff000984,
+        mask: 0x000001ffffffffff000400ffff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.STRONG.SYS R4, [R4.64]  (x1)
+    Form {
+        mnemonic: "LDG.E.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1f59000000000600000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.SPIN R5, [RZ], R4, R5  (x1)
@@ -6962,6 +7497,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ffff0fff,
         uniform_guard: false,
     },
+    // LDG.E.STRONG.SYS R7, [R4.64]  (x1)
+    Form {
+        mnemonic: "LDG.E.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1f59000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // ATOMG.E.EXCH.STRONG.GPU PT, RZ, [R2.64], RZ  (x1)
     Form {
         mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
@@ -6973,8 +7521,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e1c000000000000009a8,
-        mask: 0x000001fffff1ffc0ffffff0000000fff,
+        bits: 0x000000000c10e1c400000000000009a8,
+        mask: 0x000001fffff1ffffffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.OR P0, PT, R10, 0x2, !P4  (x1)
@@ -7048,8 +7596,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000001004000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x00000000001004000000020000000387,
+        mask: 0x000001ffffffffff0000020000ff0fff,
         uniform_guard: false,
     },
     // ST.E [R2.64], R11  (x1)
@@ -7093,6 +7641,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // @!P2 LDG.E R11, [R2.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000000400000981,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
     // SHFL.BFLY PT, R7, R5, R4, 0x1f  (x1)
     Form {
         mnemonic: "SHFL.BFLY",
@@ -7117,8 +7679,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c0e1b000000000000000981,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        bits: 0x000000000c0e1b000000000400000981,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // LDG.E.64.STRONG.GPU R10, [R14.64+0x8]  (x1)
@@ -7131,8 +7693,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1efb000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1efb000000080400000981,
+        mask: 0x000001ffffffffff000008ff00000fff,
         uniform_guard: false,
     },
     // I2F.U8 R21, R21  (x1)
@@ -7156,8 +7718,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c001d000000000000000986,
-        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        bits: 0x000000000c001d040000000000000986,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHFL.IDX PT, R13, R8, RZ, 0x1f  (x1)

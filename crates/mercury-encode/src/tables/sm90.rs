@@ -434,20 +434,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffc3fffffffff0fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R10, desc[UR4][R2.64+0x4]  (x105)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
-        uniform_guard: false,
-    },
     // STG.E desc[UR4][R2.64+0x14], R7  (x97)
     Form {
         mnemonic: "STG.E",
@@ -506,6 +492,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
+    // IMAD.IADD R5, R5, 0x1, R0  (x76)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000100000824,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
     // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x74)
     Form {
         mnemonic: "LOP3.LUT",
@@ -545,6 +545,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1019000000000000000986,
         mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R9, desc[UR4][R2.64+0x8]  (x73)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
         uniform_guard: false,
     },
     // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x70)
@@ -644,6 +658,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000000000000000000e2b,
         mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R3, R13, 0x10, R14  (x54)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000400000fff,
         uniform_guard: false,
     },
     // LDL R14, [R1+0x104]  (x54)
@@ -1046,6 +1074,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
+    // LDG.E.CONSTANT R10, desc[UR4][R2.64+0x4]  (x32)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000040000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
+        uniform_guard: false,
+    },
     // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x31)
     Form {
         mnemonic: "ISETP.GE.U32.AND",
@@ -1059,6 +1101,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006070000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD R5, R4, 0x4, R3  (x31)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000400000824,
+        mask: 0x000001ffffffff000000000400000fff,
         uniform_guard: false,
     },
     // LEA R3, R6, R3, 0x18  (x30)
@@ -1198,6 +1254,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff7fffffffffffff000fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R8, R6, 0x4, RZ  (x27)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000000400000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // IMAD.MOV R11, RZ, RZ, -R11  (x26)
     Form {
         mnemonic: "IMAD.MOV",
@@ -1210,6 +1280,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000000000224,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R10, R10, 0x10000, RZ  (x25)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000001000000000824,
+        mask: 0x000001ffffffff000001000000000fff,
         uniform_guard: false,
     },
     // ULEA UR4, UR5, UR4, 0x18  (x25)
@@ -1236,6 +1320,20 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.IADD R8, R0, 0x1, -R11  (x24)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000100000824,
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
@@ -1296,20 +1394,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
-    // @!P1 LDG.E R11, desc[UR4][R2.64+0x4]  (x23)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
-        uniform_guard: false,
-    },
     // STL.128 [R1+0x30], R20  (x22)
     Form {
         mnemonic: "STL.128",
@@ -1351,9 +1435,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R8, desc[UR8][R18.64+0x20]  (x21)
+    // @!P2 LDG.E R13, desc[UR4][R2.64+0x8]  (x21)
     Form {
-        mnemonic: "LDG.E.64.CONSTANT",
+        mnemonic: "LDG.E",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1361,8 +1445,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
         uniform_guard: false,
     },
     // IADD3.X R16, RZ, R16, RZ, P2, !PT  (x20)
@@ -1516,7 +1600,7 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000210000000000000009c3,
         mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: false,
+        uniform_guard: true,
     },
     // SHF.R.U32.HI R29, RZ, R29, R0  (x18)
     Form {
@@ -1567,7 +1651,7 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000800000000000000009c3,
         mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: false,
+        uniform_guard: true,
     },
     // DFMA R2, R2, R6, 1  (x17)
     Form {
@@ -1722,20 +1806,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R6.64+0x8], R2  (x14)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffffc00000000000ff0fff,
-        uniform_guard: false,
-    },
     // MUFU.EX2 R9, R9  (x14)
     Form {
         mnemonic: "MUFU.EX2",
@@ -1746,6 +1816,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000308,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R8, desc[UR8][R18.64+0x20]  (x14)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9b000000200000000981,
+        mask: 0x000001ffffffffff000020c000000fff,
         uniform_guard: false,
     },
     // UIADD3 UR4, UR7, UR4, URZ  (x13)
@@ -1761,6 +1845,20 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000fffe0000000000000000290,
         mask: 0x000001ffffffffc0ffffffc0c0c00fff,
         uniform_guard: true,
+    },
+    // IMAD.SHL.U32 R7, R11.reuse, 0x2, RZ  (x13)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000000200000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
     },
     // ISETP.GT.U32.AND P2, PT, R13, 0x1ffffff, PT  (x13)
     Form {
@@ -1788,6 +1886,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000101008000000000000221,
         mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R4, R5, 0x8, RZ  (x13)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000000800000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R15, P0, RZ, -R10, RZ  (x13)
@@ -2102,7 +2214,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // WARPSYNC.COLLECTIVE R8, L@0xd30  (x10)
@@ -2311,21 +2423,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P2, PT, |R10|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FFMA.RM R11, R11, R0, R13  (x8)
     Form {
         mnemonic: "FFMA.RM",
@@ -2394,7 +2491,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // IMAD R26, R2, R25, 0x3039  (x8)
@@ -2484,6 +2581,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
+    // FSETP.NEU.AND P2, PT, |R10|, +INF , PT  (x7)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R11, R11, 0x800000, RZ  (x7)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0080000000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // STG.E.64 desc[UR4][R10.64], R8  (x7)
     Form {
         mnemonic: "STG.E.64",
@@ -2495,6 +2621,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c101b000000000000000986,
         mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R6.64+0x8], R2  (x7)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
         uniform_guard: false,
     },
     // FFMA R6, -R3, R2, R0  (x7)
@@ -2550,6 +2690,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000c2b,
         mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR8][R6.64+0x10], R20  (x7)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R12, desc[UR8][R18.64+0x40]  (x7)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffff000020c000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, R2, RZ, PT  (x6)
@@ -2734,19 +2902,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc711f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // @P4 LDL.64 R20, [R1+0x8]  (x6)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
     // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x6)
     Form {
         mnemonic: "FSETP.GE.AND",
@@ -2800,8 +2955,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000000000224,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078e0200000000ffff000224,
+        mask: 0x000001ffffffff00ffffffffff000fff,
         uniform_guard: false,
     },
     // SHF.R.U64 R4, R9, 0x11, R4  (x5)
@@ -2984,11 +3139,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R0, R4.reuse, R11.reuse, R5  (x5)
@@ -3110,6 +3265,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x4)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000010000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // VIMNMX R15, R10.reuse, 0x64, !PT  (x4)
     Form {
         mnemonic: "VIMNMX",
@@ -3200,21 +3369,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000041002000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.AND P1, PT, |R10|, +INF , PT  (x4)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FADD R0, |R10|, -RZ  (x4)
@@ -3398,20 +3552,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
-    // LDG.E.128.CONSTANT R12, desc[UR8][R24.64+0x10]  (x4)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
-        uniform_guard: false,
-    },
     // DADD R8, -RZ, |R4|  (x4)
     Form {
         mnemonic: "DADD",
@@ -3488,6 +3628,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000800080000000000ff000984,
         mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R7, R7, 0x40, RZ  (x4)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000004000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ULOP3.LUT UR4, UR10, 0x3fff0, URZ, 0xc0, !UPT  (x4)
@@ -3688,6 +3842,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // FSETP.GTU.AND P1, PT, |R10|, +INF , PT  (x3)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        uniform_guard: false,
+    },
     // FADD.SAT R11, RZ, R10  (x3)
     Form {
         mnemonic: "FADD.SAT",
@@ -3848,11 +4017,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R13, RZ, P0  (x3)
@@ -3880,6 +4049,32 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e000000000000000002ca,
         mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    // @P4 LDL.64 R20, [R1+0x8]  (x3)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100a000000080000000983,
+        mask: 0x000001ffffffffff000008ff00000fff,
+        uniform_guard: false,
+    },
+    // LDL.64 R8, [R1+0x10]  (x3)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100a000000000000000983,
+        mask: 0x000001ffffffffff000008ff00000fff,
         uniform_guard: false,
     },
     // @P4 SHF.R.U64 R14, R20, R0.reuse, R21.reuse  (x3)
@@ -3950,19 +4145,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000000421,
         mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [R17+0x10]  (x3)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R23, B7  (x3)
@@ -4536,11 +4718,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000006200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // I2F.F64 R20, R0  (x2)
@@ -4553,6 +4735,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000201c000000000000000312,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R12, desc[UR8][R24.64+0x10]  (x2)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000100000000981,
+        mask: 0x000001ffffffffff000010c000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R16, desc[UR8][R24.64+0x20]  (x2)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffff000010c000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x2)
@@ -4604,11 +4814,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004200000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, R12, -1, PT  (x2)
@@ -4619,11 +4829,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // DADD R16, -R22, UR4  (x2)
@@ -4696,7 +4906,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, R7, RZ, !P0  (x2)
@@ -4824,6 +5034,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // LDS.128 R8, [R17+0x10]  (x2)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000100000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
     // S2UR UR5, SR_CTAID.Y  (x2)
     Form {
         mnemonic: "S2UR",
@@ -4834,7 +5057,7 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000200000000000000009c3,
         mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: false,
+        uniform_guard: true,
     },
     // FCHK P0, R0, 1  (x2)
     Form {
@@ -5020,8 +5243,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1e91000000010000000981,
+        mask: 0x000001ffffffffff000001c000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E R11, desc[UR4][R2.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
         uniform_guard: false,
     },
     // VOTEU.ALL UP0, P1  (x2)
@@ -5066,6 +5303,20 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[],
         bits: 0x000000000000000000000000000003c6,
         mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R24, R24, 0x10, RZ  (x2)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000001000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // UIADD3 UR4, UP0, UR4, 0x4, URZ  (x1)
@@ -5197,8 +5448,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e180000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        bits: 0x000000000c10e180000010000000098e,
+        mask: 0x000001ffffffffc00000100000ff0fff,
         uniform_guard: false,
     },
     // REDUX UR5, R11  (x1)
@@ -6132,11 +6383,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 52, len: 12, shift: 20 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c600000000000000042a,
-        mask: 0x000001fffc01ffff000fffff00ff0fff,
+        mask: 0x000001fffc01ffff0007ffff00ff0fff,
         uniform_guard: false,
     },
     // DSETP.EQ.OR P0, PT, R4, RZ, !P0  (x1)
@@ -6298,6 +6549,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
+    // FSETP.GTU.AND P0, PT, |R19|, 1.469367938527859385e-39, PT  (x1)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200001000000000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        uniform_guard: false,
+    },
     // FSETP.NEU.AND P0, PT, |R11|, R9, PT  (x1)
     Form {
         mnemonic: "FSETP.NEU.AND",
@@ -6371,6 +6637,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // IMAD.SHL.U32 R23, R0, 0x800, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000080000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // IMAD.HI.U32 R10, R9, -0x36f0255e, RZ  (x1)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -6399,6 +6679,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004300000000000000020c,
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R13, R13, 0x100000, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0010000000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P4, P5, R9, -UR4, RZ  (x1)
@@ -6431,6 +6725,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000007e0c000000000000000810,
         mask: 0x000001fffc7f1f000000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, |R13|, 0.00049096695147454738617, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d2000000b43c0000080b,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // @!P1 MUFU.RCP R13, -R13  (x1)
@@ -6473,6 +6782,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IMAD R12, R12, 0x800000, -R13  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000400000fff,
+        uniform_guard: false,
+    },
     // FSETP.GTU.OR P0, PT, R6, +INF , P0  (x1)
     Form {
         mnemonic: "FSETP.GTU.OR",
@@ -6485,7 +6808,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c400000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P1, PT, R6, -1, PT  (x1)
@@ -6584,7 +6907,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, |R3|, |R13|, PT  (x1)
@@ -6711,6 +7034,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
+    // LDS.128 R12, [R17+0x20]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R3, R10, 0x20, RZ  (x1)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00ff0000002000000824,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
     // LEA.HI R5, R5, UR5, RZ, 0x1e  (x1)
     Form {
         mnemonic: "LEA.HI",
@@ -6724,6 +7074,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8f00000000000000000c11,
         mask: 0x000001ffffff0700ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R2, R3, 0x8, R2  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000001000000000fff,
         uniform_guard: false,
     },
     // I2F.U16 R0, R0  (x1)
@@ -6747,8 +7111,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x0000000000100c000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        bits: 0x0000000000100c000000200000000983,
+        mask: 0x000001ffffffffff000020ff00000fff,
         uniform_guard: false,
     },
     // VIADD R18, R17, -UR4  (x1)
@@ -6803,8 +7167,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000800000000000000ff000988,
-        mask: 0x000001ffffffffc000000000ffff0fff,
+        bits: 0x000000000800000000040000ff000988,
+        mask: 0x000001ffffffffc000040000ffff0fff,
         uniform_guard: false,
     },
     // LDS.U8 R4, [UR4+0x400]  (x1)
@@ -6816,8 +7180,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000800000000000000ff000984,
-        mask: 0x000001ffffffffff000000c0ff000fff,
+        bits: 0x000000000800000000040000ff000984,
+        mask: 0x000001ffffffffff000400c0ff000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.SPIN R5, [R0], R4, R5  (x1)
@@ -6965,8 +7329,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000001004000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x00000000001004000000020000000387,
+        mask: 0x000001ffffffffff0000020000ff0fff,
         uniform_guard: false,
     },
     // F2F.F32.F64 R11, UR6  (x1)
@@ -7175,8 +7539,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1efb000000000000000981,
-        mask: 0x000001ffffffffff000000c000000fff,
+        bits: 0x000000000c1efb000000080000000981,
+        mask: 0x000001ffffffffff000008c000000fff,
         uniform_guard: false,
     },
     // I2FP.F32.U32 R3, R2  (x1)
