@@ -383,6 +383,28 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// Calls `f` on every symbol the expression names (registers, variables,
+    /// labels, functions), in source order. Field names of sampler
+    /// initializers are keywords and are skipped.
+    pub fn for_each_name<'e>(&'e self, f: &mut impl FnMut(&'e Ident)) {
+        match &self.kind {
+            ExprKind::Name(ident, _) => f(ident),
+            ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => {}
+            ExprKind::Unary(_, e) | ExprKind::Paren(e) | ExprKind::Field(_, e) => e.for_each_name(f),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                a.for_each_name(f);
+                b.for_each_name(f);
+            }
+            ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) | ExprKind::Call(_, items) => {
+                for item in items {
+                    item.for_each_name(f);
+                }
+            }
+        }
+    }
+}
+
 /// Operand and expression forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExprKind {

@@ -384,15 +384,9 @@ const SYSCALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
 /// Whether any instruction operand or initializer of `module` names `name`.
 fn uses_name(module: &Module, name: &str) -> bool {
     fn in_expr(e: &Expr, name: &str) -> bool {
-        match &e.kind {
-            ExprKind::Name(ident, _) => ident.name == name,
-            ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => false,
-            ExprKind::Unary(_, e) | ExprKind::Paren(e) | ExprKind::Field(_, e) => in_expr(e, name),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => in_expr(a, name) || in_expr(b, name),
-            ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) | ExprKind::Call(_, items) => {
-                items.iter().any(|e| in_expr(e, name))
-            }
-        }
+        let mut found = false;
+        e.for_each_name(&mut |ident| found |= ident.name == name);
+        found
     }
     fn in_block(b: &Block, name: &str) -> bool {
         b.statements.iter().any(|s| match s {

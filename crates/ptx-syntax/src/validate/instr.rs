@@ -359,24 +359,25 @@ impl Checker<'_> {
 
     /// False when an address names an undeclared symbol as its base.
     fn address_known(&self, operand: &Expr) -> bool {
-        let mut names = Vec::new();
-        collect_names(operand, &mut names);
-        names.iter().all(|ident| self.env.lookup(&ident.name).is_some())
+        let mut known = true;
+        operand.for_each_name(&mut |ident| known &= self.env.lookup(&ident.name).is_some());
+        known
     }
 
     /// Records every name used by `inst` that resolves to nothing.
     fn collect_unknown(&mut self, inst: &Instruction) {
-        let mut names = Vec::new();
+        let env = &self.env;
+        let unknown = &mut *self.unknown;
+        let mut check = |ident: &Ident| {
+            if env.lookup(&ident.name).is_none() {
+                unknown.push((ident.name.clone(), ident.span));
+            }
+        };
         if let Some(guard) = &inst.guard {
-            names.push(&guard.pred);
+            check(&guard.pred);
         }
         for operand in &inst.operands {
-            collect_names(operand, &mut names);
-        }
-        for ident in names {
-            if self.env.lookup(&ident.name).is_none() {
-                self.unknown.push((ident.name.clone(), ident.span));
-            }
+            operand.for_each_name(&mut check);
         }
     }
 }
@@ -398,23 +399,4 @@ fn looks_like_bad_type(name: &str) -> bool {
         && name.len() > 1
         && chars.all(|c| c.is_ascii_digit())
         && matches!(ModifierKind::classify(name), ModifierKind::Word)
-}
-
-fn collect_names<'e>(expr: &'e Expr, out: &mut Vec<&'e Ident>) {
-    match &expr.kind {
-        ExprKind::Name(ident, _) => out.push(ident),
-        ExprKind::Int { .. } | ExprKind::Float(_) | ExprKind::Sink => {}
-        ExprKind::Unary(_, e) | ExprKind::Paren(e) => collect_names(e, out),
-        // The field name is a keyword (`filter_mode`), not a symbol.
-        ExprKind::Field(_, value) => collect_names(value, out),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            collect_names(a, out);
-            collect_names(b, out);
-        }
-        ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) | ExprKind::Call(_, items) => {
-            for item in items {
-                collect_names(item, out);
-            }
-        }
-    }
 }
