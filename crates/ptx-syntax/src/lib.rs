@@ -10,6 +10,8 @@
 //! assert_eq!(parse(&print(&module), FileId(0)).0, module);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod ast;
 mod diag;
 mod hash;
