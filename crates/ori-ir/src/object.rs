@@ -24,12 +24,23 @@ pub struct ObjectModule {
     /// EICOMPAT_ATTR_ISA_CLASS (sm_90+): 1 for baseline code, 2 when cluster
     /// or TMA features are used, 4 with `sm_90a`-only instructions (measured).
     pub isa_class: u8,
+    /// `extern .shared` arrays (dynamic shared memory), in first-use order.
+    pub extern_shared: Vec<ExternShared>,
     /// Call prototypes of called library routines and externals
     /// (`.nv.prototype`), in ptxas's order.
     pub prototypes: Vec<Prototype>,
     /// Whole program: module variables whose 64-bit address the code loads
     /// from constant bank 4 (`.nv.constant4`), in slot order.
     pub address_table: Vec<String>,
+}
+
+/// An `extern .shared` array (with `-c` an undefined symbol for the linker).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExternShared {
+    /// Symbol name.
+    pub name: String,
+    /// Alignment in bytes.
+    pub align: u64,
 }
 
 /// The call prototype ptxas records for a callee.
@@ -145,6 +156,13 @@ pub struct SharedMemory {
     pub align: u64,
     /// Named function-scope variables inside it (given symbols with `-c`).
     pub variables: Vec<SharedVariable>,
+    /// The function declares `.shared` variables of its own (the section then
+    /// gets a section symbol; sections holding only ptxas's reserved area
+    /// for `extern .shared` users do not).
+    pub declared: bool,
+    /// The function uses `extern .shared` (dynamic) memory: whole programs
+    /// then get a `.nv.shared.<fn>` section even without static shared memory.
+    pub uses_extern: bool,
 }
 
 /// A named piece of a function's shared memory or constant bank.

@@ -305,7 +305,7 @@ impl<'m> Builder<'m> {
         // No-data sections: the first function's shared memory, the reserved
         // area, .nv.global, then the other functions' shared memory.
         let shared = |b: &mut Self, f: &Function| {
-            if f.shared.size > 0 {
+            if f.shared.size > 0 || (f.shared.uses_extern && !rel) {
                 b.add(
                     format!(".nv.shared.{}", f.name),
                     rel_type(sht::NOBITS, sht::CUDA_SHARED),

@@ -104,11 +104,6 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         push(&format!(".nv.info.{}", f.name), To::Both);
         if entry {
             push(&format!(".nv.shared.{}", f.name), To::Both);
-            if rel {
-                for v in &f.shared.variables {
-                    push(&v.name, To::Symbols);
-                }
-            }
             if i == 0 {
                 variables(b, &mut push);
             }
@@ -124,8 +119,8 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         for s in &f.subroutines {
             push(&s.name, To::Symbols);
         }
-        for name in reloc_names(b, f) {
-            push(&name, To::Both);
+        for (name, to) in reloc_names(b, f) {
+            push(&name, to);
         }
         if entry {
             let c0 = format!(".nv.constant0.{}", f.name);
@@ -185,16 +180,28 @@ fn variables(b: &Builder<'_>, push: &mut impl FnMut(&str, To)) {
     }
 }
 
-/// Names of the code relocation sections ptxas created for `f` (also those
-/// of relocations it resolved itself), in creation order.
-fn reloc_names(b: &Builder<'_>, f: &Function) -> Vec<String> {
-    let list = if b.rel() { &f.relocations } else { &f.resolved_relocations };
-    let mut out: Vec<String> = Vec::new();
-    for r in list {
-        let name = format!("{}.text.{}", if r.addend != 0 { ".rela" } else { ".rel" }, f.name);
-        if !out.contains(&name) {
-            out.push(name);
+/// Names made while ptxas records `f`'s code relocations (also those it
+/// resolved itself), in creation order: a shared variable's symbol when
+/// first relocated against, a relocation section when first needed. Shared
+/// variables never relocated against follow.
+fn reloc_names(b: &Builder<'_>, f: &Function) -> Vec<(String, To)> {
+    let rel = b.rel();
+    let list = if rel { &f.relocations } else { &f.resolved_relocations };
+    let shared: Vec<&str> = if rel { f.shared.variables.iter().map(|v| v.name.as_str()).collect() } else { vec![] };
+    let mut out: Vec<(String, To)> = Vec::new();
+    let mut add = |name: String, to: To| {
+        if !out.iter().any(|(n, _)| *n == name) {
+            out.push((name, to));
         }
+    };
+    for r in list {
+        if shared.contains(&r.symbol.as_str()) {
+            add(r.symbol.clone(), To::Symbols);
+        }
+        add(format!("{}.text.{}", if r.addend != 0 { ".rela" } else { ".rel" }, f.name), To::Both);
+    }
+    for v in shared {
+        add(v.to_string(), To::Symbols);
     }
     out
 }

@@ -105,15 +105,19 @@ impl Builder<'_> {
             }
             self.push_section_sym(&format!(".text.{}", f.name));
             let shared = format!(".nv.shared.{}", f.name);
-            self.push_section_sym(&shared);
+            if f.shared.declared {
+                self.push_section_sym(&shared);
+            }
+            if i == 0 {
+                self.push_variables();
+            }
+            // Shared variables get symbols when first relocated against,
+            // after the module variables.
             if rel {
                 let shndx = self.sec(&shared).unwrap_or(0);
                 for v in &f.shared.variables {
                     self.push_sym(&v.name, bind::LOCAL, stt::CUDA_PARAM, 0x40, shndx, v.offset, v.size);
                 }
-            }
-            if i == 0 {
-                self.push_variables();
             }
             if let Some(bank) = &f.bank2 {
                 let c2 = format!(".nv.constant2.{}", f.name);
@@ -176,7 +180,14 @@ impl Builder<'_> {
                     self.push_sym("__nv_reservedSMEM_offset_0_alias", bind::WEAK, stt::NOTYPE, 0xa0, shndx, 0, 0);
                 }
             }
-            if sm90 && f.shared.size > 0 && !cap_done {
+            if rel && f.shared.uses_extern {
+                for e in &self.m.extern_shared {
+                    if !self.symbol_index.contains_key(&e.name) {
+                        self.push_sym(&e.name, bind::GLOBAL, stt::CUDA_PARAM, 0x40, 0, e.align, 0);
+                    }
+                }
+            }
+            if sm90 && (f.shared.size > 0 || f.shared.uses_extern) && !cap_done {
                 cap_done = true;
                 if rel {
                     self.push_sym(RESERVED_CAP, bind::WEAK, stt::OBJECT, 0, 0, RESERVED_CAP_VALUE, 4);

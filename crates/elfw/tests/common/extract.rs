@@ -223,6 +223,26 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     let shstr = v.sec(".shstrtab").and_then(|(_, s)| s.bytes()).unwrap_or(&[]);
     let shnames: Vec<String> = shstr.split(|&b| b == 0).map(|s| String::from_utf8_lossy(s).into_owned()).collect();
 
+    // `extern .shared` arrays: undefined shared symbols (with `-c`).
+    let extern_shared: Vec<ExternShared> = syms
+        .iter()
+        .filter(|y| y.shndx == 0 && y.kind() == stt::CUDA_PARAM && y.other == 0x40)
+        .map(|y| ExternShared { name: y.name.clone(), align: y.value })
+        .collect();
+    let mut extern_users: Vec<String> = Vec::new();
+    for (_, s) in cubin.sections.iter().enumerate() {
+        let Some(f) = s.name.strip_prefix(".rela.text.").or_else(|| s.name.strip_prefix(".rel.text.")) else {
+            continue;
+        };
+        let hits = match &s.data {
+            SectionData::Rel(r) => r.iter().any(|r| extern_shared.iter().any(|e| e.name == v.sym_name(r.sym))),
+            SectionData::Rela(r) => r.iter().any(|r| extern_shared.iter().any(|e| e.name == v.sym_name(r.sym))),
+            _ => false,
+        };
+        if hits {
+            extern_users.push(f.to_string());
+        }
+    }
     let mut functions = Vec::new();
     for (ti, s) in cubin.sections.iter().enumerate() {
         let Some(name) = s.name.strip_prefix(".text.") else { continue };
@@ -242,8 +262,12 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             .collect();
         params.sort_by_key(|p| p.0);
         let shared_name = format!(".nv.shared.{name}");
+        let uses_extern =
+            extern_users.contains(&name.to_string()) || v.sec(&shared_name).is_some_and(|(_, sh)| sh.size() == 0);
         let shared = match v.sec(&shared_name) {
             Some((shi, sh)) => SharedMemory {
+                uses_extern,
+                declared: syms.iter().any(|y| y.shndx as usize == shi && y.kind() == stt::SECTION),
                 size: sh.size(),
                 align: sh.align,
                 variables: syms
@@ -252,7 +276,7 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                     .map(|y| SharedVariable { name: y.name.clone(), offset: y.value, size: y.size })
                     .collect(),
             },
-            None => SharedMemory::default(),
+            None => SharedMemory { uses_extern, ..SharedMemory::default() },
         };
         let bank2 = v.sec(&format!(".nv.constant2.{name}")).map(|(ci, c)| ConstantBank {
             bytes: c.bytes().unwrap_or(&[]).to_vec(),
@@ -415,6 +439,7 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
         })
         .collect();
     ObjectModule {
+        extern_shared,
         prototypes,
         target: Target { sm, accelerated: compat_byte(0x09) == Some(1) },
         ptx_target: cu.map_or(0, |c| c.virtual_sm.into()),
