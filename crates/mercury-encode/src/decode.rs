@@ -79,7 +79,7 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
         AtomKind::X => Value::Int(raw),
         AtomKind::F32 => Value::F32(raw as u32),
         AtomKind::F64Hi => Value::F64((raw as u64) << 32),
-        AtomKind::F16 => Value::F32((crate::float::f16_to_f64(raw as u16) as f32).to_bits()),
+        AtomKind::F16 => Value::F32(crate::float::f16_to_f32_bits(raw as u16)),
         AtomKind::L => Value::Label(labels.label_at(addr.wrapping_add(16).wrapping_add(raw as u64))),
     })
 }

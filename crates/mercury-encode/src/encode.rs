@@ -4,7 +4,7 @@ use ori_ir::{Inst, RegFile};
 
 use crate::ctrl::{encode_ctrl, with_reuse};
 use crate::decode::GUARD_POS;
-use crate::float::f64_to_f16;
+use crate::float::f32_bits_to_f16;
 use crate::form::{AtomKind, Form, Tables};
 use crate::labels::Labels;
 use crate::print::mnemonic;
@@ -102,10 +102,9 @@ fn raw_value(tables: &Tables, kind: AtomKind, v: &Value, addr: u64, labels: &dyn
         (AtomKind::X, Value::Int(i)) => i,
         (AtomKind::F32, Value::F32(bits)) => i64::from(bits),
         (AtomKind::F64Hi, Value::F64(bits)) if bits as u32 == 0 => (bits >> 32) as i64,
-        (AtomKind::F16, Value::F32(bits)) => i64::from(
-            f64_to_f16(f64::from(f32::from_bits(bits)))
-                .ok_or_else(|| Error::OutOfRange(format!("{v:?} as binary16")))?,
-        ),
+        (AtomKind::F16, Value::F32(bits)) => {
+            i64::from(f32_bits_to_f16(bits).ok_or_else(|| Error::OutOfRange(format!("{v:?} as binary16")))?)
+        }
         (AtomKind::SR, Value::Special(sr)) => i64::from(tables.special_number(sr.name()).ok_or_else(mismatch)?),
         (AtomKind::SB, Value::Scoreboard(sb)) => i64::from(sb),
         (AtomKind::L, Value::Label(b)) => {

@@ -50,27 +50,41 @@ fn trim_zeros(s: &str) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// binary16 bits to the value they hold.
-pub fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f64::from(bits & 0x3ff);
+/// binary16 bits to the binary32 bits of the same value (NaN payloads
+/// kept in the top fraction bits).
+pub fn f16_to_f32_bits(bits: u16) -> u32 {
+    let sign = u32::from(bits & 0x8000) << 16;
+    let exp = u32::from((bits >> 10) & 0x1f);
+    let frac = u32::from(bits & 0x3ff);
     match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        31 if frac == 0.0 => sign * f64::INFINITY,
-        31 => f64::NAN.copysign(sign),
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
+        0 if frac == 0 => sign,
+        // Subnormal: exact in binary32.
+        0 => sign | (frac as f32 * 2f32.powi(-24)).to_bits(),
+        31 => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
     }
 }
 
-/// The binary16 bits of `v`, when `v` is exactly representable.
-pub fn f64_to_f16(v: f64) -> Option<u16> {
-    // binary16 has 65536 values: search the one half with the right sign.
-    let sign = if v.is_sign_negative() { 0x8000u16 } else { 0 };
-    if v.is_nan() {
-        return Some(sign | 0x7e00);
+/// The binary16 bits of the binary32 value `bits`, when it is exactly
+/// representable (NaN payloads must fit the 10 fraction bits).
+pub fn f32_bits_to_f16(bits: u32) -> Option<u16> {
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = (bits >> 23) & 0xff;
+    let frac = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return (frac & 0x1fff == 0).then_some(sign | 0x7c00 | (frac >> 13) as u16);
     }
-    (0..0x7c01u16).map(|b| b | sign).find(|&b| f16_to_f64(b) == v)
+    let v = f32::from_bits(bits & 0x7fff_ffff);
+    if v == 0.0 {
+        return Some(sign);
+    }
+    // Normal binary16: exponent -14..=15, 10 fraction bits.
+    if (-14..=15).contains(&(exp as i32 - 127)) && frac & 0x1fff == 0 {
+        return Some(sign | (((exp + 15 - 127) << 10) | (frac >> 13)) as u16);
+    }
+    // Subnormal binary16: multiples of 2^-24 below 2^-14.
+    let scaled = v * 2f32.powi(24);
+    (scaled.fract() == 0.0 && scaled < 1024.0).then(|| sign | scaled as u16)
 }
 
 #[cfg(test)]
@@ -95,7 +109,15 @@ mod tests {
         }
         assert_eq!(format_float(2.2250738585072014e-308), "2.2250738585072013831e-308");
         assert_eq!(format_float(-6.755399441055744e15), "-6.75539944105574400000e+15");
-        assert_eq!(format_float(f16_to_f64(0x3a88)), "0.81640625");
-        assert_eq!(f64_to_f16(806.5).map(f16_to_f64), Some(806.5));
+        assert_eq!(format_float(f64::from(f32::from_bits(f16_to_f32_bits(0x3a88)))), "0.81640625");
+        assert_eq!(format_float(f64::from(f32::from_bits(f16_to_f32_bits(0x3f50)))), "1.828125");
+    }
+
+    #[test]
+    fn binary16_round_trips_every_value() {
+        for bits in 0..=u16::MAX {
+            assert_eq!(f32_bits_to_f16(f16_to_f32_bits(bits)), Some(bits), "0x{bits:04x}");
+        }
+        assert_eq!(f32_bits_to_f16(1.0e-3f32.to_bits()), None);
     }
 }

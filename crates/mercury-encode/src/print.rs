@@ -56,10 +56,17 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let close = open + rest[open..].find('}').expect("skeletons close their placeholders");
-        if let Some(v) = atoms.next() {
-            out.push_str(&atom_text(v, labels));
+        let after = &rest[close + 1..];
+        match atoms.next() {
+            // nvdisasm leaves a zero 32-bit base out: `[0x10]`, `c[0x2][0x7530]`.
+            Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') && after.starts_with("+{") => {
+                rest = &after[1..];
+                continue;
+            }
+            Some(v) => out.push_str(&atom_text(v, labels)),
+            None => {}
         }
-        rest = &rest[close + 1..];
+        rest = after;
     }
     out.push_str(rest);
 }

@@ -35,7 +35,7 @@ impl Rng {
 /// A random word of `form`, or `None` when the form has atoms the
 /// generator cannot fill meaningfully (special registers it does not know).
 fn generate(rng: &mut Rng, tables: &Tables, form: &Form) -> Option<u128> {
-    let mut w = form.bits;
+    let mut atoms = 0u128;
     for atom in form.atoms {
         let value: i64 = match atom.kind {
             AtomKind::SR => {
@@ -67,11 +67,25 @@ fn generate(rng: &mut Rng, tables: &Tables, form: &Form) -> Option<u128> {
                 }
             }
         };
-        w |= atom.place(value)?;
+        atoms |= atom.place(value)?;
     }
+    // Operand bits an alias mnemonic fixes keep their value.
+    let pinned = form.atom_bits() & form.mask;
+    let w = (form.bits & !form.atom_bits()) | (atoms & !pinned) | (form.bits & pinned);
     let guard: u128 = if rng.below(3) == 0 { u128::from(rng.below(16)) } else { 7 };
-    let ctrl = u128::from(rng.next() & ((1 << 17) - 1)) << 105;
-    Some(w | (guard << 12) | ctrl)
+    // nvdisasm checks the scoreboard fields against per-opcode tables
+    // ("undefined value 0x1d for table 'TABLES_opex_6'" for an FFMA that
+    // sets a write scoreboard), so only stall, yield and wait are random.
+    // Yield with a stall of 0 or 12+ is rejected too (ptxas never emits it).
+    let ctrl = ori_ir::Ctrl {
+        stall: 1 + rng.below(11) as u8,
+        yield_: rng.below(2) == 1,
+        write_sb: None,
+        read_sb: None,
+        wait: rng.below(64) as u8,
+    };
+    let hi = mercury_encode::ctrl::encode_ctrl((w >> 64) as u64, &ctrl);
+    Some((u128::from(hi) << 64 | (w & u128::from(u64::MAX))) | (guard << 12))
 }
 
 #[test]
@@ -130,7 +144,8 @@ fn check(
                 let Some(at) = at else { panic!("nvdisasm rejected the file without naming an address: {stderr}") };
                 let w = live.remove((at / 16) as usize);
                 let mut labels = CodeLabels::new();
-                let ours = decode(sm, [w as u64, (w >> 64) as u64], at, &mut labels).and_then(|i| print(sm, &i, &labels));
+                let ours =
+                    decode(sm, [w as u64, (w >> 64) as u64], at, &mut labels).and_then(|i| print(sm, &i, &labels));
                 eprintln!("{sm:?}: nvdisasm rejects 0x{w:032x} (ours: {ours:?})");
                 rejected += 1;
             }

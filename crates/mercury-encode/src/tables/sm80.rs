@@ -137,6 +137,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00f80000ff00000fff,
         uniform_guard: false,
     },
+    // LDG.E.CONSTANT R8, [R4.64]  (x260)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
     // IMAD R13, R8, R9, RZ  (x228)
     Form {
         mnemonic: "IMAD",
@@ -149,19 +162,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e02000000000000000224,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R2, [R2.64]  (x217)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e99000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R2, R8, 0xffff0000, RZ, 0xfc, !PT  (x208)
@@ -284,6 +284,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
+    // S2R R0, SR_CTAID.X  (x138)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000919,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
     // SHF.R.U32.HI R9, RZ, 0x5, R2  (x136)
     Form {
         mnemonic: "SHF.R.U32.HI",
@@ -318,18 +330,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000221,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // S2R R0, SR_CTAID.X  (x123)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000021000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
         uniform_guard: false,
     },
     // MOV R4, R6  (x118)
@@ -459,6 +459,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000000435,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // STG.E [R2.64], R7  (x70)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // IMAD.IADD R5, R5, 0x1, R15  (x69)
@@ -592,6 +605,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff80000ffff000fff,
         uniform_guard: false,
     },
+    // LDG.E.CONSTANT R7, [R2.64+0x8]  (x55)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
+        uniform_guard: false,
+    },
     // LDL R13, [R1+0x104]  (x54)
     Form {
         mnemonic: "LDL",
@@ -624,8 +651,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e95000000000400000981,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        bits: 0x000000000c1e95000000000000000981,
+        mask: 0x000001ffffffffff000000c000000fff,
         uniform_guard: false,
     },
     // FMUL R0, R0, R7  (x50)
@@ -669,6 +696,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // STG.E [R4.64+0x8], R13  (x48)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000080000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
+        uniform_guard: false,
+    },
     // SEL R6, R0, RZ, P0  (x48)
     Form {
         mnemonic: "SEL",
@@ -697,17 +738,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // STG.E [R2.64], R7  (x46)
+    // STG.E [R4.64+0x14], R15  (x47)
     Form {
         mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1019040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
         uniform_guard: false,
     },
     // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x45)
@@ -740,20 +782,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R7, [R2.64+0x8]  (x43)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // DMUL R6, R8, R4  (x42)
@@ -823,20 +851,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000005270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E [R4.64+0x8], R13  (x38)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019040000080000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GT.AND P0, PT, R0.reuse, RZ, PT  (x38)
@@ -912,20 +926,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // STG.E [R4.64+0x14], R15  (x34)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019040000000000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
     // LDL R22, [R22]  (x34)
     Form {
         mnemonic: "LDL",
@@ -936,6 +936,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000001008000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E R2, [R8.64]  (x33)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // IADD3 R16, P2, R16, 0x40, RZ  (x33)
@@ -951,6 +964,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000007f1e0000000000000000810,
         mask: 0x000001fffff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R6, [R2.64+0x4]  (x32)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000040000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
         uniform_guard: false,
     },
     // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x30)
@@ -1093,19 +1120,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E R2, [R8.64]  (x23)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // IMAD.WIDE.U32 R4, R9, c[0x0][0x17c], R2  (x23)
     Form {
         mnemonic: "IMAD.WIDE.U32",
@@ -1143,19 +1157,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R8, [R4.64]  (x22)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e99000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // IADD3 R0, R3, R0, R3  (x22)
     Form {
         mnemonic: "IADD3",
@@ -1178,8 +1179,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000017f000000000000000805,
-        mask: 0x000001ffffff7fffffffffffff000fff,
+        bits: 0x00000000000100000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
     // STS [R9.X4], R2  (x21)
@@ -1208,6 +1209,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // @!P2 LDG.E R11, [R2.64+0x8]  (x21)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
+        uniform_guard: false,
+    },
     // IMAD.U32 R9, RZ, RZ, UR5  (x20)
     Form {
         mnemonic: "IMAD.U32",
@@ -1234,20 +1249,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000100000824,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E R14, [R20.64+0x10]  (x20)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000600000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, R0, c[0x0][0x17c], RZ  (x19)
@@ -1548,19 +1549,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E [R4.64], R7  (x14)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019060000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // DFMA R10, R6, c[0x2][0x0], R2  (x14)
     Form {
         mnemonic: "DFMA",
@@ -1602,6 +1590,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
+    // LDG.E.64.CONSTANT R2, [R2.64]  (x13)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
     // IADD3 R0, P0, R0, UR6, RZ  (x13)
     Form {
         mnemonic: "IADD3",
@@ -1631,20 +1632,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000087f04000000000000000c10,
         mask: 0x000001fffc7f1f00ffffffc000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R6, [R2.64+0x4]  (x13)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000040400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // LDS R4, [R21.X4+0x8]  (x13)
@@ -1741,19 +1728,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000823,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P0 LDG.E.CONSTANT R0, [R2.64]  (x13)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e99000000000800000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // FSEL R12, R5, R0, !P0  (x12)
@@ -1880,6 +1854,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
+    // FSEL R27, R0, -0.082518599927425384521, !P0  (x12)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // FADD R6, -R6, R9  (x12)
     Form {
         mnemonic: "FADD",
@@ -1919,20 +1907,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000625,
         mask: 0x000001ffffffff00f80000ff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R27, [R2.64+0x4]  (x11)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000042400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
     // DMUL R2, R2, 0.5  (x11)
@@ -2017,18 +1991,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R0, SR_CTAID.Y  (x11)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000020000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
-        uniform_guard: false,
-    },
     // ULDC UR4, c[0x0][0x0]  (x10)
     Form {
         mnemonic: "ULDC",
@@ -2066,34 +2028,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000000000000000000000000882,
         mask: 0x000001ffffffffff00000000ffc00fff,
         uniform_guard: true,
-    },
-    // STG.E [R28.64+0x4], R17  (x10)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019240000000000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E [R28.64+0x8], R3  (x10)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019240000080000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
     },
     // IMAD.SHL.U32 R6, R9, 0x800000, RZ  (x10)
     Form {
@@ -2133,20 +2067,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E R3, [R2.64]  (x10)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // LDS R6, [R3+0x100]  (x10)
@@ -2202,20 +2123,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0001000000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R26, [R2.64+0x8]  (x9)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000002400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
     // LOP3.LUT R4, R0, c[0x0][0x174], RZ, 0x3c, !PT  (x9)
     Form {
         mnemonic: "LOP3.LUT",
@@ -2246,6 +2153,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078f00000000000000000211,
         mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P3 FSEL R11, R17, -QNAN , P0  (x9)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // DFMA R10, -R8, c[0x2][0xa0], R12  (x9)
@@ -2302,21 +2223,36 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1e95000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000c1e95000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R2, [R2.64]  (x8)
+    // LDG.E.128.CONSTANT R4, [R8.64]  (x8)
     Form {
-        mnemonic: "LDG.E.64.CONSTANT",
+        mnemonic: "LDG.E.128.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1e9b000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P2, PT, |R0|, +INF , PT  (x8)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FFMA.RM R9, R9, R8, R11  (x8)
@@ -2388,7 +2324,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IABS R2, c[0x0][0x174]  (x8)
@@ -2443,20 +2379,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R10, [R2.64+-0x4]  (x8)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000040800000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
     // I2F.U32.RP R6, R3  (x7)
     Form {
         mnemonic: "I2F.U32.RP",
@@ -2493,19 +2415,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P2, PT, |R0|, +INF , PT  (x7)
+    // STG.E.64 [R10.64], R8  (x7)
     Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 [R6.64+0x8], R2  (x7)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
         uniform_guard: false,
     },
     // FFMA R8, -R5, R4, R6  (x7)
@@ -2559,8 +2493,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101b060000000000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffffc00000080000ff0fff,
         uniform_guard: false,
     },
     // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x6)
@@ -2604,19 +2538,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000e000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R4, [R8.64]  (x6)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9d000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.GE.U32.AND P0, PT, R2, c[0x0][0x170], PT  (x6)
@@ -2756,20 +2677,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000803,
         mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // STG.E.64 [R6.64+0x8], R10  (x6)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b060000080000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
     // @P0 BRA P1, L@0x1d40  (x6)
@@ -2919,8 +2826,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101d040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c101d000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // IMAD.SHL.U32 R3, R13.reuse, 0x10, RZ  (x5)
@@ -3077,19 +2984,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f1f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R3, [R2.64]  (x5)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e99000000000a00000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // USHF.L.U32 UR4, UR12, 0x2, URZ  (x5)
     Form {
         mnemonic: "USHF.L.U32",
@@ -3118,19 +3012,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R2, [R2.64]  (x5)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9b000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // DSETP.NEU.AND P3, PT, |R2|, +INF , PT  (x5)
     Form {
         mnemonic: "DSETP.NEU.AND",
@@ -3143,7 +3024,21 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R26, -R26, 4.2945490664224492434e-19, !P0  (x5)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R0, R4.reuse, R11.reuse, R5  (x5)
@@ -3210,19 +3105,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E [R2.64], R7  (x5)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019080000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // SHFL.UP PT, R9, R8, 0x1, RZ  (x5)
     Form {
         mnemonic: "SHFL.UP",
@@ -3238,16 +3120,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00fc1fffff00000fff,
         uniform_guard: false,
     },
-    // S2R R11, SR_LANEID  (x4)
+    // @P1 RED.E.ADD.STRONG.GPU [R4.64], R9  (x4)
     Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
+        mnemonic: "RED.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10e180000000000000098e,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R4, [R10.64]  (x4)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000000000000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
+        bits: 0x000000000c1e1b000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // F2F.F64.F32 R2, R3  (x4)
@@ -3342,6 +3238,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // FSETP.GTU.AND P1, PT, |R0|, +INF , PT  (x4)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FADD R10, |R0|, -RZ  (x4)
     Form {
         mnemonic: "FADD",
@@ -3432,19 +3343,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000000ffff0fff,
         uniform_guard: false,
     },
-    // STG.E.64 [R10.64], R8  (x4)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // IADD3.X R15, RZ, RZ, R12, P3, P2  (x4)
     Form {
         mnemonic: "IADD3.X",
@@ -3514,6 +3412,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000302,
         mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R7, -QNAN  (x4)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // DADD R8, R8, c[0x2][0x98]  (x4)
@@ -3636,6 +3546,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
+    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R6.64], R3  (x3)
+    Form {
+        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10e780000000000000098e,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // ATOMG.E.CAS.STRONG.GPU PT, R5, [R8], R2, R3  (x3)
     Form {
         mnemonic: "ATOMG.E.CAS.STRONG.GPU",
@@ -3720,17 +3643,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffffc0c0c00fff,
         uniform_guard: true,
     },
-    // LDG.E.CONSTANT R25, [R2.64]  (x3)
+    // LDG.E.U8.CONSTANT R3, [R2.64]  (x3)
     Form {
-        mnemonic: "LDG.E.CONSTANT",
+        mnemonic: "LDG.E.U8.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1e99000000002400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000c1e91000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // MOV R12, UR4  (x3)
@@ -3760,21 +3683,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000000000000000000212,
         mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.AND P1, PT, |R0|, +INF , PT  (x3)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // F2I.F64 R13, R2  (x3)
@@ -3846,19 +3754,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.64 R8, [R8.64]  (x3)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // LDC R13, c[0x3][R15+0x100]  (x3)
     Form {
         mnemonic: "LDC",
@@ -3871,19 +3766,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000400000000b82,
         mask: 0x000001fffffffffff800403f00000fff,
-        uniform_guard: false,
-    },
-    // RED.E.ADD.STRONG.GPU [R2.64], R5  (x3)
-    Form {
-        mnemonic: "RED.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10e184000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R8  (x3)
@@ -3929,46 +3811,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080f06ff0000000000000c11,
         mask: 0x000001fffc7f07ffffffffc000000fff,
-        uniform_guard: false,
-    },
-    // STG.E [R10.64], R13  (x3)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10190a0000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E [R4.64+0x4], R3  (x3)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019060000000000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E.64 [R6.64], R20  (x3)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b060000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // DADD R10, -R16, R10  (x3)
@@ -4036,7 +3878,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // @P4 LDL.64 R18, [R1+0x8]  (x3)
@@ -4167,20 +4009,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01fffff80000ff00ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R5, [R18.64+0x20]  (x3)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000600000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
     // BMOV.32.CLEAR R23, B7  (x3)
     Form {
         mnemonic: "BMOV.32.CLEAR",
@@ -4203,6 +4031,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000356,
         mask: 0x000001ffffffffffffffff00f0ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.STRONG.SYS [R4.64], R7  (x3)
+    Form {
+        mnemonic: "STG.E.STRONG.SYS",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1159000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // MEMBAR.SC.GPU  (x3)
@@ -4294,19 +4135,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01fffff80000ff00ff0fff,
         uniform_guard: false,
     },
-    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R6.64], R3  (x2)
-    Form {
-        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10e786000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.GTU.AND P0, PT, R3, R2, PT  (x2)
     Form {
         mnemonic: "FSETP.GTU.AND",
@@ -4373,8 +4201,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000b901c440000000000000fae,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000b901c400000000000000fae,
+        mask: 0x000001ffffffffc0ffffffff00000fff,
         uniform_guard: false,
     },
     // LDGDEPBAR  (x2)
@@ -4396,19 +4224,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000000000080000000091a,
         mask: 0x000001ffffffffffffff803fffff0fff,
-        uniform_guard: false,
-    },
-    // STG.E [R28.64], R19  (x2)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019240000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // I2F.S64 R9, R8  (x2)
@@ -4587,8 +4402,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c1019000000000400000980,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000c1019000000000000000980,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X.SX32 R3, R4, c[0x0][0x164], 0x1, P0  (x2)
@@ -4605,19 +4420,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000f06ff0000000000000a11,
         mask: 0x000001fffc7f07fff80000ff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U8.CONSTANT R2, [R2.64]  (x2)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R8, R3, -0x768fa0cf, R12, P0  (x2)
@@ -4673,6 +4475,18 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000000e0e000000000000000824,
         mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
+    },
+    // S2UR UR12, SR_CTAID.X  (x2)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "{SR}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000000000000000000009c3,
+        mask: 0x000001ffffff00ffffffffffffc00fff,
+        uniform_guard: true,
     },
     // ISETP.GE.U32.AND P1, PT, R0, UR6, PT  (x2)
     Form {
@@ -4850,19 +4664,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // LDG.E.128.CONSTANT R8, [R24.64]  (x2)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9d000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // LDG.E.128.CONSTANT R12, [R24.64+0x10]  (x2)
     Form {
         mnemonic: "LDG.E.128.CONSTANT",
@@ -4873,8 +4674,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9d000000100600000981,
-        mask: 0x000001ffffffffff000010ff00000fff,
+        bits: 0x000000000c1e9d000000100000000981,
+        mask: 0x000001ffffffffff000010c000000fff,
         uniform_guard: false,
     },
     // LDG.E.128.CONSTANT R16, [R24.64+0x20]  (x2)
@@ -4887,8 +4688,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9d000000000600000981,
-        mask: 0x000001ffffffffff000010ff00000fff,
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffff000010c000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x2)
@@ -4959,7 +4760,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DADD R24, -R22, c[0x2][0xb8]  (x2)
@@ -5033,7 +4834,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, R5, RZ, !P0  (x2)
@@ -5089,6 +4890,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000c000000000000000308,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSEL R9, -R9, -0.00076476467074826359749, P0  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // FADD R4, |R5|, |R0|  (x2)
@@ -5169,8 +4984,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9b000000200600000981,
-        mask: 0x000001ffffffffff000020ff00000fff,
+        bits: 0x000000000c1e9b000000200000000981,
+        mask: 0x000001ffffffffff000020c000000fff,
         uniform_guard: false,
     },
     // FCHK P0, R7, 1  (x2)
@@ -5304,17 +5119,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00ff0fff,
         uniform_guard: false,
     },
-    // STG.E.STRONG.SYS [R4.64], R7  (x2)
+    // LDG.E.STRONG.SYS R4, [R4.64]  (x2)
     Form {
-        mnemonic: "STG.E.STRONG.SYS",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "LDG.E.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1159040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1f59000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R4, c[0x0][0x170], !P0  (x2)
@@ -5415,8 +5230,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e586000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c10e580000000000000098e,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // LDG.E.U8.CONSTANT R6, [R6.64+0x1]  (x2)
@@ -5429,8 +5244,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e91000000010400000981,
-        mask: 0x000001ffffffffff000001ff00000fff,
+        bits: 0x000000000c1e91000000010000000981,
+        mask: 0x000001ffffffffff000001c000000fff,
         uniform_guard: false,
     },
     // @!P1 LDG.E R9, [R2.64+0x4]  (x2)
@@ -5443,8 +5258,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e19000000040400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff000004c000000fff,
         uniform_guard: false,
     },
     // REDUX.SUM UR5, R8  (x1)
@@ -5483,19 +5298,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00c00fff,
         uniform_guard: false,
     },
-    // @P1 RED.E.ADD.STRONG.GPU [R4.64], R9  (x1)
-    Form {
-        mnemonic: "RED.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10e186000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // @P1 RED.E.MIN.S32.STRONG.GPU [R4.64+0x4], R13  (x1)
     Form {
         mnemonic: "RED.E.MIN.S32.STRONG.GPU",
@@ -5506,8 +5308,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c90e386000004000000098e,
-        mask: 0x000001ffffffffff0000040000ff0fff,
+        bits: 0x000000000c90e380000004000000098e,
+        mask: 0x000001ffffffffc00000040000ff0fff,
         uniform_guard: false,
     },
     // @P1 RED.E.MAX.S32.STRONG.GPU [R4.64+0x8], R15  (x1)
@@ -5520,8 +5322,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000d10e386000008000000098e,
-        mask: 0x000001ffffffffff0000080000ff0fff,
+        bits: 0x000000000d10e380000008000000098e,
+        mask: 0x000001ffffffffc00000080000ff0fff,
         uniform_guard: false,
     },
     // ATOMG.E.EXCH.STRONG.GPU PT, RZ, [R4.64+0xc], R17  (x1)
@@ -5536,8 +5338,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e1c600000000000009a8,
-        mask: 0x000001fffff1ffff0000000000000fff,
+        bits: 0x000000000c10e1c000000000000009a8,
+        mask: 0x000001fffff1ffc00000000000000fff,
         uniform_guard: false,
     },
     // RED.E.INC.STRONG.GPU [R6.64], R19  (x1)
@@ -5549,8 +5351,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000d90e186000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000d90e180000000000000098e,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // POPC R7, UR4  (x1)
@@ -5575,8 +5377,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e186000000000000098e,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x000000000c10e180000000000000098e,
+        mask: 0x000001ffffffffc00000000000ff0fff,
         uniform_guard: false,
     },
     // REDUX UR5, R2  (x1)
@@ -5613,8 +5415,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000e90e186000000000000098e,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x000000000e90e180000000000000098e,
+        mask: 0x000001ffffffffc00000000000ff0fff,
         uniform_guard: false,
     },
     // @P0 RED.E.OR.STRONG.GPU [R4.64+0x1c], R13  (x1)
@@ -5627,21 +5429,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f10e186000000000000098e,
-        mask: 0x000001ffffffffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64 R4, [R10.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000f10e180000000000000098e,
+        mask: 0x000001ffffffffc00000000000ff0fff,
         uniform_guard: false,
     },
     // ATOMG.E.CAS.64.STRONG.GPU PT, R6, [R10], R4, R6  (x1)
@@ -5680,8 +5469,8 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 48, len: 16, shift: 16 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 16, shift: 16 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000042000000000000000000840,
@@ -5788,19 +5577,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7ffffff80000ff00000fff,
         uniform_guard: false,
     },
-    // LDG.E.U8.CONSTANT R3, [R2.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000800000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // STG.E.U8 [R4.64], R3  (x1)
     Form {
         mnemonic: "STG.E.U8",
@@ -5810,8 +5586,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1011080000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1011000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // IADD3 R8, R8, R28, -R5  (x1)
@@ -5894,18 +5670,8 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: F32,
-                fields: &[Field { pos: 48, len: 14, shift: 13 }, Field { pos: 62, len: 2, shift: 30 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom {
-                kind: F32,
-                fields: &[Field { pos: 32, len: 14, shift: 13 }, Field { pos: 46, len: 2, shift: 30 }],
-                signed: false,
-                reuse: None,
-            },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000008000000000000000430,
         mask: 0x000001ffffffffff0000000000000fff,
@@ -5932,8 +5698,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1015040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1015000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // F2FP.PACK_AB R5, R9, c[0x0][0x180]  (x1)
@@ -5990,19 +5756,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000e0002000000000000234,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R2.64], R9  (x1)
-    Form {
-        mnemonic: "RED.E.ADD.F32.FTZ.RN.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10e784000000000000098e,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // I2F.RZ R11, R10  (x1)
@@ -6299,20 +6052,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E.64 [R6.64+0x8], R2  (x1)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b040000080000000986,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
     // IADD3.X R12, ~R5, R14, RZ, P1, !PT  (x1)
     Form {
         mnemonic: "IADD3.X",
@@ -6328,18 +6067,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000007f05000000000000000210,
         mask: 0x000001fffc7f1f00ffffff0000000fff,
         uniform_guard: false,
-    },
-    // S2UR UR12, SR_CTAID.X  (x1)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000210000000000000009c3,
-        mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: true,
     },
     // UIMAD UR6, UR6, UR12, URZ  (x1)
     Form {
@@ -6534,7 +6261,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c600000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.EQ.OR P0, PT, R4, RZ, !P0  (x1)
@@ -6714,21 +6441,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P0, PT, |R17|, 1.469367938527859385e-39, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200001000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.NEU.AND P0, PT, |R9|, R8, PT  (x1)
     Form {
         mnemonic: "FSETP.NEU.AND",
@@ -6892,21 +6604,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f1f000000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P0, PT, |R9|, 0.00049096695147454738617, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d2000000b43c0000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
-        uniform_guard: false,
-    },
     // @!P1 MUFU.RCP R9, -R9  (x1)
     Form {
         mnemonic: "MUFU.RCP",
@@ -6973,7 +6670,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c400000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P1, PT, R4, -1, PT  (x1)
@@ -7072,7 +6769,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c000000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, |R4|, |R6|, PT  (x1)
@@ -7225,18 +6922,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000010ff00000fff,
         uniform_guard: false,
     },
-    // S2UR UR5, SR_CTAID.Y  (x1)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000200000000000000009c3,
-        mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: true,
-    },
     // IMAD.SHL.U32 R4, R29.reuse, 0x20, RZ  (x1)
     Form {
         mnemonic: "IMAD.SHL.U32",
@@ -7261,8 +6946,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e9b000000000600000981,
-        mask: 0x000001ffffffffff000020ff00000fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffff000020c000000fff,
         uniform_guard: false,
     },
     // LEA.HI R5, R28, UR5, RZ, 0x1e  (x1)
@@ -7394,19 +7079,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.STRONG.SYS [R4.64], R7  (x1)
-    Form {
-        mnemonic: "STG.E.STRONG.SYS",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1159060000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // ATOMG.E.INC.STRONG.GPU PT, R4, [R4.64], R9  (x1)
     Form {
         mnemonic: "ATOMG.E.INC.STRONG.GPU",
@@ -7418,8 +7090,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000990e1c600000000000009a8,
-        mask: 0x000001fffff1ffffffffff0000000fff,
+        bits: 0x000000000990e1c000000000000009a8,
+        mask: 0x000001fffff1ffc0ffffff0000000fff,
         uniform_guard: false,
     },
     // STS.U8 [0x400], R6  (x1)
@@ -7444,19 +7116,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000000000040000ff000984,
         mask: 0x000001ffffffffff000400ffff000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.STRONG.SYS R4, [R4.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.STRONG.SYS",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1f59000000000600000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.SPIN R5, [RZ], R4, R5  (x1)
@@ -7497,19 +7156,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ffff0fff,
         uniform_guard: false,
     },
-    // LDG.E.STRONG.SYS R7, [R4.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.STRONG.SYS",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1f59000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // ATOMG.E.EXCH.STRONG.GPU PT, RZ, [R2.64], RZ  (x1)
     Form {
         mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
@@ -7521,8 +7167,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c10e1c400000000000009a8,
-        mask: 0x000001fffff1ffffffffff0000000fff,
+        bits: 0x000000000c10e1c000000000000009a8,
+        mask: 0x000001fffff1ffc0ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.OR P0, PT, R10, 0x2, !P4  (x1)
@@ -7609,8 +7255,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1019040000000000000985,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1019000000000000000985,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHF.R.S64 R16, R16, 0x7, R17.reuse  (x1)
@@ -7641,20 +7287,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // @!P2 LDG.E R11, [R2.64+0x8]  (x1)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000400000981,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
     // SHFL.BFLY PT, R7, R5, R4, 0x1f  (x1)
     Form {
         mnemonic: "SHFL.BFLY",
@@ -7679,8 +7311,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000c0e1b000000000400000981,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x000000000c0e1b000000000000000981,
+        mask: 0x000001ffffffffffffffffc000000fff,
         uniform_guard: false,
     },
     // LDG.E.64.STRONG.GPU R10, [R14.64+0x8]  (x1)
@@ -7693,8 +7325,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1efb000000080400000981,
-        mask: 0x000001ffffffffff000008ff00000fff,
+        bits: 0x000000000c1efb000000080000000981,
+        mask: 0x000001ffffffffff000008c000000fff,
         uniform_guard: false,
     },
     // I2F.U8 R21, R21  (x1)
@@ -7718,8 +7350,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c001d040000000000000986,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c001d000000000000000986,
+        mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHFL.IDX PT, R13, R8, RZ, 0x1f  (x1)

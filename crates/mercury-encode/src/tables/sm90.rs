@@ -312,6 +312,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
+    // S2R R0, SR_CTAID.X  (x150)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000919,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
     // ULDC.64 UR6, c[0x0][0x208]  (x147)
     Form {
         mnemonic: "ULDC.64",
@@ -398,18 +410,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000221,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // S2R R0, SR_CTAID.X  (x117)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000021000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
         uniform_guard: false,
     },
     // LDC R1, c[0x0][0x28]  (x109)
@@ -724,16 +724,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom {
-                kind: F32,
-                fields: &[Field { pos: 48, len: 14, shift: 13 }, Field { pos: 63, len: 1, shift: 31 }],
-                signed: false,
-                reuse: None,
-            },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000001000000000000000435,
-        mask: 0x000001ffffffff004000000000000fff,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x50)
@@ -976,6 +971,18 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000001800000000000000023c,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
+    },
+    // S2UR UR4, SR_CTAID.X  (x38)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "{SR}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000000000000000000009c3,
+        mask: 0x000001ffffff00ffffffffffffc00fff,
+        uniform_guard: true,
     },
     // FSETP.GT.AND P0, PT, R10.reuse, RZ, PT  (x38)
     Form {
@@ -1250,8 +1257,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000017f000000000000000805,
-        mask: 0x000001ffffff7fffffffffffff000fff,
+        bits: 0x00000000000100000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
     // IMAD.SHL.U32 R8, R6, 0x4, RZ  (x27)
@@ -1590,18 +1597,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
-    // S2UR UR4, SR_CTAID.X  (x18)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000210000000000000009c3,
-        mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: true,
-    },
     // SHF.R.U32.HI R29, RZ, R29, R0  (x18)
     Form {
         mnemonic: "SHF.R.U32.HI",
@@ -1616,18 +1611,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // S2R R9, SR_CgaCtaId  (x18)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000080000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
-        uniform_guard: false,
-    },
     // LDS R2, [R20+0x4]  (x18)
     Form {
         mnemonic: "LDS",
@@ -1640,18 +1623,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000000008000000040000000984,
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
-    },
-    // S2UR UR5, SR_CgaCtaId  (x18)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000800000000000000009c3,
-        mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: true,
     },
     // DFMA R2, R2, R6, 1  (x17)
     Form {
@@ -2015,6 +1986,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
+    // FSEL R27, R0, -0.082518599927425384521, !P0  (x12)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // ISETP.GT.AND P0, PT, R9, R16, PT  (x12)
     Form {
         mnemonic: "ISETP.GT.AND",
@@ -2149,18 +2134,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R0, SR_CTAID.Y  (x11)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000020000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
-        uniform_guard: false,
-    },
     // @!P0 LEA R8, P2, R10, R8, 0x2  (x11)
     Form {
         mnemonic: "LEA",
@@ -2214,7 +2187,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // WARPSYNC.COLLECTIVE R8, L@0xd30  (x10)
@@ -2342,6 +2315,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
+    // @P1 FSEL R19, R15, -QNAN , P2  (x9)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // DFMA R22, -R8, UR6, R10  (x9)
     Form {
         mnemonic: "DFMA",
@@ -2423,6 +2410,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // FSETP.NEU.AND P2, PT, |R10|, +INF , PT  (x8)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FFMA.RM R11, R11, R0, R13  (x8)
     Form {
         mnemonic: "FFMA.RM",
@@ -2491,7 +2493,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IMAD R26, R2, R25, 0x3039  (x8)
@@ -2579,21 +2581,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000fffe0000000000000000c10,
         mask: 0x000001ffffffff00ffffffc000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P2, PT, |R10|, +INF , PT  (x7)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // IMAD.SHL.U32 R11, R11, 0x800000, RZ  (x7)
@@ -3143,7 +3130,21 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R26, -R26, 4.2945490664224492434e-19, !P0  (x5)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R0, R4.reuse, R11.reuse, R5  (x5)
@@ -3201,18 +3202,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e02000000000000000e25,
         mask: 0x000001ffffffff00ffffffc000000fff,
-        uniform_guard: false,
-    },
-    // S2R R12, SR_LANEID  (x4)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000919,
-        mask: 0x000001ffffffa1ffffffffffff000fff,
         uniform_guard: false,
     },
     // @P1 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R9  (x4)
@@ -3369,6 +3358,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000041002000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.AND P1, PT, |R10|, +INF , PT  (x4)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FADD R0, |R10|, -RZ  (x4)
@@ -3537,6 +3541,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000302,
         mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x4)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // DADD R8, R22, -UR6  (x4)
@@ -3842,21 +3858,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P1, PT, |R10|, +INF , PT  (x3)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
-        uniform_guard: false,
-    },
     // FADD.SAT R11, RZ, R10  (x3)
     Form {
         mnemonic: "FADD.SAT",
@@ -4021,7 +4022,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R13, RZ, P0  (x3)
@@ -4833,7 +4834,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DADD R16, -R22, UR4  (x2)
@@ -4906,7 +4907,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, R7, RZ, !P0  (x2)
@@ -4950,6 +4951,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000004000000000000208,
         mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R13, -R13, -0.00076476467074826359749, P0  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // MUFU.LG2 R10, R10  (x2)
@@ -5046,18 +5061,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000000c000000100000000984,
         mask: 0x000001ffffffffff000010ff00000fff,
         uniform_guard: false,
-    },
-    // S2UR UR5, SR_CTAID.Y  (x2)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000200000000000000009c3,
-        mask: 0x000001ffffffa1ffffffffffffc00fff,
-        uniform_guard: true,
     },
     // FCHK P0, R0, 1  (x2)
     Form {
@@ -5540,8 +5543,8 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 48, len: 16, shift: 16 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 16, shift: 16 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000042000000000000000000840,
@@ -5800,18 +5803,8 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: F32,
-                fields: &[Field { pos: 48, len: 14, shift: 13 }, Field { pos: 62, len: 2, shift: 30 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom {
-                kind: F32,
-                fields: &[Field { pos: 32, len: 14, shift: 13 }, Field { pos: 46, len: 2, shift: 30 }],
-                signed: false,
-                reuse: None,
-            },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000008000000000000000430,
         mask: 0x000001ffffffffff0000000000000fff,
@@ -6387,7 +6380,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c600000000000000042a,
-        mask: 0x000001fffc01ffff0007ffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.EQ.OR P0, PT, R4, RZ, !P0  (x1)
@@ -6547,21 +6540,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000002000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.AND P0, PT, |R19|, 1.469367938527859385e-39, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200001000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P0, PT, |R11|, R9, PT  (x1)
@@ -6727,21 +6705,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f1f000000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P0, PT, |R13|, 0.00049096695147454738617, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d2000000b43c0000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
-        uniform_guard: false,
-    },
     // @!P1 MUFU.RCP R13, -R13  (x1)
     Form {
         mnemonic: "MUFU.RCP",
@@ -6808,7 +6771,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c400000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P1, PT, R6, -1, PT  (x1)
@@ -6907,7 +6870,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c000000000000000080b,
-        mask: 0x000001fffc01ffff003fffff00ff0fff,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, |R3|, |R13|, PT  (x1)
