@@ -3,6 +3,8 @@
 
 use crate::cubin::Cubin;
 use crate::header::{EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
+use crate::nvinfo;
+use crate::section::{Section, sht};
 
 const EHDR_FIELDS: &[(u64, &str)] = &[
     (0, "e_ident"),
@@ -66,10 +68,31 @@ pub fn region(layout: &Cubin, at: u64) -> String {
     }
     for (i, s) in layout.sections.iter().enumerate() {
         if s.data.has_file_bytes() && (s.offset..s.offset + s.size()).contains(&at) {
-            return format!("section {i} ({}) content at +{:#x}", s.name, at - s.offset);
+            let rel = at - s.offset;
+            let record = record_at(s, rel).map(|r| format!(" ({r})")).unwrap_or_default();
+            return format!("section {i} ({}) content at +{rel:#x}{record}", s.name);
         }
     }
     "padding".to_string()
+}
+
+/// The attribute record (name and index) covering byte `rel` of an
+/// `.nv.info`-format section.
+fn record_at(s: &Section, rel: u64) -> Option<String> {
+    let attrs = s.attributes()?;
+    let mut pos = 0;
+    for (k, a) in attrs.iter().enumerate() {
+        let end = pos + a.encoded_len();
+        if rel < end {
+            let info = if s.sh_type == sht::CUDA_COMPAT { nvinfo::eicompat(a.code) } else { nvinfo::eiattr(a.code) };
+            return Some(format!(
+                "record {k} {}",
+                info.map_or_else(|| format!("0x{:02x}", a.code), |i| i.name.to_string())
+            ));
+        }
+        pos = end;
+    }
+    None
 }
 
 /// One line per differing region of `a` and `b` (at most `limit` lines),

@@ -336,34 +336,6 @@ impl Attribute {
             Value::Block(_) => None,
         }
     }
-
-    /// `name: value` as a line for reports, using `table` for names and layouts.
-    pub fn describe(&self, table: &[AttrInfo]) -> String {
-        let info = table.iter().find(|i| i.code == self.code);
-        let name = info.map_or_else(|| format!("0x{:02x}", self.code), |i| i.name.to_string());
-        let payload = info.map_or(Payload::Opaque, |i| i.payload);
-        let value = match (&self.value, payload) {
-            (Value::Flag, _) => String::new(),
-            (Value::Byte(b), _) => format!("{b:#x}"),
-            (Value::Half(h), _) => format!("{h:#x}"),
-            (Value::Block(b), Payload::KParamInfo) => match KParamInfo::decode(b) {
-                Some(k) => {
-                    format!("ordinal {} offset {:#x} size {:#x} packed {:#x}", k.ordinal, k.offset, k.size(), k.packed)
-                }
-                None => hex(b),
-            },
-            (Value::Block(b), Payload::Opaque) => hex(b),
-            (Value::Block(b), _) => match self.as_words() {
-                Some(w) => w.iter().map(|w| format!("{w:#x}")).collect::<Vec<_>>().join(" "),
-                None => hex(b),
-            },
-        };
-        format!("{name} {value}").trim_end().to_string()
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Decodes the records of a `.nv.info`-format section.
