@@ -318,29 +318,24 @@ impl<'m> Builder<'m> {
         };
         let funcs: Vec<&Function> = self.functions().collect();
         let mut rest = funcs.iter();
-        if sm8 {
-            self.add_global();
-            for f in rest {
-                shared(self, f);
-            }
-        } else {
-            if let Some(first) = rest.next() {
-                shared(self, first);
-            }
-            if let (Some(size), false) = (a.reserved_smem, rel) {
-                self.add(
-                    ".nv.shared.reserved.0".into(),
-                    sht::NOBITS,
-                    shf::ALLOC | shf::WRITE,
-                    1,
-                    0,
-                    SectionData::NoData(size),
-                );
-            }
-            self.add_global();
-            for f in rest {
-                shared(self, f);
-            }
+        if let Some(first) = rest.next() {
+            shared(self, first);
+        }
+        if let (Some(size), false) = (a.reserved_smem, rel) {
+            self.add(
+                ".nv.shared.reserved.0".into(),
+                sht::NOBITS,
+                shf::ALLOC | shf::WRITE,
+                1,
+                0,
+                SectionData::NoData(size),
+            );
+        }
+        self.add_global();
+        for f in rest {
+            shared(self, f);
+        }
+        if !sm8 {
             const0(self);
         }
     }

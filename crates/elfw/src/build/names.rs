@@ -108,19 +108,19 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
                 variables(b, &mut push);
             }
         }
-        if let Some(bank) = &f.bank2 {
-            push(&format!(".nv.constant2.{}", f.name), To::Both);
-            if rel {
-                for s in &bank.symbols {
-                    push(&s.name, To::Symbols);
-                }
-            }
+        // Whole programs log bank 2 before the (resolved) relocations, `-c`
+        // after them.
+        if !rel {
+            bank2(f, &mut push);
         }
         for s in &f.subroutines {
             push(&s.name, To::Symbols);
         }
         for (name, to) in reloc_names(b, f) {
             push(&name, to);
+        }
+        if rel {
+            bank2(f, &mut push);
         }
         if entry {
             let c0 = format!(".nv.constant0.{}", f.name);
@@ -156,11 +156,27 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
     out
 }
 
+/// Constant bank 2 of `f` and its symbols (named with `-c` only; whole
+/// programs have none).
+fn bank2(f: &Function, push: &mut impl FnMut(&str, To)) {
+    if let Some(bank) = &f.bank2 {
+        push(&format!(".nv.constant2.{}", f.name), To::Both);
+        for s in &bank.symbols {
+            push(&s.name, To::Symbols);
+        }
+    }
+}
+
 /// Module variables: each section's name when first used, the variable's
 /// name, and `.nv.constant4` after the first variable of the address table.
 fn variables(b: &Builder<'_>, push: &mut impl FnMut(&str, To)) {
     let rel = b.rel();
-    let mut table_done = false;
+    let first_slot_is_var = b.m.address_table.first().is_some_and(|t| b.m.variables.iter().any(|v| v.name == *t));
+    let mut table_done = rel || b.m.address_table.is_empty();
+    if !table_done && !first_slot_is_var {
+        push(".nv.constant4", To::Both);
+        table_done = true;
+    }
     let mut seen = Vec::new();
     for v in &b.m.variables {
         let section = match (v.space, v.init.is_some()) {
@@ -173,7 +189,7 @@ fn variables(b: &Builder<'_>, push: &mut impl FnMut(&str, To)) {
             seen.push(section);
         }
         push(&v.name, To::Symbols);
-        if !rel && !table_done && b.m.address_table.first() == Some(&v.name) {
+        if !table_done && b.m.address_table.first() == Some(&v.name) {
             push(".nv.constant4", To::Both);
             table_done = true;
         }

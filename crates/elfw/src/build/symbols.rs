@@ -64,6 +64,13 @@ impl Builder<'_> {
     /// Module variables, emitted with the first function.
     fn push_variables(&mut self) {
         let rel = self.rel();
+        // A table whose first slot is not a variable (a function's address)
+        // gets its section symbol before the variables.
+        let first_slot_is_var =
+            self.m.address_table.first().is_some_and(|t| self.m.variables.iter().any(|v| v.name == *t));
+        if !rel && !self.m.address_table.is_empty() && !first_slot_is_var {
+            self.push_section_sym(".nv.constant4");
+        }
         let mut table_done = false;
         for v in &self.m.variables {
             let section = match (v.space, v.init.is_some()) {
@@ -137,18 +144,14 @@ impl Builder<'_> {
                 let c0 = format!(".nv.constant0.{}", f.name);
                 self.push_section_sym(&c0);
                 if rel {
+                    // `_param` covers the parameters; a kernel without any gets
+                    // `_SREG` over the driver area before them instead.
                     let size: u32 = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
-                    let name = if f.params.is_empty() { "_SREG" } else { "_param" };
+                    let base = u64::from(self.arch.param_base);
+                    let (name, value, size) =
+                        if f.params.is_empty() { ("_SREG", 0, base) } else { ("_param", base, u64::from(size)) };
                     let shndx = self.sec(&c0).unwrap_or(0);
-                    self.push_sym(
-                        name,
-                        bind::LOCAL,
-                        stt::CUDA_PARAM,
-                        0x81,
-                        shndx,
-                        self.arch.param_base.into(),
-                        size.into(),
-                    );
+                    self.push_sym(name, bind::LOCAL, stt::CUDA_PARAM, 0x81, shndx, value, size);
                 }
             }
         }
