@@ -30,10 +30,18 @@ fn table_matches_measurement() {
         let (_, guard_safe) = m.guard();
         let guard_min = m.ops.values().filter(|s| s.guard.samples >= 3).filter_map(|s| s.guard.min).min();
         if guard_min.zip(guard_safe).map(|(a, b)| (a as u8, b as u8)) != Some((table.guard.min, table.guard.safe)) {
-            problems.push(format!("{}: table guard {:?}, measured {guard_min:?}/{guard_safe:?}", table.family, table.guard));
+            problems.push(format!(
+                "{}: table guard {:?}, measured {guard_min:?}/{guard_safe:?}",
+                table.family, table.guard
+            ));
         }
         if m.unsignalled().map(|v| v as u8) != Some(table.unsignalled) {
-            problems.push(format!("{}: table unsignalled {}, measured {:?}", table.family, table.unsignalled, m.unsignalled()));
+            problems.push(format!(
+                "{}: table unsignalled {}, measured {:?}",
+                table.family,
+                table.unsignalled,
+                m.unsignalled()
+            ));
         }
         if m.sb_visible().map(|v| v as u8) != Some(table.sb_visible.min) {
             problems.push(format!("{}: table {:?}, measured {:?}", table.family, table.sb_visible, m.sb_visible()));

@@ -78,12 +78,11 @@ pub fn check_program(program: &Program, table: &LatencyTable) -> Vec<Violation> 
 /// The state at the entry of each block: a worklist fixpoint of
 /// `transfer` (one instruction) joined over the edges. The first block and
 /// blocks nothing branches to start empty.
-pub(crate) fn entry_states(program: &Program, mut transfer: impl FnMut(&mut State, &Step)) -> Vec<Option<State>> {
+fn entry_states(program: &Program, mut transfer: impl FnMut(&mut State, &Step)) -> Vec<Option<State>> {
     let n = program.blocks.len();
     let mut has_pred = vec![false; n];
     program.succs.iter().flatten().for_each(|&s| has_pred[s] = true);
-    let mut entry: Vec<Option<State>> =
-        (0..n).map(|b| (b == 0 || !has_pred[b]).then(State::default)).collect();
+    let mut entry: Vec<Option<State>> = (0..n).map(|b| (b == 0 || !has_pred[b]).then(State::default)).collect();
     let mut work: Vec<usize> = (0..n).rev().filter(|&b| entry[b].is_some()).collect();
     let mut queued = vec![false; n];
     work.iter().for_each(|&b| queued[b] = true);
@@ -133,9 +132,9 @@ pub(crate) fn step_effects(
     }
     // A call is opaque: the callee runs between the call and the next
     // instruction, and the ABI (not stall counts) orders what it reads and
-    // writes.
+    // writes. Its guard is read at issue like any other.
     let call = step.opcode() == "CALL";
-    for &u in step.reads.iter().filter(|_| !call) {
+    for &u in step.reads.iter().filter(|&&u| !call || step.guard == Some(u)) {
         let as_guard = step.guard == Some(u);
         if state.ready[u.index()][usize::from(as_guard)] > 0 {
             report(Kind::RawFixed, Some(u));
@@ -156,11 +155,13 @@ pub(crate) fn step_effects(
             report(Kind::War, Some(u));
         }
     }
-    apply(state, step, table);
+    apply(state, step, table, false);
 }
 
 /// The effects of one instruction on what is in flight, then its stall.
-pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable) {
+/// `safe` takes the latencies we emit rather than the smallest NVIDIA
+/// uses (the control-word phase tracks its own code with those).
+pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: bool) {
     let ctrl = step.ctrl;
     let op = step.opcode();
     // A write scoreboard is signalled whatever the opcode: the result then
@@ -168,7 +169,7 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable) {
     if let Some(sb) = ctrl.write_sb {
         state.age(sb);
     }
-    let ready = match (ctrl.write_sb, table.fixed_latency(op, false, false), table.fixed_latency(op, true, false)) {
+    let ready = match (ctrl.write_sb, table.fixed_latency(op, false, safe), table.fixed_latency(op, true, safe)) {
         _ if op == "CALL" => [0, 0],
         (None, Some(raw), Some(guard)) => [raw, guard],
         (None, _, _) => [table.unsignalled; 2],
@@ -176,7 +177,8 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable) {
     };
     for &u in &step.writes {
         let i = u.index();
-        state.ready[i] = ready;
+        // Only a predicate can be a guard.
+        state.ready[i] = if u.parts().0.is_predicate() { ready } else { [ready[0]; 2] };
         state.writes[i] = ctrl.write_sb.map_or(Pending::default(), State::fresh);
         state.reads[i] = Pending::default();
     }
@@ -195,8 +197,9 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable) {
             state.reads[i] = state.reads[i].union(State::fresh(sb));
         }
     }
+    let visible = if safe { table.sb_visible.safe } else { table.sb_visible.min };
     for sb in [ctrl.write_sb, ctrl.read_sb].into_iter().flatten() {
-        state.arming[usize::from(sb)] = table.sb_visible.min;
+        state.arming[usize::from(sb)] = visible;
     }
     state.advance(ctrl.stall);
 }

@@ -22,7 +22,7 @@ pub use check::{Kind, Violation, check_program};
 pub use program::{Flow, Program, Step};
 pub use state::{Pending, State};
 
-pub(crate) use check::{apply, entry_states};
+pub(crate) use check::apply;
 
 use ori_ir::{Function, Sm};
 

@@ -33,6 +33,23 @@ pub struct Step {
 }
 
 impl Step {
+    /// The checker's view of one Ori instruction. Without a control word it
+    /// counts as `[B------:R-:W-:-:S00]`, which the checker then flags
+    /// wherever timing matters.
+    pub fn of_inst(func: &Function, inst: &ori_ir::Inst) -> Step {
+        let mnemonic =
+            std::iter::once(inst.op.name()).chain(inst.mods.iter().map(|m| m.name())).collect::<Vec<_>>().join(".");
+        Step {
+            mnemonic,
+            reads: units::reads(inst),
+            guard: inst.guard.and_then(|g| Unit::of_reg(g.pred).next()),
+            writes: units::writes(inst),
+            ctrl: inst.ctrl.unwrap_or(Ctrl { stall: 0, yield_: false, write_sb: None, read_sb: None, wait: 0 }),
+            depbar: (inst.op == Opcode::DEPBAR).then(|| depbar_operands(inst)).flatten(),
+            text: ori_ir::text::print_inst(func, inst),
+        }
+    }
+
     /// The opcode, the mnemonic before its first dot.
     pub fn opcode(&self) -> &str {
         self.mnemonic.split('.').next().unwrap_or("")
@@ -114,9 +131,8 @@ impl Program {
         Program { name: name.into(), steps: steps.into_iter().map(|(s, _)| s).collect(), blocks, succs }
     }
 
-    /// The checker's view of a scheduled Ori function. Instructions
-    /// without a control word count as `[B------:R-:W-:-:S00]`, which the
-    /// checker then flags wherever timing matters.
+    /// The checker's view of a scheduled Ori function, one step per
+    /// instruction in layout order (see [`Step::of_inst`]).
     pub fn from_function(func: &Function) -> Program {
         let mut first = std::collections::HashMap::new();
         let mut count = 0;
@@ -124,26 +140,8 @@ impl Program {
             first.insert(b, count);
             count += func.blocks[b].insts.len();
         }
-        let steps = func
-            .insts_in_order()
-            .map(|(_, _, inst)| {
-                let mnemonic = std::iter::once(inst.op.name())
-                    .chain(inst.mods.iter().map(|m| m.name()))
-                    .collect::<Vec<_>>()
-                    .join(".");
-                let depbar = (inst.op == Opcode::DEPBAR).then(|| depbar_operands(inst)).flatten();
-                let step = Step {
-                    mnemonic,
-                    reads: units::reads(inst),
-                    guard: inst.guard.and_then(|g| Unit::of_reg(g.pred).next()),
-                    writes: units::writes(inst),
-                    ctrl: inst.ctrl.unwrap_or(Ctrl { stall: 0, yield_: false, write_sb: None, read_sb: None, wait: 0 }),
-                    depbar,
-                    text: ori_ir::text::print_inst(func, inst),
-                };
-                (step, flow_of(inst, &first))
-            })
-            .collect();
+        let steps =
+            func.insts_in_order().map(|(_, _, inst)| (Step::of_inst(func, inst), flow_of(inst, &first))).collect();
         Program::build(func.name.clone(), steps)
     }
 }

@@ -210,7 +210,11 @@ pub fn report(m: &Measured, sm: u16) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(out, "sm_{sm}: {} instructions", m.instructions);
-    let _ = writeln!(out, "{:14} {:>6} {:>5} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8}", "opcode", "count", "wbar", "rbar", "raw_min", "raw_safe", "guard_min", "sb_wait", "war_min");
+    let _ = writeln!(
+        out,
+        "{:14} {:>6} {:>5} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8}",
+        "opcode", "count", "wbar", "rbar", "raw_min", "raw_safe", "guard_min", "sb_wait", "war_min"
+    );
     let show = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
     for (op, s) in &m.ops {
         let _ = writeln!(

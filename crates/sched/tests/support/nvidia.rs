@@ -116,10 +116,8 @@ impl Columns {
                 let digits: String =
                     digit_rows.iter().filter_map(|r| r.as_bytes().get(pos)).map(|&b| b as char).collect();
                 let digits = digits.trim();
-                if let Ok(num) = digits.parse::<u32>() {
-                    if let Some(unit) = Unit::new(file, num) {
-                        cols.push((pos, unit));
-                    }
+                if let Some(unit) = digits.parse::<u32>().ok().and_then(|num| Unit::new(file, num)) {
+                    cols.push((pos, unit));
                 }
             }
         }
@@ -165,8 +163,7 @@ pub fn parse_listing(text: &str) -> Vec<Program> {
         let line = lines[i];
         let code = line.split("//").next().unwrap_or("").trim();
         if line.contains("// |") && line.contains(" GPR ") {
-            let digit_rows: Vec<&str> =
-                lines[i + 1..].iter().take_while(|l| !l.contains("// +")).copied().collect();
+            let digit_rows: Vec<&str> = lines[i + 1..].iter().take_while(|l| !l.contains("// +")).copied().collect();
             columns = Columns::parse(line, &digit_rows);
             i += 1 + digit_rows.len();
             continue;
@@ -244,12 +241,7 @@ fn parse_inst(code: &str, hi_line: &str, columns: &Columns) -> Option<Raw> {
         wait: ((hi >> 52) & 0x3f) as u8,
     };
     let depbar = mnemonic.starts_with("DEPBAR").then(|| parse_depbar(operands)).flatten();
-    let targets = operands
-        .split("`(")
-        .skip(1)
-        .filter_map(|t| t.split(')').next())
-        .map(str::to_string)
-        .collect();
+    let targets = operands.split("`(").skip(1).filter_map(|t| t.split(')').next()).map(str::to_string).collect();
     let (writes, reads) = columns.marks(hi_line);
     let step = Step { mnemonic: mnemonic.to_string(), reads, guard, writes, ctrl, depbar, text: text.to_string() };
     Some(Raw { step, targets, guarded })

@@ -1,0 +1,135 @@
+//! The dependence graph of one region (a run of instructions without
+//! branches): which instructions must stay ordered, and how many cycles
+//! apart the latency model would like them.
+//!
+//! Built in one pass with the last writer and the readers since of each
+//! register unit, the last store and the loads since, and the last
+//! instruction with side effects and the memory and warp-synchronous
+//! instructions since, so it is linear in the region's size.
+
+use ori_ir::{Function, Inst, InstId, OpFlags, Opcode, OperandKind, SpecialReg};
+
+use crate::latency::LatencyTable;
+use crate::units::{self, Unit};
+
+/// Predecessors of each instruction with the cycles wanted after them.
+pub(crate) struct Dag {
+    pub preds: Vec<Vec<(usize, u8)>>,
+    pub succs: Vec<Vec<(usize, u8)>>,
+}
+
+/// How long the scheduler should expect a variable-latency result of
+/// `inst` to take. Only the order of instructions depends on these (the
+/// control-word phase makes any order correct), so they are estimates in
+/// the bands the seed gives (constant 4-8 cycles, shared 20-30, global
+/// hundreds), not measurements.
+fn variable_estimate(inst: &Inst) -> u8 {
+    match inst.op {
+        Opcode::LDC | Opcode::ULDC => 8,
+        Opcode::LDS | Opcode::LDSM | Opcode::ATOMS => 24,
+        Opcode::LDG | Opcode::LD | Opcode::LDL | Opcode::ATOM | Opcode::ATOMG => 40,
+        Opcode::S2R | Opcode::S2UR => 20,
+        _ => 12,
+    }
+}
+
+/// Memory traffic of an instruction, constant banks aside (read-only).
+fn memory(inst: &Inst) -> (bool, bool) {
+    let constant = matches!(inst.op, Opcode::LDC | Opcode::ULDC);
+    (inst.op.has(OpFlags::LOAD) && !constant, inst.op.has(OpFlags::STORE))
+}
+
+/// Side effects, clock reads included (their order is what they measure).
+fn has_side_effect(inst: &Inst) -> bool {
+    let clock = inst.uses.iter().any(|o| {
+        matches!(
+            o.kind,
+            OperandKind::Special(
+                SpecialReg::ClockLo | SpecialReg::ClockHi | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi
+            )
+        )
+    });
+    clock || inst.op.has(OpFlags::SIDE_EFFECT)
+}
+
+impl Dag {
+    /// The graph of `region` (instructions of `func`, in order).
+    pub fn build(func: &Function, region: &[InstId], table: &LatencyTable) -> Dag {
+        let n = region.len();
+        let mut dag = Dag { preds: vec![Vec::new(); n], succs: vec![Vec::new(); n] };
+        let mut last_write: Vec<Option<usize>> = vec![None; Unit::COUNT];
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); Unit::COUNT];
+        let (mut last_store, mut loads) = (None, Vec::new());
+        let (mut last_effect, mut since_effect) = (None, Vec::new());
+        for (j, &id) in region.iter().enumerate() {
+            let inst = &func.insts[id];
+            let guard = inst.guard.and_then(|g| Unit::of_reg(g.pred).next());
+            for u in units::reads(inst) {
+                if let Some(i) = last_write[u.index()] {
+                    let lat = raw_latency(&func.insts[region[i]], guard == Some(u), table);
+                    dag.edge(i, j, lat);
+                }
+                readers[u.index()].push(j);
+            }
+            for u in units::writes(inst) {
+                if let Some(i) = last_write[u.index()] {
+                    dag.edge(i, j, 1);
+                }
+                for i in std::mem::take(&mut readers[u.index()]) {
+                    if i != j {
+                        dag.edge(i, j, 0);
+                    }
+                }
+                last_write[u.index()] = Some(j);
+            }
+            let (load, store) = memory(inst);
+            if let Some(i) = last_store.filter(|_| load || store) {
+                dag.edge(i, j, 1);
+            }
+            if store {
+                for i in std::mem::take(&mut loads) {
+                    dag.edge(i, j, 0);
+                }
+                last_store = Some(j);
+            } else if load {
+                loads.push(j);
+            }
+            let ordered = load || store || inst.op.has(OpFlags::WARP_SYNC);
+            if has_side_effect(inst) {
+                if let Some(i) = last_effect {
+                    dag.edge(i, j, 1);
+                }
+                for i in std::mem::take(&mut since_effect) {
+                    dag.edge(i, j, 0);
+                }
+                last_effect = Some(j);
+            } else if ordered {
+                if let Some(i) = last_effect {
+                    dag.edge(i, j, 1);
+                }
+                since_effect.push(j);
+            }
+        }
+        dag
+    }
+
+    fn edge(&mut self, from: usize, to: usize, lat: u8) {
+        self.preds[to].push((from, lat));
+        self.succs[from].push((to, lat));
+    }
+
+    /// Latency-weighted length of the longest path from each instruction
+    /// to the end of the region.
+    pub fn heights(&self) -> Vec<u32> {
+        let mut height = vec![0u32; self.preds.len()];
+        for i in (0..height.len()).rev() {
+            height[i] = self.succs[i].iter().map(|&(j, lat)| u32::from(lat) + height[j]).max().unwrap_or(0);
+        }
+        height
+    }
+}
+
+/// Cycles a reader of `producer`'s result should come after it.
+fn raw_latency(producer: &Inst, as_guard: bool, table: &LatencyTable) -> u8 {
+    table.fixed_latency(producer.op.name(), as_guard, true).unwrap_or_else(|| variable_estimate(producer))
+}
