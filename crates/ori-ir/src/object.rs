@@ -24,6 +24,9 @@ pub struct ObjectModule {
     /// EICOMPAT_ATTR_ISA_CLASS (sm_90+): 1 for baseline code, 2 when cluster
     /// or TMA features are used, 4 with `sm_90a`-only instructions (measured).
     pub isa_class: u8,
+    /// Functions whose address is taken, with their signatures
+    /// (`.nv.callgraph` group -2).
+    pub address_taken: Vec<Prototype>,
     /// `extern .shared` arrays (dynamic shared memory), in first-use order.
     pub extern_shared: Vec<ExternShared>,
     /// Call prototypes of called library routines and externals
@@ -145,6 +148,10 @@ pub struct Function {
     pub frame: FrameInfo,
     /// Functions this one calls directly, in call order (`.nv.callgraph`).
     pub callees: Vec<String>,
+    /// Functions whose address this one takes (possible indirect callees).
+    pub address_taken: Vec<String>,
+    /// The signature (as in [`Prototype`]) of each indirect call site.
+    pub indirect_calls: Vec<String>,
 }
 
 /// Static shared memory of a function.

@@ -433,8 +433,6 @@ impl<'m> Builder<'m> {
             let recs = info::function_records(self, f)?;
             self.set(&format!(".nv.info.{}", f.name), SectionData::Attributes(recs));
         }
-        let graph = self.call_graph()?;
-        self.set(".nv.callgraph", SectionData::CallGraph(graph));
         // Relocations.
         for f in self.functions().collect::<Vec<_>>() {
             for r in f.relocations.iter().rev() {
@@ -484,20 +482,34 @@ impl<'m> Builder<'m> {
         }
     }
 
-    /// `.nv.callgraph`: direct calls in function order, then the three groups
-    /// ptxas fills for indirect calls (empty here).
-    fn call_graph(&self) -> Result<Vec<CallEdge>> {
+    /// `.nv.callgraph`: four groups, each opened by its sentinel: direct
+    /// calls, address-taken functions with their signature, indirect call
+    /// sites with theirs, functions each caller takes the address of.
+    /// Signatures are `.strtab` offsets, filled in by [`Self::finish`].
+    fn call_graph(&self, strtab: &[u8]) -> Result<Vec<CallEdge>> {
+        let table = crate::strtab::StringTable::from_bytes(strtab);
+        let signature = |s: &str| table.find(s).unwrap_or(0);
         let mut out = vec![CallEdge { caller: 0, callee: SENTINELS[0] }];
-        let mut edges = Vec::new();
         for f in &self.m.functions {
-            let caller = self.sym(&f.name)?;
             for c in &f.callees {
-                edges.push(CallEdge { caller, callee: self.sym(c)? });
+                out.push(CallEdge { caller: self.sym(&f.name)?, callee: self.sym(c)? });
             }
         }
-        out.extend(edges);
-        for s in &SENTINELS[1..] {
-            out.push(CallEdge { caller: 0, callee: *s });
+        out.push(CallEdge { caller: 0, callee: SENTINELS[1] });
+        for p in &self.m.address_taken {
+            out.push(CallEdge { caller: self.sym(&p.function)?, callee: signature(&p.signature) });
+        }
+        out.push(CallEdge { caller: 0, callee: SENTINELS[2] });
+        for f in &self.m.functions {
+            for s in &f.indirect_calls {
+                out.push(CallEdge { caller: self.sym(&f.name)?, callee: signature(s) });
+            }
+        }
+        out.push(CallEdge { caller: 0, callee: SENTINELS[3] });
+        for f in &self.m.functions {
+            for c in &f.address_taken {
+                out.push(CallEdge { caller: self.sym(&f.name)?, callee: self.sym(c)? });
+            }
         }
         Ok(out)
     }
@@ -525,6 +537,8 @@ impl<'m> Builder<'m> {
                 protos.iter().flat_map(|e| [e.caller.to_le_bytes(), e.callee.to_le_bytes()]).flatten().collect();
             self.set(".nv.prototype", SectionData::Bytes(bytes));
         }
+        let graph = self.call_graph(&strtab)?;
+        self.set(".nv.callgraph", SectionData::CallGraph(graph));
         self.set(".strtab", SectionData::Strings(strtab));
         self.set(".symtab", SectionData::Symbols(symbols));
         let e_type = if self.rel() { ET_REL } else { ET_EXEC };

@@ -43,13 +43,13 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         for name in creation_order(b, &symbols) {
             str_.intern(&name);
         }
-        for p in &b.m.prototypes {
-            str_.intern(&p.signature);
+        for s in signatures(b) {
+            str_.intern(s);
         }
     } else {
         // Signatures are made while the PTX is read, before any section.
-        for p in &b.m.prototypes {
-            str_.intern(&p.signature);
+        for s in signatures(b) {
+            str_.intern(s);
         }
         for (name, to) in log(b, &symbols) {
             if to != To::Symbols {
@@ -69,6 +69,15 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         shbytes.resize(shbytes.len() + REMOVED_SYMTAB_SHNDX, 0);
     }
     (SectionNames { bytes: shbytes, offsets }, str_.into_bytes(), symbols)
+}
+
+/// Call signatures: of address-taken functions, then of indirect call
+/// sites, then of prototypes.
+fn signatures<'a>(b: &'a Builder<'_>) -> impl Iterator<Item = &'a str> {
+    let taken = b.m.address_taken.iter().map(|p| p.signature.as_str());
+    let sites = b.m.functions.iter().flat_map(|f| f.indirect_calls.iter().map(String::as_str));
+    let protos = b.m.prototypes.iter().map(|p| p.signature.as_str());
+    taken.chain(sites).chain(protos)
 }
 
 /// sm_90+ symbol names in symbol order; the deleted reserved-smem cap
@@ -102,6 +111,11 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
             variables(b, &mut push);
         }
         push(&format!(".nv.info.{}", f.name), To::Both);
+        if b.m.address_taken.iter().any(|p| p.function == f.name) {
+            for p in &b.m.address_taken {
+                push(&p.function, To::Symbols);
+            }
+        }
         if entry {
             push(&format!(".nv.shared.{}", f.name), To::Both);
             if i == 0 {

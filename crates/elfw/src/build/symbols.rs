@@ -107,10 +107,21 @@ impl Builder<'_> {
         self.push_section_sym(".note.nv.cuinfo");
         let functions: Vec<&Function> = self.functions().collect();
         for (i, f) in functions.iter().enumerate() {
-            if f.kind == FunctionKind::Device && f.linkage == Linkage::Local {
+            if f.kind == FunctionKind::Device && f.linkage == Linkage::Local && !self.symbol_index.contains_key(&f.name)
+            {
                 self.push_function_sym(f);
             }
             self.push_section_sym(&format!(".text.{}", f.name));
+            // The first address-taken function brings the symbols of all of them.
+            if self.m.address_taken.iter().any(|p| p.function == f.name) {
+                for p in &self.m.address_taken {
+                    if let Some(g) = functions.iter().find(|g| g.name == p.function && g.linkage == Linkage::Local) {
+                        if !self.symbol_index.contains_key(&g.name) {
+                            self.push_function_sym(g);
+                        }
+                    }
+                }
+            }
             let shared = format!(".nv.shared.{}", f.name);
             if f.shared.declared {
                 self.push_section_sym(&shared);

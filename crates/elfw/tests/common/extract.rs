@@ -119,6 +119,20 @@ fn frames(bytes: &[u8]) -> HashMap<u64, FrameInfo> {
     out
 }
 
+/// The four `.nv.callgraph` groups without their sentinels.
+fn call_groups(graph: &[elfw::callgraph::CallEdge]) -> [Vec<elfw::callgraph::CallEdge>; 4] {
+    let mut groups: [Vec<_>; 4] = Default::default();
+    let mut current = 0;
+    for e in graph {
+        if let Some(g) = elfw::callgraph::SENTINELS.iter().position(|&s| e.caller == 0 && e.callee == s) {
+            current = g;
+        } else {
+            groups[current].push(*e);
+        }
+    }
+    groups
+}
+
 /// (CIE offset, offset of its initial instructions) of every CIE.
 fn cie_spans(bytes: &[u8]) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
@@ -328,12 +342,16 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             Some(SectionData::CallGraph(e)) => e.clone(),
             _ => vec![],
         };
-        let callees: Vec<String> = graph
+        let groups = call_groups(&graph);
+        let callees: Vec<String> =
+            groups[0].iter().filter(|e| e.caller as usize == si).map(|e| v.sym_name(e.callee)).collect();
+        let address_taken: Vec<String> =
+            groups[3].iter().filter(|e| e.caller as usize == si).map(|e| v.sym_name(e.callee)).collect();
+        let strtab = v.sec(".strtab").and_then(|(_, s)| s.bytes()).unwrap_or(&[]);
+        let indirect_calls: Vec<String> = groups[2]
             .iter()
-            .skip(1)
-            .take_while(|e| e.caller != 0)
             .filter(|e| e.caller as usize == si)
-            .map(|e| v.sym_name(e.callee))
+            .map(|e| elfw::strtab::lookup(strtab, e.callee).unwrap_or_default())
             .collect();
         let coop_off = find(0x28).map(|a| words(&a.value)).unwrap_or_default();
         let coop_reg = find(0x29).map(|a| words(&a.value)).unwrap_or_default();
@@ -384,6 +402,8 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             subroutines,
             frame: frame_of.get(&(name.to_string(), 0)).cloned().unwrap_or_default(),
             callees,
+            address_taken,
+            indirect_calls,
         });
     }
 
@@ -438,7 +458,19 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
             signature: elfw::strtab::lookup(strtab, u32::from_le_bytes([c[4], c[5], c[6], c[7]])).unwrap_or_default(),
         })
         .collect();
+    let graph = match v.sec(".nv.callgraph").map(|(_, s)| &s.data) {
+        Some(SectionData::CallGraph(e)) => e.clone(),
+        _ => vec![],
+    };
+    let address_taken = call_groups(&graph)[1]
+        .iter()
+        .map(|e| Prototype {
+            function: v.sym_name(e.caller),
+            signature: elfw::strtab::lookup(strtab, e.callee).unwrap_or_default(),
+        })
+        .collect();
     ObjectModule {
+        address_taken,
         extern_shared,
         prototypes,
         target: Target { sm, accelerated: compat_byte(0x09) == Some(1) },
