@@ -20,6 +20,7 @@ pub mod units;
 
 pub use control::advanced::ComputeScoreboards;
 pub use control::o0::ProcessO0WaitsAndSBs;
+pub use control::yield_bit;
 pub use list::ScheduleInstructions;
 
 use ori_ir::Phase;

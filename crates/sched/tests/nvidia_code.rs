@@ -152,3 +152,19 @@ fn reused_busy_scoreboards_are_caught() {
     assert!(made > 50, "too few mutants ({made})");
     assert_eq!(caught, made, "a result moved to a scoreboard its reader does not wait on must be caught");
 }
+
+#[test]
+fn yield_rule_agrees_with_nvidia() {
+    let Some(corpus) = nvidia::corpus("yield_rule_agrees_with_nvidia") else { return };
+    let (mut total, mut agree) = (0usize, 0usize);
+    for program in corpus.iter().flat_map(|l| &l.programs) {
+        for (k, step) in program.steps.iter().enumerate() {
+            let next_reads = program.steps.get(k + 1).is_some_and(|n| n.reads.iter().any(|u| step.writes.contains(u)));
+            total += 1;
+            agree += usize::from(sched::yield_bit(step.ctrl.stall, next_reads) == step.ctrl.yield_);
+        }
+    }
+    let percent = agree as f64 * 100.0 / total as f64;
+    println!("yield rule agrees with NVIDIA on {agree} of {total} instructions ({percent:.1} %)");
+    assert!(percent > 85.0, "the yield rule drifted from NVIDIA's ({percent:.1} %)");
+}

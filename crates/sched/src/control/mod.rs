@@ -52,7 +52,7 @@ pub(crate) fn own_latency(inst: &Inst, table: &LatencyTable) -> u8 {
 /// `docs/sched.md`): set on stalls of 1 to 11 cycles unless the stall is
 /// there because the next instruction reads this one's result; clear on
 /// long stalls and on stall 0.
-pub(crate) fn yield_bit(stall: u8, next_reads_result: bool) -> bool {
+pub fn yield_bit(stall: u8, next_reads_result: bool) -> bool {
     (1..=11).contains(&stall) && !next_reads_result
 }
 
