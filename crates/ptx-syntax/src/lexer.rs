@@ -100,7 +100,11 @@ fn next_token(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
         }
         b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => (TokenKind::Ident, ident_end(bytes, pos)),
         b'0'..=b'9' => number(bytes, pos),
-        b'"' => (TokenKind::Str, string_end(bytes, pos)),
+        b'"' => match string_end(bytes, pos) {
+            (end, true) => (TokenKind::Str, end),
+            // An unterminated string is no token the parser can accept.
+            (end, false) => (TokenKind::Unknown, end),
+        },
         // Operators of two characters first, then single characters.
         b'<' | b'>' | b'&' | b'|' | b'=' | b'!' | b':'
             if matches!(
@@ -142,17 +146,19 @@ fn dotted_end(bytes: &[u8], pos: usize) -> usize {
     end
 }
 
-fn string_end(bytes: &[u8], mut pos: usize) -> usize {
+/// End of the string starting at `pos`, and whether it was closed before
+/// the end of the line.
+fn string_end(bytes: &[u8], mut pos: usize) -> (usize, bool) {
     pos += 1;
     while let Some(&b) = bytes.get(pos) {
         match b {
-            b'\\' => pos += 2,
-            b'"' => return pos + 1,
-            b'\n' => return pos,
+            b'\\' if bytes.get(pos + 1).is_some_and(|&c| c != b'\n') => pos += 2,
+            b'"' => return (pos + 1, true),
+            b'\n' => return (pos, false),
             _ => pos += 1,
         }
     }
-    bytes.len()
+    (bytes.len(), false)
 }
 
 fn number(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
@@ -260,6 +266,13 @@ mod tests {
                 (Eof, "")
             ]
         );
+    }
+
+    #[test]
+    fn unterminated_strings_are_unknown() {
+        use TokenKind::*;
+        let got: Vec<_> = kinds("\"open\n\"esc\\\"\n\"end\\").into_iter().map(|(k, s, _)| (k, s)).collect();
+        assert_eq!(got, vec![(Unknown, "\"open"), (Unknown, "\"esc\\\""), (Unknown, "\"end\\"), (Eof, "")]);
     }
 
     #[test]
