@@ -324,10 +324,13 @@ impl<'s> Parser<'s> {
         let start = name.span;
         let mut args = Vec::new();
         let mut group = Vec::new();
+        // `.alias` is free-form like the rest of the grammar; `.loc`, `.file`
+        // and the function directives end with their line.
+        let line_ends = name.name != ".alias";
         let semicolon = loop {
             let token = self.tok();
             // A dot starts the next directive (`.maxntid 1 .reqntid 1`).
-            if token.line_start
+            if (token.line_start && line_ends)
                 || matches!(token.kind, TokenKind::Eof | TokenKind::Dot)
                 || self.at_punct("}")
                 || self.at_punct("{")

@@ -19,7 +19,8 @@ const FORMS: &str = r#"
 .global .texref tex0;
 .global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear };
 .weak .func (.reg .b32 r) id(.reg .b32 a) .noreturn;
-.alias id2, id;
+.alias id2,
+	id;
 .pragma "nounroll";
 .visible .entry k(
 	.param .u64 .ptr .global .align 16 k_p0,
