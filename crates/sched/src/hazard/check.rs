@@ -7,7 +7,7 @@ use std::fmt;
 use crate::hazard::program::{Program, Step};
 use crate::hazard::state::{Pending, State};
 use crate::latency::LatencyTable;
-use ori_ir::RegFile;
+use ori_ir::{Ctrl, RegFile};
 
 use crate::units::Unit;
 
@@ -117,14 +117,14 @@ pub(crate) fn step_effects(
     table: &LatencyTable,
     report: &mut impl FnMut(Kind, Option<Unit>),
 ) {
-    let ctrl = step.ctrl;
+    let ctrl = valid(step.ctrl);
     for sb in (0..6u8).filter(|sb| ctrl.wait >> sb & 1 == 1) {
         if state.arming[usize::from(sb)] > 0 {
             report(Kind::WaitTooSoon, None);
         }
     }
     state.wait(ctrl.wait);
-    if let Some((sb, count)) = step.depbar {
+    if let Some((sb, count)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
         if state.arming[usize::from(sb)] > 0 {
             report(Kind::WaitTooSoon, None);
         }
@@ -146,7 +146,7 @@ pub(crate) fn step_effects(
     // A variable-latency write lands well after issue, later than the
     // pending reads it could overtake (NVIDIA's code relies on this), and
     // fixed-latency writes land in issue order.
-    let lands_late = step.ctrl.write_sb.is_some() || table.is_variable(step.opcode());
+    let lands_late = ctrl.write_sb.is_some() || table.is_variable(step.opcode());
     for &u in step.writes.iter().filter(|_| !call) {
         if !state.writes[u.index()].is_empty() {
             report(Kind::WawVariable, Some(u));
@@ -162,7 +162,7 @@ pub(crate) fn step_effects(
 /// `safe` takes the latencies we emit rather than the smallest NVIDIA
 /// uses (the control-word phase tracks its own code with those).
 pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: bool) {
-    let ctrl = step.ctrl;
+    let ctrl = valid(step.ctrl);
     let op = step.opcode();
     // A write scoreboard is signalled whatever the opcode: the result then
     // counts as variable latency.
@@ -202,4 +202,12 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
         state.arming[usize::from(sb)] = visible;
     }
     state.advance(ctrl.stall);
+}
+
+/// The control word with scoreboard numbers the hardware lacks (the field
+/// has room for 6 and 7) taken as none, so that malformed input is
+/// reported, not a crash.
+fn valid(ctrl: Ctrl) -> Ctrl {
+    let ok = |sb: Option<u8>| sb.filter(|&sb| sb < Ctrl::SCOREBOARDS);
+    Ctrl { write_sb: ok(ctrl.write_sb), read_sb: ok(ctrl.read_sb), wait: ctrl.wait & 0x3f, ..ctrl }
 }
