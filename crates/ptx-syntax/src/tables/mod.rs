@@ -90,25 +90,28 @@ impl InstrSpec {
 /// The row for `inst`: the longest family name whose words are the opcode
 /// followed by a prefix of the modifiers.
 pub fn lookup(inst: &Instruction) -> Option<&'static InstrSpec> {
-    // Rows grouped by opcode, so that a lookup only scans its own family.
-    static BY_OPCODE: OnceLock<FxHashMap<&'static str, Vec<&'static InstrSpec>>> = OnceLock::new();
+    // Rows grouped by opcode, each with its family words after the opcode,
+    // longest family first, so that a lookup scans only its own rows and
+    // stops at the first match.
+    type Rows = Vec<(&'static InstrSpec, Vec<&'static str>)>;
+    static BY_OPCODE: OnceLock<FxHashMap<&'static str, Rows>> = OnceLock::new();
     let by_opcode = BY_OPCODE.get_or_init(|| {
-        let mut map: FxHashMap<&'static str, Vec<&'static InstrSpec>> = FxHashMap::default();
+        let mut map: FxHashMap<&'static str, Rows> = FxHashMap::default();
         for spec in INSTRUCTIONS {
-            map.entry(spec.name.split('.').next().unwrap_or(spec.name)).or_default().push(spec);
+            let mut words = spec.name.split('.');
+            let opcode = words.next().unwrap_or(spec.name);
+            map.entry(opcode).or_default().push((spec, words.collect()));
+        }
+        for rows in map.values_mut() {
+            rows.sort_by_key(|(_, words)| std::cmp::Reverse(words.len()));
         }
         map
     });
-    by_opcode
-        .get(inst.opcode.name.as_str())?
-        .iter()
-        .copied()
-        .filter(|spec| {
-            let mut words = spec.name.split('.');
-            words.next() == Some(inst.opcode.name.as_str())
-                && words.enumerate().all(|(i, w)| inst.modifiers.get(i).is_some_and(|m| m.name == w))
-        })
-        .max_by_key(|spec| spec.name.len())
+    let modifiers = &inst.modifiers;
+    by_opcode.get(inst.opcode.name.as_str())?.iter().find_map(|(spec, words)| {
+        let matches = words.len() <= modifiers.len() && words.iter().zip(modifiers).all(|(w, m)| m.name == *w);
+        matches.then_some(*spec)
+    })
 }
 
 /// How many leading modifiers name the family (`cp.async.bulk` has two).
