@@ -68,7 +68,9 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
         AtomKind::P => reg(RegFile::P),
         AtomKind::UP => reg(RegFile::UP),
         AtomKind::B => reg(RegFile::B),
-        AtomKind::SB => Value::Scoreboard(raw as u8),
+        // nvdisasm calls scoreboards 6 and 7 `INVALID6`/`INVALID7`.
+        AtomKind::SB if raw < i64::from(ori_ir::Ctrl::SCOREBOARDS) => Value::Scoreboard(raw as u8),
+        AtomKind::SB => return Err(Error::Unsupported(format!("scoreboard {raw}"))),
         AtomKind::SR => {
             let name =
                 tables.special_name(raw as u16).ok_or_else(|| Error::Unsupported(format!("special register {raw}")))?;
@@ -80,6 +82,7 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
         AtomKind::F32 => Value::F32(raw as u32),
         AtomKind::F64Hi => Value::F64((raw as u64) << 32),
         AtomKind::F16 => Value::F32(crate::float::f16_to_f32_bits(raw as u16)),
+        AtomKind::BF16 => Value::F32((raw as u32) << 16),
         AtomKind::L => Value::Label(labels.label_at(addr.wrapping_add(16).wrapping_add(raw as u64))),
     })
 }

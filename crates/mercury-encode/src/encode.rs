@@ -105,6 +105,7 @@ fn raw_value(tables: &Tables, kind: AtomKind, v: &Value, addr: u64, labels: &dyn
         (AtomKind::F16, Value::F32(bits)) => {
             i64::from(f32_bits_to_f16(bits).ok_or_else(|| Error::OutOfRange(format!("{v:?} as binary16")))?)
         }
+        (AtomKind::BF16, Value::F32(bits)) if bits & 0xffff == 0 => i64::from(bits >> 16),
         (AtomKind::SR, Value::Special(sr)) => i64::from(tables.special_number(sr.name()).ok_or_else(mismatch)?),
         (AtomKind::SB, Value::Scoreboard(sb)) => i64::from(sb),
         (AtomKind::L, Value::Label(b)) => {

@@ -33,6 +33,8 @@ pub enum AtomKind {
     F64Hi,
     /// binary16 immediate (one half of a packed pair).
     F16,
+    /// bfloat16 immediate (one half of a packed pair).
+    BF16,
     /// Branch target: byte offset from the next instruction.
     L,
 }
@@ -49,7 +51,7 @@ impl AtomKind {
             AtomKind::SB => "{SB}",
             AtomKind::SR => "{SR}",
             AtomKind::X => "{X}",
-            AtomKind::F32 | AtomKind::F64Hi | AtomKind::F16 => "{F}",
+            AtomKind::F32 | AtomKind::F64Hi | AtomKind::F16 | AtomKind::BF16 => "{F}",
             AtomKind::L => "{L}",
         }
     }

@@ -23,7 +23,7 @@ pub struct Listed {
 pub struct ListedSection {
     /// Instructions in address order.
     pub insts: Vec<Listed>,
-    /// nvdisasm's label names (`.L_x_3`) by address.
+    /// nvdisasm's names of code addresses (`.L_x_3`, function symbols).
     pub labels: BTreeMap<u64, String>,
 }
 
@@ -45,7 +45,11 @@ pub fn parse_listing(listing: &str) -> BTreeMap<String, ListedSection> {
         if !in_code {
             continue;
         }
-        if let Some(label) = line.strip_suffix(':').filter(|l| l.starts_with(".L_x_")) {
+        // `.L_x_3:` and symbols (`vadd:`, `$vadd$helper:`), not `.text.vadd:`.
+        if let Some(label) = line
+            .strip_suffix(':')
+            .filter(|l| !l.starts_with(".text.") && !l.starts_with(char::is_whitespace) && !l.is_empty())
+        {
             pending_labels.push(label.to_string());
             continue;
         }
@@ -55,8 +59,12 @@ pub fn parse_listing(listing: &str) -> BTreeMap<String, ListedSection> {
             lines.next();
         }
         let section = sections.entry(current.clone()).or_default();
+        // nvdisasm names a target by its symbol when it has one.
         for label in pending_labels.drain(..) {
-            section.labels.insert(addr, label);
+            let symbol = !label.starts_with(".L_x_");
+            if symbol || !section.labels.contains_key(&addr) {
+                section.labels.insert(addr, label);
+            }
         }
         let bits = lo.zip(hi).map(|(lo, hi)| [lo, hi]);
         section.insts.push(Listed { addr, text, bits });

@@ -1,6 +1,6 @@
 //! Ori instruction → nvdisasm's text.
 
-use ori_ir::Inst;
+use ori_ir::{Inst, Opcode, OperandKind};
 
 use crate::float::format_float;
 use crate::labels::Labels;
@@ -21,8 +21,14 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push(' ');
     }
     out.push_str(&mnemonic(inst));
+    let mut prev_is_reg = false;
     for (i, op) in inst.defs.iter().chain(&inst.uses).enumerate() {
-        out.push_str(if i == 0 { " " } else { ", " });
+        // `RET.REL.NODEC R20 `(f)`: a return or call through a register
+        // names its target after a space.
+        let relative =
+            prev_is_reg && matches!(op.kind, OperandKind::Label(_)) && matches!(inst.op, Opcode::CALL | Opcode::RET);
+        out.push_str(if i == 0 || relative { " " } else { ", " });
+        prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
         let (skeleton, atoms) = shape(op)?;
         match skeleton.strip_prefix(DESC).filter(|_| sm == Sm::Sm80) {
             // sm_80 global accesses carry a descriptor that nvdisasm does
@@ -53,16 +59,28 @@ pub(crate) fn mnemonic(inst: &Inst) -> String {
 fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) {
     let mut atoms = atoms.iter();
     let mut rest = skeleton;
+    let mut absolute = false;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let close = open + rest[open..].find('}').expect("skeletons close their placeholders");
         let after = &rest[close + 1..];
         match atoms.next() {
-            // nvdisasm leaves a zero 32-bit base out: `[0x10]`, `c[0x2][0x7530]`.
-            Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') && after.starts_with("+{") => {
-                rest = &after[1..];
-                continue;
+            // nvdisasm leaves a zero 32-bit base out, scaled or not, and then
+            // shows the offset as the unsigned 24-bit address it is:
+            // `[0xae2daa]`, `c[0x2][0x7530]`.
+            Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') => {
+                let scaled = after
+                    .strip_prefix(".X16")
+                    .or_else(|| after.strip_prefix(".X8"))
+                    .or_else(|| after.strip_prefix(".X4"));
+                if let Some(next) = scaled.unwrap_or(after).strip_prefix('+').filter(|n| n.starts_with("{X}")) {
+                    absolute = !out.ends_with("][");
+                    rest = next;
+                    continue;
+                }
+                out.push_str(&reg_name(*r));
             }
+            Some(&Value::Int(i)) if absolute => out.push_str(&format!("0x{:x}", i & 0xff_ffff)),
             Some(v) => out.push_str(&atom_text(v, labels)),
             None => {}
         }

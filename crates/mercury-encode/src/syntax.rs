@@ -5,7 +5,9 @@
 //! the encoder and the decoder all go through [`shape`] and [`build`],
 //! which are inverses of each other.
 
-use ori_ir::{Address, Bank, BlockId, CBank, Imm, Operand, OperandFlags, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{
+    Address, Bank, BlockId, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Reg, RegFile, Scale, SpecialReg,
+};
 
 use crate::Error;
 
@@ -96,7 +98,8 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
             }
             s.push('[');
             let mut first = true;
-            for r in [addr.base, addr.ubase].into_iter().flatten() {
+            for (r, scale) in [(addr.base, addr.scale), (addr.ubase, Scale::X1)] {
+                let Some(r) = r else { continue };
                 if !first {
                     s.push('+');
                 }
@@ -104,6 +107,7 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
                 if r.width == 2 && r.file == RegFile::R {
                     s.push_str(".64");
                 }
+                s.push_str(scale.suffix());
                 atoms.push(Value::Reg(r));
                 first = false;
             }
@@ -121,6 +125,9 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
     }
     if f.abs {
         s.push('|');
+    }
+    if let Some(h) = f.halves {
+        s.push_str(h.suffix());
     }
     Ok((s, atoms))
 }
@@ -141,6 +148,10 @@ pub fn build(skeleton: &str, atoms: &mut impl Iterator<Item = Value>) -> Result<
     let unsupported = || Error::Unsupported(format!("operand syntax `{skeleton}`"));
     let mut flags = OperandFlags::default();
     let mut rest = skeleton;
+    if let Some(h) = Halves::ALL.into_iter().find(|h| rest.ends_with(h.suffix())) {
+        flags.halves = Some(h);
+        rest = &rest[..rest.len() - h.suffix().len()];
+    }
     loop {
         match rest.as_bytes().first() {
             Some(b'-') => flags.neg = true,
@@ -211,6 +222,14 @@ pub fn build(skeleton: &str, atoms: &mut impl Iterator<Item = Value>) -> Result<
             };
             let inner = inner.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(unsupported)?;
             for (i, part) in inner.split('+').enumerate() {
+                // Only the first register carries a scale (`[R5.X4+UR4]`).
+                let part = match [Scale::X16, Scale::X8, Scale::X4].into_iter().find(|s| part.ends_with(s.suffix())) {
+                    Some(s) if i == 0 => {
+                        addr.scale = s;
+                        &part[..part.len() - s.suffix().len()]
+                    }
+                    _ => part,
+                };
                 match part {
                     "{R}" if i == 0 => addr.base = Some(reg(next()?).ok_or_else(unsupported)?),
                     "{R}.64" if i == 0 => addr.base = Some(reg(next()?).ok_or_else(unsupported)?.wide(2)),

@@ -54,6 +54,7 @@ fn generate(rng: &mut Rng, tables: &Tables, form: &Form) -> Option<u128> {
             // four suit every width, RZ stays possible.
             AtomKind::R => [255, 4 * rng.below(63) as i64][usize::from(rng.below(4) != 0)],
             AtomKind::U => [63, 4 * rng.below(15) as i64][usize::from(rng.below(4) != 0)],
+            AtomKind::SB => rng.below(u64::from(ori_ir::Ctrl::SCOREBOARDS)) as i64,
             _ => {
                 let mut v = 0u64;
                 for f in atom.fields {
@@ -107,9 +108,9 @@ fn generated_instructions_match_nvdisasm() {
                 }
             }
         }
-        let (tried, rejected, matched) = check(&oracle, sm, &scratch, &words, &mut failures);
+        let (tried, rejected, unsupported, matched) = check(&oracle, sm, &scratch, &words, &mut failures);
         eprintln!(
-            "{sm:?}: {} forms sampled, {tried} instructions, {rejected} rejected by nvdisasm, {matched} texts and bits match",
+            "{sm:?}: {} forms sampled, {tried} instructions, {rejected} rejected by nvdisasm, {unsupported} not representable, {matched} texts and bits match",
             tables.forms.len().div_ceil(step)
         );
         assert!(tried > 0);
@@ -121,14 +122,14 @@ fn generated_instructions_match_nvdisasm() {
 }
 
 /// Disassembles `words` with nvdisasm and compares. Returns (instructions,
-/// rejected by nvdisasm, matching).
+/// rejected by nvdisasm, not representable in Ori, matching).
 fn check(
     oracle: &nv_oracle::Oracle,
     sm: Sm,
     dir: &std::path::Path,
     words: &[u128],
     failures: &mut Vec<String>,
-) -> (usize, usize, usize) {
+) -> (usize, usize, usize, usize) {
     let mut live: Vec<u128> = words.to_vec();
     let mut rejected = 0;
     let file = dir.join(format!("{sm:?}.bin"));
@@ -153,6 +154,7 @@ fn check(
     };
     let listed = parse_listing(&listing).remove("").unwrap_or_default();
     let mut matched = 0;
+    let mut unsupported = 0;
     for (i, &w) in live.iter().enumerate() {
         let addr = 16 * i as u64;
         let bits = [w as u64, (w >> 64) as u64];
@@ -165,8 +167,10 @@ fn check(
         let theirs = listed.insts.iter().find(|l| l.addr == addr).map(|l| l.text.trim_end_matches(';').trim_end());
         match (&ours, theirs) {
             (Ok((text, again)), Some(t)) if text.trim_end() == t && *again == bits => matched += 1,
+            // Syntax Ori cannot represent yet (docs/mercury-encode.md, gaps).
+            (Err(mercury_encode::Error::Unsupported(_)), _) => unsupported += 1,
             _ => failures.push(format!("{sm:?} 0x{w:032x}: ours {ours:?}, nvdisasm {theirs:?}")),
         }
     }
-    (live.len(), rejected, matched)
+    (live.len(), rejected, unsupported, matched)
 }

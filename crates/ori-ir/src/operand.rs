@@ -46,6 +46,35 @@ pub struct Address {
     pub ubase: Option<Reg>,
     /// Byte offset.
     pub offset: i64,
+    /// Multiplier applied to `base` (`[R5.X4]`, shared-memory accesses).
+    pub scale: Scale,
+}
+
+/// Multiplier applied to an address's base register, spelled `.X4` etc.
+/// after the register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Scale {
+    /// Unscaled.
+    #[default]
+    X1,
+    /// Times 4.
+    X4,
+    /// Times 8.
+    X8,
+    /// Times 16.
+    X16,
+}
+
+impl Scale {
+    /// The suffix written after the base register (empty when unscaled).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Scale::X1 => "",
+            Scale::X4 => ".X4",
+            Scale::X8 => ".X8",
+            Scale::X16 => ".X16",
+        }
+    }
 }
 
 /// What an operand is.
@@ -87,6 +116,32 @@ pub struct OperandFlags {
     pub bitnot: bool,
     /// Keep the register in the operand reuse cache (`.reuse`).
     pub reuse: bool,
+    /// Which 16-bit halves of a packed pair the operand supplies
+    /// (`R5.H0_H0`); `None` takes the pair as it is.
+    pub halves: Option<Halves>,
+}
+
+/// A selection of 16-bit halves of a packed register, as nvdisasm spells it
+/// after the operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Halves {
+    /// The low half in both lanes (`.H0_H0`).
+    H0H0,
+    /// The high half in both lanes (`.H1_H1`).
+    H1H1,
+}
+
+impl Halves {
+    /// Every selection.
+    pub const ALL: [Halves; 2] = [Halves::H0H0, Halves::H1H1];
+
+    /// The suffix written after the operand.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Halves::H0H0 => ".H0_H0",
+            Halves::H1H1 => ".H1_H1",
+        }
+    }
 }
 
 /// An operand: what it is plus how it is modified.

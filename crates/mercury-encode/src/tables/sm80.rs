@@ -784,6 +784,15 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
+    // CALL.REL.NOINC L@0x780  (x43)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ffff0fff,
+        uniform_guard: false,
+    },
     // DMUL R6, R8, R4  (x42)
     Form {
         mnemonic: "DMUL",
@@ -993,6 +1002,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006070000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC R4 L@0x0  (x29)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300ff0fff,
         uniform_guard: false,
     },
     // IADD3 R2, P0, R0, c[0x0][0x160], RZ  (x28)
@@ -3223,6 +3244,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000100a000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL.NOINC R6 L@0x0  (x4)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000003c000000000000000000344,
+        mask: 0x000001fffffc00000000000300ff0fff,
         uniform_guard: false,
     },
     // HADD2.F32 R6, -RZ, R4.H0_H0  (x4)
@@ -5469,8 +5502,8 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000042000000000000000000840,
@@ -7184,15 +7217,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004001670000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @!P5 CALL.REL.NOINC L@0xdc0  (x1)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ffff0fff,
         uniform_guard: false,
     },
     // LDC.U8 R8, c[0x0][0x160]  (x1)

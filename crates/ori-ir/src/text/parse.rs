@@ -11,7 +11,7 @@ use crate::function::{BlockId, Function, FunctionKind};
 use crate::inst::{Ctrl, Guard, Inst};
 use crate::module::Module;
 use crate::opcode::{Modifier, Opcode};
-use crate::operand::{Address, Bank, CBank, Imm, Operand, OperandFlags, OperandKind};
+use crate::operand::{Address, Bank, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Scale};
 use crate::props::{Property, PropertySet};
 use crate::reg::{Reg, RegFile, SpecialReg};
 use crate::target::Sm;
@@ -305,6 +305,10 @@ fn parse_operand(cur: &mut Cursor, func: &mut Function, labels: &mut Labels) -> 
     if flags.abs {
         cur.expect('|')?;
     }
+    if let Some(h) = Halves::ALL.into_iter().find(|h| cur.rest().starts_with(h.suffix())) {
+        cur.pos += h.suffix().len();
+        flags.halves = Some(h);
+    }
     if cur.rest().starts_with(".reuse") {
         cur.pos += ".reuse".len();
         flags.reuse = true;
@@ -481,22 +485,31 @@ fn parse_offset(cur: &mut Cursor) -> Result<i64> {
     }
 }
 
-/// `[base+ubase+offset]` contents after `[`, up to and including `]`.
-fn parse_bracket_terms(cur: &mut Cursor) -> Result<(Vec<Reg>, i64)> {
+/// `[base+ubase+offset]` contents after `[`, up to and including `]`; the
+/// scale is that of the first register (`[R5.X4+0x10]`).
+fn parse_bracket_terms(cur: &mut Cursor) -> Result<(Vec<Reg>, Scale, i64)> {
     let mut regs = Vec::new();
+    let mut scale = Scale::X1;
     let mut offset = 0;
     loop {
         if cur.peek().is_some_and(|c| c.is_ascii_digit() || c == '-') {
             offset = parse_offset(cur)?;
         } else {
             regs.push(parse_reg(cur)?);
+            if let Some(s) = [Scale::X16, Scale::X8, Scale::X4].into_iter().find(|s| cur.rest().starts_with(s.suffix())) {
+                if regs.len() > 1 {
+                    return Err(cur.error("only the first address register can be scaled"));
+                }
+                cur.pos += s.suffix().len();
+                scale = s;
+            }
         }
         match cur.peek() {
             Some('+') => cur.bump(),
             Some('-') => {}
             Some(']') => {
                 cur.bump();
-                return Ok((regs, offset));
+                return Ok((regs, scale, offset));
             }
             _ => return Err(cur.error("expected `+` or `]`")),
         }
@@ -511,8 +524,9 @@ fn parse_address(cur: &mut Cursor) -> Result<Address> {
         cur.expect(']')?;
     }
     cur.expect('[')?;
-    let (regs, offset) = parse_bracket_terms(cur)?;
+    let (regs, scale, offset) = parse_bracket_terms(cur)?;
     addr.offset = offset;
+    addr.scale = scale;
     for reg in regs {
         let slot = if reg.file == RegFile::UR { &mut addr.ubase } else { &mut addr.base };
         if slot.replace(reg).is_some() {
@@ -533,7 +547,10 @@ fn parse_cbank(cur: &mut Cursor) -> Result<CBank> {
     };
     cur.expect(']')?;
     cur.expect('[')?;
-    let (regs, offset) = parse_bracket_terms(cur)?;
+    let (regs, scale, offset) = parse_bracket_terms(cur)?;
+    if scale != Scale::X1 {
+        return Err(cur.error("a constant-bank reference has no scale"));
+    }
     if regs.len() > 1 {
         return Err(cur.error("constant-bank reference with two registers"));
     }

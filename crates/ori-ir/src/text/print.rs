@@ -135,6 +135,9 @@ fn write_operand(out: &mut String, func: &Function, op: &Operand) -> fmt::Result
     if f.abs {
         out.push('|');
     }
+    if let Some(h) = f.halves {
+        out.push_str(h.suffix());
+    }
     if f.reuse {
         out.push_str(".reuse");
     }
@@ -185,11 +188,12 @@ fn write_address(out: &mut String, addr: &Address) -> fmt::Result {
     }
     out.push('[');
     let mut first = true;
-    for reg in [addr.base, addr.ubase].into_iter().flatten() {
+    for (reg, scale) in [(addr.base, addr.scale.suffix()), (addr.ubase, "")] {
+        let Some(reg) = reg else { continue };
         if !first {
             out.push('+');
         }
-        write!(out, "{reg}")?;
+        write!(out, "{reg}{scale}")?;
         first = false;
     }
     if first || addr.offset != 0 {
