@@ -532,3 +532,21 @@ impl BinaryOp {
         BinaryOp::TABLE.iter().find(|(op, _, _)| *op == self).map_or("?", |e| e.1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modifier_kinds() {
+        assert_eq!(ModifierKind::classify("f32"), ModifierKind::Type(ScalarType::F32));
+        assert_eq!(ModifierKind::classify("shared::cluster"), ModifierKind::Space(StateSpace::Shared));
+        assert_eq!(ModifierKind::classify("global"), ModifierKind::Space(StateSpace::Global));
+        assert_eq!(ModifierKind::classify("reg"), ModifierKind::Word);
+        assert_eq!(ModifierKind::classify("L2::cache_hint"), ModifierKind::Word);
+        assert_eq!(ModifierKind::classify("rzi"), ModifierKind::Rounding(Rounding::Rzi));
+        assert_eq!(ModifierKind::classify("v4"), ModifierKind::Vector(4));
+        assert_eq!(ModifierKind::classify("v3"), ModifierKind::Word);
+        assert_eq!(ModifierKind::classify("f32::x"), ModifierKind::Word);
+    }
+}

@@ -38,9 +38,10 @@ impl<'s> Lexer<'s> {
     pub fn next_token(&mut self) -> Token {
         let bytes = self.bytes;
         let start = self.pos;
-        self.pos = skip_trivia(bytes, start);
+        let (pos, newline) = skip_trivia(bytes, start);
+        self.pos = pos;
         let glued = self.glued && self.pos == start;
-        let line_start = std::mem::take(&mut self.first) || bytes[start..self.pos].contains(&b'\n');
+        let line_start = std::mem::take(&mut self.first) || newline;
         if self.pos >= bytes.len() {
             self.glued = false;
             let span = Span::new(self.file, self.pos, self.pos);
@@ -54,19 +55,28 @@ impl<'s> Lexer<'s> {
     }
 }
 
-fn skip_trivia(bytes: &[u8], mut pos: usize) -> usize {
-    loop {
-        match bytes.get(pos..) {
-            Some([b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c, ..]) => pos += 1,
-            Some([b'/', b'/', ..]) => {
-                pos = memchr(bytes, pos, b'\n');
+/// Skips whitespace and comments from `pos`; returns where the next token
+/// starts and whether a line break was skipped.
+fn skip_trivia(bytes: &[u8], mut pos: usize) -> (usize, bool) {
+    let mut newline = false;
+    while let Some(&b) = bytes.get(pos) {
+        match (b, bytes.get(pos + 1)) {
+            (b'\n', _) => {
+                newline = true;
+                pos += 1;
             }
-            Some([b'/', b'*', ..]) => {
-                pos = bytes[pos + 2..].windows(2).position(|w| w == b"*/").map_or(bytes.len(), |i| pos + 2 + i + 2);
+            (b' ' | b'\t' | b'\r' | 0x0b | 0x0c, _) => pos += 1,
+            // The line break after a line comment is seen by the next round.
+            (b'/', Some(b'/')) => pos = memchr(bytes, pos, b'\n'),
+            (b'/', Some(b'*')) => {
+                let end = bytes[pos + 2..].windows(2).position(|w| w == b"*/").map_or(bytes.len(), |i| pos + 2 + i + 2);
+                newline |= bytes[pos..end].contains(&b'\n');
+                pos = end;
             }
-            _ => return pos,
+            _ => break,
         }
     }
+    (pos, newline)
 }
 
 fn memchr(bytes: &[u8], from: usize, needle: u8) -> usize {
