@@ -18,8 +18,10 @@ use signature::Signature;
 /// Options for [`validate`].
 #[derive(Clone, Debug, Default)]
 pub struct ValidateOptions {
-    /// Check instructions against this target instead of the file's `.target`.
-    pub target_override: Option<Sm>,
+    /// The architecture compiled for (ptxas `-arch`), checked against the
+    /// file's `.target` with ptxas's messages. Instructions are gated by the
+    /// `.target`, as ptxas does, not by this.
+    pub arch: Option<Sm>,
     /// The file name as ptxas prints it in file-wide messages
     /// (`Missing .target directive at start of file 'x.ptx'`).
     pub file_name: Option<String>,
@@ -38,8 +40,8 @@ pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
         signatures: FxHashMap::default(),
     };
     v.header(module, options);
-    if let Some(sm) = options.target_override {
-        v.sm = Some(sm);
+    if let (Some(arch), Some(target)) = (options.arch, v.sm) {
+        v.arch_compatibility(module, target, arch);
     }
     for item in &module.items {
         match item {
@@ -119,6 +121,33 @@ impl Validator {
                 _ => {}
             }
         }
+    }
+
+    /// Whether code for `.target` `target` may run on `-arch` `arch`; the
+    /// messages are ptxas's, without a line.
+    fn arch_compatibility(&mut self, module: &Module, target: Sm, arch: Sm) {
+        // SM families: sm_100/101/103/107, sm_110, sm_120/121.
+        let family = |sm: Sm| sm.number / 10;
+        let name = module
+            .items
+            .iter()
+            .find_map(|item| match item {
+                Item::Target(t) => t.names.iter().find(|n| Sm::parse(&n.name).is_some()).map(|n| n.name.to_string()),
+                _ => None,
+            })
+            .unwrap_or_else(|| target.to_string());
+        let message = if target.number > arch.number {
+            "SM version specified by .target is higher than default SM version assumed".to_owned()
+        } else if target.suffix == Some('a') && arch.number > target.number {
+            format!("Program with .target '{name}' cannot be compiled to future architecture")
+        } else if target.suffix == Some('a') && arch != target {
+            format!("PTX with .target '{name}' cannot be compiled for architecture '{arch}'")
+        } else if target.suffix == Some('f') && family(arch) != family(target) {
+            format!("Program with .target '{name}' cannot be compiled to different SM-family architecture")
+        } else {
+            return;
+        };
+        self.diags.push(Diagnostic { severity: crate::diag::Severity::Fatal, message, span: None });
     }
 
     fn target(&mut self, target: &Target) {

@@ -3,7 +3,7 @@
 //! in ptxas's format must equal ptxas's first stderr line (except where
 //! `KNOWN_DIFFERENCES` says only the decision and line number match).
 
-use ptx_syntax::{Diagnostic, FileId, ValidateOptions, parse, validate};
+use ptx_syntax::{Diagnostic, FileId, Sm, ValidateOptions, parse, validate};
 
 /// The corpus `vadd` kernel (`.target sm_80`); cases edit copies of it.
 const BASE: &str = include_str!("vadd.ptx");
@@ -172,6 +172,8 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("store_integer_immediate_as_float", &[("st.global.f32 \t[%rd10], %f3", "st.global.f32 \t[%rd10], 1")]),
     ("mov_size_mismatch", &[("mov.u32 \t%r3, %ctaid.x;", "mov.u32 \t%rd3, %ctaid.x;")]),
     ("cvt_to_wider_register", &[("cvta.to.global.u64 \t%rd4, %rd1;", "cvt.u32.u64 \t%rd4, %rd1;")]),
+    ("target_higher_than_arch", &[("sm_80", "sm_100")]),
+    ("arch_specific_target_on_plain_arch", &[("sm_80", "sm_90a")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number
@@ -191,7 +193,12 @@ fn ours(source: &str, file_name: &str) -> Vec<Diagnostic> {
     if !diags.is_empty() {
         return diags;
     }
-    let options = ValidateOptions { file_name: Some(file_name.to_owned()), ..ValidateOptions::default() };
+    // The cases are compiled with `-arch=sm_90`.
+    let options = ValidateOptions {
+        file_name: Some(file_name.to_owned()),
+        arch: Sm::parse("sm_90"),
+        ..ValidateOptions::default()
+    };
     validate(&module, &options)
 }
 

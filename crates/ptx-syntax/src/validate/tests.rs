@@ -91,11 +91,36 @@ fn target_and_version_gates() {
     );
 }
 
-#[test]
-fn target_override_replaces_the_files_target() {
-    let source = kernel("sm_90a", "\twgmma.fence.sync.aligned;");
+/// The first message for `.target target` compiled with `-arch arch`.
+fn with_arch(target: &str, arch: &str) -> String {
+    let source = kernel(target, "");
     let (module, _) = parse(&source, FileId(0));
-    let options = ValidateOptions { target_override: crate::Sm::parse("sm_80"), ..ValidateOptions::default() };
-    let diags = validate(&module, &options);
-    assert_eq!(diags[0].message, "Instruction 'wgmma.fence' not supported on .target 'sm_80'");
+    let options = ValidateOptions { arch: crate::Sm::parse(arch), ..ValidateOptions::default() };
+    validate(&module, &options).first().map(|d| d.message.clone()).unwrap_or_default()
+}
+
+#[test]
+fn arch_is_checked_against_the_target() {
+    let higher = "SM version specified by .target is higher than default SM version assumed";
+    assert_eq!(with_arch("sm_90", "sm_80"), higher);
+    assert_eq!(with_arch("sm_103f", "sm_100"), higher);
+    assert_eq!(
+        with_arch("sm_90a", "sm_100"),
+        "Program with .target 'sm_90a' cannot be compiled to future architecture"
+    );
+    assert_eq!(with_arch("sm_90a", "sm_90"), "PTX with .target 'sm_90a' cannot be compiled for architecture 'sm_90'");
+    assert_eq!(
+        with_arch("sm_100f", "sm_120"),
+        "Program with .target 'sm_100f' cannot be compiled to different SM-family architecture"
+    );
+    for ok in
+        [("sm_80", "sm_90"), ("sm_90", "sm_90a"), ("sm_100f", "sm_103"), ("sm_120f", "sm_121"), ("sm_90a", "sm_90a")]
+    {
+        assert_eq!(with_arch(ok.0, ok.1), "", "{ok:?}");
+    }
+    // Instructions are gated by `.target`, not by `-arch` (as in ptxas).
+    let source = kernel("sm_80", "\twgmma.fence.sync.aligned;");
+    let (module, _) = parse(&source, FileId(0));
+    let options = ValidateOptions { arch: crate::Sm::parse("sm_90a"), ..ValidateOptions::default() };
+    assert_eq!(validate(&module, &options)[0].message, "Instruction 'wgmma.fence' not supported on .target 'sm_80'");
 }
