@@ -115,7 +115,10 @@ const WSFX: OpFlags = WS.union(FX);
 // sources, guard excluded); ranges cover the variants (carry-out
 // predicates, `.X` carry-in, optional masks). Fixed/variable latency
 // follows what NVIDIA's cubins show: variable-latency producers are the
-// instructions that set a write scoreboard (oracle-facts §6).
+// instructions that set a write scoreboard (oracle-facts §6; measured over
+// the corpus by `crates/sched`, whose per-SM tables are authoritative: the
+// double-precision ops are variable on sm_80 but fixed on sm_90, and are
+// marked variable here, the conservative class).
 opcodes! {
     // Integer arithmetic and logic.
     IMAD: Fixed, 1..=2, 3..=4, NONE;
@@ -168,7 +171,7 @@ opcodes! {
     F2FP: Fixed, 1..=1, 1..=2, NONE;
     // Uniform datapath.
     UMOV: Fixed, 1..=1, 1..=1, UNI;
-    ULDC: Variable, 1..=1, 1..=1, UNI.union(LD);
+    ULDC: Fixed, 1..=1, 1..=1, UNI.union(LD);
     UIADD3: Fixed, 1..=3, 3..=5, UNI;
     UIMAD: Fixed, 1..=2, 3..=4, UNI;
     ULEA: Fixed, 1..=2, 3..=5, UNI;
@@ -181,7 +184,7 @@ opcodes! {
     UPOPC: Fixed, 1..=1, 1..=1, UNI;
     UBREV: Fixed, 1..=1, 1..=1, UNI;
     UPRMT: Fixed, 1..=1, 3..=3, UNI;
-    R2UR: Variable, 1..=1, 1..=1, NONE;
+    R2UR: Fixed, 1..=1, 1..=1, NONE;
     S2UR: Variable, 1..=1, 1..=1, UNI;
     VOTEU: Fixed, 2..=2, 1..=1, UNI.union(WS);
     // System registers.
@@ -204,7 +207,7 @@ opcodes! {
     REDG: Variable, 0..=0, 2..=2, ST;
     LDSM: Variable, 1..=1, 1..=1, LD.union(WS);
     LDGSTS: Variable, 0..=0, 2..=3, RMW;
-    LDGDEPBAR: Fixed, 0..=0, 0..=0, FX;
+    LDGDEPBAR: Variable, 0..=0, 0..=0, FX;
     DEPBAR: Fixed, 0..=0, 1..=2, FX;
     CCTL: Variable, 0..=0, 0..=1, FX;
     MEMBAR: Variable, 0..=0, 0..=0, FX;
@@ -218,9 +221,9 @@ opcodes! {
     REDUX: Variable, 1..=1, 1..=1, WS;
     ELECT: Fixed, 2..=2, 1..=1, WS;
     // Tensor cores.
-    HMMA: Variable, 1..=1, 3..=3, WS;
-    IMMA: Variable, 1..=1, 3..=3, WS;
-    DMMA: Variable, 1..=1, 3..=3, WS;
+    HMMA: Fixed, 1..=1, 3..=3, WS;
+    IMMA: Fixed, 1..=1, 3..=3, WS;
+    DMMA: Fixed, 1..=1, 3..=3, WS;
     // Control flow and convergence.
     BRA: Fixed, 0..=0, 1..=2, TERM;
     BRX: Fixed, 0..=0, 1..=2, TERM;
