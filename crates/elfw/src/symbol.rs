@@ -27,8 +27,10 @@ pub mod stt {
     pub const FUNC: u8 = 2;
     /// Section symbol.
     pub const SECTION: u8 = 3;
-    /// NVIDIA's parameter-bank symbol (`_param`, type 13) in `-c` output.
-    pub const CUDA_PARAM: u8 = 13;
+    /// NVIDIA's data object in `-c` output (type 13): variables, `_param`,
+    /// `_SREG`; `st_other` gives the space (0x20 global, 0x40 shared, 0x80
+    /// constant, 0x81 constant bank of a function).
+    pub const CUDA_OBJECT: u8 = 13;
 }
 
 /// `st_other` values.

@@ -53,11 +53,33 @@ fn check(module: &ObjectModule) -> Result<()> {
         if f.code.is_empty() {
             return Err(Error::Input(format!("function {} has no code", f.name)));
         }
+        // Field widths of the records these values go to.
+        if f.registers > 255 || f.barriers > 255 {
+            return Err(Error::Input(format!(
+                "function {}: {} registers, {} barriers",
+                f.name, f.registers, f.barriers
+            )));
+        }
+        let mut end = 0u64;
+        for p in &f.params {
+            if p.size >= 1 << 14 {
+                return Err(Error::Input(format!("function {}: parameter of {} bytes", f.name, p.size)));
+            }
+            end = end.max(u64::from(p.offset) + u64::from(p.size));
+        }
+        if end >= 1 << 16 {
+            return Err(Error::Input(format!("function {}: {end} bytes of parameters", f.name)));
+        }
         if f.kind == FunctionKind::Device && module.mode == OutputMode::WholeProgram {
             return Err(Error::Input(format!(
                 "device function {} in a whole-program module: clone it into its callers (Function::subroutines)",
                 f.name
             )));
+        }
+    }
+    for v in &module.variables {
+        if v.offset.checked_add(v.size).is_none_or(|end| end > u64::from(u32::MAX)) {
+            return Err(Error::Input(format!("variable {} at {:#x} of {:#x} bytes", v.name, v.offset, v.size)));
         }
     }
     Ok(())

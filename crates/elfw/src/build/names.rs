@@ -40,7 +40,7 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         for s in &b.sections[1..] {
             shstr.intern(&s.name);
         }
-        for name in creation_order(b, &symbols) {
+        for name in creation_order(&symbols) {
             str_.intern(&name);
         }
         for s in signatures(b) {
@@ -82,7 +82,7 @@ fn signatures<'a>(b: &'a Builder<'_>) -> impl Iterator<Item = &'a str> {
 
 /// sm_90+ symbol names in symbol order; the deleted reserved-smem cap
 /// symbol's name stays at its slot.
-fn creation_order(_: &Builder<'_>, symbols: &[Symbol]) -> Vec<String> {
+fn creation_order(symbols: &[Symbol]) -> Vec<String> {
     let name = |(i, s): (usize, &Symbol)| {
         if s.name.is_empty() && s.other == crate::symbol::sto::INTERNAL && i > 0 {
             RESERVED_CAP.to_string()

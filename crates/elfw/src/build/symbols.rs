@@ -24,7 +24,8 @@ const RESERVED_CAP_VALUE: u64 = 0x400;
 pub(crate) const RESERVED_CAP: &str = ".nv.reservedSmem.cap";
 
 impl Builder<'_> {
-    fn push_sym(&mut self, name: &str, bind: u8, kind: u8, other: u8, shndx: usize, value: u64, size: u64) {
+    /// Appends a symbol; `(bind, kind, other)` as in `st_info`/`st_other`.
+    fn push_sym(&mut self, name: &str, (bind, kind, other): (u8, u8, u8), shndx: usize, value: u64, size: u64) {
         if !name.is_empty() {
             self.symbol_index.entry(name.to_string()).or_insert(self.symbols.len());
         }
@@ -40,10 +41,8 @@ impl Builder<'_> {
     }
 
     fn push_section_sym(&mut self, name: &str) {
-        if let Some(i) = self.sec(name) {
-            if !self.symbol_index.contains_key(name) {
-                self.push_sym(name, bind::LOCAL, stt::SECTION, 0, i, 0, 0);
-            }
+        if let Some(i) = self.sec(name).filter(|_| !self.symbol_index.contains_key(name)) {
+            self.push_sym(name, (bind::LOCAL, stt::SECTION, 0), i, 0, 0);
         }
     }
 
@@ -58,7 +57,7 @@ impl Builder<'_> {
     fn push_function_sym(&mut self, f: &Function) {
         let text = self.sec(&format!(".text.{}", f.name)).unwrap_or(0);
         let other = if f.kind == FunctionKind::Entry { sto::CUDA_ENTRY } else { 0 };
-        self.push_sym(&f.name, Self::linkage_bind(f.linkage), stt::FUNC, other, text, 0, f.code.len() as u64);
+        self.push_sym(&f.name, (Self::linkage_bind(f.linkage), stt::FUNC, other), text, 0, f.code.len() as u64);
     }
 
     /// Module variables, emitted with the first function.
@@ -83,10 +82,10 @@ impl Builder<'_> {
                 let shndx = self.sec(section).unwrap_or(0);
                 let (kind, other) = match (rel, v.space) {
                     (false, _) => (stt::OBJECT, 0),
-                    (true, VariableSpace::Const) => (stt::CUDA_PARAM, 0x80),
-                    (true, VariableSpace::Global) => (stt::CUDA_PARAM, 0x20),
+                    (true, VariableSpace::Const) => (stt::CUDA_OBJECT, 0x80),
+                    (true, VariableSpace::Global) => (stt::CUDA_OBJECT, 0x20),
                 };
-                self.push_sym(&v.name, bind::LOCAL, kind, other, shndx, v.offset, v.size);
+                self.push_sym(&v.name, (bind::LOCAL, kind, other), shndx, v.offset, v.size);
             }
             // The address table's section symbol follows its first user.
             if !rel && !table_done && self.m.address_table.first() == Some(&v.name) {
@@ -102,7 +101,7 @@ impl Builder<'_> {
     pub(crate) fn plan_symbols(&mut self) -> Result<()> {
         let rel = self.rel();
         let sm90 = self.arch.compat;
-        self.push_sym("", bind::LOCAL, stt::NOTYPE, 0, 0, 0, 0);
+        self.push_sym("", (bind::LOCAL, stt::NOTYPE, 0), 0, 0, 0);
         self.push_section_sym(".note.nv.tkinfo");
         self.push_section_sym(".note.nv.cuinfo");
         let functions: Vec<&Function> = self.functions().collect();
@@ -115,10 +114,9 @@ impl Builder<'_> {
             // The first address-taken function brings the symbols of all of them.
             if self.m.address_taken.iter().any(|p| p.function == f.name) {
                 for p in &self.m.address_taken {
-                    if let Some(g) = functions.iter().find(|g| g.name == p.function && g.linkage == Linkage::Local) {
-                        if !self.symbol_index.contains_key(&g.name) {
-                            self.push_function_sym(g);
-                        }
+                    let local = functions.iter().find(|g| g.name == p.function && g.linkage == Linkage::Local);
+                    if let Some(g) = local.filter(|g| !self.symbol_index.contains_key(&g.name)) {
+                        self.push_function_sym(g);
                     }
                 }
             }
@@ -134,7 +132,7 @@ impl Builder<'_> {
             if rel {
                 let shndx = self.sec(&shared).unwrap_or(0);
                 for v in &f.shared.variables {
-                    self.push_sym(&v.name, bind::LOCAL, stt::CUDA_PARAM, 0x40, shndx, v.offset, v.size);
+                    self.push_sym(&v.name, (bind::LOCAL, stt::CUDA_OBJECT, 0x40), shndx, v.offset, v.size);
                 }
             }
             if let Some(bank) = &f.bank2 {
@@ -143,13 +141,13 @@ impl Builder<'_> {
                 if rel {
                     let shndx = self.sec(&c2).unwrap_or(0);
                     for s in &bank.symbols {
-                        self.push_sym(&s.name, bind::LOCAL, stt::CUDA_PARAM, 0x81, shndx, s.offset, s.size);
+                        self.push_sym(&s.name, (bind::LOCAL, stt::CUDA_OBJECT, 0x81), shndx, s.offset, s.size);
                     }
                 }
             }
             let text = self.sec(&format!(".text.{}", f.name)).unwrap_or(0);
             for s in &f.subroutines {
-                self.push_sym(&s.name, bind::LOCAL, stt::FUNC, 0, text, s.offset, s.size);
+                self.push_sym(&s.name, (bind::LOCAL, stt::FUNC, 0), text, s.offset, s.size);
             }
             if !sm90 && f.kind == FunctionKind::Entry {
                 let c0 = format!(".nv.constant0.{}", f.name);
@@ -162,7 +160,7 @@ impl Builder<'_> {
                     let (name, value, size) =
                         if f.params.is_empty() { ("_SREG", 0, base) } else { ("_param", base, u64::from(size)) };
                     let shndx = self.sec(&c0).unwrap_or(0);
-                    self.push_sym(name, bind::LOCAL, stt::CUDA_PARAM, 0x81, shndx, value, size);
+                    self.push_sym(name, (bind::LOCAL, stt::CUDA_OBJECT, 0x81), shndx, value, size);
                 }
             }
         }
@@ -185,34 +183,34 @@ impl Builder<'_> {
                 let reserved = self.arch.reserved_smem.unwrap_or(0);
                 if rel {
                     for name in UFT_UDT {
-                        self.push_sym(name, bind::WEAK, stt::OBJECT, 0, 0, 0, 8);
+                        self.push_sym(name, (bind::WEAK, stt::OBJECT, 0), 0, 0, 8);
                     }
-                    self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
+                    self.push_sym(".nv.reservedSmem.offset0", (bind::WEAK, stt::OBJECT, 0), 0, reserved, 4);
                 } else {
-                    self.push_sym(".nv.reservedSmem.offset0", bind::WEAK, stt::OBJECT, 0, 0, reserved, 4);
+                    self.push_sym(".nv.reservedSmem.offset0", (bind::WEAK, stt::OBJECT, 0), 0, reserved, 4);
                     let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
-                    self.push_sym("__nv_reservedSMEM_offset_0_alias", bind::WEAK, stt::NOTYPE, 0xa0, shndx, 0, 0);
+                    self.push_sym("__nv_reservedSMEM_offset_0_alias", (bind::WEAK, stt::NOTYPE, 0xa0), shndx, 0, 0);
                 }
             }
             if rel && f.shared.uses_extern {
                 for e in &self.m.extern_shared {
                     if !self.symbol_index.contains_key(&e.name) {
-                        self.push_sym(&e.name, bind::GLOBAL, stt::CUDA_PARAM, 0x40, 0, e.align, 0);
+                        self.push_sym(&e.name, (bind::GLOBAL, stt::CUDA_OBJECT, 0x40), 0, e.align, 0);
                     }
                 }
             }
             if sm90 && (f.shared.size > 0 || f.shared.uses_extern) && !cap_done {
                 cap_done = true;
                 if rel {
-                    self.push_sym(RESERVED_CAP, bind::WEAK, stt::OBJECT, 0, 0, RESERVED_CAP_VALUE, 4);
+                    self.push_sym(RESERVED_CAP, (bind::WEAK, stt::OBJECT, 0), 0, RESERVED_CAP_VALUE, 4);
                 } else {
                     // ptxas deletes the symbol but keeps the slot (and the string).
-                    self.push_sym("", bind::LOCAL, stt::NOTYPE, sto::INTERNAL, 0, 0, 0);
+                    self.push_sym("", (bind::LOCAL, stt::NOTYPE, sto::INTERNAL), 0, 0, 0);
                 }
             }
         }
         for e in &self.m.externals {
-            self.push_sym(e, bind::GLOBAL, stt::FUNC, 0, 0, 0, 0);
+            self.push_sym(e, (bind::GLOBAL, stt::FUNC, 0), 0, 0, 0);
         }
         for v in self.m.variables.iter().filter(|v| v.linkage != Linkage::Local) {
             let section = match (v.space, v.init.is_some()) {
@@ -221,7 +219,7 @@ impl Builder<'_> {
                 (VariableSpace::Global, false) => ".nv.global",
             };
             let shndx = self.sec(section).unwrap_or(0);
-            self.push_sym(&v.name, Self::linkage_bind(v.linkage), stt::OBJECT, 0, shndx, v.offset, v.size);
+            self.push_sym(&v.name, (Self::linkage_bind(v.linkage), stt::OBJECT, 0), shndx, v.offset, v.size);
         }
         if sm90 {
             for f in functions.iter().filter(|f| f.kind == FunctionKind::Entry) {

@@ -219,11 +219,10 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     for (fde, addend) in cie_ptr {
         let cie = cie_spans.iter().rev().find(|c| c.0 < fde).map_or(0, |c| c.0 as i64);
         let excess = if addend == 0 { 0 } else { addend - cie - counted };
-        if let (Some(prev), true) = (previous, excess > 0) {
-            if let Some(info) = fde_key.get(&prev).and_then(|k| frame_of.get_mut(k)) {
-                info.dropped_bytes = excess as u32;
-                counted += excess;
-            }
+        let dropped = previous.filter(|_| excess > 0).and_then(|prev| fde_key.get(&prev));
+        if let Some(info) = dropped.and_then(|k| frame_of.get_mut(k)) {
+            info.dropped_bytes = excess as u32;
+            counted += excess;
         }
         previous = Some(fde);
     }
@@ -240,11 +239,11 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     // `extern .shared` arrays: undefined shared symbols (with `-c`).
     let extern_shared: Vec<ExternShared> = syms
         .iter()
-        .filter(|y| y.shndx == 0 && y.kind() == stt::CUDA_PARAM && y.other == 0x40)
+        .filter(|y| y.shndx == 0 && y.kind() == stt::CUDA_OBJECT && y.other == 0x40)
         .map(|y| ExternShared { name: y.name.clone(), align: y.value })
         .collect();
     let mut extern_users: Vec<String> = Vec::new();
-    for (_, s) in cubin.sections.iter().enumerate() {
+    for s in &cubin.sections {
         let Some(f) = s.name.strip_prefix(".rela.text.").or_else(|| s.name.strip_prefix(".rel.text.")) else {
             continue;
         };
