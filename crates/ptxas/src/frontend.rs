@@ -45,41 +45,20 @@ pub fn check(
     if rejected {
         return Ok(None);
     }
-    if let Some(problem) = target_problem(&module, options) {
-        return Err(problem);
-    }
-    let validate_options = ptx_syntax::ValidateOptions {
-        target_override: None,
-        file_name: Some(source.name.clone()),
-        relocatable: options.compile_only,
-    };
+    let arch = ptx_syntax::Sm::parse(&options.arch.to_string());
+    let validate_options =
+        ptx_syntax::ValidateOptions { arch, file_name: Some(source.name.clone()), relocatable: options.compile_only };
     let semantic = ptx_syntax::validate(&module, &validate_options);
+    // A fatal mismatch between the PTX and -arch carries no line; ptxas
+    // prints it alone, without the closing "aborted" line.
+    if let Some(mismatch) = semantic.iter().find(|d| d.severity == ptx_syntax::Severity::Fatal && d.span.is_none()) {
+        return Err(convert(mismatch));
+    }
     let rejected = semantic.iter().any(ptx_syntax::Diagnostic::is_error);
     for d in &semantic {
         report.push(options, convert(d));
     }
     Ok((!rejected).then_some(Checked { module }))
-}
-
-/// ptxas refuses PTX whose `.target` is newer than `-arch`, and
-/// architecture-specific (`a`) PTX for any other architecture.
-fn target_problem(module: &Module, options: &Options) -> Option<Diagnostic> {
-    let name = module.items.iter().find_map(|item| match item {
-        Item::Target(t) => t.names.iter().find_map(|n| ptx_syntax::Sm::parse(&n.name).map(|sm| (sm, n.name.clone()))),
-        _ => None,
-    });
-    let (sm, written) = name?;
-    let arch = options.arch;
-    if sm.number > u32::from(arch.version) {
-        return Some(Diagnostic::fatal("SM version specified by .target is higher than default SM version assumed"));
-    }
-    let arch_specific = sm.suffix == Some('a');
-    if arch_specific && (sm.number != u32::from(arch.version) || arch.variant == ori_ir::Variant::Base) {
-        return Some(Diagnostic::fatal(format!(
-            "PTX with .target '{written}' cannot be compiled for architecture '{arch}'"
-        )));
-    }
-    None
 }
 
 /// Names of the `.entry` functions defined in `module`.
