@@ -105,7 +105,9 @@ fn dump_after_all_follows_the_manifest() {
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
             "AllocateRegisters",
-            "OriRemoveNopCode"
+            "OriRemoveNopCode",
+            "ScheduleInstructions",
+            "ComputeScoreboards"
         ]
     );
     let optimized = before_allocation(&default);
@@ -113,13 +115,16 @@ fn dump_after_all_follows_the_manifest() {
     assert!(optimized.contains("%r3 = IADD3 %r0, 0x1, RZ"), "{optimized}");
     let allocated = dump_after(&default, "OriRemoveNopCode");
     assert!(allocated.contains(".props PhysicalRegs") && allocated.contains("R0 = S2R SR_TID.X"), "{allocated}");
+    let scheduled = dump_after(&default, "ComputeScoreboards");
+    assert!(scheduled.contains(".props PhysicalRegs, Scheduled"), "{scheduled}");
+    assert!(scheduled.contains(":W0:Y:S") && scheduled.contains("R0 = S2R SR_TID.X"), "S2R gets a scoreboard: {scheduled}");
 
     // Removing the dead-code pass after copy propagation leaves the copies.
     let manifest = default_manifest();
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 6);
+    assert_eq!(dumped_phases(&removed).len(), 8);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same.
@@ -133,7 +138,10 @@ fn dump_after_all_follows_the_manifest() {
 
     // The -O0 recipe keeps the literal translation.
     let o0 = run(None, &["-O0"]);
-    assert_eq!(dumped_phases(&o0), ["OriCheckInitialProgram", "AllocateRegisters", "OriRemoveNopCode"]);
+    assert_eq!(
+        dumped_phases(&o0),
+        ["OriCheckInitialProgram", "AllocateRegisters", "OriRemoveNopCode", "ProcessO0WaitsAndSBs"]
+    );
 }
 
 #[test]

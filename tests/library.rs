@@ -17,7 +17,7 @@ fn dumps(options: &Options) -> Vec<String> {
 fn concurrent_compilations_match_a_single_one() {
     let options = Options { arch: "sm_90".parse().unwrap(), dump_after: DumpAfter::All, ..Options::default() };
     let alone = dumps(&options);
-    assert_eq!(alone.len(), 7);
+    assert_eq!(alone.len(), 9);
     let results: Vec<Vec<String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4).map(|_| scope.spawn(|| dumps(&options))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
