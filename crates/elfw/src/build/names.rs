@@ -122,8 +122,8 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
                 variables(b, &mut push);
             }
         }
-        // Whole programs log bank 2 before the (resolved) relocations, `-c`
-        // after them.
+        // Whole programs log bank 2 before the (resolved) relocations; with
+        // `-c` its symbols are made when first relocated against.
         if !rel {
             bank2(f, &mut push);
         }
@@ -132,9 +132,6 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         }
         for (name, to) in reloc_names(b, f) {
             push(&name, to);
-        }
-        if rel {
-            bank2(f, &mut push);
         }
         if entry {
             let c0 = format!(".nv.constant0.{}", f.name);
@@ -211,27 +208,43 @@ fn variables(b: &Builder<'_>, push: &mut impl FnMut(&str, To)) {
 }
 
 /// Names made while ptxas records `f`'s code relocations (also those it
-/// resolved itself), in creation order: a shared variable's symbol when
-/// first relocated against, a relocation section when first needed. Shared
-/// variables never relocated against follow.
+/// resolved itself), in creation order: a shared variable's or bank-2
+/// symbol when first relocated against (bank 2's section name with its
+/// first symbol), a relocation section when first needed. Symbols never
+/// relocated against follow.
 fn reloc_names(b: &Builder<'_>, f: &Function) -> Vec<(String, To)> {
     let rel = b.rel();
     let list = if rel { &f.relocations } else { &f.resolved_relocations };
     let shared: Vec<&str> = if rel { f.shared.variables.iter().map(|v| v.name.as_str()).collect() } else { vec![] };
+    let bank2: Vec<&str> = match (&f.bank2, rel) {
+        (Some(bank), true) => bank.symbols.iter().map(|s| s.name.as_str()).collect(),
+        _ => vec![],
+    };
+    let bank2_name = format!(".nv.constant2.{}", f.name);
     let mut out: Vec<(String, To)> = Vec::new();
-    let mut add = |name: String, to: To| {
-        if !out.iter().any(|(n, _)| *n == name) {
-            out.push((name, to));
+    let mut add = |name: &str, to: To| {
+        if !out.iter().any(|(n, _)| n == name) {
+            out.push((name.to_string(), to));
         }
     };
     for r in list {
         if shared.contains(&r.symbol.as_str()) {
-            add(r.symbol.clone(), To::Symbols);
+            add(&r.symbol, To::Symbols);
         }
-        add(format!("{}.text.{}", if r.addend != 0 { ".rela" } else { ".rel" }, f.name), To::Both);
+        if bank2.contains(&r.symbol.as_str()) {
+            add(&bank2_name, To::Both);
+            add(&r.symbol, To::Symbols);
+        }
+        add(&format!("{}.text.{}", if r.addend != 0 { ".rela" } else { ".rel" }, f.name), To::Both);
     }
     for v in shared {
-        add(v.to_string(), To::Symbols);
+        add(v, To::Symbols);
+    }
+    if rel && f.bank2.is_some() {
+        add(&bank2_name, To::Both);
+        for s in bank2 {
+            add(s, To::Symbols);
+        }
     }
     out
 }

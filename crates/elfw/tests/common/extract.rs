@@ -309,6 +309,8 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                 relocations.push(CodeRelocation { offset, kind, symbol, addend });
             }
         }
+        // ptxas makes them in code order (and writes each list last-first).
+        relocations.sort_by_key(|r| r.offset);
         let mut resolved_relocations = Vec::new();
         if !rel {
             if sm >= 90 {
