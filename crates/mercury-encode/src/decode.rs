@@ -37,7 +37,10 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
     let guard = decode_guard(form, w);
     let ndefs = def_count(op, &operands);
     let uses = operands.split_off(ndefs);
-    Ok(Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits) })
+    let mut inst =
+        Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits) };
+    crate::alias::apply(&mut inst);
+    Ok(inst)
 }
 
 /// `IMAD.MOV.U32` → IMAD, [MOV, U32].

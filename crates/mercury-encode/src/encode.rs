@@ -28,8 +28,10 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
         values.extend(atoms);
         skeletons.push(skeleton);
     }
-    let candidates = tables.forms_for_text(&mnemonic, skeletons.iter().map(String::as_str));
     let mut last_err = Error::UnknownForm(format!("{mnemonic} {}", skeletons.join(", ")));
+    // IMAD's alias spellings share one encoding (alias.rs).
+    let spellings = crate::alias::spellings(inst, &mnemonic);
+    let candidates = spellings.iter().flat_map(|m| tables.forms_for_text(m, skeletons.iter().map(String::as_str)));
     for &i in candidates {
         let form = &tables.forms[i];
         match place(tables, form, inst, &values, &reuse_atoms, addr, labels) {

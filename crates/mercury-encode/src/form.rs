@@ -186,17 +186,14 @@ impl Tables {
         Tables { forms, special_regs, by_opcode_bits, by_text }
     }
 
-    /// The most specific form whose fixed bits match `word`. nvdisasm
-    /// prefers the `.MOV` alias to the other operand-value aliases
-    /// (`IMAD.MOV.U32 R1, RZ, 0x4, RZ`, not `IMAD.SHL.U32`; found by the
-    /// generator test), so a matching `.MOV` form wins first.
+    /// The most specific form whose fixed bits match `word`.
     pub fn form_for_bits(&self, word: u128) -> Option<&'static Form> {
         let candidates = self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS))?;
         candidates
             .iter()
             .map(|&i| &self.forms[i])
             .filter(|f| word & f.mask == f.bits)
-            .max_by_key(|f| (f.mnemonic.contains(".MOV"), f.mask.count_ones()))
+            .max_by_key(|f| f.mask.count_ones())
     }
 
     /// The forms printed as `mnemonic` with these operand skeletons, most

@@ -14,6 +14,7 @@
 //! Branch targets are [`Label`](ori_ir::OperandKind::Label)s; a
 //! [`Labels`] implementation maps them to code addresses and names.
 
+mod alias;
 pub mod ctrl;
 mod decode;
 mod encode;

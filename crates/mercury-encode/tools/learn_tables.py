@@ -140,6 +140,12 @@ def atoms_for(key, sample):
     shape_atoms[key]=specs
     return specs
 
+def imad_alias_family(mn):
+    """IMAD's MOV/IADD/SHL aliases follow a rule on the operand values that
+    the crate applies (src/alias.rs); their forms pin nothing."""
+    words=mn.split('.')
+    return words[0]=='IMAD' and not {'WIDE','HI','X'}&set(words[1:])
+
 def sm90_desc_atom(key):
     """sm_80 nvdisasm never prints `desc[UR]` but the field is there: take
     its place from the sm_90 form with the same opcode bits."""
@@ -188,6 +194,7 @@ for sm,f,a,t,lo,hi in d:
     pinned=0
     for b in nonop.get((key.replace('+desc',''),mn),()):
         if pinmask>>b&1: pinned|=1<<b
+    if imad_alias_family(mn): pinned=0
     mask=((1<<105)-1) & (~amask | pinned) & ~(0xf<<12)
     tk=(sm,mn,tuple(sks),w&mask)
     tpl=templates.setdefault(tk,dict(sm=sm,mn=mn,sks=sks,bits=w&mask,mask=mask,specs=specs,n=0,ug=False,ex=t,shape=key))
@@ -216,6 +223,8 @@ for t in templates.values():
     ties[(t['sm'],t['shape'],t['bits'],t['mask'])].append(t)
 for group in ties.values():
     if len({(t['mn'],tuple(t['sks'])) for t in group})<2: continue
+    if all(imad_alias_family(t['mn']) for t in group): continue
+    print('alias group', sorted({t['mn'] for t in group}), file=sys.stderr)
     for t in group:
         for spec,vals in zip(t['specs'],zip(*t['vals'])):
             if spec['kind'] in ZERO and set(vals)=={ZERO[spec['kind']]}:

@@ -484,8 +484,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000100000824,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // ULDC.64 UR6, c[0x0][0x118]  (x68)
@@ -500,6 +500,20 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000000a000000000000000ab9,
         mask: 0x000001fffffffffff800003fffc00fff,
         uniform_guard: true,
+    },
+    // IMAD.SHL.U32 R9, R9, 0x100, RZ  (x68)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
     },
     // IMAD R16, R18, 0x102, R15  (x67)
     Form {
@@ -1032,20 +1046,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00f80000ff00000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R2, R13, 0x4, RZ  (x28)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000000400000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // FADD R5, R27, 1  (x28)
     Form {
         mnemonic: "FADD",
@@ -1268,8 +1268,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e0a000000000100000824,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R0, R0, c[0x0][0x17c], RZ  (x19)
@@ -1554,20 +1554,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000002014000000000000000306,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R0, R0, 0x2, RZ  (x14)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000000200000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // DFMA R10, R6, c[0x2][0x0], R2  (x14)
@@ -2050,20 +2036,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000000ffc00fff,
         uniform_guard: true,
     },
-    // IMAD.SHL.U32 R6, R9, 0x800000, RZ  (x10)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0080000000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // MUFU.RCP64H R17, R13  (x10)
     Form {
         mnemonic: "MUFU.RCP64H",
@@ -2542,8 +2514,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e0200000000ffff000224,
-        mask: 0x000001ffffffff00ffffffffff000fff,
+        bits: 0x00000000078e02000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, R2, RZ, PT  (x6)
@@ -2851,20 +2823,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R3, R13.reuse, 0x10, RZ  (x5)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000001000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // STL.64 [R1+0x10], R10  (x5)
     Form {
         mnemonic: "STL.64",
@@ -2943,20 +2901,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e02000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R8, R3, 0x8, RZ  (x5)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000000800000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IMAD.X R9, RZ, RZ, ~R11, P0  (x5)
@@ -3617,20 +3561,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e00000000000000000300,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R9, R9, 0x100, RZ  (x3)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000010000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.NE.U32.AND P1, PT, R7, 0x1, PT  (x3)
@@ -6547,20 +6477,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R21, R0, 0x800, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000080000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R10, R9, -0x36f0255e, RZ  (x1)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -6589,20 +6505,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004300000000000000020c,
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R15, R15, 0x100000, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0010000000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P4, P5, R10, -UR4, RZ  (x1)
@@ -6955,20 +6857,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000010ff00000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R4, R29.reuse, 0x20, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000002000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // LDG.E.64.CONSTANT R12, [R6.64+0x40]  (x1)
     Form {
         mnemonic: "LDG.E.64.CONSTANT",
@@ -7008,8 +6896,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00000000000800000824,
-        mask: 0x000001ffffffff000000000800000fff,
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // I2F.U16 R2, R6  (x1)

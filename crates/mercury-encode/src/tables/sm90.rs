@@ -492,6 +492,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffffc000ff0fff,
         uniform_guard: false,
     },
+    // IMAD R5, R4, 0x4, R3  (x85)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // IMAD.IADD R5, R5, 0x1, R0  (x76)
     Form {
         mnemonic: "IMAD.IADD",
@@ -502,8 +516,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000100000824,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x74)
@@ -545,6 +559,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1019000000000000000986,
         mask: 0x000001ffffffffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x73)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.CONSTANT R9, desc[UR4][R2.64+0x8]  (x73)
@@ -658,20 +686,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000000000000000000e2b,
         mask: 0x000001ffffffff00ffffffc000000fff,
-        uniform_guard: false,
-    },
-    // IMAD R3, R13, 0x10, R14  (x54)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000400000fff,
         uniform_guard: false,
     },
     // LDL R14, [R1+0x104]  (x54)
@@ -1124,20 +1138,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R5, R4, 0x4, R3  (x31)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000400000824,
-        mask: 0x000001ffffffff000000000400000fff,
-        uniform_guard: false,
-    },
     // LEA R3, R6, R3, 0x18  (x30)
     Form {
         mnemonic: "LEA",
@@ -1292,9 +1292,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R8, R6, 0x4, RZ  (x27)
+    // IMAD.U32 R10, R10, 0x10000, RZ  (x26)
     Form {
-        mnemonic: "IMAD.SHL.U32",
+        mnemonic: "IMAD.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1302,8 +1302,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00ff0000000400000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.MOV R11, RZ, RZ, -R11  (x26)
@@ -1318,20 +1318,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000000000224,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.U32 R10, R10, 0x10000, RZ  (x25)
-    Form {
-        mnemonic: "IMAD.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000001000000000824,
-        mask: 0x000001ffffffff000001000000000fff,
         uniform_guard: false,
     },
     // ULEA UR4, UR5, UR4, 0x18  (x25)
@@ -1371,8 +1357,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e0a000000000100000824,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LDC R11, c[0x0][RZ]  (x24)
@@ -1848,20 +1834,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffc0ffffffc0c0c00fff,
         uniform_guard: true,
     },
-    // IMAD.SHL.U32 R7, R11.reuse, 0x2, RZ  (x13)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000000200000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // ISETP.GT.U32.AND P2, PT, R13, 0x1ffffff, PT  (x13)
     Form {
         mnemonic: "ISETP.GT.U32.AND",
@@ -1888,20 +1860,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000101008000000000000221,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R4, R5, 0x8, RZ  (x13)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000000800000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R15, P0, RZ, -R10, RZ  (x13)
@@ -2614,20 +2572,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffc000000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R11, R11, 0x800000, RZ  (x7)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0080000000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // STG.E.64 desc[UR4][R10.64], R8  (x7)
     Form {
         mnemonic: "STG.E.64",
@@ -2973,8 +2917,8 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e0200000000ffff000224,
-        mask: 0x000001ffffffff00ffffffffff000fff,
+        bits: 0x00000000078e02000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // SHF.R.U64 R4, R9, 0x11, R4  (x5)
@@ -3283,20 +3227,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000301,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x4)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000010000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // VIMNMX R15, R10.reuse, 0x64, !PT  (x4)
@@ -3692,20 +3622,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000800080000000000ff000984,
         mask: 0x000001ffffffffffffffffc0ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R7, R7, 0x40, RZ  (x4)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000004000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // ULOP3.LUT UR4, UR10, 0x3fff0, URZ, 0xc0, !UPT  (x4)
@@ -5356,20 +5272,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R24, R24, 0x10, RZ  (x2)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000001000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // UIADD3 UR4, UP0, UR4, 0x4, URZ  (x1)
     Form {
         mnemonic: "UIADD3",
@@ -6663,20 +6565,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R23, R0, 0x800, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000080000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R10, R9, -0x36f0255e, RZ  (x1)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -6705,20 +6593,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004300000000000000020c,
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R13, R13, 0x100000, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0010000000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P4, P5, R9, -UR4, RZ  (x1)
@@ -6804,7 +6678,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000078e0a000000000000000824,
-        mask: 0x000001ffffffff000000000400000fff,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.GTU.OR P0, PT, R6, +INF , P0  (x1)
@@ -7058,20 +6932,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000010ff00000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R3, R10, 0x20, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00ff0000002000000824,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // LEA.HI R5, R5, UR5, RZ, 0x1e  (x1)
     Form {
         mnemonic: "LEA.HI",
@@ -7085,20 +6945,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8f00000000000000000c11,
         mask: 0x000001ffffff0700ffffffc000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.U32 R2, R3, 0x8, R2  (x1)
-    Form {
-        mnemonic: "IMAD.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000824,
-        mask: 0x000001ffffffff000001000000000fff,
         uniform_guard: false,
     },
     // I2F.U16 R0, R0  (x1)
