@@ -22,7 +22,11 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     }
     out.push_str(&mnemonic(inst));
     let mut prev_is_reg = false;
-    for (i, op) in inst.defs.iter().chain(&inst.uses).enumerate() {
+    // VOTE writes a register and a predicate; nvdisasm leaves a zero
+    // register out (`VOTE.ANY P6, P0`, `VOTEU.ANY UP0, P5`).
+    let zero_vote = matches!(inst.op, Opcode::VOTE | Opcode::VOTEU)
+        && inst.defs.first().and_then(|d| d.as_reg()).is_some_and(|r| r.is_zero() && !r.file.is_predicate());
+    for (i, op) in inst.defs.iter().chain(&inst.uses).skip(usize::from(zero_vote)).enumerate() {
         // `RET.REL.NODEC R20 `(f)`: a return or call through a register
         // names its target after a space.
         let relative =
@@ -65,20 +69,21 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
         let close = open + rest[open..].find('}').expect("skeletons close their placeholders");
         let after = &rest[close + 1..];
         match atoms.next() {
-            // nvdisasm leaves a zero 32-bit base out, scaled or not, and then
-            // shows the offset as the unsigned 24-bit address it is:
-            // `[0xae2daa]`, `c[0x2][0x7530]`.
+            // nvdisasm leaves a zero 32-bit base out, scaled or not, and
+            // shows an offset that then stands alone as the unsigned 24-bit
+            // address it is: `[0xae2daa]`, `c[0x2][0x7530]`.
             Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') => {
-                let scaled = after
-                    .strip_prefix(".X16")
-                    .or_else(|| after.strip_prefix(".X8"))
-                    .or_else(|| after.strip_prefix(".X4"));
-                if let Some(next) = scaled.unwrap_or(after).strip_prefix('+').filter(|n| n.starts_with("{X}")) {
-                    absolute = !out.ends_with("][");
+                let unscaled = [".X16", ".X8", ".X4"].iter().find_map(|s| after.strip_prefix(s)).unwrap_or(after);
+                if let Some(next) = unscaled.strip_prefix('+') {
+                    // `[RZ+UR4]` is `[UR4]`, `[RZ+0x10]` is `[0x10]`.
+                    absolute = next.starts_with("{X}") && !out.ends_with("][");
                     rest = next;
                     continue;
                 }
+                // A scaled RZ shows no scale: `[RZ.X8]` is `[RZ]`.
                 out.push_str(&reg_name(*r));
+                rest = unscaled;
+                continue;
             }
             Some(&Value::Int(i)) if absolute => out.push_str(&format!("0x{:x}", i & 0xff_ffff)),
             Some(v) => out.push_str(&atom_text(v, labels)),
