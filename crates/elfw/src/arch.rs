@@ -42,8 +42,8 @@ pub struct Arch {
     pub mercury: bool,
     /// Segment grouping of whole-program output.
     pub segments: Segments,
-    /// Size of `.nv.shared.reserved.0`, if the section exists.
-    pub reserved_smem: Option<u64>,
+    /// Size and alignment of `.nv.shared.reserved.0`, if the section exists.
+    pub reserved_smem: Option<(u64, u64)>,
     /// EIATTR_SW_WAR payload, if written (1 on sm_75, 2 on sm_87, 8 on sm_90+).
     pub sw_war: Option<u32>,
     /// EIATTR_SW2861232_WAR (0x35) is written (sm_80, sm_86, sm_87, sm_88).
@@ -87,7 +87,7 @@ const fn hopper(sm: u32) -> Arch {
         compat: true,
         mercury: false,
         segments: Segments::PerPermission,
-        reserved_smem: Some(0),
+        reserved_smem: Some((0, 1)),
         sw_war: Some(8),
         sw2861232_war: false,
         mercury_isa_version: 0x101,
@@ -96,7 +96,7 @@ const fn hopper(sm: u32) -> Arch {
     }
 }
 
-const fn blackwell(sm: u32, reserved_smem: u64, fastpath_finalize: [u64; 2]) -> Arch {
+const fn blackwell(sm: u32, reserved_smem: (u64, u64), fastpath_finalize: [u64; 2]) -> Arch {
     Arch {
         eflags_mode: 2,
         param_base: 0x380,
@@ -117,11 +117,11 @@ pub const ARCHS: &[Arch] = &[
     turing_ampere(88, None, true),
     turing_ampere(89, None, false),
     hopper(90),
-    blackwell(100, 0x40, [9, 9]),
-    blackwell(103, 0x40, [0, 0]),
-    blackwell(110, 0xc0, [0, 0]),
-    blackwell(120, 0x40, [0x50, 0x10]),
-    blackwell(121, 0x40, [0, 0]),
+    blackwell(100, (0x40, 1), [9, 9]),
+    blackwell(103, (0x40, 1), [0, 0]),
+    blackwell(110, (0xc0, 16), [0, 0]),
+    blackwell(120, (0x40, 1), [0x50, 0x10]),
+    blackwell(121, (0x40, 1), [0, 0]),
 ];
 
 /// The facts for `sm`, if it is one ptxas 13.5 supports.

@@ -17,6 +17,15 @@ fn fixtures_roundtrip() {
     for (name, bytes) in FIXTURES {
         let model = elfw::read(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(elfw::write(&model).as_deref(), Ok(*bytes), "{name}");
+        // ptxas's layout, recomputed from the section list, is the same.
+        let arch = elfw::arch::arch(model.header.eflags().sm()).expect("known SM");
+        let mut again = model.clone();
+        for s in &mut again.sections {
+            s.offset = 0;
+        }
+        again.program_headers.clear();
+        elfw::layout::assign(&mut again, arch.segments).expect("layout");
+        assert_eq!(again, model, "{name}: layout");
     }
 }
 

@@ -343,15 +343,9 @@ impl<'m> Builder<'m> {
         if let Some(first) = rest.next() {
             shared(self, first);
         }
-        if let (Some(size), false) = (a.reserved_smem, rel) {
-            self.add(
-                ".nv.shared.reserved.0".into(),
-                sht::NOBITS,
-                shf::ALLOC | shf::WRITE,
-                1,
-                0,
-                SectionData::NoData(size),
-            );
+        if let (Some((size, align)), false) = (a.reserved_smem, rel) {
+            let flags = shf::ALLOC | shf::WRITE;
+            self.add(".nv.shared.reserved.0".into(), sht::NOBITS, flags, align, 0, SectionData::NoData(size));
         }
         self.add_global();
         for f in rest {

@@ -180,7 +180,7 @@ impl Builder<'_> {
                 self.push_function_sym(f);
             }
             if sm90 && i == 0 {
-                let reserved = self.arch.reserved_smem.unwrap_or(0);
+                let reserved = self.arch.reserved_smem.map_or(0, |r| r.0);
                 if rel {
                     for name in UFT_UDT {
                         self.push_sym(name, (bind::WEAK, stt::OBJECT, 0), 0, 0, 8);
