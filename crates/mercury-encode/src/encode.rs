@@ -1,6 +1,6 @@
 //! Ori instruction → bits.
 
-use ori_ir::{Inst, RegFile};
+use ori_ir::{Ctrl, Inst, RegFile};
 
 use crate::ctrl::{encode_ctrl, with_reuse};
 use crate::decode::GUARD_POS;
@@ -12,8 +12,8 @@ use crate::syntax::{Value, shape};
 use crate::{Error, Sm, halves};
 
 /// Encodes `inst`, placed at code address `addr` (branch offsets are
-/// relative), with its control word (`inst.ctrl`, or all-zero fields
-/// meaning "no wait, no scoreboard, stall 0" when unscheduled).
+/// relative), with its control word `inst.ctrl`; an unscheduled
+/// instruction gets [`UNSCHEDULED`].
 pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
     let tables = Tables::get(sm);
     let mnemonic = mnemonic(inst);
@@ -41,6 +41,11 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
     }
     Err(last_err)
 }
+
+/// The control word of an instruction the scheduler has not seen: no
+/// scoreboards, no wait, stall 1 without yield (a field value nvdisasm
+/// accepts for every opcode).
+pub const UNSCHEDULED: Ctrl = Ctrl { stall: 1, yield_: false, write_sb: None, read_sb: None, wait: 0 };
 
 fn place(
     tables: &Tables,
@@ -82,10 +87,7 @@ fn place(
         reuse |= 1 << slot;
     }
     let [lo, hi] = halves(w);
-    let hi = match &inst.ctrl {
-        Some(ctrl) => encode_ctrl(hi, ctrl),
-        None => hi,
-    };
+    let hi = encode_ctrl(hi, inst.ctrl.as_ref().unwrap_or(&UNSCHEDULED));
     Ok([lo, with_reuse(hi, reuse)])
 }
 

@@ -7,11 +7,32 @@
 //! negative zero print as `+INF `, `-QNAN `, `-0.0 ` with a trailing
 //! space.
 
-/// Formats `v` as nvdisasm does.
-pub fn format_float(v: f64) -> String {
+/// Formats the binary32 value `bits` as nvdisasm does.
+pub fn format_f32(bits: u32) -> String {
+    let v = f32::from_bits(bits);
     if v.is_nan() {
-        return if v.is_sign_negative() { "-QNAN ".into() } else { "+QNAN ".into() };
+        return nan(v.is_sign_negative(), bits & (1 << 22) != 0);
     }
+    format_float(f64::from(v))
+}
+
+/// Formats the binary64 value `bits` as nvdisasm does.
+pub fn format_f64(bits: u64) -> String {
+    let v = f64::from_bits(bits);
+    if v.is_nan() {
+        return nan(v.is_sign_negative(), bits & (1 << 51) != 0);
+    }
+    format_float(v)
+}
+
+/// nvdisasm tells quiet from signalling NaNs (`+SNAN` for a clear quiet
+/// bit, found by the generator test).
+fn nan(negative: bool, quiet: bool) -> String {
+    format!("{}{} ", if negative { '-' } else { '+' }, if quiet { "QNAN" } else { "SNAN" })
+}
+
+/// Formats a number that is not a NaN as nvdisasm does.
+fn format_float(v: f64) -> String {
     if v.is_infinite() {
         return if v < 0.0 { "-INF ".into() } else { "+INF ".into() };
     }
@@ -105,12 +126,14 @@ mod tests {
             (-1.0, "-1"),
         ];
         for &(v, text) in f32s {
-            assert_eq!(format_float(f64::from(v)), text);
+            assert_eq!(format_f32(v.to_bits()), text);
         }
-        assert_eq!(format_float(2.2250738585072014e-308), "2.2250738585072013831e-308");
-        assert_eq!(format_float(-6.755399441055744e15), "-6.75539944105574400000e+15");
-        assert_eq!(format_float(f64::from(f32::from_bits(f16_to_f32_bits(0x3a88)))), "0.81640625");
-        assert_eq!(format_float(f64::from(f32::from_bits(f16_to_f32_bits(0x3f50)))), "1.828125");
+        assert_eq!(format_f64(2.2250738585072014e-308f64.to_bits()), "2.2250738585072013831e-308");
+        assert_eq!(format_f64((-6.755399441055744e15f64).to_bits()), "-6.75539944105574400000e+15");
+        assert_eq!(format_f32(f16_to_f32_bits(0x3a88)), "0.81640625");
+        assert_eq!(format_f32(f16_to_f32_bits(0x3f50)), "1.828125");
+        assert_eq!(format_f32(0xffc0_0000), "-QNAN ");
+        assert_eq!(format_f32(0x7fab_117f), "+SNAN ");
     }
 
     #[test]

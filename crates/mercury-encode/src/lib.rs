@@ -27,7 +27,7 @@ pub mod syntax;
 mod tables;
 
 pub use decode::decode;
-pub use encode::encode;
+pub use encode::{UNSCHEDULED, encode};
 pub use labels::{CodeLabels, Labels};
 pub use print::print;
 

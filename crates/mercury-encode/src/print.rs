@@ -2,7 +2,7 @@
 
 use ori_ir::{Inst, Opcode, OperandKind};
 
-use crate::float::format_float;
+use crate::float::{format_f32, format_f64};
 use crate::labels::Labels;
 use crate::syntax::{Value, reg_name, shape};
 use crate::{Error, Sm};
@@ -26,7 +26,13 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     // register out (`VOTE.ANY P6, P0`, `VOTEU.ANY UP0, P5`).
     let zero_vote = matches!(inst.op, Opcode::VOTE | Opcode::VOTEU)
         && inst.defs.first().and_then(|d| d.as_reg()).is_some_and(|r| r.is_zero() && !r.file.is_predicate());
-    for (i, op) in inst.defs.iter().chain(&inst.uses).skip(usize::from(zero_vote)).enumerate() {
+    // IADD3 shows only the carry-outs it writes: `IADD3 R28, P1, ...` has
+    // PT as its first carry-out.
+    let carries = matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3);
+    let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| {
+        !(carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero()) && inst.defs.len() > 2)
+    });
+    for (i, op) in shown.chain(&inst.uses).enumerate() {
         // `RET.REL.NODEC R20 `(f)`: a return or call through a register
         // names its target after a space.
         let relative =
@@ -74,10 +80,17 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
             // address it is: `[0xae2daa]`, `c[0x2][0x7530]`.
             Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') => {
                 let unscaled = [".X16", ".X8", ".X4"].iter().find_map(|s| after.strip_prefix(s)).unwrap_or(after);
-                if let Some(next) = unscaled.strip_prefix('+') {
-                    // `[RZ+UR4]` is `[UR4]`, `[RZ+0x10]` is `[0x10]`.
+                let scaled = unscaled.len() != after.len();
+                // `[RZ+UR4]` is `[UR4]` (but `[RZ.X4+UR4]` stays), `[RZ+0x10]`
+                // and `[RZ.X4+0x10]` are `[0x10]`.
+                if let Some(next) = unscaled.strip_prefix('+').filter(|n| n.starts_with("{X}") || !scaled) {
                     absolute = next.starts_with("{X}") && !out.ends_with("][");
                     rest = next;
+                    continue;
+                }
+                if scaled && unscaled.starts_with('+') {
+                    out.push_str(&reg_name(*r));
+                    rest = after;
                     continue;
                 }
                 // A scaled RZ shows no scale: `[RZ.X8]` is `[RZ]`.
@@ -99,8 +112,8 @@ fn atom_text(v: &Value, labels: &dyn Labels) -> String {
         Value::Reg(r) => reg_name(r),
         Value::Int(i) if i < 0 => format!("-0x{:x}", i.unsigned_abs()),
         Value::Int(i) => format!("0x{i:x}"),
-        Value::F32(bits) => format_float(f64::from(f32::from_bits(bits))),
-        Value::F64(bits) => format_float(f64::from_bits(bits)),
+        Value::F32(bits) => format_f32(bits),
+        Value::F64(bits) => format_f64(bits),
         Value::Label(b) => labels.text_of(b),
         Value::Special(sr) => sr.name().to_string(),
         Value::Scoreboard(sb) => format!("SB{sb}"),

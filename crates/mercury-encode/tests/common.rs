@@ -1,6 +1,9 @@
 //! Shared by the integration tests: where things are, and running NVIDIA's
 //! tools.
 
+// Each test binary uses its own subset.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -89,5 +89,7 @@ fn corpus_round_trip() {
     }
 }
 
-const MIN_TEXT_PERCENT: f64 = 0.0;
-const MIN_BITS_PERCENT: f64 = 0.0;
+/// Reached: sm_80 100 %, sm_90 99.99 % (the two wgmma instructions of
+/// the sm_90a kernel, docs/mercury-encode.md).
+const MIN_TEXT_PERCENT: f64 = 99.98;
+const MIN_BITS_PERCENT: f64 = 99.98;
