@@ -57,7 +57,7 @@ fn general(v: f64) -> String {
     const PREC: i32 = 20;
     let s = format!("{v:.19e}");
     let exp: i32 = s.split_once('e').and_then(|(_, e)| e.parse().ok()).expect("`{:e}` output has an exponent");
-    if exp < -4 || exp >= PREC {
+    if !(-4..PREC).contains(&exp) {
         return sci(v, 19, true);
     }
     let decimals = (PREC - 1 - exp).max(0) as usize;
@@ -105,7 +105,7 @@ pub fn f32_bits_to_f16(bits: u32) -> Option<u16> {
     }
     // Subnormal binary16: multiples of 2^-24 below 2^-14.
     let scaled = v * 2f32.powi(24);
-    (scaled.fract() == 0.0 && scaled < 1024.0).then(|| sign | scaled as u16)
+    (scaled.fract() == 0.0 && scaled < 1024.0).then_some(sign | scaled as u16)
 }
 
 #[cfg(test)]

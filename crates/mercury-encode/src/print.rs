@@ -1,6 +1,6 @@
 //! Ori instruction → nvdisasm's text.
 
-use ori_ir::{Inst, Opcode, OperandKind};
+use ori_ir::{Inst, Opcode, Operand, OperandKind};
 
 use crate::float::{format_f32, format_f64};
 use crate::labels::Labels;
@@ -26,12 +26,12 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     // register out (`VOTE.ANY P6, P0`, `VOTEU.ANY UP0, P5`).
     let zero_vote = matches!(inst.op, Opcode::VOTE | Opcode::VOTEU)
         && inst.defs.first().and_then(|d| d.as_reg()).is_some_and(|r| r.is_zero() && !r.file.is_predicate());
-    // IADD3 shows only the carry-outs it writes: `IADD3 R28, P1, ...` has
-    // PT as its first carry-out.
-    let carries = matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3);
-    let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| {
-        !(carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero()) && inst.defs.len() > 2)
-    });
+    // Adders show only the carry-outs they write: `IADD3 R28, P1, ...`
+    // has PT as its first carry-out, `LEA RZ, R44, ...` has PT as its only
+    // one (never printed as PT in NVIDIA's listings).
+    let carries = matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3 | Opcode::LEA | Opcode::ULEA | Opcode::IMAD);
+    let carry_pt = |d: &&Operand| carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero());
+    let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d));
     for (i, op) in shown.chain(&inst.uses).enumerate() {
         // `RET.REL.NODEC R20 `(f)`: a return or call through a register
         // names its target after a space.
