@@ -40,6 +40,7 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
     let mut inst =
         Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits) };
     crate::alias::apply(&mut inst);
+    crate::widths::apply(&mut inst);
     Ok(inst)
 }
 

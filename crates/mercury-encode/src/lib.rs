@@ -25,6 +25,7 @@ pub mod listing;
 mod print;
 pub mod syntax;
 mod tables;
+mod widths;
 
 pub use decode::decode;
 pub use encode::{UNSCHEDULED, encode};

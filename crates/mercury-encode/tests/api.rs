@@ -69,3 +69,15 @@ fn unknown_bits_are_an_error() {
     bogus.mods = Modifier::list(&["WIDE"]);
     assert!(encode(Sm::Sm80, &bogus, 0, &labels).is_err());
 }
+
+#[test]
+fn decoded_register_pairs_carry_their_width() {
+    let mut labels = CodeLabels::new();
+    let pair = |n| Operand::reg(Reg::phys(RegFile::R, n).wide(2));
+    let imad = decode(Sm::Sm90, word("001fcc00078e02020000000409027825"), 0xc0, &mut labels).expect("IMAD.WIDE");
+    assert_eq!((imad.defs[0].clone(), imad.uses[2].clone()), (pair(2), pair(2)));
+    assert_eq!(print(Sm::Sm90, &imad, &labels).as_deref(), Ok("IMAD.WIDE R2, R9, 0x4, R2"));
+    let ldc = decode(Sm::Sm90, word("000e220000000a0000008400ff027b82"), 0x80, &mut labels).expect("LDC.64");
+    assert_eq!(ldc.defs, vec![pair(2)]);
+    assert_eq!(print(Sm::Sm90, &ldc, &labels).as_deref(), Ok("LDC.64 R2, c[0x0][0x210]"));
+}
