@@ -40,11 +40,28 @@ pub struct FunctionAttrs {
     pub maxnreg: Option<u32>,
     /// `.minnctapersm n`.
     pub minnctapersm: Option<u32>,
-    /// Bytes of kernel parameters (constant bank 0 from the parameter base).
-    pub param_bytes: u32,
+    /// Kernel parameters, in order, as laid out in constant bank 0 from the
+    /// target's parameter base.
+    pub params: Vec<ParamSlot>,
     /// Bytes of the local-memory stack frame below the stack pointer `R1`
     /// (local arrays, then spill slots the register allocator adds).
     pub frame_bytes: u32,
+}
+
+/// One kernel parameter's place in the parameter block.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ParamSlot {
+    /// Byte offset from the start of the parameters.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+impl FunctionAttrs {
+    /// Bytes the parameters take (the end of the last one).
+    pub fn param_bytes(&self) -> u32 {
+        self.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0)
+    }
 }
 
 /// A function: blocks in layout order, instructions in an arena.

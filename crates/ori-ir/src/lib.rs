@@ -25,7 +25,7 @@ pub mod text;
 pub mod verify;
 
 pub use builder::Builder;
-pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, InstId};
+pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, InstId, ParamSlot};
 pub use inst::{Ctrl, Guard, Inst};
 pub use module::Module;
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};

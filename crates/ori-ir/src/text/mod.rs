@@ -9,7 +9,10 @@
 //! .props VirtualRegs
 //!
 //! .entry vadd {
-//!     .param_bytes 28
+//!     .param 0x0, 8
+//!     .param 0x8, 8
+//!     .param 0x10, 8
+//!     .param 0x18, 4
 //! bb0:
 //!     %r0 = S2R SR_TID.X
 //!     %p0, PT = ISETP.GE.AND %r0, c[0x0][0x228], PT

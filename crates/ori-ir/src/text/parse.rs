@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::function::{BlockId, Function, FunctionKind};
+use crate::function::{BlockId, Function, FunctionKind, ParamSlot};
 use crate::inst::{Ctrl, Guard, Inst};
 use crate::module::Module;
 use crate::opcode::{Modifier, Opcode};
@@ -205,7 +205,14 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
         ".reqntid" => attrs.reqntid = Some(parse_triple(cur)?),
         ".maxnreg" => attrs.maxnreg = Some(cur.u32()?),
         ".minnctapersm" => attrs.minnctapersm = Some(cur.u32()?),
-        ".param_bytes" => attrs.param_bytes = cur.u32()?,
+        ".param" => {
+            let offset = cur.u32()?;
+            cur.skip_ws();
+            cur.expect(',')?;
+            cur.skip_ws();
+            let size = cur.u32()?;
+            attrs.params.push(ParamSlot { offset, size });
+        }
         ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
         _ => return Err(cur.error_at(0, format!("unknown function attribute `{word}`"))),
     }

@@ -48,8 +48,8 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     if let Some(n) = attrs.minnctapersm {
         writeln!(out, "    .minnctapersm {n}")?;
     }
-    if attrs.param_bytes != 0 {
-        writeln!(out, "    .param_bytes {}", attrs.param_bytes)?;
+    for param in &attrs.params {
+        writeln!(out, "    .param 0x{:x}, {}", param.offset, param.size)?;
     }
     if attrs.frame_bytes != 0 {
         writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
