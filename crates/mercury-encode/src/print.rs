@@ -1,6 +1,6 @@
 //! Ori instruction → nvdisasm's text.
 
-use ori_ir::{Inst, Opcode, Operand, OperandKind};
+use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
 
 use crate::float::{format_f32, format_f64};
 use crate::labels::Labels;
@@ -78,7 +78,7 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
             // nvdisasm leaves a zero 32-bit base out, scaled or not, and
             // shows an offset that then stands alone as the unsigned 24-bit
             // address it is: `[0xae2daa]`, `c[0x2][0x7530]`.
-            Some(Value::Reg(r)) if r.is_zero() && r.width == 1 && out.ends_with('[') => {
+            Some(Value::Reg(r)) if r.file == RegFile::R && r.is_zero() && r.width == 1 && out.ends_with('[') => {
                 let unscaled = [".X16", ".X8", ".X4"].iter().find_map(|s| after.strip_prefix(s)).unwrap_or(after);
                 let scaled = unscaled.len() != after.len();
                 // `[RZ+UR4]` is `[UR4]` (but `[RZ.X4+UR4]` stays), `[RZ+0x10]`
