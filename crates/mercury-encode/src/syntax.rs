@@ -122,6 +122,12 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
             atoms.push(Value::Label(*b));
         }
         OperandKind::Symbol(name) => return Err(Error::Unsupported(format!("symbol operand `({name})"))),
+        OperandKind::MatrixDesc(r) => {
+            s.push_str("gdesc[{U}]");
+            atoms.push(Value::Reg(*r));
+        }
+        // Only `gsb0` has been seen; it has no field of its own.
+        OperandKind::GroupScoreboard(n) => s.push_str(&format!("gsb{n}")),
     }
     if f.abs {
         s.push('|');
@@ -179,6 +185,8 @@ pub fn build(skeleton: &str, atoms: &mut impl Iterator<Item = Value>) -> Result<
             Value::Scoreboard(sb) => OperandKind::Scoreboard(sb),
             _ => return Err(unsupported()),
         },
+        "gdesc[{U}]" => OperandKind::MatrixDesc(reg(next()?).ok_or_else(unsupported)?.wide(2)),
+        "gsb0" => OperandKind::GroupScoreboard(0),
         "PR" => OperandKind::PredFile { uniform: false },
         "UPR" => OperandKind::PredFile { uniform: true },
         "{X}" => OperandKind::Imm(Imm::Int(int(next()?).ok_or_else(unsupported)?)),

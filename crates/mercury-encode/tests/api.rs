@@ -1,7 +1,5 @@
 //! The encoder on instructions built by hand (not decoded first), against
-//! NVIDIA's words for the sm_90 vadd kernel (ori-ir's
-//! tests/text/vadd_physical.ori, whose padding BRA word is mis-transcribed
-//! there: nvdisasm -hex shows low word 0xfffffffc00fc7947).
+//! NVIDIA's words for the sm_90 vadd kernel (nvdisasm -hex of ptxas 13.5).
 
 use mercury_encode::{CodeLabels, Labels, Sm, ctrl::decode_ctrl, decode, encode, print};
 use ori_ir::{Address, Guard, Inst, Modifier, Opcode, Operand, OperandKind, Reg, RegFile};

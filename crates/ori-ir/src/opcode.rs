@@ -253,7 +253,7 @@ opcodes! {
     ENDCOLLECTIVE: Fixed, 0..=0, 0..=0, FX;
     ACQBULK: Fixed, 0..=0, 0..=0, FX;
     HGMMA: Variable, 1..=1, 3..=4, WSFX;
-    WARPGROUP: Fixed, 0..=0, 0..=0, WSFX;
+    WARPGROUP: Fixed, 0..=0, 0..=2, WSFX;
 }
 
 impl Opcode {

@@ -101,6 +101,11 @@ pub enum OperandKind {
     Label(BlockId),
     /// A function or global symbol, by name.
     Symbol(String),
+    /// A wgmma matrix descriptor in a uniform register pair (`gdesc[UR4]`,
+    /// sm_90a HGMMA).
+    MatrixDesc(Reg),
+    /// A warpgroup MMA scoreboard (`gsb0`, HGMMA and WARPGROUP.DEPBAR).
+    GroupScoreboard(u8),
 }
 
 /// Source-operand modifiers as nvdisasm prints them.
@@ -200,6 +205,7 @@ impl Operand {
                 (bank, cb.reg, None)
             }
             OperandKind::Mem(addr) => (addr.desc, addr.base, addr.ubase),
+            OperandKind::MatrixDesc(r) => (Some(*r), None, None),
             _ => (None, None, None),
         };
         [a, b, c].into_iter().flatten()

@@ -341,6 +341,12 @@ fn parse_operand_kind(cur: &mut Cursor, func: &mut Function, labels: &mut Labels
     if rest.starts_with("c[") || rest.starts_with("cx[") {
         return parse_cbank(cur).map(OperandKind::CBank);
     }
+    if rest.starts_with("gdesc[") {
+        cur.pos += "gdesc[".len();
+        let reg = parse_reg(cur)?;
+        cur.expect(']')?;
+        return Ok(OperandKind::MatrixDesc(reg));
+    }
     match cur.peek() {
         Some(c) if c.is_ascii_digit() || c == '-' => return parse_imm(cur).map(OperandKind::Imm),
         Some('%') => return parse_reg(cur).map(OperandKind::Reg),
@@ -358,6 +364,9 @@ fn parse_operand_kind(cur: &mut Cursor, func: &mut Function, labels: &mut Labels
     }
     if let Some(sb) = word.strip_prefix("SB").and_then(|n| n.parse::<u8>().ok()) {
         return Ok(OperandKind::Scoreboard(sb));
+    }
+    if let Some(gsb) = word.strip_prefix("gsb").and_then(|n| n.parse::<u8>().ok()) {
+        return Ok(OperandKind::GroupScoreboard(gsb));
     }
     cur.pos = start;
     match parse_reg(cur) {

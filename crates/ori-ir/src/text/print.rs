@@ -131,6 +131,8 @@ fn write_operand(out: &mut String, func: &Function, op: &Operand) -> fmt::Result
             None => out.push_str("bb?"),
         },
         OperandKind::Symbol(name) => write!(out, "`({name})")?,
+        OperandKind::MatrixDesc(reg) => write!(out, "gdesc[{reg}]")?,
+        OperandKind::GroupScoreboard(n) => write!(out, "gsb{n}")?,
     }
     if f.abs {
         out.push('|');
