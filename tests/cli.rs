@@ -117,7 +117,10 @@ fn dump_after_all_follows_the_manifest() {
     assert!(allocated.contains(".props PhysicalRegs") && allocated.contains("R0 = S2R SR_TID.X"), "{allocated}");
     let scheduled = dump_after(&default, "ComputeScoreboards");
     assert!(scheduled.contains(".props PhysicalRegs, Scheduled"), "{scheduled}");
-    assert!(scheduled.contains(":W0:Y:S") && scheduled.contains("R0 = S2R SR_TID.X"), "S2R gets a scoreboard: {scheduled}");
+    assert!(
+        scheduled.contains(":W0:Y:S") && scheduled.contains("R0 = S2R SR_TID.X"),
+        "S2R gets a scoreboard: {scheduled}"
+    );
 
     // Removing the dead-code pass after copy propagation leaves the copies.
     let manifest = default_manifest();

@@ -21,6 +21,7 @@ mod encode;
 pub mod float;
 pub mod form;
 mod labels;
+mod phase;
 pub mod listing;
 mod print;
 pub mod syntax;
@@ -30,6 +31,7 @@ mod widths;
 pub use decode::decode;
 pub use encode::{UNSCHEDULED, encode};
 pub use labels::{CodeLabels, Labels};
+pub use phase::{MercEncodeAndDecode, code_bytes, phases};
 pub use print::print;
 
 use std::fmt;

@@ -46,6 +46,11 @@ pub struct FunctionAttrs {
     /// Bytes of the local-memory stack frame below the stack pointer `R1`
     /// (local arrays, then spill slots the register allocator adds).
     pub frame_bytes: u32,
+    /// Bytes the register allocator's spill stores write (`-v`'s "bytes
+    /// spill stores").
+    pub spill_store_bytes: u32,
+    /// Bytes its spill loads read.
+    pub spill_load_bytes: u32,
 }
 
 /// One kernel parameter's place in the parameter block.

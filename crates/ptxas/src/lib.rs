@@ -12,6 +12,7 @@ pub mod diag;
 mod frontend;
 pub mod manager;
 pub mod manifest;
+mod object;
 pub mod options;
 pub mod registry;
 pub mod stats;
@@ -59,6 +60,33 @@ pub struct Report {
     pub peak_memory: Option<u64>,
     /// When each part of the compilation ran (`--fdevice-time-trace`).
     pub timeline: Vec<Span>,
+    /// Resource usage per function, in input order (what `-v` prints).
+    pub functions: Vec<FunctionReport>,
+}
+
+/// The resources one compiled function uses, as `ptxas -v` reports them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionReport {
+    /// The function's name.
+    pub name: String,
+    /// A kernel (`.entry`) rather than a device function.
+    pub entry: bool,
+    /// The architecture compiled for.
+    pub sm: ori_ir::Sm,
+    /// Registers per thread.
+    pub registers: u32,
+    /// Named barriers.
+    pub barriers: u32,
+    /// Stack frame bytes.
+    pub stack_frame: u32,
+    /// Bytes written by spill stores.
+    pub spill_stores: u32,
+    /// Bytes read by spill loads.
+    pub spill_loads: u32,
+    /// Bytes of constant bank 0 (driver area and parameters).
+    pub cmem0: u32,
+    /// Time spent compiling the module the function belongs to.
+    pub compile_time: Duration,
 }
 
 /// A part of the compilation and when it ran, measured from the start.
@@ -238,6 +266,10 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         };
         report.dumps.extend(run_report.dumps);
         report.stats.extend(run_report.stats);
+        let compile_time = started.elapsed() - optimize_start;
+        for func in &module.functions {
+            report_function(report, options, module.target, func, compile_time);
+        }
     }
     let unencoded: Vec<String> =
         modules.iter().filter(|m| !m.props.contains(ori_ir::Property::Encoded)).map(|m| m.props.to_string()).collect();
@@ -247,7 +279,55 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         ))
         .into());
     }
-    Err(Diagnostic::fatal("writing cubins is not implemented yet").into())
+    let post_start = started.elapsed();
+    let mut cubin = None;
+    for module in &modules {
+        let object = object::object_module(module, options)?;
+        let bytes = elfw::build(&object).map_err(|e| Diagnostic::fatal(format!("writing the cubin failed: {e}")))?;
+        if cubin.replace(bytes).is_some() {
+            return Err(Diagnostic::fatal("several Ori modules cannot go into one cubin yet").into());
+        }
+    }
+    report.timeline.push(Span {
+        name: "Post processing",
+        detail: String::new(),
+        start: post_start,
+        duration: started.elapsed() - post_start,
+    });
+    Ok(cubin)
+}
+
+/// Records what `-v` reports about `func`, and the warnings
+/// `--warn-on-spills` and `--warn-on-local-memory-usage` ask for.
+fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func: &ori_ir::Function, time: Duration) {
+    let target = sm.target();
+    let attrs = &func.attrs;
+    let (stores, loads) = (attrs.spill_store_bytes, attrs.spill_load_bytes);
+    if options.warn_on_spills && (stores != 0 || loads != 0) {
+        let message = format!(
+            "Registers are spilled to local memory in function '{}', {stores} bytes spill stores, {loads} bytes spill loads",
+            func.name
+        );
+        report.push(options, Diagnostic::warning(message));
+    }
+    if options.warn_on_local_memory_usage && attrs.frame_bytes != 0 {
+        let message =
+            format!("Local memory used for function '{}', size of stack frame: {} bytes", func.name, attrs.frame_bytes);
+        report.push(options, Diagnostic::warning(message));
+    }
+    let usage = object::Usage::of(func, &target);
+    report.functions.push(FunctionReport {
+        name: func.name.clone(),
+        entry: func.kind == ori_ir::FunctionKind::Entry,
+        sm,
+        registers: usage.registers,
+        barriers: usage.barriers,
+        stack_frame: attrs.frame_bytes,
+        spill_stores: stores,
+        spill_loads: loads,
+        cmem0: target.param_base + attrs.param_bytes(),
+        compile_time: time,
+    });
 }
 
 fn parse_ori(source: &Source, options: &Options) -> Result<Module, Diagnostic> {

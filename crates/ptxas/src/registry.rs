@@ -17,6 +17,7 @@ impl Registry {
         phases.extend(passes_late::phases());
         phases.extend(regalloc_fatpoint::phases());
         phases.extend(sched::phases());
+        phases.extend(mercury_encode::phases());
         phases.sort_by_key(|p| p.name().to_ascii_lowercase());
         Registry { phases }
     }

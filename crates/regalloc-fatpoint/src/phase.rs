@@ -71,6 +71,8 @@ impl Phase for AllocateRegisters {
                 .map_err(|e| PhaseError::in_function(func, format!("internal error: bad allocation: {e}")))?;
         }
         rewrite(func, &alloc);
+        func.attrs.spill_store_bytes += alloc.spill.store_bytes;
+        func.attrs.spill_load_bytes += alloc.spill.load_bytes;
         Ok(())
     }
 }

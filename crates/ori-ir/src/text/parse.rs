@@ -214,6 +214,13 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
             attrs.params.push(ParamSlot { offset, size });
         }
         ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
+        ".spill_bytes" => {
+            attrs.spill_store_bytes = cur.u32()?;
+            cur.skip_ws();
+            cur.expect(',')?;
+            cur.skip_ws();
+            attrs.spill_load_bytes = cur.u32()?;
+        }
         _ => return Err(cur.error_at(0, format!("unknown function attribute `{word}`"))),
     }
     Ok(())

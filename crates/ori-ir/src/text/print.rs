@@ -54,6 +54,9 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     if attrs.frame_bytes != 0 {
         writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
     }
+    if attrs.spill_store_bytes != 0 || attrs.spill_load_bytes != 0 {
+        writeln!(out, "    .spill_bytes {}, {}", attrs.spill_store_bytes, attrs.spill_load_bytes)?;
+    }
     for (index, &block) in func.layout.iter().enumerate() {
         writeln!(out, "bb{index}:")?;
         for &inst in &func.blocks[block].insts {

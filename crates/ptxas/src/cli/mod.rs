@@ -4,6 +4,7 @@
 pub mod args;
 mod help;
 mod trace;
+mod verbose;
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -109,6 +110,9 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     print_dumps(&report, io);
     for d in &report_warnings {
         print_diagnostic(d, format, &sources, io);
+    }
+    if options.verbose && cubin.is_ok() {
+        let _ = verbose::write(&report, io.stderr);
     }
     print_stats(&report, &options, &parsed, &sources, io).map_err(|d| vec![d])?;
     match cubin {

@@ -1,0 +1,85 @@
+//! `-v`: resource usage in ptxas 13.5's format (oracle-facts §2.1).
+
+use std::io::Write;
+
+use crate::diag::Diagnostic;
+use crate::{FunctionReport, Report};
+
+/// Writes the `-v` report.
+pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    let info = |out: &mut dyn Write, text: String| writeln!(out, "{}", Diagnostic::info(text));
+    info(out, "0 bytes gmem".into())?;
+    // ptxas reports entries last-first, then the device functions.
+    for f in report.functions.iter().rev().filter(|f| f.entry) {
+        info(out, format!("Compiling entry function '{}' for '{}'", f.name, f.sm))?;
+        info(out, format!("Function properties for {}", f.name))?;
+        frame_line(f, out)?;
+        let mut used = format!("Used {} registers, used {} barriers", f.registers, f.barriers);
+        if f.stack_frame != 0 {
+            used += &format!(", {} bytes cumulative stack size", f.stack_frame);
+        }
+        if f.sm.target().verbose_reports_cmem0 {
+            used += &format!(", {} bytes cmem[0]", f.cmem0);
+        }
+        info(out, used)?;
+        info(out, format!("Compile time = {:.3} ms", f.compile_time.as_secs_f64() * 1e3))?;
+    }
+    for f in report.functions.iter().filter(|f| !f.entry) {
+        info(out, format!("Function properties for {}", f.name))?;
+        frame_line(f, out)?;
+    }
+    Ok(())
+}
+
+/// The frame line, which ptxas prints indented and without a prefix.
+fn frame_line(f: &FunctionReport, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
+        f.stack_frame, f.spill_stores, f.spill_loads
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn function(name: &str, sm: u16) -> FunctionReport {
+        FunctionReport {
+            name: name.into(),
+            entry: true,
+            sm: ori_ir::Sm::new(sm),
+            registers: 12,
+            barriers: 0,
+            stack_frame: 0,
+            spill_stores: 0,
+            spill_loads: 0,
+            cmem0: 380,
+            compile_time: Duration::from_micros(2142),
+        }
+    }
+
+    fn text(functions: Vec<FunctionReport>) -> String {
+        let mut out = Vec::new();
+        write(&Report { functions, ..Report::default() }, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn layout_matches_ptxas() {
+        assert_eq!(
+            text(vec![function("a", 80), function("vadd", 80)]).lines().take(6).collect::<Vec<_>>(),
+            [
+                "ptxas info    : 0 bytes gmem",
+                "ptxas info    : Compiling entry function 'vadd' for 'sm_80'",
+                "ptxas info    : Function properties for vadd",
+                "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+                "ptxas info    : Used 12 registers, used 0 barriers, 380 bytes cmem[0]",
+                "ptxas info    : Compile time = 2.142 ms",
+            ]
+        );
+        assert!(text(vec![function("v", 90)]).contains("ptxas info    : Used 12 registers, used 0 barriers\n"));
+    }
+}
