@@ -107,7 +107,8 @@ fn dump_after_all_follows_the_manifest() {
             "AllocateRegisters",
             "OriRemoveNopCode",
             "ScheduleInstructions",
-            "ComputeScoreboards"
+            "ComputeScoreboards",
+            "MercEncodeAndDecode"
         ]
     );
     let optimized = before_allocation(&default);
@@ -127,7 +128,7 @@ fn dump_after_all_follows_the_manifest() {
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 8);
+    assert_eq!(dumped_phases(&removed).len(), 9);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same.
@@ -143,7 +144,13 @@ fn dump_after_all_follows_the_manifest() {
     let o0 = run(None, &["-O0"]);
     assert_eq!(
         dumped_phases(&o0),
-        ["OriCheckInitialProgram", "AllocateRegisters", "OriRemoveNopCode", "ProcessO0WaitsAndSBs"]
+        [
+            "OriCheckInitialProgram",
+            "AllocateRegisters",
+            "OriRemoveNopCode",
+            "ProcessO0WaitsAndSBs",
+            "MercEncodeAndDecode"
+        ]
     );
 }
 
@@ -186,13 +193,28 @@ fn input_past_a_phase_requirement_is_refused() {
 }
 
 #[test]
-fn pipeline_that_does_not_encode_writes_nothing() {
-    let dir = scratch("no_encode");
+fn output_is_written_whole_or_not_at_all() {
+    let dir = scratch("output");
     let input = repo().join("tests/data/copy_chain.ori");
-    let out = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "out.cubin"], &dir);
+    let input = input.to_str().unwrap();
+    let out = ptxas(&["-arch=sm_90", input, "-o", "out.cubin"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cubin = std::fs::read(dir.join("out.cubin")).unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+
+    // Without the encoding phase there is nothing to write.
+    std::fs::write(dir.join("m.ron"), default_manifest().replace("\"MercEncodeAndDecode\",", "")).unwrap();
+    let out = ptxas(&["-arch=sm_90", "--phases", "m.ron", input, "-o", "none.cubin"], &dir);
     assert_eq!(out.status.code(), Some(255));
     assert!(stderr(&out).contains("a cubin needs Encoded code"), "{}", stderr(&out));
-    assert!(!dir.join("out.cubin").exists());
+    assert!(!dir.join("none.cubin").exists());
+
+    // An unwritable output is ptxas's fatal error.
+    let out = ptxas(&["-arch=sm_90", input, "-o", "/nonexistent/dir/x.cubin"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(stderr(&out).contains("ptxas fatal   : Output file '/nonexistent/dir/x.cubin' could not be opened"));
 }
 
 #[test]
@@ -234,4 +256,21 @@ fn phases_can_be_listed() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("OriCheckInitialProgram"));
     assert!(stdout(&out).contains("plan for sm_90 at -O3:"));
+}
+
+#[test]
+fn device_time_trace_appends_events_after_the_output() {
+    let dir = scratch("trace");
+    std::fs::write(dir.join("tt.json"), r#"{"traceEvents":[]}"#).unwrap();
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "k.cubin", "--fdevice-time-trace=tt.json"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let trace = std::fs::read_to_string(dir.join("tt.json")).unwrap();
+    for name in ["Total PTXAS Time", "PTX parsing and setup time", "Optimizing compilation unit", "Post processing"] {
+        assert!(trace.contains(&format!("\"name\":\"{name}\"")), "{name} missing: {trace}");
+    }
+    assert!(trace.contains(r#""args":{"name":"copy_chain"}"#), "{trace}");
+    let missing = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "k.cubin", "--fdevice-time-trace", "no.json"], &dir);
+    assert_eq!(stderr(&missing), "ptxas fatal   : File 'no.json' could not be opened\n");
+    assert!(dir.join("k.cubin").exists(), "ptxas writes the cubin before the trace");
 }
