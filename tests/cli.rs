@@ -270,6 +270,7 @@ fn device_time_trace_appends_events_after_the_output() {
         assert!(trace.contains(&format!("\"name\":\"{name}\"")), "{name} missing: {trace}");
     }
     assert!(trace.contains(r#""args":{"name":"copy_chain"}"#), "{trace}");
+    std::fs::remove_file(dir.join("k.cubin")).unwrap();
     let missing = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "k.cubin", "--fdevice-time-trace", "no.json"], &dir);
     assert_eq!(stderr(&missing), "ptxas fatal   : File 'no.json' could not be opened\n");
     assert!(dir.join("k.cubin").exists(), "ptxas writes the cubin before the trace");
