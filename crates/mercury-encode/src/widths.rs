@@ -3,8 +3,7 @@
 //! `IMAD.WIDE R2, R4, R6, R8` writes R2:R3 and reads R8:R9, `LDG.E.64 R4`
 //! loads into R4:R5, `DADD R2, R4, R6` works on pairs: Ori carries these
 //! as `R2.64`. The printer does not show widths (nvdisasm does not), so
-//! they only matter to the phases reading the decoded code. Conversions
-//! (F2F, F2I, I2F) are not covered yet.
+//! they only matter to the phases reading the decoded code.
 
 use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
 
@@ -44,8 +43,60 @@ pub fn apply(inst: &mut Inst) {
         }
         DSETP => widen(inst.uses.iter_mut(), 2),
         CS2R if !inst.has_mod("32") => widen(inst.defs.iter_mut(), 2),
+        F2F | F2I | I2F | FRND => {
+            let (dst, src) = conversion_widths(inst);
+            widen(inst.defs.iter_mut().take(1), dst);
+            widen(inst.uses.iter_mut().take(1), src);
+        }
+        // `LDSM.16.M88.4` loads four registers.
+        LDSM => {
+            let w = if inst.has_mod("4") {
+                4
+            } else if inst.has_mod("2") {
+                2
+            } else {
+                1
+            };
+            widen(inst.defs.iter_mut(), w);
+        }
+        // m16n8k16: A is four registers, B two, C and D four for F32
+        // accumulators and two for F16 ones.
+        HMMA if inst.has_mod("16816") => {
+            let acc = if inst.has_mod("F32") { 4 } else { 2 };
+            widen(inst.defs.iter_mut(), acc);
+            for (i, w) in [4, 2, acc].into_iter().enumerate() {
+                widen(inst.uses.iter_mut().skip(i).take(1), w);
+            }
+        }
         _ => {}
     }
+}
+
+/// Widths of a conversion's result and source. nvdisasm names only the
+/// types that are not the default (F32 for floats, S32 for integers): both
+/// in `F2F.F32.F64` (result first); for F2I an integer type is the
+/// result's and a float type the source's, for I2F the other way round;
+/// `FRND.F64` rounds a pair.
+fn conversion_widths(inst: &Inst) -> (u8, u8) {
+    let types: Vec<&str> = inst.mods.iter().map(|m| m.name()).filter(|m| is_type(m)).collect();
+    let wide = |t: &&str| t.ends_with("64");
+    let float = |t: &&str| t.starts_with('F');
+    let pick = |pred: &dyn Fn(&&str) -> bool| u8::from(types.iter().filter(|t| pred(t)).any(wide)) + 1;
+    match inst.op {
+        Opcode::F2F => {
+            (types.first().map_or(1, |t| u8::from(wide(t)) + 1), types.get(1).map_or(1, |t| u8::from(wide(t)) + 1))
+        }
+        Opcode::F2I => (pick(&|t| !float(t)), pick(&|t| float(t))),
+        Opcode::I2F => (pick(&|t| float(t)), pick(&|t| !float(t))),
+        _ => {
+            let w = pick(&|_| true);
+            (w, w)
+        }
+    }
+}
+
+fn is_type(m: &str) -> bool {
+    matches!(m, "F16" | "F32" | "F64" | "S8" | "S16" | "S32" | "S64" | "U8" | "U16" | "U32" | "U64")
 }
 
 fn is_pred(op: &Operand) -> bool {

@@ -78,4 +78,16 @@ fn decoded_register_pairs_carry_their_width() {
     let ldc = decode(Sm::Sm90, word("000e220000000a0000008400ff027b82"), 0x80, &mut labels).expect("LDC.64");
     assert_eq!(ldc.defs, vec![pair(2)]);
     assert_eq!(print(Sm::Sm90, &ldc, &labels).as_deref(), Ok("LDC.64 R2, c[0x0][0x210]"));
+
+    // Conversions name non-default types only: F2I.S64.F64 is pair to pair,
+    // I2F.F64 (from S32) writes a pair.
+    let regs = |inst: &ori_ir::Inst| -> Vec<u8> {
+        inst.defs.iter().chain(&inst.uses).filter_map(|o| o.as_reg()).map(|r| r.width).collect()
+    };
+    let at = |bits: &str, labels: &mut CodeLabels| decode(Sm::Sm80, word(bits), 0, labels).expect("decodes");
+    assert_eq!(regs(&at("001e22000030d9000000000200027311", &mut labels)), [2, 2]);
+    assert_eq!(regs(&at("002e640000201c000000000000147312", &mut labels)), [2, 1]);
+    // HMMA.16816.F32 D, A, B, C: four, four, two and four registers.
+    assert_eq!(regs(&at("001fe60000001808000000180c0c723c", &mut labels)), [4, 4, 2, 4]);
+    assert_eq!(regs(&at("000e28000000020000000000030c783b", &mut labels)), [4]);
 }
