@@ -45,7 +45,7 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
 }
 
 /// `IMAD.MOV.U32` → IMAD, [MOV, U32].
-pub(crate) fn split_mnemonic(mnemonic: &str) -> Result<(Opcode, Vec<Modifier>), Error> {
+fn split_mnemonic(mnemonic: &str) -> Result<(Opcode, Vec<Modifier>), Error> {
     let mut words = mnemonic.split('.');
     let name = words.next().unwrap_or_default();
     let op = Opcode::from_name(name).ok_or_else(|| Error::Unsupported(format!("opcode {name}")))?;
@@ -96,7 +96,7 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
 /// follow it (carry-outs, second compare result), and for instructions
 /// writing a predicate first (SHFL, LOP3 with predicate output, ELECT) the
 /// register after it.
-pub(crate) fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
+fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
     let max = usize::from(*op.info().defs.end());
     if max == 0 || operands.is_empty() {
         return 0;

@@ -20,7 +20,15 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push_str(&reg_name(g.pred));
         out.push(' ');
     }
-    out.push_str(&mnemonic(inst));
+    // An IMAD built by the compiler may lack the alias word nvdisasm shows.
+    match crate::alias::imad_alias(inst) {
+        Some(_) => {
+            let mut aliased = inst.clone();
+            crate::alias::apply(&mut aliased);
+            out.push_str(&mnemonic(&aliased));
+        }
+        None => out.push_str(&mnemonic(inst)),
+    }
     let mut prev_is_reg = false;
     // VOTE writes a register and a predicate; nvdisasm leaves a zero
     // register out (`VOTE.ANY P6, P0`, `VOTEU.ANY UP0, P5`).

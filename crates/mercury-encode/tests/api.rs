@@ -60,6 +60,18 @@ fn hand_built_instructions_encode_like_ptxas() {
 }
 
 #[test]
+fn imad_prints_its_alias_even_when_built_without_it() {
+    let labels = CodeLabels::new();
+    let rz = Operand::reg(Reg::RZ);
+    let mov = Inst::new(Opcode::IMAD, vec![r(2)], vec![rz.clone(), rz, r(5)]);
+    assert_eq!(print(Sm::Sm80, &mov, &labels).as_deref(), Ok("IMAD.MOV R2, RZ, RZ, R5"));
+    let mut shl = Inst::new(Opcode::IMAD, vec![r(9)], vec![r(9), Operand::int(0x100), Operand::reg(Reg::RZ)]);
+    shl.mods = Modifier::list(&["U32"]);
+    assert_eq!(print(Sm::Sm80, &shl, &labels).as_deref(), Ok("IMAD.SHL.U32 R9, R9, 0x100, RZ"));
+    assert!(encode(Sm::Sm80, &shl, 0, &labels).is_ok());
+}
+
+#[test]
 fn unknown_bits_are_an_error() {
     let mut labels = CodeLabels::new();
     assert!(decode(Sm::Sm90, [u64::MAX, 0], 0, &mut labels).is_err());
