@@ -7,9 +7,9 @@
 //! single-bit changes (`tools/learn.py`, docs/mercury-encode.md). The
 //! control bits 105..=125 are handled by [`ctrl`].
 //!
-//! - [`decode`]: bits → [`Inst`](ori_ir::Inst), with [`Ctrl`](ori_ir::Ctrl);
-//! - [`print`]: `Inst` → nvdisasm's text;
-//! - [`encode`]: `Inst` → bits.
+//! - [`decode()`]: bits → [`Inst`](ori_ir::Inst), with [`Ctrl`](ori_ir::Ctrl);
+//! - [`print()`]: `Inst` → nvdisasm's text;
+//! - [`encode()`]: `Inst` → bits.
 //!
 //! Branch targets are [`Label`](ori_ir::OperandKind::Label)s; a
 //! [`Labels`] implementation maps them to code addresses and names.
@@ -21,8 +21,8 @@ mod encode;
 pub mod float;
 pub mod form;
 mod labels;
-mod phase;
 pub mod listing;
+mod phase;
 mod print;
 pub mod syntax;
 mod tables;
