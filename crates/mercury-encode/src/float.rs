@@ -1,6 +1,6 @@
 //! nvdisasm's spelling of floating-point immediates.
 //!
-//! Established from NVIDIA's cubins and bit-flip probes (tools/learn.py):
+//! Established from NVIDIA's cubins and bit-flip probes (`tools/learn_probe.py`):
 //! values print with 20 significant digits like C's `%.20g`, except that
 //! magnitudes of 10^9 and above use `%.20e` (probed: 999000000 prints
 //! plain, 1e9 as `1.00000000000000000000e+09`); infinities, NaNs and

@@ -4,7 +4,7 @@
 //! modifiers, operands nvdisasm does not show) and the places of its
 //! variable parts are data: one [`form::Form`] per text shape, per SM
 //! family, learned from NVIDIA's cubins and from nvdisasm probes of
-//! single-bit changes (`tools/learn.py`, docs/mercury-encode.md). The
+//! single-bit changes (`tools/learn_*.py`, docs/mercury-encode.md). The
 //! control bits 105..=125 are handled by [`ctrl`].
 //!
 //! - [`decode()`]: bits → [`Inst`](ori_ir::Inst), with [`Ctrl`](ori_ir::Ctrl);

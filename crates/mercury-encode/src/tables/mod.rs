@@ -1,5 +1,5 @@
 //! The form tables, one module per SM family (generated, see
-//! `tools/learn.py`). sm_80 and sm_90 are learned separately: most forms
+//! `tools/learn_*.py`). sm_80 and sm_90 are learned separately: most forms
 //! agree bit for bit, but sm_90 moved some fields (e.g. branch offsets
 //! also use bits 16..24) and added opcodes.
 
