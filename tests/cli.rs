@@ -275,3 +275,23 @@ fn device_time_trace_appends_events_after_the_output() {
     assert_eq!(stderr(&missing), "ptxas fatal   : File 'no.json' could not be opened\n");
     assert!(dir.join("k.cubin").exists(), "ptxas writes the cubin before the trace");
 }
+
+#[test]
+fn manifest_breaking_a_requirement_names_both_phases() {
+    let dir = scratch("broken_requirement");
+    // Copy propagation needs virtual registers; moving it after register
+    // allocation breaks that.
+    let manifest = default_manifest()
+        .replacen("\"OriCopyProp\",", "", 1)
+        .replace("\"AdvancedPhasePostSched\",", "\"AdvancedPhasePostSched\",\n                \"OriCopyProp\",");
+    let line = manifest.lines().position(|l| l.contains("\"OriCopyProp\"")).unwrap() + 1;
+    let alloc_line = manifest.lines().position(|l| l.contains("\"AdvancedPhaseAllocReg\",")).unwrap() + 1;
+    std::fs::write(dir.join("late_copyprop.ron"), manifest).unwrap();
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", "--phases", "late_copyprop.ron", input.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    let expected = format!(
+        "late_copyprop.ron:{line}: phase 'OriCopyProp' requires VirtualRegs, which phase 'AllocateRegisters' (line {alloc_line}) invalidated"
+    );
+    assert!(stderr(&out).contains(&expected), "expected `{expected}` in {}", stderr(&out));
+}
