@@ -174,6 +174,18 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("cvt_to_wider_register", &[("cvta.to.global.u64 \t%rd4, %rd1;", "cvt.u32.u64 \t%rd4, %rd1;")]),
     ("target_higher_than_arch", &[("sm_80", "sm_100")]),
     ("arch_specific_target_on_plain_arch", &[("sm_80", "sm_90a")]),
+    ("atom_without_brackets", &[("ret;", "atom.global.add.u32 %r1, %rd1, %r2;\n\tret;")]),
+    ("atom_too_few_operands", &[("ret;", "atom.global.add.u32 %r1, [%rd1];\n\tret;")]),
+    ("atom_source_size", &[("ret;", "atom.global.add.u32 %r1, [%rd1], %rd2;\n\tret;")]),
+    ("atom_immediate_result", &[("ret;", "atom.global.add.u32 1, [%rd1], %r2;\n\tret;")]),
+    ("atom_cas_missing_operand", &[("ret;", "atom.global.cas.b32 %r1, [%rd1], %r2;\n\tret;")]),
+    ("atom_add_extra_operand", &[("ret;", "atom.global.add.u32 %r1, [%rd1], %r2, %r3;\n\tret;")]),
+    ("red_too_few_operands", &[("ret;", "red.global.add.u32 [%rd1];\n\tret;")]),
+    ("red_too_many_operands", &[("ret;", "red.global.add.u32 [%rd1], %r1, %r2, %r3;\n\tret;")]),
+    (
+        "atom_cas_with_cache_hint",
+        &[("ret;", "atom.global.L2::cache_hint.cas.b32 %r1, [%rd1], %r2, %r3, %rd3;\n\tret;")],
+    ),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -197,8 +197,8 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("suq", "*").sm(20),
     I::new("istypep", "Px").sm(30).ptx(4, 0),
     // Atomics.
-    I::new("atom", "xxxx?").ty(1, 2).sm(11),
-    I::new("red", "xxx?").ty(1, 2).sm(11),
+    I::new("atom", "dasx?x?").ty(1, 2).sm(11),
+    I::new("red", "asx?").ty(1, 2).sm(11),
     I::new("red.async", "*").sm(90).ptx(8, 1),
     // Control flow.
     I::new("bra", "l").ty(0, 0).mods(&["uni"]),

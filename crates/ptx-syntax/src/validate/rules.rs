@@ -84,7 +84,25 @@ impl Checker<'_> {
             ("shfl" | "vote", _) => self.sync_required(inst),
             ("bar" | "barrier", _) => self.barrier_number(inst),
             ("ld" | "ldu" | "st", _) => self.memory(inst),
+            ("atom" | "red", _) => self.atomic_operand_count(inst),
             _ => {}
+        }
+    }
+
+    /// `atom` takes result, address and one source (two for `.cas`), `red`
+    /// no result; `.L2::cache_hint` (not with `.cas`) adds the cache policy.
+    fn atomic_operand_count(&mut self, inst: &Instruction) {
+        let op = &inst.opcode.name;
+        if inst.has("cas") && inst.has("L2::cache_hint") {
+            self.report(inst.span, format!("Illegal modifier '.L2::cache_hint' for instruction '{op}'"));
+            return;
+        }
+        let base = if op == "atom" { 3 } else { 2 };
+        let expected = base + usize::from(inst.has("cas")) + usize::from(inst.has("L2::cache_hint"));
+        // Counts outside the table row's range are reported by the row check.
+        let in_row_range = (base..=base + 2).contains(&inst.operands.len());
+        if in_row_range && inst.operands.len() != expected {
+            self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
         }
     }
 
