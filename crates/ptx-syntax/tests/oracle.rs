@@ -186,6 +186,13 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
         "atom_cas_with_cache_hint",
         &[("ret;", "atom.global.L2::cache_hint.cas.b32 %r1, [%rd1], %r2, %r3, %rd3;\n\tret;")],
     ),
+    ("vote_sync_without_mask", &[("ret;", "vote.sync.ballot.b32 %r1, %p1;\n\tret;")]),
+    ("vote_source_not_predicate", &[("ret;", "vote.sync.any.pred %p1, %r1, -1;\n\tret;")]),
+    ("vote_without_type", &[("ret;", "vote.sync.any %p1, %p1, -1;\n\tret;")]),
+    ("vote_ballot_into_predicate", &[("ret;", "vote.sync.ballot.b32 %p1, %p1, -1;\n\tret;")]),
+    ("shfl_sync_without_mask", &[("ret;", "shfl.sync.down.b32 %r1, %r2, 1, 31;\n\tret;")]),
+    ("match_too_few_operands", &[("ret;", "match.any.sync.b32 %r1, %r2;\n\tret;")]),
+    ("redux_source_size", &[("ret;", "redux.sync.add.u32 %r1, %rd2, -1;\n\tret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -81,7 +81,14 @@ impl Checker<'_> {
             ("shl", [t]) if !t.name().starts_with('b') => {
                 self.report(span, "Unexpected instruction types specified for 'shl'".to_owned());
             }
-            ("shfl" | "vote", _) => self.sync_required(inst),
+            ("shfl" | "vote", _) => {
+                self.sync_required(inst);
+                // The `.sync` forms add the member mask operand.
+                let expected = if op == "shfl" { 4 } else { 2 } + usize::from(inst.has("sync"));
+                if inst.operands.len() + 1 == expected {
+                    self.report(span, format!("Arguments mismatch for instruction '{op}'"));
+                }
+            }
             ("bar" | "barrier", _) => self.barrier_number(inst),
             ("ld" | "ldu" | "st", _) => self.memory(inst),
             ("atom" | "red", _) => self.atomic_operand_count(inst),
