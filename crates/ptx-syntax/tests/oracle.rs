@@ -193,6 +193,18 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("shfl_sync_without_mask", &[("ret;", "shfl.sync.down.b32 %r1, %r2, 1, 31;\n\tret;")]),
     ("match_too_few_operands", &[("ret;", "match.any.sync.b32 %r1, %r2;\n\tret;")]),
     ("redux_source_size", &[("ret;", "redux.sync.add.u32 %r1, %rd2, -1;\n\tret;")]),
+    ("cvt_result_narrower_than_type", &[("ret;", "cvt.u64.u32 %r1, %r2;\n\tret;")]),
+    ("cvt_source_narrower_than_type", &[("ret;", "cvt.u32.u64 %r1, %r2;\n\tret;")]),
+    ("cvt_f64_into_f32_register", &[("ret;", "cvt.f64.f32 %f1, %f2;\n\tret;")]),
+    ("cvt_predicate_source", &[("ret;", "cvt.u32.u16 %r1, %p1;\n\tret;")]),
+    ("cvt_integer_immediate", &[("ret;", "cvt.u32.u16 %r1, 5;\n\tret;")]),
+    ("cvt_one_type", &[("ret;", "cvt.u32 %r1, %r2;\n\tret;")]),
+    ("bar_three_operands", &[("ret;", "bar.sync 1, 2, 3;\n\tret;")]),
+    ("bar_no_operand", &[("ret;", "bar.sync;\n\tret;")]),
+    ("bar_predicate_operand", &[("ret;", "bar.sync %p1;\n\tret;")]),
+    ("bar_thread_count_not_warp_multiple", &[("ret;", "bar.sync 1, 33;\n\tret;")]),
+    ("fence_with_operand", &[("ret;", "fence.sc.gpu %r1;\n\tret;")]),
+    ("membar_with_operand", &[("ret;", "membar.gl %r1;\n\tret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

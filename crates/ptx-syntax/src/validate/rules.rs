@@ -60,6 +60,12 @@ impl Checker<'_> {
                 if !legal {
                     self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
                 }
+                // As for loads: registers at least as wide as their type.
+                let (dst, src) = (*dst, *src);
+                let fits = inst.operands.iter().enumerate().all(|(i, o)| self.holds(o, if i == 0 { dst } else { src }));
+                if !fits {
+                    self.report(span, "Arguments mismatch for instruction 'cvt'".to_owned());
+                }
             }
             ("div" | "sqrt" | "rcp", [ScalarType::F32 | ScalarType::F64])
                 if rounding.is_none() && !inst.has("approx") && !inst.has("full") =>
@@ -89,7 +95,7 @@ impl Checker<'_> {
                     self.report(span, format!("Arguments mismatch for instruction '{op}'"));
                 }
             }
-            ("bar" | "barrier", _) => self.barrier_number(inst),
+            ("bar" | "barrier", _) => self.barrier(inst),
             ("ld" | "ldu" | "st", _) => self.memory(inst),
             ("atom" | "red", _) => self.atomic_operand_count(inst),
             _ => {}
@@ -125,14 +131,36 @@ impl Checker<'_> {
         }
     }
 
-    fn barrier_number(&mut self, inst: &Instruction) {
-        if inst.has("warp") || inst.has("cluster") {
+    /// `bar.sync`/`bar.arrive`/`barrier.sync`: a barrier number (0..15) and
+    /// an optional thread count, a multiple of the warp size.
+    fn barrier(&mut self, inst: &Instruction) {
+        let op = &inst.opcode.name;
+        if inst.has("warp") || inst.has("cluster") || inst.has("red") {
+            return;
+        }
+        let operand_ok = |o: &Expr| match &o.kind {
+            ExprKind::Int { .. } => true,
+            ExprKind::Name(ident, component) => {
+                !matches!(self.type_of(&ident.name, component.is_some()), Some(Some(ScalarType::Pred)))
+            }
+            _ => false,
+        };
+        if !(1..=2).contains(&inst.operands.len()) || !inst.operands.iter().all(operand_ok) {
+            self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
             return;
         }
         if let Some(ExprKind::Int { value, .. }) = inst.operands.first().map(|o| &o.kind)
             && *value > 15
         {
             self.report(inst.span, format!("Barrier number '{value}' out of range, expected to be in range [0..15]"));
+        }
+        if let Some(ExprKind::Int { value, .. }) = inst.operands.get(1).map(|o| &o.kind)
+            && value % 32 != 0
+        {
+            self.report(
+                inst.span,
+                "Number of threads participating in barrier must be in multiple of warp size".to_owned(),
+            );
         }
     }
 
