@@ -1,0 +1,1 @@
+//! DAGgen: lowers a validated PTX module to Ori IR with virtual registers.
