@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 mod check_ptx;
+mod compare;
 mod compile;
 mod elf_roundtrip;
 mod oracle;
@@ -15,6 +16,7 @@ const USAGE: &str = "usage: cargo xtask <command> [args]
 
 commands:
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
+  compare [-On] [P...] time our ptxas against NVIDIA's and compare registers (default: the corpus)
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
         "check-ptx" => check_ptx::run(rest),
+        "compare" => compare::run(rest),
         "compile" => compile::run(rest),
         "test" => test::run(rest),
         "oracle" => oracle::run(rest),
