@@ -1,0 +1,575 @@
+//! Executes prepared instructions for the lanes of a thread group.
+
+use ori_ir::{OperandFlags, SpecialReg};
+
+use crate::kind::{AtomOp, ImadMode, Kind, ShflMode, Space};
+use crate::memory::{Global, flat_mut, load_le, store_le};
+use crate::program::{Loc, Program, Src, Step};
+use crate::sem::{cmp, float, half, int, mufu};
+use crate::warp::{LANES, Warp};
+
+/// What one CTA's warps share.
+pub struct Cta<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// Constant banks by number (bank 0: driver area and parameters).
+    pub banks: &'a [Vec<u8>],
+    /// Global memory.
+    pub global: &'a mut Global,
+    /// Shared memory of the CTA.
+    pub shared: Vec<u8>,
+    /// `%ctaid`.
+    pub ctaid: [u32; 3],
+    /// Bytes of local memory per thread.
+    pub local_bytes: usize,
+    /// Instructions executed (per warp, per thread).
+    pub warp_insts: u64,
+    /// Lane-instructions executed.
+    pub thread_insts: u64,
+}
+
+/// Why a step could not complete.
+pub enum Stop {
+    /// The group reached a `BAR.SYNC`.
+    Barrier,
+    /// A fault or an unmodelled instruction: the message.
+    Fault(String),
+}
+
+type R<T> = Result<T, Stop>;
+
+fn fault<T>(msg: impl Into<String>) -> R<T> {
+    Err(Stop::Fault(msg.into()))
+}
+
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..LANES).filter(move |l| mask >> l & 1 != 0)
+}
+
+impl Cta<'_> {
+    fn special(&self, w: &Warp, sr: SpecialReg, lane: usize) -> R<u32> {
+        let lt = (1u32 << lane).wrapping_sub(1);
+        Ok(match sr {
+            SpecialReg::LaneId => lane as u32,
+            SpecialReg::TidX => w.tid[lane][0],
+            SpecialReg::TidY => w.tid[lane][1],
+            SpecialReg::TidZ => w.tid[lane][2],
+            SpecialReg::CtaidX => self.ctaid[0],
+            SpecialReg::CtaidY => self.ctaid[1],
+            SpecialReg::CtaidZ => self.ctaid[2],
+            SpecialReg::CgaCtaId | SpecialReg::SmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
+            SpecialReg::LtMask => lt,
+            SpecialReg::LeMask => lt | 1 << lane,
+            SpecialReg::GtMask => !(lt | 1 << lane),
+            SpecialReg::GeMask => !lt,
+            SpecialReg::EqMask => 1 << lane,
+            SpecialReg::ClockLo | SpecialReg::GlobalTimerLo => self.warp_insts as u32,
+            SpecialReg::ClockHi | SpecialReg::GlobalTimerHi => (self.warp_insts >> 32) as u32,
+            SpecialReg::SwinHi => 0,
+        })
+    }
+
+    fn cbank(&self, bank: u8, addr: i64, bytes: usize) -> R<u64> {
+        let space = self.banks.get(usize::from(bank)).map(Vec::as_slice).unwrap_or(&[]);
+        match usize::try_from(addr).ok().and_then(|a| space.get(a..a + bytes)) {
+            Some(b) => Ok(load_le(b)),
+            None => fault(format!("constant bank {bank} read of {bytes} bytes at {addr:#x} out of bounds")),
+        }
+    }
+
+    /// Operand `i` of `step` in `lane`, `words` 32-bit words wide, raw.
+    fn val(&self, w: &Warp, step: &Step, i: usize, lane: usize, words: u32) -> R<u64> {
+        let Some((src, _)) = step.uses.get(i) else { return fault(format!("operand {i} missing")) };
+        match *src {
+            Src::Reg(loc, _) => {
+                let lo = u64::from(w.get(loc, lane));
+                Ok(if words > 1 { lo | u64::from(w.get_word(loc, 1, lane)) << 32 } else { lo })
+            }
+            Src::Imm(v) => Ok(v),
+            Src::CBank { bank, reg, offset } => {
+                let base = reg.map_or(0, |r| i64::from(w.get(r, lane) as i32));
+                self.cbank(bank, base + offset, 4 * words as usize)
+            }
+            Src::Special(sr) => self.special(w, sr, lane).map(u64::from),
+            _ => fault(format!("operand {i} is not a value")),
+        }
+    }
+
+    fn u32v(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u32> {
+        self.val(w, step, i, lane, 1).map(|v| v as u32)
+    }
+
+    fn flags(step: &Step, i: usize) -> OperandFlags {
+        step.uses.get(i).map(|u| u.1).unwrap_or_default()
+    }
+
+    /// An integer operand with `-x` and `~x` applied (33-bit for IADD3).
+    fn int_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u64> {
+        let v = self.u32v(w, step, i, lane)?;
+        let f = Self::flags(step, i);
+        let v = if f.bitnot { !v } else { v };
+        Ok(if f.neg { int::negated(v) } else { u64::from(v) })
+    }
+
+    /// A binary32 operand with `|x|` and `-x` applied.
+    fn f_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u32> {
+        let f = Self::flags(step, i);
+        Ok(float::modify(self.u32v(w, step, i, lane)?, f.abs, f.neg))
+    }
+
+    /// A predicate operand with `!p` applied.
+    fn p_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<bool> {
+        Ok((self.u32v(w, step, i, lane)? != 0) != Self::flags(step, i).not)
+    }
+
+    /// Sum of the predicate operands from `from` on (carry-ins).
+    fn carries(&self, w: &Warp, step: &Step, from: usize, lane: usize) -> R<u64> {
+        let mut c = 0;
+        for i in from..step.uses.len() {
+            if matches!(step.uses[i].0, Src::Reg(Loc::Slot(f, _) | Loc::Zero(f), _) if f.is_predicate()) {
+                c += u64::from(self.p_in(w, step, i, lane)?);
+            }
+        }
+        Ok(c)
+    }
+
+    /// Writes a value result (to the register defs, widest first word
+    /// first) and predicate results (to the predicate defs, in order).
+    fn write(w: &mut Warp, step: &Step, lane: usize, v: u64, preds: &[bool]) {
+        let mut pi = 0;
+        for &(loc, width) in &step.defs {
+            let file = match loc {
+                Loc::Zero(f) | Loc::Slot(f, _) => f,
+            };
+            if file.is_predicate() {
+                if let Some(&p) = preds.get(pi) {
+                    w.set(loc, lane, u32::from(p));
+                }
+                pi += 1;
+            } else {
+                w.set(loc, lane, v as u32);
+                if width > 1 {
+                    w.set_word(loc, 1, lane, (v >> 32) as u32);
+                }
+            }
+        }
+    }
+
+    /// One lane of an ALU instruction: the value and predicate results.
+    fn alu(&self, w: &Warp, step: &Step, lane: usize) -> R<(u64, [bool; 2])> {
+        let no = [false; 2];
+        let u = |i| self.u32v(w, step, i, lane);
+        Ok(match step.kind {
+            Kind::Mov => (u64::from(u(0)?), no),
+            Kind::S2r => {
+                let wide = step.defs.first().is_some_and(|d| d.1 > 1);
+                (if wide { 0 } else { u64::from(u(0)?) }, no)
+            }
+            Kind::Ldc => {
+                let words = step.defs.first().map_or(1, |d| u32::from(d.1));
+                (self.val(w, step, 0, lane, words)?, no)
+            }
+            Kind::Iadd3 { x } => {
+                let (a, b, c) =
+                    (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?, self.int_in(w, step, 2, lane)?);
+                let cin = if x { self.carries(w, step, 3, lane)? } else { 0 };
+                let (r, carry) = int::iadd3(a, b, c, cin);
+                (u64::from(r), [carry & 1 != 0 || carry > 1, carry > 1])
+            }
+            Kind::Imad { mode, x } => {
+                let (a, b) = (u(0)?, u(1)?);
+                let cf = Self::flags(step, 2);
+                match mode {
+                    ImadMode::Wide { signed } => {
+                        let c = self.val(w, step, 2, lane, 2)?;
+                        let c = if cf.neg { c.wrapping_neg() } else { c };
+                        (int::imad_wide(a, b, c, signed), no)
+                    }
+                    ImadMode::Hi { signed } => {
+                        let c = u(2)?;
+                        (u64::from(int::imad_hi(a, b, if cf.neg { c.wrapping_neg() } else { c }, signed)), no)
+                    }
+                    ImadMode::Lo => {
+                        let c = self.int_in(w, step, 2, lane)?;
+                        let cin = if x { self.carries(w, step, 3, lane)? } else { 0 };
+                        let p = u64::from(a.wrapping_mul(b));
+                        let sum = p + c + cin;
+                        (sum & 0xffff_ffff, [sum >> 32 != 0, false])
+                    }
+                }
+            }
+            Kind::Lop3 => {
+                let (a, b, c) = (
+                    self.int_in(w, step, 0, lane)? as u32,
+                    self.int_in(w, step, 1, lane)? as u32,
+                    self.int_in(w, step, 2, lane)? as u32,
+                );
+                let r = int::lop3(a, b, c, u(3)? as u8);
+                let pin = self.p_in(w, step, 4, lane).unwrap_or(false);
+                (u64::from(r), [(r != 0) || pin, false])
+            }
+            Kind::Shf { left, signed, wide, high } => {
+                (u64::from(int::shf(u(0)?, u(2)?, u(1)?, left, signed, wide, high)), no)
+            }
+            Kind::Lea { hi: false, .. } => {
+                let cin = self.carries(w, step, 3, lane)? as u32;
+                let (r, c) = int::lea(self.int_in(w, step, 0, lane)? as u32, u(1)?, u(2)?, cin);
+                (u64::from(r), [c, false])
+            }
+            Kind::Lea { hi: true, sx32, .. } => {
+                let a = self.int_in(w, step, 0, lane)? as u32;
+                let (c, s, from) = if sx32 {
+                    (((a as i32) >> 31) as u32, u(2)?, 3)
+                } else {
+                    (self.int_in(w, step, 2, lane)? as u32, u(3)?, 4)
+                };
+                let cin = self.carries(w, step, from, lane)? as u32;
+                (u64::from(int::lea_hi(a, u(1)?, c, s, cin)), no)
+            }
+            Kind::Prmt => (u64::from(int::prmt(u(0)?, u(1)?, u(2)?)), no),
+            Kind::Imnmx { signed } => (u64::from(int::imnmx(u(0)?, u(1)?, self.p_in(w, step, 2, lane)?, signed)), no),
+            Kind::Iabs => (u64::from((u(0)? as i32).unsigned_abs()), no),
+            Kind::Popc => (u64::from(self.int_in(w, step, 0, lane)?.count_ones()), no),
+            Kind::Flo { signed, sh } => (u64::from(int::flo(self.int_in(w, step, 0, lane)? as u32, signed, sh)), no),
+            Kind::Isetp { cmp, op, signed, ex } => {
+                let low = if ex { Some(self.p_in(w, step, 3, lane)?) } else { None };
+                let c = cmp::icmp(cmp, u(0)?, u(1)?, signed, low);
+                let (p, q) = cmp::setp(c, op, self.p_in(w, step, 2, lane)?);
+                (0, [p, q])
+            }
+            Kind::Fsetp { cmp, op, ftz } => {
+                let ord = float::fcmp(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz);
+                let (p, q) = cmp::setp(cmp.test(ord), op, self.p_in(w, step, 2, lane)?);
+                (0, [p, q])
+            }
+            Kind::Sel => {
+                let pick = if self.p_in(w, step, 2, lane)? { 0 } else { 1 };
+                (u64::from(self.f_in(w, step, pick, lane)?), no)
+            }
+            Kind::Fadd { ftz, rnd } => {
+                (u64::from(float::fadd(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd)), no)
+            }
+            Kind::Fmul { ftz, rnd } => {
+                (u64::from(float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd)), no)
+            }
+            Kind::Ffma { ftz, rnd } => {
+                let (a, b, c) =
+                    (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, self.f_in(w, step, 2, lane)?);
+                match float::ffma(a, b, c, ftz, rnd) {
+                    Some(r) => (u64::from(r), no),
+                    None => return fault("FFMA with a directed rounding mode is not modelled"),
+                }
+            }
+            Kind::Fmnmx { ftz } => {
+                let min = self.p_in(w, step, 2, lane)?;
+                (u64::from(float::fmnmx(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, min, ftz)), no)
+            }
+            Kind::Hfma2 => {
+                let half_in = |i: usize, next: usize| -> R<(u16, u16, usize)> {
+                    let f = Self::flags(step, i);
+                    let (lo, hi, used) = match step.uses.get(i).map(|s| &s.0) {
+                        // Immediate pairs are printed (and decoded) high half first.
+                        Some(Src::Imm(h)) => {
+                            let l = self.val(w, step, next, lane, 1)?;
+                            (f32_to_half(l as u32), f32_to_half(*h as u32), 2)
+                        }
+                        _ => {
+                            let v = u(i)?;
+                            (v as u16, (v >> 16) as u16, 1)
+                        }
+                    };
+                    let m = |h: u16| {
+                        let h = if f.abs { h & 0x7fff } else { h };
+                        if f.neg { h ^ 0x8000 } else { h }
+                    };
+                    Ok((m(lo), m(hi), used))
+                };
+                let (alo, ahi, n0) = half_in(0, 1)?;
+                let (blo, bhi, n1) = half_in(n0, n0 + 1)?;
+                let (clo, chi, _) = half_in(n0 + n1, n0 + n1 + 1)?;
+                let r = u32::from(half::fma(alo, blo, clo)) | u32::from(half::fma(ahi, bhi, chi)) << 16;
+                (u64::from(r), no)
+            }
+            Kind::I2f { signed, wide, rnd } => {
+                (u64::from(float::i2f(self.val(w, step, 0, lane, if wide { 2 } else { 1 })?, signed, wide, rnd)), no)
+            }
+            Kind::F2i { signed, wide, rnd, ftz } => {
+                (float::f2i(self.f_in(w, step, 0, lane)?, signed, wide, rnd, ftz), no)
+            }
+            Kind::F2f64 => (f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)).to_bits(), no),
+            Kind::F2f32 { rnd } => {
+                (u64::from(float::round_to_f32(f64::from_bits(self.d_in(w, step, 0, lane)?), rnd).to_bits()), no)
+            }
+            Kind::Dadd => (float::dadd(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?), no),
+            Kind::Dmul => (float::dmul(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?), no),
+            Kind::Dfma => (
+                float::dfma(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?, self.d_in(w, step, 2, lane)?),
+                no,
+            ),
+            Kind::Mufu(func) => match mufu::mufu(func, self.f_in(w, step, 0, lane)?) {
+                Some(r) => (u64::from(r), no),
+                None => return fault(format!("MUFU.{func} is not modelled")),
+            },
+            _ => return fault("not an ALU operation"),
+        })
+    }
+
+    /// A binary64 operand with `|x|` and `-x` applied.
+    fn d_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u64> {
+        let f = Self::flags(step, i);
+        let v = self.val(w, step, i, lane, 2)?;
+        let v = if f.abs { v & !(1 << 63) } else { v };
+        Ok(if f.neg { v ^ 1 << 63 } else { v })
+    }
+
+    /// The address operand `i` in `lane`.
+    fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u64> {
+        let Some((Src::Mem { base, ubase, offset, scale }, _)) = step.uses.get(i) else {
+            return fault("missing address operand");
+        };
+        let b = match *base {
+            Some((loc, 2)) => u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32,
+            Some((loc, _)) => u64::from(w.get(loc, lane)),
+            None => 0,
+        };
+        let ub = ubase.map_or(0, |l| u64::from(w.get(l, lane)));
+        Ok(b.wrapping_mul(*scale).wrapping_add(ub).wrapping_add(*offset as u64))
+    }
+
+    fn bytes_mut<'m>(
+        &'m mut self,
+        local: &'m mut Vec<u8>,
+        space: Space,
+        addr: u64,
+        len: usize,
+        lane: usize,
+    ) -> R<&'m mut [u8]> {
+        let found = match space {
+            Space::Global => self.global.slice_mut(addr, len),
+            Space::Shared => flat_mut(&mut self.shared, addr, len),
+            Space::Local => {
+                if local.is_empty() {
+                    local.resize(self.local_bytes, 0);
+                }
+                flat_mut(local, addr, len)
+            }
+        };
+        match found {
+            Some(b) => Ok(b),
+            None => fault(format!("{space:?} access of {len} bytes at {addr:#x} out of bounds (lane {lane})")),
+        }
+    }
+
+    /// Runs one instruction of group `g` of warp `w`.
+    pub fn step(&mut self, w: &mut Warp, g: usize) -> R<()> {
+        let (pc, mask) = w.groups[g];
+        let prog = self.prog;
+        let Some(step) = prog.steps.get(pc) else { return fault("control ran off the end of the function") };
+        let active = match step.guard {
+            None => mask,
+            Some((loc, neg)) => {
+                let m = match loc {
+                    Loc::Slot(ori_ir::RegFile::P, s) => w.p[s as usize],
+                    l => 0u32.wrapping_sub(w.get(l, 0)),
+                };
+                mask & if neg { !m } else { m }
+            }
+        };
+        self.warp_insts += 1;
+        self.thread_insts += u64::from(active.count_ones());
+        match step.kind {
+            Kind::Nop => {}
+            Kind::Bssy => {
+                if let Some(&(loc, _)) = step.defs.first() {
+                    w.set(loc, 0, mask);
+                }
+            }
+            Kind::Bar => return Err(Stop::Barrier),
+            Kind::Exit => {
+                w.reschedule(g, &[(mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::Bra => {
+                let Some((Src::Label(target), _)) = step.uses.first() else {
+                    return fault("indirect branches are not modelled");
+                };
+                w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::Ld { space, bytes, signed } => {
+                for lane in lanes(active) {
+                    let a = self.addr(w, step, 0, lane)?;
+                    let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
+                    let mut words = [0u32; 4];
+                    for (k, c) in data.chunks(4).enumerate() {
+                        words[k] = load_le(c) as u32;
+                    }
+                    if signed {
+                        words[0] = match bytes {
+                            1 => words[0] as u8 as i8 as i32 as u32,
+                            _ => words[0] as u16 as i16 as i32 as u32,
+                        };
+                    }
+                    if let Some(&(loc, width)) = step.defs.first() {
+                        for k in 0..u32::from(width) {
+                            w.set_word(loc, k, lane, words[k as usize]);
+                        }
+                    }
+                }
+            }
+            Kind::St { space, bytes } => {
+                for lane in lanes(active) {
+                    let a = self.addr(w, step, 0, lane)?;
+                    let mut words = [0u32; 4];
+                    if let Some((Src::Reg(loc, width), _)) = step.uses.get(1) {
+                        for k in 0..u32::from(*width).min(4) {
+                            words[k as usize] = w.get_word(*loc, k, lane);
+                        }
+                    }
+                    let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
+                    for (k, c) in data.chunks_mut(4).enumerate() {
+                        store_le(c, u64::from(words[k]));
+                    }
+                }
+            }
+            Kind::Atom { space, op, bytes } => {
+                for lane in lanes(active) {
+                    let a = self.addr(w, step, 0, lane)?;
+                    let words = u32::from(bytes / 4);
+                    let v = self.val(w, step, 1, lane, words)?;
+                    let v2 = if op == AtomOp::Cas { self.val(w, step, 2, lane, words)? } else { 0 };
+                    let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
+                    let old = load_le(data);
+                    store_le(data, atom(op, old, v, v2, bytes));
+                    if let Some(&(loc, width)) = step.defs.iter().find(|d| !is_pred(d.0)) {
+                        w.set(loc, lane, old as u32);
+                        if width > 1 {
+                            w.set_word(loc, 1, lane, (old >> 32) as u32);
+                        }
+                    }
+                }
+            }
+            Kind::Shfl(mode) => {
+                let mut vals = [0u32; LANES];
+                for lane in lanes(active) {
+                    vals[lane] = self.u32v(w, step, 0, lane)?;
+                }
+                let mut out = Vec::with_capacity(LANES);
+                for lane in lanes(active) {
+                    let b = self.u32v(w, step, 1, lane)?;
+                    let c = self.u32v(w, step, 2, lane)?;
+                    // c: clamp in bits 0-4, segment mask in bits 8-12.
+                    let seg_mask = (c >> 8) & 0x1f;
+                    let clamp = c & 0x1f;
+                    let l = lane as u32;
+                    let min_lane = l & seg_mask;
+                    let max_lane = min_lane | (clamp & !seg_mask);
+                    let (src, ok) = match mode {
+                        ShflMode::Idx => {
+                            let s = min_lane | (b & !seg_mask);
+                            (s, s <= max_lane)
+                        }
+                        ShflMode::Up => (l.wrapping_sub(b), l.wrapping_sub(b) as i32 >= min_lane as i32),
+                        ShflMode::Down => (l + b, l + b <= max_lane),
+                        ShflMode::Bfly => (l ^ b, (l ^ b) <= max_lane),
+                    };
+                    let v = if ok && (src as usize) < LANES && active >> src & 1 != 0 {
+                        vals[src as usize]
+                    } else {
+                        vals[lane]
+                    };
+                    out.push((lane, v, ok));
+                }
+                for (lane, v, ok) in out {
+                    Self::write(w, step, lane, u64::from(v), &[ok]);
+                }
+            }
+            Kind::Vote { any, all } => {
+                let mut ballot = 0u32;
+                for lane in lanes(active) {
+                    ballot |= u32::from(self.p_in(w, step, 0, lane)?) << lane;
+                }
+                let p = if any {
+                    ballot != 0
+                } else if all {
+                    ballot == active
+                } else {
+                    ballot == active || ballot == 0
+                };
+                let targets = if step.uniform {
+                    active.trailing_zeros() as usize..active.trailing_zeros() as usize + 1
+                } else {
+                    0..LANES
+                };
+                for lane in targets.filter(|l| active >> l & 1 != 0) {
+                    Self::write(w, step, lane, u64::from(ballot), &[p]);
+                }
+            }
+            Kind::Redux(op) => {
+                let mut acc: Option<u64> = None;
+                for lane in lanes(active) {
+                    let v = u64::from(self.u32v(w, step, 0, lane)?);
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => atom(op, a, v, 0, 4),
+                    });
+                }
+                if let Some(v) = acc {
+                    for lane in lanes(active).take(if step.uniform { 1 } else { LANES }) {
+                        Self::write(w, step, lane, v, &[]);
+                    }
+                }
+            }
+            Kind::Unsupported => return fault("instruction not modelled by the interpreter"),
+            _ => {
+                if step.uniform {
+                    if active != 0 {
+                        let (v, p) = self.alu(w, step, active.trailing_zeros() as usize)?;
+                        Self::write(w, step, 0, v, &p);
+                    }
+                } else {
+                    for lane in lanes(active) {
+                        let (v, p) = self.alu(w, step, lane)?;
+                        Self::write(w, step, lane, v, &p);
+                    }
+                }
+            }
+        }
+        w.reschedule(g, &[(mask, pc + 1)]);
+        Ok(())
+    }
+}
+
+fn is_pred(loc: Loc) -> bool {
+    match loc {
+        Loc::Zero(f) | Loc::Slot(f, _) => f.is_predicate(),
+    }
+}
+
+/// The value an atomic stores, from the old value and the operands.
+pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
+    let (o32, v32) = (old as u32, v as u32);
+    match op {
+        AtomOp::Add => old.wrapping_add(v) & if bytes == 8 { u64::MAX } else { 0xffff_ffff },
+        AtomOp::AddF32 => u64::from(float::fadd(o32, v32, true, float::Round::Nearest)),
+        AtomOp::Min { signed } => u64::from(int::imnmx(o32, v32, true, signed)),
+        AtomOp::Max { signed } => u64::from(int::imnmx(o32, v32, false, signed)),
+        AtomOp::Inc => u64::from(if o32 >= v32 { 0 } else { o32 + 1 }),
+        AtomOp::Dec => u64::from(if o32 == 0 || o32 > v32 { v32 } else { o32 - 1 }),
+        AtomOp::And => old & v,
+        AtomOp::Or => old | v,
+        AtomOp::Xor => old ^ v,
+        AtomOp::Exch => v,
+        AtomOp::Cas => {
+            if old == v {
+                v2
+            } else {
+                old
+            }
+        }
+    }
+}
+
+fn f32_to_half(bits: u32) -> u16 {
+    half::from_f64(f64::from(f32::from_bits(bits)))
+}

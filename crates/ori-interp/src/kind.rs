@@ -1,0 +1,332 @@
+//! What an instruction does, decided once from its opcode and modifiers.
+
+use ori_ir::Inst;
+
+use crate::sem::cmp::{BoolOp, Cmp};
+use crate::sem::float::Round;
+
+/// A memory space.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// Global (LDG/STG/ATOMG/RED).
+    Global,
+    /// Shared (LDS/STS/ATOMS).
+    Shared,
+    /// Local (LDL/STL).
+    Local,
+}
+
+/// An atomic operation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    AddF32,
+    Min { signed: bool },
+    Max { signed: bool },
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// How IMAD forms its result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ImadMode {
+    /// The low word of `a * b + c`.
+    Lo,
+    /// The 64-bit `a * b + c`.
+    Wide { signed: bool },
+    /// The high word of `a * b`, plus `c`.
+    Hi { signed: bool },
+}
+
+/// Cross-lane shuffle modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+/// The prepared operation.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// No effect on the state the interpreter models.
+    Nop,
+    Bssy,
+    Bra,
+    Exit,
+    Bar,
+    Mov,
+    S2r,
+    Ldc,
+    Iadd3 {
+        x: bool,
+    },
+    Imad {
+        mode: ImadMode,
+        x: bool,
+    },
+    Lop3,
+    Shf {
+        left: bool,
+        signed: bool,
+        wide: bool,
+        high: bool,
+    },
+    Lea {
+        hi: bool,
+        sx32: bool,
+    },
+    Prmt,
+    Imnmx {
+        signed: bool,
+    },
+    Iabs,
+    Popc,
+    Flo {
+        signed: bool,
+        sh: bool,
+    },
+    Isetp {
+        cmp: Cmp,
+        op: BoolOp,
+        signed: bool,
+        ex: bool,
+    },
+    Fsetp {
+        cmp: Cmp,
+        op: BoolOp,
+        ftz: bool,
+    },
+    Sel,
+    Fadd {
+        ftz: bool,
+        rnd: Round,
+    },
+    Fmul {
+        ftz: bool,
+        rnd: Round,
+    },
+    Ffma {
+        ftz: bool,
+        rnd: Round,
+    },
+    Fmnmx {
+        ftz: bool,
+    },
+    Hfma2,
+    I2f {
+        signed: bool,
+        wide: bool,
+        rnd: Round,
+    },
+    F2i {
+        signed: bool,
+        wide: bool,
+        rnd: Round,
+        ftz: bool,
+    },
+    F2f64,
+    F2f32 {
+        rnd: Round,
+    },
+    Dadd,
+    Dmul,
+    Dfma,
+    Mufu(&'static str),
+    Ld {
+        space: Space,
+        bytes: u8,
+        signed: bool,
+    },
+    St {
+        space: Space,
+        bytes: u8,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        bytes: u8,
+    },
+    Shfl(ShflMode),
+    Vote {
+        any: bool,
+        all: bool,
+    },
+    Redux(AtomOp),
+    /// Not modelled: executing it is an error.
+    Unsupported,
+}
+
+fn mem_bytes(inst: &Inst) -> (u8, bool) {
+    let mods: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    for m in mods {
+        match m {
+            "U8" => return (1, false),
+            "S8" => return (1, true),
+            "U16" => return (2, false),
+            "S16" => return (2, true),
+            "64" => return (8, false),
+            "128" => return (16, false),
+            _ => {}
+        }
+    }
+    (4, false)
+}
+
+fn atom_op(inst: &Inst) -> Option<AtomOp> {
+    let signed = inst.has_mod("S32");
+    Some(if inst.has_mod("ADD") {
+        if inst.has_mod("F32") { AtomOp::AddF32 } else { AtomOp::Add }
+    } else if inst.has_mod("MIN") {
+        AtomOp::Min { signed }
+    } else if inst.has_mod("MAX") {
+        AtomOp::Max { signed }
+    } else if inst.has_mod("INC") {
+        AtomOp::Inc
+    } else if inst.has_mod("DEC") {
+        AtomOp::Dec
+    } else if inst.has_mod("AND") {
+        AtomOp::And
+    } else if inst.has_mod("OR") {
+        AtomOp::Or
+    } else if inst.has_mod("XOR") {
+        AtomOp::Xor
+    } else if inst.has_mod("EXCH") {
+        AtomOp::Exch
+    } else if inst.has_mod("CAS") {
+        AtomOp::Cas
+    } else if inst.has_mod("SUM") {
+        AtomOp::Add
+    } else {
+        return None;
+    })
+}
+
+fn round(inst: &Inst) -> Round {
+    inst.mods.iter().find_map(|m| Round::from_name(m.name())).unwrap_or_default()
+}
+
+fn cmp_op(inst: &Inst) -> Option<(Cmp, BoolOp)> {
+    let cmp = inst.mods.iter().find_map(|m| Cmp::from_name(m.name()))?;
+    let op = inst.mods.iter().find_map(|m| BoolOp::from_name(m.name()))?;
+    Some((cmp, op))
+}
+
+/// Decides what `inst` does; `Kind::Unsupported` when the interpreter has
+/// no model of it.
+pub fn decode_kind(inst: &Inst) -> Kind {
+    let m = |s: &str| inst.has_mod(s);
+    let ftz = m("FTZ");
+    let name = inst.op.name();
+    let base = name.strip_prefix('U').filter(|_| !matches!(name, "UFLO" | "UPOPC")).unwrap_or(name);
+    match base {
+        "NOP" | "BSYNC" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE" | "CGAERRBAR"
+        | "NANOSLEEP" => Kind::Nop,
+        "BSSY" => Kind::Bssy,
+        "BRA" => Kind::Bra,
+        "EXIT" => Kind::Exit,
+        "BAR" if m("SYNC") => Kind::Bar,
+        "MOV" => Kind::Mov,
+        "S2R" | "S2UR" | "CS2R" => Kind::S2r,
+        "LDC" | "LDC.64" => Kind::Ldc,
+        "IADD3" => Kind::Iadd3 { x: m("X") },
+        "IMAD" => {
+            let signed = !m("U32");
+            let mode = if m("WIDE") {
+                ImadMode::Wide { signed }
+            } else if m("HI") {
+                ImadMode::Hi { signed }
+            } else {
+                ImadMode::Lo
+            };
+            Kind::Imad { mode, x: m("X") }
+        }
+        "LOP3" => Kind::Lop3,
+        "SHF" => Kind::Shf { left: m("L"), signed: m("S32") || m("S64"), wide: m("U64") || m("S64"), high: m("HI") },
+        "LEA" => Kind::Lea { hi: m("HI"), sx32: m("SX32") },
+        "PRMT" => Kind::Prmt,
+        "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
+        "IABS" => Kind::Iabs,
+        "POPC" | "UPOPC" => Kind::Popc,
+        "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },
+        "ISETP" => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Isetp { cmp, op, signed: !m("U32"), ex: m("EX") },
+            None => Kind::Unsupported,
+        },
+        "FSETP" => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Fsetp { cmp, op, ftz },
+            None => Kind::Unsupported,
+        },
+        "SEL" | "FSEL" => Kind::Sel,
+        "FADD" => Kind::Fadd { ftz, rnd: round(inst) },
+        "FMUL" => Kind::Fmul { ftz, rnd: round(inst) },
+        "FFMA" => Kind::Ffma { ftz, rnd: round(inst) },
+        "FMNMX" => Kind::Fmnmx { ftz },
+        "HFMA2" => Kind::Hfma2,
+        "I2F" | "I2FP" if !m("F64") && !m("F16") => Kind::I2f {
+            signed: m("S32") || m("S64") || !(m("U32") || m("U64")),
+            wide: m("S64") || m("U64"),
+            rnd: round(inst),
+        },
+        "F2I" if !m("F64") => {
+            Kind::F2i { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64"), rnd: round(inst), ftz }
+        }
+        "F2F" => {
+            let pos = |w: &str| inst.mods.iter().position(|x| x.name() == w);
+            match (pos("F64"), pos("F32")) {
+                (Some(d), Some(s)) if d < s => Kind::F2f64,
+                (Some(_), Some(_)) => Kind::F2f32 { rnd: round(inst) },
+                _ => Kind::Unsupported,
+            }
+        }
+        "DADD" => Kind::Dadd,
+        "DMUL" => Kind::Dmul,
+        "DFMA" => Kind::Dfma,
+        "MUFU" => inst
+            .mods
+            .first()
+            .map(|f| f.name())
+            .filter(|f| crate::sem::mufu::mufu(f, 0x3f80_0000).is_some())
+            .map_or(Kind::Unsupported, Kind::Mufu),
+        "LDG" | "LDS" | "LDL" => {
+            let space = match base {
+                "LDG" => Space::Global,
+                "LDS" => Space::Shared,
+                _ => Space::Local,
+            };
+            let (bytes, signed) = mem_bytes(inst);
+            Kind::Ld { space, bytes, signed }
+        }
+        "STG" | "STS" | "STL" => {
+            let space = match base {
+                "STG" => Space::Global,
+                "STS" => Space::Shared,
+                _ => Space::Local,
+            };
+            Kind::St { space, bytes: mem_bytes(inst).0 }
+        }
+        "ATOMG" | "RED" | "REDG" | "ATOMS" | "ATOM" => {
+            let space = if base == "ATOMS" { Space::Shared } else { Space::Global };
+            let bytes = if m("64") { 8 } else { 4 };
+            atom_op(inst).map_or(Kind::Unsupported, |op| Kind::Atom { space, op, bytes })
+        }
+        "SHFL" => Kind::Shfl(if m("UP") {
+            ShflMode::Up
+        } else if m("DOWN") {
+            ShflMode::Down
+        } else if m("BFLY") {
+            ShflMode::Bfly
+        } else {
+            ShflMode::Idx
+        }),
+        "VOTE" | "VOTEU" => Kind::Vote { any: m("ANY"), all: m("ALL") },
+        "REDUX" => atom_op(inst).map_or(Kind::Unsupported, Kind::Redux),
+        _ => Kind::Unsupported,
+    }
+}

@@ -1,0 +1,132 @@
+//! SIMT interpreter of Ori functions, virtual or physical registers.
+//!
+//! [`load_kernel`] turns a kernel of a cubin into an Ori function (the
+//! decoder of `mercury-encode`); [`run`] executes a function over a grid
+//! of CTAs of 32-lane warps with guards, divergence and reconvergence,
+//! barriers, shared/global/local/constant memory and atomics. Each
+//! operation's semantics is a pure function in [`sem`], shared with
+//! constant folding. Control words are ignored: the program order is run
+//! (timing is the hazard checker's business).
+
+mod exec;
+mod grid;
+mod kind;
+mod loader;
+pub mod memory;
+mod program;
+pub mod sem;
+mod warp;
+
+pub use loader::{Kernel, decode_code, load_kernel};
+pub use memory::Global;
+
+use std::fmt;
+
+/// A kernel launch: shape, parameter bytes, extra constant banks.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// CTAs per grid dimension.
+    pub grid: [u32; 3],
+    /// Threads per CTA dimension.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub dyn_shared: u32,
+    /// The parameter block, as laid out in constant bank 0.
+    pub params: Vec<u8>,
+    /// Other constant banks (`__constant__` data in bank 3, ...).
+    pub banks: Vec<(u8, Vec<u8>)>,
+    /// Bytes of local memory per thread (the stack top at `c[0x0][0x28]`).
+    pub local_bytes: u32,
+    /// Gives up after this many warp-instructions (a hang guard).
+    pub max_warp_insts: u64,
+}
+
+impl Launch {
+    /// A launch with no dynamic shared memory, 16 KiB of local memory per
+    /// thread and a limit of 10^10 warp-instructions.
+    pub fn new(grid: [u32; 3], block: [u32; 3], params: Vec<u8>) -> Launch {
+        Launch {
+            grid,
+            block,
+            dyn_shared: 0,
+            params,
+            banks: Vec::new(),
+            local_bytes: 16 << 10,
+            max_warp_insts: 10_000_000_000,
+        }
+    }
+}
+
+/// What a run executed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions issued, counted once per warp.
+    pub warp_insts: u64,
+    /// Instructions times active lanes.
+    pub thread_insts: u64,
+}
+
+/// Why a kernel could not be loaded or run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The cubin could not be read or decoded.
+    Load(String),
+    /// An instruction cannot be prepared.
+    Unsupported {
+        /// The instruction, as Ori text.
+        inst: String,
+        /// What is missing.
+        what: String,
+    },
+    /// An instruction faulted or is not modelled.
+    Fault {
+        /// Its index in layout order.
+        pc: usize,
+        /// The instruction, as Ori text.
+        inst: String,
+        /// What went wrong.
+        what: String,
+        /// The CTA.
+        ctaid: [u32; 3],
+        /// The warp within the CTA.
+        warp: u32,
+    },
+    /// The instruction limit was reached.
+    Timeout {
+        /// The limit.
+        limit: u64,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Load(m) => write!(f, "load: {m}"),
+            Error::Unsupported { inst, what } => write!(f, "`{inst}`: {what}"),
+            Error::Fault { pc, inst, what, ctaid, warp } => {
+                write!(f, "instruction {pc} `{}` (CTA {ctaid:?}, warp {warp}): {what}", inst.trim())
+            }
+            Error::Timeout { limit } => write!(f, "gave up after {limit} warp-instructions"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Runs `func` (compiled for `sm_<sm>`, with `static_shared` bytes of
+/// static shared memory) over `launch`, on `global`.
+pub fn run(
+    func: &ori_ir::Function,
+    sm: u32,
+    static_shared: u32,
+    launch: &Launch,
+    global: &mut Global,
+) -> Result<Stats, Error> {
+    let prog = program::Program::new(func)?;
+    grid::run_grid(func, &prog, sm, static_shared, launch, global)
+}
+
+/// Runs a loaded kernel.
+pub fn run_kernel(kernel: &Kernel, launch: &Launch, global: &mut Global) -> Result<Stats, Error> {
+    run(&kernel.func, kernel.sm, kernel.static_shared, launch, global)
+}

@@ -1,0 +1,102 @@
+//! Turns a kernel of a cubin into a runnable Ori function.
+
+use std::collections::BTreeMap;
+
+use elfw::nvinfo::{KParamInfo, Value, code};
+use mercury_encode::Labels;
+use ori_ir::{BlockId, Function, FunctionKind, Inst, ParamSlot};
+
+use crate::Error;
+
+/// A kernel read from a cubin: its code as one Ori function (blocks start at
+/// branch targets) plus what a launch needs to know of the cubin.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The decoded function; `attrs.params` come from `EIATTR_KPARAM_INFO`.
+    pub func: Function,
+    /// The SM number of the cubin (80, 90, ...).
+    pub sm: u32,
+    /// Bytes of static shared memory (`.nv.shared.<kernel>`).
+    pub static_shared: u32,
+}
+
+/// Loads kernel `name` from the cubin `bytes`.
+pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
+    let cubin = elfw::read(bytes).map_err(|e| Error::Load(format!("reading the cubin: {e}")))?;
+    let sm = cubin.header.eflags().sm();
+    let family = mercury_encode::Sm::from_number(sm).ok_or_else(|| Error::Load(format!("sm_{sm} has no decoder")))?;
+    let text = cubin
+        .section(&format!(".text.{name}"))
+        .and_then(|(_, s)| s.bytes())
+        .ok_or_else(|| Error::Load(format!("no .text.{name} in the cubin")))?;
+    let mut func = decode_code(family, text, name)?;
+    if let Some(attrs) = cubin.section(&format!(".nv.info.{name}")).and_then(|(_, s)| s.attributes()) {
+        func.attrs.params = params(attrs);
+    }
+    let static_shared = cubin.section(&format!(".nv.shared.{name}")).map_or(0, |(_, s)| s.size() as u32);
+    Ok(Kernel { func, sm, static_shared })
+}
+
+/// Parameter slots from `EIATTR_KPARAM_INFO` records (listed last to first).
+fn params(attrs: &[elfw::nvinfo::Attribute]) -> Vec<ParamSlot> {
+    let mut slots: Vec<(u16, ParamSlot)> = attrs
+        .iter()
+        .filter(|a| a.code == code::KPARAM_INFO)
+        .filter_map(|a| match &a.value {
+            Value::Block(b) => KParamInfo::decode(b),
+            _ => None,
+        })
+        .map(|p| (p.ordinal, ParamSlot { offset: u32::from(p.offset), size: p.size() }))
+        .collect();
+    slots.sort_by_key(|s| s.0);
+    slots.into_iter().map(|s| s.1).collect()
+}
+
+/// Branch targets as blocks of the function being built.
+struct Targets<'a> {
+    func: &'a mut Function,
+    at: BTreeMap<u64, BlockId>,
+}
+
+impl Labels for Targets<'_> {
+    fn label_at(&mut self, addr: u64) -> BlockId {
+        let func = &mut *self.func;
+        *self.at.entry(addr).or_insert_with(|| func.blocks.alloc(Default::default()))
+    }
+
+    fn address_of(&self, label: BlockId) -> Option<u64> {
+        self.at.iter().find(|e| *e.1 == label).map(|e| *e.0)
+    }
+
+    fn text_of(&self, label: BlockId) -> String {
+        self.address_of(label).map_or_else(|| "?".into(), |a| format!("{a:#x}"))
+    }
+}
+
+/// Decodes a code section into one function, a block per branch target
+/// (and one at address 0), in address order.
+pub fn decode_code(sm: mercury_encode::Sm, text: &[u8], name: &str) -> Result<Function, Error> {
+    let mut func = Function::new(name, FunctionKind::Entry);
+    let mut insts: Vec<(u64, Inst)> = Vec::with_capacity(text.len() / 16);
+    let mut targets = Targets { func: &mut func, at: BTreeMap::new() };
+    targets.label_at(0);
+    for (i, word) in text.chunks_exact(16).enumerate() {
+        let lo = u64::from_le_bytes(word[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(word[8..].try_into().expect("8 bytes"));
+        let addr = i as u64 * 16;
+        let inst = mercury_encode::decode(sm, [lo, hi], addr, &mut targets)
+            .map_err(|e| Error::Load(format!("{name}+{addr:#x}: {e}")))?;
+        insts.push((addr, inst));
+    }
+    let starts: Vec<(u64, BlockId)> = targets.at.into_iter().collect();
+    for (k, &(start, block)) in starts.iter().enumerate() {
+        func.layout.push(block);
+        let end = starts.get(k + 1).map_or(u64::MAX, |s| s.0);
+        for (addr, inst) in insts.iter().filter(|(a, _)| (start..end).contains(a)) {
+            debug_assert!(*addr >= start);
+            let id = func.insts.alloc(inst.clone());
+            func.blocks[block].insts.push(id);
+        }
+    }
+    Ok(func)
+}

@@ -1,0 +1,203 @@
+//! IEEE binary32/binary64 arithmetic as the SASS FP32/FP64 pipes do it.
+//!
+//! Assumptions (docs/ori-interp.md): results are rounded to nearest even
+//! unless a directed mode is given; a NaN result is the canonical NaN
+//! `0x7fffffff` (the hardware does not propagate payloads); `.FTZ` flushes
+//! subnormal inputs and outputs to zero of the same sign.
+
+/// The canonical NaN the FP32 pipe returns.
+pub const NAN32: u32 = 0x7fff_ffff;
+/// The canonical NaN of the FP64 pipe.
+pub const NAN64: u64 = 0xffff_ffff_ffff_ffff >> 1;
+
+/// A rounding mode (`.RN`, `.RZ`, `.RM`, `.RP`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Round {
+    /// To nearest, ties to even.
+    #[default]
+    Nearest,
+    /// Towards zero.
+    Zero,
+    /// Towards minus infinity.
+    Down,
+    /// Towards plus infinity.
+    Up,
+}
+
+impl Round {
+    /// The mode named by modifier `name`.
+    pub fn from_name(name: &str) -> Option<Round> {
+        Some(match name {
+            "RN" => Round::Nearest,
+            "RZ" | "TRUNC" => Round::Zero,
+            "RM" | "FLOOR" => Round::Down,
+            "RP" | "CEIL" => Round::Up,
+            _ => return None,
+        })
+    }
+}
+
+/// Flushes a subnormal to zero of the same sign.
+pub fn ftz(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x }
+}
+
+/// Applies `|x|` then `-x` to binary32 bits (sign-bit operations, as the
+/// hardware's operand modifiers are).
+pub fn modify(x: u32, abs: bool, neg: bool) -> u32 {
+    let x = if abs { x & 0x7fff_ffff } else { x };
+    if neg { x ^ 0x8000_0000 } else { x }
+}
+
+/// Rounds an f64 that holds an exactly representable intermediate (or the
+/// correctly rounded result of a wider operation) to binary32 in `mode`.
+pub fn round_to_f32(x: f64, mode: Round) -> f32 {
+    let r = x as f32;
+    let rd = f64::from(r);
+    if mode == Round::Nearest || rd == x || x.is_nan() {
+        return r;
+    }
+    let toward_up = match mode {
+        Round::Up => true,
+        Round::Down => false,
+        Round::Zero => x < 0.0,
+        Round::Nearest => unreachable!("handled above"),
+    };
+    match (toward_up, rd < x) {
+        (true, true) => r.next_up(),
+        (false, false) => r.next_down(),
+        _ => r,
+    }
+}
+
+fn finish(r: f32, flush: bool) -> u32 {
+    if r.is_nan() {
+        return NAN32;
+    }
+    if flush { ftz(r.to_bits()) } else { r.to_bits() }
+}
+
+fn inputs(a: u32, flush: bool) -> f32 {
+    f32::from_bits(if flush { ftz(a) } else { a })
+}
+
+/// `FADD`. Directed modes go through f64, where the sum of two binary32
+/// values is exact unless their exponents are far apart; then the
+/// smaller operand only decides the direction, which f64 keeps.
+pub fn fadd(a: u32, b: u32, flush: bool, mode: Round) -> u32 {
+    let (x, y) = (inputs(a, flush), inputs(b, flush));
+    let r = if mode == Round::Nearest { x + y } else { round_to_f32(f64::from(x) + f64::from(y), mode) };
+    finish(r, flush)
+}
+
+/// `FMUL` (the product of two binary32 values is exact in f64).
+pub fn fmul(a: u32, b: u32, flush: bool, mode: Round) -> u32 {
+    let (x, y) = (inputs(a, flush), inputs(b, flush));
+    let r = if mode == Round::Nearest { x * y } else { round_to_f32(f64::from(x) * f64::from(y), mode) };
+    finish(r, flush)
+}
+
+/// `FFMA`: fused, one rounding.
+pub fn ffma(a: u32, b: u32, c: u32, flush: bool, mode: Round) -> Option<u32> {
+    let (x, y, z) = (inputs(a, flush), inputs(b, flush), inputs(c, flush));
+    if mode != Round::Nearest {
+        return None;
+    }
+    Some(finish(x.mul_add(y, z), flush))
+}
+
+/// `FMNMX`: a NaN operand yields the other; -0 is below +0.
+pub fn fmnmx(a: u32, b: u32, min: bool, flush: bool) -> u32 {
+    let (x, y) = (inputs(a, flush), inputs(b, flush));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => NAN32,
+        (true, false) => y.to_bits(),
+        (false, true) => x.to_bits(),
+        _ => {
+            let take_x = if x == y {
+                // Equal values differ only in the sign of zero.
+                (x.is_sign_negative()) == min
+            } else {
+                (x < y) == min
+            };
+            if take_x { x.to_bits() } else { y.to_bits() }
+        }
+    }
+}
+
+/// Ordering for `FSETP` (`None` when unordered).
+pub fn fcmp(a: u32, b: u32, flush: bool) -> Option<std::cmp::Ordering> {
+    inputs(a, flush).partial_cmp(&inputs(b, flush))
+}
+
+/// `I2F`/`I2FP` to binary32 from a 32- or 64-bit integer.
+pub fn i2f(x: u64, signed: bool, wide: bool, mode: Round) -> u32 {
+    let exact: f64 = match (signed, wide) {
+        (true, false) => f64::from(x as u32 as i32),
+        (false, false) => f64::from(x as u32),
+        (true, true) => return (x as i64 as f32).to_bits(),
+        (false, true) => return (x as f32).to_bits(),
+    };
+    round_to_f32(exact, mode).to_bits()
+}
+
+/// `F2I` from binary32: rounds in `mode`, saturates, NaN becomes 0.
+pub fn f2i(a: u32, signed: bool, wide: bool, mode: Round, flush: bool) -> u64 {
+    let x = f64::from(inputs(a, flush));
+    if x.is_nan() {
+        return 0;
+    }
+    let r = match mode {
+        Round::Nearest => x.round_ties_even(),
+        Round::Zero => x.trunc(),
+        Round::Down => x.floor(),
+        Round::Up => x.ceil(),
+    };
+    match (signed, wide) {
+        (true, false) => r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32 as u64,
+        (false, false) => r.clamp(0.0, f64::from(u32::MAX)) as u32 as u64,
+        (true, true) => (r as i64) as u64,
+        (false, true) => r as u64,
+    }
+}
+
+/// `DADD`, `DMUL`, `DFMA` (round to nearest).
+pub fn dfma(a: u64, b: u64, c: u64) -> u64 {
+    canon64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)))
+}
+
+/// `DADD`.
+pub fn dadd(a: u64, b: u64) -> u64 {
+    canon64(f64::from_bits(a) + f64::from_bits(b))
+}
+
+/// `DMUL`.
+pub fn dmul(a: u64, b: u64) -> u64 {
+    canon64(f64::from_bits(a) * f64::from_bits(b))
+}
+
+fn canon64(r: f64) -> u64 {
+    if r.is_nan() { NAN64 } else { r.to_bits() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_zero_rules() {
+        let nan = f32::NAN.to_bits();
+        assert_eq!(fmnmx(nan, 1.0f32.to_bits(), true, false), 1.0f32.to_bits());
+        assert_eq!(fmnmx(0.0f32.to_bits(), (-0.0f32).to_bits(), true, false), (-0.0f32).to_bits());
+        assert_eq!(fadd(f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits(), false, Round::Nearest), NAN32);
+        assert_eq!(fmul(1, 0x3f80_0000, true, Round::Nearest), 0);
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(i2f(16_777_217, false, false, Round::Up), 16_777_218f32.to_bits());
+        assert_eq!(i2f(16_777_217, false, false, Round::Nearest), 16_777_216f32.to_bits());
+        assert_eq!(f2i((-1.5f32).to_bits(), true, false, Round::Zero, false), (-1i32) as u32 as u64);
+        assert_eq!(f2i(f32::NAN.to_bits(), true, false, Round::Zero, false), 0);
+    }
+}

@@ -1,0 +1,61 @@
+//! binary16 lanes of packed registers (HFMA2, HADD2, HMUL2).
+
+/// binary16 bits to f32 (exact).
+pub fn to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exp = u32::from(h >> 10 & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => return f32::from_bits(sign) + (m as f32) * 2f32.powi(-24) * if sign != 0 { -1.0 } else { 1.0 },
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// f64 to binary16, round to nearest even.
+pub fn from_f64(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    // Scale so that the result's last mantissa bit has weight 1, round,
+    // and rebuild: subnormals have a fixed weight of 2^-24.
+    let e = if a < 2f64.powi(-14) { -14 } else { a.log2().floor() as i32 };
+    let ulp = 2f64.powi(e - 10);
+    let q = (a / ulp).round_ties_even() * ulp;
+    if q == 0.0 {
+        return sign;
+    }
+    let qe = if q < 2f64.powi(-14) { -15 } else { q.log2().floor() as i32 };
+    if qe < -14 {
+        return sign | (q / 2f64.powi(-24)) as u16;
+    }
+    let man = ((q / 2f64.powi(qe) - 1.0) * 1024.0) as u16;
+    sign | (((qe + 15) as u16) << 10) | man
+}
+
+/// One lane of `HFMA2`: `a * b + c` with one rounding to binary16 (the
+/// product and sum of binary16 values are exact in f64).
+pub fn fma(a: u16, b: u16, c: u16) -> u16 {
+    from_f64(f64::from(to_f32(a)) * f64::from(to_f32(b)) + f64::from(to_f32(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for h in [0u16, 0x0004, 0x3c00, 0xbc00, 0x7bff, 0x0400, 0x03ff, 0x8001] {
+            assert_eq!(from_f64(f64::from(to_f32(h))), h, "{h:#x}");
+        }
+        assert_eq!(fma(0x3c00, 0x4000, 0x3c00), 0x4200); // 1*2+1 = 3
+    }
+}

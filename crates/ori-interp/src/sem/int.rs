@@ -1,0 +1,134 @@
+//! Integer arithmetic and logic: IADD3, IMAD, LOP3, SHF, LEA, PRMT, min/max.
+
+/// Two's complement of `x` as an IADD3 input: `(!x + 1)` taken as a 33-bit
+/// quantity, so that `-0` carries out as the hardware's adder does.
+pub fn negated(x: u32) -> u64 {
+    u64::from(!x) + 1
+}
+
+/// Three-input add of 33-bit addends plus carry-ins: the low word and the
+/// number of carries out of bit 31 (0..=3; IADD3 reports the first two as
+/// predicates).
+pub fn iadd3(a: u64, b: u64, c: u64, carry_in: u64) -> (u32, u64) {
+    let sum = a + b + c + carry_in;
+    (sum as u32, sum >> 32)
+}
+
+/// `LOP3.LUT`: bit i of the result is `lut[(a_i << 2) | (b_i << 1) | c_i]`.
+pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
+    let mut r = 0;
+    for k in 0..8u32 {
+        if lut >> k & 1 == 1 {
+            let sa = if k & 4 != 0 { a } else { !a };
+            let sb = if k & 2 != 0 { b } else { !b };
+            let sc = if k & 1 != 0 { c } else { !c };
+            r |= sa & sb & sc;
+        }
+    }
+    r
+}
+
+/// A funnel shift of the 64-bit `hi:lo`: left or right, logical or
+/// arithmetic (`signed` for `.S32`/`.S64`), returning the low or high word.
+/// The shift amount is clamped to the width (`wide` = the `.U64`/`.S64`
+/// forms), as the hardware clamps rather than wraps.
+pub fn shf(lo: u32, hi: u32, amount: u32, left: bool, signed: bool, wide: bool, high: bool) -> u32 {
+    let v = (u64::from(hi) << 32) | u64::from(lo);
+    let s = amount.min(if wide { 64 } else { 32 });
+    let r = if left {
+        if s >= 64 { 0 } else { v << s }
+    } else if signed {
+        ((v as i64) >> s.min(63)) as u64
+    } else if s >= 64 {
+        0
+    } else {
+        v >> s
+    };
+    if high { (r >> 32) as u32 } else { r as u32 }
+}
+
+/// `LEA d, a, b, s`: `(a << s) + b` and the carry out.
+pub fn lea(a: u32, b: u32, shift: u32, carry_in: u32) -> (u32, bool) {
+    let shifted = u64::from(a) << (shift & 31);
+    let sum = (shifted & 0xffff_ffff) + u64::from(b) + u64::from(carry_in);
+    (sum as u32, sum >> 32 != 0)
+}
+
+/// `LEA.HI d, a, b, c, s`: the high word of `(c:a) << s`, plus `b` and the
+/// carry (the second half of a 64-bit scaled add).
+pub fn lea_hi(a: u32, b: u32, c: u32, shift: u32, carry_in: u32) -> u32 {
+    let v = (u64::from(c) << 32) | u64::from(a);
+    let hi = ((v << (shift & 31)) >> 32) as u32;
+    hi.wrapping_add(b).wrapping_add(carry_in)
+}
+
+/// `PRMT d, a, sel, b` (default mode): each selector nibble picks a byte of
+/// `b:a` (0-3 from `a`, 4-7 from `b`); bit 3 replicates its sign bit.
+pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
+    let bytes = ((u64::from(b) << 32) | u64::from(a)).to_le_bytes();
+    let mut r = 0u32;
+    for i in 0..4 {
+        let nib = (sel >> (4 * i)) & 0xf;
+        let byte = bytes[(nib & 7) as usize];
+        let byte = if nib & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+        r |= u32::from(byte) << (8 * i);
+    }
+    r
+}
+
+/// Integer min (`min` true) or max, signed or unsigned.
+pub fn imnmx(a: u32, b: u32, min: bool, signed: bool) -> u32 {
+    let less = if signed { (a as i32) < (b as i32) } else { a < b };
+    if less == min { a } else { b }
+}
+
+/// `IMAD.WIDE`: the 64-bit `a * b + c`, signed or unsigned 32-bit factors.
+pub fn imad_wide(a: u32, b: u32, c: u64, signed: bool) -> u64 {
+    let p = if signed { (i64::from(a as i32) * i64::from(b as i32)) as u64 } else { u64::from(a) * u64::from(b) };
+    p.wrapping_add(c)
+}
+
+/// `IMAD.HI`: the high word of the 64-bit product, plus `c`.
+pub fn imad_hi(a: u32, b: u32, c: u32, signed: bool) -> u32 {
+    ((imad_wide(a, b, 0, signed) >> 32) as u32).wrapping_add(c)
+}
+
+/// `FLO`: the bit position of the most significant one (or of the most
+/// significant bit differing from the sign for signed input); `!0` if none.
+pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
+    let v = if signed && (x as i32) < 0 { !x } else { x };
+    if v == 0 {
+        return u32::MAX;
+    }
+    let pos = 31 - v.leading_zeros();
+    if shift_amount { 31 - pos } else { pos }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lop3_tables() {
+        assert_eq!(lop3(0b1100, 0b1010, 0, 0xc0), 0b1000); // a & b
+        assert_eq!(lop3(0b1100, 0b1010, 0, 0xfc), 0b1110); // a | b
+        assert_eq!(lop3(0, 0x0f, 0, 0x33), !0x0f); // ~b
+        assert_eq!(lop3(0b1100, 0b1010, 0, 0x3c), 0b0110); // a ^ b
+    }
+
+    #[test]
+    fn shifts_and_lea() {
+        assert_eq!(shf(0, 0x80, 5, false, false, false, true), 4);
+        assert_eq!(shf(0, 0x8000_0000, 4, false, true, false, true), 0xf800_0000);
+        assert_eq!(lea(3, 0x400, 2, 0), (0x40c, false));
+        assert_eq!(lea_hi(0xffff_fffe, 7, 0xffff_ffff, 1, 1), 7); // sign part -1, + 7 + carry
+        assert_eq!(prmt(0x4433_2211, 0x7610, 0x8877_6655), 0x8877_2211);
+    }
+
+    #[test]
+    fn wide_products() {
+        assert_eq!(imad_wide(0xffff_ffff, 4, 0x1000, true), 0xffc);
+        assert_eq!(imad_hi(0x8000_0000, 4, 1, false), 3);
+        assert_eq!(iadd3(negated(0), 5, 0, 0), (5, 1));
+    }
+}

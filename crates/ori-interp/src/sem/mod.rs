@@ -1,0 +1,8 @@
+//! Semantics of SASS operations as pure functions of their inputs, one
+//! module per family, so that constant folding can share them.
+
+pub mod cmp;
+pub mod float;
+pub mod half;
+pub mod int;
+pub mod mufu;
