@@ -1,1 +1,46 @@
 //! DAGgen: lowers a validated PTX module to Ori IR with virtual registers.
+//!
+//! Each `.entry` becomes an Ori function whose instructions are already
+//! SASS opcodes, chosen as NVIDIA's ptxas chooses them for the same PTX
+//! (the encoder only knows forms seen in NVIDIA's cubins). Parameters are
+//! read from constant bank 0 at the target's parameter base; PTX registers
+//! map to virtual registers (`regs`); control flow maps labels to blocks
+//! (`func`); each instruction family has its own module under `ops`.
+//! Anything not covered is an error naming the PTX construct and its line,
+//! never a panic. See docs/ptx-lower.md.
+
+mod attrs;
+mod error;
+mod func;
+mod ops;
+mod params;
+mod regs;
+
+use ori_ir::{Property, PropertySet, Sm};
+use ptx_syntax::ast::{Item, Module};
+
+pub use error::LowerError;
+
+/// Lowers every function defined in `module` (parsed and validated from
+/// `source`) for `target`. The result has `VirtualRegs`; every error of
+/// every function is returned, with its line and column in `source`.
+pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module, Vec<LowerError>> {
+    let mut out = ori_ir::Module::new(target, PropertySet::of(&[Property::VirtualRegs]));
+    let mut errors = Vec::new();
+    for item in &module.items {
+        match item {
+            Item::Function(f) => {
+                let Some(body) = &f.body else { continue };
+                match func::Lowerer::lower(f, body, target) {
+                    Ok(func) => out.functions.push(func),
+                    Err(e) => errors.extend(e),
+                }
+            }
+            Item::Variable(v) => {
+                errors.push(error::at(v.span, "lowering of module-scope variables is not supported yet"))
+            }
+            _ => {}
+        }
+    }
+    if errors.is_empty() { Ok(out) } else { Err(error::locate(source, errors)) }
+}

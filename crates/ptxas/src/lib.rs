@@ -223,12 +223,25 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     if options.check_only {
         return Ok(None);
     }
-    if let Some((source, _)) = ptx.first() {
-        return Err(Stop::Aborted(Diagnostic::fatal(format!(
-            "{}: lowering PTX to Ori is not implemented yet, so no code can be generated for it; \
-             -arch=compute_XY checks PTX without generating code",
-            source.name
-        ))));
+    for (source, checked) in &ptx {
+        match ptx_lower::lower(&checked.module, &source.text, options.arch) {
+            Ok(module) => modules.push(module),
+            Err(errors) => {
+                for e in errors {
+                    report.push(
+                        options,
+                        Diagnostic {
+                            severity: Severity::Error,
+                            location: Some(Location { file: source.name.clone(), line: e.line, column: Some(e.column) }),
+                            message: e.message,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    if report.has_errors() {
+        return Ok(None);
     }
     for module in &mut modules {
         let mut plan = manifest.plan(&registry, module.target, options.opt_level);

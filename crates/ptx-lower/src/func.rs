@@ -1,0 +1,225 @@
+//! Lowering of one function: the context every instruction family uses
+//! (registers, parameters, blocks, the instruction being emitted) and the
+//! walk over the body.
+
+use std::collections::HashMap;
+
+use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, Opcode, Operand, Reg, RegFile, Sm};
+use ptx_syntax::Span;
+use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
+
+use crate::error::{Lowered, Pending, at};
+use crate::params::Params;
+use crate::regs::Regs;
+use crate::{attrs, ops};
+
+/// A 64-bit product `src * factor` made by `mul.wide`, remembered so that
+/// an `add.s64` of it becomes one `IMAD.WIDE` (NVIDIA's choice: Ori has no
+/// access to the halves of a virtual pair, so a general 64-bit add is not
+/// expressible yet).
+#[derive(Clone)]
+pub(crate) struct WideProduct {
+    pub src: Operand,
+    pub factor: Operand,
+    pub signed: bool,
+}
+
+/// The state of the lowering of one function.
+pub(crate) struct Lowerer<'m> {
+    pub func: Function,
+    pub sm: Sm,
+    pub regs: Regs,
+    pub params: Params,
+    /// Where instructions go; `None` after a terminator, until the next
+    /// label or instruction opens a block.
+    current: Option<BlockId>,
+    /// Blocks in the order they were placed (becomes the layout).
+    order: Vec<BlockId>,
+    labels: HashMap<&'m str, BlockId>,
+    /// The global memory descriptor (`c[0x0][0x208]` on sm_90), loaded once
+    /// in the entry block.
+    desc: Option<Reg>,
+    /// `mul.wide` results of the current block, by PTX register.
+    pub products: HashMap<String, WideProduct>,
+    /// Guard of the instruction being lowered.
+    pub guard: Option<Guard>,
+}
+
+impl<'m> Lowerer<'m> {
+    /// Lowers a function definition.
+    pub fn lower(f: &'m ast::Function, body: &'m Block, sm: Sm) -> Result<Function, Vec<Pending>> {
+        let kind = match f.kind {
+            ast::FunctionKind::Entry => FunctionKind::Entry,
+            ast::FunctionKind::Func => {
+                return Err(vec![at(f.name.span, "lowering of device functions (.func) is not supported yet")]);
+            }
+        };
+        let params = Params::layout(f.params.as_deref().unwrap_or_default()).map_err(|e| vec![e])?;
+        let mut func = Function::new(f.name.name.as_str(), kind);
+        func.attrs = attrs::lower(&f.attrs).map_err(|e| vec![e])?;
+        func.attrs.params = params.slots.clone();
+        let mut cx = Lowerer {
+            func,
+            sm,
+            regs: Regs::default(),
+            params,
+            current: None,
+            order: Vec::new(),
+            labels: HashMap::new(),
+            desc: None,
+            products: HashMap::new(),
+            guard: None,
+        };
+        let entry = cx.block();
+        cx.order.push(entry);
+        cx.current = Some(entry);
+        let mut errors = Vec::new();
+        cx.statements(&body.statements, &mut errors);
+        if cx.current.is_some() {
+            // PTX bodies end in ret/exit; a body that falls off the end exits.
+            let _ = cx.emit(Opcode::EXIT, &[], vec![], vec![], body.span);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        cx.func.layout = cx.order;
+        Ok(cx.func)
+    }
+
+    fn statements(&mut self, statements: &'m [Statement], errors: &mut Vec<Pending>) {
+        for s in statements {
+            let result = match s {
+                Statement::Label(l) => {
+                    self.place_label(l.name.as_str());
+                    Ok(())
+                }
+                Statement::Instruction(i) => self.instruction(i),
+                Statement::Decl(d) if d.space == StateSpace::Reg => self.regs.declare(d),
+                Statement::Decl(d) => {
+                    Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
+                }
+                Statement::Block(b) => {
+                    self.statements(&b.statements, errors);
+                    Ok(())
+                }
+                Statement::Pragma(_) | Statement::Directive(_) => Ok(()),
+                Statement::Prototype(p) => Err(at(p.span, "lowering of .callprototype is not supported yet")),
+                Statement::Targets(t) => {
+                    Err(at(t.span, "lowering of branch and call target lists is not supported yet"))
+                }
+            };
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        }
+    }
+
+    fn instruction(&mut self, inst: &'m Instruction) -> Lowered {
+        self.guard = match &inst.guard {
+            Some(g) => Some(Guard { pred: self.reg(&g.pred.name, g.pred.span)?, negated: g.negated }),
+            None => None,
+        };
+        ops::lower(self, inst)
+    }
+
+    /// A new block, not yet placed in the layout.
+    fn block(&mut self) -> BlockId {
+        let id = self.func.add_block();
+        self.func.layout.pop();
+        id
+    }
+
+    /// The block a label names, created on first mention.
+    pub fn label_block(&mut self, name: &'m str) -> BlockId {
+        if let Some(&b) = self.labels.get(name) {
+            return b;
+        }
+        let b = self.block();
+        self.labels.insert(name, b);
+        b
+    }
+
+    fn place_label(&mut self, name: &'m str) {
+        let b = self.label_block(name);
+        self.order.push(b);
+        self.current = Some(b);
+        // Other paths reach the label: what the block knew no longer holds.
+        self.products.clear();
+    }
+
+    /// Ends the current block after a branch or exit: what follows starts a
+    /// new one (reachable only through a label).
+    pub fn end_block(&mut self) {
+        self.current = None;
+        self.products.clear();
+    }
+
+    fn current_block(&mut self) -> BlockId {
+        match self.current {
+            Some(b) => b,
+            None => {
+                let b = self.block();
+                self.order.push(b);
+                self.current = Some(b);
+                b
+            }
+        }
+    }
+
+    /// Appends `op.mods defs, uses` (guarded like the PTX instruction) to
+    /// the current block.
+    pub fn emit(&mut self, op: Opcode, mods: &[&str], defs: Vec<Operand>, uses: Vec<Operand>, span: Span) -> Lowered {
+        let mut inst = Inst::new(op, defs, uses);
+        for m in mods {
+            let m = Modifier::from_name(m).ok_or_else(|| at(span, format!("internal: unknown SASS modifier .{m}")))?;
+            inst.mods.push(m);
+        }
+        inst.guard = self.guard;
+        let block = self.current_block();
+        self.func.push_inst(block, inst);
+        Ok(())
+    }
+
+    /// The virtual register of PTX register `name`.
+    pub fn reg(&mut self, name: &str, span: Span) -> Lowered<Reg> {
+        self.regs.get(&mut self.func, name).ok_or_else(|| at(span, format!("'{name}' is not a register")))
+    }
+
+    /// A fresh virtual register.
+    pub fn temp(&mut self, file: RegFile, width: u8) -> Reg {
+        self.func.new_vreg(file, width)
+    }
+
+    /// A global address `desc[UR.64][base.64 + offset]`; the descriptor is
+    /// loaded once at the top of the entry block.
+    pub fn global_address(&mut self, base: Reg, offset: i64, span: Span) -> Lowered<Operand> {
+        let desc = match self.desc {
+            Some(d) => d,
+            None => {
+                let d = self.temp(RegFile::UR, 2);
+                let entry = self.order[0];
+                let mut load = Inst::new(Opcode::ULDC, vec![d.into()], vec![Operand::cbank(0, desc_offset(self.sm))]);
+                load.mods = vec![Modifier::from_name("64").ok_or_else(|| at(span, "internal: no .64 modifier"))?];
+                let id = self.func.insts.alloc(load);
+                self.func.blocks[entry].insts.insert(0, id);
+                self.desc = Some(d);
+                d
+            }
+        };
+        Ok(ori_ir::OperandKind::Mem(Address { desc: Some(desc), base: Some(base), offset, ..Address::default() })
+            .into())
+    }
+
+    /// Forgets what the block knew about PTX register `name`'s old value
+    /// (called when an instruction writes it).
+    pub fn clobber(&mut self, name: &str, reg: Reg) {
+        self.products.remove(name);
+        self.products.retain(|_, p| p.src.as_reg() != Some(reg) && p.factor.as_reg() != Some(reg));
+    }
+}
+
+/// Offset in constant bank 0 of the 64-bit global memory descriptor that
+/// `LDG`/`STG` take as `desc[UR]` (measured on NVIDIA's cubins).
+fn desc_offset(sm: Sm) -> i32 {
+    if sm.version >= 90 { 0x208 } else { 0x118 }
+}

@@ -1,0 +1,103 @@
+//! `setp` (`ISETP`/`FSETP`) and `selp` (`SEL`).
+
+use ori_ir::{Opcode, Operand, Reg};
+use ptx_syntax::ast::{Instruction, ModifierKind, ScalarType};
+
+use super::{dst, operand, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// `setp.CMP[.BOOL].T p, a, b[, c]`: `ISETP`/`FSETP` with `PT` as the
+/// unused second result.
+pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let (cmp, boolean) = match words.as_slice() {
+        [cmp] => (*cmp, "and"),
+        [cmp, b @ ("and" | "or" | "xor")] => (*cmp, *b),
+        _ => return Err(unsupported(inst)),
+    };
+    if matches!(operand(inst, 0)?.kind, ptx_syntax::ast::ExprKind::Binary(..)) {
+        // `p|q` (the complement as a second result) is not lowered yet.
+        return Err(unsupported(inst));
+    }
+    let (op, mut mods) = if ty == ScalarType::F32 {
+        (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
+    } else if ty.bits() == 32 && !ty.is_float() {
+        let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+        let unsigned = unsigned || !matches!(ty, ScalarType::S32);
+        (Opcode::ISETP, if unsigned { vec![cmp, "U32"] } else { vec![cmp] })
+    } else {
+        return Err(unsupported(inst));
+    };
+    mods.push(match boolean {
+        "and" => "AND",
+        "or" => "OR",
+        _ => "XOR",
+    });
+    let p = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ty)?;
+    let b = src(cx, inst, 2, ty)?;
+    let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+}
+
+/// SASS comparison and whether it compares unsigned.
+fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
+    Some(match cmp {
+        "eq" => ("EQ", false),
+        "ne" => ("NE", false),
+        "lt" => ("LT", false),
+        "le" => ("LE", false),
+        "gt" => ("GT", false),
+        "ge" => ("GE", false),
+        "lo" => ("LT", true),
+        "ls" => ("LE", true),
+        "hi" => ("GT", true),
+        "hs" => ("GE", true),
+        _ => return None,
+    })
+}
+
+fn float_cmp(cmp: &str) -> Option<&'static str> {
+    Some(match cmp {
+        "eq" => "EQ",
+        "ne" => "NE",
+        "lt" => "LT",
+        "le" => "LE",
+        "gt" => "GT",
+        "ge" => "GE",
+        "equ" => "EQU",
+        "neu" => "NEU",
+        "ltu" => "LTU",
+        "leu" => "LEU",
+        "gtu" => "GTU",
+        "geu" => "GEU",
+        "num" => "NUM",
+        "nan" => "NAN",
+        _ => return None,
+    })
+}
+
+/// `selp.T d, a, b, p`: `SEL d, a, b, p` (a bitwise choice, right for
+/// every 32-bit type).
+pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    if ty.bits() != 32 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ty)?;
+    let b = src(cx, inst, 2, ty)?;
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    // SASS takes an immediate only second: swap the sources and invert the choice.
+    let (a, b, p) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, p.inverted()) } else { (a, b, p) };
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a, b, p], inst.span)
+}

@@ -1,0 +1,79 @@
+//! f32 arithmetic: `FADD`, `FMUL`, `FFMA`, `FMNMX`, and negation and
+//! absolute value as an add of `-0` (exact, and how NVIDIA spells them).
+
+use ori_ir::{Opcode, Operand, Reg};
+use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
+
+use super::{dst, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// Lowers an f32 instruction.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? != ScalarType::F32 {
+        return Err(unsupported(inst));
+    }
+    let mods = modifiers(inst)?;
+    let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F32)?;
+    let neg_zero = Operand::reg(Reg::RZ).negated();
+    let (op, uses) = match inst.opcode.name.as_str() {
+        "add" => (Opcode::FADD, commutative(a, src(cx, inst, 2, ScalarType::F32)?)),
+        "sub" => {
+            let b = src(cx, inst, 2, ScalarType::F32)?;
+            (Opcode::FADD, commutative(a, negate(b)))
+        }
+        "mul" => (Opcode::FMUL, commutative(a, src(cx, inst, 2, ScalarType::F32)?)),
+        "fma" | "mad" => {
+            let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            uses.push(src(cx, inst, 3, ScalarType::F32)?);
+            (Opcode::FFMA, uses)
+        }
+        "min" | "max" if mods.is_empty() => {
+            let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            let pt = Operand::reg(Reg::PT);
+            uses.push(if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() });
+            (Opcode::FMNMX, uses)
+        }
+        "neg" if a.as_reg().is_some() => (Opcode::FADD, vec![a.negated(), neg_zero]),
+        "abs" if a.as_reg().is_some() => {
+            let mut a = a;
+            a.flags.abs = true;
+            (Opcode::FADD, vec![a, neg_zero])
+        }
+        _ => return Err(unsupported(inst)),
+    };
+    cx.emit(op, &mods, vec![d.into()], uses, inst.span)
+}
+
+/// SASS modifiers for PTX's rounding, flush-to-zero and saturation.
+fn modifiers(inst: &Instruction) -> Lowered<Vec<String>> {
+    let mut out = Vec::new();
+    for m in &inst.modifiers {
+        match m.kind {
+            ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn) => {}
+            ModifierKind::Rounding(r @ (Rounding::Rz | Rounding::Rm | Rounding::Rp)) => {
+                out.push(r.name().to_uppercase())
+            }
+            ModifierKind::Word if m.name == "ftz" || m.name == "sat" => out.insert(0, m.name.as_str().to_uppercase()),
+            _ => return Err(unsupported(inst)),
+        }
+    }
+    Ok(out)
+}
+
+/// `-x` of an f32 operand.
+fn negate(x: Operand) -> Operand {
+    match x.kind {
+        ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)) => {
+            ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits ^ 0x8000_0000)).into()
+        }
+        _ => x.negated(),
+    }
+}
+
+/// SASS takes an immediate only as the second source.
+fn commutative(a: Operand, b: Operand) -> Vec<Operand> {
+    if a.as_reg().is_none() && b.as_reg().is_some() { vec![b, a] } else { vec![a, b] }
+}

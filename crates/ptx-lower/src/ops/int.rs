@@ -1,0 +1,142 @@
+//! Integer arithmetic and logic on 32-bit values, and the 64-bit forms
+//! NVIDIA builds from `IMAD.WIDE` (`mul.wide`, `mad.wide`, and `add.s64`
+//! of a `mul.wide` product).
+
+use ori_ir::{Opcode, Operand, Reg};
+use ptx_syntax::ast::{Instruction, ScalarType};
+
+use super::{dst, operand, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::{Lowerer, WideProduct};
+
+/// `LOP3.LUT` truth tables of its three inputs (a = 0xf0, b = 0xcc, c = 0xaa).
+const LUT_AND: i64 = 0xc0;
+const LUT_OR: i64 = 0xfc;
+const LUT_XOR: i64 = 0x3c;
+const LUT_NOT_B: i64 = 0x33;
+
+/// Lowers an integer instruction; returns the product a `mul.wide` made.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
+    let ty = ty(inst)?;
+    let op = inst.opcode.name.as_str();
+    if ty.bits() == 64 {
+        return if op == "add" { add64(cx, inst).map(|()| None) } else { Err(unsupported(inst)) };
+    }
+    if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) {
+        return Err(unsupported(inst));
+    }
+    let signed = matches!(ty, ScalarType::S32 | ScalarType::S16);
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ty)?;
+    let span = inst.span;
+    let rz = Operand::reg(Reg::RZ);
+    match op {
+        "add" | "sub" if inst.modifiers.len() == 1 => {
+            let b = src(cx, inst, 2, ty)?;
+            let b = if op == "sub" { negate(b) } else { b };
+            let (a, b) = register_first(a, b);
+            cx.emit(Opcode::IADD3, &[], vec![d.into()], vec![a, b, rz], span)?;
+        }
+        "mul" | "mad" if inst.has("lo") => {
+            let b = src(cx, inst, 2, ty)?;
+            let c = if op == "mad" { src(cx, inst, 3, ty)? } else { rz };
+            let (a, b) = register_first(a, b);
+            cx.emit(Opcode::IMAD, &[], vec![d.into()], vec![a, b, c], span)?;
+        }
+        "mul" | "mad" if inst.has("wide") && ty.bits() == 32 => {
+            let b = src(cx, inst, 2, ty)?;
+            let (a, b) = register_first(a, b);
+            let mods: &[&str] = if signed { &["WIDE"] } else { &["WIDE", "U32"] };
+            let c = if op == "mad" { src(cx, inst, 3, ScalarType::U64)? } else { Operand::reg(Reg::RZ.wide(2)) };
+            cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![a.clone(), b.clone(), c], span)?;
+            if op == "mul" {
+                return Ok(Some(WideProduct { src: a, factor: b, signed }));
+            }
+        }
+        "min" | "max" if inst.modifiers.len() == 1 => {
+            let b = src(cx, inst, 2, ty)?;
+            let (a, b) = register_first(a, b);
+            // The predicate operand picks the minimum when true.
+            let pick_min = Operand::reg(Reg::PT);
+            let pick = if op == "min" { pick_min } else { pick_min.inverted() };
+            let (opcode, mut mods): (Opcode, Vec<&str>) =
+                if cx.sm.version >= 90 { (Opcode::VIMNMX, vec![]) } else { (Opcode::IMNMX, vec![]) };
+            if !signed {
+                mods.push("U32");
+            }
+            cx.emit(opcode, &mods, vec![d.into()], vec![a, b, pick], span)?;
+        }
+        "abs" if signed => cx.emit(Opcode::IABS, &[], vec![d.into()], vec![a], span)?,
+        "neg" if signed => cx.emit(Opcode::IADD3, &[], vec![d.into()], vec![rz.clone(), negate(a), rz], span)?,
+        "and" | "or" | "xor" => {
+            let b = src(cx, inst, 2, ty)?;
+            let (a, b) = register_first(a, b);
+            let lut = match op {
+                "and" => LUT_AND,
+                "or" => LUT_OR,
+                _ => LUT_XOR,
+            };
+            lop3(cx, d, a, b, lut, span)?;
+        }
+        "not" => lop3(cx, d, Operand::reg(Reg::RZ), a, LUT_NOT_B, span)?,
+        "shl" | "shr" => shift(cx, inst, d, a, signed)?,
+        _ => return Err(unsupported(inst)),
+    }
+    Ok(None)
+}
+
+fn lop3(cx: &mut Lowerer<'_>, d: Reg, a: Operand, b: Operand, lut: i64, span: ptx_syntax::Span) -> Lowered {
+    let uses = vec![a, b, Operand::reg(Reg::RZ), Operand::int(lut), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, span)
+}
+
+/// `shl.b32` / `shr.{u32,s32}` by a register or immediate: the funnel
+/// shifter with a zero other half, as NVIDIA emits them.
+fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: bool) -> Lowered {
+    let amount = src(cx, inst, 2, ScalarType::U32)?;
+    let rz = Operand::reg(Reg::RZ);
+    if inst.opcode.name.as_str() == "shl" {
+        cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, amount, rz], inst.span)
+    } else {
+        let kind = if signed { "S32" } else { "U32" };
+        cx.emit(Opcode::SHF, &["R", kind, "HI"], vec![d.into()], vec![rz, amount, a], inst.span)
+    }
+}
+
+/// `add.s64 d, a, b` where one side is a `mul.wide` product of this block:
+/// `IMAD.WIDE d, x, f, other`.
+fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let name = |i: usize| match &operand(inst, i).map(|e| &e.kind) {
+        Ok(ptx_syntax::ast::ExprKind::Name(r, None)) => Some(r.name.as_str().to_string()),
+        _ => None,
+    };
+    let (product, other) = match (name(1).and_then(|n| cx.products.get(&n).cloned()), name(2)) {
+        (Some(p), _) => (p, 2),
+        (None, Some(n)) => match cx.products.get(&n).cloned() {
+            Some(p) => (p, 1),
+            None => return Err(unsupported(inst)),
+        },
+        (None, None) => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let c = src(cx, inst, other, ScalarType::U64)?;
+    if c.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, product.factor, c], inst.span)
+}
+
+/// `-x` of an integer operand.
+fn negate(x: Operand) -> Operand {
+    match x.kind {
+        ori_ir::OperandKind::Imm(ori_ir::Imm::Int(v)) => Operand::int(i64::from((v as i32).wrapping_neg())),
+        _ => x.negated(),
+    }
+}
+
+/// SASS takes an immediate only as the second source: swap commutative
+/// sources when the first is one.
+fn register_first(a: Operand, b: Operand) -> (Operand, Operand) {
+    if a.as_reg().is_none() && b.as_reg().is_some() { (b, a) } else { (a, b) }
+}

@@ -1,0 +1,111 @@
+//! Loads and stores: `ld.param` from constant bank 0, `ld`/`st.global`
+//! through the global memory descriptor.
+
+use ori_ir::{Opcode, Operand};
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, ScalarType, StateSpace};
+
+use super::{dst, operand, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// `ld.SPACE.T d, [a]`.
+pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    if inst.types().count() != 1
+        || inst.modifiers.iter().any(|m| matches!(m.kind, ptx_syntax::ast::ModifierKind::Vector(_)))
+    {
+        return Err(unsupported(inst));
+    }
+    let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
+    match inst.space() {
+        Some(StateSpace::Param) => {
+            let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
+            let d = dst(cx, inst, 0)?;
+            let at = i64::from(cx.sm.target().param_base) + i64::from(slot.offset) + offset;
+            let at = i32::try_from(at).map_err(|_| unsupported(inst))?;
+            let mods = match ty.bits() {
+                32 => &[][..],
+                64 => &["64"][..],
+                _ => return Err(unsupported(inst)),
+            };
+            cx.emit(Opcode::LDC, mods, vec![d.into()], vec![Operand::cbank(0, at)], inst.span)
+        }
+        Some(StateSpace::Global) => {
+            let words: Vec<&str> = inst
+                .modifiers
+                .iter()
+                .filter(|m| m.kind == ptx_syntax::ast::ModifierKind::Word)
+                .map(|m| m.name.as_str())
+                .collect();
+            let constant = match words.as_slice() {
+                [] => false,
+                ["nc"] => true,
+                _ => return Err(unsupported(inst)),
+            };
+            let d = dst(cx, inst, 0)?;
+            let base = cx.reg(base.name.as_str(), base.span)?;
+            let addr = cx.global_address(base, offset, inst.span)?;
+            let mut mods = vec!["E"];
+            mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
+            if constant {
+                mods.push("CONSTANT");
+            }
+            cx.emit(Opcode::LDG, &mods, vec![d.into()], vec![addr], inst.span)
+        }
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `st.global.T [a], v`.
+pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let plain = inst
+        .modifiers
+        .iter()
+        .all(|m| matches!(m.kind, ptx_syntax::ast::ModifierKind::Type(_) | ptx_syntax::ast::ModifierKind::Space(_)));
+    if inst.space() != Some(StateSpace::Global) || !plain {
+        return Err(unsupported(inst));
+    }
+    let (base, offset) = address(operand(inst, 0)?).ok_or_else(|| unsupported(inst))?;
+    let value = src(cx, inst, 1, ty)?;
+    if value.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let base = cx.reg(base.name.as_str(), base.span)?;
+    let addr = cx.global_address(base, offset, inst.span)?;
+    let mut mods = vec!["E"];
+    mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
+    cx.emit(Opcode::STG, &mods, vec![], vec![addr, value], inst.span)
+}
+
+/// The size modifier of `LDG`/`STG` for `ty` (none for 32 bits).
+fn width(ty: ScalarType) -> Option<Option<&'static str>> {
+    use ScalarType::*;
+    Some(match ty {
+        U8 => Some("U8"),
+        S8 => Some("S8"),
+        U16 => Some("U16"),
+        S16 => Some("S16"),
+        B8 => Some("U8"),
+        B16 => Some("U16"),
+        _ if ty.bits() == 32 => None,
+        _ if ty.bits() == 64 => Some("64"),
+        _ => return None,
+    })
+}
+
+/// `[name]`, `[name+imm]` or `[name-imm]`: the name and the byte offset.
+fn address(e: &Expr) -> Option<(&ptx_syntax::ast::Ident, i64)> {
+    let ExprKind::Address(items) = &e.kind else { return None };
+    let [item] = items.as_slice() else { return None };
+    match &item.kind {
+        ExprKind::Name(n, None) => Some((n, 0)),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            let ExprKind::Name(n, None) = &a.kind else { return None };
+            let ExprKind::Int { value, .. } = b.kind else { return None };
+            let v = value as i64;
+            Some((n, if *op == BinaryOp::Add { v } else { -v }))
+        }
+        _ => None,
+    }
+}

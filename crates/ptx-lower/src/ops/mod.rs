@@ -1,0 +1,154 @@
+//! Instruction lowering: dispatch by PTX opcode to one module per family,
+//! and the operand conversions they share.
+
+mod cmp;
+mod ctrl;
+mod cvt;
+mod float;
+mod int;
+mod mem;
+mod mov;
+
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
+use ptx_syntax::ast::{Expr, ExprKind, FloatLit, Instruction, ScalarType, UnaryOp};
+
+use crate::error::{Lowered, Pending, at};
+use crate::func::Lowerer;
+
+/// Lowers one instruction into the current block.
+pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered {
+    let product = match inst.opcode.name.as_str() {
+        "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
+        "st" => mem::store(cx, inst).map(|()| None),
+        "mov" => mov::mov(cx, inst).map(|()| None),
+        "cvta" => mov::cvta(cx, inst).map(|()| None),
+        "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
+        | "shl" | "shr" => {
+            if ty(inst)?.is_float() {
+                float::lower(cx, inst).map(|()| None)
+            } else {
+                int::lower(cx, inst)
+            }
+        }
+        "setp" => cmp::setp(cx, inst).map(|()| None),
+        "selp" => cmp::selp(cx, inst).map(|()| None),
+        "cvt" => cvt::lower(cx, inst).map(|()| None),
+        "bra" => ctrl::bra(cx, inst).map(|()| None),
+        "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
+        _ => Err(unsupported(inst)),
+    }?;
+    // What the block knew about the old value of the written register is stale now.
+    if let Some(ExprKind::Name(dest, None)) = inst.operands.first().map(|e| &e.kind) {
+        if let Some(reg) = cx.regs.get(&mut cx.func, dest.name.as_str()) {
+            cx.clobber(dest.name.as_str(), reg);
+            if let Some(p) = product {
+                cx.products.insert(dest.name.as_str().to_string(), p);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for an instruction form the lowering does not know yet.
+pub(crate) fn unsupported(inst: &Instruction) -> Pending {
+    let mut name = inst.opcode.name.as_str().to_string();
+    for m in &inst.modifiers {
+        name.push('.');
+        name.push_str(m.name.as_str());
+    }
+    at(inst.span, format!("lowering of '{name}' is not supported yet"))
+}
+
+/// The instruction's (last) data type.
+pub(crate) fn ty(inst: &Instruction) -> Lowered<ScalarType> {
+    inst.types().last().ok_or_else(|| unsupported(inst))
+}
+
+/// Operand `i`, or an error naming the instruction.
+pub(crate) fn operand<'i>(inst: &'i Instruction, i: usize) -> Lowered<&'i Expr> {
+    inst.operands.get(i).ok_or_else(|| unsupported(inst))
+}
+
+/// The destination register of operand `i`.
+pub(crate) fn dst(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Reg> {
+    match &operand(inst, i)?.kind {
+        ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// Source operand `i` of an instruction of type `ty`: a register, an
+/// immediate, or a special register read into a fresh register.
+pub(crate) fn src(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> Lowered<Operand> {
+    expr(cx, operand(inst, i)?, ty).ok_or_else(|| unsupported(inst))?
+}
+
+fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operand>> {
+    Some(match &e.kind {
+        ExprKind::Name(r, None) if cx.regs.ty(r.name.as_str()).is_some() => {
+            cx.reg(r.name.as_str(), r.span).map(Operand::reg)
+        }
+        ExprKind::Name(r, component) => {
+            let t = cx.temp(RegFile::R, 1);
+            special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), t, e.span).map(|()| t.into())
+        }
+        ExprKind::Int { value, .. } => Ok(int_imm(*value, ty)?),
+        ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+            ExprKind::Int { value, .. } => Ok(int_imm(value.wrapping_neg(), ty)?),
+            _ => return None,
+        },
+        ExprKind::Unary(UnaryOp::Not, inner) => match &inner.kind {
+            ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span).map(|p| Operand::reg(p).inverted()),
+            _ => return None,
+        },
+        ExprKind::Float(f) if ty == ScalarType::F32 => Ok(OperandKind::Imm(Imm::F32(f32_bits(f)?)).into()),
+        _ => return None,
+    })
+}
+
+/// An integer immediate as a 32-bit instruction reads it (sign-extended
+/// from the low 32 bits, so `0xffffffff` and `-1` are the same word).
+fn int_imm(value: u64, ty: ScalarType) -> Option<Operand> {
+    (ty.bits() <= 32).then(|| Operand::int(i64::from(value as u32 as i32)))
+}
+
+/// The bits of an f32 literal (`0fXXXXXXXX`, or a value rounded to f32).
+fn f32_bits(f: &FloatLit) -> Option<u32> {
+    match f {
+        FloatLit::F32(bits) => Some(*bits),
+        FloatLit::F64(bits) => Some((f64::from_bits(*bits) as f32).to_bits()),
+        FloatLit::Decimal(text) => text.parse::<f64>().ok().map(|v| (v as f32).to_bits()),
+    }
+}
+
+/// Reads PTX special register `name.component` into `dst`: thread and block
+/// indices through `S2R`, launch dimensions from constant bank 0 (where the
+/// driver puts them, as NVIDIA's cubins read them).
+pub(crate) fn special(
+    cx: &mut Lowerer<'_>,
+    name: &str,
+    component: Option<&str>,
+    dst: Reg,
+    span: ptx_syntax::Span,
+) -> Lowered {
+    let axis = match component {
+        Some("x") | None => 0,
+        Some("y") => 1,
+        Some("z") => 2,
+        Some(c) => return Err(at(span, format!("unknown component .{c} of {name}"))),
+    };
+    let sr = |regs: [SpecialReg; 3]| regs[axis];
+    let (op, source) = match name {
+        "%tid" => {
+            (Opcode::S2R, OperandKind::Special(sr([SpecialReg::TidX, SpecialReg::TidY, SpecialReg::TidZ])).into())
+        }
+        "%ctaid" => {
+            (Opcode::S2R, OperandKind::Special(sr([SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ])).into())
+        }
+        "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
+        "%ntid" => (Opcode::LDC, Operand::cbank(0, 4 * axis as i32)),
+        "%nctaid" => (Opcode::LDC, Operand::cbank(0, 0xc + 4 * axis as i32)),
+        _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
+    };
+    cx.emit(op, &[], vec![dst.into()], vec![source], span)
+}

@@ -1,0 +1,96 @@
+//! Corpus PTX kernels through the whole compiler (ptx-lower, the phases,
+//! the encoder, the cubin writer): the schedule passes the hazard checker,
+//! NVIDIA's nvdisasm reads the cubin, and the register count is printed
+//! beside NVIDIA's (ptxas-stats.tsv).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nv_oracle::Oracle;
+use ptxas::{DumpAfter, Options, Source, compile_sources};
+
+/// Kernels that compile end to end, with the SM they are checked for.
+const KERNELS: &[(&str, &str)] = &[("vadd", "sm_90"), ("saxpy", "sm_90"), ("fill_iota", "sm_90")];
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap().join("shared/corpus")
+}
+
+fn source(kernel: &str, sm: &str) -> Source {
+    let name = format!("{kernel}.{}.ptx", sm.replace('_', ""));
+    let text = std::fs::read_to_string(corpus().join("kernels").join(&name)).unwrap();
+    Source { name, text }
+}
+
+/// Compiles at `opt`; returns the cubin, the final IR and the registers per function.
+fn compile(kernel: &str, sm: &str, opt: u8) -> (Vec<u8>, ori_ir::Module, Vec<(String, u32)>) {
+    let options = Options {
+        arch: sm.parse().unwrap(),
+        opt_level: opt,
+        dump_after: DumpAfter::Phases(vec!["MercEncodeAndDecode".into()]),
+        ..Options::default()
+    };
+    let output = compile_sources(&[source(kernel, sm)], &options)
+        .unwrap_or_else(|f| panic!("{kernel} {sm} -O{opt}: {:#?}", f.report.diagnostics));
+    let dump = &output.report.dumps.last().expect("a dump after encoding").text;
+    let regs = output.report.functions.iter().map(|f| (f.name.clone(), f.registers)).collect();
+    (output.cubin.expect("a cubin"), ori_ir::text::parse_module(dump).unwrap(), regs)
+}
+
+/// NVIDIA's register count for `function` of `kernel` on `sm` (ptxas-stats.tsv).
+fn nvidia_registers(kernel: &str, sm: &str, function: &str) -> Option<u32> {
+    let stats = std::fs::read_to_string(corpus().join("ptxas-stats.tsv")).ok()?;
+    let file = format!("kernels/{kernel}.{}.ptx", sm.replace('_', ""));
+    stats
+        .lines()
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|c| c.len() > 4 && c[0] == file && c[1] == sm && c[2] == function)?[4]
+        .parse()
+        .ok()
+}
+
+#[test]
+fn corpus_kernels_compile_and_pass_the_hazard_checker() {
+    for &(kernel, sm) in KERNELS {
+        for opt in [0, 3] {
+            let (_, module, regs) = compile(kernel, sm, opt);
+            for func in &module.functions {
+                let violations = sched::hazard::check_function(func, module.target);
+                assert!(violations.is_empty(), "{kernel} {sm} -O{opt}: {violations:#?}");
+            }
+            for (function, ours) in regs {
+                let theirs = nvidia_registers(kernel, sm, &function).map_or("?".into(), |n| n.to_string());
+                println!("{kernel} {sm} -O{opt} {function}: {ours} registers (NVIDIA: {theirs})");
+            }
+        }
+    }
+}
+
+#[test]
+fn nvdisasm_reads_our_cubins() {
+    let Some(oracle) = Oracle::for_test("nvdisasm_reads_our_cubins") else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lower");
+    std::fs::create_dir_all(&dir).unwrap();
+    for &(kernel, sm) in KERNELS {
+        let (cubin, module, _) = compile(kernel, sm, 3);
+        let path = dir.join(format!("{kernel}.{sm}.cubin"));
+        std::fs::write(&path, &cubin).unwrap();
+        let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
+        assert!(listing.status.success(), "{kernel}: {}", String::from_utf8_lossy(&listing.stderr));
+        assert!(listing.stderr.is_empty(), "{kernel}: {}", String::from_utf8_lossy(&listing.stderr));
+        let text = String::from_utf8(listing.stdout).unwrap();
+        let count = module.functions[0].inst_count();
+        let listed = text.lines().filter(|l| l.trim_start().starts_with("/*") && l.contains(';')).count();
+        assert!(listed >= count, "{kernel}: nvdisasm lists {listed} instructions, we encoded {count}");
+    }
+}
+
+#[test]
+fn unsupported_ptx_is_an_error_with_its_line() {
+    let options = Options { arch: "sm_90".parse().unwrap(), ..Options::default() };
+    let failure = compile_sources(&[source("copy_vec", "sm_90")], &options).expect_err("copy_vec is not covered yet");
+    let first = &failure.report.diagnostics[0];
+    let location = first.location.as_ref().expect("a location");
+    assert_eq!((location.file.as_str(), location.line), ("copy_vec.sm90.ptx", 31));
+    assert_eq!(first.message, "lowering of 'cvt.u64.u32' is not supported yet");
+}
