@@ -1,0 +1,116 @@
+//! Lowering unit tests: a PTX kernel in, the Ori text out.
+
+use ori_ir::Sm;
+use pretty_assertions::assert_eq;
+use ptx_syntax::{FileId, ValidateOptions, parse, validate};
+
+/// Wraps `body` in a kernel with `params`, lowers it for `sm` and prints it.
+fn lower(params: &str, body: &str, sm: u16) -> Result<String, Vec<String>> {
+    let source =
+        format!(".version 8.0\n.target sm_{sm}\n.address_size 64\n.visible .entry k({params})\n{{\n{body}\n}}\n");
+    let (module, diags) = parse(&source, FileId(0));
+    assert!(diags.is_empty(), "{diags:?}");
+    let diags = validate(&module, &ValidateOptions::default());
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    ptx_lower::lower(&module, &source, Sm::new(sm))
+        .map(|m| ori_ir::text::print_module(&m))
+        .map_err(|errors| errors.iter().map(ToString::to_string).collect())
+}
+
+#[test]
+fn vadd_body_becomes_the_hand_written_shape() {
+    let params = ".param .u64 a, .param .u64 c, .param .u32 n";
+    let body = "\t.reg .pred %p<2>;\n\t.reg .f32 %f<3>;\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<6>;\n\
+        \tld.param.u64 %rd1, [a];\n\tld.param.u64 %rd2, [c];\n\tld.param.u32 %r2, [n];\n\
+        \tmov.u32 %r3, %ctaid.x;\n\tmov.u32 %r4, %ntid.x;\n\tmad.lo.s32 %r1, %r3, %r4, 7;\n\
+        \tsetp.ge.s32 %p1, %r1, %r2;\n\t@%p1 bra $L_end;\n\
+        \tcvta.to.global.u64 %rd3, %rd1;\n\tmul.wide.s32 %rd4, %r1, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n\
+        \tld.global.nc.f32 %f1, [%rd5+8];\n\tadd.f32 %f2, %f1, 0f3F800000;\n\tst.global.f32 [%rd5], %f2;\n\
+        $L_end:\n\tret;";
+    let expected = "\
+.target sm_90
+.props VirtualRegs
+
+.entry k {
+    .param 0x0, 8
+    .param 0x8, 8
+    .param 0x10, 4
+bb0:
+    %ur0.64 = ULDC.64 c[0x0][0x208]
+    %r0.64 = LDC.64 c[0x0][0x210]
+    %r1.64 = LDC.64 c[0x0][0x218]
+    %r2 = LDC c[0x0][0x220]
+    %r3 = S2R SR_CTAID.X
+    %r4 = LDC c[0x0][0x0]
+    %r5 = IMAD %r3, %r4, 0x7
+    %p0, PT = ISETP.GE.AND %r5, %r2, PT
+    @%p0 BRA bb2
+bb1:
+    %r6.64 = MOV %r0.64
+    %r7.64 = IMAD.WIDE %r5, 0x4, RZ.64
+    %r8.64 = IMAD.WIDE %r5, 0x4, %r6.64
+    %r9 = LDG.E.CONSTANT desc[%ur0.64][%r8.64+0x8]
+    %r10 = FADD %r9, 1.0
+    STG.E desc[%ur0.64][%r8.64], %r10
+bb2:
+    EXIT
+}
+";
+    assert_eq!(lower(params, body, 90).unwrap(), expected);
+}
+
+#[test]
+fn parameters_follow_the_ptx_layout() {
+    let params = ".param .u8 a, .param .u64 b, .param .align 16 .b8 s[20], .param .f32 x";
+    let out = lower(params, "\tret;", 90).unwrap();
+    assert!(out.contains(".param 0x0, 1\n    .param 0x8, 8\n    .param 0x10, 20\n    .param 0x24, 4\n"), "{out}");
+}
+
+#[test]
+fn launch_directives_reach_the_function_attributes() {
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k() .maxntid 128, 2 .minnctapersm 4\n{\n\tret;\n}\n";
+    let (module, _) = parse(source, FileId(0));
+    let lowered = ptx_lower::lower(&module, source, Sm::new(90)).unwrap();
+    let attrs = &lowered.functions[0].attrs;
+    assert_eq!((attrs.maxntid, attrs.minnctapersm), (Some([128, 2, 1]), Some(4)));
+}
+
+#[test]
+fn integer_and_float_families() {
+    let body = "\t.reg .pred %p<2>;\n\t.reg .f32 %f<5>;\n\t.reg .b32 %r<8>;\n\
+        \tmov.u32 %r1, %tid.x;\n\tsub.s32 %r2, %r1, 3;\n\tand.b32 %r3, %r2, 1;\n\tmax.s32 %r4, %r3, 100;\n\
+        \tabs.s32 %r5, %r4;\n\tshl.b32 %r6, %r5, 2;\n\tsetp.eq.u32 %p1, %r6, 1;\n\tselp.b32 %r7, 5, %r6, %p1;\n\
+        \tcvt.rn.f32.s32 %f1, %r7;\n\tneg.f32 %f2, %f1;\n\tfma.rn.f32 %f3, %f2, %f1, %f2;\n\tmin.f32 %f4, %f3, %f1;\n\
+        \tsetp.ltu.f32 %p1, %f4, 0f00000000;\n\t@!%p1 exit;\n\tret;";
+    let out = lower("", body, 90).unwrap();
+    let code: Vec<&str> =
+        out.lines().filter(|l| l.starts_with("    ") && !l.contains(".param")).map(str::trim).collect();
+    assert_eq!(
+        code,
+        [
+            "%r0 = S2R SR_TID.X",
+            "%r1 = IADD3 %r0, -0x3, RZ",
+            "%r2 = LOP3.LUT %r1, 0x1, RZ, 0xc0, !PT",
+            "%r3 = VIMNMX %r2, 0x64, !PT",
+            "%r4 = IABS %r3",
+            "%r5 = SHF.L.U32 %r4, 0x2, RZ",
+            "%p0, PT = ISETP.EQ.U32.AND %r5, 0x1, PT",
+            "%r6 = SEL %r5, 0x5, !%p0",
+            "%r7 = I2FP.F32.S32 %r6",
+            "%r8 = FADD -%r7, -RZ",
+            "%r9 = FFMA %r8, %r7, %r8",
+            "%r10 = FMNMX %r9, %r7, PT",
+            "%p0, PT = FSETP.LTU.AND %r10, 0.0, PT",
+            "@!%p0 EXIT",
+            "EXIT",
+        ]
+    );
+}
+
+#[test]
+fn unsupported_instructions_are_errors_with_their_line() {
+    let body = "\t.reg .b64 %rd<3>;\n\tadd.s64 %rd1, %rd2, %rd2;\n\tret;";
+    let errors = lower("", body, 90).unwrap_err();
+    assert_eq!(errors, ["line 7:2: lowering of 'add.s64' is not supported yet"]);
+}
