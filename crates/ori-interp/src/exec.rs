@@ -176,6 +176,10 @@ impl Cta<'_> {
                 let (r, carry) = int::iadd3(a, b, c, cin);
                 (u64::from(r), [carry & 1 != 0 || carry > 1, carry > 1])
             }
+            Kind::Viadd => {
+                let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
+                (u64::from(int::iadd3(a, b, 0, 0).0), no)
+            }
             Kind::Imad { mode, x } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let cf = Self::flags(step, 2);
@@ -186,8 +190,13 @@ impl Cta<'_> {
                         (int::imad_wide(a, b, c, signed), no)
                     }
                     ImadMode::Hi { signed } => {
-                        let c = u(2)?;
-                        (u64::from(int::imad_hi(a, b, if cf.neg { c.wrapping_neg() } else { c }, signed)), no)
+                        // The addend is the register pair c:c+1 (the decoder
+                        // prints it as one register): `hi(a * b + pair)`,
+                        // which the division sequences use as `x + hi(x * e)`.
+                        let words = if matches!(step.uses.get(2), Some((Src::Reg(..), _))) { 2 } else { 1 };
+                        let c = self.val(w, step, 2, lane, words)?;
+                        let c = if cf.neg { c.wrapping_neg() } else { c };
+                        ((int::imad_wide(a, b, c, signed) >> 32) & 0xffff_ffff, no)
                     }
                     ImadMode::Lo => {
                         let c = self.int_in(w, step, 2, lane)?;
@@ -432,11 +441,11 @@ impl Cta<'_> {
                     }
                 }
             }
-            Kind::Atom { space, op, bytes } => {
+            Kind::Atom { space, op, bytes, one } => {
                 for lane in lanes(active) {
                     let a = self.addr(w, step, 0, lane)?;
                     let words = u32::from(bytes / 4);
-                    let v = self.val(w, step, 1, lane, words)?;
+                    let v = if one { 1 } else { self.val(w, step, 1, lane, words)? };
                     let v2 = if op == AtomOp::Cas { self.val(w, step, 2, lane, words)? } else { 0 };
                     let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
                     let old = load_le(data);

@@ -64,6 +64,8 @@ pub enum Kind {
     Mov,
     S2r,
     Ldc,
+    /// `VIADD a, b`: a two-input add.
+    Viadd,
     Iadd3 {
         x: bool,
     },
@@ -152,6 +154,8 @@ pub enum Kind {
         space: Space,
         op: AtomOp,
         bytes: u8,
+        /// The aggregated `.POPC.INC` form, which adds 1 per lane.
+        one: bool,
     },
     Shfl(ShflMode),
     Vote {
@@ -236,6 +240,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
         "LDC" | "LDC.64" => Kind::Ldc,
         "IADD3" => Kind::Iadd3 { x: m("X") },
+        "VIADD" => Kind::Viadd,
         "IMAD" => {
             let signed = !m("U32");
             let mode = if m("WIDE") {
@@ -314,7 +319,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "ATOMG" | "RED" | "REDG" | "ATOMS" | "ATOM" => {
             let space = if base == "ATOMS" { Space::Shared } else { Space::Global };
             let bytes = if m("64") { 8 } else { 4 };
-            atom_op(inst).map_or(Kind::Unsupported, |op| Kind::Atom { space, op, bytes })
+            if m("POPC") && m("INC") {
+                return Kind::Atom { space, op: AtomOp::Add, bytes, one: true };
+            }
+            atom_op(inst).map_or(Kind::Unsupported, |op| Kind::Atom { space, op, bytes, one: false })
         }
         "SHFL" => Kind::Shfl(if m("UP") {
             ShflMode::Up

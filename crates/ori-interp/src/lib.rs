@@ -8,6 +8,7 @@
 //! constant folding. Control words are ignored: the program order is run
 //! (timing is the hazard checker's business).
 
+pub mod corpus;
 mod exec;
 mod grid;
 mod kind;

@@ -88,11 +88,6 @@ pub fn imad_wide(a: u32, b: u32, c: u64, signed: bool) -> u64 {
     p.wrapping_add(c)
 }
 
-/// `IMAD.HI`: the high word of the 64-bit product, plus `c`.
-pub fn imad_hi(a: u32, b: u32, c: u32, signed: bool) -> u32 {
-    ((imad_wide(a, b, 0, signed) >> 32) as u32).wrapping_add(c)
-}
-
 /// `FLO`: the bit position of the most significant one (or of the most
 /// significant bit differing from the sign for signed input); `!0` if none.
 pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
@@ -128,7 +123,6 @@ mod tests {
     #[test]
     fn wide_products() {
         assert_eq!(imad_wide(0xffff_ffff, 4, 0x1000, true), 0xffc);
-        assert_eq!(imad_hi(0x8000_0000, 4, 1, false), 3);
         assert_eq!(iadd3(negated(0), 5, 0, 0), (5, 1));
     }
 }

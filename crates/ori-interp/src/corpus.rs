@@ -1,0 +1,262 @@
+//! Corpus kernels with their launches (from `corpus/manifest.toml`, grids
+//! made smaller where an interpreter would be slow) and CPU references of
+//! the manifest's `check`, hand-translated. Used by the tests and by
+//! `cargo xtask difftest`.
+
+use std::path::Path;
+
+use crate::{Global, Kernel, Launch, Stats};
+
+/// One launch of a corpus kernel.
+pub struct Case {
+    /// The kernel's file name in `corpus/kernels` (`vadd` -> `vadd.sm90.ptx`).
+    pub file: &'static str,
+    /// The entry to run.
+    pub entry: &'static str,
+    /// Sets up memory and parameters, runs, checks.
+    pub run: fn(&Kernel) -> Result<Stats, String>,
+}
+
+/// Every case, in the manifest's order.
+pub const CASES: &[Case] = &[
+    Case { file: "vadd", entry: "vadd", run: vadd },
+    Case { file: "saxpy", entry: "saxpy", run: saxpy },
+    Case { file: "fill_iota", entry: "fill_iota", run: fill_iota },
+    Case { file: "clamp_select", entry: "clamp_select", run: clamp_select },
+    Case { file: "copy_vec", entry: "copy_bytes", run: copy_bytes },
+    Case { file: "copy_vec", entry: "copy_int4", run: copy_int4 },
+    Case { file: "reduce_smem", entry: "reduce_smem", run: reduce_smem },
+    Case { file: "reduce_shfl", entry: "reduce_shfl", run: reduce_shfl },
+    Case { file: "histogram", entry: "histogram256", run: histogram },
+];
+
+/// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
+/// and loads `entry`.
+pub fn compile(ptxas: &Path, corpus: &Path, file: &str, entry: &str, sm: u32, dir: &Path) -> Result<Kernel, String> {
+    let ptx = corpus.join("kernels").join(format!("{file}.sm{sm}.ptx"));
+    let out = dir.join(format!("{file}.sm{sm}.cubin"));
+    let status = std::process::Command::new(ptxas)
+        .arg(format!("-arch=sm_{sm}"))
+        .arg(&ptx)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    if !status.status.success() {
+        return Err(format!("{} failed: {}", ptxas.display(), String::from_utf8_lossy(&status.stderr)));
+    }
+    let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::load_kernel(&bytes, entry).map_err(|e| e.to_string())
+}
+
+/// A deterministic generator (xorshift64*) for inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// `uniform(lo, hi)` as f32.
+    fn uniform(&mut self, lo: f32, hi: f32, n: usize) -> Vec<f32> {
+        (0..n).map(|_| lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)).collect()
+    }
+    /// `randint(lo, hi)`, `hi` excluded.
+    fn randint(&mut self, lo: i64, hi: i64, n: usize) -> Vec<i64> {
+        (0..n).map(|_| lo + (self.next() % (hi - lo) as u64) as i64).collect()
+    }
+}
+
+/// Parameter bytes laid out by the kernel's parameter slots.
+struct Params<'k> {
+    kernel: &'k Kernel,
+    bytes: Vec<u8>,
+}
+
+impl<'k> Params<'k> {
+    fn new(kernel: &'k Kernel) -> Params<'k> {
+        Params { kernel, bytes: vec![0; kernel.func.attrs.param_bytes() as usize] }
+    }
+    fn set(mut self, i: usize, v: &[u8]) -> Result<Self, String> {
+        let slot = self.kernel.func.attrs.params.get(i).ok_or(format!("no parameter {i}"))?;
+        let at = slot.offset as usize;
+        self.bytes[at..at + v.len().min(slot.size as usize)].copy_from_slice(&v[..v.len().min(slot.size as usize)]);
+        Ok(self)
+    }
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn read_u32(g: &Global, addr: u64) -> Vec<u32> {
+    g.buffer(addr).unwrap_or(&[]).chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Compares bit patterns element by element; names the first difference.
+fn exact(what: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} elements, expected {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(a, b)| a != b) {
+        None => Ok(()),
+        Some(i) => {
+            let bad = got.iter().zip(want).filter(|(a, b)| a != b).count();
+            Err(format!("{what}[{i}] = {:#010x}, expected {:#010x} ({bad} elements differ)", got[i], want[i]))
+        }
+    }
+}
+
+fn launch(kernel: &Kernel, global: &mut Global, grid: u32, block: u32, params: Params) -> Result<Stats, String> {
+    let l = Launch::new([grid, 1, 1], [block, 1, 1], params.bytes);
+    crate::run_kernel(kernel, &l, global).map_err(|e| e.to_string())
+}
+
+fn vadd(k: &Kernel) -> Result<Stats, String> {
+    let n = 16_384 + 77;
+    let mut r = Rng(1);
+    let (a, b) = (r.uniform(-1.0, 1.0, n), r.uniform(-1.0, 1.0, n));
+    let mut g = Global::new();
+    let (pa, pb, pc) = (g.alloc(f32s(&a)), g.alloc(f32s(&b)), g.alloc(vec![0; 4 * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
+    exact("c", &read_u32(&g, pc), &want).map(|_| stats)
+}
+
+fn saxpy(k: &Kernel) -> Result<Stats, String> {
+    let (n, len, alpha) = (10_000, 10_240, 2.5f32);
+    let mut r = Rng(2);
+    let (x, y) = (r.uniform(-1.0, 1.0, len), r.uniform(-1.0, 1.0, len));
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(f32s(&x)), g.alloc(f32s(&y)));
+    let p = Params::new(k).set(0, &(n as i32).to_le_bytes())?.set(1, &alpha.to_le_bytes())?;
+    let p = p.set(2, &px.to_le_bytes())?.set(3, &py.to_le_bytes())?;
+    let stats = launch(k, &mut g, len.div_ceil(256) as u32, 256, p)?;
+    let want: Vec<u32> =
+        (0..len).map(|i| if i < n { alpha.mul_add(x[i], y[i]).to_bits() } else { y[i].to_bits() }).collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+fn fill_iota(k: &Kernel) -> Result<Stats, String> {
+    let n = 100_000usize;
+    let mut g = Global::new();
+    let (pi, pf) = (g.alloc(vec![0; 4 * n]), g.alloc(vec![0; 4 * n]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &pf.to_le_bytes())?.set(2, &(n as i32).to_le_bytes())?;
+    let p = p.set(3, &(-17i32).to_le_bytes())?.set(4, &3i32.to_le_bytes())?.set(5, &0.5f32.to_le_bytes())?;
+    let stats = launch(k, &mut g, 64, 128, p)?;
+    let wi: Vec<u32> = (0..n as i32).map(|i| (-17 + 3 * i) as u32).collect();
+    let wf: Vec<u32> = wi.iter().map(|&v| (v as i32 as f32 * 0.5).to_bits()).collect();
+    exact("out_i", &read_u32(&g, pi), &wi)?;
+    exact("out_f", &read_u32(&g, pf), &wf).map(|_| stats)
+}
+
+fn clamp_select(k: &Kernel) -> Result<Stats, String> {
+    let n = 16_384;
+    let mut r = Rng(3);
+    let x = r.uniform(-4.0, 4.0, n);
+    let kk: Vec<i32> = r.randint(-1000, 1000, n).into_iter().map(|v| v as i32).collect();
+    let (lo, hi) = (-1.5f32, 2.0f32);
+    let mut g = Global::new();
+    let (px, pk, py, pz) = (g.alloc(f32s(&x)), g.alloc(i32s(&kk)), g.alloc(vec![0; 4 * n]), g.alloc(vec![0; 4 * n]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &pk.to_le_bytes())?.set(2, &py.to_le_bytes())?;
+    let p = p.set(3, &pz.to_le_bytes())?.set(4, &lo.to_le_bytes())?.set(5, &hi.to_le_bytes())?;
+    let stats = launch(k, &mut g, (n / 256) as u32, 256, p.set(6, &(n as i32).to_le_bytes())?)?;
+    let wy: Vec<u32> = x
+        .iter()
+        .map(|&v| {
+            let c = v.max(lo).min(hi);
+            (if v < 0.0 { -c } else { c * 2.0 }).to_bits()
+        })
+        .collect();
+    let wz: Vec<u32> =
+        kk.iter().map(|&v| (if v & 1 != 0 { v.abs().max(100) } else { v.abs().min(7) }) as u32).collect();
+    exact("y", &read_u32(&g, py), &wy)?;
+    exact("z", &read_u32(&g, pz), &wz).map(|_| stats)
+}
+
+fn copy_bytes(k: &Kernel) -> Result<Stats, String> {
+    let n = 100_003usize;
+    let src: Vec<u8> = Rng(4).randint(0, 256, n).into_iter().map(|v| v as u8).collect();
+    let mut g = Global::new();
+    let (ps, pd) = (g.alloc(src.clone()), g.alloc(vec![0; n]));
+    let p = Params::new(k).set(0, &ps.to_le_bytes())?.set(1, &pd.to_le_bytes())?.set(2, &(n as u64).to_le_bytes())?;
+    let stats = launch(k, &mut g, 12, 256, p)?;
+    if g.buffer(pd) == Some(&src[..]) { Ok(stats) } else { Err("dst != src".into()) }
+}
+
+fn copy_int4(k: &Kernel) -> Result<Stats, String> {
+    let n_vec = 16_384 + 5;
+    let src: Vec<i32> = Rng(5).randint(-1_000_000, 1_000_000, 4 * n_vec).into_iter().map(|v| v as i32).collect();
+    let mut g = Global::new();
+    let (ps, pd) = (g.alloc(i32s(&src)), g.alloc(vec![0; 16 * n_vec]));
+    let (pst, pdt) = (g.alloc(i32s(&[0, 1, 2])), g.alloc(vec![0; 12]));
+    let p = Params::new(k).set(0, &ps.to_le_bytes())?.set(1, &pd.to_le_bytes())?.set(2, &pst.to_le_bytes())?;
+    let p = p.set(3, &pdt.to_le_bytes())?.set(4, &(n_vec as i32).to_le_bytes())?.set(5, &3i32.to_le_bytes())?;
+    let stats = launch(k, &mut g, 12, 256, p)?;
+    exact("dst", &read_u32(&g, pd), &src.iter().map(|&v| v as u32).collect::<Vec<_>>())?;
+    exact("dst_tail", &read_u32(&g, pdt), &[0, 1, 2]).map(|_| stats)
+}
+
+fn reduce_smem(k: &Kernel) -> Result<Stats, String> {
+    let blocks = 64usize;
+    let n = blocks * 512 - 300;
+    let x = Rng(6).uniform(-1.0, 1.0, n);
+    let mut g = Global::new();
+    let (pi, po) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * blocks]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &po.to_le_bytes())?.set(2, &(n as i32).to_le_bytes())?;
+    let stats = launch(k, &mut g, blocks as u32, 256, p)?;
+    // The same tree, in the same order: exact.
+    let want: Vec<u32> = (0..blocks)
+        .map(|b| {
+            let mut s: Vec<f32> = (0..256)
+                .map(|t| {
+                    let i = b * 512 + t;
+                    let v = if i < n { x[i] } else { 0.0 };
+                    if i + 256 < n { v + x[i + 256] } else { v }
+                })
+                .collect();
+            let mut stride = 128;
+            while stride > 0 {
+                for t in 0..stride {
+                    s[t] += s[t + stride];
+                }
+                stride /= 2;
+            }
+            s[0].to_bits()
+        })
+        .collect();
+    exact("block_sums", &read_u32(&g, po), &want).map(|_| stats)
+}
+
+fn reduce_shfl(k: &Kernel) -> Result<Stats, String> {
+    let n = 65_536 + 100;
+    let x = Rng(7).uniform(-1.0, 1.0, n);
+    let mut g = Global::new();
+    let (pi, po) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &po.to_le_bytes())?.set(2, &(n as i32).to_le_bytes())?;
+    let stats = launch(k, &mut g, 16, 256, p)?;
+    let got = f64::from(f32::from_bits(read_u32(&g, po)[0]));
+    let want: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let scale: f64 = x.iter().map(|&v| f64::from(v.abs())).sum();
+    // float(1e-4): the order of the float atomics is free.
+    if (got - want).abs() <= 1e-4 * scale { Ok(stats) } else { Err(format!("out = {got}, expected {want}")) }
+}
+
+fn histogram(k: &Kernel) -> Result<Stats, String> {
+    let n = 65_536 + 17;
+    let data: Vec<u8> = Rng(8).randint(0, 256, n).into_iter().map(|v| v as u8).collect();
+    let mut g = Global::new();
+    let (pd, ph) = (g.alloc(data.clone()), g.alloc(vec![0; 4 * 256]));
+    let p = Params::new(k).set(0, &pd.to_le_bytes())?.set(1, &(n as i32).to_le_bytes())?.set(2, &ph.to_le_bytes())?;
+    let stats = launch(k, &mut g, 16, 256, p)?;
+    let mut want = vec![0u32; 256];
+    for &b in &data {
+        want[usize::from(b)] += 1;
+    }
+    exact("hist", &read_u32(&g, ph), &want).map(|_| stats)
+}
