@@ -1,0 +1,79 @@
+//! Deliberately broken variants of NVIDIA's kernels must fail their checks:
+//! the checks (and the interpreter) notice a wrong comparison or a missing
+//! instruction.
+
+use std::path::{Path, PathBuf};
+
+use ori_interp::Kernel;
+use ori_interp::corpus::{CASES, compile};
+use ori_ir::{Modifier, Opcode};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+fn kernel(entry: &str, sm: u32) -> Option<(Kernel, fn(&Kernel) -> Result<ori_interp::Stats, String>)> {
+    let oracle = nv_oracle::Oracle::for_test("mutation")?;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ori-interp-mutation");
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = CASES.iter().find(|c| c.entry == entry).unwrap();
+    let k = compile(&oracle.ptxas(), &corpus(), case.file, case.entry, sm, &dir).unwrap();
+    (case.run)(&k).expect("the unmutated kernel passes");
+    Some((k, case.run))
+}
+
+/// Replaces comparison `from` by `to` in the first ISETP that has it.
+fn flip(k: &mut Kernel, from: &str, to: &str) {
+    let (_, id, _) = k
+        .func
+        .insts_in_order()
+        .find(|(_, _, i)| i.op == Opcode::ISETP && i.has_mod(from))
+        .expect("an ISETP with that comparison");
+    let inst = &mut k.func.insts[id];
+    for m in &mut inst.mods {
+        if m.name() == from {
+            *m = Modifier::from_name(to).unwrap();
+        }
+    }
+}
+
+/// Removes the first instruction with opcode `op`.
+fn drop_first(k: &mut Kernel, op: Opcode) {
+    let (b, id, _) = k.func.insts_in_order().find(|(_, _, i)| i.op == op).expect("such an instruction");
+    k.func.blocks[b].insts.retain(|&i| i != id);
+}
+
+#[test]
+fn flipped_bounds_check_is_caught() {
+    for sm in [90, 80] {
+        let Some((mut k, run)) = kernel("vadd", sm) else { return };
+        flip(&mut k, "GE", "LT");
+        let err = run(&k).expect_err("ISETP.GE -> ISETP.LT must fail the check");
+        assert!(err.contains('c'), "{err}");
+    }
+}
+
+#[test]
+fn flipped_reduction_guard_is_caught() {
+    let Some((mut k, run)) = kernel("reduce_smem", 90) else { return };
+    flip(&mut k, "GT", "LT");
+    run(&k).expect_err("a wrong tree guard must change the sums");
+}
+
+#[test]
+fn dropped_instructions_are_caught() {
+    for (entry, op) in [("vadd", Opcode::FADD), ("saxpy", Opcode::FFMA), ("histogram256", Opcode::BAR)] {
+        let Some((mut k, run)) = kernel(entry, 90) else { return };
+        drop_first(&mut k, op);
+        run(&k).expect_err(&format!("{entry} without its first {op:?} must fail"));
+    }
+}
+
+#[test]
+fn out_of_bounds_accesses_name_the_instruction() {
+    let Some((mut k, run)) = kernel("vadd", 90) else { return };
+    // Without the bounds check every thread of the last CTA stores.
+    drop_first(&mut k, Opcode::EXIT);
+    let err = run(&k).expect_err("an unguarded store past the buffer faults");
+    assert!(err.contains("out of bounds") && err.contains("LDG"), "{err}");
+}
