@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod check_ptx;
 mod compare;
 mod compile;
+mod difftest;
 mod elf_roundtrip;
 mod oracle;
 mod sass_roundtrip;
@@ -18,6 +19,7 @@ commands:
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
   compare [-On] [P...] time our ptxas against NVIDIA's and compare registers (default: the corpus)
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
+  difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         "check-ptx" => check_ptx::run(rest),
         "compare" => compare::run(rest),
         "compile" => compile::run(rest),
+        "difftest" => difftest::run(rest),
         "test" => test::run(rest),
         "oracle" => oracle::run(rest),
         "sass-roundtrip" => sass_roundtrip::run(rest),

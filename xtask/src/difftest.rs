@@ -1,0 +1,91 @@
+//! `cargo xtask difftest [--sm N] [KERNEL...]`: compiles corpus kernels with
+//! NVIDIA's ptxas, runs the cubins under the Ori interpreter on the
+//! launches of `ori_interp::corpus`, and checks the outputs against the CPU
+//! references of the manifest's checks. When our own `target/debug/ptxas`
+//! compiles the PTX to a cubin, that cubin is run and checked the same way.
+
+use std::path::Path;
+use std::time::Instant;
+
+use ori_interp::corpus::{CASES, Case, compile};
+
+/// The outcome of one cubin: `Ok((warp-instructions, lane-instructions,
+/// seconds interpreting))` or why it failed.
+type Outcome = Result<(u64, u64, f64), String>;
+
+fn run_one(ptxas: &Path, corpus: &Path, case: &Case, sm: u32, dir: &Path) -> Outcome {
+    let kernel = compile(ptxas, corpus, case.file, case.entry, sm, dir)?;
+    let start = Instant::now();
+    let stats = (case.run)(&kernel)?;
+    Ok((stats.warp_insts, stats.thread_insts, start.elapsed().as_secs_f64()))
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut sms = vec![90, 80];
+    let mut names = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--sm" => {
+                let n = it.next().ok_or("--sm needs a number")?;
+                sms = vec![n.parse().map_err(|_| format!("bad SM `{n}`"))?];
+            }
+            other => names.push(other.to_string()),
+        }
+    }
+    let cases: Vec<&Case> =
+        CASES.iter().filter(|c| names.is_empty() || names.iter().any(|n| n == c.file || n == c.entry)).collect();
+    if cases.is_empty() {
+        let known: Vec<&str> = CASES.iter().map(|c| c.entry).collect();
+        return Err(format!("no corpus case matches {names:?}; known: {}", known.join(", ")));
+    }
+    let oracle = nv_oracle::Oracle::find().ok_or("NVIDIA's tools are missing: run `cargo xtask oracle`")?;
+    let root = crate::workspace_root();
+    let corpus = root.join("../shared/corpus");
+    let ours = root.join("target/debug/ptxas");
+    let dir = root.join("target/difftest");
+    let (nv_dir, our_dir) = (dir.join("nvidia"), dir.join("ours"));
+    for d in [&nv_dir, &our_dir] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let (mut pass, mut fail) = (0, 0);
+    let (mut warp_insts, mut lane_insts, mut secs) = (0u64, 0u64, 0f64);
+    for case in &cases {
+        for &sm in &sms {
+            let nv = run_one(&oracle.ptxas(), &corpus, case, sm, &nv_dir);
+            let mine: Option<Outcome> =
+                ours.is_file().then(|| run_one(&ours, &corpus, case, sm, &our_dir)).filter(|o| !is_no_cubin(o));
+            let ok = nv.is_ok() && mine.as_ref().is_none_or(Result::is_ok);
+            if let Ok((w, l, t)) = nv {
+                (warp_insts, lane_insts, secs) = (warp_insts + w, lane_insts + l, secs + t);
+            }
+            let label = format!("{} sm_{sm}", case.entry);
+            println!("{label:<24} nvidia: {}  ours: {}", show(&nv), mine.as_ref().map_or("no cubin".into(), show));
+            if ok {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+        }
+    }
+    println!(
+        "interpreted {warp_insts} warp-instructions ({lane_insts} lane-instructions) of NVIDIA's code in {secs:.2} s: \
+         {:.1} M warp-instructions/s",
+        warp_insts as f64 / secs.max(1e-9) / 1e6
+    );
+    println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
+    if fail == 0 { Ok(()) } else { Err(format!("{fail} kernel(s) failed")) }
+}
+
+/// True when our compiler produced no cubin (PTX lowering not there yet):
+/// that is not a failure of the cubin.
+fn is_no_cubin(o: &Outcome) -> bool {
+    matches!(o, Err(e) if e.contains("failed:") || e.contains("running "))
+}
+
+fn show(o: &Outcome) -> String {
+    match o {
+        Ok((n, _, _)) => format!("pass ({n} warp-insts)"),
+        Err(e) => format!("FAIL: {e}"),
+    }
+}
