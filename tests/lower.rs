@@ -10,7 +10,16 @@ use nv_oracle::Oracle;
 use ptxas::{DumpAfter, Options, Source, compile_sources};
 
 /// Kernels that compile end to end, with the SM they are checked for.
-const KERNELS: &[(&str, &str)] = &[("vadd", "sm_90"), ("saxpy", "sm_90"), ("fill_iota", "sm_90")];
+const KERNELS: &[(&str, &str)] = &[
+    ("vadd", "sm_90"),
+    ("saxpy", "sm_90"),
+    ("fill_iota", "sm_90"),
+    ("clamp_select", "sm_90"),
+    ("vadd", "sm_80"),
+    ("saxpy", "sm_80"),
+    ("fill_iota", "sm_80"),
+    ("clamp_select", "sm_80"),
+];
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap().join("shared/corpus")

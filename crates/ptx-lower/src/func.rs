@@ -11,6 +11,7 @@ use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 use crate::error::{Lowered, Pending, at};
 use crate::params::Params;
 use crate::regs::Regs;
+use crate::values::{self, ParamValue};
 use crate::{attrs, ops};
 
 /// A 64-bit product `src * factor` made by `mul.wide`, remembered so that
@@ -41,6 +42,11 @@ pub(crate) struct Lowerer<'m> {
     desc: Option<Reg>,
     /// `mul.wide` results of the current block, by PTX register.
     pub products: HashMap<String, WideProduct>,
+    /// PTX registers holding a kernel parameter (written once, by
+    /// `ld.param` or a copy of such a register).
+    pub param_values: HashMap<String, ParamValue>,
+    /// Number of writes of each PTX register in the body.
+    defs: HashMap<String, u32>,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
 }
@@ -68,6 +74,8 @@ impl<'m> Lowerer<'m> {
             labels: HashMap::new(),
             desc: None,
             products: HashMap::new(),
+            param_values: HashMap::new(),
+            defs: values::count_defs(&body.statements),
             guard: None,
         };
         let entry = cx.block();
@@ -208,6 +216,11 @@ impl<'m> Lowerer<'m> {
         };
         Ok(ori_ir::OperandKind::Mem(Address { desc: Some(desc), base: Some(base), offset, ..Address::default() })
             .into())
+    }
+
+    /// True when PTX register `name` is written exactly once.
+    pub fn single_def(&self, name: &str) -> bool {
+        self.defs.get(name) == Some(&1)
     }
 
     /// Forgets what the block knew about PTX register `name`'s old value

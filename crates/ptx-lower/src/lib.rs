@@ -15,6 +15,7 @@ mod func;
 mod ops;
 mod params;
 mod regs;
+mod values;
 
 use ori_ir::{Property, PropertySet, Sm};
 use ptx_syntax::ast::{Item, Module};

@@ -4,7 +4,7 @@
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
-use super::{dst, src, ty, unsupported};
+use super::{dst, param_operand, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -31,12 +31,23 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             (Opcode::FFMA, uses)
         }
         "min" | "max" if mods.is_empty() => {
-            let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            // FMNMX with three registers is known only as a maximum; NVIDIA
+            // reads a parameter operand from a uniform register or the bank.
+            let mut uses = match (param_operand(cx, inst, 2)?, param_operand(cx, inst, 1)?) {
+                (Some(p), _) => vec![a, p],
+                (None, Some(p)) => vec![src(cx, inst, 2, ScalarType::F32)?, p],
+                (None, None) => commutative(a, src(cx, inst, 2, ScalarType::F32)?),
+            };
             let pt = Operand::reg(Reg::PT);
             uses.push(if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() });
             (Opcode::FMNMX, uses)
         }
-        "neg" if a.as_reg().is_some() => (Opcode::FADD, vec![a.negated(), neg_zero]),
+        // Flipping the sign bit is exactly PTX's negation (zeros included).
+        "neg" if a.as_reg().is_some() && mods.is_empty() => {
+            let sign = Operand::int(0x8000_0000);
+            let uses = vec![a, sign, Operand::reg(Reg::RZ), Operand::int(0x3c), Operand::reg(Reg::PT).inverted()];
+            return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+        }
         "abs" if a.as_reg().is_some() => {
             let mut a = a;
             a.flags.abs = true;

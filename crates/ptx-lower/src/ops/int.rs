@@ -119,12 +119,32 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         (None, None) => return Err(unsupported(inst)),
     };
     let d = dst(cx, inst, 0)?;
-    let c = src(cx, inst, other, ScalarType::U64)?;
-    if c.as_reg().is_none() {
+    let param = name(other).and_then(|n| cx.param_values.get(&n).copied()).filter(|p| p.words == 2);
+    let (factor, c) = match param {
+        // sm_80 adds the parameter from the bank; the factor then has to be
+        // a register, as an instruction has one constant operand at most.
+        Some(p) if cx.sm.version < 90 => {
+            let factor = match product.factor.as_reg() {
+                Some(_) => product.factor.clone(),
+                None => {
+                    // Not a plain MOV: copy propagation would put the
+                    // immediate back next to the bank operand.
+                    let t = cx.temp(ori_ir::RegFile::R, 1);
+                    let rz = Operand::reg(Reg::RZ);
+                    let uses = vec![rz.clone(), rz, product.factor.clone()];
+                    cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], uses, inst.span)?;
+                    t.into()
+                }
+            };
+            (factor, Operand::cbank(0, p.offset))
+        }
+        _ => (product.factor.clone(), src(cx, inst, other, ScalarType::U64)?),
+    };
+    if c.as_reg().is_none() && param.is_none() {
         return Err(unsupported(inst));
     }
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
-    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, product.factor, c], inst.span)
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)
 }
 
 /// `-x` of an integer operand.

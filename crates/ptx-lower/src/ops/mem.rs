@@ -7,6 +7,7 @@ use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, ScalarType, StateSp
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
+use crate::values::ParamValue;
 
 /// `ld.SPACE.T d, [a]`.
 pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
@@ -20,15 +21,29 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     match inst.space() {
         Some(StateSpace::Param) => {
             let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
-            let d = dst(cx, inst, 0)?;
             let at = i64::from(cx.sm.target().param_base) + i64::from(slot.offset) + offset;
             let at = i32::try_from(at).map_err(|_| unsupported(inst))?;
-            let mods = match ty.bits() {
-                32 => &[][..],
-                64 => &["64"][..],
+            let ExprKind::Name(dest, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+            let words = match ty.bits() {
+                32 => 1,
+                64 => 2,
                 _ => return Err(unsupported(inst)),
             };
-            cx.emit(Opcode::LDC, mods, vec![d.into()], vec![Operand::cbank(0, at)], inst.span)
+            let name = dest.name.as_str();
+            if cx.single_def(name) {
+                cx.param_values.insert(name.to_string(), ParamValue { offset: at, words });
+            }
+            let d = dst(cx, inst, 0)?;
+            let source = vec![Operand::cbank(0, at)];
+            match (cx.sm.version >= 90, words) {
+                (true, 1) => cx.emit(Opcode::LDC, &[], vec![d.into()], source, inst.span),
+                (true, _) => cx.emit(Opcode::LDC, &["64"], vec![d.into()], source, inst.span),
+                // sm_80 code reads parameters as operands (`MOV`, or the
+                // accumulator of `IMAD.WIDE`): a 64-bit one stays in the bank.
+                (false, 1) => cx.emit(Opcode::MOV, &[], vec![d.into()], source, inst.span),
+                (false, _) if cx.single_def(name) => Ok(()),
+                (false, _) => Err(unsupported(inst)),
+            }
         }
         Some(StateSpace::Global) => {
             let words: Vec<&str> = inst

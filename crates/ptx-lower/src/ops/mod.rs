@@ -106,6 +106,21 @@ fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operan
     })
 }
 
+/// Source operand `i` read straight from the parameter it holds, when it
+/// holds a 32-bit one: a uniform register loaded just before on sm_90, the
+/// bank itself on sm_80 (the operand forms NVIDIA's code uses).
+pub(crate) fn param_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<Operand>> {
+    let ExprKind::Name(r, None) = &operand(inst, i)?.kind else { return Ok(None) };
+    let Some(p) = cx.param_values.get(r.name.as_str()).copied().filter(|p| p.words == 1) else { return Ok(None) };
+    let bank = Operand::cbank(0, p.offset);
+    if cx.sm.version < 90 {
+        return Ok(Some(bank));
+    }
+    let u = cx.temp(RegFile::UR, 1);
+    cx.emit(Opcode::ULDC, &[], vec![u.into()], vec![bank], inst.span)?;
+    Ok(Some(u.into()))
+}
+
 /// An integer immediate as a 32-bit instruction reads it (sign-extended
 /// from the low 32 bits, so `0xffffffff` and `-1` are the same word).
 fn int_imm(value: u64, ty: ScalarType) -> Option<Operand> {
@@ -138,6 +153,8 @@ pub(crate) fn special(
         Some(c) => return Err(at(span, format!("unknown component .{c} of {name}"))),
     };
     let sr = |regs: [SpecialReg; 3]| regs[axis];
+    // sm_80 reads constants with MOV (its LDC forms take a register offset).
+    let bank_read = if cx.sm.version >= 90 { Opcode::LDC } else { Opcode::MOV };
     let (op, source) = match name {
         "%tid" => {
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::TidX, SpecialReg::TidY, SpecialReg::TidZ])).into())
@@ -146,8 +163,8 @@ pub(crate) fn special(
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ])).into())
         }
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
-        "%ntid" => (Opcode::LDC, Operand::cbank(0, 4 * axis as i32)),
-        "%nctaid" => (Opcode::LDC, Operand::cbank(0, 0xc + 4 * axis as i32)),
+        "%ntid" => (bank_read, Operand::cbank(0, 4 * axis as i32)),
+        "%nctaid" => (bank_read, Operand::cbank(0, 0xc + 4 * axis as i32)),
         _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
     };
     cx.emit(op, &[], vec![dst.into()], vec![source], span)

@@ -17,6 +17,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
         }
     }
+    if d.width == 2 {
+        return copy64(cx, inst);
+    }
     let s = src(cx, inst, 1, ty)?;
     if d.file != ori_ir::RegFile::R
         || s.as_reg().is_some_and(|r| r.width != d.width)
@@ -34,11 +37,27 @@ pub(super) fn cvta(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
+    copy64(cx, inst)
+}
+
+/// A 64-bit copy. A copy of a parameter is that parameter too; on sm_80,
+/// where 64-bit parameters stay in the constant bank, it emits nothing.
+fn copy64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let (ExprKind::Name(d, None), ExprKind::Name(s, None)) = (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) else {
+        return Err(unsupported(inst));
+    };
+    let param = cx.param_values.get(s.name.as_str()).copied();
+    if let Some(p) = param.filter(|_| cx.single_def(d.name.as_str())) {
+        cx.param_values.insert(d.name.as_str().to_string(), p);
+        if cx.sm.version < 90 {
+            return Ok(());
+        }
+    }
     let ty = ty(inst)?;
-    let d = dst(cx, inst, 0)?;
-    let s = src(cx, inst, 1, ty)?;
-    if s.as_reg().is_none_or(|r| r.width != d.width) {
+    let dreg = dst(cx, inst, 0)?;
+    let sreg = src(cx, inst, 1, ty)?;
+    if sreg.as_reg().is_none_or(|r| r.width != dreg.width) {
         return Err(unsupported(inst));
     }
-    cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span)
+    cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![sreg], inst.span)
 }
