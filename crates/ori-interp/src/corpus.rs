@@ -28,6 +28,7 @@ pub const CASES: &[Case] = &[
     Case { file: "reduce_smem", entry: "reduce_smem", run: reduce_smem },
     Case { file: "reduce_shfl", entry: "reduce_shfl", run: reduce_shfl },
     Case { file: "histogram", entry: "histogram256", run: histogram },
+    Case { file: "atomics_mix", entry: "atomics_mix", run: atomics_mix },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -259,4 +260,48 @@ fn histogram(k: &Kernel) -> Result<Stats, String> {
         want[usize::from(b)] += 1;
     }
     exact("hist", &read_u32(&g, ph), &want).map(|_| stats)
+}
+
+fn atomics_mix(k: &Kernel) -> Result<Stats, String> {
+    let n = 8192 + 100;
+    let mut r = Rng(9);
+    let vi: Vec<i32> = r.randint(-100_000, 100_000, n).into_iter().map(|v| v as i32).collect();
+    let vf = r.uniform(-1.0, 1.0, n);
+    let counters = [0, i32::MAX, i32::MIN, 0, 0, 0, -1, 0];
+    let mut g = Global::new();
+    let (pvi, pvf, pc) = (g.alloc(i32s(&vi)), g.alloc(f32s(&vf)), g.alloc(i32s(&counters)));
+    let (pw, ps) = (g.alloc(vec![0; 4]), g.alloc(vec![0; 4]));
+    let (pm, pd) = (g.alloc(f32s(&[f32::NEG_INFINITY])), g.alloc(1f64.to_le_bytes().to_vec()));
+    let p = Params::new(k).set(0, &pvi.to_le_bytes())?.set(1, &pvf.to_le_bytes())?.set(2, &(n as i32).to_le_bytes())?;
+    let p = p.set(3, &pc.to_le_bytes())?.set(4, &pw.to_le_bytes())?.set(5, &ps.to_le_bytes())?;
+    let p = p.set(6, &pm.to_le_bytes())?.set(7, &pd.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p)?;
+    // Integer atomics commute: exact. `atomicSub(&c[5], -1)` adds one per
+    // negative element.
+    let want = [
+        vi.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
+        vi.iter().fold(i32::MAX, |a, &x| a.min(x)),
+        vi.iter().fold(i32::MIN, |a, &x| a.max(x)),
+        1,
+        0,
+        vi.iter().filter(|&&x| x < 0).count() as i32,
+        vi.iter().fold(-1, |a, &x| a & (x | 0xffff_0000u32 as i32)),
+        vi.iter().fold(0, |a, &x| a | (x & 0xffff)),
+    ];
+    exact("counters", &read_u32(&g, pc), &want.map(|v| v as u32))?;
+    exact("wrap", &read_u32(&g, pw), &[(n % 1000) as u32])?;
+    let fmax = vf.iter().fold(f32::NEG_INFINITY, |a, &x| a.max(x));
+    exact("fmax", &read_u32(&g, pm), &[fmax.to_bits()])?;
+    let fsum = f64::from(f32::from_bits(read_u32(&g, ps)[0]));
+    let want_sum: f64 = vf.iter().map(|&v| f64::from(v)).sum();
+    let scale: f64 = vf.iter().map(|&v| f64::from(v.abs())).sum();
+    if (fsum - want_sum).abs() > 1e-4 * scale {
+        return Err(format!("fsum = {fsum}, expected {want_sum}"));
+    }
+    let dprod = f64::from_le_bytes(g.buffer(pd).and_then(|b| b.try_into().ok()).unwrap_or([0; 8]));
+    let want_prod: f64 = (0..n).step_by(1024).map(|i| 1.0 + f64::from(vf[i]) * 1e-3).product();
+    if (dprod - want_prod).abs() > 1e-12 * want_prod.abs() {
+        return Err(format!("dprod = {dprod}, expected {want_prod}"));
+    }
+    Ok(stats)
 }

@@ -331,13 +331,17 @@ impl Cta<'_> {
         Ok(if f.neg { v ^ 1 << 63 } else { v })
     }
 
-    /// The address operand `i` in `lane`.
-    fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u64> {
+    /// The address operand `i` in `lane`. Global addresses are 64-bit
+    /// (`.E`) even where nvdisasm prints the base as one register
+    /// (`ATOMG.E.CAS PT, R3, [R6], ...`).
+    fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize, space: Space) -> R<u64> {
         let Some((Src::Mem { base, ubase, offset, scale }, _)) = step.uses.get(i) else {
             return fault("missing address operand");
         };
         let b = match *base {
-            Some((loc, 2)) => u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32,
+            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || space == Space::Global => {
+                u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
+            }
             Some((loc, _)) => u64::from(w.get(loc, lane)),
             None => 0,
         };
@@ -407,7 +411,7 @@ impl Cta<'_> {
             }
             Kind::Ld { space, bytes, signed } => {
                 for lane in lanes(active) {
-                    let a = self.addr(w, step, 0, lane)?;
+                    let a = self.addr(w, step, 0, lane, space)?;
                     let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
                     let mut words = [0u32; 4];
                     for (k, c) in data.chunks(4).enumerate() {
@@ -428,7 +432,7 @@ impl Cta<'_> {
             }
             Kind::St { space, bytes } => {
                 for lane in lanes(active) {
-                    let a = self.addr(w, step, 0, lane)?;
+                    let a = self.addr(w, step, 0, lane, space)?;
                     let mut words = [0u32; 4];
                     if let Some((Src::Reg(loc, width), _)) = step.uses.get(1) {
                         for k in 0..u32::from(*width).min(4) {
@@ -443,7 +447,7 @@ impl Cta<'_> {
             }
             Kind::Atom { space, op, bytes, one } => {
                 for lane in lanes(active) {
-                    let a = self.addr(w, step, 0, lane)?;
+                    let a = self.addr(w, step, 0, lane, space)?;
                     let words = u32::from(bytes / 4);
                     let v = if one { 1 } else { self.val(w, step, 1, lane, words)? };
                     let v2 = if op == AtomOp::Cas { self.val(w, step, 2, lane, words)? } else { 0 };

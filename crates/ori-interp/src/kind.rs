@@ -334,7 +334,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             ShflMode::Idx
         }),
         "VOTE" | "VOTEU" => Kind::Vote { any: m("ANY"), all: m("ALL") },
-        "REDUX" => atom_op(inst).map_or(Kind::Unsupported, Kind::Redux),
+        // nvdisasm prints the default `.AND` of REDUX as nothing.
+        "REDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
         _ => Kind::Unsupported,
     }
 }
