@@ -29,6 +29,17 @@ pub const CASES: &[Case] = &[
     Case { file: "reduce_shfl", entry: "reduce_shfl", run: reduce_shfl },
     Case { file: "histogram", entry: "histogram256", run: histogram },
     Case { file: "atomics_mix", entry: "atomics_mix", run: atomics_mix },
+    Case { file: "sum64", entry: "sum64", run: sum64 },
+    Case { file: "intdiv", entry: "intdiv", run: intdiv },
+    Case { file: "intdiv", entry: "nchw_decompose", run: nchw_decompose },
+    Case { file: "transpose", entry: "transpose_padded", run: transpose_padded },
+    Case { file: "transpose", entry: "transpose_naive", run: transpose_naive },
+    Case { file: "bitops", entry: "bitops", run: bitops },
+    Case { file: "vec_loads", entry: "vec_loads", run: vec_loads },
+    Case { file: "templates", entry: "_Z6axpy_tIfLi4EEvPKT_PS0_S0_i", run: axpy_f32 },
+    Case { file: "templates", entry: "_Z6axpy_tIdLi2EEvPKT_PS0_S0_i", run: axpy_f64 },
+    Case { file: "templates", entry: "_Z6axpy_tIiLi1EEvPKT_PS0_S0_i", run: axpy_i32 },
+    Case { file: "templates", entry: "_ZN2ns5applyINS_7FunctorEEEvPKfPfT_i", run: apply_functor },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -113,8 +124,37 @@ fn exact(what: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
 }
 
 fn launch(kernel: &Kernel, global: &mut Global, grid: u32, block: u32, params: Params) -> Result<Stats, String> {
-    let l = Launch::new([grid, 1, 1], [block, 1, 1], params.bytes);
+    launch_2d(kernel, global, [grid, 1], [block, 1], params)
+}
+
+fn launch_2d(
+    kernel: &Kernel,
+    global: &mut Global,
+    grid: [u32; 2],
+    block: [u32; 2],
+    params: Params,
+) -> Result<Stats, String> {
+    let l = Launch::new([grid[0], grid[1], 1], [block[0], block[1], 1], params.bytes);
     crate::run_kernel(kernel, &l, global).map_err(|e| e.to_string())
+}
+
+fn u64s(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn read_u64(g: &Global, addr: u64) -> Vec<u64> {
+    g.buffer(addr).unwrap_or(&[]).chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()
+}
+
+/// `float(R)` of the manifest: each element within relative error `rel`
+/// (fma contraction may differ from the reference).
+fn close(what: &str, got: &[f64], want: &[f64], rel: f64) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} elements, expected {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(a, b)| (a - b).abs() > rel * b.abs().max(1.0)) {
+        None => Ok(()),
+        Some(i) => Err(format!("{what}[{i}] = {}, expected {}", got[i], want[i])),
+    }
 }
 
 fn vadd(k: &Kernel) -> Result<Stats, String> {
@@ -304,4 +344,256 @@ fn atomics_mix(k: &Kernel) -> Result<Stats, String> {
         return Err(format!("dprod = {dprod}, expected {want_prod}"));
     }
     Ok(stats)
+}
+
+fn sum64(k: &Kernel) -> Result<Stats, String> {
+    let (n, blocks) = (20_000usize, 8u32);
+    let mut r = Rng(10);
+    let v: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    let mut g = Global::new();
+    let (pi, pt, pm) = (g.alloc(u64s(&v)), g.alloc(vec![0; 8]), g.alloc(vec![0; 8]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &(n as u64).to_le_bytes())?;
+    let stats = launch(k, &mut g, blocks, 256, p.set(2, &pt.to_le_bytes())?.set(3, &pm.to_le_bytes())?)?;
+    let threads = blocks as usize * 256;
+    let mut mixed = 0u64;
+    for t in 0..threads {
+        let mut sacc = 0i64;
+        for i in (t..n).step_by(threads) {
+            let hi = ((u128::from(v[i]) * 0x9E37_79B9_7F4A_7C15u128) >> 64) as u64;
+            let s = ((v[i] ^ hi) as i64) >> 7;
+            sacc = sacc.wrapping_add(s.wrapping_abs());
+            sacc ^= (v[i] << (i & 31)) as i64;
+        }
+        mixed = mixed.wrapping_add(sacc as u64);
+    }
+    let total = v.iter().fold(0u64, |a, &x| a.wrapping_add(x));
+    let got = [read_u64(&g, pt), read_u64(&g, pm)].concat();
+    if got == [total, mixed] {
+        Ok(stats)
+    } else {
+        Err(format!("total, mixed = {got:x?}, expected {:x?}", [total, mixed]))
+    }
+}
+
+fn intdiv(k: &Kernel) -> Result<Stats, String> {
+    let n = 4096 + 3;
+    let mut r = Rng(11);
+    let a: Vec<i32> = r.randint(i64::from(i32::MIN), i64::from(i32::MAX), n).into_iter().map(|v| v as i32).collect();
+    let b: Vec<i32> = r.randint(-70_000, 70_000, n).into_iter().map(|v| v as i32).collect();
+    let la: Vec<i64> = (0..n).map(|_| r.next() as i64).collect();
+    let lb: Vec<i64> = r.randint(-5_000_000_000, 5_000_000_000, n);
+    let mut g = Global::new();
+    let (pa, pb) = (g.alloc(i32s(&a)), g.alloc(i32s(&b)));
+    let (pla, plb) = (
+        g.alloc(u64s(&la.iter().map(|&v| v as u64).collect::<Vec<_>>())),
+        g.alloc(u64s(&lb.iter().map(|&v| v as u64).collect::<Vec<_>>())),
+    );
+    let (pq32, pq64) = (g.alloc(vec![0; 16 * n]), g.alloc(vec![0; 24 * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pla.to_le_bytes())?;
+    let p = p.set(3, &plb.to_le_bytes())?.set(4, &pq32.to_le_bytes())?.set(5, &pq64.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(6, &(n as i32).to_le_bytes())?)?;
+    let mut w32 = Vec::with_capacity(4 * n);
+    let mut w64 = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        let (x, d) = (a[i], if b[i] == 0 { 1 } else { b[i] });
+        let (ux, ud) = (x as u32, d as u32);
+        w32.extend([
+            x.wrapping_div(d) as u32,
+            x.wrapping_rem(d) as u32,
+            (ux / ud).wrapping_add(ux % ud),
+            (x / 7).wrapping_add(x % 13).wrapping_add((ux / 10) as i32) as u32,
+        ]);
+        let (y, e) = (la[i], if lb[i] == 0 { 3 } else { lb[i] });
+        let (uy, ue) = (y as u64, e as u64);
+        w64.extend([y.wrapping_div(e) as u64, y.wrapping_rem(e) as u64, (uy / ue) ^ (uy % 1_000_000_007)]);
+    }
+    exact("q32", &read_u32(&g, pq32), &w32)?;
+    let got64 = read_u64(&g, pq64);
+    match got64.iter().zip(&w64).position(|(x, y)| x != y) {
+        None => Ok(stats),
+        Some(i) => Err(format!("q64[{i}] = {:#x}, expected {:#x}", got64[i], w64[i])),
+    }
+}
+
+fn nchw_decompose(k: &Kernel) -> Result<Stats, String> {
+    let (c, h, w) = (3i32, 20i32, 17i32);
+    let total = 2 * c * h * w + 5;
+    let mut g = Global::new();
+    let po = g.alloc(vec![0; 4 * total as usize]);
+    let p = Params::new(k).set(0, &po.to_le_bytes())?.set(1, &total.to_le_bytes())?.set(2, &c.to_le_bytes())?;
+    let stats =
+        launch(k, &mut g, (total as u32).div_ceil(256), 256, p.set(3, &h.to_le_bytes())?.set(4, &w.to_le_bytes())?)?;
+    let want: Vec<u32> = (0..total)
+        .map(|idx| {
+            let (ww, hh, cc, nn) = (idx % w, (idx / w) % h, (idx / (w * h)) % c, idx / (w * h * c));
+            (((nn * 31 + cc) * 17 + hh) * 13 + ww) as u32
+        })
+        .collect();
+    exact("out", &read_u32(&g, po), &want).map(|_| stats)
+}
+
+fn transpose(k: &Kernel, tile: [u32; 2], block: [u32; 2]) -> Result<Stats, String> {
+    let (width, height) = (100usize, 70usize);
+    let x = Rng(12).uniform(-1.0, 1.0, width * height);
+    let mut g = Global::new();
+    let (pi, po) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * width * height]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &po.to_le_bytes())?;
+    let p = p.set(2, &(width as i32).to_le_bytes())?.set(3, &(height as i32).to_le_bytes())?;
+    let grid = [(width as u32).div_ceil(tile[0]), (height as u32).div_ceil(tile[1])];
+    let stats = launch_2d(k, &mut g, grid, block, p)?;
+    let mut want = vec![0u32; width * height];
+    for y in 0..height {
+        for xx in 0..width {
+            want[xx * height + y] = x[y * width + xx].to_bits();
+        }
+    }
+    exact("out", &read_u32(&g, po), &want).map(|_| stats)
+}
+
+fn transpose_padded(k: &Kernel) -> Result<Stats, String> {
+    transpose(k, [32, 32], [32, 8])
+}
+
+fn transpose_naive(k: &Kernel) -> Result<Stats, String> {
+    transpose(k, [16, 16], [16, 16])
+}
+
+fn bitops(k: &Kernel) -> Result<Stats, String> {
+    let n = 2048 + 9;
+    let mut r = Rng(13);
+    let mut a: Vec<u32> = (0..n).map(|_| r.next() as u32).collect();
+    let b: Vec<u32> = (0..n).map(|_| r.next() as u32).collect();
+    let mut c: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    // Edge cases for clz/ffs/brev.
+    a[0] = 0;
+    c[0] = 0;
+    a[1] = u32::MAX;
+    let mut g = Global::new();
+    let (pa, pb, pc, po) = (g.alloc(u32s(&a)), g.alloc(u32s(&b)), g.alloc(u64s(&c)), g.alloc(vec![0; 64 * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let stats = launch(
+        k,
+        &mut g,
+        n.div_ceil(256) as u32,
+        256,
+        p.set(3, &po.to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?,
+    )?;
+    let mut want = Vec::with_capacity(16 * n);
+    for i in 0..n {
+        let (x, y, z) = (a[i], b[i], c[i]);
+        let funnel = |s: u32| (((u64::from(y) << 32 | u64::from(x)) << s) >> 32) as u32;
+        let bytes = (u64::from(y) << 32 | u64::from(x)).to_le_bytes();
+        let perm = (0..4).fold(0u32, |acc, j| acc | u32::from(bytes[(0x5140 >> (4 * j) & 7) as usize]) << (8 * j));
+        let (sx, sy) = (i64::from(x as i32), i64::from(y as i32));
+        want.extend([
+            x.count_ones(),
+            z.count_ones(),
+            x.leading_zeros(),
+            z.leading_zeros(),
+            if x == 0 { 0 } else { x.trailing_zeros() + 1 },
+            x.reverse_bits(),
+            (z.reverse_bits() >> 17) as u32,
+            perm,
+            funnel(y & 31),
+            ((u64::from(y) << 32 | u64::from(x)) >> 13) as u32,
+            funnel(y.min(32)),
+            x.abs_diff(y).wrapping_add(7),
+            ((u64::from(x) * u64::from(y)) >> 32) as u32 ^ ((sx * sy) >> 32) as u32,
+            (((sx + sy) >> 1) as u32).wrapping_add(((sx + sy + 1) >> 1) as u32),
+            (x >> (y & 15)) & 31,
+            (x & !(0xff << 8)) | ((y & 0xff) << 8),
+        ]);
+    }
+    exact("out", &read_u32(&g, po), &want).map(|_| stats)
+}
+
+fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn vec_loads(k: &Kernel) -> Result<Stats, String> {
+    let n4 = 4096 + 7;
+    let mut r = Rng(14);
+    let (a, b) = (r.uniform(-1.0, 1.0, 4 * n4), r.uniform(-1.0, 1.0, 4 * n4));
+    let c: Vec<i32> = r.randint(-100, 100, 2 * n4).into_iter().map(|v| v as i32).collect();
+    let d: Vec<u8> = r.randint(0, 256, 4 * n4).into_iter().map(|v| v as u8).collect();
+    let mut g = Global::new();
+    let (pa, pb, pc, pd) = (g.alloc(f32s(&a)), g.alloc(f32s(&b)), g.alloc(i32s(&c)), g.alloc(d.clone()));
+    let (p4, p1) = (g.alloc(vec![0; 16 * n4]), g.alloc(vec![0; 4 * n4]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let p = p.set(3, &pd.to_le_bytes())?.set(4, &p4.to_le_bytes())?.set(5, &p1.to_le_bytes())?;
+    let stats = launch(k, &mut g, n4.div_ceil(256) as u32, 256, p.set(6, &(n4 as i32).to_le_bytes())?)?;
+    let (mut w4, mut w1) = (Vec::new(), Vec::new());
+    for i in 0..n4 {
+        let r4 = [
+            a[4 * i].mul_add(b[4 * i], c[2 * i] as f32),
+            a[4 * i + 1].mul_add(b[4 * i + 1], c[2 * i + 1] as f32),
+            a[4 * i + 2].mul_add(b[4 * i + 2], f32::from(d[4 * i])),
+            a[4 * i + 3].mul_add(
+                b[4 * i + 3],
+                (u32::from(d[4 * i + 1]) + u32::from(d[4 * i + 2]) + u32::from(d[4 * i + 3])) as f32,
+            ),
+        ];
+        w1.push(f64::from(r4[0] + r4[1] + r4[2] + r4[3]));
+        w4.extend(r4.map(f64::from));
+    }
+    let as_f64 = |v: Vec<u32>| v.into_iter().map(|b| f64::from(f32::from_bits(b))).collect::<Vec<_>>();
+    close("out4", &as_f64(read_u32(&g, p4)), &w4, 1e-6)?;
+    close("out1", &as_f64(read_u32(&g, p1)), &w1, 1e-6).map(|_| stats)
+}
+
+fn axpy_f32(k: &Kernel) -> Result<Stats, String> {
+    let n = 8192 + 3;
+    let mut r = Rng(15);
+    let (x, y) = (r.uniform(-1.0, 1.0, n), r.uniform(-1.0, 1.0, n));
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(f32s(&x)), g.alloc(f32s(&y)));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &1.5f32.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(4 * 256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = (0..n).map(|i| 1.5f32.mul_add(x[i], y[i]).to_bits()).collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+fn axpy_f64(k: &Kernel) -> Result<Stats, String> {
+    let n = 8192 + 3;
+    let mut r = Rng(16);
+    let x: Vec<f64> = r.uniform(-1.0, 1.0, n).into_iter().map(f64::from).collect();
+    let y: Vec<f64> = r.uniform(-1.0, 1.0, n).into_iter().map(|v| f64::from(v) / 3.0).collect();
+    let mut g = Global::new();
+    let (px, py) = (
+        g.alloc(u64s(&x.iter().map(|v| v.to_bits()).collect::<Vec<_>>())),
+        g.alloc(u64s(&y.iter().map(|v| v.to_bits()).collect::<Vec<_>>())),
+    );
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &(-0.75f64).to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(2 * 256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u64> = (0..n).map(|i| (-0.75f64).mul_add(x[i], y[i]).to_bits()).collect();
+    let got = read_u64(&g, py);
+    match got.iter().zip(&want).position(|(a, b)| a != b) {
+        None => Ok(stats),
+        Some(i) => Err(format!("y[{i}] = {:#x}, expected {:#x}", got[i], want[i])),
+    }
+}
+
+fn axpy_i32(k: &Kernel) -> Result<Stats, String> {
+    let n = 8192 + 3;
+    let mut r = Rng(17);
+    let x: Vec<i32> = r.randint(-1000, 1000, n).into_iter().map(|v| v as i32).collect();
+    let y: Vec<i32> = r.randint(-1000, 1000, n).into_iter().map(|v| v as i32).collect();
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(i32s(&x)), g.alloc(i32s(&y)));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &7i32.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = (0..n).map(|i| (7 * x[i] + y[i]) as u32).collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+fn apply_functor(k: &Kernel) -> Result<Stats, String> {
+    let n = 8192 + 3;
+    let x = Rng(18).uniform(-1.0, 1.0, n);
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * n]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &3f32.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = x.iter().map(|&v| v.mul_add(3.0, 1.0).to_bits()).collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
 }

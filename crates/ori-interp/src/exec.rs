@@ -187,7 +187,10 @@ impl Cta<'_> {
                     ImadMode::Wide { signed } => {
                         let c = self.val(w, step, 2, lane, 2)?;
                         let c = if cf.neg { c.wrapping_neg() } else { c };
-                        (int::imad_wide(a, b, c, signed), no)
+                        let cin = if x { self.carries(w, step, 3, lane)? } else { 0 };
+                        let p = u128::from(int::imad_wide(a, b, 0, signed));
+                        let sum = p + u128::from(c) + u128::from(cin);
+                        (sum as u64, [sum >> 64 != 0, false])
                     }
                     ImadMode::Hi { signed } => {
                         // The addend is the register pair c:c+1 (the decoder
@@ -217,8 +220,16 @@ impl Cta<'_> {
                 let pin = self.p_in(w, step, 4, lane).unwrap_or(false);
                 (u64::from(r), [(r != 0) || pin, false])
             }
-            Kind::Shf { left, signed, wide, high } => {
-                (u64::from(int::shf(u(0)?, u(2)?, u(1)?, left, signed, wide, high)), no)
+            Kind::Shf { left, signed, wide, high, wrap } => {
+                let s = if wrap { u(1)? & 31 } else { u(1)? };
+                (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
+            }
+            Kind::Brev => (u64::from(u(0)?.reverse_bits()), no),
+            Kind::Vabsdiff { signed } => {
+                let (a, b) = (u(0)?, u(1)?);
+                let d = if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) };
+                let c = if step.uses.len() > 2 { u(2)? } else { 0 };
+                (u64::from(d.wrapping_add(c)), no)
             }
             Kind::Lea { hi: false, .. } => {
                 let cin = self.carries(w, step, 3, lane)? as u32;
@@ -299,8 +310,19 @@ impl Cta<'_> {
                 let r = u32::from(half::fma(alo, blo, clo)) | u32::from(half::fma(ahi, bhi, chi)) << 16;
                 (u64::from(r), no)
             }
-            Kind::I2f { signed, wide, rnd } => {
-                (u64::from(float::i2f(self.val(w, step, 0, lane, if wide { 2 } else { 1 })?, signed, wide, rnd)), no)
+            Kind::I2f { signed, bits, rnd } => {
+                let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                // Narrow sources take the low bits, sign- or zero-extended.
+                let v = match (bits, signed) {
+                    (8, true) => v as i8 as i64 as u64,
+                    (8, false) => v & 0xff,
+                    (16, true) => v as i16 as i64 as u64,
+                    (16, false) => v & 0xffff,
+                    (32, true) => v as u32 as i32 as i64 as u64,
+                    (32, false) => v & 0xffff_ffff,
+                    _ => v,
+                };
+                (u64::from(float::i2f(v, signed, bits == 64 || bits < 32, rnd)), no)
             }
             Kind::F2i { signed, wide, rnd, ftz } => {
                 (float::f2i(self.f_in(w, step, 0, lane)?, signed, wide, rnd, ftz), no)
@@ -407,6 +429,31 @@ impl Cta<'_> {
                     return fault("indirect branches are not modelled");
                 };
                 w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::Call => {
+                let Some((Src::Label(target), _)) = step.uses.first() else {
+                    return fault("calls to other functions are not modelled");
+                };
+                w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::Ret => {
+                // Return addresses are byte offsets in the function's code:
+                // instruction `addr / 16` of a function in address order (as
+                // the loader builds it).
+                let mut moves = vec![(mask & !active, pc + 1)];
+                for lane in lanes(active) {
+                    let addr = self.u32v(w, step, 0, lane)? as usize;
+                    if addr % 16 != 0 || addr / 16 >= prog.steps.len() {
+                        return fault(format!("return to {addr:#x}, outside the function (lane {lane})"));
+                    }
+                    match moves.iter_mut().find(|m| m.1 == addr / 16) {
+                        Some(m) => m.0 |= 1 << lane,
+                        None => moves.push((1 << lane, addr / 16)),
+                    }
+                }
+                w.reschedule(g, &moves);
                 return Ok(());
             }
             Kind::Ld { space, bytes, signed } => {

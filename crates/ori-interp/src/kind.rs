@@ -59,6 +59,10 @@ pub enum Kind {
     Nop,
     Bssy,
     Bra,
+    /// `CALL.REL`: a jump; the return address is in a register already.
+    Call,
+    /// `RET.REL`: to the byte address each lane holds in a register.
+    Ret,
     Exit,
     Bar,
     Mov,
@@ -79,6 +83,8 @@ pub enum Kind {
         signed: bool,
         wide: bool,
         high: bool,
+        /// `.W`: the shift amount wraps (mod 32) instead of clamping.
+        wrap: bool,
     },
     Lea {
         hi: bool,
@@ -89,6 +95,11 @@ pub enum Kind {
         signed: bool,
     },
     Iabs,
+    Brev,
+    /// `VABSDIFF a, b, c`: `|a - b| + c`.
+    Vabsdiff {
+        signed: bool,
+    },
     Popc,
     Flo {
         signed: bool,
@@ -124,7 +135,8 @@ pub enum Kind {
     Hfma2,
     I2f {
         signed: bool,
-        wide: bool,
+        /// Source width in bits (8, 16, 32, 64).
+        bits: u8,
         rnd: Round,
     },
     F2i {
@@ -234,6 +246,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         | "NANOSLEEP" => Kind::Nop,
         "BSSY" => Kind::Bssy,
         "BRA" => Kind::Bra,
+        "CALL" if m("REL") => Kind::Call,
+        "RET" if m("REL") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
         "MOV" => Kind::Mov,
@@ -253,11 +267,19 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::Imad { mode, x: m("X") }
         }
         "LOP3" => Kind::Lop3,
-        "SHF" => Kind::Shf { left: m("L"), signed: m("S32") || m("S64"), wide: m("U64") || m("S64"), high: m("HI") },
+        "SHF" => Kind::Shf {
+            left: m("L"),
+            signed: m("S32") || m("S64"),
+            wide: m("U64") || m("S64"),
+            high: m("HI"),
+            wrap: m("W"),
+        },
         "LEA" => Kind::Lea { hi: m("HI"), sx32: m("SX32") },
         "PRMT" => Kind::Prmt,
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
+        "BREV" => Kind::Brev,
+        "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
         "POPC" | "UPOPC" => Kind::Popc,
         "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },
         "ISETP" => match cmp_op(inst) {
@@ -274,11 +296,23 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst) },
         "FMNMX" => Kind::Fmnmx { ftz },
         "HFMA2" => Kind::Hfma2,
-        "I2F" | "I2FP" if !m("F64") && !m("F16") => Kind::I2f {
-            signed: m("S32") || m("S64") || !(m("U32") || m("U64")),
-            wide: m("S64") || m("U64"),
-            rnd: round(inst),
-        },
+        // The source type is the integer modifier (signed 32-bit when
+        // none is printed).
+        "I2F" | "I2FP" if !m("F64") && !m("F16") => {
+            let (signed, bits) = [
+                ("U8", false, 8),
+                ("S8", true, 8),
+                ("U16", false, 16),
+                ("S16", true, 16),
+                ("U32", false, 32),
+                ("U64", false, 64),
+                ("S64", true, 64),
+            ]
+            .into_iter()
+            .find(|t| m(t.0))
+            .map_or((true, 32), |t| (t.1, t.2));
+            Kind::I2f { signed, bits, rnd: round(inst) }
+        }
         "F2I" if !m("F64") => {
             Kind::F2i { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64"), rnd: round(inst), ftz }
         }

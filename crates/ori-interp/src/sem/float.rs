@@ -135,10 +135,29 @@ pub fn i2f(x: u64, signed: bool, wide: bool, mode: Round) -> u32 {
     let exact: f64 = match (signed, wide) {
         (true, false) => f64::from(x as u32 as i32),
         (false, false) => f64::from(x as u32),
-        (true, true) => return (x as i64 as f32).to_bits(),
-        (false, true) => return (x as f32).to_bits(),
+        (true, true) => return wide_i2f(i128::from(x as i64), mode),
+        (false, true) => return wide_i2f(i128::from(x), mode),
     };
     round_to_f32(exact, mode).to_bits()
+}
+
+/// A 64-bit integer to binary32: round to nearest, then step one ulp
+/// where a directed mode needs it (the comparison is exact in i128).
+fn wide_i2f(x: i128, mode: Round) -> u32 {
+    let r = x as f32;
+    let back = r as i128;
+    let up = match mode {
+        Round::Nearest => return r.to_bits(),
+        Round::Up => true,
+        Round::Down => false,
+        Round::Zero => x < 0,
+    };
+    let r = match (up, back.cmp(&x)) {
+        (true, std::cmp::Ordering::Less) => r.next_up(),
+        (false, std::cmp::Ordering::Greater) => r.next_down(),
+        _ => r,
+    };
+    r.to_bits()
 }
 
 /// `F2I` from binary32: rounds in `mode`, saturates, NaN becomes 0.
@@ -197,6 +216,8 @@ mod tests {
     fn conversions() {
         assert_eq!(i2f(16_777_217, false, false, Round::Up), 16_777_218f32.to_bits());
         assert_eq!(i2f(16_777_217, false, false, Round::Nearest), 16_777_216f32.to_bits());
+        assert_eq!(i2f(u64::MAX, false, true, Round::Zero), 0x5f7f_ffff);
+        assert_eq!(i2f((1 << 40) + 1, false, true, Round::Up), ((1u64 << 40) as f32).next_up().to_bits());
         assert_eq!(f2i((-1.5f32).to_bits(), true, false, Round::Zero, false), (-1i32) as u32 as u64);
         assert_eq!(f2i(f32::NAN.to_bits(), true, false, Round::Zero, false), 0);
     }
