@@ -77,10 +77,7 @@ const CASES: &[&[&str]] = &[
 
 /// Cases known to differ, with the reason; the test fails when one of them
 /// starts to match, so that the list only shrinks.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    ("e_syntax.ptx", "ptx-syntax reports a syntax error where ptxas recovers and reports two semantic errors"),
-    ("e_newer_instr.ptx", "ptx-syntax does not yet check the target of special registers such as %cluster_ctarank"),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn bad_command_lines_and_files_fail_like_nvidia() {

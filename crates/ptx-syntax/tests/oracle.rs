@@ -205,6 +205,12 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("bar_thread_count_not_warp_multiple", &[("ret;", "bar.sync 1, 33;\n\tret;")]),
     ("fence_with_operand", &[("ret;", "fence.sc.gpu %r1;\n\tret;")]),
     ("membar_with_operand", &[("ret;", "membar.gl %r1;\n\tret;")]),
+    ("param_load_missing_comma", &[("ld.param.u64 \t%rd1, [vadd_param_0]", "ld.param.u64 %rd1 [vadd_param_0]")]),
+    ("cluster_register_on_sm_80", &[("mov.u32 \t%r3, %ctaid.x", "mov.u32 %r3, %cluster_ctarank")]),
+    (
+        "reserved_smem_register_on_old_ptx",
+        &[(".version 9.5", ".version 7.5"), ("mov.u32 \t%r3, %ctaid.x", "mov.u32 %r3, %reserved_smem_offset_begin")],
+    ),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

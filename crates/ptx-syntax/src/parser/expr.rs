@@ -155,7 +155,9 @@ impl Parser<'_> {
             None
         };
         let mut expr = Expr { kind: ExprKind::Name(ident, component), span: self.span_from(start) };
-        while self.at_punct("[") && self.tok().glued {
+        // ptxas takes `%rd1 [p]` as indexing too (and then reports it), so
+        // the bracket need not be glued.
+        while self.at_punct("[") {
             self.bump();
             let index = self.binary(0, depth + 1)?;
             self.expect_punct("]")?;

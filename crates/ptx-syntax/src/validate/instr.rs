@@ -50,6 +50,24 @@ const SPECIAL: &[(&str, ScalarType)] = &[
     ("WARP_SZ", ScalarType::U32),
 ];
 
+/// Special registers that need a newer target or PTX ISA than the rest,
+/// with ptxas 13.5's requirements (measured: each read with `.target sm_75`
+/// and with `.version 7.0`, and ptxas's message noted).
+const SPECIAL_REQUIREMENTS: &[(&str, u32, PtxVersion)] = &[
+    ("%clusterid", 90, PtxVersion::new(7, 8)),
+    ("%nclusterid", 90, PtxVersion::new(7, 8)),
+    ("%cluster_ctaid", 90, PtxVersion::new(7, 8)),
+    ("%cluster_nctaid", 90, PtxVersion::new(7, 8)),
+    ("%cluster_ctarank", 90, PtxVersion::new(7, 8)),
+    ("%cluster_nctarank", 90, PtxVersion::new(7, 8)),
+    ("%is_explicit_cluster", 90, PtxVersion::new(7, 8)),
+    ("%aggr_smem_size", 90, PtxVersion::new(8, 1)),
+    ("%reserved_smem_offset_begin", 80, PtxVersion::new(7, 6)),
+    ("%reserved_smem_offset_end", 80, PtxVersion::new(7, 6)),
+    ("%reserved_smem_offset_cap", 80, PtxVersion::new(7, 6)),
+    ("%current_graph_exec", 0, PtxVersion::new(8, 0)),
+];
+
 /// `%tid` and the other special registers that are `.v4` vectors.
 const VECTOR_SPECIAL: &[&str] =
     &["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
@@ -135,6 +153,7 @@ impl Checker<'_> {
             self.error(inst.span, format!("Unexpected instruction types specified for '{op}'"));
         }
         self.requirements(inst, spec);
+        self.special_register_requirements(inst);
         if modifiers_ok {
             self.family_rules(inst);
         }
@@ -186,12 +205,54 @@ impl Checker<'_> {
         }
     }
 
+    /// `%rd1[p]` (typically a missing comma, `ld %rd1 [p]`): a register is
+    /// not an array.
+    fn register_indexing(&mut self, inst: &Instruction) {
+        for operand in &inst.operands {
+            if let ExprKind::Index(base, _) = &operand.kind
+                && let ExprKind::Name(ident, _) = &base.kind
+                && matches!(
+                    self.env.lookup(&ident.name),
+                    Some(Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, _)) | Resolved::Special(_))
+                )
+            {
+                self.error(inst.span, "Array indexing on non-array".to_owned());
+            }
+        }
+    }
+
+    /// Special registers newer than the file's target or PTX ISA version,
+    /// in ptxas's words (which treat them as features).
+    fn special_register_requirements(&mut self, inst: &Instruction) {
+        let mut needs = Vec::new();
+        for operand in &inst.operands {
+            operand.for_each_name(&mut |ident| {
+                let name = ident.name.as_str();
+                if let Some(&(_, min_sm, min_ptx)) = SPECIAL_REQUIREMENTS.iter().find(|(n, _, _)| *n == name)
+                    && matches!(self.env.lookup(name), Some(Resolved::Special(_)))
+                {
+                    needs.push((name.to_owned(), min_sm, min_ptx));
+                }
+            });
+        }
+        // For special registers ptxas names the missing version first.
+        for (name, min_sm, min_ptx) in needs {
+            if self.version < min_ptx {
+                self.error(inst.span, format!("Feature '{name}' requires PTX ISA .version {min_ptx} or later"));
+            }
+            if self.sm.is_some_and(|sm| sm.number < min_sm) {
+                self.error(inst.span, format!("Feature '{name}' requires .target sm_{min_sm} or higher"));
+            }
+        }
+    }
+
     fn operands(&mut self, inst: &Instruction, spec: &InstrSpec) {
         let op = &inst.opcode.name;
         if op == "call" {
             self.call(inst);
             return;
         }
+        self.register_indexing(inst);
         let codes = spec.operand_codes();
         let required = codes.clone().filter(|(_, optional)| !optional).count();
         let n = inst.operands.len();
