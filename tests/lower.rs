@@ -15,10 +15,12 @@ const KERNELS: &[(&str, &str)] = &[
     ("saxpy", "sm_90"),
     ("fill_iota", "sm_90"),
     ("clamp_select", "sm_90"),
+    ("reduce_smem", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
     ("clamp_select", "sm_80"),
+    ("reduce_smem", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

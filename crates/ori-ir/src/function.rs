@@ -43,6 +43,12 @@ pub struct FunctionAttrs {
     /// Kernel parameters, in order, as laid out in constant bank 0 from the
     /// target's parameter base.
     pub params: Vec<ParamSlot>,
+    /// Bytes of static shared memory (the function's `.nv.shared` section:
+    /// its `.shared` variables, after the area ptxas reserves at the start
+    /// on sm_90+).
+    pub shared_bytes: u32,
+    /// Alignment of that section.
+    pub shared_align: u32,
     /// Bytes of the local-memory stack frame below the stack pointer `R1`
     /// (local arrays, then spill slots the register allocator adds).
     pub frame_bytes: u32,

@@ -11,6 +11,7 @@ use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 use crate::error::{Lowered, Pending, at};
 use crate::params::Params;
 use crate::regs::Regs;
+use crate::shared::Shared;
 use crate::values::{self, ParamValue};
 use crate::{attrs, ops};
 
@@ -45,6 +46,8 @@ pub(crate) struct Lowerer<'m> {
     /// PTX registers holding a kernel parameter (written once, by
     /// `ld.param` or a copy of such a register).
     pub param_values: HashMap<String, ParamValue>,
+    /// Function-scope shared variables.
+    pub shared: Shared,
     /// Number of writes of each PTX register in the body.
     defs: HashMap<String, u32>,
     /// Guard of the instruction being lowered.
@@ -75,6 +78,7 @@ impl<'m> Lowerer<'m> {
             desc: None,
             products: HashMap::new(),
             param_values: HashMap::new(),
+            shared: Shared::default(),
             defs: values::count_defs(&body.statements),
             guard: None,
         };
@@ -91,6 +95,7 @@ impl<'m> Lowerer<'m> {
             return Err(errors);
         }
         cx.func.layout = cx.order;
+        (cx.func.attrs.shared_bytes, cx.func.attrs.shared_align) = cx.shared.section();
         Ok(cx.func)
     }
 
@@ -103,6 +108,7 @@ impl<'m> Lowerer<'m> {
                 }
                 Statement::Instruction(i) => self.instruction(i),
                 Statement::Decl(d) if d.space == StateSpace::Reg => self.regs.declare(d),
+                Statement::Decl(d) if d.space == StateSpace::Shared => self.shared.declare(d, self.sm),
                 Statement::Decl(d) => {
                     Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
                 }
@@ -216,6 +222,29 @@ impl<'m> Lowerer<'m> {
         };
         Ok(ori_ir::OperandKind::Mem(Address { desc: Some(desc), base: Some(base), offset, ..Address::default() })
             .into())
+    }
+
+    /// Writes the address of shared variable `name` (+ `offset`) to `dst`:
+    /// on sm_90 the CTA's window in the cluster's shared memory, `(CgaCtaId
+    /// << 24) + offset`, computed as NVIDIA's code does; before sm_90 the
+    /// offset itself.
+    pub fn shared_address(&mut self, name: &str, offset: i64, dst: Reg, span: Span) -> Lowered<bool> {
+        let Some(base) = self.shared.offset(name) else { return Ok(false) };
+        let at = i64::from(base) + offset;
+        if self.sm.version < 90 {
+            self.emit(Opcode::MOV, &[], vec![dst.into()], vec![Operand::int(at)], span)?;
+            return Ok(true);
+        }
+        let cta = self.temp(RegFile::UR, 1);
+        let off = self.temp(RegFile::UR, 1);
+        let window = self.temp(RegFile::UR, 1);
+        let cga = ori_ir::OperandKind::Special(ori_ir::SpecialReg::CgaCtaId).into();
+        self.emit(Opcode::S2UR, &[], vec![cta.into()], vec![cga], span)?;
+        self.emit(Opcode::UMOV, &[], vec![off.into()], vec![Operand::int(at)], span)?;
+        let uses = vec![cta.into(), off.into(), Operand::int(0x18)];
+        self.emit(Opcode::ULEA, &[], vec![window.into()], uses, span)?;
+        self.emit(Opcode::MOV, &[], vec![dst.into()], vec![window.into()], span)?;
+        Ok(true)
     }
 
     /// True when PTX register `name` is written exactly once.

@@ -15,6 +15,7 @@ mod func;
 mod ops;
 mod params;
 mod regs;
+mod shared;
 mod values;
 
 use ori_ir::{Property, PropertySet, Sm};

@@ -114,3 +114,32 @@ fn unsupported_instructions_are_errors_with_their_line() {
     let errors = lower("", body, 90).unwrap_err();
     assert_eq!(errors, ["line 7:2: lowering of 'add.s64' is not supported yet"]);
 }
+
+#[test]
+fn shared_memory_and_barriers() {
+    let body = "\t.reg .f32 %f<2>;\n\t.reg .b32 %r<3>;\n\t.shared .align 4 .b8 s[64];\n\
+        \tmov.u32 %r1, s;\n\tst.shared.f32 [%r1+4], %f1;\n\tbar.sync 0;\n\tld.shared.f32 %f1, [s];\n\tret;";
+    let out = lower("", body, 90).unwrap();
+    let code: Vec<&str> = out.lines().filter(|l| l.starts_with("    ")).map(str::trim).collect();
+    assert_eq!(
+        code,
+        [
+            // The variable sits after the KiB ptxas reserves on sm_90.
+            ".shared_bytes 1088, 4",
+            "%ur0 = S2UR SR_CgaCtaId",
+            "%ur1 = UMOV 0x400",
+            "%ur2 = ULEA %ur0, %ur1, 0x18",
+            "%r0 = MOV %ur2",
+            "STS [%r0+0x4], %r1",
+            "BAR.SYNC.DEFER_BLOCKING 0x0",
+            "%ur3 = S2UR SR_CgaCtaId",
+            "%ur4 = UMOV 0x400",
+            "%ur5 = ULEA %ur3, %ur4, 0x18",
+            "%r2 = MOV %ur5",
+            "%r1 = LDS [%r2]",
+            "EXIT",
+        ]
+    );
+    let out = lower("", body, 80).unwrap();
+    assert!(out.contains(".shared_bytes 64, 4\n") && out.contains("%r0 = MOV 0x0\n"), "{out}");
+}

@@ -74,6 +74,12 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             cluster_dims: None,
         },
         notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, ..Default::default() },
+        shared: object::SharedMemory {
+            size: attrs.shared_bytes.into(),
+            align: attrs.shared_align.into(),
+            declared: attrs.shared_bytes > 0,
+            ..Default::default()
+        },
         frame: FrameInfo {
             return_register: u32::MAX,
             cie_instructions: KERNEL_CIE_INSTRUCTIONS.to_vec(),

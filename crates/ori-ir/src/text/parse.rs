@@ -213,6 +213,13 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
             let size = cur.u32()?;
             attrs.params.push(ParamSlot { offset, size });
         }
+        ".shared_bytes" => {
+            attrs.shared_bytes = cur.u32()?;
+            cur.skip_ws();
+            cur.expect(',')?;
+            cur.skip_ws();
+            attrs.shared_align = cur.u32()?;
+        }
         ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
         ".spill_bytes" => {
             attrs.spill_store_bytes = cur.u32()?;

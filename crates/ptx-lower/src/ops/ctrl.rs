@@ -1,4 +1,4 @@
-//! `bra`, `ret` and `exit`.
+//! `bra`, `ret`, `exit` and `bar.sync`.
 
 use ori_ir::{Opcode, Operand};
 use ptx_syntax::ast::{ExprKind, Instruction};
@@ -24,4 +24,19 @@ pub(super) fn exit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::EXIT, &[], vec![], vec![], inst.span)?;
     cx.end_block();
     Ok(())
+}
+
+/// `bar.sync N` / `barrier.sync[.aligned] N` with an immediate barrier and
+/// the whole CTA: `BAR.SYNC.DEFER_BLOCKING N` (the sm_70+ form, which
+/// threads of a diverged warp may reach separately).
+pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    if !matches!(words.as_slice(), ["sync"] | ["sync", "aligned"]) || inst.operands.len() != 1 {
+        return Err(unsupported(inst));
+    }
+    let ExprKind::Int { value, .. } = operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    if value > 15 {
+        return Err(unsupported(inst));
+    }
+    cx.emit(Opcode::BAR, &["SYNC", "DEFER_BLOCKING"], vec![], vec![Operand::int(value as i64)], inst.span)
 }

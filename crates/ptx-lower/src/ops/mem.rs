@@ -1,8 +1,8 @@
 //! Loads and stores: `ld.param` from constant bank 0, `ld`/`st.global`
-//! through the global memory descriptor.
+//! through the global memory descriptor, `ld`/`st.shared` as `LDS`/`STS`.
 
-use ori_ir::{Opcode, Operand};
-use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, ScalarType, StateSpace};
+use ori_ir::{Address, Opcode, Operand, OperandKind};
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace};
 
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
@@ -12,9 +12,7 @@ use crate::values::ParamValue;
 /// `ld.SPACE.T d, [a]`.
 pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    if inst.types().count() != 1
-        || inst.modifiers.iter().any(|m| matches!(m.kind, ptx_syntax::ast::ModifierKind::Vector(_)))
-    {
+    if inst.types().count() != 1 || inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_))) {
         return Err(unsupported(inst));
     }
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
@@ -46,12 +44,8 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             }
         }
         Some(StateSpace::Global) => {
-            let words: Vec<&str> = inst
-                .modifiers
-                .iter()
-                .filter(|m| m.kind == ptx_syntax::ast::ModifierKind::Word)
-                .map(|m| m.name.as_str())
-                .collect();
+            let words: Vec<&str> =
+                inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
             let constant = match words.as_slice() {
                 [] => false,
                 ["nc"] => true,
@@ -67,23 +61,56 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             }
             cx.emit(Opcode::LDG, &mods, vec![d.into()], vec![addr], inst.span)
         }
+        Some(StateSpace::Shared) if plain(inst) => {
+            let addr = shared_address(cx, inst, base, offset)?;
+            let d = dst(cx, inst, 0)?;
+            let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
+            cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
+        }
         _ => Err(unsupported(inst)),
     }
 }
 
-/// `st.global.T [a], v`.
+/// `[r+off]` or `[var+off]` in shared memory as an `LDS`/`STS` address; a
+/// variable's address is computed into a register first.
+fn shared_address(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i64) -> Lowered<Operand> {
+    let base = if cx.regs.ty(base.name.as_str()).is_some() {
+        cx.reg(base.name.as_str(), base.span)?
+    } else {
+        let t = cx.temp(ori_ir::RegFile::R, 1);
+        if !cx.shared_address(base.name.as_str(), 0, t, inst.span)? {
+            return Err(unsupported(inst));
+        }
+        t
+    };
+    if base.width != 1 {
+        return Err(unsupported(inst));
+    }
+    Ok(OperandKind::Mem(Address { base: Some(base), offset, ..Address::default() }).into())
+}
+
+/// Only a state space and a type: no cache or scope qualifiers.
+fn plain(inst: &Instruction) -> bool {
+    inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_)))
+}
+
+/// `st.{global,shared}.T [a], v`.
 pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    let plain = inst
-        .modifiers
-        .iter()
-        .all(|m| matches!(m.kind, ptx_syntax::ast::ModifierKind::Type(_) | ptx_syntax::ast::ModifierKind::Space(_)));
-    if inst.space() != Some(StateSpace::Global) || !plain {
+    if !plain(inst) {
         return Err(unsupported(inst));
     }
     let (base, offset) = address(operand(inst, 0)?).ok_or_else(|| unsupported(inst))?;
     let value = src(cx, inst, 1, ty)?;
     if value.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    if inst.space() == Some(StateSpace::Shared) {
+        let addr = shared_address(cx, inst, base, offset)?;
+        let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
+        return cx.emit(Opcode::STS, &mods, vec![], vec![addr, value], inst.span);
+    }
+    if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
     let base = cx.reg(base.name.as_str(), base.span)?;
@@ -110,7 +137,7 @@ fn width(ty: ScalarType) -> Option<Option<&'static str>> {
 }
 
 /// `[name]`, `[name+imm]` or `[name-imm]`: the name and the byte offset.
-fn address(e: &Expr) -> Option<(&ptx_syntax::ast::Ident, i64)> {
+fn address(e: &Expr) -> Option<(&Ident, i64)> {
     let ExprKind::Address(items) = &e.kind else { return None };
     let [item] = items.as_slice() else { return None };
     match &item.kind {

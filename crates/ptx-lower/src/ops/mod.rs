@@ -35,6 +35,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "cvt" => cvt::lower(cx, inst).map(|()| None),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
+        "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;
     // What the block knew about the old value of the written register is stale now.

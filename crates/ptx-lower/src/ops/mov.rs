@@ -1,6 +1,6 @@
 //! `mov` and `cvta`: copies (and special-register reads).
 
-use ori_ir::Opcode;
+use ori_ir::{Imm, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{ExprKind, Instruction, StateSpace};
 
 use super::{dst, operand, special, src, ty, unsupported};
@@ -14,13 +14,20 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let s = operand(inst, 1)?;
     if let ExprKind::Name(r, component) = &s.kind {
         if cx.regs.ty(r.name.as_str()).is_none() {
+            if component.is_none() && cx.shared_address(r.name.as_str(), 0, d, s.span)? {
+                return Ok(());
+            }
             return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
         }
     }
     if d.width == 2 {
         return copy64(cx, inst);
     }
-    let s = src(cx, inst, 1, ty)?;
+    let s = match src(cx, inst, 1, ty)? {
+        // MOV moves bits: an f32 literal is its bit pattern.
+        Operand { kind: OperandKind::Imm(Imm::F32(bits)), .. } => Operand::int(i64::from(bits)),
+        s => s,
+    };
     if d.file != ori_ir::RegFile::R
         || s.as_reg().is_some_and(|r| r.width != d.width)
         || (d.width > 1 && s.as_reg().is_none())
