@@ -45,9 +45,13 @@ pub fn run_grid(
         banks[n] = bytes.clone();
     }
     let [bx, by, bz] = launch.block;
-    let threads = bx * by * bz;
+    let threads = bx
+        .checked_mul(by)
+        .and_then(|t| t.checked_mul(bz))
+        .filter(|&t| t > 0 && t <= 1024)
+        .ok_or_else(|| Error::Launch(format!("a CTA of {bx}x{by}x{bz} threads")))?;
     let nwarps = threads.div_ceil(LANES as u32);
-    let shared_bytes = (reserved_shared(sm) + static_shared + launch.dyn_shared) as usize;
+    let shared_bytes = reserved_shared(sm) as usize + static_shared as usize + launch.dyn_shared as usize;
     let mut stats = Stats::default();
     let mut cta = Cta {
         prog,

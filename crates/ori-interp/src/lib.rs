@@ -72,6 +72,8 @@ pub struct Stats {
 pub enum Error {
     /// The cubin could not be read or decoded.
     Load(String),
+    /// The launch is malformed (empty or oversized CTA, ...).
+    Launch(String),
     /// An instruction cannot be prepared.
     Unsupported {
         /// The instruction, as Ori text.
@@ -103,6 +105,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Load(m) => write!(f, "load: {m}"),
+            Error::Launch(m) => write!(f, "bad launch: {m}"),
             Error::Unsupported { inst, what } => write!(f, "`{inst}`: {what}"),
             Error::Fault { pc, inst, what, ctaid, warp } => {
                 write!(f, "instruction {pc} `{}` (CTA {ctaid:?}, warp {warp}): {what}", inst.trim())

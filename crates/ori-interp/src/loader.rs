@@ -81,8 +81,8 @@ pub fn decode_code(sm: mercury_encode::Sm, text: &[u8], name: &str) -> Result<Fu
     let mut targets = Targets { func: &mut func, at: BTreeMap::new() };
     targets.label_at(0);
     for (i, word) in text.chunks_exact(16).enumerate() {
-        let lo = u64::from_le_bytes(word[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(word[8..].try_into().expect("8 bytes"));
+        let lo = crate::memory::load_le(&word[..8]);
+        let hi = crate::memory::load_le(&word[8..]);
         let addr = i as u64 * 16;
         let inst = mercury_encode::decode(sm, [lo, hi], addr, &mut targets)
             .map_err(|e| Error::Load(format!("{name}+{addr:#x}: {e}")))?;

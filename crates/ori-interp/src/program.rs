@@ -100,7 +100,8 @@ impl Slots {
         if r.is_zero() {
             Loc::Zero(r.file)
         } else if r.is_virtual {
-            Loc::Slot(r.file, self.virt[&(r.file, r.num)])
+            // Every register of the function was numbered in `new`.
+            Loc::Slot(r.file, self.virt.get(&(r.file, r.num)).copied().unwrap_or(u32::MAX))
         } else {
             Loc::Slot(r.file, r.num)
         }

@@ -54,11 +54,13 @@ impl Warp {
     pub fn get(&self, loc: Loc, lane: usize) -> u32 {
         match loc {
             Loc::Zero(f) => u32::from(f.is_predicate()),
-            Loc::Slot(RegFile::R, s) => self.r[s as usize * LANES + lane],
-            Loc::Slot(RegFile::UR, s) => self.ur[s as usize],
-            Loc::Slot(RegFile::P, s) => self.p[s as usize] >> lane & 1,
-            Loc::Slot(RegFile::UP, s) => u32::from(self.up[s as usize]),
-            Loc::Slot(RegFile::B, s) => self.b[s as usize],
+            // A slot past the file is the second word of a register that
+            // only ever appears as a 32-bit operand: it was never written.
+            Loc::Slot(RegFile::R, s) => self.r.get(s as usize * LANES + lane).copied().unwrap_or(0),
+            Loc::Slot(RegFile::UR, s) => self.ur.get(s as usize).copied().unwrap_or(0),
+            Loc::Slot(RegFile::P, s) => self.p.get(s as usize).map_or(0, |m| m >> lane & 1),
+            Loc::Slot(RegFile::UP, s) => self.up.get(s as usize).map_or(0, |&b| u32::from(b)),
+            Loc::Slot(RegFile::B, s) => self.b.get(s as usize).copied().unwrap_or(0),
         }
     }
 
@@ -71,19 +73,38 @@ impl Warp {
         }
     }
 
-    /// Writes `v` to `loc` in `lane` (predicates take `v != 0`).
+    /// Writes `v` to `loc` in `lane` (predicates take `v != 0`). Every
+    /// destination has a slot (the program sized the files from them).
     #[inline]
     pub fn set(&mut self, loc: Loc, lane: usize, v: u32) {
-        match loc {
-            Loc::Zero(_) => {}
-            Loc::Slot(RegFile::R, s) => self.r[s as usize * LANES + lane] = v,
-            Loc::Slot(RegFile::UR, s) => self.ur[s as usize] = v,
-            Loc::Slot(RegFile::P, s) => {
-                let m = &mut self.p[s as usize];
-                *m = (*m & !(1 << lane)) | (u32::from(v != 0) << lane);
+        let Loc::Slot(file, s) = loc else { return };
+        let s = s as usize;
+        match file {
+            RegFile::R => {
+                if let Some(r) = self.r.get_mut(s * LANES + lane) {
+                    *r = v;
+                }
             }
-            Loc::Slot(RegFile::UP, s) => self.up[s as usize] = v != 0,
-            Loc::Slot(RegFile::B, s) => self.b[s as usize] = v,
+            RegFile::UR => {
+                if let Some(r) = self.ur.get_mut(s) {
+                    *r = v;
+                }
+            }
+            RegFile::P => {
+                if let Some(m) = self.p.get_mut(s) {
+                    *m = (*m & !(1 << lane)) | (u32::from(v != 0) << lane);
+                }
+            }
+            RegFile::UP => {
+                if let Some(p) = self.up.get_mut(s) {
+                    *p = v != 0;
+                }
+            }
+            RegFile::B => {
+                if let Some(b) = self.b.get_mut(s) {
+                    *b = v;
+                }
+            }
         }
     }
 

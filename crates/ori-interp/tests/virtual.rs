@@ -1,0 +1,63 @@
+//! Ori with virtual registers (the form lowering produces) runs too:
+//! divergence and reconvergence at BSYNC, shuffles and votes after it.
+
+use ori_interp::{Global, Launch};
+
+const KERNEL: &str = "
+.entry diverge {
+    .param 0x0, 8
+bb0:
+    %r0 = S2R SR_TID.X
+    %r4.64 = LDC.64 c[0x0][0x210]
+    %r2.64 = IMAD.WIDE.U32 %r0, 0x4, %r4.64
+    %p0, PT = ISETP.GE.U32.AND %r0, 0xa, PT
+    %b0 = BSSY bb3
+    @%p0 BRA bb2
+bb1:
+    %r6 = IADD3 %r0, 0x64, RZ
+    BRA bb3
+bb2:
+    %r6 = IADD3 %r0, 0xc8, RZ
+bb3:
+    BSYNC %b0
+    PT, %r7 = SHFL.DOWN %r6, 0x1, 0x1f
+    %r8, PT = VOTE.ANY %p0
+    %r9 = IADD3 %r7, %r8, RZ
+    STG.E [%r2.64], %r9
+    EXIT
+}
+";
+
+#[test]
+fn divergent_virtual_kernel() {
+    let func = ori_ir::text::parse_function(KERNEL).expect("parses");
+    let mut g = Global::new();
+    let out = g.alloc(vec![0; 4 * 32]);
+    let launch = Launch::new([1, 1, 1], [32, 1, 1], out.to_le_bytes().to_vec());
+    let stats = ori_interp::run(&func, 90, 0, &launch, &mut g).expect("runs");
+    let got: Vec<u32> =
+        g.buffer(out).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let ballot = !0u32 << 10;
+    let want: Vec<u32> = (0..32u32)
+        .map(|t| {
+            // SHFL.DOWN past the last lane returns the lane's own value.
+            let src = if t < 31 { t + 1 } else { t };
+            let v = if src >= 10 { src + 200 } else { src + 100 };
+            v.wrapping_add(ballot)
+        })
+        .collect();
+    assert_eq!(got, want);
+    // Both sides of the branch ran once, then one converged warp.
+    assert_eq!(stats.warp_insts, 6 + 2 + 1 + 6);
+}
+
+#[test]
+fn faults_name_the_instruction() {
+    let func = ori_ir::text::parse_function(KERNEL).expect("parses");
+    let mut g = Global::new();
+    let out = g.alloc(vec![0; 4 * 8]);
+    let launch = Launch::new([1, 1, 1], [32, 1, 1], out.to_le_bytes().to_vec());
+    let err = ori_interp::run(&func, 90, 0, &launch, &mut g).expect_err("lane 8 stores past the buffer");
+    let text = err.to_string();
+    assert!(text.contains("STG.E") && text.contains("out of bounds") && text.contains("lane 8"), "{text}");
+}
