@@ -4,18 +4,37 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ptxas::{DumpAfter, Options, Source, compile_sources};
 
+/// Lexing, parsing and validation together over `corpus/large`, the
+/// throughput issue 3 asks about.
 fn front_end(c: &mut Criterion) {
-    let path = benches::corpus().join("large/large_regtile_gemm.sm90.ptx");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("front_end: {} missing, skipped", path.display());
+    let dir = benches::corpus().join("large");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("front_end: {} missing, skipped", dir.display());
         return;
     };
+    let mut files: Vec<String> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect();
+    files.sort();
+    let bytes: usize = files.iter().map(String::len).sum();
     let mut group = c.benchmark_group("ptx");
-    group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("parse large_regtile_gemm", |b| b.iter(|| ptx_syntax::parse(&text, ptx_syntax::FileId(0))));
-    let (module, _) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
-    group.bench_function("validate large_regtile_gemm", |b| {
-        b.iter(|| ptx_syntax::validate(&module, &ptx_syntax::ValidateOptions::default()))
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    group.bench_function("parse corpus/large", |b| {
+        b.iter(|| files.iter().map(|f| ptx_syntax::parse(f, ptx_syntax::FileId(0)).0.items.len()).sum::<usize>())
+    });
+    group.bench_function("parse+validate corpus/large", |b| {
+        b.iter(|| {
+            files
+                .iter()
+                .map(|f| {
+                    let (module, _) = ptx_syntax::parse(f, ptx_syntax::FileId(0));
+                    ptx_syntax::validate(&module, &ptx_syntax::ValidateOptions::default()).len()
+                })
+                .sum::<usize>()
+        })
     });
     group.finish();
 }
