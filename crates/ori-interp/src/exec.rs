@@ -445,7 +445,7 @@ impl Cta<'_> {
                 let mut moves = vec![(mask & !active, pc + 1)];
                 for lane in lanes(active) {
                     let addr = self.u32v(w, step, 0, lane)? as usize;
-                    if addr % 16 != 0 || addr / 16 >= prog.steps.len() {
+                    if !addr.is_multiple_of(16) || addr / 16 >= prog.steps.len() {
                         return fault(format!("return to {addr:#x}, outside the function (lane {lane})"));
                     }
                     match moves.iter_mut().find(|m| m.1 == addr / 16) {

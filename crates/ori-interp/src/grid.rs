@@ -97,8 +97,7 @@ fn run_cta(func: &ori_ir::Function, cta: &mut Cta, warps: &mut [Warp], limit: u6
         let mut waiting = 0;
         let mut live = 0;
         for w in warps.iter_mut() {
-            loop {
-                let Some(g) = w.next_group() else { break };
+            while let Some(g) = w.next_group() {
                 if cta.warp_insts > limit {
                     return Err(Error::Timeout { limit });
                 }

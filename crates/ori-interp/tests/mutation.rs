@@ -12,7 +12,10 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
 
-fn kernel(entry: &str, sm: u32) -> Option<(Kernel, fn(&Kernel) -> Result<ori_interp::Stats, String>)> {
+/// A case's setup-run-check function.
+type Check = fn(&Kernel) -> Result<ori_interp::Stats, String>;
+
+fn kernel(entry: &str, sm: u32) -> Option<(Kernel, Check)> {
     let oracle = nv_oracle::Oracle::for_test("mutation")?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ori-interp-mutation");
     std::fs::create_dir_all(&dir).unwrap();
