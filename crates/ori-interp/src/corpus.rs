@@ -40,6 +40,11 @@ pub const CASES: &[Case] = &[
     Case { file: "templates", entry: "_Z6axpy_tIdLi2EEvPKT_PS0_S0_i", run: axpy_f64 },
     Case { file: "templates", entry: "_Z6axpy_tIiLi1EEvPKT_PS0_S0_i", run: axpy_i32 },
     Case { file: "templates", entry: "_ZN2ns5applyINS_7FunctorEEEvPKfPfT_i", run: apply_functor },
+    Case { file: "scan_block", entry: "scan_block", run: scan_block },
+    Case { file: "scan_block", entry: "scan_add_offsets", run: scan_add_offsets },
+    Case { file: "matmul_tiled", entry: "sgemm_tiled", run: sgemm_tiled },
+    Case { file: "stencil2d", entry: "jacobi5", run: jacobi5 },
+    Case { file: "local_array", entry: "local_array", run: local_array },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -596,4 +601,114 @@ fn apply_functor(k: &Kernel) -> Result<Stats, String> {
     let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
     let want: Vec<u32> = x.iter().map(|&v| v.mul_add(3.0, 1.0).to_bits()).collect();
     exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+fn scan_block(k: &Kernel) -> Result<Stats, String> {
+    let (blocks, n) = (4usize, 4 * 1024 - 100);
+    let x: Vec<i32> = Rng(19).randint(0, 100, n).into_iter().map(|v| v as i32).collect();
+    let mut g = Global::new();
+    let (pi, po, pt) = (g.alloc(i32s(&x)), g.alloc(vec![0; 4 * n]), g.alloc(vec![0; 4 * blocks]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &po.to_le_bytes())?.set(2, &pt.to_le_bytes())?;
+    let stats = launch(k, &mut g, blocks as u32, 512, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let (mut out, mut totals) = (Vec::new(), Vec::new());
+    for b in 0..blocks {
+        let mut sum = 0i32;
+        for j in 0..1024 {
+            if b * 1024 + j < n {
+                out.push(sum as u32);
+                sum += x[b * 1024 + j];
+            }
+        }
+        totals.push(sum as u32);
+    }
+    exact("out", &read_u32(&g, po), &out)?;
+    exact("block_totals", &read_u32(&g, pt), &totals).map(|_| stats)
+}
+
+fn scan_add_offsets(k: &Kernel) -> Result<Stats, String> {
+    let (blocks, n) = (4usize, 4 * 1024 - 100);
+    let mut r = Rng(20);
+    let data: Vec<i32> = r.randint(0, 100, n).into_iter().map(|v| v as i32).collect();
+    let offsets: Vec<i32> = r.randint(0, 1000, blocks).into_iter().map(|v| v as i32).collect();
+    let mut g = Global::new();
+    let (pd, po) = (g.alloc(i32s(&data)), g.alloc(i32s(&offsets)));
+    let p = Params::new(k).set(0, &pd.to_le_bytes())?.set(1, &po.to_le_bytes())?;
+    let stats = launch(k, &mut g, blocks as u32, 512, p.set(2, &(n as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = (0..n).map(|i| (data[i] + offsets[i / 1024]) as u32).collect();
+    exact("data", &read_u32(&g, pd), &want).map(|_| stats)
+}
+
+fn sgemm_tiled(k: &Kernel) -> Result<Stats, String> {
+    let (m, n, kk) = (40usize, 50usize, 37usize);
+    let (alpha, beta) = (1.25f32, -0.5f32);
+    let mut r = Rng(21);
+    let (a, b, c) = (r.uniform(-1.0, 1.0, m * kk), r.uniform(-1.0, 1.0, kk * n), r.uniform(-1.0, 1.0, m * n));
+    let mut g = Global::new();
+    let (pa, pb, pc) = (g.alloc(f32s(&a)), g.alloc(f32s(&b)), g.alloc(f32s(&c)));
+    let p = Params::new(k).set(0, &(m as i32).to_le_bytes())?.set(1, &(n as i32).to_le_bytes())?;
+    let p = p.set(2, &(kk as i32).to_le_bytes())?.set(3, &alpha.to_le_bytes())?.set(4, &pa.to_le_bytes())?;
+    let p = p.set(5, &pb.to_le_bytes())?.set(6, &beta.to_le_bytes())?.set(7, &pc.to_le_bytes())?;
+    let stats = launch_2d(k, &mut g, [n.div_ceil(16) as u32, m.div_ceil(16) as u32], [16, 16], p)?;
+    let mut want = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..kk).map(|t| f64::from(a[i * kk + t]) * f64::from(b[t * n + j])).sum();
+            want.push(f64::from(alpha) * dot + f64::from(beta) * f64::from(c[i * n + j]));
+        }
+    }
+    let got: Vec<f64> = read_u32(&g, pc).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("C", &got, &want, 1e-5).map(|_| stats)
+}
+
+fn jacobi5(k: &Kernel) -> Result<Stats, String> {
+    let (nx, ny) = (50usize, 45usize);
+    let (wc, ws) = (0.2f32, 0.2f32);
+    let x = Rng(22).uniform(0.0, 1.0, nx * ny);
+    let mut g = Global::new();
+    let (pi, po) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * nx * ny]));
+    let p = Params::new(k).set(0, &pi.to_le_bytes())?.set(1, &po.to_le_bytes())?;
+    let p = p.set(2, &(nx as i32).to_le_bytes())?.set(3, &(ny as i32).to_le_bytes())?;
+    let p = p.set(4, &wc.to_le_bytes())?.set(5, &ws.to_le_bytes())?;
+    let stats = launch_2d(k, &mut g, [nx.div_ceil(32) as u32, ny.div_ceil(8) as u32], [32, 8], p)?;
+    let at = |xx: usize, yy: usize| x[yy * nx + xx];
+    let mut want = Vec::with_capacity(nx * ny);
+    for yy in 0..ny {
+        for xx in 0..nx {
+            let c = at(xx, yy);
+            want.push(f64::from(if xx == 0 || yy == 0 || xx == nx - 1 || yy == ny - 1 {
+                c
+            } else {
+                let s = at(xx - 1, yy) + at(xx + 1, yy) + at(xx, yy - 1) + at(xx, yy + 1);
+                wc * c + ws * s
+            }));
+        }
+    }
+    let got: Vec<f64> = read_u32(&g, po).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("out", &got, &want, 1e-6).map(|_| stats)
+}
+
+fn local_array(k: &Kernel) -> Result<Stats, String> {
+    let (n, salt) = (2048 + 11, 12345i32);
+    let mut r = Rng(23);
+    let keys: Vec<i32> = (0..n).map(|_| r.next() as i32).collect();
+    let x = r.uniform(-1.0, 1.0, n);
+    let mut g = Global::new();
+    let (pk, px, po) = (g.alloc(i32s(&keys)), g.alloc(f32s(&x)), g.alloc(vec![0; 8 * n]));
+    let p = Params::new(k).set(0, &pk.to_le_bytes())?.set(1, &px.to_le_bytes())?.set(2, &po.to_le_bytes())?;
+    let p = p.set(3, &(n as i32).to_le_bytes())?.set(4, &salt.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p)?;
+    let lut: Vec<i32> =
+        (0..64u32).map(|kk| (kk.wrapping_mul(2_654_435_761).wrapping_add(salt as u32) >> 7) as i32).collect();
+    let mut want = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let (mut key, mut acc) = (keys[i], 0i32);
+        for rr in 0..8 {
+            acc = acc.wrapping_add(lut[((key >> (rr * 4)) & 63) as usize]);
+            key = key.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        }
+        let mut w: Vec<f32> = (0..9).map(|kk| x[(i as i64 + kk - 4).clamp(0, n as i64 - 1) as usize]).collect();
+        w.sort_by(|a, b| a.total_cmp(b));
+        want.extend([w[4].to_bits(), ((acc & 0xffff) as f32).to_bits()]);
+    }
+    exact("out", &read_u32(&g, po), &want).map(|_| stats)
 }
