@@ -16,11 +16,17 @@ const KERNELS: &[(&str, &str)] = &[
     ("fill_iota", "sm_90"),
     ("clamp_select", "sm_90"),
     ("reduce_smem", "sm_90"),
+    ("reduce_shfl", "sm_90"),
+    ("scan_block", "sm_90"),
+    ("templates", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
     ("clamp_select", "sm_80"),
     ("reduce_smem", "sm_80"),
+    ("reduce_shfl", "sm_80"),
+    ("scan_block", "sm_80"),
+    ("templates", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

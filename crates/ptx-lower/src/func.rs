@@ -12,7 +12,7 @@ use crate::error::{Lowered, Pending, at};
 use crate::params::Params;
 use crate::regs::Regs;
 use crate::shared::Shared;
-use crate::values::{self, ParamValue};
+use crate::values::{Counts, ParamValue};
 use crate::{attrs, ops};
 
 /// A 64-bit product `src * factor` made by `mul.wide`, remembered so that
@@ -48,8 +48,11 @@ pub(crate) struct Lowerer<'m> {
     pub param_values: HashMap<String, ParamValue>,
     /// Function-scope shared variables.
     pub shared: Shared,
-    /// Number of writes of each PTX register in the body.
-    defs: HashMap<String, u32>,
+    /// PTX registers holding a constant (written once, by `mov` of an
+    /// immediate).
+    pub consts: HashMap<String, i64>,
+    /// Writes and reads of each PTX register in the body.
+    counts: Counts,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
 }
@@ -79,7 +82,8 @@ impl<'m> Lowerer<'m> {
             products: HashMap::new(),
             param_values: HashMap::new(),
             shared: Shared::default(),
-            defs: values::count_defs(&body.statements),
+            consts: HashMap::new(),
+            counts: Counts::of(&body.statements),
             guard: None,
         };
         let entry = cx.block();
@@ -183,6 +187,7 @@ impl<'m> Lowerer<'m> {
     /// Appends `op.mods defs, uses` (guarded like the PTX instruction) to
     /// the current block.
     pub fn emit(&mut self, op: Opcode, mods: &[&str], defs: Vec<Operand>, uses: Vec<Operand>, span: Span) -> Lowered {
+        let uses = uses.into_iter().map(|u| imm_convention(op, u)).collect();
         let mut inst = Inst::new(op, defs, uses);
         for m in mods {
             let m = Modifier::from_name(m).ok_or_else(|| at(span, format!("internal: unknown SASS modifier .{m}")))?;
@@ -249,7 +254,12 @@ impl<'m> Lowerer<'m> {
 
     /// True when PTX register `name` is written exactly once.
     pub fn single_def(&self, name: &str) -> bool {
-        self.defs.get(name) == Some(&1)
+        self.counts.defs.get(name) == Some(&1)
+    }
+
+    /// True when nothing reads PTX register `name`.
+    pub fn unread(&self, name: &str) -> bool {
+        !self.counts.reads.contains_key(name)
     }
 
     /// Forgets what the block knew about PTX register `name`'s old value
@@ -258,6 +268,24 @@ impl<'m> Lowerer<'m> {
         self.products.remove(name);
         self.products.retain(|_, p| p.src.as_reg() != Some(reg) && p.factor.as_reg() != Some(reg));
     }
+}
+
+/// Opcodes whose 32-bit immediate field the encoder reads as unsigned
+/// (measured on its tables: bitwise and move instructions); the others
+/// take it sign-extended.
+const UNSIGNED_IMMEDIATES: &[Opcode] = &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF];
+
+/// Writes a 32-bit integer immediate the way the encoder expects it for
+/// `op`: `0xffffffff` for a bitwise instruction, `-0x1` for an arithmetic
+/// one (the same word).
+fn imm_convention(op: Opcode, operand: Operand) -> Operand {
+    let ori_ir::OperandKind::Imm(ori_ir::Imm::Int(v)) = operand.kind else { return operand };
+    if !(-(1 << 31)..1 << 32).contains(&v) {
+        return operand;
+    }
+    let word = v as u32;
+    let v = if UNSIGNED_IMMEDIATES.contains(&op) { i64::from(word) } else { i64::from(word as i32) };
+    Operand { kind: ori_ir::OperandKind::Imm(ori_ir::Imm::Int(v)), ..operand }
 }
 
 /// Offset in constant bank 0 of the 64-bit global memory descriptor that

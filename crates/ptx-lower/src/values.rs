@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ptx_syntax::ast::{ExprKind, Statement};
+use ptx_syntax::ast::{Expr, ExprKind, Statement};
 
 /// A PTX register that holds a kernel parameter for the whole function.
 #[derive(Copy, Clone, Debug)]
@@ -17,33 +17,49 @@ pub(crate) struct ParamValue {
     pub words: u8,
 }
 
-/// How many times each PTX register is written in a function body: facts
-/// about a register written once hold wherever it is read (PTX reads a
-/// register only after its definition), whatever the control flow.
-pub(crate) fn count_defs(statements: &[Statement]) -> HashMap<String, u32> {
-    let mut counts = HashMap::new();
-    count(statements, &mut counts);
-    counts
+/// How many times each PTX register is written and read in a function
+/// body. Facts about a register written once hold wherever it is read (PTX
+/// reads a register only after its definition), whatever the control flow;
+/// a result never read need not be produced.
+#[derive(Default)]
+pub(crate) struct Counts {
+    pub defs: HashMap<String, u32>,
+    pub reads: HashMap<String, u32>,
 }
 
-fn count(statements: &[Statement], counts: &mut HashMap<String, u32>) {
-    for s in statements {
-        match s {
-            Statement::Instruction(i) => {
-                // Stores, branches and barriers name no result first.
-                if matches!(i.opcode.name.as_str(), "st" | "bra" | "ret" | "exit" | "bar" | "red" | "call") {
-                    continue;
+impl Counts {
+    /// Counts the writes and reads of every name in `statements`.
+    pub fn of(statements: &[Statement]) -> Counts {
+        let mut counts = Counts::default();
+        counts.walk(statements);
+        counts
+    }
+
+    fn walk(&mut self, statements: &[Statement]) {
+        for s in statements {
+            match s {
+                Statement::Instruction(i) => {
+                    let bump = |map: &mut HashMap<String, u32>, e: &Expr| {
+                        e.for_each_name(&mut |n| *map.entry(n.name.as_str().to_string()).or_insert(0) += 1)
+                    };
+                    // Stores, branches and barriers name no result first.
+                    let writes = !matches!(
+                        i.opcode.name.as_str(),
+                        "st" | "bra" | "ret" | "exit" | "bar" | "barrier" | "red" | "call"
+                    ) && matches!(
+                        i.operands.first().map(|e| &e.kind),
+                        Some(ExprKind::Name(..) | ExprKind::Binary(..) | ExprKind::Braces(_))
+                    );
+                    for (k, e) in i.operands.iter().enumerate() {
+                        bump(if k == 0 && writes { &mut self.defs } else { &mut self.reads }, e);
+                    }
+                    if let Some(g) = &i.guard {
+                        *self.reads.entry(g.pred.name.as_str().to_string()).or_insert(0) += 1;
+                    }
                 }
-                let mut first = |e: &ptx_syntax::ast::Expr| {
-                    e.for_each_name(&mut |n| *counts.entry(n.name.as_str().to_string()).or_insert(0) += 1)
-                };
-                match i.operands.first().map(|e| &e.kind) {
-                    Some(ExprKind::Name(..) | ExprKind::Binary(..) | ExprKind::Braces(_)) => first(&i.operands[0]),
-                    _ => {}
-                }
+                Statement::Block(b) => self.walk(&b.statements),
+                _ => {}
             }
-            Statement::Block(b) => count(&b.statements, counts),
-            _ => {}
         }
     }
 }

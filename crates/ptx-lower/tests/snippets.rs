@@ -101,7 +101,8 @@ fn integer_and_float_families() {
             "%r8 = LOP3.LUT %r7, 0x80000000, RZ, 0x3c, !PT",
             "%r9 = FFMA %r8, %r7, %r8",
             "%r10 = FMNMX %r9, %r7, PT",
-            "%p0, PT = FSETP.LTU.AND %r10, 0.0, PT",
+            "%r11 = IMAD.MOV.U32 RZ, RZ, 0x0",
+            "%p0, PT = FSETP.GTU.AND %r11, %r10, PT",
             "@!%p0 EXIT",
             "EXIT",
         ]
@@ -142,4 +143,66 @@ fn shared_memory_and_barriers() {
     );
     let out = lower("", body, 80).unwrap();
     assert!(out.contains(".shared_bytes 64, 4\n") && out.contains("%r0 = MOV 0x0\n"), "{out}");
+}
+
+/// The Ori instructions of the lowered kernel, one per line, trimmed.
+fn code(out: &str) -> Vec<String> {
+    out.lines().filter(|l| l.starts_with("    ") && !l.contains(".param")).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn less_than_is_written_as_greater_than() {
+    let body = "\t.reg .pred %p<3>;\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, %tid.x;\n\
+        \tsetp.lt.s32 %p1, %r1, 2;\n\tsetp.le.u32 %p2, %r1, %r1;\n\tand.pred %p1, %p1, %p2;\n\
+        \tnot.pred %p2, %p1;\n\t@%p2 exit;\n\tret;";
+    assert_eq!(
+        code(&lower("", body, 90).unwrap()),
+        [
+            "%r0 = S2R SR_TID.X",
+            "%r1 = IMAD.MOV.U32 RZ, RZ, 0x2",
+            "%p0, PT = ISETP.GT.AND %r1, %r0, PT",
+            "%p1, PT = ISETP.GE.U32.AND %r0, %r0, PT",
+            "%p0, PT = PLOP3.LUT %p0, %p1, PT, 0xc0, 0x0",
+            "%p1, PT = PLOP3.LUT %p0, PT, PT, 0xf, 0x0",
+            "@%p1 EXIT",
+            "EXIT",
+        ]
+    );
+}
+
+#[test]
+fn shuffles_reductions_and_doubles() {
+    let params = ".param .u64 out, .param .f64 x";
+    let body = "\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .f32 %f<3>;\n\t.reg .f64 %fd<4>;\n\
+        \t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n\tld.param.f64 %fd1, [x];\n\
+        \tmov.u32 %r1, %laneid;\n\tmov.u32 %r2, 31;\n\tmov.u32 %r3, -1;\n\
+        \tshfl.sync.bfly.b32 %r4|%p1, %r1, 16, %r2, %r3;\n\tmov.b32 %f1, %r4;\n\
+        \tcvta.to.global.u64 %rd2, %rd1;\n\tred.global.add.f32 [%rd2], %f1;\n\
+        \tfma.rn.f64 %fd2, %fd1, %fd1, 0d3FF0000000000000;\n\tst.global.f64 [%rd2+8], %fd2;\n\tret;";
+    assert_eq!(
+        code(&lower(params, body, 90).unwrap()),
+        [
+            "%ur0.64 = ULDC.64 c[0x0][0x208]",
+            "%r0.64 = LDC.64 c[0x0][0x210]",
+            "%r1.64 = LDC.64 c[0x0][0x218]",
+            "%r2 = S2R SR_LANEID",
+            "%r3 = MOV 0x1f",
+            "%r4 = MOV 0xffffffff",
+            "PT, %r5 = SHFL.BFLY %r2, 0x10, 0x1f",
+            "%r6 = MOV %r5",
+            "%r7.64 = MOV %r0.64",
+            "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[%ur0.64][%r7.64], %r6",
+            "%r8.64 = DFMA %r1.64, %r1.64, 0d3FF0000000000000",
+            "STG.E.64 desc[%ur0.64][%r7.64+0x8], %r8.64",
+            "EXIT",
+        ]
+    );
+    // sm_80 reads the f64 parameter from the bank and the pointer into a
+    // pair with IMAD.WIDE.U32 RZ, RZ, c[..].
+    let out = code(&lower(params, body, 80).unwrap()).join("\n");
+    assert!(out.contains("%r8.64 = IMAD.WIDE.U32 RZ, RZ, c[0x0][0x160]\nRED.E.ADD.F32.FTZ.RN.STRONG.GPU"), "{out}");
+    assert!(
+        out.contains("%r10.64 = IMAD.WIDE.U32 RZ, RZ, c[0x0][0x168]\n%r9.64 = DFMA %r10.64, c[0x0][0x168]"),
+        "{out}"
+    );
 }

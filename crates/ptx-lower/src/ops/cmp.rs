@@ -1,6 +1,6 @@
 //! `setp` (`ISETP`/`FSETP`) and `selp` (`SEL`).
 
-use ori_ir::{Opcode, Operand, Reg};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ModifierKind, ScalarType};
 
 use super::{dst, operand, src, ty, unsupported};
@@ -37,13 +37,43 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => "XOR",
     });
     let p = dst(cx, inst, 0)?;
-    let a = src(cx, inst, 1, ty)?;
-    let b = src(cx, inst, 2, ty)?;
+    let mut a = src(cx, inst, 1, ty)?;
+    let mut b = src(cx, inst, 2, ty)?;
     let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
+    // The encoder knows the "greater" comparisons in far more forms than
+    // the "less" ones (it learned NVIDIA's, who canonicalises the same
+    // way): a < b is written b > a, with an immediate b moved to a
+    // register first (not by a plain MOV, which copy propagation undoes).
+    if let Some(swapped) = mirrored(mods[0]) {
+        if b.as_reg().is_none() {
+            let bits = match b.kind {
+                OperandKind::Imm(Imm::Int(v)) => Operand::int(i64::from(v as u32)),
+                OperandKind::Imm(Imm::F32(bits)) => Operand::int(i64::from(bits)),
+                _ => return Err(unsupported(inst)),
+            };
+            let t = cx.temp(RegFile::R, 1);
+            let rz = Operand::reg(Reg::RZ);
+            cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, bits], inst.span)?;
+            b = t.into();
+        }
+        std::mem::swap(&mut a, &mut b);
+        mods[0] = swapped;
+    }
     cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+}
+
+/// The comparison with its operands swapped, for the "less" ones.
+fn mirrored(cmp: &str) -> Option<&'static str> {
+    Some(match cmp {
+        "LT" => "GT",
+        "LE" => "GE",
+        "LTU" => "GTU",
+        "LEU" => "GEU",
+        _ => return None,
+    })
 }
 
 /// SASS comparison and whether it compares unsigned.

@@ -2,9 +2,9 @@
 //! through the global memory descriptor, `ld`/`st.shared` as `LDS`/`STS`.
 
 use ori_ir::{Address, Opcode, Operand, OperandKind};
-use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace};
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace, UnaryOp};
 
-use super::{dst, operand, src, ty, unsupported};
+use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 use crate::values::ParamValue;
@@ -51,9 +51,8 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                 ["nc"] => true,
                 _ => return Err(unsupported(inst)),
             };
+            let addr = global_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
-            let base = cx.reg(base.name.as_str(), base.span)?;
-            let addr = cx.global_address(base, offset, inst.span)?;
             let mut mods = vec!["E"];
             mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
             if constant {
@@ -69,6 +68,17 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
         _ => Err(unsupported(inst)),
     }
+}
+
+/// Operand `i`, `[r]` or `[r+off]` with a 64-bit register, as a global
+/// memory address through the descriptor.
+pub(super) fn global_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+    let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
+    if cx.regs.ty(base.name.as_str()).is_none_or(|t| t.bits() != 64) {
+        return Err(unsupported(inst));
+    }
+    let base = read_reg(cx, base.name.as_str(), base.span)?;
+    cx.global_address(base, offset, inst.span)
 }
 
 /// `[r+off]` or `[var+off]` in shared memory as an `LDS`/`STS` address; a
@@ -113,8 +123,7 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
-    let base = cx.reg(base.name.as_str(), base.span)?;
-    let addr = cx.global_address(base, offset, inst.span)?;
+    let addr = global_address(cx, inst, 0)?;
     let mut mods = vec!["E"];
     mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
     cx.emit(Opcode::STG, &mods, vec![], vec![addr, value], inst.span)
@@ -144,8 +153,15 @@ fn address(e: &Expr) -> Option<(&Ident, i64)> {
         ExprKind::Name(n, None) => Some((n, 0)),
         ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
             let ExprKind::Name(n, None) = &a.kind else { return None };
-            let ExprKind::Int { value, .. } = b.kind else { return None };
-            let v = value as i64;
+            let v = match &b.kind {
+                ExprKind::Int { value, .. } => *value as i64,
+                // `[%r+-4]`
+                ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+                    ExprKind::Int { value, .. } => (value as i64).wrapping_neg(),
+                    _ => return None,
+                },
+                _ => return None,
+            };
             Some((n, if *op == BinaryOp::Add { v } else { -v }))
         }
         _ => None,

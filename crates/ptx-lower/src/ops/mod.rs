@@ -1,13 +1,17 @@
 //! Instruction lowering: dispatch by PTX opcode to one module per family,
 //! and the operand conversions they share.
 
+mod atomic;
 mod cmp;
 mod ctrl;
 mod cvt;
+mod double;
 mod float;
 mod int;
 mod mem;
 mod mov;
+mod pred;
+mod warp;
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::ast::{Expr, ExprKind, FloatLit, Instruction, ScalarType, UnaryOp};
@@ -24,7 +28,12 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
-            if ty(inst)?.is_float() {
+            let ty = ty(inst)?;
+            if ty == ScalarType::Pred {
+                pred::lower(cx, inst).map(|()| None)
+            } else if ty == ScalarType::F64 {
+                double::lower(cx, inst).map(|()| None)
+            } else if ty.is_float() {
                 float::lower(cx, inst).map(|()| None)
             } else {
                 int::lower(cx, inst)
@@ -36,15 +45,21 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "bra" => ctrl::bra(cx, inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
+        "shfl" => warp::shfl(cx, inst).map(|()| None),
+        "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;
     // What the block knew about the old value of the written register is stale now.
-    if let Some(ExprKind::Name(dest, None)) = inst.operands.first().map(|e| &e.kind) {
-        if let Some(reg) = cx.regs.get(&mut cx.func, dest.name.as_str()) {
-            cx.clobber(dest.name.as_str(), reg);
-            if let Some(p) = product {
-                cx.products.insert(dest.name.as_str().to_string(), p);
+    if let Some(first) = inst.operands.first().filter(|_| !matches!(inst.opcode.name.as_str(), "st" | "red")) {
+        let mut written = Vec::new();
+        first.for_each_name(&mut |n| written.push(n.name.as_str()));
+        for dest in written {
+            if let Some(reg) = cx.regs.get(&mut cx.func, dest) {
+                cx.clobber(dest, reg);
             }
+        }
+        if let (Some(p), ExprKind::Name(dest, None)) = (product, &first.kind) {
+            cx.products.insert(dest.name.as_str().to_string(), p);
         }
     }
     Ok(())
@@ -87,7 +102,7 @@ pub(crate) fn src(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: Scalar
 fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operand>> {
     Some(match &e.kind {
         ExprKind::Name(r, None) if cx.regs.ty(r.name.as_str()).is_some() => {
-            cx.reg(r.name.as_str(), r.span).map(Operand::reg)
+            read_reg(cx, r.name.as_str(), r.span).map(Operand::reg)
         }
         ExprKind::Name(r, component) => {
             let t = cx.temp(RegFile::R, 1);
@@ -103,6 +118,7 @@ fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operan
             _ => return None,
         },
         ExprKind::Float(f) if ty == ScalarType::F32 => Ok(OperandKind::Imm(Imm::F32(f32_bits(f)?)).into()),
+        ExprKind::Float(f) if ty == ScalarType::F64 => Ok(OperandKind::Imm(Imm::F64(f64_bits(f)?)).into()),
         _ => return None,
     })
 }
@@ -122,6 +138,26 @@ pub(crate) fn param_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) 
     Ok(Some(u.into()))
 }
 
+/// The register holding PTX register `name` for a read. A 64-bit parameter
+/// on sm_80 lives in the bank; it is read into a fresh pair with
+/// `IMAD.WIDE.U32 d, RZ, RZ, c[0x0][off]` (0 * 0 + the parameter).
+pub(crate) fn read_reg(cx: &mut Lowerer<'_>, name: &str, span: ptx_syntax::Span) -> Lowered<Reg> {
+    let param = cx.param_values.get(name).filter(|p| p.words > 1 && cx.sm.version < 90).copied();
+    let Some(p) = param else { return cx.reg(name, span) };
+    let t = cx.temp(RegFile::R, 2);
+    let rz = Operand::reg(Reg::RZ);
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![t.into()], vec![rz.clone(), rz, Operand::cbank(0, p.offset)], span)?;
+    Ok(t)
+}
+
+/// Source operand `i` as a constant-bank operand, when it holds a 64-bit
+/// parameter on sm_80 (where those stay in the bank).
+pub(crate) fn bank_operand(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<Operand>> {
+    let ExprKind::Name(r, None) = &operand(inst, i)?.kind else { return Ok(None) };
+    let param = cx.param_values.get(r.name.as_str()).filter(|p| p.words > 1 && cx.sm.version < 90);
+    Ok(param.map(|p| Operand::cbank(0, p.offset)))
+}
+
 /// An integer immediate as a 32-bit instruction reads it (sign-extended
 /// from the low 32 bits, so `0xffffffff` and `-1` are the same word).
 fn int_imm(value: u64, ty: ScalarType) -> Option<Operand> {
@@ -134,6 +170,15 @@ fn f32_bits(f: &FloatLit) -> Option<u32> {
         FloatLit::F32(bits) => Some(*bits),
         FloatLit::F64(bits) => Some((f64::from_bits(*bits) as f32).to_bits()),
         FloatLit::Decimal(text) => text.parse::<f64>().ok().map(|v| (v as f32).to_bits()),
+    }
+}
+
+/// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value).
+fn f64_bits(f: &FloatLit) -> Option<u64> {
+    match f {
+        FloatLit::F32(bits) => Some(f64::from(f32::from_bits(*bits)).to_bits()),
+        FloatLit::F64(bits) => Some(*bits),
+        FloatLit::Decimal(text) => text.parse::<f64>().ok().map(f64::to_bits),
     }
 }
 

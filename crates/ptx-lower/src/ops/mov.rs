@@ -28,6 +28,11 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         Operand { kind: OperandKind::Imm(Imm::F32(bits)), .. } => Operand::int(i64::from(bits)),
         s => s,
     };
+    if let (OperandKind::Imm(Imm::Int(v)), ExprKind::Name(name, None)) = (&s.kind, &operand(inst, 0)?.kind) {
+        if cx.single_def(name.name.as_str()) {
+            cx.consts.insert(name.name.as_str().to_string(), *v);
+        }
+    }
     if d.file != ori_ir::RegFile::R
         || s.as_reg().is_some_and(|r| r.width != d.width)
         || (d.width > 1 && s.as_reg().is_none())
