@@ -45,6 +45,9 @@ pub const CASES: &[Case] = &[
     Case { file: "matmul_tiled", entry: "sgemm_tiled", run: sgemm_tiled },
     Case { file: "stencil2d", entry: "jacobi5", run: jacobi5 },
     Case { file: "local_array", entry: "local_array", run: local_array },
+    Case { file: "dyn_smem", entry: "block_sort_kv", run: block_sort_kv },
+    Case { file: "warp_vote", entry: "warp_vote", run: warp_vote },
+    Case { file: "softmax_rows", entry: "softmax_rows", run: softmax_rows },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -711,4 +714,91 @@ fn local_array(k: &Kernel) -> Result<Stats, String> {
         want.extend([w[4].to_bits(), ((acc & 0xffff) as f32).to_bits()]);
     }
     exact("out", &read_u32(&g, po), &want).map(|_| stats)
+}
+
+fn block_sort_kv(k: &Kernel) -> Result<Stats, String> {
+    let (blocks, nb) = (4usize, 512usize);
+    let mut r = Rng(24);
+    let keys: Vec<u32> = (0..blocks * nb).map(|_| r.next() as u32).collect();
+    let vals = r.uniform(-1.0, 1.0, blocks * nb);
+    let mut g = Global::new();
+    let (pk, pv) = (g.alloc(u32s(&keys)), g.alloc(f32s(&vals)));
+    let (pko, pvo) = (g.alloc(vec![0; 4 * blocks * nb]), g.alloc(vec![0; 4 * blocks * nb]));
+    let p = Params::new(k).set(0, &pk.to_le_bytes())?.set(1, &pv.to_le_bytes())?;
+    let p = p.set(2, &pko.to_le_bytes())?.set(3, &pvo.to_le_bytes())?;
+    let mut l = Launch::new([blocks as u32, 1, 1], [nb as u32, 1, 1], p.bytes);
+    l.dyn_shared = 8 * nb as u32;
+    let stats = crate::run_kernel(k, &l, &mut g).map_err(|e| e.to_string())?;
+    let (mut wk, mut wv) = (Vec::new(), Vec::new());
+    for b in 0..blocks {
+        let mut pairs: Vec<(u32, u32)> = (b * nb..(b + 1) * nb).map(|i| (keys[i], vals[i].to_bits())).collect();
+        pairs.sort();
+        wk.extend(pairs.iter().map(|p| p.0));
+        wv.extend(pairs.iter().map(|p| p.1));
+    }
+    exact("keys_out", &read_u32(&g, pko), &wk)?;
+    exact("vals_out", &read_u32(&g, pvo), &wv).map(|_| stats)
+}
+
+fn warp_vote(k: &Kernel) -> Result<Stats, String> {
+    let n = 1000usize;
+    let mut r = Rng(25);
+    let keys: Vec<i32> = r.randint(0, 20, n).into_iter().map(|v| v as i32).collect();
+    let vals: Vec<i32> = r.randint(-3, 50, n).into_iter().map(|v| v as i32).collect();
+    let mut g = Global::new();
+    let (pk, pv, po, pc) =
+        (g.alloc(i32s(&keys)), g.alloc(i32s(&vals)), g.alloc(vec![0; 16 * n]), g.alloc(vec![0; 256]));
+    let p = Params::new(k).set(0, &pk.to_le_bytes())?.set(1, &pv.to_le_bytes())?.set(2, &po.to_le_bytes())?;
+    let blocks = n.div_ceil(256);
+    let stats = launch(k, &mut g, blocks as u32, 256, p.set(3, &pc.to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?)?;
+    let (mut out, mut counters) = (Vec::new(), [0i32; 64]);
+    for w in 0..blocks * 8 {
+        let idx = |l: usize| w * 32 + l;
+        let key = |l: usize| if idx(l) < n { keys[idx(l)] } else { -1 };
+        let val = |l: usize| if idx(l) < n { vals[idx(l)] } else { 0 };
+        let ball = (0..32).filter(|&l| val(l) > 0).fold(0u32, |m, l| m | 1 << l);
+        let any_neg = (0..32).any(|l| val(l) < 0);
+        let all_pos = (0..32).all(|l| val(l) > 0);
+        let all_same = (0..32).all(|l| key(l) & !7 == key(0) & !7);
+        for l in 0..32 {
+            if idx(l) >= n {
+                continue;
+            }
+            let same = (0..32).filter(|&o| key(o) == key(l)).fold(0u32, |m, o| m | 1 << o);
+            if key(l) >= 0 && l == same.trailing_zeros() as usize {
+                counters[(key(l) & 63) as usize] += same.count_ones() as i32;
+            }
+            let scan: i32 = (0..=l).map(val).sum();
+            out.extend([
+                ball,
+                (i32::from(any_neg) * 2 + i32::from(all_pos) + 4 * i32::from(all_same)) as u32,
+                scan as u32,
+                (val(0) + (same & ((1u32 << l) - 1)).count_ones() as i32) as u32,
+            ]);
+        }
+    }
+    exact("out", &read_u32(&g, po), &out)?;
+    exact("counters", &read_u32(&g, pc), &counters.map(|c| c as u32)).map(|_| stats)
+}
+
+fn softmax_rows(k: &Kernel) -> Result<Stats, String> {
+    let (rows, cols) = (13usize, 1000usize);
+    let x = Rng(26).uniform(-8.0, 8.0, rows * cols);
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * rows * cols]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?;
+    let p = p.set(2, &(rows as i32).to_le_bytes())?.set(3, &(cols as i32).to_le_bytes())?;
+    let stats = launch(k, &mut g, rows.div_ceil(8) as u32, 256, p)?;
+    let mut want = Vec::with_capacity(rows * cols);
+    for row in x.chunks(cols) {
+        let m = row.iter().fold(f32::NEG_INFINITY, |a, &v| a.max(v));
+        let s: f64 = row.iter().map(|&v| f64::from(v - m).exp()).sum();
+        want.extend(row.iter().map(|&v| f64::from(v - m).exp() / s));
+    }
+    let got: Vec<f64> = read_u32(&g, py).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    // float(1e-5), relative to each element (the values are far below 1).
+    match got.iter().zip(&want).position(|(a, b)| (a - b).abs() > 1e-5 * b.abs()) {
+        None => Ok(stats),
+        Some(i) => Err(format!("y[{i}] = {}, expected {}", got[i], want[i])),
+    }
 }

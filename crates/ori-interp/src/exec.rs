@@ -220,6 +220,12 @@ impl Cta<'_> {
                 let pin = self.p_in(w, step, 4, lane).unwrap_or(false);
                 (u64::from(r), [(r != 0) || pin, false])
             }
+            Kind::Plop3 => {
+                let idx = u32::from(self.p_in(w, step, 0, lane)?) << 2
+                    | u32::from(self.p_in(w, step, 1, lane)?) << 1
+                    | u32::from(self.p_in(w, step, 2, lane)?);
+                (0, [u(3)? >> idx & 1 != 0, u(4)? >> idx & 1 != 0])
+            }
             Kind::Shf { left, signed, wide, high, wrap } => {
                 let s = if wrap { u(1)? & 31 } else { u(1)? };
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
@@ -275,10 +281,7 @@ impl Cta<'_> {
             Kind::Ffma { ftz, rnd } => {
                 let (a, b, c) =
                     (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, self.f_in(w, step, 2, lane)?);
-                match float::ffma(a, b, c, ftz, rnd) {
-                    Some(r) => (u64::from(r), no),
-                    None => return fault("FFMA with a directed rounding mode is not modelled"),
-                }
+                (u64::from(float::ffma(a, b, c, ftz, rnd)), no)
             }
             Kind::Fmnmx { ftz } => {
                 let min = self.p_in(w, step, 2, lane)?;
@@ -563,6 +566,22 @@ impl Cta<'_> {
                 };
                 for lane in targets.filter(|l| active >> l & 1 != 0) {
                     Self::write(w, step, lane, u64::from(ballot), &[p]);
+                }
+            }
+            Kind::Match { all, wide } => {
+                let mut vals = [0u64; LANES];
+                for lane in lanes(active) {
+                    vals[lane] = self.val(w, step, 0, lane, if wide { 2 } else { 1 })?;
+                }
+                let same = |lane: usize| lanes(active).filter(|&l| vals[l] == vals[lane]).fold(0u32, |m, l| m | 1 << l);
+                for lane in lanes(active) {
+                    let m = same(lane);
+                    if all {
+                        let ok = m == active;
+                        Self::write(w, step, lane, u64::from(if ok { active } else { 0 }), &[ok]);
+                    } else {
+                        Self::write(w, step, lane, u64::from(m), &[]);
+                    }
                 }
             }
             Kind::Redux(op) => {

@@ -78,6 +78,8 @@ pub enum Kind {
         x: bool,
     },
     Lop3,
+    /// `PLOP3.LUT`: two truth tables over three predicates.
+    Plop3,
     Shf {
         left: bool,
         signed: bool,
@@ -175,6 +177,11 @@ pub enum Kind {
         all: bool,
     },
     Redux(AtomOp),
+    /// `MATCH.ANY`/`.ALL`: lanes holding the same value (64-bit with `.U64`).
+    Match {
+        all: bool,
+        wide: bool,
+    },
     /// Not modelled: executing it is an error.
     Unsupported,
 }
@@ -267,6 +274,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::Imad { mode, x: m("X") }
         }
         "LOP3" => Kind::Lop3,
+        "PLOP3" => Kind::Plop3,
         "SHF" => Kind::Shf {
             left: m("L"),
             signed: m("S32") || m("S64"),
@@ -369,6 +377,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }),
         "VOTE" | "VOTEU" => Kind::Vote { any: m("ANY"), all: m("ALL") },
         // nvdisasm prints the default `.AND` of REDUX as nothing.
+        "MATCH" => Kind::Match { all: m("ALL"), wide: m("U64") },
         "REDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
         _ => Kind::Unsupported,
     }

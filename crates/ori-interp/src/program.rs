@@ -127,6 +127,19 @@ impl Program {
     }
 }
 
+/// Undoes a decoder slip: `VOTE.ANY P1, !P1` decodes with both
+/// predicates as destinations; the second is the source.
+fn normalized(inst: &Inst) -> std::borrow::Cow<'_, Inst> {
+    let pred_only = inst.defs.iter().all(|d| d.as_reg().is_some_and(|r| r.file.is_predicate()));
+    if inst.op == ori_ir::Opcode::VOTE && inst.uses.is_empty() && inst.defs.len() == 2 && pred_only {
+        let mut fixed = inst.clone();
+        let src = fixed.defs.remove(1);
+        fixed.uses.push(src);
+        return std::borrow::Cow::Owned(fixed);
+    }
+    std::borrow::Cow::Borrowed(inst)
+}
+
 fn prepare(
     func: &Function,
     id: InstId,
@@ -134,6 +147,7 @@ fn prepare(
     slots: &Slots,
     block_pc: &HashMap<ori_ir::BlockId, usize>,
 ) -> Result<Step, crate::Error> {
+    let inst = &*normalized(inst);
     let mut uses = Vec::with_capacity(inst.uses.len());
     for u in &inst.uses {
         let src = match &u.kind {

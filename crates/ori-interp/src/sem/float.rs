@@ -81,12 +81,37 @@ fn inputs(a: u32, flush: bool) -> f32 {
     f32::from_bits(if flush { ftz(a) } else { a })
 }
 
-/// `FADD`. Directed modes go through f64, where the sum of two binary32
-/// values is exact unless their exponents are far apart; then the
-/// smaller operand only decides the direction, which f64 keeps.
+/// Rounds the exact sum `p + c` of two f64 values to binary32 in `mode`.
+/// The f64 sum `s` lies in the same gap between binary32 values as the
+/// exact sum unless it lands on one of them; then the exact error of the
+/// f64 addition (TwoSum) says which way the exact value lies.
+fn round_sum_to_f32(p: f64, c: f64, mode: Round) -> f32 {
+    let s = p + c;
+    let r = round_to_f32(s, mode);
+    if !s.is_finite() || f64::from(r) != s {
+        return r;
+    }
+    let bc = s - p;
+    let err = (p - (s - bc)) + (c - bc);
+    let up = match mode {
+        Round::Nearest => return r,
+        Round::Up => err > 0.0,
+        Round::Down => return if err < 0.0 { r.next_down() } else { r },
+        Round::Zero => s < 0.0 && err > 0.0,
+    };
+    if up {
+        r.next_up()
+    } else if mode == Round::Zero && s > 0.0 && err < 0.0 {
+        r.next_down()
+    } else {
+        r
+    }
+}
+
+/// `FADD`.
 pub fn fadd(a: u32, b: u32, flush: bool, mode: Round) -> u32 {
     let (x, y) = (inputs(a, flush), inputs(b, flush));
-    let r = if mode == Round::Nearest { x + y } else { round_to_f32(f64::from(x) + f64::from(y), mode) };
+    let r = if mode == Round::Nearest { x + y } else { round_sum_to_f32(f64::from(x), f64::from(y), mode) };
     finish(r, flush)
 }
 
@@ -97,13 +122,16 @@ pub fn fmul(a: u32, b: u32, flush: bool, mode: Round) -> u32 {
     finish(r, flush)
 }
 
-/// `FFMA`: fused, one rounding.
-pub fn ffma(a: u32, b: u32, c: u32, flush: bool, mode: Round) -> Option<u32> {
+/// `FFMA`: fused, one rounding (the product of two binary32 values is
+/// exact in f64; directed modes round the exact sum).
+pub fn ffma(a: u32, b: u32, c: u32, flush: bool, mode: Round) -> u32 {
     let (x, y, z) = (inputs(a, flush), inputs(b, flush), inputs(c, flush));
-    if mode != Round::Nearest {
-        return None;
-    }
-    Some(finish(x.mul_add(y, z), flush))
+    let r = if mode == Round::Nearest {
+        x.mul_add(y, z)
+    } else {
+        round_sum_to_f32(f64::from(x) * f64::from(y), f64::from(z), mode)
+    };
+    finish(r, flush)
 }
 
 /// `FMNMX`: a NaN operand yields the other; -0 is below +0.
@@ -210,6 +238,18 @@ mod tests {
         assert_eq!(fmnmx(0.0f32.to_bits(), (-0.0f32).to_bits(), true, false), (-0.0f32).to_bits());
         assert_eq!(fadd(f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits(), false, Round::Nearest), NAN32);
         assert_eq!(fmul(1, 0x3f80_0000, true, Round::Nearest), 0);
+    }
+
+    #[test]
+    fn directed_sums() {
+        let (one, tiny) = (1f32.to_bits(), 1e-30f32.to_bits());
+        assert_eq!(fadd(one, tiny, false, Round::Up), 1f32.next_up().to_bits());
+        assert_eq!(fadd(one, tiny, false, Round::Down), one);
+        assert_eq!(fadd(one, tiny | 1 << 31, false, Round::Zero), 1f32.next_down().to_bits());
+        // The softmax range reduction: FFMA.RM x, log2e, 12582913.0.
+        let r = ffma(0.3f32.to_bits(), std::f32::consts::LOG2_E.to_bits(), 12582913f32.to_bits(), false, Round::Down);
+        assert_eq!(r, 12582913f32.to_bits());
+        assert_eq!(ffma(one, one, tiny, false, Round::Up), 1f32.next_up().to_bits());
     }
 
     #[test]
