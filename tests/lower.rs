@@ -19,6 +19,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("reduce_shfl", "sm_90"),
     ("scan_block", "sm_90"),
     ("templates", "sm_90"),
+    ("stencil2d", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -27,6 +28,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("reduce_shfl", "sm_80"),
     ("scan_block", "sm_80"),
     ("templates", "sm_80"),
+    ("stencil2d", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {
@@ -108,6 +110,6 @@ fn unsupported_ptx_is_an_error_with_its_line() {
     let failure = compile_sources(&[source("copy_vec", "sm_90")], &options).expect_err("copy_vec is not covered yet");
     let first = &failure.report.diagnostics[0];
     let location = first.location.as_ref().expect("a location");
-    assert_eq!((location.file.as_str(), location.line), ("copy_vec.sm90.ptx", 31));
-    assert_eq!(first.message, "lowering of 'cvt.u64.u32' is not supported yet");
+    assert_eq!((location.file.as_str(), location.line), ("copy_vec.sm90.ptx", 37));
+    assert_eq!(first.message, "lowering of 'setp.ge.u64' is not supported yet");
 }

@@ -24,6 +24,9 @@ pub(crate) struct WideProduct {
     pub src: Operand,
     pub factor: Operand,
     pub signed: bool,
+    /// Holds in the whole function (its register and sources are written
+    /// once), not only until the end of its block.
+    pub stable: bool,
 }
 
 /// The state of the lowering of one function.
@@ -161,15 +164,15 @@ impl<'m> Lowerer<'m> {
         let b = self.label_block(name);
         self.order.push(b);
         self.current = Some(b);
-        // Other paths reach the label: what the block knew no longer holds.
-        self.products.clear();
+        // Other paths reach the label: what only the block knew no longer holds.
+        self.products.retain(|_, p| p.stable);
     }
 
     /// Ends the current block after a branch or exit: what follows starts a
     /// new one (reachable only through a label).
     pub fn end_block(&mut self) {
         self.current = None;
-        self.products.clear();
+        self.products.retain(|_, p| p.stable);
     }
 
     fn current_block(&mut self) -> BlockId {

@@ -1,16 +1,24 @@
-//! `cvt` between 32-bit integers and f32.
+//! `cvt` between 32-bit integers and f32, and integer widening to 64 bits.
 
-use ori_ir::Opcode;
+use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{dst, src, unsupported};
 use crate::error::Lowered;
-use crate::func::Lowerer;
+use crate::func::{Lowerer, WideProduct};
 
-/// `cvt.RND.DTYPE.STYPE d, a`.
-pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+/// `cvt.RND.DTYPE.STYPE d, a`; a widening to 64 bits returns the product
+/// `a * 1` it made, for the `add.s64` of an address to fold.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let types: Vec<ScalarType> = inst.types().collect();
     let [to, from] = types.as_slice() else { return Err(unsupported(inst)) };
+    if to.bits() == 64
+        && !to.is_float()
+        && matches!(from, ScalarType::U32 | ScalarType::S32)
+        && inst.modifiers.len() == 2
+    {
+        return widen(cx, inst, *from == ScalarType::S32).map(Some);
+    }
     let rounding =
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
     let other = inst.modifiers.iter().any(|m| m.kind == ModifierKind::Word);
@@ -34,5 +42,20 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
-    cx.emit(op, mods, vec![d.into()], vec![a], inst.span)
+    cx.emit(op, mods, vec![d.into()], vec![a], inst.span)?;
+    Ok(None)
+}
+
+/// `cvt.{u64,s64}.{u32,s32} d, a`: `IMAD.WIDE[.U32] d, a, 0x1, RZ`
+/// (sign- or zero-extended by the multiply).
+fn widen(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered<WideProduct> {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let mods: &[&str] = if signed { &["WIDE"] } else { &["WIDE", "U32"] };
+    let uses = vec![a.clone(), Operand::int(1), Operand::reg(Reg::RZ.wide(2))];
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
+    Ok(WideProduct { src: a, factor: Operand::int(1), signed, stable: true })
 }

@@ -2,8 +2,8 @@
 //! NVIDIA builds from `IMAD.WIDE` (`mul.wide`, `mad.wide`, and `add.s64`
 //! of a `mul.wide` product).
 
-use ori_ir::{Opcode, Operand, Reg};
-use ptx_syntax::ast::{Instruction, ScalarType};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
+use ptx_syntax::ast::{ExprKind, Instruction, ScalarType};
 
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
@@ -20,7 +20,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     let ty = ty(inst)?;
     let op = inst.opcode.name.as_str();
     if ty.bits() == 64 {
-        return if op == "add" { add64(cx, inst).map(|()| None) } else { Err(unsupported(inst)) };
+        return match op {
+            "add" => add64(cx, inst).map(|()| None),
+            "shl" => shl64(cx, inst).map(Some),
+            _ => Err(unsupported(inst)),
+        };
     }
     if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) {
         return Err(unsupported(inst));
@@ -50,7 +54,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             let c = if op == "mad" { src(cx, inst, 3, ScalarType::U64)? } else { Operand::reg(Reg::RZ.wide(2)) };
             cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![a.clone(), b.clone(), c], span)?;
             if op == "mul" {
-                return Ok(Some(WideProduct { src: a, factor: b, signed }));
+                return Ok(Some(WideProduct { src: a, factor: b, signed, stable: true }));
             }
         }
         "min" | "max" if inst.modifiers.len() == 1 => {
@@ -107,7 +111,7 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
 /// `IMAD.WIDE d, x, f, other`.
 fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let name = |i: usize| match &operand(inst, i).map(|e| &e.kind) {
-        Ok(ptx_syntax::ast::ExprKind::Name(r, None)) => Some(r.name.as_str().to_string()),
+        Ok(ExprKind::Name(r, None)) => Some(r.name.as_str().to_string()),
         _ => None,
     };
     let (product, other) = match (name(1).and_then(|n| cx.products.get(&n).cloned()), name(2)) {
@@ -145,6 +149,25 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
     cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)
+}
+
+/// `shl.b64 d, p, k` of a product `x * f` of this block with `f << k`
+/// still a 32-bit factor: the product `x * (f << k)`, one `IMAD.WIDE`.
+fn shl64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<WideProduct> {
+    let ExprKind::Name(p, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let product = cx.products.get(p.name.as_str()).cloned().ok_or_else(|| unsupported(inst))?;
+    let (OperandKind::Imm(Imm::Int(f)), ExprKind::Int { value: k, .. }) =
+        (&product.factor.kind, &operand(inst, 2)?.kind)
+    else {
+        return Err(unsupported(inst));
+    };
+    let factor = f.checked_shl(u32::try_from(*k).unwrap_or(u32::MAX)).filter(|v| i32::try_from(*v).is_ok());
+    let factor = Operand::int(factor.ok_or_else(|| unsupported(inst))?);
+    let d = dst(cx, inst, 0)?;
+    let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
+    let uses = vec![product.src.clone(), factor.clone(), Operand::reg(Reg::RZ.wide(2))];
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
+    Ok(WideProduct { factor, ..product })
 }
 
 /// `-x` of an integer operand.

@@ -41,7 +41,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
-        "cvt" => cvt::lower(cx, inst).map(|()| None),
+        "cvt" => cvt::lower(cx, inst),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
@@ -58,7 +58,10 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
                 cx.clobber(dest, reg);
             }
         }
-        if let (Some(p), ExprKind::Name(dest, None)) = (product, &first.kind) {
+        if let (Some(mut p), ExprKind::Name(dest, None)) = (product, &first.kind) {
+            let mut names = vec![dest.name.as_str()];
+            inst.operands[1..].iter().for_each(|e| e.for_each_name(&mut |n| names.push(n.name.as_str())));
+            p.stable &= names.iter().all(|n| cx.single_def(n));
             cx.products.insert(dest.name.as_str().to_string(), p);
         }
     }
