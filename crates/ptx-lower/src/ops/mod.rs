@@ -84,7 +84,7 @@ pub(crate) fn ty(inst: &Instruction) -> Lowered<ScalarType> {
 }
 
 /// Operand `i`, or an error naming the instruction.
-pub(crate) fn operand<'i>(inst: &'i Instruction, i: usize) -> Lowered<&'i Expr> {
+pub(crate) fn operand(inst: &Instruction, i: usize) -> Lowered<&Expr> {
     inst.operands.get(i).ok_or_else(|| unsupported(inst))
 }
 

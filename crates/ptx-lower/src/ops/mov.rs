@@ -12,13 +12,13 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     let d = dst(cx, inst, 0)?;
     let s = operand(inst, 1)?;
-    if let ExprKind::Name(r, component) = &s.kind {
-        if cx.regs.ty(r.name.as_str()).is_none() {
-            if component.is_none() && cx.shared_address(r.name.as_str(), 0, d, s.span)? {
-                return Ok(());
-            }
-            return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
+    if let ExprKind::Name(r, component) = &s.kind
+        && cx.regs.ty(r.name.as_str()).is_none()
+    {
+        if component.is_none() && cx.shared_address(r.name.as_str(), 0, d, s.span)? {
+            return Ok(());
         }
+        return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
     }
     if d.width == 2 {
         return copy64(cx, inst);
@@ -28,10 +28,10 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         Operand { kind: OperandKind::Imm(Imm::F32(bits)), .. } => Operand::int(i64::from(bits)),
         s => s,
     };
-    if let (OperandKind::Imm(Imm::Int(v)), ExprKind::Name(name, None)) = (&s.kind, &operand(inst, 0)?.kind) {
-        if cx.single_def(name.name.as_str()) {
-            cx.consts.insert(name.name.as_str().to_string(), *v);
-        }
+    if let (OperandKind::Imm(Imm::Int(v)), ExprKind::Name(name, None)) = (&s.kind, &operand(inst, 0)?.kind)
+        && cx.single_def(name.name.as_str())
+    {
+        cx.consts.insert(name.name.as_str().to_string(), *v);
     }
     if d.file != ori_ir::RegFile::R
         || s.as_reg().is_some_and(|r| r.width != d.width)
