@@ -48,6 +48,9 @@ pub const CASES: &[Case] = &[
     Case { file: "dyn_smem", entry: "block_sort_kv", run: block_sort_kv },
     Case { file: "warp_vote", entry: "warp_vote", run: warp_vote },
     Case { file: "softmax_rows", entry: "softmax_rows", run: softmax_rows },
+    Case { file: "layernorm_rows", entry: "layernorm_rows", run: layernorm_rows },
+    Case { file: "unroll_loops", entry: "poly_fir", run: poly_fir },
+    Case { file: "unroll_loops", entry: "dot_unroll4", run: dot_unroll4 },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -801,4 +804,91 @@ fn softmax_rows(k: &Kernel) -> Result<Stats, String> {
         None => Ok(stats),
         Some(i) => Err(format!("y[{i}] = {}, expected {}", got[i], want[i])),
     }
+}
+
+fn layernorm_rows(k: &Kernel) -> Result<Stats, String> {
+    let (rows, cols, eps) = (6usize, 768usize, 1e-5f32);
+    let mut r = Rng(27);
+    let x = r.uniform(-2.0, 2.0, rows * cols);
+    let (gamma, beta) = (r.uniform(0.5, 1.5, cols), r.uniform(-0.1, 0.1, cols));
+    let mut g = Global::new();
+    let (px, pg, pb) = (g.alloc(f32s(&x)), g.alloc(f32s(&gamma)), g.alloc(f32s(&beta)));
+    let (py, pm, pr) = (g.alloc(vec![0; 4 * rows * cols]), g.alloc(vec![0; 4 * rows]), g.alloc(vec![0; 4 * rows]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &pg.to_le_bytes())?.set(2, &pb.to_le_bytes())?;
+    let p = p.set(3, &py.to_le_bytes())?.set(4, &pm.to_le_bytes())?.set(5, &pr.to_le_bytes())?;
+    let p = p.set(6, &(cols as i32).to_le_bytes())?.set(7, &eps.to_le_bytes())?;
+    let stats = launch(k, &mut g, rows as u32, 256, p)?;
+    let (mut wy, mut wm, mut wr) = (Vec::new(), Vec::new(), Vec::new());
+    for row in x.chunks(cols) {
+        let mean = row.iter().map(|&v| f64::from(v)).sum::<f64>() / cols as f64;
+        let var = row.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / cols as f64;
+        let rstd = 1.0 / (var + f64::from(eps)).sqrt();
+        wy.extend(
+            row.iter()
+                .enumerate()
+                .map(|(c, &v)| (f64::from(v) - mean) * rstd * f64::from(gamma[c]) + f64::from(beta[c])),
+        );
+        wm.push(mean);
+        wr.push(rstd);
+    }
+    let f = |v: Vec<u32>| v.into_iter().map(|b| f64::from(f32::from_bits(b))).collect::<Vec<_>>();
+    close("mean_out", &f(read_u32(&g, pm)), &wm, 1e-5)?;
+    close("rstd_out", &f(read_u32(&g, pr)), &wr, 1e-5)?;
+    close("y", &f(read_u32(&g, py)), &wy, 1e-5).map(|_| stats)
+}
+
+fn poly_fir(k: &Kernel) -> Result<Stats, String> {
+    let n = 2048 + 5;
+    let x = Rng(28).uniform(-1.0, 1.0, n);
+    let (bank, at) = k.constant_symbol("c_taps").ok_or("no __constant__ c_taps in the cubin")?;
+    let taps: Vec<f32> = (0..16).map(|t| 1.0 / (t as f32 + 1.0)).collect();
+    let mut consts = k.banks.iter().find(|b| b.0 == bank).map(|b| b.1.clone()).unwrap_or_default();
+    let at = at as usize;
+    consts.resize(consts.len().max(at + 64), 0);
+    consts[at..at + 64].copy_from_slice(&f32s(&taps));
+    let mut g = Global::new();
+    let (px, py, pp) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * n]), g.alloc(vec![0; 4 * n]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &pp.to_le_bytes())?;
+    let p = p.set(3, &(n as i32).to_le_bytes())?;
+    let mut l = Launch::new([n.div_ceil(256) as u32, 1, 1], [256, 1, 1], p.bytes);
+    l.banks.push((bank, consts));
+    let stats = crate::run_kernel(k, &l, &mut g).map_err(|e| e.to_string())?;
+    let coef: [f32; 12] = [
+        1.0,
+        -0.5,
+        0.25,
+        -0.125,
+        0.0625,
+        -0.03125,
+        0.015625,
+        -0.0078125,
+        0.00390625,
+        -0.001953125,
+        0.0009765625,
+        -0.00048828125,
+    ];
+    let (mut wp, mut wy) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        wp.push(f64::from((0..11).rev().fold(coef[11], |acc, c| acc.mul_add(x[i], coef[c]))));
+        wy.push(f64::from((0..16).fold(0f32, |s, t| if i >= t { taps[t].mul_add(x[i - t], s) } else { s })));
+    }
+    let f = |v: Vec<u32>| v.into_iter().map(|b| f64::from(f32::from_bits(b))).collect::<Vec<_>>();
+    close("p", &f(read_u32(&g, pp)), &wp, 1e-6)?;
+    close("y", &f(read_u32(&g, py)), &wy, 1e-6).map(|_| stats)
+}
+
+fn dot_unroll4(k: &Kernel) -> Result<Stats, String> {
+    let (n, blocks) = (10_000 + 7, 4usize);
+    let mut r = Rng(29);
+    let (a, b) = (r.uniform(-1.0, 1.0, n), r.uniform(-1.0, 1.0, n));
+    let threads = blocks * 256;
+    let mut g = Global::new();
+    let (pa, pb, pp) = (g.alloc(f32s(&a)), g.alloc(f32s(&b)), g.alloc(vec![0; 4 * threads]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pp.to_le_bytes())?;
+    let stats = launch(k, &mut g, blocks as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    let s: Vec<f32> = (0..threads).map(|t| (t..n).step_by(threads).fold(0f32, |s, i| a[i].mul_add(b[i], s))).collect();
+    let want: Vec<f64> =
+        (0..threads).map(|t| f64::from(s[t] + (0..3).fold(0f32, |acc, kk| acc + s[t ^ (1 << kk)]))).collect();
+    let got: Vec<f64> = read_u32(&g, pp).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("partial", &got, &want, 1e-6).map(|_| stats)
 }

@@ -91,6 +91,9 @@ impl Cta<'_> {
                 self.cbank(bank, base + offset, 4 * words as usize)
             }
             Src::Special(sr) => self.special(w, sr, lane).map(u64::from),
+            Src::PredFile => {
+                Ok((0..7u32).fold(0, |m, i| m | u64::from(w.get(Loc::Slot(ori_ir::RegFile::P, i), lane)) << i))
+            }
             _ => fault(format!("operand {i} is not a value")),
         }
     }
@@ -226,6 +229,12 @@ impl Cta<'_> {
                     | u32::from(self.p_in(w, step, 2, lane)?);
                 (0, [u(3)? >> idx & 1 != 0, u(4)? >> idx & 1 != 0])
             }
+            Kind::P2r { byte } => {
+                let shift = 8 * u32::from(byte);
+                let mask = (u(2)? & 0x7f) << shift;
+                let pr = (u(0)? & 0x7f) << shift;
+                (u64::from((u(1)? & !mask) | (pr & mask)), no)
+            }
             Kind::Shf { left, signed, wide, high, wrap } => {
                 let s = if wrap { u(1)? & 31 } else { u(1)? };
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
@@ -283,6 +292,7 @@ impl Cta<'_> {
                     (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, self.f_in(w, step, 2, lane)?);
                 (u64::from(float::ffma(a, b, c, ftz, rnd)), no)
             }
+            Kind::Fchk => (0, [float::fchk(u(0)?, u(1)?), false]),
             Kind::Fmnmx { ftz } => {
                 let min = self.p_in(w, step, 2, lane)?;
                 (u64::from(float::fmnmx(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, min, ftz)), no)
@@ -432,6 +442,15 @@ impl Cta<'_> {
                     return fault("indirect branches are not modelled");
                 };
                 w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::BraDiv => {
+                let (Some(lane), Some((Src::Label(target), _))) = (lanes(active).next(), step.uses.get(1)) else {
+                    return fault("BRA.DIV without a target");
+                };
+                let members = self.int_in(w, step, 0, lane)? as u32;
+                let to = if members & !mask != 0 { *target } else { pc + 1 };
+                w.reschedule(g, &[(active, to), (mask & !active, pc + 1)]);
                 return Ok(());
             }
             Kind::Call => {
@@ -596,6 +615,15 @@ impl Cta<'_> {
                 if let Some(v) = acc {
                     for lane in lanes(active).take(if step.uniform { 1 } else { LANES }) {
                         Self::write(w, step, lane, v, &[]);
+                    }
+                }
+            }
+            Kind::R2p { byte } => {
+                for lane in lanes(active) {
+                    let bits = self.u32v(w, step, 0, lane)? >> (8 * u32::from(byte));
+                    let mask = self.u32v(w, step, 1, lane)?;
+                    for i in (0..7u32).filter(|i| mask >> i & 1 != 0) {
+                        w.set(Loc::Slot(ori_ir::RegFile::P, i), lane, bits >> i & 1);
                     }
                 }
             }

@@ -59,6 +59,9 @@ pub enum Kind {
     Nop,
     Bssy,
     Bra,
+    /// `BRA.DIV mask, target`: taken by the whole group when some lane of
+    /// `mask` is not in it (the warp has diverged).
+    BraDiv,
     /// `CALL.REL`: a jump; the return address is in a register already.
     Call,
     /// `RET.REL`: to the byte address each lane holds in a register.
@@ -80,6 +83,14 @@ pub enum Kind {
     Lop3,
     /// `PLOP3.LUT`: two truth tables over three predicates.
     Plop3,
+    /// `P2R d, PR, a, mask`: predicates P0-P6 into byte `byte` of `a`.
+    P2r {
+        byte: u8,
+    },
+    /// `R2P PR, a, mask`: predicates P0-P6 from byte `byte` of `a`.
+    R2p {
+        byte: u8,
+    },
     Shf {
         left: bool,
         signed: bool,
@@ -131,6 +142,7 @@ pub enum Kind {
         ftz: bool,
         rnd: Round,
     },
+    Fchk,
     Fmnmx {
         ftz: bool,
     },
@@ -231,6 +243,11 @@ fn atom_op(inst: &Inst) -> Option<AtomOp> {
     })
 }
 
+/// The byte a P2R/R2P works on (`.B1` .. `.B3`; byte 0 unprinted).
+fn byte_sel(inst: &Inst) -> u8 {
+    ["B1", "B2", "B3"].iter().position(|b| inst.has_mod(b)).map_or(0, |i| i as u8 + 1)
+}
+
 fn round(inst: &Inst) -> Round {
     inst.mods.iter().find_map(|m| Round::from_name(m.name())).unwrap_or_default()
 }
@@ -252,6 +269,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "NOP" | "BSYNC" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE" | "CGAERRBAR"
         | "NANOSLEEP" => Kind::Nop,
         "BSSY" => Kind::Bssy,
+        "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,
         "RET" if m("REL") => Kind::Ret,
@@ -275,6 +293,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "LOP3" => Kind::Lop3,
         "PLOP3" => Kind::Plop3,
+        "P2R" => Kind::P2r { byte: byte_sel(inst) },
+        "R2P" => Kind::R2p { byte: byte_sel(inst) },
         "SHF" => Kind::Shf {
             left: m("L"),
             signed: m("S32") || m("S64"),
@@ -302,6 +322,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "FADD" => Kind::Fadd { ftz, rnd: round(inst) },
         "FMUL" => Kind::Fmul { ftz, rnd: round(inst) },
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst) },
+        "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },
         "HFMA2" => Kind::Hfma2,
         // The source type is the integer modifier (signed 32-bit when

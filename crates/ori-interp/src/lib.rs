@@ -130,7 +130,15 @@ pub fn run(
     grid::run_grid(func, &prog, sm, static_shared, launch, global)
 }
 
-/// Runs a loaded kernel.
+/// Runs a loaded kernel, with the cubin's constant banks unless the
+/// launch gives its own.
 pub fn run_kernel(kernel: &Kernel, launch: &Launch, global: &mut Global) -> Result<Stats, Error> {
-    run(&kernel.func, kernel.sm, kernel.static_shared, launch, global)
+    let missing: Vec<(u8, Vec<u8>)> =
+        kernel.banks.iter().filter(|b| !launch.banks.iter().any(|l| l.0 == b.0)).cloned().collect();
+    if missing.is_empty() {
+        return run(&kernel.func, kernel.sm, kernel.static_shared, launch, global);
+    }
+    let mut launch = launch.clone();
+    launch.banks.extend(missing);
+    run(&kernel.func, kernel.sm, kernel.static_shared, &launch, global)
 }

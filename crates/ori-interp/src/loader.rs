@@ -18,6 +18,23 @@ pub struct Kernel {
     pub sm: u32,
     /// Bytes of static shared memory (`.nv.shared.<kernel>`).
     pub static_shared: u32,
+    /// Initial contents of the module's constant banks other than the
+    /// parameter bank (`.nv.constant3`: `__constant__` data).
+    pub banks: Vec<(u8, Vec<u8>)>,
+    /// `__constant__` symbols: name, bank, byte offset.
+    pub constant_symbols: Vec<(String, u8, u32)>,
+}
+
+impl Kernel {
+    /// The bank and offset of `__constant__` symbol `name`.
+    pub fn constant_symbol(&self, name: &str) -> Option<(u8, u32)> {
+        self.constant_symbols.iter().find(|s| s.0 == name).map(|s| (s.1, s.2))
+    }
+}
+
+/// The bank number of a module-wide constant section (`.nv.constant3`).
+fn bank_of(section: &str) -> Option<u8> {
+    section.strip_prefix(".nv.constant").and_then(|n| n.parse().ok()).filter(|&b| b != 0)
 }
 
 /// Loads kernel `name` from the cubin `bytes`.
@@ -34,7 +51,21 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
         func.attrs.params = params(attrs);
     }
     let static_shared = cubin.section(&format!(".nv.shared.{name}")).map_or(0, |(_, s)| s.size() as u32);
-    Ok(Kernel { func, sm, static_shared })
+    let banks: Vec<(u8, Vec<u8>)> = cubin
+        .sections
+        .iter()
+        .filter_map(|s| Some((bank_of(&s.name)?, s.bytes().map_or_else(|| vec![0; s.size() as usize], <[u8]>::to_vec))))
+        .collect();
+    let constant_symbols = cubin
+        .symbols()
+        .iter()
+        .filter_map(|sym| {
+            let bank = bank_of(&cubin.sections.get(usize::from(sym.shndx))?.name)?;
+            // STT_OBJECT: the variables, not the section symbol.
+            (sym.kind() == 1).then(|| (sym.name.clone(), bank, sym.value as u32))
+        })
+        .collect();
+    Ok(Kernel { func, sm, static_shared, banks, constant_symbols })
 }
 
 /// Parameter slots from `EIATTR_KPARAM_INFO` records (listed last to first).

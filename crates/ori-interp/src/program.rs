@@ -30,6 +30,8 @@ pub enum Src {
     Mem { base: Option<(Loc, u8)>, ubase: Option<Loc>, offset: i64, scale: u64 },
     /// A special register.
     Special(SpecialReg),
+    /// The predicate file as a bit mask (`PR`; P0 is bit 0).
+    PredFile,
     /// A branch target: an instruction index.
     Label(usize),
     /// Something no instruction the interpreter runs reads.
@@ -173,6 +175,7 @@ fn prepare(
                 },
             },
             OperandKind::Special(sr) => Src::Special(*sr),
+            OperandKind::PredFile { uniform: false } => Src::PredFile,
             OperandKind::Label(b) => match block_pc.get(b) {
                 Some(&pc) => Src::Label(pc),
                 None => {

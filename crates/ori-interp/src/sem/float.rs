@@ -208,6 +208,24 @@ pub fn f2i(a: u32, signed: bool, wide: bool, mode: Round, flush: bool) -> u64 {
     }
 }
 
+/// `FCHK.DIVIDE a, b`: true when the fast division sequence (reciprocal,
+/// product, FFMA refinement) might not give the correctly rounded `a / b`,
+/// so that ptxas's code takes its exact subroutine instead. The hardware's
+/// exact criterion is not documented; this one is conservative: any
+/// operand that is zero, subnormal, infinite or NaN, or exponents near the
+/// range limits where the reciprocal, the quotient or the refinement's
+/// residual (about `a * 2^-24`) could leave the normal range. A false
+/// `true` only costs the slow (but exact) path.
+pub fn fchk(a: u32, b: u32) -> bool {
+    let exp = |x: u32| ((x >> 23) & 0xff) as i32 - 127;
+    let normal = |x: u32| (1..0xff).contains(&((x >> 23) & 0xff));
+    let (ea, eb) = (exp(a), exp(b));
+    !(normal(a) && normal(b))
+        || !(-100..126).contains(&ea)
+        || !(-125..125).contains(&eb)
+        || !(-124..126).contains(&(ea - eb))
+}
+
 /// `DADD`, `DMUL`, `DFMA` (round to nearest).
 pub fn dfma(a: u64, b: u64, c: u64) -> u64 {
     canon64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)))
