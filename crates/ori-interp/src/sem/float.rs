@@ -220,10 +220,12 @@ pub fn fchk(a: u32, b: u32) -> bool {
     let exp = |x: u32| ((x >> 23) & 0xff) as i32 - 127;
     let normal = |x: u32| (1..0xff).contains(&((x >> 23) & 0xff));
     let (ea, eb) = (exp(a), exp(b));
-    !(normal(a) && normal(b))
-        || !(-100..126).contains(&ea)
-        || !(-125..125).contains(&eb)
-        || !(-124..126).contains(&(ea - eb))
+    let safe = normal(a)
+        && normal(b)
+        && (-100..126).contains(&ea)
+        && (-125..125).contains(&eb)
+        && (-124..126).contains(&(ea - eb));
+    !safe
 }
 
 /// `DADD`, `DMUL`, `DFMA` (round to nearest).
@@ -268,6 +270,14 @@ mod tests {
         let r = ffma(0.3f32.to_bits(), std::f32::consts::LOG2_E.to_bits(), 12582913f32.to_bits(), false, Round::Down);
         assert_eq!(r, 12582913f32.to_bits());
         assert_eq!(ffma(one, one, tiny, false, Round::Up), 1f32.next_up().to_bits());
+    }
+
+    #[test]
+    fn division_check() {
+        assert!(!fchk(3f32.to_bits(), 7f32.to_bits()));
+        assert!(fchk(3f32.to_bits(), 0));
+        assert!(fchk(1e-38f32.to_bits(), 7f32.to_bits()));
+        assert!(fchk(1e38f32.to_bits(), 1e-5f32.to_bits()));
     }
 
     #[test]
