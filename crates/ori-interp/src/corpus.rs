@@ -57,10 +57,20 @@ pub const CASES: &[Case] = &[
 /// and loads `entry`.
 pub fn compile(ptxas: &Path, corpus: &Path, file: &str, entry: &str, sm: u32, dir: &Path) -> Result<Kernel, String> {
     let ptx = corpus.join("kernels").join(format!("{file}.sm{sm}.ptx"));
-    let out = dir.join(format!("{file}.sm{sm}.cubin"));
+    compile_ptx(ptxas, &ptx, &format!("sm_{sm}"), dir, entry)
+}
+
+/// Compiles `ptx` for `arch` (`sm_90`, `sm_90a`, ...) with `ptxas` into
+/// `dir` and loads `entry`.
+pub fn compile_ptx(ptxas: &Path, ptx: &Path, arch: &str, dir: &Path, entry: &str) -> Result<Kernel, String> {
+    // A name of its own per call: tests compile the same kernel in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stem = ptx.file_stem().map_or_else(|| "kernel".into(), |s| s.to_string_lossy().into_owned());
+    let out = dir.join(format!("{stem}.{arch}.{}.{n}.cubin", std::process::id()));
     let status = std::process::Command::new(ptxas)
-        .arg(format!("-arch=sm_{sm}"))
-        .arg(&ptx)
+        .arg(format!("-arch={arch}"))
+        .arg(ptx)
         .arg("-o")
         .arg(&out)
         .output()
@@ -69,6 +79,8 @@ pub fn compile(ptxas: &Path, corpus: &Path, file: &str, entry: &str, sm: u32, di
         return Err(format!("{} failed: {}", ptxas.display(), String::from_utf8_lossy(&status.stderr)));
     }
     let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    // The cubin is not needed once read; a failed removal only leaves a file.
+    let _ = std::fs::remove_file(&out);
     crate::load_kernel(&bytes, entry).map_err(|e| e.to_string())
 }
 
