@@ -235,7 +235,7 @@ opcodes! {
     BSSY: Fixed, 1..=1, 1..=1, FX;
     BSYNC: Fixed, 0..=0, 1..=1, FX.union(WS);
     BMOV: Variable, 1..=1, 1..=1, FX;
-    WARPSYNC: Fixed, 0..=0, 1..=1, WSFX;
+    WARPSYNC: Fixed, 0..=0, 0..=1, WSFX;
     BAR: Fixed, 0..=0, 0..=2, WSFX;
     NOP: Fixed, 0..=0, 0..=0, NONE;
     YIELD: Fixed, 0..=0, 0..=0, FX;

@@ -58,6 +58,9 @@ pub(crate) struct Lowerer<'m> {
     counts: Counts,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// The warp's threads are known to run together here: nothing since the
+    /// function's start or the last `WARPSYNC` could have split them.
+    converged: bool,
 }
 
 impl<'m> Lowerer<'m> {
@@ -88,6 +91,7 @@ impl<'m> Lowerer<'m> {
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
+            converged: true,
         };
         let entry = cx.block();
         cx.order.push(entry);
@@ -164,6 +168,7 @@ impl<'m> Lowerer<'m> {
         let b = self.label_block(name);
         self.order.push(b);
         self.current = Some(b);
+        self.converged = false;
         // Other paths reach the label: what only the block knew no longer holds.
         self.products.retain(|_, p| p.stable);
     }
@@ -172,6 +177,7 @@ impl<'m> Lowerer<'m> {
     /// new one (reachable only through a label).
     pub fn end_block(&mut self) {
         self.current = None;
+        self.converged = false;
         self.products.retain(|_, p| p.stable);
     }
 
@@ -255,6 +261,26 @@ impl<'m> Lowerer<'m> {
         Ok(true)
     }
 
+    /// Makes the warp's threads run together again before a warp-synchronous
+    /// instruction (`SHFL`, `BAR`) that a branch may have split them for:
+    /// `WARPSYNC.ALL` on sm_90, `WARPSYNC 0xffffffff` before (the forms
+    /// NVIDIA's code uses, e.g. before `BAR.SYNC` after a divergent region
+    /// in layernorm_rows). Exited threads do not hold it up.
+    pub fn reconverge(&mut self, span: Span) -> Lowered {
+        if self.converged {
+            return Ok(());
+        }
+        let guard = self.guard.take();
+        let result = if self.sm.version >= 90 {
+            self.emit(Opcode::WARPSYNC, &["ALL"], vec![], vec![], span)
+        } else {
+            self.emit(Opcode::WARPSYNC, &[], vec![], vec![Operand::int(0xffff_ffff)], span)
+        };
+        self.guard = guard;
+        self.converged = true;
+        result
+    }
+
     /// True when PTX register `name` is written exactly once.
     pub fn single_def(&self, name: &str) -> bool {
         self.counts.defs.get(name) == Some(&1)
@@ -276,7 +302,8 @@ impl<'m> Lowerer<'m> {
 /// Opcodes whose 32-bit immediate field the encoder reads as unsigned
 /// (measured on its tables: bitwise and move instructions); the others
 /// take it sign-extended.
-const UNSIGNED_IMMEDIATES: &[Opcode] = &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF];
+const UNSIGNED_IMMEDIATES: &[Opcode] =
+    &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF, Opcode::WARPSYNC];
 
 /// Writes a 32-bit integer immediate the way the encoder expects it for
 /// `op`: `0xffffffff` for a bitwise instruction, `-0x1` for an arithmetic

@@ -206,3 +206,23 @@ fn shuffles_reductions_and_doubles() {
         "{out}"
     );
 }
+
+#[test]
+fn warp_synchronous_instructions_after_a_branch_reconverge_first() {
+    let body = "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, %tid.x;\n\
+        \tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L_join;\n\tadd.s32 %r1, %r1, 1;\n$L_join:\n\
+        \tshfl.sync.down.b32 %r2, %r1, 1, 31, -1;\n\tshfl.sync.down.b32 %r3, %r2, 1, 31, -1;\n\
+        \tbar.sync 0;\n\tret;";
+    let shape = |sm| code(&lower("", body, sm).unwrap())[4..].to_vec();
+    assert_eq!(
+        shape(90),
+        [
+            "WARPSYNC.ALL",
+            "PT, %r1 = SHFL.DOWN %r0, 0x1, 0x1f",
+            "PT, %r2 = SHFL.DOWN %r1, 0x1, 0x1f",
+            "BAR.SYNC.DEFER_BLOCKING 0x0",
+            "EXIT",
+        ]
+    );
+    assert_eq!(shape(80)[0], "WARPSYNC 0xffffffff");
+}

@@ -38,5 +38,6 @@ pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if value > 15 {
         return Err(unsupported(inst));
     }
+    cx.reconverge(inst.span)?;
     cx.emit(Opcode::BAR, &["SYNC", "DEFER_BLOCKING"], vec![], vec![Operand::int(value as i64)], inst.span)
 }

@@ -1,7 +1,7 @@
 //! Warp-synchronous data exchange: `shfl.sync`.
 
 use ori_ir::{Opcode, Operand, Reg};
-use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ScalarType};
+use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ScalarType, UnaryOp};
 
 use super::{operand, src, unsupported};
 use crate::error::Lowered;
@@ -46,6 +46,7 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
+    cx.reconverge(inst.span)?;
     cx.emit(Opcode::SHFL, &[mode], vec![p.into(), d.into()], vec![a, b, c], inst.span)
 }
 
@@ -62,6 +63,10 @@ fn lane_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<O
 fn constant(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<i32>> {
     Ok(match &operand(inst, i)?.kind {
         ExprKind::Int { value, .. } => Some(*value as u32 as i32),
+        ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+            ExprKind::Int { value, .. } => Some((value as u32 as i32).wrapping_neg()),
+            _ => None,
+        },
         ExprKind::Name(r, None) => cx.consts.get(r.name.as_str()).map(|v| *v as i32),
         _ => None,
     })
