@@ -20,6 +20,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("scan_block", "sm_90"),
     ("templates", "sm_90"),
     ("stencil2d", "sm_90"),
+    ("histogram", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),

@@ -202,7 +202,7 @@ opcodes! {
     ST: Variable, 0..=0, 2..=2, ST;
     ATOM: Variable, 1..=2, 2..=3, RMW;
     ATOMG: Variable, 1..=2, 2..=3, RMW;
-    ATOMS: Variable, 1..=1, 2..=3, RMW;
+    ATOMS: Variable, 1..=1, 1..=3, RMW;
     RED: Variable, 0..=0, 2..=2, ST;
     REDG: Variable, 0..=0, 2..=2, ST;
     LDSM: Variable, 1..=1, 1..=1, LD.union(WS);

@@ -1,10 +1,11 @@
-//! Atomics on global memory whose result is not used, and reductions:
-//! `REDG` (sm_90) / `RED` (sm_80), relaxed at GPU scope as PTX's default.
+//! Atomics whose result is not used, and reductions: `REDG` (sm_90) /
+//! `RED` (sm_80) on global memory, relaxed at GPU scope as PTX's default;
+//! the shared-memory increment as `ATOMS.POPC.INC`.
 
-use ori_ir::Opcode;
+use ori_ir::{Opcode, OperandKind, Reg};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
 
-use super::mem::global_address;
+use super::mem::{global_address, shared_address};
 use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -16,6 +17,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     let types: Vec<ScalarType> = inst.types().collect();
+    if inst.space() == Some(StateSpace::Shared) && !red && words == ["add"] {
+        return shared_increment(cx, inst);
+    }
     if inst.space() != Some(StateSpace::Global) || words != ["add"] {
         return Err(unsupported(inst));
     }
@@ -40,4 +44,19 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
     cx.emit(op, mods, vec![], vec![addr, value], inst.span)
+}
+
+/// `atom.shared.add.u32 d, [a], 1` with `d` never read: NVIDIA's
+/// `ATOMS.POPC.INC.32 RZ, [a+URZ]` (the hardware adds, per address, the
+/// number of the warp's threads that increment it).
+fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    let one = matches!(operand(inst, 2)?.kind, ExprKind::Int { value: 1, .. });
+    let u32 = matches!(inst.types().collect::<Vec<_>>().as_slice(), [ScalarType::U32 | ScalarType::S32]);
+    if !one || !u32 || !cx.unread(d.name.as_str()) {
+        return Err(unsupported(inst));
+    }
+    let OperandKind::Mem(mut addr) = shared_address(cx, inst, 1)?.kind else { return Err(unsupported(inst)) };
+    addr.ubase = Some(Reg::URZ);
+    cx.emit(Opcode::ATOMS, &["POPC", "INC", "32"], vec![Reg::RZ.into()], vec![OperandKind::Mem(addr).into()], inst.span)
 }

@@ -1,4 +1,5 @@
-//! `cvt` between 32-bit integers and f32, and integer widening to 64 bits.
+//! `cvt` between 32-bit integers and f32, between unsigned integers, and
+//! integer widening to 64 bits.
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
@@ -18,6 +19,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         && inst.modifiers.len() == 2
     {
         return widen(cx, inst, *from == ScalarType::S32).map(Some);
+    }
+    if is_unsigned(*to) && is_unsigned(*from) && inst.modifiers.len() == 2 {
+        return narrow(cx, inst, to.bits().min(from.bits())).map(|()| None);
     }
     let rounding =
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
@@ -58,4 +62,26 @@ fn widen(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered<Wide
     let uses = vec![a.clone(), Operand::int(1), Operand::reg(Reg::RZ.wide(2))];
     cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
     Ok(WideProduct { src: a, factor: Operand::int(1), signed, stable: true })
+}
+
+/// Unsigned and untyped integers of up to 32 bits.
+fn is_unsigned(ty: ScalarType) -> bool {
+    use ScalarType::*;
+    matches!(ty, U8 | U16 | U32 | B8 | B16 | B32)
+}
+
+/// `cvt.uN.uM d, a` between unsigned integers: keep the low `bits` bits
+/// (`LOP3.LUT d, a, mask, RZ, 0xc0`, the AND table), a copy for 32.
+fn narrow(cx: &mut Lowerer<'_>, inst: &Instruction, bits: u32) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    if bits >= 32 {
+        return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![a], inst.span);
+    }
+    let mask = Operand::int((1 << bits) - 1);
+    let uses = vec![a, mask, Operand::reg(Reg::RZ), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span)
 }

@@ -57,6 +57,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
                 return Ok(Some(WideProduct { src: a, factor: b, signed, stable: true }));
             }
         }
+        // The 16-bit sources live in the low halves of 32-bit registers
+        // with unknown upper bits: clear those, then one 32-bit multiply.
+        "mul" if inst.has("wide") && ty == ScalarType::U16 => {
+            let b = src(cx, inst, 2, ty)?;
+            let (a, b) = register_first(a, b);
+            let low = |cx: &mut Lowerer<'_>, x: Operand| -> Lowered<Operand> {
+                match x.kind {
+                    OperandKind::Imm(Imm::Int(v)) => Ok(Operand::int(v & 0xffff)),
+                    _ => {
+                        let t = cx.temp(ori_ir::RegFile::R, 1);
+                        lop3(cx, t, x, Operand::int(0xffff), LUT_AND, span)?;
+                        Ok(t.into())
+                    }
+                }
+            };
+            let (a, b) = (low(cx, a)?, low(cx, b)?);
+            cx.emit(Opcode::IMAD, &[], vec![d.into()], vec![a, b, rz], span)?;
+        }
         "min" | "max" if inst.modifiers.len() == 1 => {
             let b = src(cx, inst, 2, ty)?;
             let (a, b) = register_first(a, b);

@@ -61,7 +61,7 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             cx.emit(Opcode::LDG, &mods, vec![d.into()], vec![addr], inst.span)
         }
         Some(StateSpace::Shared) if plain(inst) => {
-            let addr = shared_address(cx, inst, base, offset)?;
+            let addr = shared_base(cx, inst, base, offset)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
             cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
@@ -81,9 +81,15 @@ pub(super) fn global_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize)
     cx.global_address(base, offset, inst.span)
 }
 
+/// Operand `i` as a shared-memory address.
+pub(super) fn shared_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+    let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
+    shared_base(cx, inst, base, offset)
+}
+
 /// `[r+off]` or `[var+off]` in shared memory as an `LDS`/`STS` address; a
 /// variable's address is computed into a register first.
-fn shared_address(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i64) -> Lowered<Operand> {
+fn shared_base(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i64) -> Lowered<Operand> {
     let base = if cx.regs.ty(base.name.as_str()).is_some() {
         cx.reg(base.name.as_str(), base.span)?
     } else {
@@ -116,7 +122,7 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     if inst.space() == Some(StateSpace::Shared) {
-        let addr = shared_address(cx, inst, base, offset)?;
+        let addr = shared_base(cx, inst, base, offset)?;
         let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
         return cx.emit(Opcode::STS, &mods, vec![], vec![addr, value], inst.span);
     }
