@@ -125,9 +125,14 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let b = src(cx, inst, 2, ty)?;
     let p = src(cx, inst, 3, ScalarType::Pred)?;
     // SASS takes an immediate only second: swap the sources and invert the choice.
-    let (a, b, p) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, p.inverted()) } else { (a, b, p) };
+    let (mut a, b, p) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, p.inverted()) } else { (a, b, p) };
     if a.as_reg().is_none() {
-        return Err(unsupported(inst));
+        // Two immediates: the first goes to a register (not by a plain MOV,
+        // which copy propagation would fold back).
+        let t = cx.temp(RegFile::R, 1);
+        let rz = Operand::reg(Reg::RZ);
+        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, a], inst.span)?;
+        a = t.into();
     }
     cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a, b, p], inst.span)
 }

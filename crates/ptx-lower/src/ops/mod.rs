@@ -214,6 +214,9 @@ pub(crate) fn special(
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
         "%ntid" => (bank_read, Operand::cbank(0, 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, 0xc + 4 * axis as i32)),
+        _ if !name.starts_with('%') => {
+            return Err(at(span, format!("lowering of the address of '{name}' is not supported yet")));
+        }
         _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
     };
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
