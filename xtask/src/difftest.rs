@@ -3,8 +3,14 @@
 //! launches of `ori_interp::corpus`, and checks the outputs against the CPU
 //! references of the manifest's checks. When our own `target/debug/ptxas`
 //! compiles the PTX to a cubin, that cubin is run and checked the same way.
+//!
+//! `cargo xtask difftest --manifest [M.toml] [KERNEL...]`: every launch of
+//! the manifest at its own size, NVIDIA's cubin against ours
+//! ([`manifest`]).
 
-use std::path::Path;
+mod manifest;
+
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ori_interp::corpus::{CASES, Case, compile};
@@ -23,15 +29,27 @@ fn run_one(ptxas: &Path, corpus: &Path, case: &Case, sm: u32, dir: &Path) -> Out
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut sms = vec![90, 80];
     let mut names = Vec::new();
-    let mut it = args.iter();
+    let mut manifest: Option<PathBuf> = None;
+    let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--manifest" => {
+                let path = it.next_if(|p| p.ends_with(".toml")).map(PathBuf::from);
+                manifest = Some(path.unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/manifest.toml")));
+            }
             "--sm" => {
                 let n = it.next().ok_or("--sm needs a number")?;
                 sms = vec![n.parse().map_err(|_| format!("bad SM `{n}`"))?];
             }
             other => names.push(other.to_string()),
         }
+    }
+    if let Some(manifest) = manifest {
+        let oracle = nv_oracle::Oracle::find().ok_or("NVIDIA's tools are missing: run `cargo xtask oracle`")?;
+        let root = crate::workspace_root();
+        let dir = root.join("target/difftest/manifest");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        return manifest::run_manifest(&manifest, &names, &oracle.ptxas(), &root.join("target/debug/ptxas"), &dir);
     }
     let cases: Vec<&Case> =
         CASES.iter().filter(|c| names.is_empty() || names.iter().any(|n| n == c.file || n == c.entry)).collect();

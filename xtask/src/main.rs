@@ -20,6 +20,7 @@ commands:
   compare [-On] [P...] time our ptxas against NVIDIA's and compare registers (default: the corpus)
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
+           [--manifest [M]]  every manifest launch at full size, NVIDIA's cubin against ours
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)

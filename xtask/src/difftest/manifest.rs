@@ -1,0 +1,410 @@
+//! `difftest --manifest`: every launch of a corpus manifest, its inputs
+//! built from the argument mini-language (`corpus/README.md`), run on
+//! NVIDIA's cubin and on ours with the same inputs, outputs compared by the
+//! launch's `compare` mode. Without a cubin of ours, NVIDIA's must still
+//! run to completion (no fault, no unmodelled instruction).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ori_interp::{Global, Kernel, Launch};
+
+/// An element type of the mini-language.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Ty {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+impl Ty {
+    fn parse(s: &str) -> Option<Ty> {
+        Some(match s {
+            "u8" => Ty::U8,
+            "i8" => Ty::I8,
+            "u16" => Ty::U16,
+            "i16" => Ty::I16,
+            "u32" => Ty::U32,
+            "i32" => Ty::I32,
+            "u64" => Ty::U64,
+            "i64" => Ty::I64,
+            "f16" => Ty::F16,
+            "bf16" => Ty::Bf16,
+            "f32" => Ty::F32,
+            "f64" => Ty::F64,
+            _ => return None,
+        })
+    }
+
+    fn size(self) -> usize {
+        match self {
+            Ty::U8 | Ty::I8 => 1,
+            Ty::U16 | Ty::I16 | Ty::F16 | Ty::Bf16 => 2,
+            Ty::U32 | Ty::I32 | Ty::F32 => 4,
+            Ty::U64 | Ty::I64 | Ty::F64 => 8,
+        }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::Bf16 | Ty::F32 | Ty::F64)
+    }
+
+    /// The bytes of `v` (integers wrap to the width; floats round).
+    fn encode(self, v: f64, int: i128) -> Vec<u8> {
+        let n = self.size();
+        match self {
+            Ty::F16 => ori_interp::sem::half::from_f64(v).to_le_bytes().to_vec(),
+            Ty::Bf16 => {
+                let b = (v as f32).to_bits();
+                (((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16).to_le_bytes().to_vec()
+            }
+            Ty::F32 => (v as f32).to_le_bytes().to_vec(),
+            Ty::F64 => v.to_le_bytes().to_vec(),
+            _ => int.to_le_bytes()[..n].to_vec(),
+        }
+    }
+
+    /// Element `bytes` as f64 (for tolerances).
+    fn decode_float(self, b: &[u8]) -> f64 {
+        match self {
+            Ty::F16 => f64::from(ori_interp::sem::half::to_f32(u16::from_le_bytes([b[0], b[1]]))),
+            Ty::Bf16 => f64::from(f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16)),
+            Ty::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => f64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+        }
+    }
+}
+
+/// How a buffer starts.
+#[derive(Clone, Debug)]
+enum Init {
+    Zeros,
+    Iota,
+    Const(f64, i128),
+    Uniform(f64, f64),
+    Randint(i128, i128),
+    Custom,
+}
+
+/// One kernel argument.
+#[derive(Clone, Debug)]
+enum Arg {
+    Buffer {
+        name: String,
+        ty: Ty,
+        count: usize,
+        output: bool,
+        init: Init,
+    },
+    Scalar {
+        ty: Ty,
+        value: f64,
+        int: i128,
+    },
+    /// A by-value struct (always `custom` in the corpus).
+    Struct,
+}
+
+fn number(s: &str) -> Result<(f64, i128), String> {
+    let s = s.trim();
+    let int = s.parse::<i128>().ok();
+    let f = s.parse::<f64>().map_err(|_| format!("bad number `{s}`"))?;
+    Ok((f, int.unwrap_or(f as i128)))
+}
+
+fn parse_arg(s: &str) -> Result<Arg, String> {
+    let (name, rest) = s.split_once(':').ok_or_else(|| format!("argument `{s}` has no type"))?;
+    let rest = rest.trim();
+    if rest.starts_with("struct(") {
+        return Ok(Arg::Struct);
+    }
+    if let Some((ty, value)) = rest.split_once('=').filter(|_| !rest.contains('[')) {
+        let ty = Ty::parse(ty.trim()).ok_or_else(|| format!("bad type in `{s}`"))?;
+        let (value, int) = number(value)?;
+        return Ok(Arg::Scalar { ty, value, int });
+    }
+    let (ty, rest) = rest.split_once('[').ok_or_else(|| format!("bad argument `{s}`"))?;
+    let (count, rest) = rest.split_once(']').ok_or_else(|| format!("bad argument `{s}`"))?;
+    let ty = Ty::parse(ty.trim()).ok_or_else(|| format!("bad type in `{s}`"))?;
+    let count = count.trim().parse().map_err(|_| format!("bad count in `{s}`"))?;
+    let mut words = rest.split_whitespace();
+    let dir = words.next().unwrap_or("");
+    let init: String = words.collect();
+    let inner =
+        |p: &str| init.strip_prefix(p).and_then(|r| r.strip_suffix(')')).map(|r| r.split(',').collect::<Vec<_>>());
+    let init = if init == "zeros" {
+        Init::Zeros
+    } else if init == "iota" {
+        Init::Iota
+    } else if init == "custom" {
+        Init::Custom
+    } else if let Some(v) = inner("const(") {
+        let (f, i) = number(v[0])?;
+        Init::Const(f, i)
+    } else if let Some(v) = inner("uniform(").filter(|v| v.len() == 2) {
+        Init::Uniform(number(v[0])?.0, number(v[1])?.0)
+    } else if let Some(v) = inner("randint(").filter(|v| v.len() == 2) {
+        Init::Randint(number(v[0])?.1, number(v[1])?.1)
+    } else {
+        return Err(format!("bad initialiser in `{s}`"));
+    };
+    Ok(Arg::Buffer { name: name.trim().to_string(), ty, count, output: dir != "in", init })
+}
+
+/// How the two cubins' outputs must agree.
+#[derive(Copy, Clone, Debug)]
+enum Compare {
+    Exact,
+    Float(f64),
+    Set,
+    Stdout,
+}
+
+fn parse_compare(s: &str) -> Result<Compare, String> {
+    Ok(match s {
+        "exact" => Compare::Exact,
+        "set" => Compare::Set,
+        "stdout" => Compare::Stdout,
+        _ => Compare::Float(
+            s.strip_prefix("float(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|r| r.parse().ok())
+                .ok_or_else(|| format!("bad compare `{s}`"))?,
+        ),
+    })
+}
+
+/// One launch of the manifest.
+struct Case {
+    kernel: String,
+    ptx_dir: String,
+    archs: Vec<String>,
+    entry: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    args: Vec<Arg>,
+    compare: Compare,
+}
+
+fn dims(v: Option<&toml::Value>) -> Result<[u32; 3], String> {
+    let a = v.and_then(|v| v.as_array()).ok_or("a launch needs grid and block")?;
+    let mut d = [1u32; 3];
+    for (k, x) in a.iter().take(3).enumerate() {
+        d[k] = x.as_integer().and_then(|i| u32::try_from(i).ok()).ok_or("bad dimension")?;
+    }
+    Ok(d)
+}
+
+fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
+    let doc: toml::Table = text.parse().map_err(|e| format!("manifest: {e}"))?;
+    let mut cases = Vec::new();
+    let kernels = doc.get("kernel").and_then(|k| k.as_array()).ok_or("manifest has no [[kernel]]")?;
+    for k in kernels {
+        let name = k.get("name").and_then(|v| v.as_str()).ok_or("a kernel without a name")?;
+        let ptx_dir = k.get("dir").and_then(|v| v.as_str()).unwrap_or("kernels").to_string();
+        let archs: Vec<String> = match k.get("archs").and_then(|v| v.as_array()) {
+            Some(a) => a.iter().filter_map(|x| x.as_str()).map(|x| x.replace("compute_", "sm_")).collect(),
+            None => vec!["sm_90".into(), "sm_80".into()],
+        };
+        for l in k.get("launch").and_then(|v| v.as_array()).into_iter().flatten() {
+            let text = |key: &str| l.get(key).and_then(|v| v.as_str()).unwrap_or("");
+            let args = l
+                .get("args")
+                .and_then(|v| v.as_array())
+                .into_iter()
+                .flatten()
+                .map(|a| parse_arg(a.as_str().unwrap_or("")))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("{name}: {e}"))?;
+            cases.push(Case {
+                kernel: name.to_string(),
+                ptx_dir: ptx_dir.clone(),
+                archs: archs.clone(),
+                entry: text("entry").to_string(),
+                grid: dims(l.get("grid"))?,
+                block: dims(l.get("block"))?,
+                shared: l.get("shared_bytes").and_then(|v| v.as_integer()).unwrap_or(0) as u32,
+                args,
+                compare: parse_compare(text("compare")).map_err(|e| format!("{name}: {e}"))?,
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// A deterministic generator (xorshift64*), seeded per launch.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// The initial bytes of every buffer argument (`None` for scalars).
+fn make_inputs(case: &Case, seed: u64) -> Vec<Option<Vec<u8>>> {
+    let mut rng = Rng(seed | 1);
+    case.args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { ty, count, init, .. } => Some(
+                (0..*count)
+                    .flat_map(|i| match *init {
+                        Init::Zeros | Init::Custom => vec![0; ty.size()],
+                        Init::Iota => ty.encode(i as f64, i as i128),
+                        Init::Const(f, n) => ty.encode(f, n),
+                        Init::Uniform(lo, hi) => {
+                            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                            let v = lo + (hi - lo) * u;
+                            ty.encode(v, v as i128)
+                        }
+                        Init::Randint(lo, hi) => {
+                            let span = u128::try_from(hi - lo).unwrap_or(1).max(1);
+                            let v = lo + ((u128::from(rng.next()) << 64 | u128::from(rng.next())) % span) as i128;
+                            ty.encode(v as f64, v)
+                        }
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Runs `kernel` on copies of `inputs`; returns the output buffers.
+fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<Vec<u8>>, u64), String> {
+    let mut g = Global::new();
+    let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+    let mut addrs = Vec::new();
+    for (i, (arg, input)) in case.args.iter().zip(inputs).enumerate() {
+        let slot = kernel.func.attrs.params.get(i).ok_or_else(|| format!("the cubin has no parameter {i}"))?;
+        let bytes = match (arg, input) {
+            (Arg::Buffer { .. }, Some(data)) => {
+                let a = g.alloc(data.clone());
+                addrs.push(a);
+                a.to_le_bytes().to_vec()
+            }
+            (Arg::Scalar { ty, value, int }, _) => ty.encode(*value, *int),
+            _ => vec![0; slot.size as usize],
+        };
+        let at = slot.offset as usize;
+        let n = bytes.len().min(slot.size as usize);
+        params.get_mut(at..at + n).ok_or("parameter outside the block")?.copy_from_slice(&bytes[..n]);
+    }
+    let mut launch = Launch::new(case.grid, case.block, params);
+    launch.dyn_shared = case.shared;
+    let stats = ori_interp::run_kernel(kernel, &launch, &mut g).map_err(|e| e.to_string())?;
+    Ok((addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(), stats.warp_insts))
+}
+
+/// Compares the output buffers of two runs; names the first difference.
+fn compare(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Result<(), String> {
+    let buffers = case.args.iter().filter_map(|x| match x {
+        Arg::Buffer { name, ty, output, .. } => Some((name, *ty, *output)),
+        _ => None,
+    });
+    for ((name, ty, output), (x, y)) in buffers.zip(a.iter().zip(b)) {
+        if !output {
+            continue;
+        }
+        let n = ty.size();
+        let (mut xs, mut ys): (Vec<&[u8]>, Vec<&[u8]>) = (x.chunks(n).collect(), y.chunks(n).collect());
+        if matches!(case.compare, Compare::Set) {
+            xs.sort();
+            ys.sort();
+        }
+        for (i, (p, q)) in xs.iter().zip(&ys).enumerate() {
+            let same = match case.compare {
+                Compare::Float(r) if ty.is_float() => {
+                    let (u, v) = (ty.decode_float(p), ty.decode_float(q));
+                    (u.is_nan() && v.is_nan()) || (u - v).abs() <= r * u.abs().max(v.abs()) || u == v
+                }
+                _ => p == q,
+            };
+            if !same {
+                return Err(format!("{name}[{i}]: nvidia {p:02x?}, ours {q:02x?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the manifest's launches (those of `names`, or all).
+pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path, dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+    let cases = parse_manifest(&text)?;
+    let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
+    let (mut insts, mut secs) = (0u64, 0f64);
+    for (ci, case) in cases.iter().enumerate() {
+        if !names.is_empty() && !names.iter().any(|n| *n == case.kernel || *n == case.entry) {
+            continue;
+        }
+        for arch in &case.archs {
+            let label = format!("{}/{} {arch}", case.kernel, case.entry);
+            let custom = case.args.iter().any(|a| matches!(a, Arg::Struct | Arg::Buffer { init: Init::Custom, .. }));
+            if custom || matches!(case.compare, Compare::Stdout) {
+                println!("{label:<40} skipped ({})", if custom { "custom inputs" } else { "printf output" });
+                skipped += 1;
+                continue;
+            }
+            let ptx = root.join(&case.ptx_dir).join(format!("{}.{}.ptx", case.kernel, arch.replace('_', "")));
+            let inputs = make_inputs(case, 0x9e37_79b9 ^ ci as u64);
+            let start = Instant::now();
+            let nv = ori_interp::corpus::compile_ptx(ptxas, &ptx, arch, dir, &case.entry)
+                .and_then(|k| run(&k, case, &inputs));
+            secs += start.elapsed().as_secs_f64();
+            let mine = if ours.is_file() {
+                match ori_interp::corpus::compile_ptx(ours, &ptx, arch, dir, &case.entry) {
+                    Ok(k) => Some(run(&k, case, &inputs)),
+                    Err(_) => None,
+                }
+            } else {
+                None
+            };
+            let (ok, text) = match (&nv, &mine) {
+                (Err(e), _) => (false, format!("nvidia FAIL: {e}")),
+                (Ok((_, n)), None) => {
+                    ours_none += 1;
+                    (true, format!("nvidia ran ({n} warp-insts); ours: no cubin"))
+                }
+                (Ok((_, n)), Some(Err(e))) => (false, format!("nvidia ran ({n} warp-insts); ours FAIL: {e}")),
+                (Ok((a, n)), Some(Ok((b, _)))) => match compare(case, a, b) {
+                    Ok(()) => {
+                        ours_match += 1;
+                        (true, format!("nvidia ran ({n} warp-insts); ours: same outputs"))
+                    }
+                    Err(e) => (false, format!("nvidia ran ({n} warp-insts); ours DIFFER: {e}")),
+                },
+            };
+            if let Ok((_, n)) = nv {
+                insts += n;
+            }
+            println!("{label:<40} {text}");
+            if ok {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+        }
+    }
+    println!(
+        "interpreted {insts} warp-instructions of NVIDIA's code (with compiles) in {secs:.1} s; \
+         our cubins: {ours_match} same outputs, {ours_none} not produced; skipped {skipped}"
+    );
+    println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
+    if fail == 0 { Ok(()) } else { Err(format!("{fail} kernel(s) failed")) }
+}
