@@ -71,6 +71,18 @@ impl Regs {
     }
 }
 
+impl Regs {
+    /// Makes PTX register `name` share `reg` (a copy that needs no
+    /// instruction); false when `name` already has a register of its own.
+    pub fn alias(&mut self, name: &str, reg: Reg) -> bool {
+        if self.vregs.contains_key(name) {
+            return false;
+        }
+        self.vregs.insert(name.to_string(), reg);
+        true
+    }
+}
+
 /// Register file and width (in 32-bit words) that hold a value of `ty`.
 pub(crate) fn shape(ty: ScalarType) -> (RegFile, u8) {
     match ty.bits() {

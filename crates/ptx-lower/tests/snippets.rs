@@ -46,12 +46,11 @@ bb0:
     %p0, PT = ISETP.GE.AND %r5, %r2, PT
     @%p0 BRA bb2
 bb1:
-    %r6.64 = MOV %r0.64
-    %r7.64 = IMAD.WIDE %r5, 0x4, RZ.64
-    %r8.64 = IMAD.WIDE %r5, 0x4, %r6.64
-    %r9 = LDG.E.CONSTANT desc[%ur0.64][%r8.64+0x8]
-    %r10 = FADD %r9, 1.0
-    STG.E desc[%ur0.64][%r8.64], %r10
+    %r6.64 = IMAD.WIDE %r5, 0x4, RZ.64
+    %r7.64 = IMAD.WIDE %r5, 0x4, %r0.64
+    %r8 = LDG.E.CONSTANT desc[%ur0.64][%r7.64+0x8]
+    %r9 = FADD %r8, 1.0
+    STG.E desc[%ur0.64][%r7.64], %r9
 bb2:
     EXIT
 }
@@ -190,10 +189,10 @@ fn shuffles_reductions_and_doubles() {
             "%r4 = MOV 0xffffffff",
             "PT, %r5 = SHFL.BFLY %r2, 0x10, 0x1f",
             "%r6 = MOV %r5",
-            "%r7.64 = MOV %r0.64",
-            "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[%ur0.64][%r7.64], %r6",
-            "%r8.64 = DFMA %r1.64, %r1.64, 0d3FF0000000000000",
-            "STG.E.64 desc[%ur0.64][%r7.64+0x8], %r8.64",
+            // The cvta copy shares the pointer's register.
+            "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[%ur0.64][%r0.64], %r6",
+            "%r7.64 = DFMA %r1.64, %r1.64, 0d3FF0000000000000",
+            "STG.E.64 desc[%ur0.64][%r0.64+0x8], %r7.64",
             "EXIT",
         ]
     );
@@ -225,4 +224,19 @@ fn warp_synchronous_instructions_after_a_branch_reconverge_first() {
         ]
     );
     assert_eq!(shape(80)[0], "WARPSYNC 0xffffffff");
+}
+
+#[test]
+fn a_64_bit_copy_written_twice_is_an_add_of_zero() {
+    let params = ".param .u64 p";
+    let body = "\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n\tmov.b64 %rd2, %rd1;\n\tmov.b64 %rd2, %rd1;\n\tret;";
+    assert_eq!(
+        code(&lower(params, body, 90).unwrap()),
+        [
+            "%r0.64 = LDC.64 c[0x0][0x210]",
+            "%r1.64 = IMAD.WIDE.U32 RZ, RZ, %r0.64",
+            "%r1.64 = IMAD.WIDE.U32 RZ, RZ, %r0.64",
+            "EXIT",
+        ]
+    );
 }

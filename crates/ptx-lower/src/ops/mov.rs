@@ -1,6 +1,6 @@
 //! `mov` and `cvta`: copies (and special-register reads).
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
 use ptx_syntax::ast::{ExprKind, Instruction, StateSpace};
 
 use super::{dst, operand, special, src, ty, unsupported};
@@ -44,7 +44,7 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 }
 
 /// `cvta[.to].global.u64 d, s`: generic and global addresses coincide, so a
-/// copy (which copy propagation then removes).
+/// copy.
 pub(super) fn cvta(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
@@ -53,15 +53,25 @@ pub(super) fn cvta(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 }
 
 /// A 64-bit copy. A copy of a parameter is that parameter too; on sm_80,
-/// where 64-bit parameters stay in the constant bank, it emits nothing.
+/// where 64-bit parameters stay in the bank, it emits nothing. When both
+/// registers are written once, the copy shares the source's register;
+/// otherwise it is `IMAD.WIDE.U32 d, RZ, RZ, s` (0 * 0 + s: SASS has no
+/// 64-bit MOV).
 fn copy64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (ExprKind::Name(d, None), ExprKind::Name(s, None)) = (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) else {
         return Err(unsupported(inst));
     };
-    let param = cx.param_values.get(s.name.as_str()).copied();
-    if let Some(p) = param.filter(|_| cx.single_def(d.name.as_str())) {
-        cx.param_values.insert(d.name.as_str().to_string(), p);
+    let (d, s) = (d.name.as_str(), s.name.as_str());
+    let single = cx.single_def(d) && cx.single_def(s);
+    if let Some(p) = cx.param_values.get(s).copied().filter(|_| cx.single_def(d)) {
+        cx.param_values.insert(d.to_string(), p);
         if cx.sm.version < 90 {
+            return Ok(());
+        }
+    }
+    if single {
+        let sreg = cx.reg(s, inst.span)?;
+        if sreg.width == 2 && cx.regs.alias(d, sreg) {
             return Ok(());
         }
     }
@@ -71,5 +81,6 @@ fn copy64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if sreg.as_reg().is_none_or(|r| r.width != dreg.width) {
         return Err(unsupported(inst));
     }
-    cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![sreg], inst.span)
+    let rz = Operand::reg(Reg::RZ);
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], vec![rz.clone(), rz, sreg], inst.span)
 }

@@ -1,0 +1,203 @@
+//! What the lowered kernels compute: corpus kernels lowered by ptx-lower
+//! run on the Ori interpreter (ori-interp), both as lowering leaves them
+//! (virtual registers) and as the whole pipeline finishes them (allocated,
+//! scheduled, encoded), for sm_90 and sm_80; the results must equal a
+//! reference computed here. Inputs are small integers (also as floats) so
+//! that sums are exact whatever the order.
+
+use std::path::{Path, PathBuf};
+
+use ori_interp::{Global, Launch};
+use ptxas::{DumpAfter, Options, Source, compile_sources};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap().join("shared/corpus/kernels")
+}
+
+fn ptx(kernel: &str, sm: u32) -> String {
+    std::fs::read_to_string(corpus().join(format!("{kernel}.sm{sm}.ptx"))).unwrap()
+}
+
+/// The two forms of every function of `kernel`: lowered, and final.
+fn stages(kernel: &str, sm: u32) -> [ori_ir::Module; 2] {
+    let text = ptx(kernel, sm);
+    let (ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
+    assert!(diags.is_empty(), "{diags:?}");
+    let lowered = ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap();
+    let options = Options {
+        arch: format!("sm_{sm}").parse().unwrap(),
+        dump_after: DumpAfter::Phases(vec!["MercEncodeAndDecode".into()]),
+        ..Options::default()
+    };
+    let source = Source { name: format!("{kernel}.sm{sm}.ptx"), text };
+    let output = compile_sources(&[source], &options).unwrap_or_else(|f| panic!("{:#?}", f.report.diagnostics));
+    let dump = &output.report.dumps.last().unwrap().text;
+    [lowered, ori_ir::text::parse_module(dump).unwrap()]
+}
+
+/// A kernel argument.
+enum Arg {
+    /// A device buffer with its initial bytes.
+    Buffer(Vec<u8>),
+    /// A scalar passed by value.
+    Value(Vec<u8>),
+}
+
+fn words<T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+    values.iter().flat_map(|&v| bytes(v)).collect()
+}
+
+fn i32s(values: &[i32]) -> Vec<u8> {
+    words(values, i32::to_le_bytes)
+}
+
+fn f32s(values: &[f32]) -> Vec<u8> {
+    words(values, f32::to_le_bytes)
+}
+
+/// Runs function `entry` of `module` with `args` laid out at its parameter
+/// slots; returns the final contents of every buffer argument.
+fn run(module: &ori_ir::Module, entry: &str, grid: u32, block: u32, args: &[Arg]) -> Vec<Vec<u8>> {
+    let func = module.function(entry).unwrap_or_else(|| panic!("no function {entry}"));
+    let mut global = Global::new();
+    let mut params = vec![0u8; func.attrs.param_bytes() as usize];
+    let mut buffers = Vec::new();
+    for (slot, arg) in func.attrs.params.iter().zip(args) {
+        let bytes = match arg {
+            Arg::Buffer(init) => {
+                let addr = global.alloc(init.clone());
+                buffers.push(addr);
+                addr.to_le_bytes().to_vec()
+            }
+            Arg::Value(v) => v.clone(),
+        };
+        let at = slot.offset as usize;
+        params[at..at + bytes.len()].copy_from_slice(&bytes);
+    }
+    let launch = Launch::new([grid, 1, 1], [block, 1, 1], params);
+    let sm = u32::from(module.target.version);
+    ori_interp::run(func, sm, func.attrs.shared_bytes, &launch, &mut global)
+        .unwrap_or_else(|e| panic!("{entry} (sm_{sm}): {e}"));
+    buffers.iter().map(|&b| global.buffer(b).unwrap().to_vec()).collect()
+}
+
+/// Checks `kernel` on both SMs and both stages against `want`.
+fn check(kernel: &str, sms: &[u32], entry: &str, grid: u32, block: u32, args: impl Fn() -> Vec<Arg>, want: &[Vec<u8>]) {
+    for &sm in sms {
+        for (stage, module) in ["lowered", "final"].iter().zip(stages(kernel, sm)) {
+            let got = run(&module, entry, grid, block, &args());
+            assert!(got == want, "{kernel} sm_{sm} {stage}: results differ");
+        }
+    }
+}
+
+/// Small signed integers, a deterministic pattern.
+fn pattern(n: usize, seed: i32) -> Vec<i32> {
+    (0..n as i32).map(|i| (i * 37 + seed) % 19 - 9).collect()
+}
+
+#[test]
+fn vadd() {
+    let n = 1000;
+    let (a, b) = (pattern(n, 1), pattern(n, 5));
+    let (a, b): (Vec<f32>, Vec<f32>) = (a.iter().map(|&v| v as f32).collect(), b.iter().map(|&v| v as f32).collect());
+    let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let args = || {
+        vec![Arg::Buffer(f32s(&a)), Arg::Buffer(f32s(&b)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))]
+    };
+    check("vadd", &[90, 80], "vadd", 4, 256, args, &[f32s(&a), f32s(&b), f32s(&c)]);
+}
+
+#[test]
+fn saxpy() {
+    let n = 900;
+    let x: Vec<f32> = pattern(1024, 2).iter().map(|&v| v as f32 * 0.25).collect();
+    let y: Vec<f32> = pattern(1024, 7).iter().map(|&v| v as f32).collect();
+    let a = 2.5f32;
+    let out: Vec<f32> = (0..1024).map(|i| if i < n { a.mul_add(x[i], y[i]) } else { y[i] }).collect();
+    let args =
+        || vec![Arg::Value(i32s(&[n as i32])), Arg::Value(f32s(&[a])), Arg::Buffer(f32s(&x)), Arg::Buffer(f32s(&y))];
+    check("saxpy", &[90, 80], "saxpy", 4, 256, args, &[f32s(&x), f32s(&out)]);
+}
+
+#[test]
+fn fill_iota() {
+    let n = 1000;
+    let (start, step, scale) = (-17, 3, 0.5f32);
+    let ints: Vec<i32> = (0..n as i32).map(|i| start + i * step).collect();
+    let floats: Vec<f32> = ints.iter().map(|&v| v as f32 * scale).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Value(i32s(&[n as i32])),
+            Arg::Value(i32s(&[start])),
+            Arg::Value(i32s(&[step])),
+            Arg::Value(f32s(&[scale])),
+        ]
+    };
+    // Two CTAs of 128 threads: the grid-stride loop runs several times.
+    check("fill_iota", &[90, 80], "fill_iota", 2, 128, args, &[i32s(&ints), f32s(&floats)]);
+}
+
+#[test]
+fn clamp_select() {
+    let n = 600;
+    let x: Vec<f32> = pattern(n, 3).iter().map(|&v| v as f32 * 0.5).collect();
+    let k: Vec<i32> = pattern(n, 11).iter().map(|&v| v * 23).collect();
+    let (lo, hi) = (-2.0f32, 3.0f32);
+    let y: Vec<f32> = x
+        .iter()
+        .map(|&v| {
+            let c = v.max(lo).min(hi);
+            if v < 0.0 { -c } else { c * 2.0 }
+        })
+        .collect();
+    let z: Vec<i32> = k.iter().map(|&v| if v & 1 != 0 { v.abs().max(100) } else { v.abs().min(7) }).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&x)),
+            Arg::Buffer(i32s(&k)),
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Value(f32s(&[lo])),
+            Arg::Value(f32s(&[hi])),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    check("clamp_select", &[90, 80], "clamp_select", 3, 256, args, &[f32s(&x), i32s(&k), f32s(&y), i32s(&z)]);
+}
+
+#[test]
+fn reduce_smem() {
+    // blockDim must be 256; each block sums 512 inputs.
+    let (blocks, n) = (3, 1400);
+    let input: Vec<f32> = pattern(n, 4).iter().map(|&v| v as f32).collect();
+    let sums: Vec<f32> =
+        (0..blocks).map(|b| input[(512 * b).min(n)..(512 * b + 512).min(n)].iter().sum::<f32>()).collect();
+    let args = || vec![Arg::Buffer(f32s(&input)), Arg::Buffer(vec![0; 4 * blocks]), Arg::Value(i32s(&[n as i32]))];
+    check("reduce_smem", &[90, 80], "reduce_smem", blocks as u32, 256, args, &[f32s(&input), f32s(&sums)]);
+}
+
+#[test]
+fn reduce_shfl() {
+    let n = 3000;
+    let input: Vec<f32> = pattern(n, 9).iter().map(|&v| v as f32).collect();
+    let total: f32 = input.iter().sum();
+    let args = || vec![Arg::Buffer(f32s(&input)), Arg::Buffer(vec![0; 4]), Arg::Value(i32s(&[n as i32]))];
+    // 160 threads: the last warp of each CTA is the only one of its kind,
+    // and the grid-stride loop leaves threads at different iterations.
+    check("reduce_shfl", &[90, 80], "reduce_shfl", 2, 160, args, &[f32s(&input), f32s(&[total])]);
+}
+
+#[test]
+fn histogram() {
+    let n = 5000;
+    let data: Vec<u8> = (0..n).map(|i| ((i * 131 + 7) % 256) as u8).collect();
+    let mut bins = vec![0u32; 256];
+    for &d in &data {
+        bins[d as usize] += 1;
+    }
+    let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n as i32])), Arg::Buffer(vec![0; 4 * 256])];
+    check("histogram", &[90], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
+}
