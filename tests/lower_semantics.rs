@@ -57,7 +57,7 @@ fn f32s(values: &[f32]) -> Vec<u8> {
 
 /// Runs function `entry` of `module` with `args` laid out at its parameter
 /// slots; returns the final contents of every buffer argument.
-fn run(module: &ori_ir::Module, entry: &str, grid: u32, block: u32, args: &[Arg]) -> Vec<Vec<u8>> {
+fn run(module: &ori_ir::Module, entry: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Vec<Vec<u8>> {
     let func = module.function(entry).unwrap_or_else(|| panic!("no function {entry}"));
     let mut global = Global::new();
     let mut params = vec![0u8; func.attrs.param_bytes() as usize];
@@ -74,15 +74,29 @@ fn run(module: &ori_ir::Module, entry: &str, grid: u32, block: u32, args: &[Arg]
         let at = slot.offset as usize;
         params[at..at + bytes.len()].copy_from_slice(&bytes);
     }
-    let launch = Launch::new([grid, 1, 1], [block, 1, 1], params);
+    let launch = Launch::new(grid, block, params);
     let sm = u32::from(module.target.version);
     ori_interp::run(func, sm, func.attrs.shared_bytes, &launch, &mut global)
         .unwrap_or_else(|e| panic!("{entry} (sm_{sm}): {e}"));
     buffers.iter().map(|&b| global.buffer(b).unwrap().to_vec()).collect()
 }
 
-/// Checks `kernel` on both SMs and both stages against `want`.
+/// Checks `kernel` on both SMs and both stages against `want`, with a
+/// one-dimensional launch.
 fn check(kernel: &str, sms: &[u32], entry: &str, grid: u32, block: u32, args: impl Fn() -> Vec<Arg>, want: &[Vec<u8>]) {
+    check_2d(kernel, sms, entry, [grid, 1, 1], [block, 1, 1], args, want);
+}
+
+/// Checks `kernel` on both SMs and both stages against `want`.
+fn check_2d(
+    kernel: &str,
+    sms: &[u32],
+    entry: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: impl Fn() -> Vec<Arg>,
+    want: &[Vec<u8>],
+) {
     for &sm in sms {
         for (stage, module) in ["lowered", "final"].iter().zip(stages(kernel, sm)) {
             let got = run(&module, entry, grid, block, &args());
@@ -200,4 +214,114 @@ fn histogram() {
     }
     let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n as i32])), Arg::Buffer(vec![0; 4 * 256])];
     check("histogram", &[90], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
+}
+
+#[test]
+fn templates() {
+    let n = 1000;
+    let xi = pattern(1024, 6);
+    let yi = pattern(1024, 8);
+    let below = |i: usize| i < n;
+    // axpy_t<float, 4>: four elements per thread.
+    let (x, y): (Vec<f32>, Vec<f32>) = (xi.iter().map(|&v| v as f32).collect(), yi.iter().map(|&v| v as f32).collect());
+    let out: Vec<f32> = (0..1024).map(|i| if below(i) { 1.5f32.mul_add(x[i], y[i]) } else { y[i] }).collect();
+    let args =
+        || vec![Arg::Buffer(f32s(&x)), Arg::Buffer(f32s(&y)), Arg::Value(f32s(&[1.5])), Arg::Value(i32s(&[n as i32]))];
+    check("templates", &[90, 80], "_Z6axpy_tIfLi4EEvPKT_PS0_S0_i", 1, 256, args, &[f32s(&x), f32s(&out)]);
+    // axpy_t<double, 2>: two per thread.
+    let f64s = |v: &[f64]| v.iter().flat_map(|d| d.to_le_bytes()).collect::<Vec<u8>>();
+    let (x, y): (Vec<f64>, Vec<f64>) = (xi.iter().map(|&v| v as f64).collect(), yi.iter().map(|&v| v as f64).collect());
+    let out: Vec<f64> = (0..1024).map(|i| if below(i) { 1.5f64.mul_add(x[i], y[i]) } else { y[i] }).collect();
+    let args =
+        || vec![Arg::Buffer(f64s(&x)), Arg::Buffer(f64s(&y)), Arg::Value(f64s(&[1.5])), Arg::Value(i32s(&[n as i32]))];
+    check("templates", &[90, 80], "_Z6axpy_tIdLi2EEvPKT_PS0_S0_i", 2, 256, args, &[f64s(&x), f64s(&out)]);
+    // axpy_t<int, 1>.
+    let out: Vec<i32> = (0..1024).map(|i| if below(i) { 3 * xi[i] + yi[i] } else { yi[i] }).collect();
+    let args =
+        || vec![Arg::Buffer(i32s(&xi)), Arg::Buffer(i32s(&yi)), Arg::Value(i32s(&[3])), Arg::Value(i32s(&[n as i32]))];
+    check("templates", &[90, 80], "_Z6axpy_tIiLi1EEvPKT_PS0_S0_i", 4, 256, args, &[i32s(&xi), i32s(&out)]);
+    // ns::apply<Functor>: the functor is a 4-byte struct parameter.
+    let x: Vec<f32> = xi.iter().map(|&v| v as f32).collect();
+    let out: Vec<f32> = (0..1024).map(|i| if below(i) { x[i].mul_add(0.5, 1.0) } else { 0.0 }).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&x)),
+            Arg::Buffer(vec![0; 4 * 1024]),
+            Arg::Value(f32s(&[0.5])),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    check("templates", &[90, 80], "_ZN2ns5applyINS_7FunctorEEEvPKfPfT_i", 4, 256, args, &[f32s(&x), f32s(&out)]);
+}
+
+#[test]
+fn stencil2d() {
+    let (nx, ny) = (70usize, 20usize);
+    let input: Vec<f32> = pattern(nx * ny, 2).iter().map(|&v| v as f32).collect();
+    let (wc, ws) = (0.5f32, 0.125f32);
+    let at = |x: usize, y: usize| input[y * nx + x];
+    let out: Vec<f32> = (0..nx * ny)
+        .map(|i| {
+            let (x, y) = (i % nx, i / nx);
+            if x == 0 || y == 0 || x == nx - 1 || y == ny - 1 {
+                return at(x, y);
+            }
+            let s = at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1);
+            wc * at(x, y) + ws * s
+        })
+        .collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&input)),
+            Arg::Buffer(vec![0; 4 * nx * ny]),
+            Arg::Value(i32s(&[nx as i32])),
+            Arg::Value(i32s(&[ny as i32])),
+            Arg::Value(f32s(&[wc])),
+            Arg::Value(f32s(&[ws])),
+        ]
+    };
+    // 32 x 8 tiles; the right and bottom tiles are partial.
+    check_2d("stencil2d", &[90, 80], "jacobi5", [3, 3, 1], [32, 8, 1], args, &[f32s(&input), f32s(&out)]);
+}
+
+#[test]
+fn scan_block() {
+    // Blocks of 128 threads scan 256 elements each; the last block is partial.
+    let (block, n) = (128usize, 600usize);
+    let chunk = 2 * block;
+    let blocks = n.div_ceil(chunk);
+    let input = pattern(n, 3);
+    let mut out = vec![0i32; n];
+    let mut totals = vec![0i32; blocks];
+    for b in 0..blocks {
+        let mut sum = 0;
+        for (i, o) in out.iter_mut().enumerate().take(((b + 1) * chunk).min(n)).skip(b * chunk) {
+            *o = sum;
+            sum += input[i];
+        }
+        totals[b] = sum;
+    }
+    let args = || {
+        vec![
+            Arg::Buffer(i32s(&input)),
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Buffer(vec![0; 4 * blocks]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    let want = [i32s(&input), i32s(&out), i32s(&totals)];
+    check("scan_block", &[90, 80], "scan_block", blocks as u32, block as u32, args, &want);
+    // scan_add_offsets adds each block's offset to its elements.
+    let offsets: Vec<i32> = (0..blocks as i32).map(|b| 1000 * b + 7).collect();
+    let added: Vec<i32> = (0..n).map(|i| input[i] + offsets[i / chunk]).collect();
+    let args = || vec![Arg::Buffer(i32s(&input)), Arg::Buffer(i32s(&offsets)), Arg::Value(i32s(&[n as i32]))];
+    check(
+        "scan_block",
+        &[90, 80],
+        "scan_add_offsets",
+        blocks as u32,
+        block as u32,
+        args,
+        &[i32s(&added), i32s(&offsets)],
+    );
 }
