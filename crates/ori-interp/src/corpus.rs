@@ -51,6 +51,7 @@ pub const CASES: &[Case] = &[
     Case { file: "layernorm_rows", entry: "layernorm_rows", run: layernorm_rows },
     Case { file: "unroll_loops", entry: "poly_fir", run: poly_fir },
     Case { file: "unroll_loops", entry: "dot_unroll4", run: dot_unroll4 },
+    Case { file: "math_float", entry: "math_float", run: math_float },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -903,4 +904,65 @@ fn dot_unroll4(k: &Kernel) -> Result<Stats, String> {
         (0..threads).map(|t| f64::from(s[t] + (0..3).fold(0f32, |acc, kk| acc + s[t ^ (1 << kk)]))).collect();
     let got: Vec<f64> = read_u32(&g, pp).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
     close("partial", &got, &want, 1e-6).map(|_| stats)
+}
+
+fn math_float(k: &Kernel) -> Result<Stats, String> {
+    let n = 2048 + 3;
+    let mut r = Rng(30);
+    let (x, y) = (r.uniform(-10.0, 10.0, n), r.uniform(-3.0, 3.0, n));
+    let mut g = Global::new();
+    let (px, py, po) = (g.alloc(f32s(&x)), g.alloc(f32s(&y)), g.alloc(vec![0; 64 * n]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &po.to_le_bytes())?;
+    let stats = launch(k, &mut g, n.div_ceil(256) as u32, 256, p.set(3, &(n as i32).to_le_bytes())?)?;
+    // f32 operations of the source are done in f32, the functions in f64.
+    let d = f64::from;
+    let mut want = Vec::with_capacity(16 * n);
+    for i in 0..n {
+        let (a, b) = (x[i], y[i]);
+        want.extend([
+            d(a).exp(),
+            d(a.abs() + 1e-3).ln(),
+            d(a).sin(),
+            d(b).cos(),
+            d(a * 0.25).tan(),
+            d(b.abs()).sqrt(),
+            1.0 / d(a.abs() + 1.0).sqrt(),
+            d(a.abs() + 0.5).powf(d(b)),
+            d(a).atan2(d(b)),
+            erf(d(a)),
+            d(b).tanh(),
+            d(a).cbrt(),
+            d(a * 10.0) % d(b + 3.5),
+            d(a) / d(b + 4.0),
+            d(a).exp() + d(b.abs() + 1.0).ln(),
+            d(a).sin() * d(b).cos() + d(a) / d(b),
+        ]);
+    }
+    let got: Vec<f64> = read_u32(&g, po).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    // float(1e-6) of the manifest, relative above 1 and absolute below:
+    // CUDA's bounds are a few ulp (more for the __ intrinsics).
+    close("out", &got, &want, 1e-6).map(|_| stats)
+}
+
+/// The error function (Abramowitz-Stegun 7.1.26 is too coarse; this is the
+/// series / continued fraction pair, accurate to f64 rounding).
+fn erf(x: f64) -> f64 {
+    if x.abs() < 2.5 {
+        // Maclaurin series: erf x = 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1)).
+        let (mut term, mut sum) = (x, x);
+        for n in 1..60 {
+            term *= -x * x / n as f64;
+            sum += term / (2 * n + 1) as f64;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else {
+        // Continued fraction for erfc, evaluated backwards.
+        let ax = x.abs();
+        let mut f = 0.0;
+        for k in (1..60).rev() {
+            f = k as f64 / 2.0 / (ax + f);
+        }
+        let erfc = (-ax * ax).exp() / std::f64::consts::PI.sqrt() / (ax + f);
+        (1.0 - erfc).copysign(x)
+    }
 }

@@ -183,6 +183,11 @@ impl Cta<'_> {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 (u64::from(int::iadd3(a, b, 0, 0).0), no)
             }
+            Kind::Viaddmnmx { signed } => {
+                let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
+                let sum = int::iadd3(a, b, 0, 0).0;
+                (u64::from(int::imnmx(sum, u(2)?, self.p_in(w, step, 3, lane)?, signed)), no)
+            }
             Kind::Imad { mode, x } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let cf = Self::flags(step, 2);
@@ -281,16 +286,41 @@ impl Cta<'_> {
                 let pick = if self.p_in(w, step, 2, lane)? { 0 } else { 1 };
                 (u64::from(self.f_in(w, step, pick, lane)?), no)
             }
-            Kind::Fadd { ftz, rnd } => {
-                (u64::from(float::fadd(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd)), no)
+            Kind::Fadd { ftz, rnd, sat } => {
+                let r = float::fadd(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd);
+                (u64::from(float::saturate(r, sat)), no)
             }
-            Kind::Fmul { ftz, rnd } => {
-                (u64::from(float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd)), no)
+            Kind::Fmul { ftz, rnd, sat } => {
+                let r = float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd);
+                (u64::from(float::saturate(r, sat)), no)
             }
-            Kind::Ffma { ftz, rnd } => {
+            Kind::Ffma { ftz, rnd, sat } => {
                 let (a, b, c) =
                     (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, self.f_in(w, step, 2, lane)?);
-                (u64::from(float::ffma(a, b, c, ftz, rnd)), no)
+                (u64::from(float::saturate(float::ffma(a, b, c, ftz, rnd), sat)), no)
+            }
+            Kind::Frnd { rnd, f64: false } => (
+                u64::from((float::frnd(f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)), rnd) as f32).to_bits()),
+                no,
+            ),
+            Kind::Frnd { rnd, f64: true } => {
+                (float::frnd(f64::from_bits(self.d_in(w, step, 0, lane)?), rnd).to_bits(), no)
+            }
+            Kind::I2f64 { signed, wide } => {
+                let v = self.val(w, step, 0, lane, if wide { 2 } else { 1 })?;
+                let x = match (signed, wide) {
+                    (true, false) => f64::from(v as u32 as i32),
+                    (false, false) => f64::from(v as u32),
+                    (true, true) => v as i64 as f64,
+                    (false, true) => v as f64,
+                };
+                (x.to_bits(), no)
+            }
+            Kind::Dsetp { cmp, op } => {
+                let (a, b) =
+                    (f64::from_bits(self.d_in(w, step, 0, lane)?), f64::from_bits(self.d_in(w, step, 1, lane)?));
+                let (p, q) = cmp::setp(cmp.test(a.partial_cmp(&b)), op, self.p_in(w, step, 2, lane)?);
+                (0, [p, q])
             }
             Kind::Fchk => (0, [float::fchk(u(0)?, u(1)?), false]),
             Kind::Fmnmx { ftz } => {
@@ -337,8 +367,11 @@ impl Cta<'_> {
                 };
                 (u64::from(float::i2f(v, signed, bits == 64 || bits < 32, rnd)), no)
             }
-            Kind::F2i { signed, wide, rnd, ftz } => {
+            Kind::F2i { signed, wide, rnd, ftz, from64: false } => {
                 (float::f2i(self.f_in(w, step, 0, lane)?, signed, wide, rnd, ftz), no)
+            }
+            Kind::F2i { signed, wide, rnd, from64: true, .. } => {
+                (float::f64_to_int(f64::from_bits(self.d_in(w, step, 0, lane)?), signed, wide, rnd), no)
             }
             Kind::F2f64 => (f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)).to_bits(), no),
             Kind::F2f32 { rnd } => {
@@ -350,7 +383,9 @@ impl Cta<'_> {
                 float::dfma(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?, self.d_in(w, step, 2, lane)?),
                 no,
             ),
-            Kind::Mufu(func) => match mufu::mufu(func, self.f_in(w, step, 0, lane)?) {
+            Kind::Mufu(func) => match mufu::mufu(func, self.f_in(w, step, 0, lane)?)
+                .or_else(|| mufu::mufu64h(func, u(0).unwrap_or(0)))
+            {
                 Some(r) => (u64::from(r), no),
                 None => return fault(format!("MUFU.{func} is not modelled")),
             },
@@ -438,10 +473,19 @@ impl Cta<'_> {
                 return Ok(());
             }
             Kind::Bra => {
-                let Some((Src::Label(target), _)) = step.uses.first() else {
-                    return fault("indirect branches are not modelled");
+                // `BRA P1, target`: a second condition, a predicate operand.
+                let (taken, target) = match (step.uses.first(), step.uses.get(1)) {
+                    (Some((Src::Label(t), _)), _) => (active, *t),
+                    (Some((Src::Reg(..), _)), Some((Src::Label(t), _))) => {
+                        let mut m = 0;
+                        for lane in lanes(active) {
+                            m |= u32::from(self.p_in(w, step, 0, lane)?) << lane;
+                        }
+                        (m, *t)
+                    }
+                    _ => return fault("indirect branches are not modelled"),
                 };
-                w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                w.reschedule(g, &[(taken, target), (mask & !taken, pc + 1)]);
                 return Ok(());
             }
             Kind::BraDiv => {

@@ -73,6 +73,10 @@ pub enum Kind {
     Ldc,
     /// `VIADD a, b`: a two-input add.
     Viadd,
+    /// `VIADDMNMX a, b, c, p`: `min(a + b, c)` (`p` true) or max.
+    Viaddmnmx {
+        signed: bool,
+    },
     Iadd3 {
         x: bool,
     },
@@ -133,14 +137,20 @@ pub enum Kind {
     Fadd {
         ftz: bool,
         rnd: Round,
+        /// `.SAT`: clamp the result to [0, 1].
+        sat: bool,
     },
     Fmul {
         ftz: bool,
         rnd: Round,
+        /// `.SAT`: clamp the result to [0, 1].
+        sat: bool,
     },
     Ffma {
         ftz: bool,
         rnd: Round,
+        /// `.SAT`: clamp the result to [0, 1].
+        sat: bool,
     },
     Fchk,
     Fmnmx {
@@ -158,6 +168,22 @@ pub enum Kind {
         wide: bool,
         rnd: Round,
         ftz: bool,
+        /// The source is binary64.
+        from64: bool,
+    },
+    /// `FRND`: round to an integral value in the same format.
+    Frnd {
+        rnd: Round,
+        f64: bool,
+    },
+    /// `I2F.F64`: an integer to binary64.
+    I2f64 {
+        signed: bool,
+        wide: bool,
+    },
+    Dsetp {
+        cmp: Cmp,
+        op: BoolOp,
     },
     F2f64,
     F2f32 {
@@ -275,11 +301,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "RET" if m("REL") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
-        "MOV" => Kind::Mov,
+        // R2UR runs once per warp and takes the first active lane's value.
+        "MOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
         "LDC" | "LDC.64" => Kind::Ldc,
         "IADD3" => Kind::Iadd3 { x: m("X") },
         "VIADD" => Kind::Viadd,
+        "VIADDMNMX" => Kind::Viaddmnmx { signed: !m("U32") },
         "IMAD" => {
             let signed = !m("U32");
             let mode = if m("WIDE") {
@@ -319,9 +347,15 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             None => Kind::Unsupported,
         },
         "SEL" | "FSEL" => Kind::Sel,
-        "FADD" => Kind::Fadd { ftz, rnd: round(inst) },
-        "FMUL" => Kind::Fmul { ftz, rnd: round(inst) },
-        "FFMA" => Kind::Ffma { ftz, rnd: round(inst) },
+        "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
+        "FMUL" => Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT") },
+        "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
+        "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
+        "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
+        "DSETP" => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Dsetp { cmp, op },
+            None => Kind::Unsupported,
+        },
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },
         "HFMA2" => Kind::Hfma2,
@@ -342,9 +376,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             .map_or((true, 32), |t| (t.1, t.2));
             Kind::I2f { signed, bits, rnd: round(inst) }
         }
-        "F2I" if !m("F64") => {
-            Kind::F2i { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64"), rnd: round(inst), ftz }
-        }
+        "F2I" => Kind::F2i {
+            signed: !(m("U32") || m("U64")),
+            wide: m("S64") || m("U64"),
+            rnd: round(inst),
+            ftz,
+            from64: m("F64"),
+        },
         "F2F" => {
             let pos = |w: &str| inst.mods.iter().position(|x| x.name() == w);
             match (pos("F64"), pos("F32")) {
@@ -353,6 +391,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 _ => Kind::Unsupported,
             }
         }
+        // Directed rounding of binary64 results is not modelled: an error,
+        // not a silently nearest result.
+        "DADD" | "DMUL" | "DFMA" if round(inst) != Round::Nearest => Kind::Unsupported,
         "DADD" => Kind::Dadd,
         "DMUL" => Kind::Dmul,
         "DFMA" => Kind::Dfma,
@@ -360,7 +401,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             .mods
             .first()
             .map(|f| f.name())
-            .filter(|f| crate::sem::mufu::mufu(f, 0x3f80_0000).is_some())
+            .filter(|f| {
+                crate::sem::mufu::mufu(f, 0x3f80_0000).is_some() || crate::sem::mufu::mufu64h(f, 0x3ff0_0000).is_some()
+            })
             .map_or(Kind::Unsupported, Kind::Mufu),
         "LDG" | "LDS" | "LDL" => {
             let space = match base {

@@ -32,9 +32,14 @@ impl Kernel {
     }
 }
 
-/// The bank number of a module-wide constant section (`.nv.constant3`).
-fn bank_of(section: &str) -> Option<u8> {
-    section.strip_prefix(".nv.constant").and_then(|n| n.parse().ok()).filter(|&b| b != 0)
+/// The bank number of a constant section the kernel `entry` sees: module
+/// wide (`.nv.constant3`) or its own (`.nv.constant2.<entry>`: ptxas's
+/// literal pool on sm_8x); bank 0 is built per launch.
+fn bank_of(section: &str, entry: &str) -> Option<u8> {
+    let rest = section.strip_prefix(".nv.constant")?;
+    let (num, owner) = rest.split_once('.').map_or((rest, None), |(n, o)| (n, Some(o)));
+    let bank: u8 = num.parse().ok()?;
+    (bank != 0 && owner.is_none_or(|o| o == entry)).then_some(bank)
 }
 
 /// Loads kernel `name` from the cubin `bytes`.
@@ -54,13 +59,15 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
     let banks: Vec<(u8, Vec<u8>)> = cubin
         .sections
         .iter()
-        .filter_map(|s| Some((bank_of(&s.name)?, s.bytes().map_or_else(|| vec![0; s.size() as usize], <[u8]>::to_vec))))
+        .filter_map(|s| {
+            Some((bank_of(&s.name, name)?, s.bytes().map_or_else(|| vec![0; s.size() as usize], <[u8]>::to_vec)))
+        })
         .collect();
     let constant_symbols = cubin
         .symbols()
         .iter()
         .filter_map(|sym| {
-            let bank = bank_of(&cubin.sections.get(usize::from(sym.shndx))?.name)?;
+            let bank = bank_of(&cubin.sections.get(usize::from(sym.shndx))?.name, name)?;
             // STT_OBJECT: the variables, not the section symbol.
             (sym.kind() == 1).then(|| (sym.name.clone(), bank, sym.value as u32))
         })

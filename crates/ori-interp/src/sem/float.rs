@@ -190,21 +190,46 @@ fn wide_i2f(x: i128, mode: Round) -> u32 {
 
 /// `F2I` from binary32: rounds in `mode`, saturates, NaN becomes 0.
 pub fn f2i(a: u32, signed: bool, wide: bool, mode: Round, flush: bool) -> u64 {
-    let x = f64::from(inputs(a, flush));
+    f64_to_int(f64::from(inputs(a, flush)), signed, wide, mode)
+}
+
+/// `F2I` from binary64 (and the common part of binary32's): rounds in
+/// `mode`, saturates to the integer type, NaN becomes 0.
+pub fn f64_to_int(x: f64, signed: bool, wide: bool, mode: Round) -> u64 {
     if x.is_nan() {
         return 0;
     }
-    let r = match mode {
-        Round::Nearest => x.round_ties_even(),
-        Round::Zero => x.trunc(),
-        Round::Down => x.floor(),
-        Round::Up => x.ceil(),
-    };
+    let r = frnd(x, mode);
     match (signed, wide) {
         (true, false) => r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32 as u64,
         (false, false) => r.clamp(0.0, f64::from(u32::MAX)) as u32 as u64,
         (true, true) => (r as i64) as u64,
         (false, true) => r as u64,
+    }
+}
+
+/// `FRND` (and F2I's rounding): to an integral value in `mode`.
+pub fn frnd(x: f64, mode: Round) -> f64 {
+    match mode {
+        Round::Nearest => x.round_ties_even(),
+        Round::Zero => x.trunc(),
+        Round::Down => x.floor(),
+        Round::Up => x.ceil(),
+    }
+}
+
+/// `.SAT`: clamps to [0, 1]; NaN becomes +0.
+pub fn saturate(bits: u32, sat: bool) -> u32 {
+    if !sat {
+        return bits;
+    }
+    let x = f32::from_bits(bits);
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else if x >= 1.0 {
+        1f32.to_bits()
+    } else {
+        bits
     }
 }
 

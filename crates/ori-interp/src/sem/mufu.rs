@@ -9,6 +9,19 @@
 
 use super::float::{NAN32, ftz};
 
+/// `MUFU.RCP64H` / `.RSQ64H`: the high word of a binary64 reciprocal (or
+/// reciprocal square root) from the high word `hi` of the operand, the seed
+/// of ptxas's f64 division and square-root sequences (which refine it).
+pub fn mufu64h(func: &str, hi: u32) -> Option<u32> {
+    let x = f64::from_bits(u64::from(hi) << 32);
+    let r = match func {
+        "RCP64H" => 1.0 / x,
+        "RSQ64H" => 1.0 / x.sqrt(),
+        _ => return None,
+    };
+    Some((r.to_bits() >> 32) as u32)
+}
+
 /// Evaluates `MUFU.<func>` on binary32 bits; `None` for an unknown function.
 pub fn mufu(func: &str, a: u32) -> Option<u32> {
     let x = f64::from(f32::from_bits(ftz(a)));
