@@ -162,7 +162,7 @@ fn maxrregcount_reaches_the_allocator() {
     for i in 0..40 {
         text += &format!("    %r{i} = S2R SR_TID.X\n");
     }
-    text += "    %r100.64 = LDC.64 c[0x0][0x210]\n";
+    text += "    %r100.64 = LDC.64 c[0x0][0x210]\n    %ur0.64 = ULDC.64 c[0x0][0x208]\n";
     for i in 0..40 {
         text += &format!("    STG.E desc[%ur0.64][%r100.64+0x{:x}], %r{i}\n", 4 * i);
     }
@@ -271,7 +271,8 @@ fn device_time_trace_appends_events_after_the_output() {
     }
     assert!(trace.contains(r#""args":{"name":"copy_chain"}"#), "{trace}");
     std::fs::remove_file(dir.join("k.cubin")).unwrap();
-    let missing = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "k.cubin", "--fdevice-time-trace", "no.json"], &dir);
+    let missing =
+        ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "k.cubin", "--fdevice-time-trace", "no.json"], &dir);
     assert_eq!(stderr(&missing), "ptxas fatal   : File 'no.json' could not be opened\n");
     assert!(dir.join("k.cubin").exists(), "ptxas writes the cubin before the trace");
 }

@@ -34,4 +34,4 @@ pub use phase::{Knob, KnobValue, Knobs, Phase, PhaseContext, PhaseError};
 pub use props::{Property, PropertySet};
 pub use reg::{Reg, RegFile, SpecialReg};
 pub use target::{Sm, Target, Variant};
-pub use verify::{VerifyError, verify_function, verify_module};
+pub use verify::{VerifyError, undefined_reads, verify_function, verify_module};
