@@ -212,7 +212,7 @@ fn histogram() {
     for &d in &data {
         bins[d as usize] += 1;
     }
-    let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n as i32])), Arg::Buffer(vec![0; 4 * 256])];
+    let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n])), Arg::Buffer(vec![0; 4 * 256])];
     check("histogram", &[90], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
 }
 
@@ -293,13 +293,13 @@ fn scan_block() {
     let input = pattern(n, 3);
     let mut out = vec![0i32; n];
     let mut totals = vec![0i32; blocks];
-    for b in 0..blocks {
+    for (b, total) in totals.iter_mut().enumerate() {
         let mut sum = 0;
         for (i, o) in out.iter_mut().enumerate().take(((b + 1) * chunk).min(n)).skip(b * chunk) {
             *o = sum;
             sum += input[i];
         }
-        totals[b] = sum;
+        *total = sum;
     }
     let args = || {
         vec![
