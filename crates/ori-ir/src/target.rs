@@ -55,6 +55,12 @@ pub struct Target {
     pub uniform_regs: u32,
     /// Byte offset of the first kernel parameter in constant bank 0.
     pub param_base: u32,
+    /// Bytes at the start of every function's shared-memory section that
+    /// ptxas keeps for itself: variables start after them, and `-v`'s
+    /// `bytes smem` leaves them out (measured: reduce_smem's 1 KiB array
+    /// makes a 0x400-byte section on sm_80-89 and 0x800 on sm_90-120, with
+    /// `1024 bytes smem` on all).
+    pub reserved_shared: u32,
     /// Whether `-v` reports `bytes cmem[0]`.
     pub verbose_reports_cmem0: bool,
     /// Feature flags.
@@ -117,6 +123,7 @@ impl Sm {
                 90..100 => 0x210,
                 _ => 0x380,
             },
+            reserved_shared: if v >= 90 { 0x400 } else { 0 },
             verbose_reports_cmem0: v < 90,
             features: Features {
                 async_copy: v >= 80,

@@ -21,15 +21,14 @@ pub(crate) struct Shared {
 impl Shared {
     /// Places the variables of `decl` after the ones declared before, each
     /// at a multiple of its alignment (`.align N`, else its element size).
-    /// On sm_90+ ptxas keeps the first KiB of the section for itself and
-    /// places variables after it (measured: NVIDIA's reduce_smem has its
-    /// 1024-byte array at 0x400 of a 0x800-byte section).
+    /// Variables start after the bytes ptxas reserves at the start of the
+    /// section (`Target::reserved_shared`: the first KiB on sm_90+).
     pub fn declare(&mut self, decl: &VarDecl, sm: Sm) -> Lowered {
         let DeclType::Scalar(ty) = decl.ty else {
             return Err(at(decl.span, "opaque shared variables are not supported"));
         };
-        if self.offsets.is_empty() && sm.version >= 90 {
-            self.end = 0x400;
+        if self.offsets.is_empty() {
+            self.end = sm.target().reserved_shared;
         }
         let element = (ty.bits() / 8).max(1) * decl.vector().unwrap_or(1);
         let align = decl.align().map_or(element, |a| u32::try_from(a).unwrap_or(u32::MAX)).max(1);

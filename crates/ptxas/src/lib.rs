@@ -79,6 +79,9 @@ pub struct FunctionReport {
     pub barriers: u32,
     /// Stack frame bytes.
     pub stack_frame: u32,
+    /// Static shared memory bytes of the function's variables (without the
+    /// part of the section ptxas reserves).
+    pub shared: u32,
     /// Bytes written by spill stores.
     pub spill_stores: u32,
     /// Bytes read by spill loads.
@@ -232,7 +235,11 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
                         options,
                         Diagnostic {
                             severity: Severity::Error,
-                            location: Some(Location { file: source.name.clone(), line: e.line, column: Some(e.column) }),
+                            location: Some(Location {
+                                file: source.name.clone(),
+                                line: e.line,
+                                column: Some(e.column),
+                            }),
                             message: e.message,
                         },
                     );
@@ -336,6 +343,7 @@ fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func:
         registers: usage.registers,
         barriers: usage.barriers,
         stack_frame: attrs.frame_bytes,
+        shared: attrs.shared_bytes.saturating_sub(target.reserved_shared),
         spill_stores: stores,
         spill_loads: loads,
         cmem0: target.param_base + attrs.param_bytes(),

@@ -14,7 +14,11 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         info(out, format!("Compiling entry function '{}' for '{}'", f.name, f.sm))?;
         info(out, format!("Function properties for {}", f.name))?;
         frame_line(f, out)?;
+        // The optional parts in ptxas 13.5's order (oracle-facts §2.1).
         let mut used = format!("Used {} registers, used {} barriers", f.registers, f.barriers);
+        if f.shared != 0 {
+            used += &format!(", {} bytes smem", f.shared);
+        }
         if f.stack_frame != 0 {
             used += &format!(", {} bytes cumulative stack size", f.stack_frame);
         }
@@ -54,6 +58,7 @@ mod tests {
             registers: 12,
             barriers: 0,
             stack_frame: 0,
+            shared: 0,
             spill_stores: 0,
             spill_loads: 0,
             cmem0: 380,
@@ -81,5 +86,9 @@ mod tests {
             ]
         );
         assert!(text(vec![function("v", 90)]).contains("ptxas info    : Used 12 registers, used 0 barriers\n"));
+        let reduce = FunctionReport { barriers: 1, shared: 1024, stack_frame: 16, ..function("reduce_smem", 80) };
+        assert!(text(vec![reduce]).contains(
+            "Used 12 registers, used 1 barriers, 1024 bytes smem, 16 bytes cumulative stack size, 380 bytes cmem[0]\n"
+        ));
     }
 }
