@@ -95,13 +95,20 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
 /// destinations first: the first operand, then the predicates that
 /// follow it (carry-outs, second compare result), and for instructions
 /// writing a predicate first (SHFL, LOP3 with predicate output, ELECT) the
-/// register after it.
+/// register after it. A negated predicate is always a source, and so is a
+/// per-thread predicate of a uniform-datapath instruction (which writes
+/// only uniform registers): `VOTE.ANY P1, !P1`, `VOTEU.ALL UP0, P1`; and
+/// the opcode keeps its minimum number of sources.
 fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
     let max = usize::from(*op.info().defs.end());
     if max == 0 || operands.is_empty() {
         return 0;
     }
-    let pred = |o: &ori_ir::Operand| o.as_reg().is_some_and(|r| r.file.is_predicate());
+    let uniform = op.has(ori_ir::OpFlags::UNIFORM);
+    let pred = |o: &ori_ir::Operand| {
+        o.flags == Default::default()
+            && o.as_reg().is_some_and(|r| r.file.is_predicate() && !(uniform && r.file == RegFile::P))
+    };
     let gpr = |o: &ori_ir::Operand| o.as_reg().is_some_and(|r| matches!(r.file, RegFile::R | RegFile::UR));
     let mut n = 1;
     if pred(&operands[0]) && operands.get(1).is_some_and(gpr) && n < max {
@@ -110,5 +117,8 @@ fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
     while n < max && operands.get(n).is_some_and(pred) {
         n += 1;
     }
-    n.min(operands.len())
+    // Leave the opcode at least its minimum number of sources
+    // (`VOTE.ALL P2, P5` reads P5).
+    let min_uses = usize::from(*op.info().uses.start());
+    n.min(operands.len().saturating_sub(min_uses)).max(1).min(operands.len())
 }

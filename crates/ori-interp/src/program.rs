@@ -129,21 +129,6 @@ impl Program {
     }
 }
 
-/// Undoes a decoder slip: `VOTE.ANY P1, !P1` (and `VOTEU.ALL UP0, P1`)
-/// decode with both predicates as destinations; the second is the source.
-fn normalized(inst: &Inst) -> std::borrow::Cow<'_, Inst> {
-    let pred_only = inst.defs.iter().all(|d| d.as_reg().is_some_and(|r| r.file.is_predicate()));
-    let vote = matches!(inst.op, ori_ir::Opcode::VOTE | ori_ir::Opcode::VOTEU);
-    let last_is_p = inst.defs.last().and_then(|d| d.as_reg()).is_some_and(|r| r.file == ori_ir::RegFile::P);
-    if vote && inst.uses.is_empty() && inst.defs.len() == 2 && pred_only && last_is_p {
-        let mut fixed = inst.clone();
-        let src = fixed.defs.remove(1);
-        fixed.uses.push(src);
-        return std::borrow::Cow::Owned(fixed);
-    }
-    std::borrow::Cow::Borrowed(inst)
-}
-
 fn prepare(
     func: &Function,
     id: InstId,
@@ -151,7 +136,6 @@ fn prepare(
     slots: &Slots,
     block_pc: &HashMap<ori_ir::BlockId, usize>,
 ) -> Result<Step, crate::Error> {
-    let inst = &*normalized(inst);
     let mut uses = Vec::with_capacity(inst.uses.len());
     for u in &inst.uses {
         let src = match &u.kind {
