@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod check_ptx;
 mod compare;
 mod compile;
+mod corpus_report;
 mod difftest;
 mod elf_roundtrip;
 mod oracle;
@@ -19,6 +20,7 @@ commands:
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
   compare [-On] [P...] time our ptxas against NVIDIA's and compare registers (default: the corpus)
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
+  corpus-report [--write F]  registers, spills, SASS size, compile time per corpus kernel vs NVIDIA's
   difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
            [--manifest [M]]  every manifest launch at full size, NVIDIA's cubin against ours
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         "check-ptx" => check_ptx::run(rest),
         "compare" => compare::run(rest),
         "compile" => compile::run(rest),
+        "corpus-report" => corpus_report::run(rest),
         "difftest" => difftest::run(rest),
         "test" => test::run(rest),
         "oracle" => oracle::run(rest),
