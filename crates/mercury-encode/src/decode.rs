@@ -13,8 +13,16 @@ use crate::{Error, Sm, word};
 pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
     let tables = Tables::get(sm);
     let w = word(bits);
-    let form = tables.form_for_bits(w).ok_or(Error::UnknownEncoding(bits))?;
-    let (op, mods) = split_mnemonic(form.mnemonic)?;
+    // A learned form, else a family sibling of one (families.rs).
+    let derived;
+    let (form, mnemonic, skeletons): (&Form, &str, Vec<&str>) = match tables.form_for_bits(w) {
+        Some(f) => (f, f.mnemonic, f.operands.to_vec()),
+        None => {
+            derived = crate::families::derive_for_bits(tables, sm, w).ok_or(Error::UnknownEncoding(bits))?;
+            (&derived.0, &derived.1, derived.2.iter().map(|s| s.as_ref()).collect())
+        }
+    };
+    let (op, mods) = split_mnemonic(mnemonic)?;
     let reuse = reuse_bits(bits[1]);
     let mut values = Vec::with_capacity(form.atoms.len());
     let mut reused = Vec::with_capacity(form.atoms.len());
@@ -24,9 +32,9 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
         reused.push(atom.reuse.is_some_and(|slot| reuse & (1 << slot) != 0));
     }
     let mut atoms = values.into_iter();
-    let mut operands = Vec::with_capacity(form.operands.len());
+    let mut operands = Vec::with_capacity(skeletons.len());
     let mut atom_index = 0;
-    for skeleton in form.operands {
+    for skeleton in skeletons {
         let mut op = build(skeleton, &mut atoms)?;
         let n = skeleton.matches('{').count();
         // nvdisasm marks `.reuse` on plain register operands only.

@@ -39,6 +39,13 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
             Err(e) => last_err = e,
         }
     }
+    // Siblings of learned forms (other comparison, combine, signedness).
+    for form in crate::families::derived_forms(tables, sm, &mnemonic, &skeletons) {
+        match place(tables, &form, inst, &values, &reuse_atoms, addr, labels) {
+            Ok(bits) => return Ok(bits),
+            Err(e) => last_err = e,
+        }
+    }
     Err(last_err)
 }
 

@@ -196,6 +196,12 @@ impl Tables {
             .max_by_key(|f| f.mask.count_ones())
     }
 
+    /// The forms with the opcode bits of `word`.
+    pub fn forms_with_opcode_of(&self, word: u128) -> impl Iterator<Item = &'static Form> + '_ {
+        let forms = self.forms;
+        self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS)).into_iter().flatten().map(move |&i| &forms[i])
+    }
+
     /// The forms printed as `mnemonic` with these operand skeletons, most
     /// frequent in NVIDIA's code first.
     pub fn forms_for_text<'a>(&self, mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> &[usize] {

@@ -18,6 +18,7 @@ mod alias;
 pub mod ctrl;
 mod decode;
 mod encode;
+pub mod families;
 pub mod float;
 pub mod form;
 mod labels;

@@ -1,0 +1,318 @@
+//! Mnemonic families: sibling forms that differ from a learned form only
+//! in a modifier field (comparison code, boolean combine, signedness,
+//! `.FTZ`) or in the negation of the combine predicate.
+//!
+//! The generated tables only hold forms NVIDIA's ptxas emitted for the
+//! corpus (`ISETP.GE.AND` but not `ISETP.LE.U32.OR`). For the families
+//! below, [`derived_forms`] makes the encoder's missing forms from a
+//! learned one with the same operand skeletons by writing the requested
+//! value into the field, and [`derive_for_bits`] lets the decoder read
+//! words whose field values no learned form has.
+//!
+//! Every field and word was established with nvdisasm 13.5 (`nvdisasm -b
+//! SM80|SM90`, one instruction per file): a corpus word (`ISETP.GE.AND P0,
+//! P0, R2, R3, P0` = opcode `0x20c`, high word `0x006270`; `FSETP.GT.AND`
+//! `0x20b`/`0x004000`; `DSETP.GT.AND` `0x22a`/`0x004000`;
+//! `HSETP2.GEU.AND` `0x234`/`0x00e000`; `FMNMX R4, R2, R3, !PT` `0x209`;
+//! `IMNMX` `0x217`/`0x000200` (sm_80); `VIMNMX` `0x248`/`0x7e0100` (sm_90))
+//! had only the field's bits varied over every value, and the printed
+//! mnemonic was read off. Identical on SM80 and SM90 except where noted:
+//!
+//! * bits 76..79 (ISETP: 76..78; bit 79 is ignored there): the comparison,
+//!   `F LT EQ LE GT NE GE T` for ISETP; `F LT EQ LE GT NE GE NUM NAN LTU
+//!   EQU LEU GTU NEU GEU T` for FSETP and HSETP2; DSETP the same with `MIN`
+//!   for 0 and `MAX` for 15;
+//! * bits 74..75: the combine `AND OR XOR` (3 prints `INVALID3`); HSETP2
+//!   has it at bits 69..70 (its bits 74..75 select the halves of `a`, bit
+//!   71 prints `.H_AND`, not derived);
+//! * bit 73 of ISETP and sm_80 IMNMX, bit 72 of sm_90 VIMNMX: 0 = `.U32`,
+//!   1 = signed (no word);
+//! * bit 80: `.FTZ` of FSETP, HSETP2 and FMNMX (after the comparison);
+//!   bit 81: FMNMX `.NAN` (printed after `.FTZ`);
+//! * bit 90: negation of the predicate at bits 87..89 (the combine
+//!   predicate of the SETPs, the min/max selector of FMNMX/IMNMX/VIMNMX:
+//!   `PT` is the minimum, `!PT` the maximum).
+//!
+//! `tests/families_nvdisasm.rs` encodes every word of every field for
+//! each learned form of the families and checks that nvdisasm prints our
+//! text.
+
+use std::borrow::Cow;
+
+use crate::Sm;
+use crate::form::{AtomKind, Form, Tables};
+
+/// A modifier field: value `v` at bits `pos..pos+len` prints
+/// `words[v]` (`""`: no word). Values past `words` are not derived.
+#[derive(Debug)]
+pub struct WordField {
+    /// First instruction bit.
+    pub pos: u8,
+    /// Number of bits.
+    pub len: u8,
+    /// The word of each value.
+    pub words: &'static [&'static str],
+}
+
+impl WordField {
+    fn mask(&self) -> u128 {
+        ((1u128 << self.len) - 1) << self.pos
+    }
+}
+
+/// One place in a family's mnemonic, in print order.
+#[derive(Debug)]
+pub enum Slot {
+    /// A modifier field whose value can be substituted.
+    Field(WordField),
+    /// A word taken as it is from the learned form (`.EX` changes the
+    /// operands, so it is never substituted).
+    Word(&'static str),
+}
+
+/// The negation bit of a predicate source.
+#[derive(Debug)]
+pub struct Negate {
+    /// First bit of the predicate's number (its atom field).
+    pub pred_pos: u8,
+    /// The bit that prints it with `!`.
+    pub bit: u8,
+}
+
+/// A mnemonic family.
+#[derive(Debug)]
+pub struct Family {
+    /// The opcode (first word of the mnemonic).
+    pub opcode: &'static str,
+    /// The SM family it was probed on (`None`: both).
+    pub sm: Option<Sm>,
+    /// The modifier words after the opcode, in print order.
+    pub slots: &'static [Slot],
+    /// A predicate source whose negation may be substituted.
+    pub negate: Option<Negate>,
+}
+
+const INT_CMP: Slot =
+    Slot::Field(WordField { pos: 76, len: 3, words: &["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"] });
+const FLOAT_CMP: Slot = Slot::Field(WordField {
+    pos: 76,
+    len: 4,
+    words: &["F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T"],
+});
+const DOUBLE_CMP: Slot = Slot::Field(WordField {
+    pos: 76,
+    len: 4,
+    words: &["MIN", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "MAX"],
+});
+const COMBINE: Slot = Slot::Field(WordField { pos: 74, len: 2, words: &["AND", "OR", "XOR"] });
+const HALF_COMBINE: Slot = Slot::Field(WordField { pos: 69, len: 2, words: &["AND", "OR", "XOR"] });
+const U32_AT_73: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U32", ""] });
+const U32_AT_72: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", ""] });
+const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] });
+const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
+const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
+
+/// The families, from the nvdisasm probes above.
+pub static FAMILIES: &[Family] = &[
+    Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
+    Family { opcode: "FSETP", sm: None, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
+    Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
+    Family { opcode: "DSETP", sm: None, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
+    Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
+    Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
+];
+
+/// The family of `opcode` on `sm`.
+pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.is_none_or(|s| s == sm))
+}
+
+impl Family {
+    /// The slot values of `mnemonic` (field value, or 1/0 for a present /
+    /// absent word), or `None` when it is not spelled as this family.
+    pub fn parse(&self, mnemonic: &str) -> Option<Vec<u8>> {
+        let mut words = mnemonic.split('.');
+        if words.next()? != self.opcode {
+            return None;
+        }
+        let mut words = words.peekable();
+        let mut values = Vec::with_capacity(self.slots.len());
+        for slot in self.slots {
+            let next = words.peek().copied();
+            match slot {
+                Slot::Field(f) => {
+                    let v = match next.and_then(|w| f.words.iter().position(|x| !x.is_empty() && *x == w)) {
+                        Some(v) => {
+                            words.next();
+                            v
+                        }
+                        None => f.words.iter().position(|x| x.is_empty())?,
+                    };
+                    values.push(v as u8);
+                }
+                Slot::Word(w) => {
+                    let present = next == Some(*w);
+                    if present {
+                        words.next();
+                    }
+                    values.push(u8::from(present));
+                }
+            }
+        }
+        words.next().is_none().then_some(values)
+    }
+
+    /// The mnemonic of these slot values.
+    pub fn render(&self, values: &[u8]) -> Option<String> {
+        let mut s = self.opcode.to_string();
+        for (slot, &v) in self.slots.iter().zip(values) {
+            let word = match slot {
+                Slot::Field(f) => *f.words.get(usize::from(v))?,
+                Slot::Word(w) => {
+                    if v != 0 {
+                        *w
+                    } else {
+                        ""
+                    }
+                }
+            };
+            if !word.is_empty() {
+                s.push('.');
+                s.push_str(word);
+            }
+        }
+        Some(s)
+    }
+
+    /// The bits of all substitutable fields.
+    fn field_mask(&self) -> u128 {
+        self.slots.iter().fold(0, |m, s| match s {
+            Slot::Field(f) => m | f.mask(),
+            Slot::Word(_) => m,
+        })
+    }
+
+    /// The negation bit when `form`'s last operand is the predicate it
+    /// negates.
+    fn negate_bit(&self, form: &Form) -> Option<u8> {
+        let n = self.negate.as_ref()?;
+        let last = form.operands.last()?;
+        let atom = form.atoms.last()?;
+        let is_pred = matches!(*last, "{P}" | "!{P}")
+            && atom.kind == AtomKind::P
+            && atom.fields.first().is_some_and(|f| f.pos == n.pred_pos);
+        is_pred.then_some(n.bit)
+    }
+}
+
+/// Forms for `mnemonic` with these operand skeletons derived from
+/// learned forms of its family (empty when it has none).
+pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &[String]) -> Vec<Form> {
+    let Some(fam) = mnemonic.split('.').next().and_then(|op| family(sm, op)) else { return Vec::new() };
+    let Some(target) = fam.parse(mnemonic) else { return Vec::new() };
+    let mut out = Vec::new();
+    for form in tables.forms {
+        let Some(values) = fam.parse(form.mnemonic) else { continue };
+        // Words that are not fields (`.EX`) must agree.
+        let words_agree = fam
+            .slots
+            .iter()
+            .zip(values.iter().zip(&target))
+            .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
+        let free = fam.field_mask() | fam.negate_bit(form).map_or(0, |b| 1u128 << b);
+        if !words_agree || form.operands.len() != skeletons.len() || form.atom_bits() & free != 0 {
+            continue;
+        }
+        let negate = fam.negate_bit(form);
+        let n = skeletons.len();
+        if n == 0 {
+            continue;
+        }
+        let same_but_last = form.operands[..n - 1].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
+        let last_ok = form.operands.last().is_some_and(|l| {
+            *l == skeletons[n - 1]
+                || (negate.is_some() && l.trim_start_matches('!') == skeletons[n - 1].trim_start_matches('!'))
+        });
+        if !same_but_last || !last_ok {
+            continue;
+        }
+        let mut bits = form.bits;
+        for (slot, &v) in fam.slots.iter().zip(&target) {
+            if let Slot::Field(f) = slot {
+                bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
+            }
+        }
+        if let Some(bit) = negate {
+            let not = skeletons[n - 1].starts_with('!');
+            bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
+        }
+        out.push(Form { bits, ..copy(form) });
+    }
+    out
+}
+
+/// A form derived for `word`, with its mnemonic and operand skeletons,
+/// when no learned form matches it but a family sibling does.
+pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
+    let mut best: Option<(&Form, &Family, Option<u8>)> = None;
+    for form in tables.forms_with_opcode_of(word) {
+        let Some(fam) = form.mnemonic.split('.').next().and_then(|op| family(sm, op)) else { continue };
+        if fam.parse(form.mnemonic).is_none() {
+            continue;
+        }
+        let negate = fam.negate_bit(form);
+        let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+        if form.atom_bits() & free != 0 || word & form.mask & !free != form.bits & !free {
+            continue;
+        }
+        if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {
+            best = Some((form, fam, negate));
+        }
+    }
+    let (form, fam, negate) = best?;
+    let mut values = fam.parse(form.mnemonic)?;
+    for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
+        if let Slot::Field(f) = slot {
+            *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
+        }
+    }
+    let mnemonic = fam.render(&values)?;
+    let mut operands: Vec<Cow<'static, str>> = form.operands.iter().map(|s| Cow::Borrowed(*s)).collect();
+    if let (Some(bit), Some(last)) = (negate, operands.last_mut()) {
+        let plain = last.trim_start_matches('!').to_string();
+        *last = Cow::Owned(if (word >> bit) & 1 == 1 { format!("!{plain}") } else { plain });
+    }
+    let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+    Some((Form { bits: (form.bits & !free) | (word & free & form.mask), ..copy(form) }, mnemonic, operands))
+}
+
+fn copy(form: &Form) -> Form {
+    Form {
+        mnemonic: form.mnemonic,
+        operands: form.operands,
+        atoms: form.atoms,
+        bits: form.bits,
+        mask: form.mask,
+        uniform_guard: form.uniform_guard,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_render() {
+        let isetp = family(Sm::Sm90, "ISETP").unwrap();
+        let v = isetp.parse("ISETP.GT.U32.AND.EX").unwrap();
+        assert_eq!(v, vec![4, 0, 0, 1]);
+        assert_eq!(isetp.render(&v).unwrap(), "ISETP.GT.U32.AND.EX");
+        assert_eq!(isetp.render(&[3, 1, 1, 0]).unwrap(), "ISETP.LE.OR");
+        assert!(isetp.parse("ISETP.GT.FTZ.AND").is_none());
+        let fmnmx = family(Sm::Sm80, "FMNMX").unwrap();
+        assert_eq!(fmnmx.parse("FMNMX").unwrap(), vec![0, 0]);
+        assert_eq!(fmnmx.render(&[1, 1]).unwrap(), "FMNMX.FTZ.NAN");
+        assert!(family(Sm::Sm90, "IMNMX").is_none());
+    }
+}
