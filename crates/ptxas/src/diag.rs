@@ -2,30 +2,9 @@
 
 use std::fmt;
 
-/// How bad a diagnostic is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Progress and resource figures (`-v`).
-    Info,
-    /// Compilation goes on; an error with `--warning-as-error`.
-    Warning,
-    /// Compilation fails, but other errors may still be reported.
-    Error,
-    /// Compilation stops here.
-    Fatal,
-}
-
-impl Severity {
-    /// The word ptxas prints, padded to seven columns.
-    fn padded(self) -> &'static str {
-        match self {
-            Severity::Info => "info   ",
-            Severity::Warning => "warning",
-            Severity::Error => "error  ",
-            Severity::Fatal => "fatal  ",
-        }
-    }
-}
+/// How bad a diagnostic is: the front end's severities, which ptxas
+/// prints the same way for every stage.
+pub use ptx_syntax::Severity;
 
 /// A place in an input file.
 #[derive(Clone, Debug, PartialEq, Eq)]

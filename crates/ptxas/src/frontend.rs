@@ -4,7 +4,7 @@
 use ptx_syntax::ast::{Item, Module};
 use ptx_syntax::{FileId, LineIndex};
 
-use crate::diag::{Diagnostic, Location, Severity};
+use crate::diag::{Diagnostic, Location};
 use crate::{Options, Report, Source};
 
 /// A parsed and validated PTX module.
@@ -26,12 +26,7 @@ pub fn check(
     let (module, syntax) = ptx_syntax::parse(&source.text, file);
     let index = LineIndex::new(&source.text);
     let convert = |d: &ptx_syntax::Diagnostic| Diagnostic {
-        severity: match d.severity {
-            ptx_syntax::Severity::Info => Severity::Info,
-            ptx_syntax::Severity::Warning => Severity::Warning,
-            ptx_syntax::Severity::Error => Severity::Error,
-            ptx_syntax::Severity::Fatal => Severity::Fatal,
-        },
+        severity: d.severity,
         location: d.span.map(|span| {
             let at = index.line_col(&source.text, span.start as usize);
             Location { file: source.name.clone(), line: at.line, column: Some(at.col) }

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use ori_ir::Sm;
 
-use crate::diag::{ABORTED, Diagnostic, Severity};
+use crate::diag::{ABORTED, Diagnostic};
 use crate::manager::DumpAfter;
 use crate::options::{CacheOp, ManifestSource, Options, RegLimit};
 use crate::stats::{MemoryMeter, StatsRequest, format_size, phase_lines};
@@ -278,13 +278,7 @@ fn print_diagnostic(d: &Diagnostic, format: Format, sources: &[Source], io: &mut
     let located = d.location.as_ref().and_then(|loc| Some((loc, loc.column?)));
     match (format, located) {
         (Format::Human, Some((loc, column))) => {
-            let severity = match d.severity {
-                Severity::Info => "info",
-                Severity::Warning => "warning",
-                Severity::Error => "error",
-                Severity::Fatal => "fatal",
-            };
-            let _ = writeln!(io.stderr, "{}:{}:{column}: {severity}: {}", loc.file, loc.line, d.message);
+            let _ = writeln!(io.stderr, "{}:{}:{column}: {}: {}", loc.file, loc.line, d.severity.word(), d.message);
             let text =
                 sources.iter().find(|s| s.name == loc.file).and_then(|s| s.text.lines().nth(loc.line as usize - 1));
             if let Some(text) = text {
