@@ -169,7 +169,7 @@ fn render(rows: &[(String, Figures, Figures)], failed: usize) -> String {
     let mut out = String::from(
         "# Corpus report\n\nMade by `cargo xtask corpus-report --write docs/corpus-report.md`: each corpus \
          entry we compile, ours / NVIDIA's (NVIDIA's from `../shared/corpus/ptxas-stats.tsv`; SASS \
-         instructions without the end padding; our compile time is the whole module's; wall time of one \
+         instructions without the end padding; compile time is ptxas's `-v` figure per entry; wall time of one \
          run of ours against NVIDIA's median of 3, on a shared 2-core machine).\n\n\
          | kernel | registers | spill bytes | SASS instructions | compile ms | wall ms |\n|---|---|---|---|---|---|\n",
     );

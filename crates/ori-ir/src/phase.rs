@@ -159,11 +159,13 @@ pub trait Phase: Send + Sync {
         &[]
     }
 
-    /// Transforms one function.
+    /// Transforms one function. Phases see one function at a time: the
+    /// phase manager runs them function by function (and times each).
     fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError>;
+}
 
-    /// Transforms the module; by default, each function in turn.
-    fn run_module(&self, module: &mut Module, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
-        module.functions.iter_mut().try_for_each(|f| self.run(f, cx))
-    }
+/// Runs `phase` over every function of `module` (for tests and tools that
+/// run a phase outside the phase manager).
+pub fn run_on_module(phase: &dyn Phase, module: &mut Module, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+    module.functions.iter_mut().try_for_each(|f| phase.run(f, cx))
 }

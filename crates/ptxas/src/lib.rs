@@ -88,7 +88,7 @@ pub struct FunctionReport {
     pub spill_loads: u32,
     /// Bytes of constant bank 0 (driver area and parameters).
     pub cmem0: u32,
-    /// Time spent compiling the module the function belongs to.
+    /// Time the phases spent on this function.
     pub compile_time: Duration,
 }
 
@@ -286,9 +286,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         };
         report.dumps.extend(run_report.dumps);
         report.stats.extend(run_report.stats);
-        let compile_time = started.elapsed() - optimize_start;
-        for func in &module.functions {
-            report_function(report, options, module.target, func, compile_time);
+        for (func, time) in module.functions.iter().zip(run_report.function_times) {
+            report_function(report, options, module.target, func, time);
         }
     }
     let unencoded: Vec<String> =

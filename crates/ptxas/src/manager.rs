@@ -72,6 +72,8 @@ pub struct RunReport {
     pub dumps: Vec<IrDump>,
     /// Statistics, in phase order.
     pub stats: Vec<PhaseStat>,
+    /// Time spent in the phases per function, in module order.
+    pub function_times: Vec<Duration>,
 }
 
 /// A phase failed, or left IR the verifier rejects.
@@ -94,7 +96,7 @@ pub fn run(
 ) -> Result<RunReport, RunError> {
     let target = module.target.target();
     let verify = options.verify_each || cfg!(debug_assertions);
-    let mut report = RunReport::default();
+    let mut report = RunReport { function_times: vec![Duration::ZERO; module.functions.len()], ..RunReport::default() };
     for planned in &plan.phases {
         let phase = planned.phase;
         let name = phase.name();
@@ -109,7 +111,15 @@ pub fn run(
         let cx = PhaseContext { target, opt_level, knobs: &planned.knobs };
         let memory_before = options.meter.map(|m| m.snapshot());
         let start = Instant::now();
-        let result = phase.run_module(module, &cx);
+        let mut result = Ok(());
+        for (func, spent) in module.functions.iter_mut().zip(&mut report.function_times) {
+            let func_start = Instant::now();
+            result = phase.run(func, &cx);
+            *spent += func_start.elapsed();
+            if result.is_err() {
+                break;
+            }
+        }
         let time = start.elapsed();
         if options.collect_stats {
             let memory = options.meter.zip(memory_before).map(|(m, before)| m.snapshot().since(&before));

@@ -43,7 +43,7 @@ fn run(module: &Module, pipeline: &[&dyn Phase]) -> Module {
     for phase in pipeline {
         let knobs = Knobs::defaults(phase.knobs());
         let cx = PhaseContext { target: out.target.target(), opt_level: 3, knobs: &knobs };
-        phase.run_module(&mut out, &cx).expect("phase runs");
+        ori_ir::phase::run_on_module(*phase, &mut out, &cx).expect("phase runs");
         out.props = out.props.minus(phase.invalidates()).union(phase.establishes());
     }
     out

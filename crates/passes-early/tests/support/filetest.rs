@@ -77,12 +77,12 @@ fn run_file(phase: &dyn Phase, path: &Path, bless: bool) -> Result<(), String> {
     }
     let knobs = Knobs::defaults(phase.knobs());
     let cx = PhaseContext { target: module.target.target(), opt_level: 3, knobs: &knobs };
-    phase.run_module(&mut module, &cx).map_err(|e| format!("phase failed: {e}"))?;
+    ori_ir::phase::run_on_module(phase, &mut module, &cx).map_err(|e| format!("phase failed: {e}"))?;
     module.props = module.props.minus(phase.invalidates()).union(phase.establishes());
     let actual = print_module(&module);
     verify_module(&module).map_err(|e| format!("output does not verify: {e:#?}\n{actual}"))?;
     let mut again = module.clone();
-    phase.run_module(&mut again, &cx).map_err(|e| format!("second run failed: {e}"))?;
+    ori_ir::phase::run_on_module(phase, &mut again, &cx).map_err(|e| format!("second run failed: {e}"))?;
     let second = print_module(&again);
     if second != actual {
         return Err(format!("a second run changed the output:\n{}", StrComparison::new(&actual, &second)));
