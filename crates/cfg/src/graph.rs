@@ -205,6 +205,23 @@ impl Cfg {
         self.rpo_number(block).is_some()
     }
 
+    /// The order backward dataflow problems sweep in: reachable blocks in
+    /// post-order, then the unreachable layout blocks (a later pass may
+    /// still look at their facts, and they do not change reachable ones).
+    pub fn backward_order(&self, func: &Function) -> Vec<BlockId> {
+        let unreachable = func.layout.iter().copied().filter(|&b| !self.is_reachable(b));
+        self.postorder().chain(unreachable).collect()
+    }
+
+    /// Where control goes from the end of `block`: the fall-through block
+    /// and the targets of its last instruction. Branches in the middle of
+    /// the block are edges from inside it, which a transfer function sees
+    /// instruction by instruction.
+    pub fn end_successors<'f>(&self, func: &'f Function, block: BlockId) -> impl Iterator<Item = BlockId> + 'f {
+        let last = func.blocks[block].insts.last().map(|&i| &func.insts[i]);
+        self.fallthrough(block).into_iter().chain(last.into_iter().flat_map(branch_targets))
+    }
+
     /// Number of block slots (the size of the function's block arena):
     /// the length of per-block tables.
     pub fn capacity(&self) -> usize {

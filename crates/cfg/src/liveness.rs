@@ -186,22 +186,14 @@ impl Liveness {
             live_in: vec![empty.clone(); cfg.capacity()],
             live_out: vec![empty.clone(); cfg.capacity()],
         };
-        // Unreachable blocks take part too: a later pass may still look at
-        // them, and they do not change the facts of reachable blocks.
-        let unreachable = func.layout.iter().copied().filter(|&b| !cfg.is_reachable(b));
-        let order: Vec<BlockId> = cfg.postorder().chain(unreachable).collect();
+        let order = cfg.backward_order(func);
         let mut changed = true;
         while changed {
             changed = false;
             for &block in &order {
                 let mut set = empty.clone();
-                if let Some(next) = cfg.fallthrough(block) {
+                for next in cfg.end_successors(func, block) {
                     set.union_with(&live.live_in[index(next)]);
-                }
-                if let Some(&last) = func.blocks[block].insts.last() {
-                    for target in branch_targets(&func.insts[last]) {
-                        set.union_with(&live.live_in[index(target)]);
-                    }
                 }
                 live.live_out[index(block)] = set.clone();
                 for &i in func.blocks[block].insts.iter().rev() {
