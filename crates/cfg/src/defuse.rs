@@ -31,6 +31,9 @@ pub struct Def {
     pub inst: InstId,
     /// The register.
     pub reg: VReg,
+    /// True when the write surely replaces the whole register (unguarded,
+    /// not a plain partial write), so earlier definitions stop here.
+    pub kills: bool,
 }
 
 /// One register read by one instruction.
@@ -100,11 +103,12 @@ impl DefUse {
             let mut regs: Vec<VReg> = inst.written_regs().filter_map(VReg::of).collect();
             regs.sort();
             regs.dedup();
+            let killed: Vec<VReg> = inst.killed_regs().filter_map(VReg::of).collect();
             for reg in regs {
                 if let Some(r) = space.bit(reg) {
                     defs_of[r].push(du.defs.len() as u32);
                 }
-                du.defs.push(Def { inst: id, reg });
+                du.defs.push(Def { inst: id, reg, kills: killed.contains(&reg) });
             }
             du.inst_defs.insert(id, start..du.defs.len() as u32);
         }
@@ -135,7 +139,7 @@ impl DefUse {
                     du.uses.push(Use { inst: id, reg });
                 }
                 du.inst_uses.insert(id, start..du.uses.len() as u32);
-                step(&du, &num, id, inst.guard.is_none(), &mut state);
+                step(&du, &num, id, &mut state);
             }
         }
         du.use_def_start.push(du.use_defs.len() as u32);
@@ -216,11 +220,12 @@ impl DefUse {
 }
 
 /// Applies one instruction to the set of reaching definitions.
-fn step(du: &DefUse, num: &Numbering, id: InstId, unguarded: bool, state: &mut FixedBitSet) {
+fn step(du: &DefUse, num: &Numbering, id: InstId, state: &mut FixedBitSet) {
     let range = du.inst_defs.get(id).cloned().unwrap_or(0..0);
     for d in range {
-        if unguarded {
-            num.kill(state, du.defs[d as usize].reg);
+        let def = du.defs[d as usize];
+        if def.kills {
+            num.kill(state, def.reg);
         }
         state.insert(d as usize);
     }
@@ -253,7 +258,7 @@ fn reaching_in(func: &Function, cfg: &Cfg, du: &DefUse, num: &Numbering) -> Vec<
             };
             for &id in &func.blocks[block].insts {
                 let inst = &func.insts[id];
-                step(du, num, id, inst.guard.is_none(), &mut state);
+                step(du, num, id, &mut state);
                 for target in branch_targets(inst) {
                     send(&state, target, &mut ins);
                 }

@@ -1,10 +1,12 @@
 //! Liveness of virtual registers: which registers hold a value that may
 //! still be read, at the start and end of every block.
 //!
-//! A tuple (`%r4.64`) is one virtual register. Only virtual registers are
-//! tracked; physical registers (ABI registers before allocation, `RZ`,
-//! `PR`) are outside the sets. A guarded definition does not kill: when the
-//! guard is false the old value survives. A branch in the middle of a block
+//! A tuple (`%r4.64`) is one virtual register, and so are its parts
+//! (`%r4:1`): a write of a part keeps the tuple live through it unless it
+//! is marked `undef` ([`ori_ir::Inst::killed_regs`]). Only virtual
+//! registers are tracked; physical registers (ABI registers before
+//! allocation, `RZ`, `PR`) are outside the sets. A guarded definition does
+//! not kill: when the guard is false the old value survives. A branch in the middle of a block
 //! (a guarded `BRA`) makes everything live at its targets live at that
 //! point, so the sets are exact for blocks with several exits.
 
@@ -231,10 +233,8 @@ impl Liveness {
         for target in branch_targets(inst) {
             live.union_with(&self.live_in[index(target)]);
         }
-        if inst.guard.is_none() {
-            for v in inst.written_regs().filter_map(VReg::of) {
-                live.remove(v);
-            }
+        for v in inst.killed_regs().filter_map(VReg::of) {
+            live.remove(v);
         }
         for v in inst.read_regs().filter_map(VReg::of) {
             live.insert(v);
@@ -300,6 +300,25 @@ bb0:
 }
 ";
         assert_eq!(sets(text), s(&[("{%r0, %r2, %p0}", "{}")]));
+    }
+
+    #[test]
+    fn only_undef_parts_kill_their_tuple() {
+        // %r0's low word is written plainly, so the tuple is live above it
+        // (its high word may hold an older value); %r1's first write is
+        // `undef`, so nothing of %r1 is live at the top.
+        let text = "
+.entry k {
+bb0:
+    %r0:0 = MOV 0x1
+    undef %r1:1 = MOV 0x2
+    %r1:0 = MOV 0x3
+    STG.E.64 [%r2.64], %r0.64
+    STG.E.64 [%r2.64], %r1.64
+    EXIT
+}
+";
+        assert_eq!(sets(text), s(&[("{%r0, %r2}", "{}")]));
     }
 
     #[test]

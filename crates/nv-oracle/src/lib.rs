@@ -35,10 +35,7 @@ impl Oracle {
     /// Finds the tools: `$NV_ORACLE_DIR`, else `target/oracle` of the
     /// workspace that contains the current directory or this crate.
     pub fn find() -> Option<Oracle> {
-        let candidates = std::env::var_os(DIR_ENV)
-            .map(PathBuf::from)
-            .into_iter()
-            .chain(default_dir());
+        let candidates = std::env::var_os(DIR_ENV).map(PathBuf::from).into_iter().chain(default_dir());
         candidates
             .map(|dir| dir.join("nvidia/cu13/bin"))
             .find(|bin| bin.join("ptxas").is_file())

@@ -73,15 +73,11 @@ struct Slots {
 
 impl Slots {
     fn new(func: &Function) -> Slots {
-        let mut width: HashMap<(RegFile, u32), u8> = HashMap::new();
+        let width = func.vreg_widths();
         let mut next = [0u32; 5];
         for (_, _, inst) in func.insts_in_order() {
-            let regs = inst.written_regs().chain(inst.read_regs()).chain(inst.defs.iter().filter_map(|d| d.as_reg()));
-            for r in regs {
-                if r.is_virtual {
-                    let w = width.entry((r.file, r.num)).or_insert(1);
-                    *w = (*w).max(r.width);
-                } else if !r.is_zero() {
+            for r in inst.written_regs().chain(inst.read_regs()) {
+                if !r.is_virtual && !r.is_zero() {
                     let n = &mut next[r.file.index()];
                     *n = (*n).max(r.num + u32::from(r.width));
                 }
@@ -102,8 +98,10 @@ impl Slots {
         if r.is_zero() {
             Loc::Zero(r.file)
         } else if r.is_virtual {
-            // Every register of the function was numbered in `new`.
-            Loc::Slot(r.file, self.virt.get(&(r.file, r.num)).copied().unwrap_or(u32::MAX))
+            // Every register of the function was numbered in `new`; a part
+            // of a tuple starts at its word.
+            let base = self.virt.get(&(r.file, r.num)).copied().unwrap_or(u32::MAX);
+            Loc::Slot(r.file, base.saturating_add(u32::from(r.word.unwrap_or(0))))
         } else {
             Loc::Slot(r.file, r.num)
         }

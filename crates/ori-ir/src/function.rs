@@ -1,5 +1,7 @@
 //! Functions and basic blocks.
 
+use std::collections::HashMap;
+
 use la_arena::{Arena, Idx};
 
 use crate::inst::Inst;
@@ -138,6 +140,26 @@ impl Function {
             let slot = &mut self.next_vreg[reg.file.index()];
             *slot = (*slot).max(reg.num + 1);
         }
+    }
+
+    /// The width of every virtual register the function names, in words:
+    /// that of its whole uses, or (named only in parts) enough to hold
+    /// every part. The verifier checks that whole uses agree and parts fit.
+    pub fn vreg_widths(&self) -> HashMap<(RegFile, u32), u8> {
+        let mut widths: HashMap<(RegFile, u32), u8> = HashMap::new();
+        let mut whole: HashMap<(RegFile, u32), u8> = HashMap::new();
+        for (_, _, inst) in self.insts_in_order() {
+            for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
+                let key = (reg.file, reg.num);
+                let end = widths.entry(key).or_insert(0);
+                *end = (*end).max(reg.words().end);
+                if reg.word.is_none() {
+                    whole.insert(key, reg.width);
+                }
+            }
+        }
+        widths.extend(whole);
+        widths
     }
 
     /// Number of virtual registers handed out in `file`.

@@ -75,4 +75,18 @@ impl Inst {
     pub fn written_regs(&self) -> impl Iterator<Item = Reg> + '_ {
         self.defs.iter().filter_map(Operand::as_reg).filter(|r| !r.is_zero())
     }
+
+    /// Registers whose previous value ends here because the instruction
+    /// surely replaces all of it: unguarded writes of whole registers, and
+    /// of parts marked [`OperandFlags::undef`](crate::OperandFlags::undef).
+    /// A guarded write may not happen, and a plain partial write keeps the
+    /// rest of its tuple, so neither ends anything.
+    pub fn killed_regs(&self) -> impl Iterator<Item = Reg> + '_ {
+        let unguarded = self.guard.is_none();
+        self.defs
+            .iter()
+            .filter(move |d| unguarded && d.as_reg().is_some_and(|r| r.word.is_none() || d.flags.undef))
+            .filter_map(Operand::as_reg)
+            .filter(|r| !r.is_zero())
+    }
 }

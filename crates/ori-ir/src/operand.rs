@@ -108,7 +108,8 @@ pub enum OperandKind {
     GroupScoreboard(u8),
 }
 
-/// Source-operand modifiers as nvdisasm prints them.
+/// Source-operand modifiers as nvdisasm prints them, and one marker on
+/// definitions ([`OperandFlags::undef`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct OperandFlags {
     /// Arithmetic negation `-x`.
@@ -124,6 +125,12 @@ pub struct OperandFlags {
     /// Which 16-bit halves of a packed pair the operand supplies
     /// (`R5.H0_H0`); `None` takes the pair as it is.
     pub halves: Option<Halves>,
+    /// On a definition of part of a virtual tuple (`undef %r5:0 = ...`):
+    /// the words this instruction does not write hold nothing worth
+    /// keeping, so the write starts a new value of the whole tuple and ends
+    /// the old one's life (LLVM's read-undef). Without it a partial write
+    /// keeps the rest of the tuple alive through it.
+    pub undef: bool,
 }
 
 /// A selection of 16-bit halves of a packed register, as nvdisasm spells it

@@ -84,6 +84,13 @@ impl RegFile {
 /// A register operand: one register, or an aligned tuple of `width`
 /// consecutive 32-bit registers (64-bit values in even pairs, 128-bit in
 /// quads), either virtual (before allocation) or physical.
+///
+/// An operand may also name *part* of a virtual tuple: `%r5:1` is the
+/// upper word of the pair `%r5.64`, `%r5:2.64` the upper pair of the quad
+/// `%r5.128`. That is how 64-bit arithmetic (`IADD3` on the low words,
+/// `IADD3.X` on the high ones) and vector loads into several values are
+/// written before allocation; allocation turns a part into the physical
+/// registers it covers (`R4.64`'s word 1 is `R5`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Reg {
     /// The register file.
@@ -95,17 +102,21 @@ pub struct Reg {
     pub width: u8,
     /// Virtual (pre-allocation) or physical.
     pub is_virtual: bool,
+    /// For part of a virtual tuple, the first word it names (the part
+    /// covers words `word..word + width`); `None` names the whole
+    /// register. Always `None` for physical registers.
+    pub word: Option<u8>,
 }
 
 impl Reg {
     /// A physical register.
     pub const fn phys(file: RegFile, num: u32) -> Reg {
-        Reg { file, num, width: 1, is_virtual: false }
+        Reg { file, num, width: 1, is_virtual: false, word: None }
     }
 
     /// A virtual register.
     pub const fn virt(file: RegFile, num: u32) -> Reg {
-        Reg { file, num, width: 1, is_virtual: true }
+        Reg { file, num, width: 1, is_virtual: true, word: None }
     }
 
     /// `RZ`.
@@ -120,6 +131,25 @@ impl Reg {
     /// The same register as a tuple of `width` 32-bit registers.
     pub const fn wide(self, width: u8) -> Reg {
         Reg { width, ..self }
+    }
+
+    /// Words `word..word + width` of the virtual tuple `self` (whose own
+    /// width does not matter), e.g. `%r5.64.part(1, 1)` is `%r5:1`.
+    pub const fn part(self, word: u8, width: u8) -> Reg {
+        Reg { width, word: Some(word), ..self }
+    }
+
+    /// The register as a whole, `width` words wide: `%r5:1.whole(2)` is
+    /// `%r5.64`.
+    pub const fn whole(self, width: u8) -> Reg {
+        Reg { width, word: None, ..self }
+    }
+
+    /// The words of the tuple this operand covers: `0..width` for a whole
+    /// register.
+    pub fn words(self) -> std::ops::Range<u8> {
+        let first = self.word.unwrap_or(0);
+        first..first + self.width
     }
 
     /// True for `RZ`, `URZ`, `PT` and `UPT`.
@@ -137,6 +167,9 @@ impl fmt::Display for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_virtual {
             write!(f, "{}{}", self.file.virtual_prefix(), self.num)?;
+            if let Some(word) = self.word {
+                write!(f, ":{word}")?;
+            }
         } else if self.is_zero() {
             let name = match self.file {
                 RegFile::R => "RZ",
@@ -219,6 +252,8 @@ mod tests {
         assert_eq!(Reg::phys(RegFile::UR, 4).wide(2).to_string(), "UR4.64");
         assert_eq!(Reg::virt(RegFile::R, 12).wide(4).to_string(), "%r12.128");
         assert_eq!(Reg::virt(RegFile::UP, 0).to_string(), "%up0");
+        assert_eq!(Reg::virt(RegFile::R, 5).part(1, 1).to_string(), "%r5:1");
+        assert_eq!(Reg::virt(RegFile::R, 5).part(2, 2).to_string(), "%r5:2.64");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::function::{BlockId, Function};
 use crate::inst::{Ctrl, Inst};
 use crate::module::Module;
 use crate::opcode::OpFlags;
-use crate::operand::{Imm, OperandKind};
+use crate::operand::{Imm, OperandFlags, OperandKind};
 use crate::props::{Property, PropertySet};
 use crate::reg::{Reg, RegFile};
 use crate::text::print_inst;
@@ -57,17 +57,26 @@ struct Checker<'f> {
     func: &'f Function,
     props: PropertySet,
     errors: Vec<VerifyError>,
-    /// Width each virtual register was first seen with.
+    /// Width each virtual register was first seen with as a whole.
     vreg_widths: HashMap<(RegFile, u32), u8>,
+    /// Widths the virtual registers' whole uses have, for parts to fit in.
+    whole_widths: HashMap<(RegFile, u32), u8>,
 }
 
 fn check_function(func: &Function, props: PropertySet) -> Vec<VerifyError> {
-    let mut c = Checker { func, props, errors: Vec::new(), vreg_widths: HashMap::new() };
+    let whole_widths = func.vreg_widths();
+    let mut c = Checker { func, props, errors: Vec::new(), vreg_widths: HashMap::new(), whole_widths };
     c.check_layout();
     for (pos, &block) in func.layout.iter().enumerate() {
         c.check_block(pos, block);
     }
     c.errors
+}
+
+/// Registers a tuple of `width` words must start at a multiple of: pairs
+/// on even registers, 96- and 128-bit tuples on multiples of four.
+fn alignment(width: u8) -> u32 {
+    if width == 3 { 4 } else { u32::from(width) }
 }
 
 /// Virtual registers read but written nowhere in the function: they hold
@@ -173,8 +182,11 @@ impl Checker<'_> {
             self.error(at, Some(inst), "guard is not a predicate register");
         }
         for def in &inst.defs {
+            // `undef` is the one flag a destination may carry, on a part.
+            let undef_part = matches!(def.kind, OperandKind::Reg(r) if r.word.is_some());
+            let flags = OperandFlags { undef: def.flags.undef && !undef_part, ..def.flags };
             let ok = matches!(def.kind, OperandKind::Reg(_) | OperandKind::PredFile { .. })
-                && def.flags == Default::default();
+                && flags == OperandFlags::default();
             if !ok {
                 self.error(at, Some(inst), "a destination must be a plain register");
             }
@@ -215,14 +227,30 @@ impl Checker<'_> {
             if self.props.contains(Property::PhysicalRegs) {
                 self.error(at, Some(inst), format!("virtual register {reg} after register allocation"));
             }
-            match self.vreg_widths.insert((reg.file, reg.num), reg.width) {
-                Some(w) if w != reg.width => {
-                    self.error(at, Some(inst), format!("{reg} is also used {} bits wide", u32::from(w) * 32));
+            match reg.word {
+                None => match self.vreg_widths.insert((reg.file, reg.num), reg.width) {
+                    Some(w) if w != reg.width => {
+                        self.error(at, Some(inst), format!("{reg} is also used {} bits wide", u32::from(w) * 32));
+                    }
+                    _ => {}
+                },
+                Some(word) => {
+                    let whole = self.whole_widths.get(&(reg.file, reg.num)).copied().unwrap_or(0);
+                    if reg.words().end > whole {
+                        self.error(
+                            at,
+                            Some(inst),
+                            format!("{reg} lies outside its {}-bit register", u32::from(whole) * 32),
+                        );
+                    } else if u32::from(word) % alignment(reg.width) != 0 {
+                        self.error(at, Some(inst), format!("{reg} is not aligned within its register"));
+                    }
                 }
-                _ => {}
             }
+        } else if reg.word.is_some() {
+            self.error(at, Some(inst), format!("physical register {reg} names a part of a register"));
         } else if !reg.is_zero() {
-            let align = if reg.width == 3 { 4 } else { u32::from(reg.width) };
+            let align = alignment(reg.width);
             if !reg.num.is_multiple_of(align) {
                 self.error(at, Some(inst), format!("{reg} is not aligned to {align} registers"));
             }

@@ -3,9 +3,10 @@
 //! Lowering and the early rewrites leave many `d = MOV s`; reading `s`
 //! directly where `d` is read shortens dependence chains and lets
 //! `EarlyOriSimpleLiveDead` delete the copy. A copy is a plain `MOV`
-//! (no modifier, no guard, one source without operand flags) of a virtual
-//! register of the same file and width, of a zero register, or of a 32-bit
-//! immediate into a one-word register.
+//! (no modifier, no guard, one source without operand flags) into a whole
+//! virtual register from a virtual register (or part of a tuple) of the
+//! same file and width, from a zero register, or of a 32-bit immediate
+//! into a one-word register.
 //!
 //! Where the copy may be used is a forward "available copies" problem: a
 //! copy is available at a point when it ran on every path there and
@@ -107,7 +108,8 @@ fn as_copy(inst: &Inst) -> Option<(VReg, Source)> {
         return None;
     }
     let ([def], [src]) = (&inst.defs[..], &inst.uses[..]) else { return None };
-    let dest_reg = def.as_reg()?;
+    // A copy into part of a tuple is not a copy of the tuple.
+    let dest_reg = def.as_reg().filter(|r| r.word.is_none())?;
     let dest = VReg::of(dest_reg)?;
     if src.flags != OperandFlags::default() {
         return None;
@@ -242,8 +244,12 @@ impl Copies {
         ins
     }
 
-    /// The source of the available copy writing `reg`.
+    /// The source of the available copy writing `reg`. Copies are of whole
+    /// registers, so a read of a part has none.
     fn available_copy(&self, reg: Reg, state: &FixedBitSet) -> Option<Source> {
+        if reg.word.is_some() {
+            return None;
+        }
         let bit = self.space.bit(VReg::of(reg)?)?;
         self.by_dest[bit].iter().find(|&&k| state.contains(k as usize)).map(|&k| self.list[k as usize])
     }

@@ -40,14 +40,7 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
         }
     }
     let mut holders = vec![Holder::Free; UNIT_COUNT];
-    let mut widths = std::collections::HashMap::new();
-    for (_, _, inst) in func.insts_in_order() {
-        for reg in inst.read_regs().chain(inst.written_regs()) {
-            if let Some(v) = VReg::of(reg) {
-                widths.insert(v, reg.width);
-            }
-        }
-    }
+    let widths = func.vreg_widths();
     for (pos, &block) in func.layout.iter().enumerate() {
         let mut vlive = live.live_out(block).clone();
         let mut plive = phys.live_out(block).clone();
@@ -88,7 +81,8 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
             for u in phys_defs {
                 claim(Holder::Physical, u..u + 1)?;
             }
-            let after = vlive.iter().map(|v| Reg::virt(v.file, v.num).wide(widths.get(&v).copied().unwrap_or(1)));
+            let after =
+                vlive.iter().map(|v| Reg::virt(v.file, v.num).wide(widths.get(&(v.file, v.num)).copied().unwrap_or(1)));
             for reg in after.chain(inst.written_regs().filter(|r| r.is_virtual)) {
                 let v = VReg::of(reg).expect("virtual");
                 claim(Holder::Virtual(v), units_of(alloc.physical(reg).expect("checked above")))?;

@@ -57,11 +57,12 @@ impl Allocation {
     }
 
     /// The physical register for `reg` when it is virtual (same file and
-    /// width), `None` for a physical register or one the allocation does
-    /// not cover.
+    /// width; a part of a tuple becomes the registers it covers), `None`
+    /// for a physical register or one the allocation does not cover.
     pub fn physical(&self, reg: Reg) -> Option<Reg> {
         let bit = self.space.bit(VReg::of(reg)?)?;
-        self.first[bit].map(|num| Reg::phys(reg.file, num).wide(reg.width))
+        let word = u32::from(reg.word.unwrap_or(0));
+        self.first[bit].map(|num| Reg::phys(reg.file, num + word).wide(reg.width))
     }
 }
 

@@ -13,7 +13,9 @@
 //! Ranges come from a backward walk over each block starting at its
 //! live-out set (`cfg::Liveness` for virtual registers, `PhysLiveness` for
 //! physical ones), so they are exact at every point, mid-block branches and
-//! guarded writes included (a guarded write keeps the old value alive).
+//! guarded writes included (a guarded write keeps the old value alive, and
+//! so does a plain write of part of a tuple). A tuple is one unit whose
+//! width is that of the whole register, however its parts are named.
 
 use cfg::{Cfg, DomTree, Liveness, LoopNest, VReg, VRegSpace, branch_targets};
 use fixedbitset::FixedBitSet;
@@ -90,6 +92,7 @@ impl LiveRanges {
         let phys = PhysLiveness::compute(func, &cfg, &effects);
         let space = live.space();
         let mut b = Builder {
+            widths: func.vreg_widths(),
             space,
             vregs: vec![VRegInfo::default(); space.len()],
             units: vec![Vec::new(); UNIT_COUNT],
@@ -155,6 +158,8 @@ impl LiveRanges {
 
 /// Accumulates ranges during the backward walk.
 struct Builder {
+    /// Width of each virtual register as a whole.
+    widths: std::collections::HashMap<(ori_ir::RegFile, u32), u8>,
     space: VRegSpace,
     vregs: Vec<VRegInfo>,
     units: Vec<Vec<Range>>,
@@ -186,13 +191,15 @@ impl Builder {
         def_pt: u32,
         freq: f64,
     ) {
-        let kills = inst.guard.is_none();
+        let unguarded = inst.guard.is_none();
         for reg in inst.written_regs() {
+            let kills = inst.killed_regs().any(|k| k == reg);
             let start = if early_clobber(inst, reg) { use_pt } else { def_pt };
             if let Some(v) = VReg::of(reg) {
                 let bit = self.bit(v);
+                let width = self.widths[&(v.file, v.num)];
                 let info = &mut self.vregs[bit];
-                info.width = reg.width;
+                info.width = width;
                 info.weight += freq;
                 if !vlive.contains(v) {
                     info.ranges.push(Range { start, end: def_pt });
@@ -206,7 +213,7 @@ impl Builder {
                 }
             }
         }
-        effects.implicit_defs(inst, |u| self.def_unit(u, plive, def_pt, def_pt, kills));
+        effects.implicit_defs(inst, |u| self.def_unit(u, plive, def_pt, def_pt, unguarded));
     }
 
     fn def_unit(&mut self, u: Unit, plive: &mut FixedBitSet, start: u32, def_pt: u32, kills: bool) {
@@ -231,8 +238,9 @@ impl Builder {
         for reg in inst.read_regs() {
             if let Some(v) = VReg::of(reg) {
                 let bit = self.bit(v);
+                let width = self.widths[&(v.file, v.num)];
                 let info = &mut self.vregs[bit];
-                info.width = reg.width;
+                info.width = width;
                 info.weight += freq;
                 if !vlive.contains(v) {
                     vlive.insert(v);
@@ -269,9 +277,16 @@ impl Builder {
     }
 }
 
-/// `dst = MOV src`, unguarded, unmodified, between two non-zero registers
-/// of the same file and width: a copy the allocator can make vanish.
+/// `dst = MOV src` between two whole registers: a copy the allocator can
+/// make vanish by giving both the same register (a part of a tuple would
+/// need the tuple placed around it, which a hint does not say).
 pub(crate) fn plain_copy(inst: &Inst) -> Option<(Reg, Reg)> {
+    plain_mov(inst).filter(|(d, s)| d.word.is_none() && s.word.is_none())
+}
+
+/// `dst = MOV src`, unguarded, unmodified, between two non-zero registers
+/// of the same file and width.
+pub(crate) fn plain_mov(inst: &Inst) -> Option<(Reg, Reg)> {
     if inst.op != Opcode::MOV || inst.guard.is_some() || !inst.mods.is_empty() || inst.uses.len() != 1 {
         return None;
     }

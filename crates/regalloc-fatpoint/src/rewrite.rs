@@ -4,7 +4,7 @@
 use ori_ir::{Bank, Function, Inst, OperandKind, Reg};
 
 use crate::driver::Allocation;
-use crate::points::plain_copy;
+use crate::points::plain_mov;
 
 /// Calls `f` on every register `inst` names (guard, results, sources,
 /// and the registers inside addresses and bank references) and replaces
@@ -43,9 +43,13 @@ pub(crate) fn rewrite(func: &mut Function, alloc: &Allocation) {
             let inst = &mut func.insts[id];
             // Only copies the assignment made redundant go; a self-copy
             // written in the input is someone else's business.
-            let was_virtual_copy = plain_copy(inst).is_some_and(|(d, s)| d.is_virtual || s.is_virtual);
+            let was_virtual_copy = plain_mov(inst).is_some_and(|(d, s)| d.is_virtual || s.is_virtual);
             map_regs(inst, |r| alloc.physical(r).unwrap_or(r));
-            let vanished = was_virtual_copy && plain_copy(inst).is_some_and(|(d, s)| d == s);
+            // Physical registers have no parts, so no partial-write marks.
+            for def in &mut inst.defs {
+                def.flags.undef = false;
+            }
+            let vanished = was_virtual_copy && plain_mov(inst).is_some_and(|(d, s)| d == s);
             if !vanished {
                 kept.push(id);
             }

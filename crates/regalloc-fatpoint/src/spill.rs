@@ -6,14 +6,14 @@
 //! Every instruction that reads the register is preceded by a load into a
 //! fresh temporary, and every instruction that writes it is followed by a
 //! store from the temporary; the temporaries live only around their
-//! instruction and are never spilled again. A guarded write first loads
-//! the old value, so that the store after it keeps the old value when the
-//! guard is false. Slots come after what the frame already holds
+//! instruction and are never spilled again. A guarded write, or a write of
+//! part of a tuple, first loads the old value, so that the store after it
+//! keeps what the instruction did not replace. Slots come after what the frame already holds
 //! (`FunctionAttrs::frame_bytes`, e.g. local arrays), each aligned to its
 //! size.
 
 use cfg::VReg;
-use ori_ir::{Address, Function, Inst, Modifier, Opcode, Operand, OperandKind, RegFile};
+use ori_ir::{Address, Function, Inst, Modifier, Opcode, Operand, OperandKind, Reg, RegFile};
 
 use crate::rewrite::map_regs;
 use crate::units::STACK_POINTER;
@@ -70,7 +70,7 @@ pub(crate) fn spill(func: &mut Function, spilled: &[(VReg, u8)], stats: &mut Spi
                     None => touched.push((v, !is_def, is_def)),
                 }
             }
-            let guarded = inst.guard.is_some();
+            let killed: Vec<VReg> = inst.killed_regs().filter_map(VReg::of).collect();
             let mut after = Vec::new();
             let mut renames = Vec::new();
             for (v, read, written) in touched {
@@ -84,7 +84,9 @@ pub(crate) fn spill(func: &mut Function, spilled: &[(VReg, u8)], stats: &mut Spi
                     ..Address::default()
                 }));
                 let mods = width_modifier(width);
-                if read || (written && guarded) {
+                // A write that may leave part of the value alone (guarded,
+                // or of one part) stores what it kept too, so it loads it.
+                if read || (written && !killed.contains(&v)) {
                     let mut load = Inst::new(Opcode::LDL, vec![Operand::reg(temp)], vec![addr.clone()]);
                     load.mods = mods.clone();
                     new.push(func.insts.alloc(load));
@@ -99,7 +101,9 @@ pub(crate) fn spill(func: &mut Function, spilled: &[(VReg, u8)], stats: &mut Spi
             }
             if !renames.is_empty() {
                 map_regs(&mut func.insts[id], |r| {
-                    renames.iter().find(|(v, _)| r.is_virtual && r.file == v.file && r.num == v.num).map_or(r, |t| t.1)
+                    let renamed = renames.iter().find(|(v, _)| r.is_virtual && r.file == v.file && r.num == v.num);
+                    // A part of the spilled tuple is the same part of the temporary.
+                    renamed.map_or(r, |t| Reg { num: t.1.num, ..r })
                 });
             }
             new.push(id);
@@ -170,5 +174,40 @@ bb0:
 "
         );
         assert_eq!(stats, SpillStats { spilled: 2, store_bytes: 4 + 8 + 4, load_bytes: 4 + 4 + 8 + 4 });
+    }
+
+    #[test]
+    fn a_plain_partial_write_keeps_the_rest_of_the_slot() {
+        let mut func = parse_function(
+            "
+.entry k {
+bb0:
+    undef %r0:0 = S2R SR_TID.X
+    %r0:1 = S2R SR_TID.Y
+    STG.E.64 [%r4.64], %r0.64
+    EXIT
+}
+",
+        )
+        .unwrap();
+        let mut stats = SpillStats::default();
+        spill(&mut func, &[(VReg { file: RegFile::R, num: 0 }, 2)], &mut stats);
+        assert_eq!(
+            print_function(&func),
+            "\
+.entry k {
+    .frame_bytes 8
+bb0:
+    undef %r5:0 = S2R SR_TID.X
+    STL.64 [R1], %r5.64
+    %r6.64 = LDL.64 [R1]
+    %r6:1 = S2R SR_TID.Y
+    STL.64 [R1], %r6.64
+    %r7.64 = LDL.64 [R1]
+    STG.E.64 [%r4.64], %r7.64
+    EXIT
+}
+"
+        );
     }
 }

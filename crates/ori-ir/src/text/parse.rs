@@ -310,6 +310,10 @@ fn parse_operand_list(cur: &mut Cursor, func: &mut Function, labels: &mut Labels
 
 fn parse_operand(cur: &mut Cursor, func: &mut Function, labels: &mut Labels) -> Result<Operand> {
     let mut flags = OperandFlags::default();
+    if cur.rest().starts_with("undef ") {
+        cur.pos += "undef ".len();
+        flags.undef = true;
+    }
     loop {
         match cur.peek() {
             Some('-') if !cur.rest()[1..].starts_with(|c: char| c.is_ascii_digit()) => flags.neg = true,
@@ -453,7 +457,15 @@ fn parse_reg(cur: &mut Cursor) -> Result<Reg> {
     if !is_virtual && (num >= file.physical_count() || file.zero_register() == Some(num)) {
         return Err(cur.error_at(start, format!("no register {}{num}", file.physical_prefix())));
     }
-    let reg = if is_virtual { Reg::virt(file, num) } else { Reg::phys(file, num) };
+    let mut reg = if is_virtual { Reg::virt(file, num) } else { Reg::phys(file, num) };
+    if is_virtual && cur.rest().starts_with(':') {
+        cur.bump();
+        let rest = cur.rest();
+        let digits = &rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())];
+        let word: u8 = digits.parse().map_err(|_| cur.error("expected a word number after `:`"))?;
+        cur.pos += digits.len();
+        reg = reg.part(word, 1);
+    }
     parse_width(cur, reg)
 }
 
@@ -526,7 +538,8 @@ fn parse_bracket_terms(cur: &mut Cursor) -> Result<(Vec<Reg>, Scale, i64)> {
             offset = parse_offset(cur)?;
         } else {
             regs.push(parse_reg(cur)?);
-            if let Some(s) = [Scale::X16, Scale::X8, Scale::X4].into_iter().find(|s| cur.rest().starts_with(s.suffix())) {
+            if let Some(s) = [Scale::X16, Scale::X8, Scale::X4].into_iter().find(|s| cur.rest().starts_with(s.suffix()))
+            {
                 if regs.len() > 1 {
                     return Err(cur.error("only the first address register can be scaled"));
                 }

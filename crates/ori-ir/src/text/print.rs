@@ -111,6 +111,9 @@ fn write_inst(out: &mut String, func: &Function, inst: &Inst) -> fmt::Result {
 
 fn write_operand(out: &mut String, func: &Function, op: &Operand) -> fmt::Result {
     let f = op.flags;
+    if f.undef {
+        out.push_str("undef ");
+    }
     if f.neg {
         out.push('-');
     }
