@@ -10,7 +10,8 @@ pub fn corpus() -> PathBuf {
 /// A straight-line Ori function of `n` dependent integer instructions with
 /// copies and dead values, for the phase pipeline and the text form.
 pub fn generated_ori(n: usize) -> String {
-    let mut text = String::from(".target sm_90\n.props VirtualRegs\n\n.entry generated {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+    let mut text =
+        String::from(".target sm_90\n.props VirtualRegs\n\n.entry generated {\nbb0:\n    %r0 = S2R SR_TID.X\n");
     for i in 1..n {
         let line = match i % 4 {
             0 => format!("    %r{i} = MOV %r{}\n", i - 1),
@@ -20,6 +21,9 @@ pub fn generated_ori(n: usize) -> String {
         };
         text.push_str(&line);
     }
-    text.push_str(&format!("    %r{n}.64 = LDC.64 c[0x0][0x210]\n    STG.E desc[%ur0.64][%r{n}.64], %r{}\n    EXIT\n}}\n", n - 1));
+    text.push_str(&format!(
+        "    %r{n}.64 = LDC.64 c[0x0][0x210]\n    STG.E desc[%ur0.64][%r{n}.64], %r{}\n    EXIT\n}}\n",
+        n - 1
+    ));
     text
 }

@@ -108,9 +108,12 @@ fn nvdisasm_reads_our_cubins() {
 #[test]
 fn unsupported_ptx_is_an_error_with_its_line() {
     let options = Options { arch: "sm_90".parse().unwrap(), ..Options::default() };
-    let failure = compile_sources(&[source("copy_vec", "sm_90")], &options).expect_err("copy_vec is not covered yet");
+    let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 p)\n{\n\
+        \t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tprefetch.global.L2 [%rd1];\n\tret;\n}\n";
+    let source = Source { name: "prefetch.ptx".into(), text: text.into() };
+    let failure = compile_sources(&[source], &options).expect_err("prefetch is not covered yet");
     let first = &failure.report.diagnostics[0];
     let location = first.location.as_ref().expect("a location");
-    assert_eq!((location.file.as_str(), location.line), ("copy_vec.sm90.ptx", 37));
-    assert_eq!(first.message, "lowering of 'setp.ge.u64' is not supported yet");
+    assert_eq!((location.file.as_str(), location.line), ("prefetch.ptx", 9));
+    assert_eq!(first.message, "lowering of 'prefetch.global.L2' is not supported yet");
 }

@@ -62,8 +62,5 @@ fn main() -> ExitCode {
 
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_path_buf()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
 }

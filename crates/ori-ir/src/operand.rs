@@ -229,6 +229,13 @@ impl Operand {
         self.flags.not = !self.flags.not;
         self
     }
+
+    /// Same definition, marked as starting a new value of its tuple
+    /// ([`OperandFlags::undef`]).
+    pub fn undef(mut self) -> Operand {
+        self.flags.undef = true;
+        self
+    }
 }
 
 impl From<OperandKind> for Operand {

@@ -133,10 +133,16 @@ impl Reg {
         Reg { width, ..self }
     }
 
-    /// Words `word..word + width` of the virtual tuple `self` (whose own
-    /// width does not matter), e.g. `%r5.64.part(1, 1)` is `%r5:1`.
+    /// Words `word..word + width` of the virtual tuple `self`, counted
+    /// from where `self` starts (so a part of a part is a part of the
+    /// whole): `%r5.64.part(1, 1)` is `%r5:1`, `%r5:2.64.part(1, 1)` is
+    /// `%r5:3`.
     pub const fn part(self, word: u8, width: u8) -> Reg {
-        Reg { width, word: Some(word), ..self }
+        let first = match self.word {
+            Some(w) => w + word,
+            None => word,
+        };
+        Reg { width, word: Some(first), ..self }
     }
 
     /// The register as a whole, `width` words wide: `%r5:1.whole(2)` is

@@ -22,6 +22,11 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         // `p|q` (the complement as a second result) is not lowered yet.
         return Err(unsupported(inst));
     }
+    if ty.bits() == 64 && !ty.is_float() {
+        let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+        let unsigned = unsigned || ty != ScalarType::S64;
+        return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean));
+    }
     let (op, mut mods) = if ty == ScalarType::F32 {
         (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
     } else if ty.bits() == 32 && !ty.is_float() {
@@ -31,11 +36,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     } else {
         return Err(unsupported(inst));
     };
-    mods.push(match boolean {
-        "and" => "AND",
-        "or" => "OR",
-        _ => "XOR",
-    });
+    mods.push(bool_mod(boolean));
     let p = dst(cx, inst, 0)?;
     let mut a = src(cx, inst, 1, ty)?;
     let mut b = src(cx, inst, 2, ty)?;
@@ -63,6 +64,15 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         mods[0] = swapped;
     }
     cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+}
+
+/// The SASS combining operation of a PTX `setp` boolean modifier.
+fn bool_mod(boolean: &str) -> &'static str {
+    match boolean {
+        "and" => "AND",
+        "or" => "OR",
+        _ => "XOR",
+    }
 }
 
 /// The comparison with its operands swapped, for the "less" ones.
@@ -117,6 +127,9 @@ fn float_cmp(cmp: &str) -> Option<&'static str> {
 /// every 32-bit type).
 pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
+    if ty.bits() == 64 {
+        return super::wide::selp(cx, inst);
+    }
     if ty.bits() != 32 {
         return Err(unsupported(inst));
     }

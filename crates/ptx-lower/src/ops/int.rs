@@ -20,11 +20,18 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     let ty = ty(inst)?;
     let op = inst.opcode.name.as_str();
     if ty.bits() == 64 {
-        return match op {
-            "add" => add64(cx, inst).map(|()| None),
-            "shl" => shl64(cx, inst).map(Some),
-            _ => Err(unsupported(inst)),
-        };
+        // Address arithmetic on a `mul.wide` product folds into one
+        // `IMAD.WIDE`; the rest works on the words of the pairs.
+        match op {
+            "add" if add64(cx, inst)? => return Ok(None),
+            "shl" => {
+                if let Some(product) = shl64(cx, inst)? {
+                    return Ok(Some(product));
+                }
+            }
+            _ => {}
+        }
+        return super::wide::lower(cx, inst, ty).map(|()| None);
     }
     if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) {
         return Err(unsupported(inst));
@@ -126,8 +133,8 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
 }
 
 /// `add.s64 d, a, b` where one side is a `mul.wide` product of this block:
-/// `IMAD.WIDE d, x, f, other`.
-fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+/// `IMAD.WIDE d, x, f, other`. False (nothing emitted) for other adds.
+fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     let name = |i: usize| match &operand(inst, i).map(|e| &e.kind) {
         Ok(ExprKind::Name(r, None)) => Some(r.name.as_str().to_string()),
         _ => None,
@@ -136,12 +143,16 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         (Some(p), _) => (p, 2),
         (None, Some(n)) => match cx.products.get(&n).cloned() {
             Some(p) => (p, 1),
-            None => return Err(unsupported(inst)),
+            None => return Ok(false),
         },
-        (None, None) => return Err(unsupported(inst)),
+        (None, None) => return Ok(false),
     };
-    let d = dst(cx, inst, 0)?;
     let param = name(other).and_then(|n| cx.param_values.get(&n).copied()).filter(|p| p.words == 2);
+    let other_is_reg = matches!(&operand(inst, other)?.kind, ExprKind::Name(..));
+    if !other_is_reg && param.is_none() {
+        return Ok(false);
+    }
+    let d = dst(cx, inst, 0)?;
     let (factor, c) = match param {
         // sm_80 adds the parameter from the bank; the factor then has to be
         // a register, as an instruction has one constant operand at most.
@@ -162,30 +173,29 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
         _ => (product.factor.clone(), src(cx, inst, other, ScalarType::U64)?),
     };
-    if c.as_reg().is_none() && param.is_none() {
-        return Err(unsupported(inst));
-    }
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
-    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)?;
+    Ok(true)
 }
 
 /// `shl.b64 d, p, k` of a product `x * f` of this block with `f << k`
 /// still a 32-bit factor: the product `x * (f << k)`, one `IMAD.WIDE`.
-fn shl64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<WideProduct> {
-    let ExprKind::Name(p, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
-    let product = cx.products.get(p.name.as_str()).cloned().ok_or_else(|| unsupported(inst))?;
+/// `None` (nothing emitted) for other shifts.
+fn shl64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
+    let ExprKind::Name(p, None) = &operand(inst, 1)?.kind else { return Ok(None) };
+    let Some(product) = cx.products.get(p.name.as_str()).cloned() else { return Ok(None) };
     let (OperandKind::Imm(Imm::Int(f)), ExprKind::Int { value: k, .. }) =
         (&product.factor.kind, &operand(inst, 2)?.kind)
     else {
-        return Err(unsupported(inst));
+        return Ok(None);
     };
     let factor = f.checked_shl(u32::try_from(*k).unwrap_or(u32::MAX)).filter(|v| i32::try_from(*v).is_ok());
-    let factor = Operand::int(factor.ok_or_else(|| unsupported(inst))?);
+    let Some(factor) = factor.map(Operand::int) else { return Ok(None) };
     let d = dst(cx, inst, 0)?;
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
     let uses = vec![product.src.clone(), factor.clone(), Operand::reg(Reg::RZ.wide(2))];
     cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
-    Ok(WideProduct { factor, ..product })
+    Ok(Some(WideProduct { factor, ..product }))
 }
 
 /// `-x` of an integer operand.

@@ -9,11 +9,19 @@ use crate::error::Lowered;
 use crate::func::Lowerer;
 use crate::values::ParamValue;
 
+/// The element count of a `.v2`/`.v4` access.
+fn vector(inst: &Instruction) -> Option<u32> {
+    inst.modifiers.iter().find_map(|m| if let ModifierKind::Vector(n) = m.kind { Some(n) } else { None })
+}
+
 /// `ld.SPACE.T d, [a]`.
 pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    if inst.types().count() != 1 || inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_))) {
+    if inst.types().count() != 1 {
         return Err(unsupported(inst));
+    }
+    if let Some(n) = vector(inst) {
+        return load_vector(cx, inst, ty, n);
     }
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
     match inst.space() {
@@ -44,13 +52,7 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             }
         }
         Some(StateSpace::Global) => {
-            let words: Vec<&str> =
-                inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
-            let constant = match words.as_slice() {
-                [] => false,
-                ["nc"] => true,
-                _ => return Err(unsupported(inst)),
-            };
+            let constant = global_qualifiers(inst).ok_or_else(|| unsupported(inst))?;
             let addr = global_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
             let mut mods = vec!["E"];
@@ -68,6 +70,95 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
         _ => Err(unsupported(inst)),
     }
+}
+
+/// `ld.{global,shared}[.nc].vN.T {d0, ...}, [a]`: one access of the whole
+/// vector into a fresh tuple, whose parts become the destinations (a
+/// destination written only here is that part; others get a `MOV`).
+fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
+    let ExprKind::Braces(elems) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    let (elem_words, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
+    if elems.len() != n as usize {
+        return Err(unsupported(inst));
+    }
+    let (op, mut mods, addr) = match inst.space() {
+        Some(StateSpace::Global) => {
+            let constant = match global_qualifiers(inst) {
+                Some(c) => c,
+                None => return Err(unsupported(inst)),
+            };
+            let mut mods = vec!["E", wide_width(words)];
+            if constant {
+                mods.push("CONSTANT");
+            }
+            (Opcode::LDG, mods, global_address(cx, inst, 1)?)
+        }
+        Some(StateSpace::Shared) if plain_vector(inst) => {
+            (Opcode::LDS, vec![wide_width(words)], shared_address(cx, inst, 1)?)
+        }
+        _ => return Err(unsupported(inst)),
+    };
+    mods.retain(|m| !m.is_empty());
+    let t = cx.temp(ori_ir::RegFile::R, words);
+    cx.emit(op, &mods, vec![t.into()], vec![addr], inst.span)?;
+    for (i, e) in elems.iter().enumerate() {
+        let part = t.part(i as u8 * elem_words, elem_words);
+        match &e.kind {
+            ExprKind::Sink => {}
+            ExprKind::Name(d, None) => {
+                let d = d.name.as_str();
+                if cx.single_def(d) && cx.regs.alias(d, part) {
+                    continue;
+                }
+                let dreg = cx.reg(d, e.span)?;
+                if elem_words == 1 {
+                    cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![part.into()], inst.span)?;
+                } else {
+                    let rz = Operand::reg(ori_ir::Reg::RZ);
+                    let uses = vec![rz.clone(), rz, part.into()];
+                    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], uses, inst.span)?;
+                }
+            }
+            _ => return Err(unsupported(inst)),
+        }
+    }
+    Ok(())
+}
+
+/// Words per element and in all of an `N`-element vector of `ty`, for
+/// the element types that fill whole registers.
+fn vector_shape(ty: ScalarType, n: u32) -> Option<(u8, u8)> {
+    let elem = match ty.bits() {
+        32 => 1,
+        64 => 2,
+        _ => return None,
+    };
+    let words = elem * u8::try_from(n).ok()?;
+    matches!(words, 2 | 4).then_some((elem, words))
+}
+
+/// The size modifier of a 2- or 4-word access.
+fn wide_width(words: u8) -> &'static str {
+    if words == 2 { "64" } else { "128" }
+}
+
+/// True for a global load's qualifiers we lower: none, or `.nc` (read
+/// through the constant cache); `None` for others.
+fn global_qualifiers(inst: &Instruction) -> Option<bool> {
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    match words.as_slice() {
+        [] => Some(false),
+        ["nc"] => Some(true),
+        _ => None,
+    }
+}
+
+/// A plain access with a vector size: a state space, a type, `.vN`.
+fn plain_vector(inst: &Instruction) -> bool {
+    inst.modifiers
+        .iter()
+        .all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_) | ModifierKind::Vector(_)))
 }
 
 /// Operand `i`, `[r]` or `[r+off]` with a 64-bit register, as a global
@@ -113,6 +204,9 @@ fn plain(inst: &Instruction) -> bool {
 /// `st.{global,shared}.T [a], v`.
 pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
+    if let Some(n) = vector(inst).filter(|_| plain_vector(inst)) {
+        return store_vector(cx, inst, ty, n);
+    }
     if !plain(inst) {
         return Err(unsupported(inst));
     }
@@ -133,6 +227,57 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let mut mods = vec!["E"];
     mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
     cx.emit(Opcode::STG, &mods, vec![], vec![addr, value], inst.span)
+}
+
+/// `st.{global,shared}.vN.T [a], {v0, ...}`: the elements gathered into
+/// a fresh tuple, stored by one access.
+fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
+    let ExprKind::Braces(elems) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let (elem_words, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
+    if elems.len() != n as usize {
+        return Err(unsupported(inst));
+    }
+    let t = cx.temp(ori_ir::RegFile::R, words);
+    for (i, e) in elems.iter().enumerate() {
+        let part = t.part(i as u8 * elem_words, elem_words);
+        let def = if i == 0 { Operand::reg(part).undef() } else { Operand::reg(part) };
+        match (&e.kind, elem_words) {
+            (ExprKind::Name(r, None), 1) => {
+                let v = cx.reg(r.name.as_str(), e.span)?;
+                cx.emit(Opcode::MOV, &[], vec![def], vec![v.into()], inst.span)?;
+            }
+            (ExprKind::Name(r, None), _) => {
+                let v = read_reg(cx, r.name.as_str(), e.span)?;
+                let rz = Operand::reg(ori_ir::Reg::RZ);
+                cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![def], vec![rz.clone(), rz, v.into()], inst.span)?;
+            }
+            (ExprKind::Int { value, .. }, 1) => {
+                cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::int(i64::from(*value as u32))], inst.span)?;
+            }
+            (ExprKind::Float(_), 1) => {
+                let v = src_expr(cx, inst, e, ty)?;
+                cx.emit(Opcode::MOV, &[], vec![def], vec![v], inst.span)?;
+            }
+            _ => return Err(unsupported(inst)),
+        }
+    }
+    let (op, mut mods, addr) = match inst.space() {
+        Some(StateSpace::Global) => (Opcode::STG, vec!["E", wide_width(words)], global_address(cx, inst, 0)?),
+        Some(StateSpace::Shared) => (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?),
+        _ => return Err(unsupported(inst)),
+    };
+    mods.retain(|m| !m.is_empty());
+    cx.emit(op, &mods, vec![], vec![addr, t.into()], inst.span)
+}
+
+/// An element of a vector operand as a 32-bit source (a float literal as
+/// its bits, for `MOV`).
+fn src_expr(cx: &mut Lowerer<'_>, inst: &Instruction, e: &Expr, ty: ScalarType) -> Lowered<Operand> {
+    let v = super::expr(cx, e, ty).ok_or_else(|| unsupported(inst))??;
+    Ok(match v.kind {
+        OperandKind::Imm(ori_ir::Imm::F32(bits)) => Operand::int(i64::from(bits)),
+        _ => v,
+    })
 }
 
 /// The size modifier of `LDG`/`STG` for `ty` (none for 32 bits).

@@ -12,6 +12,7 @@ mod mem;
 mod mov;
 mod pred;
 mod warp;
+mod wide;
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::ast::{Expr, ExprKind, FloatLit, Instruction, ScalarType, UnaryOp};
@@ -102,7 +103,9 @@ pub(crate) fn src(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: Scalar
     expr(cx, operand(inst, i)?, ty).ok_or_else(|| unsupported(inst))?
 }
 
-fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operand>> {
+/// An expression as a source operand of type `ty`, `None` for a shape
+/// that is not a source.
+pub(crate) fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Lowered<Operand>> {
     Some(match &e.kind {
         ExprKind::Name(r, None) if cx.regs.ty(r.name.as_str()).is_some() => {
             read_reg(cx, r.name.as_str(), r.span).map(Operand::reg)

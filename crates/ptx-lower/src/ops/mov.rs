@@ -1,7 +1,7 @@
 //! `mov` and `cvta`: copies (and special-register reads).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
-use ptx_syntax::ast::{ExprKind, Instruction, StateSpace};
+use ptx_syntax::ast::{Expr, ExprKind, Instruction, StateSpace};
 
 use super::{dst, operand, special, src, ty, unsupported};
 use crate::error::Lowered;
@@ -10,6 +10,14 @@ use crate::func::Lowerer;
 /// `mov.T d, s`: `MOV`, or the special register read straight into `d`.
 pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
+    if ty.bits() == 64 {
+        match (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) {
+            (ExprKind::Braces(parts), _) => return unpack64(cx, inst, parts),
+            (_, ExprKind::Braces(parts)) => return pack64(cx, inst, parts),
+            (_, ExprKind::Int { value, .. }) => return const64(cx, inst, *value),
+            _ => {}
+        }
+    }
     let d = dst(cx, inst, 0)?;
     let s = operand(inst, 1)?;
     if let ExprKind::Name(r, component) = &s.kind
@@ -41,6 +49,79 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span)
+}
+
+/// `mov.b64 {lo, hi}, s`: each word of `s`. A destination written only
+/// here, from a source written once, becomes that word of the source's
+/// pair without an instruction.
+fn unpack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
+    let ExprKind::Name(s, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let s = s.name.as_str();
+    let sreg = super::read_reg(cx, s, inst.span)?;
+    if parts.len() != 2 || sreg.width != 2 {
+        return Err(unsupported(inst));
+    }
+    for (i, part) in parts.iter().enumerate() {
+        let word = sreg.part(i as u8, 1);
+        match &part.kind {
+            ExprKind::Sink => {}
+            ExprKind::Name(d, None) => {
+                let d = d.name.as_str();
+                if cx.single_def(d) && cx.single_def(s) && cx.regs.alias(d, word) {
+                    continue;
+                }
+                let dreg = cx.reg(d, part.span)?;
+                cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![word.into()], inst.span)?;
+            }
+            _ => return Err(unsupported(inst)),
+        }
+    }
+    Ok(())
+}
+
+/// `mov.b64 d, {lo, hi}`: a `MOV` into each word of `d`.
+fn pack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    if parts.len() != 2 || d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let mut words = Vec::with_capacity(2);
+    for part in parts {
+        words.push(match &part.kind {
+            ExprKind::Name(r, None) => Operand::reg(cx.reg(r.name.as_str(), part.span)?),
+            ExprKind::Int { value, .. } => Operand::int(i64::from(*value as u32)),
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    // Reading a word of `d` itself would read it after the first MOV
+    // replaced it: go through a fresh pair then.
+    let reads_d = words.iter().any(|w| w.as_reg().is_some_and(|r| r.num == d.num && r.file == d.file));
+    let target = if reads_d { cx.temp(ori_ir::RegFile::R, 2) } else { d };
+    for (i, w) in words.into_iter().enumerate() {
+        let def = Operand::reg(target.part(i as u8, 1));
+        let def = if i == 0 { def.undef() } else { def };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![w], inst.span)?;
+    }
+    if reads_d {
+        let rz = Operand::reg(Reg::RZ);
+        cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], vec![rz.clone(), rz, target.into()], inst.span)?;
+    }
+    Ok(())
+}
+
+/// `mov.b64 d, imm`: a `MOV` of each word.
+fn const64(cx: &mut Lowerer<'_>, inst: &Instruction, value: u64) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    for i in 0..2u8 {
+        let word = (value >> (32 * u32::from(i))) as u32;
+        let def = Operand::reg(d.part(i, 1));
+        let def = if i == 0 { def.undef() } else { def };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::int(i64::from(word))], inst.span)?;
+    }
+    Ok(())
 }
 
 /// `cvta[.to].global.u64 d, s`: generic and global addresses coincide, so a
