@@ -340,10 +340,22 @@ fn u64s(values: &[u64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// Whether `int64_ops` is also checked as compiled: the final code needs
-/// encoder forms (`SHF.R.S64` with a register amount, `LDG.E.64` with an
-/// offset, ...) that mercury-encode learns in a separate change.
-const INT64_FINAL: bool = false;
+/// Whether the kernels of `tests/ptx/` are also checked as compiled: their
+/// final code needs encoder forms (`SHF.R.S64` with a register amount,
+/// `LDG.E.64` with an offset, ...) that mercury-encode learns in a
+/// separate change.
+const TEST_PTX_FINAL: bool = false;
+
+/// The modules of `tests/ptx/NAME.ptx` for `sm` to check: lowered, and
+/// (when [`TEST_PTX_FINAL`]) final.
+fn test_stages(name: &str, sm: u32) -> Vec<ori_ir::Module> {
+    let text = test_ptx(&format!("{name}.ptx"), sm);
+    if TEST_PTX_FINAL {
+        return stages_of(name, text, sm).to_vec();
+    }
+    let (ast, _) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
+    vec![ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap()]
+}
 
 /// Every 64-bit integer operation of `tests/ptx/int64.ptx` on values that
 /// carry and borrow across the words, with shifts below and above 32.
@@ -386,29 +398,63 @@ fn int64_ops() {
                     mul,
                     shl3,
                     shl,
+                    sy.unsigned_abs(),
+                    ((u128::from(x) * u128::from(y)) >> 64) as u64,
+                    ((u128::from(x) * 0x9e37_79b9_7f4a_7c15) >> 64) as u64,
+                    ((u128::from(x) * 0x9e37_79b9_7f4a_7c15) >> 64) as u64,
                 ]
             })
             .collect();
         for sm in [90, 80] {
-            let text = test_ptx("int64.ptx", sm);
-            let modules = if INT64_FINAL {
-                stages_of("int64", text, sm).to_vec()
-            } else {
-                let (ast, _) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
-                vec![ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap()]
-            };
-            for (stage, module) in ["lowered", "final"].iter().zip(modules) {
+            for (stage, module) in ["lowered", "final"].iter().zip(test_stages("int64", sm)) {
                 let args = vec![
                     Arg::Buffer(u64s(&a)),
                     Arg::Buffer(u64s(&b)),
-                    Arg::Buffer(vec![0; 160 * n]),
+                    Arg::Buffer(vec![0; 192 * n]),
                     Arg::Value(i32s(&[shift as i32])),
                 ];
                 let got = run(&module, "int64_ops", [1, 1, 1], [n as u32, 1, 1], &args);
                 let got: Vec<u64> = got[2].chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
                 for (k, (g, w)) in got.iter().zip(&out).enumerate() {
-                    assert_eq!(g, w, "sm_{sm} {stage}, shift {shift}: thread {}, output {}", k / 20, k % 20);
+                    assert_eq!(g, w, "sm_{sm} {stage}, shift {shift}: thread {}, output {}", k / 24, k % 24);
                 }
+            }
+        }
+    }
+}
+
+/// Vector accesses of `tests/ptx/vectors.ptx`: whole vectors, 64-bit
+/// elements, bytes and halves cut out of their words (zero- and
+/// sign-extended), and the cache operators.
+#[test]
+fn vectors() {
+    let n = 32;
+    let input: Vec<u8> = (0..64 * n).map(|i| (i * 37 + 11) as u8).collect();
+    let mut want = vec![0u8; 64 * n];
+    for t in 0..n {
+        let inp = &input[64 * t..64 * t + 64];
+        let out = &mut want[64 * t..64 * t + 64];
+        for k in 0..4 {
+            out[4 * k..4 * k + 4].copy_from_slice(&inp[4 * (3 - k)..4 * (3 - k) + 4]);
+        }
+        out[16..24].copy_from_slice(&inp[24..32]);
+        out[24..32].copy_from_slice(&inp[16..24]);
+        for k in 0..4 {
+            out[32 + 2 * k..34 + 2 * k].copy_from_slice(&u16::from(inp[40 + k]).to_le_bytes());
+        }
+        out[40..44].copy_from_slice(&inp[44..48]);
+        for k in 0..4 {
+            out[44 + 2 * k..46 + 2 * k].copy_from_slice(&(i16::from(inp[48 + k] as i8)).to_le_bytes());
+        }
+        out[56..60].copy_from_slice(&inp[36..40]);
+        out[60..64].copy_from_slice(&inp[32..36]);
+    }
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("vectors", sm)) {
+            let args = vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+            let got = run(&module, "vectors", [1, 1, 1], [n as u32, 1, 1], &args);
+            for (t, (g, w)) in got[1].chunks(64).zip(want.chunks(64)).enumerate() {
+                assert_eq!(g, w, "sm_{sm} {stage}: thread {t}");
             }
         }
     }

@@ -52,14 +52,9 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             }
         }
         Some(StateSpace::Global) => {
-            let constant = global_qualifiers(inst).ok_or_else(|| unsupported(inst))?;
+            let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
             let addr = global_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
-            let mut mods = vec!["E"];
-            mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
-            if constant {
-                mods.push("CONSTANT");
-            }
             cx.emit(Opcode::LDG, &mods, vec![d.into()], vec![addr], inst.span)
         }
         Some(StateSpace::Shared) if plain(inst) => {
@@ -77,64 +72,75 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// destination written only here is that part; others get a `MOV`).
 fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
     let ExprKind::Braces(elems) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
-    let (elem_words, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
+    let (elem_bits, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
     if elems.len() != n as usize {
         return Err(unsupported(inst));
     }
-    let (op, mut mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => {
-            let constant = match global_qualifiers(inst) {
-                Some(c) => c,
-                None => return Err(unsupported(inst)),
-            };
-            let mut mods = vec!["E", wide_width(words)];
-            if constant {
-                mods.push("CONSTANT");
-            }
-            (Opcode::LDG, mods, global_address(cx, inst, 1)?)
-        }
+    let size = if words == 1 { None } else { Some(wide_width(words)) };
+    let (op, mods, addr) = match inst.space() {
+        Some(StateSpace::Global) => (Opcode::LDG, global_mods(inst, size, true)?, global_address(cx, inst, 1)?),
         Some(StateSpace::Shared) if plain_vector(inst) => {
-            (Opcode::LDS, vec![wide_width(words)], shared_address(cx, inst, 1)?)
+            (Opcode::LDS, size.into_iter().collect(), shared_address(cx, inst, 1)?)
         }
         _ => return Err(unsupported(inst)),
     };
-    mods.retain(|m| !m.is_empty());
     let t = cx.temp(ori_ir::RegFile::R, words);
     cx.emit(op, &mods, vec![t.into()], vec![addr], inst.span)?;
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     for (i, e) in elems.iter().enumerate() {
-        let part = t.part(i as u8 * elem_words, elem_words);
-        match &e.kind {
-            ExprKind::Sink => {}
-            ExprKind::Name(d, None) => {
-                let d = d.name.as_str();
-                if cx.single_def(d) && cx.regs.alias(d, part) {
-                    continue;
-                }
-                let dreg = cx.reg(d, e.span)?;
-                if elem_words == 1 {
-                    cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![part.into()], inst.span)?;
-                } else {
-                    let rz = Operand::reg(ori_ir::Reg::RZ);
-                    let uses = vec![rz.clone(), rz, part.into()];
-                    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], uses, inst.span)?;
-                }
-            }
+        let name = match &e.kind {
+            ExprKind::Sink => continue,
+            ExprKind::Name(d, None) => d.name.as_str(),
             _ => return Err(unsupported(inst)),
+        };
+        let bit = i as u32 * elem_bits;
+        if elem_bits < 32 {
+            // Bytes and halves are cut out of their word with a zero (or
+            // sign) fill, as NVIDIA's `PRMT R, R, 0x7770, RZ` does.
+            let word = t.part((bit / 32) as u8, 1);
+            let dreg = cx.reg(name, e.span)?;
+            let uses = vec![
+                word.into(),
+                Operand::int(extract_selector(bit % 32 / 8, elem_bits / 8, signed)),
+                Operand::reg(ori_ir::Reg::RZ),
+            ];
+            cx.emit(Opcode::PRMT, &[], vec![dreg.into()], uses, inst.span)?;
+            continue;
+        }
+        let elem_words = (elem_bits / 32) as u8;
+        let part = t.part((bit / 32) as u8, elem_words);
+        if cx.single_def(name) && cx.regs.alias(name, part) {
+            continue;
+        }
+        let dreg = cx.reg(name, e.span)?;
+        if elem_words == 1 {
+            cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![part.into()], inst.span)?;
+        } else {
+            let rz = Operand::reg(ori_ir::Reg::RZ);
+            let uses = vec![rz.clone(), rz, part.into()];
+            cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], uses, inst.span)?;
         }
     }
     Ok(())
 }
 
-/// Words per element and in all of an `N`-element vector of `ty`, for
-/// the element types that fill whole registers.
-fn vector_shape(ty: ScalarType, n: u32) -> Option<(u8, u8)> {
-    let elem = match ty.bits() {
-        32 => 1,
-        64 => 2,
-        _ => return None,
-    };
-    let words = elem * u8::try_from(n).ok()?;
-    matches!(words, 2 | 4).then_some((elem, words))
+/// The `PRMT` selector that takes `bytes` bytes from byte `first` of a
+/// word into the low end of the result, filling the rest with zeros or
+/// (`signed`) with copies of the top byte's sign (selector nibble 8 + b).
+fn extract_selector(first: u32, bytes: u32, signed: bool) -> i64 {
+    let top = first + bytes - 1;
+    let fill = if signed { 8 + top } else { 7 };
+    let nibbles: Vec<u32> = (0..4).map(|k| if k < bytes { first + k } else { fill }).collect();
+    i64::from(nibbles.iter().rev().fold(0, |acc, &nb| acc << 4 | nb))
+}
+
+/// Bits per element and words in all of an `N`-element vector of `ty`
+/// (one access of 1, 2 or 4 words).
+fn vector_shape(ty: ScalarType, n: u32) -> Option<(u32, u8)> {
+    let bits = ty.bits();
+    let total = bits.checked_mul(n)?;
+    matches!(bits, 8 | 16 | 32 | 64).then_some(())?;
+    matches!(total, 32 | 64 | 128).then_some((bits, (total / 32) as u8))
 }
 
 /// The size modifier of a 2- or 4-word access.
@@ -142,16 +148,28 @@ fn wide_width(words: u8) -> &'static str {
     if words == 2 { "64" } else { "128" }
 }
 
-/// True for a global load's qualifiers we lower: none, or `.nc` (read
-/// through the constant cache); `None` for others.
-fn global_qualifiers(inst: &Instruction) -> Option<bool> {
+/// The modifiers of an `LDG` (`load`) or `STG` of `width`: `.E`, then the
+/// cache operator's word that comes before the size (`.EF` for `.cs`,
+/// evict first), the size, then the words after it (`.CONSTANT` for
+/// `.nc`, `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as
+/// NVIDIA's cubins spell them (vec_loads). Other qualifiers are not
+/// lowered yet.
+fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> Lowered<Vec<&'static str>> {
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
-    match words.as_slice() {
-        [] => Some(false),
-        ["nc"] => Some(true),
-        _ => None,
-    }
+    let (before, after): (&[&str], &[&str]) = match (words.as_slice(), load) {
+        ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
+        (["nc"], true) => (&[], &["CONSTANT"]),
+        (["cs"], _) => (&["EF"], &[]),
+        (["cg"], _) => (&[], &["STRONG", "GPU"]),
+        (["wt"], false) => (&[], &["STRONG", "SYS"]),
+        _ => return Err(unsupported(inst)),
+    };
+    let mut mods = vec!["E"];
+    mods.extend(before);
+    mods.extend(width);
+    mods.extend(after);
+    Ok(mods)
 }
 
 /// A plain access with a vector size: a state space, a type, `.vN`.
@@ -204,10 +222,11 @@ fn plain(inst: &Instruction) -> bool {
 /// `st.{global,shared}.T [a], v`.
 pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    if let Some(n) = vector(inst).filter(|_| plain_vector(inst)) {
+    if let Some(n) = vector(inst) {
         return store_vector(cx, inst, ty, n);
     }
-    if !plain(inst) {
+    let global = inst.space() == Some(StateSpace::Global);
+    if !global && !plain(inst) {
         return Err(unsupported(inst));
     }
     let (base, offset) = address(operand(inst, 0)?).ok_or_else(|| unsupported(inst))?;
@@ -223,9 +242,8 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
+    let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, false)?;
     let addr = global_address(cx, inst, 0)?;
-    let mut mods = vec!["E"];
-    mods.extend(width(ty).ok_or_else(|| unsupported(inst))?);
     cx.emit(Opcode::STG, &mods, vec![], vec![addr, value], inst.span)
 }
 
@@ -233,10 +251,11 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// a fresh tuple, stored by one access.
 fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
     let ExprKind::Braces(elems) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
-    let (elem_words, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
-    if elems.len() != n as usize {
+    let (elem_bits, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
+    if elems.len() != n as usize || elem_bits < 32 {
         return Err(unsupported(inst));
     }
+    let elem_words = (elem_bits / 32) as u8;
     let t = cx.temp(ori_ir::RegFile::R, words);
     for (i, e) in elems.iter().enumerate() {
         let part = t.part(i as u8 * elem_words, elem_words);
@@ -261,12 +280,15 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
             _ => return Err(unsupported(inst)),
         }
     }
-    let (op, mut mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => (Opcode::STG, vec!["E", wide_width(words)], global_address(cx, inst, 0)?),
-        Some(StateSpace::Shared) => (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?),
+    let (op, mods, addr) = match inst.space() {
+        Some(StateSpace::Global) => {
+            (Opcode::STG, global_mods(inst, Some(wide_width(words)), false)?, global_address(cx, inst, 0)?)
+        }
+        Some(StateSpace::Shared) if plain_vector(inst) => {
+            (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?)
+        }
         _ => return Err(unsupported(inst)),
     };
-    mods.retain(|m| !m.is_empty());
     cx.emit(op, &mods, vec![], vec![addr, t.into()], inst.span)
 }
 

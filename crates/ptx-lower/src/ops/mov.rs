@@ -15,6 +15,11 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             (ExprKind::Braces(parts), _) => return unpack64(cx, inst, parts),
             (_, ExprKind::Braces(parts)) => return pack64(cx, inst, parts),
             (_, ExprKind::Int { value, .. }) => return const64(cx, inst, *value),
+            (_, ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, inner)) => {
+                if let ExprKind::Int { value, .. } = inner.kind {
+                    return const64(cx, inst, value.wrapping_neg());
+                }
+            }
             _ => {}
         }
     }

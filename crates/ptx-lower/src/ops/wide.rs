@@ -138,6 +138,30 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             let hi = d.part(1, 1);
             cx.emit(Opcode::IADD3, &[], vec![hi.into()], vec![hi.into(), cross2.into(), rz()], span)
         }
+        "abs" if ty == ScalarType::S64 => {
+            // The negation, chosen when the high word is negative.
+            let a = src64(cx, inst, 1)?;
+            let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
+            let (neg, carry) = (cx.temp(RegFile::R, 2), cx.temp(RegFile::P, 1));
+            let uses = vec![rz(), a.word(0).negated(), rz()];
+            cx.emit(Opcode::IADD3, &[], vec![Operand::reg(neg.part(0, 1)).undef(), carry.into()], uses, span)?;
+            let uses = vec![rz(), complement(a.word(1)), rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+            cx.emit(Opcode::IADD3, &["X"], vec![neg.part(1, 1).into()], uses, span)?;
+            let negative = cx.temp(RegFile::P, 1);
+            let pt = || Operand::reg(Reg::PT);
+            cx.emit(Opcode::ISETP, &["LT", "AND"], vec![negative.into(), pt()], vec![a.word(1), rz(), pt()], span)?;
+            let mut dd = Dest::new(d, &[a]);
+            for w in 0..2 {
+                let uses = vec![Operand::reg(neg.part(w, 1)), a.word(w), negative.into()];
+                cx.emit(Opcode::SEL, &[], vec![dd.word(w)], uses, span)?;
+            }
+            Ok(())
+        }
+        "mul" if inst.has("hi") && ty == ScalarType::U64 => {
+            let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
+            let (a, b) = if matches!(a, Src64::Imm(_)) { (b, a) } else { (a, b) };
+            mul_hi_u64(cx, d, a, b, span)
+        }
         "and" | "or" | "xor" | "not" => {
             let a = src64(cx, inst, 1)?;
             let (a, b, lut) = match op {
@@ -175,6 +199,43 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
         }
         _ => Err(unsupported(inst)),
     }
+}
+
+/// The high 64 bits of the 128-bit product `a * b`, NVIDIA's sequence
+/// (sum64): the cross products summed with their carry, then the high
+/// product with the middle's high word and both carries.
+fn mul_hi_u64(cx: &mut Lowerer<'_>, d: Reg, a: Src64, b: Src64, span: ptx_syntax::Span) -> Lowered {
+    let rz = || Operand::reg(Reg::RZ);
+    let not_pt = || Operand::reg(Reg::PT).inverted();
+    let p10 = cx.temp(RegFile::R, 2);
+    cx.emit(
+        Opcode::IMAD,
+        &["WIDE", "U32"],
+        vec![p10.into()],
+        vec![a.word(1), b.word(0), Operand::reg(Reg::RZ.wide(2))],
+        span,
+    )?;
+    let (mid, mid_carry) = (cx.temp(RegFile::R, 2), cx.temp(RegFile::P, 1));
+    let uses = vec![a.word(0), b.word(1), p10.into()];
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![mid.into(), mid_carry.into()], uses, span)?;
+    let p00 = cx.temp(RegFile::R, 2);
+    cx.emit(
+        Opcode::IMAD,
+        &["WIDE", "U32"],
+        vec![p00.into()],
+        vec![a.word(0), b.word(0), Operand::reg(Reg::RZ.wide(2))],
+        span,
+    )?;
+    let low_carry = cx.temp(RegFile::P, 1);
+    let uses = vec![p00.part(1, 1).into(), mid.part(0, 1).into(), rz()];
+    cx.emit(Opcode::IADD3, &[], vec![rz(), low_carry.into()], uses, span)?;
+    // {middle's high word, its carry}: what the middle adds above bit 64.
+    let upper = cx.temp(RegFile::R, 2);
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(upper.part(0, 1)).undef()], vec![mid.part(1, 1).into()], span)?;
+    let uses = vec![rz(), rz(), rz(), mid_carry.into(), not_pt()];
+    cx.emit(Opcode::IADD3, &["X"], vec![upper.part(1, 1).into()], uses, span)?;
+    let uses = vec![a.word(1), b.word(1), upper.into(), low_carry.into()];
+    cx.emit(Opcode::IMAD, &["WIDE", "U32", "X"], vec![d.into()], uses, span)
 }
 
 /// `setp.CMP[.BOOL].{s,u,b}64 p, a, b[, c]`: the low words compared
