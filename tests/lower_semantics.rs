@@ -459,3 +459,96 @@ fn vectors() {
         }
     }
 }
+
+/// The per-thread bytecode interpreter (local stack array, dense switch as
+/// a decision tree on 16-bit opcodes) and the sparse switch of
+/// switch_dispatch.cu, against the same programs run here.
+#[test]
+fn switch_dispatch() {
+    let code: [u8; 16] = [0, 69, 1, 4, 3, 0, 134, 8, 0, 130, 7, 6, 0, 128, 10, 12];
+    let n = 512;
+    let init = pattern(n, 13).iter().map(|&v| v * 37).collect::<Vec<i32>>();
+    let run_code = |x: i32| -> i32 {
+        let (mut stack, mut sp, mut pc, mut steps) = ([0i32; 8], 1usize, 0usize, 0);
+        stack[0] = x;
+        while pc < code.len() && steps < 256 {
+            steps += 1;
+            let op = code[pc];
+            pc += 1;
+            let mut pop = |sp: &mut usize| {
+                *sp = sp.wrapping_sub(1);
+                stack[*sp & 7]
+            };
+            match op {
+                0 => {
+                    stack[sp & 7] = i32::from(code[pc]) - 64;
+                    sp += 1;
+                    pc += 1;
+                }
+                1..=3 | 7..=10 => {
+                    let b = pop(&mut sp);
+                    let a = pop(&mut sp);
+                    stack[sp & 7] = match op {
+                        1 => a.wrapping_add(b),
+                        2 => a.wrapping_sub(b),
+                        3 => a.wrapping_mul(b),
+                        7 => a << (b & 15),
+                        8 => a ^ b,
+                        9 => a.min(b),
+                        _ => a.max(b),
+                    };
+                    sp += 1;
+                }
+                4 => {
+                    stack[sp & 7] = stack[sp.wrapping_sub(1) & 7];
+                    sp += 1;
+                }
+                5 => stack.swap(sp.wrapping_sub(1) & 7, sp.wrapping_sub(2) & 7),
+                6 => stack[sp.wrapping_sub(1) & 7] = stack[sp.wrapping_sub(1) & 7].wrapping_neg(),
+                11 => {
+                    let a = pop(&mut sp);
+                    let b = code[pc] as usize;
+                    pc += 1;
+                    if a != 0 {
+                        pc = b;
+                    }
+                }
+                12 => pc = code.len(),
+                _ => {}
+            }
+            if (sp as isize) < 1 {
+                sp = 1;
+            }
+        }
+        stack[sp.wrapping_sub(1) & 7]
+    };
+    let want: Vec<i32> = init.iter().map(|&x| run_code(x)).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(code.to_vec()),
+            Arg::Value(i32s(&[16])),
+            Arg::Buffer(i32s(&init)),
+            Arg::Buffer(vec![0; 4 * n]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    check("switch_dispatch", &[90, 80], "interp", 4, 128, args, &[code.to_vec(), i32s(&init), i32s(&want)]);
+
+    let cases = [-100, 3, 17, 1024, 65536, 999999];
+    let input: Vec<i32> =
+        (0..n).map(|i| if i % 3 == 0 { cases[i / 3 % 6] } else { (i as i32 * 7919) ^ -(i as i32) }).collect();
+    let mapped: Vec<i32> = input
+        .iter()
+        .map(|&v| match v {
+            -100 => 1,
+            3 => v * 7,
+            17 => v + 1000,
+            1024 => v >> 3,
+            65536 => -v,
+            999999 => 42,
+            _ => v & 0xff,
+        })
+        .collect();
+    let args = || vec![Arg::Buffer(i32s(&input)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))];
+    check("switch_dispatch", &[90, 80], "sparse_switch", 4, 128, args, &[i32s(&input), i32s(&mapped)]);
+}

@@ -5,12 +5,14 @@
 //! See `docs/passes.md` for how to add a phase and its file tests.
 
 mod remove_nop;
+mod stack_frame;
 
 pub use remove_nop::OriRemoveNopCode;
+pub use stack_frame::OriSetupStackFrame;
 
 use ori_ir::Phase;
 
 /// Every phase of this crate, for the driver's registry.
 pub fn phases() -> Vec<Box<dyn Phase>> {
-    vec![Box::new(OriRemoveNopCode)]
+    vec![Box::new(OriRemoveNopCode), Box::new(OriSetupStackFrame)]
 }

@@ -9,9 +9,9 @@ use ptx_syntax::Span;
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 
 use crate::error::{Lowered, Pending, at};
+use crate::layout::VarLayout;
 use crate::params::Params;
 use crate::regs::Regs;
-use crate::shared::Shared;
 use crate::values::{Counts, ParamValue};
 use crate::{attrs, ops};
 
@@ -50,7 +50,13 @@ pub(crate) struct Lowerer<'m> {
     /// `ld.param` or a copy of such a register).
     pub param_values: HashMap<String, ParamValue>,
     /// Function-scope shared variables.
-    pub shared: Shared,
+    pub shared: VarLayout,
+    /// Function-scope local variables: the start of the stack frame.
+    pub locals: VarLayout,
+    /// PTX registers written once with a local address `R1 + offset` (the
+    /// stack pointer after the prologue): local accesses through them
+    /// address the frame directly, as NVIDIA's code does.
+    pub local_ptrs: HashMap<String, i64>,
     /// PTX registers holding a constant (written once, by `mov` of an
     /// immediate).
     pub consts: HashMap<String, i64>,
@@ -87,7 +93,9 @@ impl<'m> Lowerer<'m> {
             desc: None,
             products: HashMap::new(),
             param_values: HashMap::new(),
-            shared: Shared::default(),
+            shared: VarLayout::default(),
+            locals: VarLayout::default(),
+            local_ptrs: HashMap::new(),
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
@@ -107,6 +115,7 @@ impl<'m> Lowerer<'m> {
         }
         cx.func.layout = cx.order;
         (cx.func.attrs.shared_bytes, cx.func.attrs.shared_align) = cx.shared.section();
+        cx.func.attrs.frame_bytes = cx.locals.section().0;
         Ok(cx.func)
     }
 
@@ -119,7 +128,10 @@ impl<'m> Lowerer<'m> {
                 }
                 Statement::Instruction(i) => self.instruction(i),
                 Statement::Decl(d) if d.space == StateSpace::Reg => self.regs.declare(d),
-                Statement::Decl(d) if d.space == StateSpace::Shared => self.shared.declare(d, self.sm),
+                Statement::Decl(d) if d.space == StateSpace::Shared => {
+                    self.shared.declare(d, self.sm.target().reserved_shared)
+                }
+                Statement::Decl(d) if d.space == StateSpace::Local => self.locals.declare(d, 0),
                 Statement::Decl(d) => {
                     Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
                 }
@@ -259,6 +271,33 @@ impl<'m> Lowerer<'m> {
         self.emit(Opcode::ULEA, &[], vec![window.into()], uses, span)?;
         self.emit(Opcode::MOV, &[], vec![dst.into()], vec![window.into()], span)?;
         Ok(true)
+    }
+
+    /// Writes the address of local variable `name` (+ `offset`) to `dst`
+    /// (one register, or the low word of a pair whose high word is zero):
+    /// `R1 + offset`, the stack pointer being the frame's base. Records the
+    /// value for local accesses through `dst_name` when it is written once.
+    pub fn local_address(&mut self, name: &str, offset: i64, dst: Reg, dst_name: &str, span: Span) -> Lowered<bool> {
+        let Some(base) = self.locals.offset(name) else { return Ok(false) };
+        let at = i64::from(base) + offset;
+        self.local_pointer(dst, dst_name, at, span)?;
+        Ok(true)
+    }
+
+    /// Writes `R1 + offset` to `dst`, remembered as PTX register
+    /// `dst_name`'s value when that is written once.
+    pub fn local_pointer(&mut self, dst: Reg, dst_name: &str, offset: i64, span: Span) -> Lowered {
+        let rz = Operand::reg(Reg::RZ);
+        let low = if dst.width == 2 { Operand::reg(dst.part(0, 1)).undef() } else { Operand::reg(dst) };
+        let sp = Operand::reg(Reg::phys(RegFile::R, 1));
+        self.emit(Opcode::IADD3, &[], vec![low], vec![sp, Operand::int(offset), rz.clone()], span)?;
+        if dst.width == 2 {
+            self.emit(Opcode::MOV, &[], vec![Operand::reg(dst.part(1, 1))], vec![rz], span)?;
+        }
+        if self.single_def(dst_name) {
+            self.local_ptrs.insert(dst_name.to_string(), offset);
+        }
+        Ok(())
     }
 
     /// Makes the warp's threads run together again before a warp-synchronous

@@ -12,10 +12,10 @@
 mod attrs;
 mod error;
 mod func;
+mod layout;
 mod ops;
 mod params;
 mod regs;
-mod shared;
 mod values;
 
 use ori_ir::{Property, PropertySet, Sm};

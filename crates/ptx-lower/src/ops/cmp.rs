@@ -29,17 +29,18 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let (op, mut mods) = if ty == ScalarType::F32 {
         (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
-    } else if ty.bits() == 32 && !ty.is_float() {
+    } else if matches!(ty.bits(), 8 | 16 | 32) && !ty.is_float() {
         let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
-        let unsigned = unsigned || !matches!(ty, ScalarType::S32);
+        let unsigned = unsigned || !matches!(ty, ScalarType::S32 | ScalarType::S16 | ScalarType::S8);
         (Opcode::ISETP, if unsigned { vec![cmp, "U32"] } else { vec![cmp] })
     } else {
         return Err(unsupported(inst));
     };
     mods.push(bool_mod(boolean));
     let p = dst(cx, inst, 0)?;
-    let mut a = src(cx, inst, 1, ty)?;
-    let mut b = src(cx, inst, 2, ty)?;
+    let (a, b) = (src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    let mut a = extend(cx, inst, a, ty)?;
+    let mut b = extend(cx, inst, b, ty)?;
     let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
@@ -64,6 +65,27 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         mods[0] = swapped;
     }
     cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+}
+
+/// A narrow integer (8 or 16 bits in the low end of its register, the
+/// rest unknown) widened to 32 bits by its type's sign, with `PRMT`
+/// (selector nibble 8 + b repeats the sign of byte b, 7 gives zeros): a
+/// 32-bit comparison then compares the values. Immediates and 32-bit
+/// operands pass through.
+fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) -> Lowered<Operand> {
+    let selector = match ty {
+        ScalarType::S8 => 0x8880,
+        ScalarType::U8 | ScalarType::B8 => 0x7770,
+        ScalarType::S16 => 0x9910,
+        ScalarType::U16 | ScalarType::B16 => 0x7710,
+        _ => return Ok(x),
+    };
+    if x.as_reg().is_none() {
+        return Ok(x);
+    }
+    let t = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::PRMT, &[], vec![t.into()], vec![x, Operand::int(selector), Operand::reg(Reg::RZ)], inst.span)?;
+    Ok(t.into())
 }
 
 /// The SASS combining operation of a PTX `setp` boolean modifier.

@@ -23,6 +23,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         // Address arithmetic on a `mul.wide` product folds into one
         // `IMAD.WIDE`; the rest works on the words of the pairs.
         match op {
+            "add" if local_add(cx, inst)? => return Ok(None),
             "add" if add64(cx, inst)? => return Ok(None),
             "shl" => {
                 if let Some(product) = shl64(cx, inst)? {
@@ -52,6 +53,17 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             let b = src(cx, inst, 2, ty)?;
             let c = if op == "mad" { src(cx, inst, 3, ty)? } else { rz };
             let (a, b) = register_first(a, b);
+            // IMAD has one immediate slot: a constant addend of a constant
+            // product goes to a register (not by a plain MOV, which copy
+            // propagation would undo).
+            let c = if b.as_reg().is_none() && c.as_reg().is_none() {
+                let t = cx.temp(ori_ir::RegFile::R, 1);
+                let z = Operand::reg(Reg::RZ);
+                cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![z.clone(), z, c], span)?;
+                t.into()
+            } else {
+                c
+            };
             cx.emit(Opcode::IMAD, &[], vec![d.into()], vec![a, b, c], span)?;
         }
         "mul" | "mad" if inst.has("wide") && ty.bits() == 32 => {
@@ -130,6 +142,21 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
         let kind = if signed { "S32" } else { "U32" };
         cx.emit(Opcode::SHF, &["R", kind, "HI"], vec![d.into()], vec![rz, amount, a], inst.span)
     }
+}
+
+/// `add.{s,u}64 d, p, k` of a local address `p = R1 + o` (written once)
+/// and a constant: `d = R1 + o + k`, remembered for local accesses through
+/// `d`. False (nothing emitted) for other adds.
+fn local_add(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
+    let (ExprKind::Name(d, None), ExprKind::Name(p, None), ExprKind::Int { value, .. }) =
+        (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind, &operand(inst, 2)?.kind)
+    else {
+        return Ok(false);
+    };
+    let Some(&base) = cx.local_ptrs.get(p.name.as_str()) else { return Ok(false) };
+    let dreg = dst(cx, inst, 0)?;
+    cx.local_pointer(dreg, d.name.as_str(), base + *value as i64, inst.span)?;
+    Ok(true)
 }
 
 /// `add.s64 d, a, b` where one side is a `mul.wide` product of this block:

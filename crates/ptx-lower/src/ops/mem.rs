@@ -21,6 +21,9 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     if let Some(n) = vector(inst) {
+        if inst.space() == Some(StateSpace::Param) {
+            return param_vector(cx, inst, ty, n);
+        }
         return load_vector(cx, inst, ty, n);
     }
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
@@ -31,25 +34,13 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let at = i32::try_from(at).map_err(|_| unsupported(inst))?;
             let ExprKind::Name(dest, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
             let words = match ty.bits() {
+                8 | 16 => return narrow_param(cx, inst, ty, at),
                 32 => 1,
                 64 => 2,
                 _ => return Err(unsupported(inst)),
             };
-            let name = dest.name.as_str();
-            if cx.single_def(name) {
-                cx.param_values.insert(name.to_string(), ParamValue { offset: at, words });
-            }
             let d = dst(cx, inst, 0)?;
-            let source = vec![Operand::cbank(0, at)];
-            match (cx.sm.version >= 90, words) {
-                (true, 1) => cx.emit(Opcode::LDC, &[], vec![d.into()], source, inst.span),
-                (true, _) => cx.emit(Opcode::LDC, &["64"], vec![d.into()], source, inst.span),
-                // sm_80 code reads parameters as operands (`MOV`, or the
-                // accumulator of `IMAD.WIDE`): a 64-bit one stays in the bank.
-                (false, 1) => cx.emit(Opcode::MOV, &[], vec![d.into()], source, inst.span),
-                (false, _) if cx.single_def(name) => Ok(()),
-                (false, _) => Err(unsupported(inst)),
-            }
+            param_read(cx, inst, dest.name.as_str(), d, at, words)
         }
         Some(StateSpace::Global) => {
             let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
@@ -63,7 +54,78 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
             cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
         }
+        Some(StateSpace::Local) if plain(inst) => {
+            let addr = local_address(cx, inst, 1)?;
+            let d = dst(cx, inst, 0)?;
+            let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
+            cx.emit(Opcode::LDL, &mods, vec![d.into()], vec![addr], inst.span)
+        }
         _ => Err(unsupported(inst)),
+    }
+}
+
+/// `ld.param.{u,s}{8,16} d, [p+off]`: `LDC.U8` etc. on sm_90 (NVIDIA's
+/// form, struct_params); sm_80 reads the word around it from the bank and
+/// cuts the value out with `PRMT`.
+fn narrow_param(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, at: i32) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
+    let bytes = ty.bits() / 8;
+    if cx.sm.version >= 90 {
+        let size = match (bytes, signed) {
+            (1, false) => "U8",
+            (1, true) => "S8",
+            (_, false) => "U16",
+            (_, true) => "S16",
+        };
+        return cx.emit(Opcode::LDC, &[size], vec![d.into()], vec![Operand::cbank(0, at)], inst.span);
+    }
+    let word = cx.temp(ori_ir::RegFile::R, 1);
+    cx.emit(Opcode::MOV, &[], vec![word.into()], vec![Operand::cbank(0, at & !3)], inst.span)?;
+    let selector = Operand::int(extract_selector(at as u32 & 3, bytes, signed));
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![word.into(), selector, Operand::reg(ori_ir::Reg::RZ)], inst.span)
+}
+
+/// `ld.param.vN.T {d0, ...}, [p+off]`: each element read from the bank on
+/// its own, as a scalar `ld.param` of it would be.
+fn param_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
+    let ExprKind::Braces(elems) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
+    let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
+    let words: u8 = match ty.bits() {
+        32 => 1,
+        64 => 2,
+        _ => return Err(unsupported(inst)),
+    };
+    if elems.len() != n as usize {
+        return Err(unsupported(inst));
+    }
+    let start = i64::from(cx.sm.target().param_base) + i64::from(slot.offset) + offset;
+    for (i, e) in elems.iter().enumerate() {
+        let ExprKind::Name(dest, None) = &e.kind else { continue };
+        let at = i32::try_from(start + 4 * i as i64 * i64::from(words)).map_err(|_| unsupported(inst))?;
+        let d = cx.reg(dest.name.as_str(), e.span)?;
+        param_read(cx, inst, dest.name.as_str(), d, at, words)?;
+    }
+    Ok(())
+}
+
+/// Reads the `words`-word parameter at bank offset `at` into `d`, the
+/// register of PTX register `name` (remembered as that parameter when
+/// written once).
+fn param_read(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, d: ori_ir::Reg, at: i32, words: u8) -> Lowered {
+    if cx.single_def(name) {
+        cx.param_values.insert(name.to_string(), ParamValue { offset: at, words });
+    }
+    let source = vec![Operand::cbank(0, at)];
+    match (cx.sm.version >= 90, words) {
+        (true, 1) => cx.emit(Opcode::LDC, &[], vec![d.into()], source, inst.span),
+        (true, _) => cx.emit(Opcode::LDC, &["64"], vec![d.into()], source, inst.span),
+        // sm_80 code reads parameters as operands (`MOV`, or the
+        // accumulator of `IMAD.WIDE`): a 64-bit one stays in the bank.
+        (false, 1) => cx.emit(Opcode::MOV, &[], vec![d.into()], source, inst.span),
+        (false, _) if cx.single_def(name) => Ok(()),
+        (false, _) => Err(unsupported(inst)),
     }
 }
 
@@ -81,6 +143,9 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
         Some(StateSpace::Global) => (Opcode::LDG, global_mods(inst, size, true)?, global_address(cx, inst, 1)?),
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::LDS, size.into_iter().collect(), shared_address(cx, inst, 1)?)
+        }
+        Some(StateSpace::Local) if plain_vector(inst) => {
+            (Opcode::LDL, size.into_iter().collect(), local_address(cx, inst, 1)?)
         }
         _ => return Err(unsupported(inst)),
     };
@@ -190,6 +255,26 @@ pub(super) fn global_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize)
     cx.global_address(base, offset, inst.span)
 }
 
+/// Operand `i` as a local-memory address: `[R1 + offset]` for a local
+/// variable or a register known to hold one's address (the frame starts
+/// at the stack pointer), else the register's (low) word plus the offset.
+fn local_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+    let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
+    let name = base.name.as_str();
+    let (reg, offset) = if let Some(&at) = cx.local_ptrs.get(name) {
+        (ori_ir::Reg::phys(ori_ir::RegFile::R, 1), at + offset)
+    } else if let Some(at) = cx.locals.offset(name) {
+        (ori_ir::Reg::phys(ori_ir::RegFile::R, 1), i64::from(at) + offset)
+    } else {
+        let reg = read_reg(cx, name, base.span)?;
+        (if reg.width == 2 { reg.part(0, 1) } else { reg }, offset)
+    };
+    if reg.width != 1 {
+        return Err(unsupported(inst));
+    }
+    Ok(OperandKind::Mem(Address { base: Some(reg), offset, ..Address::default() }).into())
+}
+
 /// Operand `i` as a shared-memory address.
 pub(super) fn shared_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
     let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
@@ -239,6 +324,11 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
         return cx.emit(Opcode::STS, &mods, vec![], vec![addr, value], inst.span);
     }
+    if inst.space() == Some(StateSpace::Local) {
+        let addr = local_address(cx, inst, 0)?;
+        let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
+        return cx.emit(Opcode::STL, &mods, vec![], vec![addr, value], inst.span);
+    }
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
@@ -286,6 +376,9 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?)
+        }
+        Some(StateSpace::Local) if plain_vector(inst) => {
+            (Opcode::STL, vec![wide_width(words)], local_address(cx, inst, 0)?)
         }
         _ => return Err(unsupported(inst)),
     };

@@ -31,6 +31,10 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         if component.is_none() && cx.shared_address(r.name.as_str(), 0, d, s.span)? {
             return Ok(());
         }
+        let ExprKind::Name(dest, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+        if component.is_none() && cx.local_address(r.name.as_str(), 0, d, dest.name.as_str(), s.span)? {
+            return Ok(());
+        }
         return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
     }
     if d.width == 2 {

@@ -1,0 +1,89 @@
+//! `OriSetupStackFrame`: the kernel prologue that points the stack pointer
+//! `R1` at the thread's stack frame.
+//!
+//! Local variables and spill slots are addressed `[R1 + offset]`, the frame
+//! lying at `R1 .. R1 + frame_bytes`. The driver puts the top of each
+//! thread's local-memory stack in `c[0x0][0x28]`; a kernel that uses the
+//! stack pointer loads it and, when it has a frame, moves it down by the
+//! frame's size, as NVIDIA's prologue does (sm_90: `LDC R1, c[0x0][0x28]`,
+//! `VIADD R1, R1, -size`; sm_80: `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28]`,
+//! `IADD3 R1, R1, -size, RZ`). Kernels that never read `R1` get no
+//! prologue (NVIDIA's code loads `R1` in every kernel; nothing reads it
+//! there either).
+//!
+//! The frame's size is known only once allocation has added its spill
+//! slots, so the phase runs after `AllocateRegisters`. Device functions
+//! (`.func`) get their frame from their caller's calling sequence, not
+//! from here.
+
+use ori_ir::{
+    Function, FunctionKind, Inst, Opcode, Operand, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+};
+
+/// Inserts the stack-pointer prologue of kernels that use the stack.
+pub struct OriSetupStackFrame;
+
+/// The stack pointer.
+const SP: Reg = Reg::phys(RegFile::R, 1);
+
+/// Offset in constant bank 0 of the top of the thread's stack.
+const STACK_TOP: i32 = 0x28;
+
+impl Phase for OriSetupStackFrame {
+    fn name(&self) -> &'static str {
+        "OriSetupStackFrame"
+    }
+
+    fn description(&self) -> &'static str {
+        "Loads the stack pointer R1 and moves it below the frame in kernels that use the stack"
+    }
+
+    fn requires(&self) -> PropertySet {
+        PropertySet::of(&[Property::PhysicalRegs])
+    }
+
+    fn invalidates(&self) -> PropertySet {
+        PropertySet::of(&[Property::Scheduled, Property::Encoded])
+    }
+
+    fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        if func.kind != FunctionKind::Entry || !uses_stack(func) {
+            return Ok(());
+        }
+        let Some(&entry) = func.layout.first() else { return Ok(()) };
+        let sm90 = cx.target.sm.version >= 90;
+        let top = Operand::cbank(0, STACK_TOP);
+        let rz = || Operand::reg(Reg::RZ);
+        let mut prologue = vec![if sm90 {
+            Inst::new(Opcode::LDC, vec![SP.into()], vec![top])
+        } else {
+            let mut mov = Inst::new(Opcode::IMAD, vec![SP.into()], vec![rz(), rz(), top]);
+            mov.mods = ori_ir::Modifier::list(&["MOV", "U32"]);
+            mov
+        }];
+        let size = i64::from(func.attrs.frame_bytes);
+        if size != 0 {
+            prologue.push(if sm90 {
+                // The encoder reads VIADD's immediate as a 32-bit word.
+                let word = Operand::int(i64::from((-size) as u32));
+                Inst::new(Opcode::VIADD, vec![SP.into()], vec![SP.into(), word])
+            } else {
+                Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(-size), rz()])
+            });
+        }
+        let ids: Vec<_> = prologue.into_iter().map(|i| func.insts.alloc(i)).collect();
+        func.blocks[entry].insts.splice(0..0, ids);
+        Ok(())
+    }
+}
+
+/// True when the function has a frame or reads the stack pointer, and
+/// does not set it up already (a kernel's code writes `R1` only in its
+/// prologue, so running the phase twice changes nothing).
+fn uses_stack(func: &Function) -> bool {
+    let insts = || func.insts_in_order().map(|(_, _, inst)| inst);
+    if insts().any(|inst| inst.written_regs().any(|r| r == SP)) {
+        return false;
+    }
+    func.attrs.frame_bytes != 0 || insts().any(|inst| inst.read_regs().any(|r| r == SP))
+}
