@@ -475,7 +475,7 @@ fn switch_dispatch() {
             steps += 1;
             let op = code[pc];
             pc += 1;
-            let mut pop = |sp: &mut usize| {
+            let pop = |sp: &mut usize| {
                 *sp = sp.wrapping_sub(1);
                 stack[*sp & 7]
             };
