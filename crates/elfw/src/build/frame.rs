@@ -79,14 +79,18 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
     for f in &b.m.functions {
         // The function's FDE ends where its first cloned callee starts.
         let own = f.subroutines.iter().map(|s| s.offset).min().unwrap_or(f.code.len() as u64);
-        let mut items = vec![(0u64, own, &f.frame)];
+        // (offset, size, frame, value of the location field)
+        let mut items = vec![(0u64, own, &f.frame, 0u64)];
         for s in &f.subroutines {
-            items.push((s.offset, s.size, &s.frame));
+            // REL keeps the addend in the field; RELA targets get the
+            // pre-finalization offset ptxas computed the frame data on.
+            let field = if rel_form { s.offset } else { s.mercury_offset.unwrap_or(s.offset) };
+            items.push((s.offset, s.size, &s.frame, field));
         }
         // ptxas makes the CIE relocations of a function before its FDE ones.
         let mut cie_fixups = Vec::new();
         let mut fde_fixups = Vec::new();
-        for (at, size, frame) in items {
+        for (at, size, frame, field_value) in items {
             let (cie_at, fields) = cie(&mut out, frame, rel_form);
             for (offset, addend) in fields {
                 cie_fixups.push(Fixup { offset, symbol: f.name.clone(), kind: r_cuda::R_64, addend: addend as i64 });
@@ -104,7 +108,7 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
             }
             let location = out.len() as u64;
             fde_fixups.push(Fixup { offset: location, symbol: f.name.clone(), kind: r_cuda::R_64, addend: at as i64 });
-            out.put_u64(at);
+            out.put_u64(field_value);
             if rel {
                 fde_fixups.push(Fixup {
                     offset: out.len() as u64,

@@ -187,6 +187,8 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     let cie_spans = cie_spans(debug);
     let mut cie_relocs: Vec<(u64, FrameRelocation)> = Vec::new();
     let mut fde_key: HashMap<u64, (String, u64)> = HashMap::new();
+    // What RELA targets hold in each FDE's location field.
+    let mut fde_location: HashMap<(String, u64), u64> = HashMap::new();
     for prefix in [".rel", ".rela"] {
         for (off, sym, kind, addend) in v.relocs(prefix, ".debug_frame") {
             if kind != 2 || sym == ".debug_frame" {
@@ -200,6 +202,9 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                 continue;
             }
             let fde = off - 20;
+            if prefix == ".rela" {
+                fde_location.insert((sym.clone(), at), u64_at(debug, off as usize));
+            }
             if let Some(f) = frames.get(&fde) {
                 fde_key.insert(fde, (sym.clone(), at));
                 frame_of.insert((sym, at), f.clone());
@@ -337,6 +342,7 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                 size: y.size,
                 frame_size: per_sym(code::FRAME_SIZE, i).unwrap_or(0),
                 frame: frame_of.get(&(name.to_string(), y.value)).cloned().unwrap_or_default(),
+                mercury_offset: fde_location.get(&(name.to_string(), y.value)).copied(),
             })
             .collect();
         let graph = match v.sec(".nv.callgraph").map(|(_, s)| &s.data) {

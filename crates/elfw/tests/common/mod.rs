@@ -10,6 +10,14 @@ use std::sync::Mutex;
 /// The SMs the issue asks for.
 pub const SMS: &[u32] = &[75, 80, 86, 89, 90, 100, 120];
 
+/// [`SMS`], or the SMs listed in `$ELFW_SMS` (e.g. `90,100`) to look at a few.
+pub fn sms() -> Vec<u32> {
+    match std::env::var("ELFW_SMS") {
+        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) => SMS.to_vec(),
+    }
+}
+
 /// Whole-program (ET_EXEC) or `-c` (ET_REL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
