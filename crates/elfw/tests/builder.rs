@@ -67,7 +67,12 @@ fn check(oracle: &Oracle, c: &Compiled, check_sass: bool) -> Outcome {
     let mut problems = Vec::new();
     let bytes = std::fs::read(&c.path).expect("read NVIDIA cubin");
     let nv = elfw::read(&bytes).expect("read NVIDIA cubin");
-    let ours = match elfw::build(&extract::extract(&nv)) {
+    let module = extract::extract(&nv);
+    let built = match extract::extract_mercury(&nv) {
+        Some(mercury) => elfw::build_with_mercury(&module, &mercury),
+        None => elfw::build(&module),
+    };
+    let ours = match built {
         Ok(b) => b,
         Err(e) => {
             problems.push(format!("build failed: {e}"));

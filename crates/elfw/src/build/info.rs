@@ -275,10 +275,10 @@ fn sym_value(code: u8, sym: u32, value: u32) -> Attribute {
 /// The records of `.nv.info`: per function, last function first, its
 /// register count and frame sizes (with `-c` also its stack size); whole
 /// programs end with every entry's minimum stack size.
-pub(super) fn module_records(b: &Builder<'_>) -> Result<Vec<Attribute>> {
+pub(super) fn module_records(b: &Builder<'_>, functions: &[Function]) -> Result<Vec<Attribute>> {
     let mut out = Vec::new();
     let rel = b.rel();
-    for f in b.m.functions.iter().rev() {
+    for f in functions.iter().rev() {
         let sym = b.sym(&f.name)?;
         out.push(sym_value(code::REGCOUNT, sym, f.registers));
         if rel {
@@ -290,7 +290,7 @@ pub(super) fn module_records(b: &Builder<'_>) -> Result<Vec<Attribute>> {
         out.push(sym_value(code::FRAME_SIZE, sym, f.frame_size));
     }
     if !rel {
-        for f in b.m.functions.iter().filter(|f| is_entry(f)) {
+        for f in functions.iter().filter(|f| is_entry(f)) {
             out.push(sym_value(code::MIN_STACK_SIZE, b.sym(&f.name)?, f.stack_size));
         }
     }

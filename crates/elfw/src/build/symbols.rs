@@ -189,7 +189,9 @@ impl Builder<'_> {
                 } else {
                     self.push_sym(".nv.reservedSmem.offset0", (bind::WEAK, stt::OBJECT, 0), 0, reserved, 4);
                     let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
-                    self.push_sym("__nv_reservedSMEM_offset_0_alias", (bind::WEAK, stt::NOTYPE, 0xa0), shndx, 0, 0);
+                    // The alias marks the end of the reserved area.
+                    let alias = "__nv_reservedSMEM_offset_0_alias";
+                    self.push_sym(alias, (bind::WEAK, stt::NOTYPE, 0xa0), shndx, reserved, 0);
                 }
             }
             if rel && f.shared.uses_extern {

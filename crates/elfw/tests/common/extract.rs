@@ -491,3 +491,64 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
         address_table: table.into_iter().map(|t| t.1).collect(),
     }
 }
+
+/// The Mercury form of each function of an sm_100+ cubin, in the order of
+/// `extract(cubin).functions`; `None` without Mercury sections.
+///
+/// The `.nv.merc.*` sections are renamed to their finalized names (capmerc
+/// code as `.text.<fn>`, Mercury relocation types of `.debug_frame` mapped
+/// to R_CUDA ones) and the result is read like any cubin.
+pub fn extract_mercury(cubin: &Cubin) -> Option<Vec<elfw::MercuryFunction>> {
+    cubin.section(".nv.merc.symtab")?;
+    let mut view = cubin.clone();
+    for s in &mut view.sections {
+        if s.flags & elfw::section::shf::NV_MERCURY == 0 && !s.name.is_empty() && s.name != ".strtab" {
+            s.name = format!("{}.finalized", s.name);
+        }
+    }
+    for s in &mut view.sections {
+        if let Some(f) = s.name.strip_prefix(".nv.capmerc.text.") {
+            s.name = format!(".text.{f}");
+        } else if let Some(rest) = s.name.strip_prefix(".nv.merc") {
+            s.name = rest.strip_prefix(".nv.info").map_or(rest.to_string(), |i| format!(".nv.info{i}"));
+        }
+        if s.name == ".rela.debug_frame" {
+            if let SectionData::Rela(list) = &mut s.data {
+                for r in list.iter_mut() {
+                    r.kind = match r.kind {
+                        elfw::r_merc::UNUSED_CLEAR64 => elfw::reloc::r_cuda::UNUSED_CLEAR64,
+                        _ => elfw::reloc::r_cuda::R_64,
+                    };
+                }
+            }
+        }
+    }
+    let merc = extract(&view);
+    let syms = view.symbols();
+    let finalized = extract(cubin);
+    let out = finalized
+        .functions
+        .iter()
+        .map(|f| {
+            let m = merc.functions.iter().find(|m| m.name == f.name).cloned().unwrap_or_default();
+            let info = view.section(&format!(".nv.info.{}", f.name)).and_then(|(_, s)| s.attributes()).unwrap_or(&[]);
+            let digest = info.iter().find(|a| a.code == 0x5a).map(|a| match &a.value {
+                Value::Block(b) => b.clone(),
+                _ => vec![],
+            });
+            elfw::MercuryFunction {
+                code_size: syms.iter().find(|y| y.name == f.name && y.kind() == stt::FUNC).map_or(0, |y| y.size),
+                capmerc: m.code,
+                digest: digest.unwrap_or_default(),
+                frame_size: m.frame_size,
+                stack_size: m.stack_size,
+                exit_offsets: m.exit_offsets,
+                notes: m.notes,
+                relocations: m.relocations,
+                subroutines: m.subroutines,
+                frame: m.frame,
+            }
+        })
+        .collect();
+    Some(out)
+}
