@@ -91,7 +91,12 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
 /// The `.debug_frame` bytes for `functions` (each with the size of its
 /// code), code alignment `code_align`, and the relocations they need in
 /// creation order.
-pub(super) fn entries(b: &Builder<'_>, functions: &[(&Function, u64)], code_align: u64, rel_form: bool) -> (Vec<u8>, Vec<Fixup>) {
+pub(super) fn entries(
+    b: &Builder<'_>,
+    functions: &[(&Function, u64)],
+    code_align: u64,
+    rel_form: bool,
+) -> (Vec<u8>, Vec<Fixup>) {
     let rel = b.rel();
     let mut out = Vec::new();
     let mut fixups = Vec::new();

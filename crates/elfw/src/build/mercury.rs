@@ -17,16 +17,16 @@
 //!   [`.nv.merc.rela.nv.constant.pic`], [`.nv.merc.rela.nv.global.init`],
 //!   `.nv.merc.rela.debug_frame`, [`.nv.merc.nv.constant.user`] (bank 3),
 //!   [`.nv.merc.nv.constant.pic`] (bank 4), `.nv.capmerc.text.<fn>`...,
-//!   [`.nv.merc.nv.global.init`], [`.nv.merc.nv.shared.reserved.0`] (empty);
+//!   [`.nv.merc.nv.global.init`], [`.nv.merc.nv.shared.reserved.0`] (empty but on sm_110);
 //!   the data copies share their twin's file bytes (`layout::assign`);
 //! * `.nv.merc.symtab` is `.symtab` without the `.nv.constant0.<fn>` section
 //!   symbols, pointing at the Mercury twins, banks 3/4 renamed
 //!   `.nv.constant.user`/`.nv.constant.pic` (names appended to `.strtab`),
 //!   variables typed as `-c` output types them, reserved-smem values 0,
 //!   function sizes and clone offsets of the Mercury code;
-//! * `.nv.merc.nv.info.<fn>` has the `.nv.info.<fn>` records up to
-//!   EIATTR_CRS_STACK_SIZE with Mercury offsets, plus the Mercury digest
-//!   (EIATTR 0x5a) after EIATTR_CUDA_API_VERSION;
+//! * `.nv.merc.nv.info.<fn>` has the `.nv.info.<fn>` records but the
+//!   parameter bank and workaround ones, with Mercury offsets, plus the
+//!   Mercury digest (EIATTR 0x5a) after EIATTR_CUDA_API_VERSION;
 //! * `.nv.merc.debug_frame` is `.debug_frame` for the Mercury code with code
 //!   alignment 1; relocations use Mercury types (0x1_0000 + n, [`r_merc`]).
 
@@ -106,8 +106,10 @@ pub(super) const RENAMED: &[(&str, &str)] =
 const RESERVED_SMEM: &[&str] =
     &[".nv.reservedSmem.offset0", ".nv.reservedSmem.cap", "__nv_reservedSMEM_offset_0_alias"];
 
-/// Records of `.nv.info.<fn>` from this one on are not repeated for Mercury.
-const FIRST_FINALIZED_ONLY: u8 = code::CBANK_PARAM_SIZE;
+/// Records of `.nv.info.<fn>` not repeated for Mercury (the finalized
+/// code's parameter bank and workarounds).
+const FINALIZED_ONLY: &[u8] =
+    &[code::CBANK_PARAM_SIZE, code::PARAM_CBANK, code::SW_WAR, code::NVSAL_SW_WAR, code::PREEXIT_USED];
 
 /// The Mercury twin of finalized section `name`, if it has one.
 fn merc_name(name: &str) -> Option<String> {
@@ -160,7 +162,14 @@ impl<'m> Builder<'m> {
         let names: Vec<String> = self.m.functions.iter().map(|f| f.name.clone()).collect();
         for f in &names {
             let flags = merc | shf::INFO_LINK;
-            self.add(format!(".nv.merc.nv.info.{f}"), sht::CUDA_MERC_INFO, flags, 4, 0, SectionData::Attributes(vec![]));
+            self.add(
+                format!(".nv.merc.nv.info.{f}"),
+                sht::CUDA_MERC_INFO,
+                flags,
+                4,
+                0,
+                SectionData::Attributes(vec![]),
+            );
         }
         let graph = SectionData::CallGraph(vec![]);
         self.add(".nv.merc.nv.callgraph".into(), sht::CUDA_MERC_CALLGRAPH, merc, 4, 8, graph);
@@ -188,7 +197,10 @@ impl<'m> Builder<'m> {
         {
             if let Some(i) = self.sec(finalized) {
                 let (align, data) = (self.sections[i].align, self.sections[i].data.clone());
-                let name = format!(".nv.merc.nv.constant.{}", if sh_type == sht::CUDA_MERC_CONSTANT_USER { "user" } else { "pic" });
+                let name = format!(
+                    ".nv.merc.nv.constant.{}",
+                    if sh_type == sht::CUDA_MERC_CONSTANT_USER { "user" } else { "pic" }
+                );
                 self.add(name, sh_type, merc | shf::ALLOC, align, 0, data);
             }
         }
@@ -201,10 +213,11 @@ impl<'m> Builder<'m> {
             let flags = merc | shf::ALLOC | shf::WRITE;
             self.add(".nv.merc.nv.global.init".into(), sht::CUDA_GLOBAL_INIT, flags, align, 0, data);
         }
-        if self.sec(".nv.shared.reserved.0").is_some() {
+        if let Some(i) = self.sec(".nv.shared.reserved.0") {
             let flags = merc | shf::ALLOC | shf::WRITE;
-            let name = ".nv.merc.nv.shared.reserved.0".to_string();
-            self.add(name, sht::CUDA_MERC_NOBITS, flags, 1, 0, SectionData::NoData(0));
+            let (name, align) = (".nv.merc.nv.shared.reserved.0".to_string(), self.sections[i].align);
+            let size = SectionData::NoData(self.arch.merc_reserved_smem);
+            self.add(name, sht::CUDA_MERC_NOBITS, flags, align, 0, size);
         }
     }
 
@@ -245,8 +258,8 @@ impl<'m> Builder<'m> {
         for (i, view) in views.iter().enumerate() {
             let mut recs = Vec::new();
             for r in info::function_records(self, view)? {
-                if r.code == FIRST_FINALIZED_ONLY {
-                    break;
+                if FINALIZED_ONLY.contains(&r.code) {
+                    continue;
                 }
                 let api = r.code == code::CUDA_API_VERSION;
                 recs.push(r);
@@ -275,11 +288,8 @@ impl<'m> Builder<'m> {
                 }
             }
         }
-        let sized: Vec<(&Function, u64)> = views
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v, self.merc_fn(i).map_or(0, |m| m.code_size)))
-            .collect();
+        let sized: Vec<(&Function, u64)> =
+            views.iter().enumerate().map(|(i, v)| (v, self.merc_fn(i).map_or(0, |m| m.code_size))).collect();
         let (bytes, fixups) = frame::entries(self, &sized, 1, false);
         self.set(".nv.merc.debug_frame", SectionData::Bytes(bytes));
         for x in fixups.into_iter().rev() {

@@ -203,7 +203,11 @@ impl Builder<'_> {
             }
             if sm90 && (f.shared.size > 0 || f.shared.uses_extern) && !cap_done {
                 cap_done = true;
-                if rel {
+                // Whole programs keep it only while the Mercury code (sm_100+)
+                // still refers to it.
+                let merc_uses =
+                    self.merc.is_some_and(|m| m.iter().any(|f| f.relocations.iter().any(|r| r.symbol == RESERVED_CAP)));
+                if rel || merc_uses {
                     self.push_sym(RESERVED_CAP, (bind::WEAK, stt::OBJECT, 0), 0, RESERVED_CAP_VALUE, 4);
                 } else {
                     // ptxas deletes the symbol but keeps the slot (and the string).

@@ -544,7 +544,20 @@ pub fn extract_mercury(cubin: &Cubin) -> Option<Vec<elfw::MercuryFunction>> {
                 stack_size: m.stack_size,
                 exit_offsets: m.exit_offsets,
                 notes: m.notes,
-                relocations: m.relocations,
+                // Whole programs keep Mercury relocations (the finalized code has none).
+                relocations: match view.section(&format!(".rela.text.{}", f.name)).map(|(_, s)| &s.data) {
+                    Some(SectionData::Rela(list)) => list
+                        .iter()
+                        .rev()
+                        .map(|r| CodeRelocation {
+                            offset: r.offset,
+                            kind: r.kind,
+                            symbol: syms.get(r.sym as usize).map(|y| y.name.clone()).unwrap_or_default(),
+                            addend: r.addend,
+                        })
+                        .collect(),
+                    _ => vec![],
+                },
                 subroutines: m.subroutines,
                 frame: m.frame,
             }
