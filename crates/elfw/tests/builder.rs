@@ -176,12 +176,8 @@ fn builder_reproduces_ptxas() {
         sum.identical, sum.total, sum.cuobjdump, sum.nvdisasm
     );
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
-    // Regression floors: the counts measured when this test was written.
-    if std::env::var_os("ELFW_SMS").is_none() {
-        let pre_mercury: usize = tally.iter().filter(|(k, _)| k.0 < 100).map(|(_, t)| t.identical).sum();
-        assert!(pre_mercury >= MIN_IDENTICAL_SM75_SM90, "only {pre_mercury} identical cubins for sm_75..sm_90");
-    }
+    // Every corpus cubin of every SM checked is rebuilt byte for byte (sm_110
+    // is not checked: its Mercury sections are not modelled, docs/elfw.md).
+    let differing: Vec<_> = outcomes.iter().filter(|(_, o)| !o.identical).map(|(p, _)| p.display()).collect();
+    assert!(differing.is_empty(), "{} cubins differ: {differing:?}", differing.len());
 }
-
-/// Byte-identical rebuilds on sm_75..sm_90 when last measured (see docs/elfw.md).
-const MIN_IDENTICAL_SM75_SM90: usize = 411;

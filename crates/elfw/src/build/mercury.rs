@@ -323,11 +323,10 @@ impl<'m> Builder<'m> {
             if let Some(twin) = merc_name(&home).and_then(|n| self.sec(&n)) {
                 m.shndx = twin as u16;
             }
-            if m.kind() == stt::SECTION {
-                if let Some((_, to)) = RENAMED.iter().find(|r| r.0 == s.name) {
-                    m.name = to.to_string();
-                    m.name_offset = table.find(to).ok_or_else(|| Error::Input(format!("{to} not in .strtab")))?;
-                }
+            let renamed = RENAMED.iter().find(|r| r.0 == s.name).filter(|_| m.kind() == stt::SECTION);
+            if let Some((_, to)) = renamed {
+                m.name = to.to_string();
+                m.name_offset = table.find(to).ok_or_else(|| Error::Input(format!("{to} not in .strtab")))?;
             }
             if m.kind() == stt::OBJECT {
                 let other = match home.as_str() {
@@ -353,11 +352,9 @@ impl<'m> Builder<'m> {
         self.sections[at].data = SectionData::Symbols(out);
         let remap = |sym: u32| kept.get(sym as usize).copied().flatten().unwrap_or(0);
         for s in &mut self.sections {
-            if s.flags & shf::NV_MERCURY != 0 {
-                if let SectionData::Rela(list) = &mut s.data {
-                    for r in list.iter_mut() {
-                        *r = Rela { sym: remap(r.sym), ..*r };
-                    }
+            if let (true, SectionData::Rela(list)) = (s.flags & shf::NV_MERCURY != 0, &mut s.data) {
+                for r in list.iter_mut() {
+                    *r = Rela { sym: remap(r.sym), ..*r };
                 }
             }
         }

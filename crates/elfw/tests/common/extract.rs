@@ -512,14 +512,12 @@ pub fn extract_mercury(cubin: &Cubin) -> Option<Vec<elfw::MercuryFunction>> {
         } else if let Some(rest) = s.name.strip_prefix(".nv.merc") {
             s.name = rest.strip_prefix(".nv.info").map_or(rest.to_string(), |i| format!(".nv.info{i}"));
         }
-        if s.name == ".rela.debug_frame" {
-            if let SectionData::Rela(list) = &mut s.data {
-                for r in list.iter_mut() {
-                    r.kind = match r.kind {
-                        elfw::r_merc::UNUSED_CLEAR64 => elfw::reloc::r_cuda::UNUSED_CLEAR64,
-                        _ => elfw::reloc::r_cuda::R_64,
-                    };
-                }
+        if let (true, SectionData::Rela(list)) = (s.name == ".rela.debug_frame", &mut s.data) {
+            for r in list.iter_mut() {
+                r.kind = match r.kind {
+                    elfw::r_merc::UNUSED_CLEAR64 => elfw::reloc::r_cuda::UNUSED_CLEAR64,
+                    _ => elfw::reloc::r_cuda::R_64,
+                };
             }
         }
     }
