@@ -54,6 +54,10 @@ pub struct Arch {
     pub vrc_cta_init: bool,
     /// EICOMPAT_ATTR_CAN_FASTPATH_FINALIZE payload for plain and `a` targets.
     pub fastpath_finalize: [u64; 2],
+    /// `.nv.compat` carries attribute 0x07 (sm_100 and sm_120 only).
+    pub compat_attr_07: bool,
+    /// Size of `.nv.merc.nv.shared.reserved.0` (Mercury's reserved area).
+    pub merc_reserved_smem: u64,
 }
 
 const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arch {
@@ -73,6 +77,8 @@ const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arc
         mercury_isa_version: 0,
         vrc_cta_init: false,
         fastpath_finalize: [0, 0],
+        compat_attr_07: false,
+        merc_reserved_smem: 0,
     }
 }
 
@@ -93,19 +99,40 @@ const fn hopper(sm: u32) -> Arch {
         mercury_isa_version: 0x101,
         vrc_cta_init: false,
         fastpath_finalize: [0, 0],
+        compat_attr_07: false,
+        merc_reserved_smem: 0,
     }
 }
 
-const fn blackwell(sm: u32, reserved_smem: (u64, u64), fastpath_finalize: [u64; 2]) -> Arch {
+/// sm_100+: which SM, `.nv.shared.reserved.0` (size, alignment), the
+/// fast-path payloads, EIATTR_SW_WAR, `.nv.compat` attribute 0x07 and
+/// Mercury's reserved shared memory.
+struct Blackwell {
+    sm: u32,
+    reserved_smem: (u64, u64),
+    fastpath_finalize: [u64; 2],
+    sw_war: u32,
+    compat_attr_07: bool,
+    merc_reserved_smem: u64,
+}
+
+const fn blackwell(b: Blackwell) -> Arch {
     Arch {
         eflags_mode: 2,
         param_base: 0x380,
         mercury: true,
-        reserved_smem: Some(reserved_smem),
+        reserved_smem: Some(b.reserved_smem),
+        sw_war: Some(b.sw_war),
         vrc_cta_init: true,
-        fastpath_finalize,
-        ..hopper(sm)
+        fastpath_finalize: b.fastpath_finalize,
+        compat_attr_07: b.compat_attr_07,
+        merc_reserved_smem: b.merc_reserved_smem,
+        ..hopper(b.sm)
     }
+}
+
+const fn bw(sm: u32, fastpath_finalize: [u64; 2], sw_war: u32, compat_attr_07: bool) -> Blackwell {
+    Blackwell { sm, reserved_smem: (0x40, 1), fastpath_finalize, sw_war, compat_attr_07, merc_reserved_smem: 0 }
 }
 
 /// Every SM ptxas 13.5 accepts from sm_75 on.
@@ -117,11 +144,11 @@ pub const ARCHS: &[Arch] = &[
     turing_ampere(88, None, true),
     turing_ampere(89, None, false),
     hopper(90),
-    blackwell(100, (0x40, 1), [9, 9]),
-    blackwell(103, (0x40, 1), [0, 0]),
-    blackwell(110, (0xc0, 16), [0, 0]),
-    blackwell(120, (0x40, 1), [0x50, 0x10]),
-    blackwell(121, (0x40, 1), [0, 0]),
+    blackwell(bw(100, [9, 9], 8, true)),
+    blackwell(bw(103, [0, 0], 8, false)),
+    blackwell(Blackwell { reserved_smem: (0xc0, 16), merc_reserved_smem: 0x80, ..bw(110, [0, 0], 8, false) }),
+    blackwell(bw(120, [0x50, 0x10], 0, true)),
+    blackwell(bw(121, [0, 0], 0, false)),
 ];
 
 /// The facts for `sm`, if it is one ptxas 13.5 supports.

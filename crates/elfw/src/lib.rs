@@ -28,7 +28,7 @@ pub mod strtab;
 pub mod symbol;
 mod write;
 
-pub use build::{build, build_model};
+pub use build::{MercuryFunction, build, build_model, build_with_mercury, r_merc};
 pub use cubin::{Cubin, ProgramHeader};
 pub use error::{Error, Result};
 pub use read::read;

@@ -13,13 +13,19 @@ const FIXTURES: &[(&str, &[u8])] = &[
     ("simple.sm_90", include_bytes!("data/simple.sm_90.cubin")),
     ("device_calls.sm_80.rel", include_bytes!("data/device_calls.sm_80.rel.cubin")),
     ("vadd.sm_75", include_bytes!("data/vadd.sm_75.cubin")),
+    ("complex.sm_100", include_bytes!("data/complex.sm_100.cubin")),
 ];
 
 #[test]
 fn stored_cubins_rebuild_identically() {
     for (name, bytes) in FIXTURES {
         let nv = elfw::read(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let ours = elfw::build(&extract::extract(&nv)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let module = extract::extract(&nv);
+        let built = match extract::extract_mercury(&nv) {
+            Some(mercury) => elfw::build_with_mercury(&module, &mercury),
+            None => elfw::build(&module),
+        };
+        let ours = built.unwrap_or_else(|e| panic!("{name}: {e}"));
         if ours != *bytes {
             let diff = elfw::diff::byte_differences(&nv, bytes, &ours, 5).join("\n");
             panic!("{name} differs:\n{diff}");

@@ -266,6 +266,12 @@ pub struct Subroutine {
     pub frame_size: u32,
     /// Its call-frame information.
     pub frame: FrameInfo,
+    /// Its offset in the caller's code as ptxas laid the code out before
+    /// finalization (the Mercury form, sm_90+), where a cloned callee sits
+    /// 0x10-0x50 bytes further on than in the final code. ptxas writes this
+    /// offset into the callee's `.debug_frame` FDE location field on RELA
+    /// targets (the relocation's addend stays `offset`). `None`: `offset`.
+    pub mercury_offset: Option<u64>,
 }
 
 /// Call-frame information of one function for `.debug_frame` (DWARF CFI,

@@ -9,14 +9,14 @@ use crate::arch::RelocForm;
 use crate::bytes::{Put, align_up};
 use crate::error::Result;
 use crate::reloc::r_cuda;
-use ori_ir::object::FrameInfo;
+use ori_ir::object::{FrameInfo, Function};
 
 /// A relocation `.debug_frame` needs, before it is sorted into REL or RELA.
-struct Fixup {
-    offset: u64,
-    symbol: String,
-    kind: u32,
-    addend: i64,
+pub(super) struct Fixup {
+    pub(super) offset: u64,
+    pub(super) symbol: String,
+    pub(super) kind: u32,
+    pub(super) addend: i64,
 }
 
 fn uleb(out: &mut Vec<u8>, mut v: u64) {
@@ -43,14 +43,14 @@ fn patch_length(out: &mut [u8], start: usize) {
 }
 
 /// Writes a CIE; returns its offset and where its code addresses lie.
-fn cie(out: &mut Vec<u8>, frame: &FrameInfo, rel_form: bool) -> (u64, Vec<(u64, u64)>) {
+fn cie(out: &mut Vec<u8>, frame: &FrameInfo, code_align: u64, rel_form: bool) -> (u64, Vec<(u64, u64)>) {
     let start = out.len();
     out.put_u32(0xffff_ffff);
     out.put_u64(0);
     out.put_u64(u64::MAX);
     out.put_u8(3);
     out.put_u8(0);
-    uleb(out, 4);
+    uleb(out, code_align);
     out.put_u8(0x7c);
     uleb(out, frame.return_register.into());
     let base = out.len();
@@ -73,21 +73,50 @@ fn cie(out: &mut Vec<u8>, frame: &FrameInfo, rel_form: bool) -> (u64, Vec<(u64, 
 pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
     let rel = b.rel();
     let rel_form = b.arch.relocs == RelocForm::Rel;
+    let sized: Vec<(&Function, u64)> = b.m.functions.iter().map(|f| (f, f.code.len() as u64)).collect();
+    let (out, fixups) = entries(b, &sized, 4, rel_form);
+    b.set(".debug_frame", crate::section::SectionData::Bytes(out));
+    // ptxas writes each relocation list last-first.
+    for x in fixups.into_iter().rev() {
+        let sym = b.sym(&x.symbol)?;
+        // sm_7x/sm_8x: REL, except `-c` relocations that need an addend.
+        let rela = !rel_form || (rel && (x.addend != 0 || x.kind == r_cuda::UNUSED_CLEAR64));
+        let section = if rela { ".rela.debug_frame" } else { ".rel.debug_frame" };
+        let addend = if rela { x.addend } else { 0 };
+        b.push_reloc(section, x.offset, sym, x.kind, addend)?;
+    }
+    Ok(())
+}
+
+/// The `.debug_frame` bytes for `functions` (each with the size of its
+/// code), code alignment `code_align`, and the relocations they need in
+/// creation order.
+pub(super) fn entries(
+    b: &Builder<'_>,
+    functions: &[(&Function, u64)],
+    code_align: u64,
+    rel_form: bool,
+) -> (Vec<u8>, Vec<Fixup>) {
+    let rel = b.rel();
     let mut out = Vec::new();
     let mut fixups = Vec::new();
     let mut dropped = 0u64;
-    for f in &b.m.functions {
+    for &(f, code_len) in functions {
         // The function's FDE ends where its first cloned callee starts.
-        let own = f.subroutines.iter().map(|s| s.offset).min().unwrap_or(f.code.len() as u64);
-        let mut items = vec![(0u64, own, &f.frame)];
+        let own = f.subroutines.iter().map(|s| s.offset).min().unwrap_or(code_len);
+        // (offset, size, frame, value of the location field)
+        let mut items = vec![(0u64, own, &f.frame, 0u64)];
         for s in &f.subroutines {
-            items.push((s.offset, s.size, &s.frame));
+            // REL keeps the addend in the field; RELA targets get the
+            // pre-finalization offset ptxas computed the frame data on.
+            let field = if rel_form { s.offset } else { s.mercury_offset.unwrap_or(s.offset) };
+            items.push((s.offset, s.size, &s.frame, field));
         }
         // ptxas makes the CIE relocations of a function before its FDE ones.
         let mut cie_fixups = Vec::new();
         let mut fde_fixups = Vec::new();
-        for (at, size, frame) in items {
-            let (cie_at, fields) = cie(&mut out, frame, rel_form);
+        for (at, size, frame, field_value) in items {
+            let (cie_at, fields) = cie(&mut out, frame, code_align, rel_form);
             for (offset, addend) in fields {
                 cie_fixups.push(Fixup { offset, symbol: f.name.clone(), kind: r_cuda::R_64, addend: addend as i64 });
             }
@@ -104,7 +133,7 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
             }
             let location = out.len() as u64;
             fde_fixups.push(Fixup { offset: location, symbol: f.name.clone(), kind: r_cuda::R_64, addend: at as i64 });
-            out.put_u64(at);
+            out.put_u64(field_value);
             if rel {
                 fde_fixups.push(Fixup {
                     offset: out.len() as u64,
@@ -122,15 +151,5 @@ pub(super) fn fill(b: &mut Builder<'_>) -> Result<()> {
         fixups.extend(cie_fixups);
         fixups.extend(fde_fixups);
     }
-    b.set(".debug_frame", crate::section::SectionData::Bytes(out));
-    // ptxas writes each relocation list last-first.
-    for x in fixups.into_iter().rev() {
-        let sym = b.sym(&x.symbol)?;
-        // sm_7x/sm_8x: REL, except `-c` relocations that need an addend.
-        let rela = !rel_form || (rel && (x.addend != 0 || x.kind == r_cuda::UNUSED_CLEAR64));
-        let section = if rela { ".rela.debug_frame" } else { ".rel.debug_frame" };
-        let addend = if rela { x.addend } else { 0 };
-        b.push_reloc(section, x.offset, sym, x.kind, addend)?;
-    }
-    Ok(())
+    (out, fixups)
 }

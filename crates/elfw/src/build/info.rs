@@ -235,17 +235,19 @@ const ORDER_SM90: &[Slot] = &[
     (code::SPARSE_MMA_MASK, sparse_mma),
     (WMMA_USED, wmma),
     (code::MAXREG_COUNT, maxreg),
-    (code::EXTERNS, externs),
+    // One corpus kernel has both (sm_120): barriers first.
     (code::NUM_BARRIERS, barriers),
+    (code::EXTERNS, externs),
     (ANNOTATIONS, annotations),
     (code::MERCURY_ISA_VERSION, isa_version),
     (INT_WARP_WIDE_INSTR_OFFSETS, int_warp_wide),
     (COOP_GROUP_MASK_REGIDS, coop_masks),
     (COOP_GROUP_INSTR_OFFSETS, coop_offsets),
     (code::VRC_CTA_INIT_COUNT, vrc),
+    // One corpus kernel has syscalls and mbarriers (sm_120): syscalls first.
+    (SYSCALL_OFFSETS, syscalls),
     (MBARRIER_INSTR_OFFSETS, mbarrier_instrs),
     (NUM_MBARRIERS, mbarriers),
-    (SYSCALL_OFFSETS, syscalls),
     (code::EXIT_INSTR_OFFSETS, exits),
     (code::MAX_THREADS, threads),
     (code::CRS_STACK_SIZE, crs),
@@ -275,10 +277,10 @@ fn sym_value(code: u8, sym: u32, value: u32) -> Attribute {
 /// The records of `.nv.info`: per function, last function first, its
 /// register count and frame sizes (with `-c` also its stack size); whole
 /// programs end with every entry's minimum stack size.
-pub(super) fn module_records(b: &Builder<'_>) -> Result<Vec<Attribute>> {
+pub(super) fn module_records(b: &Builder<'_>, functions: &[Function]) -> Result<Vec<Attribute>> {
     let mut out = Vec::new();
     let rel = b.rel();
-    for f in b.m.functions.iter().rev() {
+    for f in functions.iter().rev() {
         let sym = b.sym(&f.name)?;
         out.push(sym_value(code::REGCOUNT, sym, f.registers));
         if rel {
@@ -290,7 +292,7 @@ pub(super) fn module_records(b: &Builder<'_>) -> Result<Vec<Attribute>> {
         out.push(sym_value(code::FRAME_SIZE, sym, f.frame_size));
     }
     if !rel {
-        for f in b.m.functions.iter().filter(|f| is_entry(f)) {
+        for f in functions.iter().filter(|f| is_entry(f)) {
             out.push(sym_value(code::MIN_STACK_SIZE, b.sym(&f.name)?, f.stack_size));
         }
     }
@@ -306,7 +308,7 @@ pub(super) fn compat_records(b: &Builder<'_>) -> Vec<Attribute> {
         Attribute { code: 0x02, value: Value::Byte(b.m.isa_class) },
         Attribute { code: 0x0d, value: Value::Half(0x101) },
     ];
-    if b.arch.mercury {
+    if b.arch.compat_attr_07 {
         out.push(Attribute { code: 0x07, value: Value::Half(0x101) });
     }
     let fastpath = b.arch.fastpath_finalize[usize::from(accel)];

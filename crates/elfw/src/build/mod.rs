@@ -7,6 +7,7 @@
 
 mod frame;
 mod info;
+mod mercury;
 mod names;
 mod symbols;
 
@@ -21,6 +22,8 @@ use crate::section::{Section, SectionData, shf, sht};
 use ori_ir::object::{Function, FunctionKind, ObjectModule, OutputMode, VariableSpace};
 use std::collections::HashMap;
 
+pub use mercury::{MercuryFunction, r_merc};
+
 /// Toolkit version recorded in notes and `EIATTR_CUDA_API_VERSION` (13.5).
 pub const TOOLKIT_VERSION: u16 = 135;
 /// Tool version line of `.note.nv.tkinfo`.
@@ -28,17 +31,37 @@ pub const TOOL_VERSION: &str = "Cuda compilation tools, release 13.5, V13.5.37";
 /// Build branch line of `.note.nv.tkinfo`.
 pub const TOOL_BRANCH: &str = "Build cuda_13.5.r13.5/compiler.39125733_0";
 
-/// Builds the cubin bytes for `module`.
+/// Builds the cubin bytes for `module` (without Mercury sections).
 pub fn build(module: &ObjectModule) -> Result<Vec<u8>> {
-    crate::write(&build_model(module)?)
+    crate::write(&build_model(module, None)?)
 }
 
-/// Builds the cubin model for `module` (laid out, ready for [`crate::write`]).
-pub fn build_model(module: &ObjectModule) -> Result<Cubin> {
+/// Builds the cubin bytes for `module` with the Mercury sections of
+/// sm_100+ made from `mercury` (one entry per function, in module order).
+pub fn build_with_mercury(module: &ObjectModule, mercury: &[MercuryFunction]) -> Result<Vec<u8>> {
+    crate::write(&build_model(module, Some(mercury))?)
+}
+
+/// Builds the cubin model for `module` (laid out, ready for [`crate::write`]);
+/// with `mercury` (sm_100+ only) also the Mercury sections.
+pub fn build_model(module: &ObjectModule, mercury: Option<&[MercuryFunction]>) -> Result<Cubin> {
     let arch = arch(module.target.sm).ok_or_else(|| Error::Input(format!("unsupported SM {}", module.target.sm)))?;
     check(module)?;
-    let mut b = Builder::new(module, arch);
+    if let Some(m) = mercury {
+        if !arch.mercury {
+            return Err(Error::Input(format!("sm_{} has no Mercury sections", arch.sm)));
+        }
+        if m.len() != module.functions.len() {
+            return Err(Error::Input(format!(
+                "{} Mercury functions for {} functions",
+                m.len(),
+                module.functions.len()
+            )));
+        }
+    }
+    let mut b = Builder::new(module, arch, mercury);
     b.plan_sections();
+    b.plan_mercury();
     b.plan_symbols()?;
     b.fill()?;
     b.finish()
@@ -99,13 +122,16 @@ pub(crate) struct Builder<'m> {
     pub(crate) section_index: HashMap<String, usize>,
     pub(crate) symbols: Vec<crate::symbol::Symbol>,
     pub(crate) symbol_index: HashMap<String, usize>,
+    /// The Mercury form of each function, when Mercury sections are written.
+    pub(crate) merc: Option<&'m [MercuryFunction]>,
 }
 
 impl<'m> Builder<'m> {
-    fn new(m: &'m ObjectModule, arch: Arch) -> Self {
+    fn new(m: &'m ObjectModule, arch: Arch, merc: Option<&'m [MercuryFunction]>) -> Self {
         Builder {
             m,
             arch,
+            merc,
             sections: Vec::new(),
             section_index: HashMap::new(),
             symbols: Vec::new(),
@@ -440,7 +466,7 @@ impl<'m> Builder<'m> {
         let cu = CuInfo { version: 2, virtual_sm: ptx_target, toolkit: TOOLKIT_VERSION, reserved: 0 };
         self.set(".note.nv.cuinfo", SectionData::Notes(vec![Note::nvidia(NT_CUDA_INFO, cu.encode())]));
         // Attributes.
-        let global = info::module_records(self)?;
+        let global = info::module_records(self, &self.m.functions)?;
         self.set(".nv.info", SectionData::Attributes(global));
         if a.compat {
             self.set(".nv.compat", SectionData::Attributes(info::compat_records(self)));
@@ -479,6 +505,7 @@ impl<'m> Builder<'m> {
             }
         }
         frame::fill(self)?;
+        self.fill_mercury()?;
         Ok(())
     }
 
@@ -555,6 +582,7 @@ impl<'m> Builder<'m> {
         }
         let graph = self.call_graph(&strtab)?;
         self.set(".nv.callgraph", SectionData::CallGraph(graph));
+        self.finish_mercury(&symbols, &strtab)?;
         self.set(".strtab", SectionData::Strings(strtab));
         self.set(".symtab", SectionData::Symbols(symbols));
         let e_type = if self.rel() { ET_REL } else { ET_EXEC };

@@ -18,6 +18,8 @@ use ori_ir::object::{Function, FunctionKind, Linkage, VariableSpace};
 
 /// Zero bytes left where ptxas removed `.symtab_shndx` from `.shstrtab` (sm_90+).
 const REMOVED_SYMTAB_SHNDX: usize = ".symtab_shndx\0".len();
+/// The same for `.nv.merc.symtab_shndx` (with Mercury sections).
+const REMOVED_MERC_SYMTAB_SHNDX: usize = ".nv.merc.symtab_shndx\0".len();
 
 /// The section-name table with each section's name offset.
 pub(super) struct SectionNames {
@@ -46,6 +48,14 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
         for s in signatures(b) {
             str_.intern(s);
         }
+        // `.nv.merc.symtab`'s names for the banks' section symbols.
+        if b.merc.is_some() {
+            for (from, to) in super::mercury::RENAMED {
+                if symbols.iter().any(|s| s.name == *from) {
+                    str_.intern(to);
+                }
+            }
+        }
     } else {
         // Signatures are made while the PTX is read, before any section.
         for s in signatures(b) {
@@ -67,6 +77,9 @@ pub(super) fn tables(b: &Builder<'_>, mut symbols: Vec<Symbol>) -> (SectionNames
     let mut shbytes = shstr.into_bytes();
     if b.arch.compat {
         shbytes.resize(shbytes.len() + REMOVED_SYMTAB_SHNDX, 0);
+    }
+    if b.merc.is_some() {
+        shbytes.resize(shbytes.len() + REMOVED_MERC_SYMTAB_SHNDX, 0);
     }
     (SectionNames { bytes: shbytes, offsets }, str_.into_bytes(), symbols)
 }

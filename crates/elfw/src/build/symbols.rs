@@ -189,7 +189,9 @@ impl Builder<'_> {
                 } else {
                     self.push_sym(".nv.reservedSmem.offset0", (bind::WEAK, stt::OBJECT, 0), 0, reserved, 4);
                     let shndx = self.sec(".nv.shared.reserved.0").unwrap_or(0);
-                    self.push_sym("__nv_reservedSMEM_offset_0_alias", (bind::WEAK, stt::NOTYPE, 0xa0), shndx, 0, 0);
+                    // The alias marks the end of the reserved area.
+                    let alias = "__nv_reservedSMEM_offset_0_alias";
+                    self.push_sym(alias, (bind::WEAK, stt::NOTYPE, 0xa0), shndx, reserved, 0);
                 }
             }
             if rel && f.shared.uses_extern {
@@ -201,7 +203,11 @@ impl Builder<'_> {
             }
             if sm90 && (f.shared.size > 0 || f.shared.uses_extern) && !cap_done {
                 cap_done = true;
-                if rel {
+                // Whole programs keep it only while the Mercury code (sm_100+)
+                // still refers to it.
+                let merc_uses =
+                    self.merc.is_some_and(|m| m.iter().any(|f| f.relocations.iter().any(|r| r.symbol == RESERVED_CAP)));
+                if rel || merc_uses {
                     self.push_sym(RESERVED_CAP, (bind::WEAK, stt::OBJECT, 0), 0, RESERVED_CAP_VALUE, 4);
                 } else {
                     // ptxas deletes the symbol but keeps the slot (and the string).

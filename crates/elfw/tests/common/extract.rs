@@ -187,6 +187,8 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     let cie_spans = cie_spans(debug);
     let mut cie_relocs: Vec<(u64, FrameRelocation)> = Vec::new();
     let mut fde_key: HashMap<u64, (String, u64)> = HashMap::new();
+    // What RELA targets hold in each FDE's location field.
+    let mut fde_location: HashMap<(String, u64), u64> = HashMap::new();
     for prefix in [".rel", ".rela"] {
         for (off, sym, kind, addend) in v.relocs(prefix, ".debug_frame") {
             if kind != 2 || sym == ".debug_frame" {
@@ -200,6 +202,9 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                 continue;
             }
             let fde = off - 20;
+            if prefix == ".rela" {
+                fde_location.insert((sym.clone(), at), u64_at(debug, off as usize));
+            }
             if let Some(f) = frames.get(&fde) {
                 fde_key.insert(fde, (sym.clone(), at));
                 frame_of.insert((sym, at), f.clone());
@@ -337,6 +342,7 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
                 size: y.size,
                 frame_size: per_sym(code::FRAME_SIZE, i).unwrap_or(0),
                 frame: frame_of.get(&(name.to_string(), y.value)).cloned().unwrap_or_default(),
+                mercury_offset: fde_location.get(&(name.to_string(), y.value)).copied(),
             })
             .collect();
         let graph = match v.sec(".nv.callgraph").map(|(_, s)| &s.data) {
@@ -484,4 +490,76 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
         isa_class: compat_byte(0x02).map_or(1, |b| b as u8),
         address_table: table.into_iter().map(|t| t.1).collect(),
     }
+}
+
+/// The Mercury form of each function of an sm_100+ cubin, in the order of
+/// `extract(cubin).functions`; `None` without Mercury sections.
+///
+/// The `.nv.merc.*` sections are renamed to their finalized names (capmerc
+/// code as `.text.<fn>`, Mercury relocation types of `.debug_frame` mapped
+/// to R_CUDA ones) and the result is read like any cubin.
+pub fn extract_mercury(cubin: &Cubin) -> Option<Vec<elfw::MercuryFunction>> {
+    cubin.section(".nv.merc.symtab")?;
+    let mut view = cubin.clone();
+    for s in &mut view.sections {
+        if s.flags & elfw::section::shf::NV_MERCURY == 0 && !s.name.is_empty() && s.name != ".strtab" {
+            s.name = format!("{}.finalized", s.name);
+        }
+    }
+    for s in &mut view.sections {
+        if let Some(f) = s.name.strip_prefix(".nv.capmerc.text.") {
+            s.name = format!(".text.{f}");
+        } else if let Some(rest) = s.name.strip_prefix(".nv.merc") {
+            s.name = rest.strip_prefix(".nv.info").map_or(rest.to_string(), |i| format!(".nv.info{i}"));
+        }
+        if let (true, SectionData::Rela(list)) = (s.name == ".rela.debug_frame", &mut s.data) {
+            for r in list.iter_mut() {
+                r.kind = match r.kind {
+                    elfw::r_merc::UNUSED_CLEAR64 => elfw::reloc::r_cuda::UNUSED_CLEAR64,
+                    _ => elfw::reloc::r_cuda::R_64,
+                };
+            }
+        }
+    }
+    let merc = extract(&view);
+    let syms = view.symbols();
+    let finalized = extract(cubin);
+    let out = finalized
+        .functions
+        .iter()
+        .map(|f| {
+            let m = merc.functions.iter().find(|m| m.name == f.name).cloned().unwrap_or_default();
+            let info = view.section(&format!(".nv.info.{}", f.name)).and_then(|(_, s)| s.attributes()).unwrap_or(&[]);
+            let digest = info.iter().find(|a| a.code == 0x5a).map(|a| match &a.value {
+                Value::Block(b) => b.clone(),
+                _ => vec![],
+            });
+            elfw::MercuryFunction {
+                code_size: syms.iter().find(|y| y.name == f.name && y.kind() == stt::FUNC).map_or(0, |y| y.size),
+                capmerc: m.code,
+                digest: digest.unwrap_or_default(),
+                frame_size: m.frame_size,
+                stack_size: m.stack_size,
+                exit_offsets: m.exit_offsets,
+                notes: m.notes,
+                // Whole programs keep Mercury relocations (the finalized code has none).
+                relocations: match view.section(&format!(".rela.text.{}", f.name)).map(|(_, s)| &s.data) {
+                    Some(SectionData::Rela(list)) => list
+                        .iter()
+                        .rev()
+                        .map(|r| CodeRelocation {
+                            offset: r.offset,
+                            kind: r.kind,
+                            symbol: syms.get(r.sym as usize).map(|y| y.name.clone()).unwrap_or_default(),
+                            addend: r.addend,
+                        })
+                        .collect(),
+                    _ => vec![],
+                },
+                subroutines: m.subroutines,
+                frame: m.frame,
+            }
+        })
+        .collect();
+    Some(out)
 }

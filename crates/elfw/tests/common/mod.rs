@@ -7,8 +7,17 @@ use nv_oracle::Oracle;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The SMs the issue asks for.
-pub const SMS: &[u32] = &[75, 80, 86, 89, 90, 100, 120];
+/// The SMs the issue asks for, and the other sm_100+ ones ptxas 13.5 accepts
+/// (sm_103, sm_121).
+pub const SMS: &[u32] = &[75, 80, 86, 89, 90, 100, 103, 120, 121];
+
+/// [`SMS`], or the SMs listed in `$ELFW_SMS` (e.g. `90,100`) to look at a few.
+pub fn sms() -> Vec<u32> {
+    match std::env::var("ELFW_SMS") {
+        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) => SMS.to_vec(),
+    }
+}
 
 /// Whole-program (ET_EXEC) or `-c` (ET_REL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
