@@ -10,12 +10,50 @@ use crate::diag::Diagnostic;
 
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
-/// CFA rule and the registers kept across the kernel. Kernels get no FDE
-/// instructions from us: NVIDIA's mark two code points whose meaning is not
-/// established yet (docs/status.md), and without them the CIE's rules
-/// apply to the whole kernel, which holds for code without a stack frame.
+/// CFA rule and the registers kept across the kernel.
 const KERNEL_CIE_INSTRUCTIONS: &[u8] =
     &[0x0c, 0x81, 0x80, 0x80, 0x28, 0x00, 0x08, 0xff, 0x81, 0x80, 0x28, 0x08, 0x81, 0x80, 0x80, 0x28, 0x00, 0x00, 0x00];
+
+/// `DW_CFA_def_cfa` with the CIE's register and offset 0.
+const DEF_CFA: &[u8] = &[0x0c, 0x81, 0x80, 0x80, 0x28, 0x00];
+
+/// `DW_CFA_advance_loc4`; the code alignment is 4 bytes.
+const ADVANCE_LOC4: u8 = 0x04;
+
+/// The FDE rows of a kernel without calls, as NVIDIA's ptxas 13.5 writes
+/// them (docs/elfw.md, measured on the corpus): a `DW_CFA_def_cfa` row just
+/// after the first control transfer (`@P0 EXIT`, `BRA`) and an empty row at
+/// the last `EXIT`, in address order; before sm_90 a leading empty row at
+/// 0x10 (which sm_90 drops after laying out the section: the builder counts
+/// those 5 bytes in later CIE-pointer addends).
+fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
+    let mut first_transfer = None;
+    let mut last_exit = None;
+    for (index, (_, _, inst)) in func.insts_in_order().enumerate() {
+        let at = 16 * index as u32;
+        if matches!(inst.op, Opcode::BRA | Opcode::EXIT) && first_transfer.is_none() {
+            first_transfer = Some(at + 16);
+        }
+        if inst.op == Opcode::EXIT {
+            last_exit = Some(at);
+        }
+    }
+    let (Some(cfa), Some(exit)) = (first_transfer, last_exit) else { return (Vec::new(), 0) };
+    let mut rows: Vec<(u32, &[u8])> = vec![(cfa, DEF_CFA), (exit, &[])];
+    if sm < 90 {
+        rows.push((0x10, &[]));
+    }
+    rows.sort_by_key(|r| r.0);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (row, rules) in rows {
+        out.push(ADVANCE_LOC4);
+        out.extend_from_slice(&((row - at) / 4).to_le_bytes());
+        out.extend_from_slice(rules);
+        at = row;
+    }
+    (out, if sm >= 90 { 5 } else { 0 })
+}
 
 /// The object description of `module`, whose functions must all be
 /// encoded.
@@ -56,6 +94,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         .map_err(|e| Diagnostic::fatal(format!("function '{}': {e}", func.name)))?;
     let usage = Usage::of(func, target);
     let attrs = &func.attrs;
+    let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
     Ok(object::Function {
         name: func.name.clone(),
         kind: object::FunctionKind::Entry,
@@ -83,6 +122,8 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         frame: FrameInfo {
             return_register: u32::MAX,
             cie_instructions: KERNEL_CIE_INSTRUCTIONS.to_vec(),
+            fde_instructions,
+            dropped_bytes,
             ..FrameInfo::default()
         },
         ..object::Function::default()
