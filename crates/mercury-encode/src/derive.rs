@@ -139,10 +139,24 @@ fn atom_range(form: &Form, k: usize) -> std::ops::Range<usize> {
     start..start + form.operands[k].matches('{').count()
 }
 
-/// The siblings of `form` with the address offset present or absent, and
-/// the unpinned copy of a learned offset form.
+/// The copy of `form` whose offsets take any value, and the siblings with
+/// the address offset present or absent.
 fn offset_siblings(form: &Form) -> Vec<Form> {
     let mut out = Vec::new();
+    // Offsets, of memory and constant-bank operands, with fixed bits.
+    let pinned: u128 = form
+        .operands
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| op.ends_with("+{X}]"))
+        .flat_map(|(k, _)| form.atoms[atom_range(form, k).end - 1].fields)
+        .fold(0, |m, f| m | (field_mask(f) & form.mask));
+    if pinned != 0 {
+        out.push(Form { mask: form.mask & !pinned, bits: form.bits & !pinned, ..*form });
+    }
+    // The siblings below take any offset, like the unpinned copy.
+    let base = out.first().copied().unwrap_or(*form);
+    let form = &base;
     for (k, op) in form.operands.iter().enumerate() {
         // `[R]`, `desc[UR][R.64]`, `[R+UR]`; not constant banks, not a
         // lone offset (whose base register is RZ, left out of the text).
@@ -154,9 +168,6 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
             let offset = &form.atoms[range.end - 1];
             if offset.fields != [field] || !offset.signed {
                 continue;
-            }
-            if form.mask & fm != 0 {
-                out.push(Form { mask: form.mask & !fm, bits: form.bits & !fm, ..*form });
             }
             let mut operands = form.operands.to_vec();
             operands[k] = leak_str(format!("{}{base}]", &op[..op.len() - addr.len()]));

@@ -81,7 +81,7 @@ pub fn generate(rng: &mut Rng, tables: &Tables, form: &Form, tame: bool) -> Opti
             AtomKind::R if tame => 4 * rng.below(63) as i64,
             AtomKind::U if tame => 4 * rng.below(15) as i64,
             AtomKind::X if tame && offsets.contains(&index) => {
-                let v = 16 * (1 + rng.below(0x1000)) as i64;
+                let v = 16 * (1 + rng.below(0x7fe)) as i64;
                 if atom.signed && rng.below(2) == 0 { -v } else { v }
             }
             AtomKind::SR => {
@@ -135,13 +135,14 @@ pub fn generate(rng: &mut Rng, tables: &Tables, form: &Form, tame: bool) -> Opti
     Some((u128::from(hi) << 64 | (w & u128::from(u64::MAX))) | (guard << 12))
 }
 
-/// The atoms that are address offsets (`[R2+0x10]`, `c[0x0][R1+0x8]`).
-fn offset_atoms(form: &Form) -> Vec<usize> {
+/// The atoms that are address offsets (`[R2+0x10]`, `c[0x0][R1+0x8]`,
+/// `c[0x0][0x160]`).
+pub fn offset_atoms(form: &Form) -> Vec<usize> {
     let mut out = Vec::new();
     let mut index = 0;
     for op in form.operands {
         index += op.matches('{').count();
-        if op.ends_with("+{X}]") {
+        if op.ends_with("+{X}]") || op.ends_with("[{X}]") {
             out.push(index - 1);
         }
     }
