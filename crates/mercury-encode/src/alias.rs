@@ -16,7 +16,8 @@
 
 use ori_ir::{Imm, Inst, Modifier, Opcode, Operand, OperandKind, RegFile};
 
-const ALIASES: [&str; 3] = ["MOV", "IADD", "SHL"];
+/// The alias words.
+pub(crate) const ALIASES: [&str; 3] = ["MOV", "IADD", "SHL"];
 
 /// Whether `inst` is an IMAD whose mnemonic nvdisasm derives from its
 /// operands.

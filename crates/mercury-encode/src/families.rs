@@ -1,6 +1,7 @@
 //! Mnemonic families: sibling forms that differ from a learned form only
 //! in a modifier field (comparison code, boolean combine, signedness,
-//! `.FTZ`) or in the negation of the combine predicate.
+//! `.FTZ`, access width, eviction priority, memory ordering) or in the
+//! negation of the combine predicate.
 //!
 //! The generated tables only hold forms NVIDIA's ptxas emitted for the
 //! corpus (`ISETP.GE.AND` but not `ISETP.LE.U32.OR`). For the families
@@ -33,9 +34,28 @@
 //!   predicate of the SETPs, the min/max selector of FMNMX/IMNMX/VIMNMX:
 //!   `PT` is the minimum, `!PT` the maximum).
 //!
+//! The load/store fields come from the same kind of probe, on corpus
+//! words of LDG (`0x981`, high word `0x0c1e19`), STG (`0x986`), LD
+//! (`0x980`), ST (`0x985`), LDL (`0x983`), STL (`0x387`), LDS (`0x984`),
+//! STS (`0x388`) and LDC (`0xb82`), identical on SM80 and SM90:
+//!
+//! * bits 73..75: the access, `U8 S8 U16 S16` (none) `64 128` for all
+//!   (7 prints `INVALID7`; LDC stops at `64`), printed after the
+//!   eviction word;
+//! * bits 84..86: eviction priority of LDG, STG, LD, ST, LDL and STL, `EF`
+//!   (none) `EL LU EU NA`, printed right after `.E`;
+//! * bits 77..80: ordering and scope of LDG/LD (`CONSTANT`, `STRONG.GPU`,
+//!   `STRONG.SYS`, `MMIO.GPU`, ... 16 values) and STG/ST (the same but 4
+//!   = `STRONG.SM.PRIVATE`), printed last; LDL/STL ignore these bits.
+//!
+//! Not derived: LDG's bits 68..69 (`LTC64B LTC128B LTC256B`, after the
+//! eviction word) and LDC's 78..79 (`IL IS ISL`), which Ori has no words
+//! for; bit 72 (`.E`) and 76 (the descriptor), which change the operands.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
-//! each learned form of the families and checks that nvdisasm prints our
-//! text.
+//! each learned and derived form of the families (for the load/store
+//! families each field alone and random combinations) and checks that
+//! nvdisasm prints our text.
 
 use std::borrow::Cow;
 
@@ -112,6 +132,61 @@ const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] }
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
+/// Access width and type of loads and stores (bits 73..75; 7 prints
+/// `INVALID7`, LDS `???7`).
+const WIDTH: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["U8", "S8", "U16", "S16", "", "64", "128"] });
+/// LDC's width: 6 and 7 print `INVALID6`/`INVALID7`.
+const LDC_WIDTH: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["U8", "S8", "U16", "S16", "", "64"] });
+/// Eviction priority (bits 84..86; 6 and 7 print `INVALID6`/`INVALID7`).
+const EVICT: Slot = Slot::Field(WordField { pos: 84, len: 3, words: &["EF", "", "EL", "LU", "EU", "NA"] });
+/// Memory ordering and scope of loads (bits 77..80).
+const LOAD_SEM: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &[
+        "",
+        "CONSTANT.PRIVATE",
+        "CONSTANT.CTA",
+        "CONSTANT.CTA.PRIVATE",
+        "CONSTANT",
+        "STRONG.SM",
+        "STRONG.GPU.PRIVATE",
+        "STRONG.GPU",
+        "MMIO.GPU",
+        "CONSTANT.SM",
+        "STRONG.SYS",
+        "CONSTANT.SM.PRIVATE",
+        "MMIO.SYS",
+        "CONSTANT.VC",
+        "CONSTANT.VC.PRIVATE",
+        "CONSTANT.GPU",
+    ],
+});
+/// Memory ordering and scope of stores (bits 77..80): the loads' words
+/// but 4, which is `STRONG.SM.PRIVATE` (a store is never `.CONSTANT`).
+const STORE_SEM: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &[
+        "",
+        "CONSTANT.PRIVATE",
+        "CONSTANT.CTA",
+        "CONSTANT.CTA.PRIVATE",
+        "STRONG.SM.PRIVATE",
+        "STRONG.SM",
+        "STRONG.GPU.PRIVATE",
+        "STRONG.GPU",
+        "MMIO.GPU",
+        "CONSTANT.SM",
+        "STRONG.SYS",
+        "CONSTANT.SM.PRIVATE",
+        "MMIO.SYS",
+        "CONSTANT.VC",
+        "CONSTANT.VC.PRIVATE",
+        "CONSTANT.GPU",
+    ],
+});
+
 /// The families, from the nvdisasm probes above.
 pub static FAMILIES: &[Family] = &[
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
@@ -121,6 +196,15 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
+    Family { opcode: "LDG", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "LD", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "STG", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "ST", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "LDL", sm: None, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "STL", sm: None, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "LDS", sm: None, slots: &[WIDTH], negate: None },
+    Family { opcode: "STS", sm: None, slots: &[WIDTH], negate: None },
+    Family { opcode: "LDC", sm: None, slots: &[LDC_WIDTH], negate: None },
 ];
 
 /// The family of `opcode` on `sm`.
@@ -132,19 +216,26 @@ impl Family {
     /// The slot values of `mnemonic` (field value, or 1/0 for a present /
     /// absent word), or `None` when it is not spelled as this family.
     pub fn parse(&self, mnemonic: &str) -> Option<Vec<u8>> {
-        let mut words = mnemonic.split('.');
-        if words.next()? != self.opcode {
+        let words: Vec<&str> = mnemonic.split('.').collect();
+        if words.first() != Some(&self.opcode) {
             return None;
         }
-        let mut words = words.peekable();
+        // A field word may span several mnemonic words (`STRONG.GPU`); the
+        // longest that follows wins.
+        let starts = |at: usize, word: &str| {
+            let n = word.split('.').count();
+            (!word.is_empty() && words.get(at..at + n).is_some_and(|w| w.join(".") == word)).then_some(n)
+        };
+        let mut at = 1;
         let mut values = Vec::with_capacity(self.slots.len());
         for slot in self.slots {
-            let next = words.peek().copied();
             match slot {
                 Slot::Field(f) => {
-                    let v = match next.and_then(|w| f.words.iter().position(|x| !x.is_empty() && *x == w)) {
-                        Some(v) => {
-                            words.next();
+                    let found =
+                        f.words.iter().enumerate().filter_map(|(v, w)| Some((v, starts(at, w)?))).max_by_key(|x| x.1);
+                    let v = match found {
+                        Some((v, n)) => {
+                            at += n;
                             v
                         }
                         None => f.words.iter().position(|x| x.is_empty())?,
@@ -152,15 +243,15 @@ impl Family {
                     values.push(v as u8);
                 }
                 Slot::Word(w) => {
-                    let present = next == Some(*w);
+                    let present = starts(at, w).is_some();
                     if present {
-                        words.next();
+                        at += 1;
                     }
                     values.push(u8::from(present));
                 }
             }
         }
-        words.next().is_none().then_some(values)
+        (at == words.len()).then_some(values)
     }
 
     /// The mnemonic of these slot values.
@@ -314,5 +405,14 @@ mod tests {
         assert_eq!(fmnmx.parse("FMNMX").unwrap(), vec![0, 0]);
         assert_eq!(fmnmx.render(&[1, 1]).unwrap(), "FMNMX.FTZ.NAN");
         assert!(family(Sm::Sm90, "IMNMX").is_none());
+        // Field words of several mnemonic words, longest first.
+        let ldg = family(Sm::Sm80, "LDG").unwrap();
+        let v = ldg.parse("LDG.E.EF.64.STRONG.GPU").unwrap();
+        assert_eq!(v, vec![1, 0, 5, 7]);
+        assert_eq!(ldg.render(&v).unwrap(), "LDG.E.EF.64.STRONG.GPU");
+        assert_eq!(ldg.parse("LDG.E.CONSTANT.CTA").unwrap(), vec![1, 1, 4, 2]);
+        assert_eq!(ldg.parse("LDG.E").unwrap(), vec![1, 1, 4, 0]);
+        assert!(ldg.parse("LDG.E.STRONG").is_none());
+        assert!(ldg.parse("LDG.E.64.EF").is_none());
     }
 }

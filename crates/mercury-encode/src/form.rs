@@ -129,7 +129,7 @@ fn low_mask(len: u8) -> u64 {
 }
 
 /// One instruction form.
-#[derive(Debug)]
+#[derive(Copy, Clone, Debug)]
 pub struct Form {
     /// Opcode and modifiers as nvdisasm prints them (`IMAD.MOV.U32`).
     pub mnemonic: &'static str,
@@ -157,8 +157,10 @@ impl Form {
 
 /// The forms of one SM family and its special-register numbers.
 pub struct Tables {
-    /// Every form.
+    /// Every form: the learned ones, then those derived from them
+    /// (`derive.rs`).
     pub forms: &'static [Form],
+    learned: usize,
     /// Special registers: hardware number and nvdisasm name.
     pub special_regs: &'static [(u16, &'static str)],
     by_opcode_bits: HashMap<u16, Vec<usize>>,
@@ -176,24 +178,39 @@ impl Tables {
         }
     }
 
-    fn new(forms: &'static [Form], special_regs: &'static [(u16, &'static str)]) -> Tables {
+    fn new(learned: &'static [Form], special_regs: &'static [(u16, &'static str)]) -> Tables {
+        let mut all = learned.to_vec();
+        all.extend(crate::derive::derive(learned));
+        // Built once per SM family and kept for the life of the process.
+        let forms: &'static [Form] = Box::leak(all.into_boxed_slice());
         let mut by_opcode_bits: HashMap<u16, Vec<usize>> = HashMap::new();
         let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, form) in forms.iter().enumerate() {
             by_opcode_bits.entry(form.bits as u16 & OPCODE_BITS).or_default().push(i);
             by_text.entry(text_key(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
         }
-        Tables { forms, special_regs, by_opcode_bits, by_text }
+        Tables { forms, learned: learned.len(), special_regs, by_opcode_bits, by_text }
     }
 
-    /// The most specific form whose fixed bits match `word`.
+    /// The forms learned from NVIDIA's cubins (the generated tables).
+    pub fn learned(&self) -> &'static [Form] {
+        &self.forms[..self.learned]
+    }
+
+    /// The forms derived from the learned ones (`derive.rs`).
+    pub fn derived(&self) -> &'static [Form] {
+        &self.forms[self.learned..]
+    }
+
+    /// The most specific form whose fixed bits match `word`; a learned
+    /// one before a derived one as specific.
     pub fn form_for_bits(&self, word: u128) -> Option<&'static Form> {
         let candidates = self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS))?;
         candidates
             .iter()
+            .filter(|&&i| word & self.forms[i].mask == self.forms[i].bits)
+            .max_by_key(|&&i| (self.forms[i].mask.count_ones(), i < self.learned))
             .map(|&i| &self.forms[i])
-            .filter(|f| word & f.mask == f.bits)
-            .max_by_key(|f| f.mask.count_ones())
     }
 
     /// The forms with the opcode bits of `word`.

@@ -17,6 +17,7 @@
 mod alias;
 pub mod ctrl;
 mod decode;
+pub mod derive;
 mod encode;
 pub mod families;
 pub mod float;

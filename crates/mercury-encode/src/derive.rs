@@ -1,0 +1,393 @@
+//! Forms derived from the learned ones when the tables are built: the
+//! operand shapes NVIDIA's ptxas happened not to emit for the corpus.
+//!
+//! Two rules, both checked word by word against nvdisasm by
+//! `tests/derived_nvdisasm.rs`:
+//!
+//! * **Address offsets.** A memory operand without an immediate offset is
+//!   the same instruction with offset 0 (`[R2.64]` = `[R2.64+0x0]`, which
+//!   nvdisasm prints without the offset). [`ADDRESS_OFFSETS`] gives, per
+//!   opcode (bits 0..11), where the offset lives; from each learned form
+//!   the sibling with the offset present or absent is derived. The table
+//!   was established with nvdisasm probes (an offset bit set in a corpus
+//!   word, both SMs) and agrees with every learned offset atom (unit test
+//!   below). Learned forms whose offset atom has a fixed bit (the learner
+//!   fixes a bit whose flip makes the probed offset 0, since the text then
+//!   loses its `+0x..`) also get a copy without that restriction, so that
+//!   every offset encodes and decodes.
+//! * **Operand edits by analogy.** When two learned forms `C` and `B` of
+//!   one mnemonic differ in one source operand only (`IADD3 R, R, R, R`
+//!   and `IADD3 R, R, 0x1, R`: the operand kind; `IADD3 R, R, R, R` and
+//!   `IADD3 R, R, R, -R`: a negation) and a form `A` of the same opcode has
+//!   the operand of `C` in the same place, counted from the end, with the
+//!   same operands and operand fields after it, then `A` with `B`'s
+//!   operand is `A`'s bits changed like `C`'s into `B`'s, with `B`'s
+//!   fields for that operand and the ones after it (`SHF.R.S64 R, R, R, R`
+//!   from `SHF.R.S64 R, R, 0x1, R` and the `SHF.R.U64` pair). Sources come
+//!   last in nvdisasm's order, so counting from the end lines them up
+//!   across forms with and without carry-out predicates. Forms whose
+//!   operand bits are pinned (aliases like `IMAD.MOV`) take no part.
+//!
+//! Learned forms always come first, so derived forms only answer where no
+//! learned form does, and the corpus figures do not move.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::form::{Atom, AtomKind, Field, Form};
+
+/// Where the immediate address offset lives, per opcode (bits 0..11 of
+/// the word, which also select the address kind) and per presence of a
+/// memory descriptor (`desc[UR4]`, bit 76 of global and generic accesses):
+/// bits 40..63, signed, after a descriptor and for local and shared
+/// accesses; bits 32..63 for a generic access without one, where bits
+/// 32..39 would hold the descriptor. Identical on SM80 and SM90: nvdisasm
+/// prints `desc[UR0][R0.64+0x10]` for bit 44 of a corpus word of each
+/// opcode, `+-0x10` for 0xfffff0 at bit 40, and `LD.E R0, [R0+0x1]` for
+/// bit 32 of `LD.E R0, [R0]`.
+pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
+    AddressOffset { opcode: 0x980, desc: true, field: OFFSET_40 }, // LD
+    AddressOffset { opcode: 0x980, desc: false, field: OFFSET_32 }, // LD
+    AddressOffset { opcode: 0x981, desc: true, field: OFFSET_40 }, // LDG
+    AddressOffset { opcode: 0x983, desc: false, field: OFFSET_40 }, // LDL
+    AddressOffset { opcode: 0x984, desc: false, field: OFFSET_40 }, // LDS (register and uniform base)
+    AddressOffset { opcode: 0x985, desc: true, field: OFFSET_40 }, // ST
+    AddressOffset { opcode: 0x986, desc: true, field: OFFSET_40 }, // STG
+    AddressOffset { opcode: 0x387, desc: false, field: OFFSET_40 }, // STL
+    AddressOffset { opcode: 0x388, desc: false, field: OFFSET_40 }, // STS (register base)
+    AddressOffset { opcode: 0x988, desc: false, field: OFFSET_40 }, // STS (uniform base)
+    AddressOffset { opcode: 0x3a9, desc: false, field: OFFSET_40 }, // ATOMG.CAS (bits 32..39: a register)
+    AddressOffset { opcode: 0x9a8, desc: true, field: OFFSET_40 }, // ATOMG
+    AddressOffset { opcode: 0x98e, desc: true, field: OFFSET_40 }, // RED
+    AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
+];
+
+/// An address offset field.
+#[derive(Debug)]
+pub struct AddressOffset {
+    /// Opcode bits 0..11.
+    pub opcode: u16,
+    /// The address has a memory descriptor.
+    pub desc: bool,
+    /// The offset's bits (signed).
+    pub field: Field,
+}
+
+/// The opcodes whose operand edits are derived by analogy: those whose
+/// derived forms `tests/derived_nvdisasm.rs` checks. Conversions, MUFU
+/// and the like are left out: their immediates change type with the
+/// modifiers (`MUFU.RCP64H` takes a binary64 high word, `MUFU.RCP` a
+/// binary32), and sm_80 `I2F.S16` prints `c[0xd] [0x5598]`.
+pub static ANALOGY_OPCODES: &[&str] = &[
+    "IADD3", "IMAD", "ISETP", "SHF", "SEL", "LOP3", "MOV", "LEA", "IABS", "IMNMX", "VIMNMX", "POPC", "FLO", "BREV",
+    "PRMT", "FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "DADD", "DMUL", "DFMA", "DSETP", "UIADD3", "ULOP3",
+    "USHF", "USEL", "UMOV", "UISETP", "UPRMT",
+];
+
+const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
+const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
+
+/// How many rounds of analogies build on derived forms.
+const ROUNDS: usize = 2;
+
+/// The derived forms of one SM family, given its learned forms.
+pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
+    let mut known: HashSet<String> = learned.iter().map(text).collect();
+    let mut out = Vec::new();
+    for form in learned {
+        for d in offset_siblings(form) {
+            let t = text(&d);
+            // The unpinned copy has the learned text on purpose.
+            if known.insert(t) || d.operands == form.operands {
+                out.push(d);
+            }
+        }
+    }
+    for _ in 0..ROUNDS {
+        let new = analogies(learned.iter().chain(&out), &known);
+        if new.is_empty() {
+            break;
+        }
+        for d in new {
+            if known.insert(text(&d)) {
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+fn text(form: &Form) -> String {
+    let mut s = form.mnemonic.to_string();
+    for op in form.operands {
+        s.push(' ');
+        s.push_str(op);
+    }
+    s
+}
+
+fn field_mask(f: &Field) -> u128 {
+    ((1u128 << f.len) - 1) << f.pos
+}
+
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+/// The atoms of operand `k` (atoms are in text order, one per placeholder).
+fn atom_range(form: &Form, k: usize) -> std::ops::Range<usize> {
+    let start: usize = form.operands[..k].iter().map(|s| s.matches('{').count()).sum();
+    start..start + form.operands[k].matches('{').count()
+}
+
+/// The copy of `form` whose offsets take any value, and the siblings with
+/// the address offset present or absent.
+fn offset_siblings(form: &Form) -> Vec<Form> {
+    let mut out = Vec::new();
+    // Offsets, of memory and constant-bank operands, with fixed bits.
+    let pinned: u128 = form
+        .operands
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| op.ends_with("+{X}]"))
+        .flat_map(|(k, _)| form.atoms[atom_range(form, k).end - 1].fields)
+        .fold(0, |m, f| m | (field_mask(f) & form.mask));
+    if pinned != 0 {
+        out.push(Form { mask: form.mask & !pinned, bits: form.bits & !pinned, ..*form });
+    }
+    // The siblings below take any offset, like the unpinned copy.
+    let base = out.first().copied().unwrap_or(*form);
+    let form = &base;
+    for (k, op) in form.operands.iter().enumerate() {
+        // `[R]`, `desc[UR][R.64]`, `[R+UR]`; not constant banks, not a
+        // lone offset (whose base register is RZ, left out of the text).
+        let Some(field) = offset_field(form, op) else { continue };
+        let addr = op.strip_prefix("desc[{U}]").unwrap_or(op);
+        let fm = field_mask(&field);
+        let range = atom_range(form, k);
+        if let Some(base) = addr.strip_suffix("+{X}]") {
+            let offset = &form.atoms[range.end - 1];
+            if offset.fields != [field] || !offset.signed {
+                continue;
+            }
+            let mut operands = form.operands.to_vec();
+            operands[k] = leak_str(format!("{}{base}]", &op[..op.len() - addr.len()]));
+            let mut atoms = form.atoms.to_vec();
+            atoms.remove(range.end - 1);
+            out.push(Form {
+                operands: leak(operands),
+                atoms: leak(atoms),
+                bits: form.bits & !fm,
+                mask: form.mask | fm,
+                ..*form
+            });
+        } else if form.bits & fm == 0 && form.atom_bits() & fm == 0 {
+            let mut operands = form.operands.to_vec();
+            operands[k] = leak_str(format!("{}+{{X}}]", &op[..op.len() - 1]));
+            let mut atoms = form.atoms.to_vec();
+            atoms.insert(range.end, Atom { kind: AtomKind::X, fields: leak(vec![field]), signed: true, reuse: None });
+            out.push(Form { operands: leak(operands), atoms: leak(atoms), mask: form.mask & !fm, ..*form });
+        }
+    }
+    out
+}
+
+/// The offset field of the address operand `op` of `form`, when the table
+/// has one.
+fn offset_field(form: &Form, op: &str) -> Option<Field> {
+    let desc = op.starts_with("desc[{U}][{");
+    if !desc && !op.starts_with("[{") {
+        return None;
+    }
+    let opcode = form.bits as u16 & 0xfff;
+    ADDRESS_OFFSETS.iter().find(|a| a.opcode == opcode && a.desc == desc).map(|a| a.field)
+}
+
+fn leak_str(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// One operand edit shown by a pair of forms of one mnemonic.
+struct Edit<'a> {
+    /// The form with the old operand.
+    from: &'a Form,
+    /// The form with the new operand.
+    to: &'a Form,
+    /// The operand's index in both.
+    slot: usize,
+}
+
+/// Edits nvdisasm rejects although a sibling mnemonic shows them:
+/// (mnemonic prefix, source index, new operand). `IMAD.WIDE` and
+/// `IMAD.HI` have no immediate `c` (a register pair there; nvdisasm
+/// rejects opcodes 0x425 and 0x427).
+static NO_ANALOGY: &[(&str, usize, &str)] = &[("IMAD.WIDE", 2, "{X}"), ("IMAD.HI", 2, "{X}")];
+
+/// How many leading operands are destinations: the first (unless it is
+/// an address: stores), a register after a predicate destination
+/// (`LOP3.LUT P0, R2, ...`), then predicate carry-outs, as nvdisasm lists
+/// them; trailing predicates are sources.
+fn def_count(form: &Form) -> usize {
+    let ops = form.operands;
+    if ops.first().is_none_or(|o| o.contains('[')) {
+        return 0;
+    }
+    let mut n = if ops[0] == "{P}" && ops.get(1) == Some(&"{R}") { 2 } else { 1 };
+    while n + 1 < ops.len() && ops[n] == "{P}" {
+        n += 1;
+    }
+    n
+}
+
+/// An operand's negation, complement and absolute-value marks.
+fn marks(op: &str) -> String {
+    op.chars().filter(|c| matches!(c, '-' | '~' | '!' | '|')).collect()
+}
+
+/// The forms `A` with one source operand edited as some pair shows.
+fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<String>) -> Vec<Form> {
+    let usable = |f: &&Form| {
+        let mut words = f.mnemonic.split('.');
+        let opcode = words.next().unwrap_or_default();
+        // IMAD's alias spellings stand for operand values (alias.rs).
+        let alias = opcode == "IMAD" && words.any(|w| crate::alias::ALIASES.contains(&w));
+        f.mask & f.atom_bits() == 0 && ANALOGY_OPCODES.contains(&opcode) && !alias
+    };
+    let mut groups: HashMap<&str, Vec<&Form>> = HashMap::new();
+    for f in forms.filter(usable) {
+        groups.entry(f.mnemonic.split('.').next().unwrap_or_default()).or_default().push(f);
+    }
+    let mut out = Vec::new();
+    let mut made: HashSet<String> = HashSet::new();
+    for group in groups.values() {
+        // Edits keyed by (source index, old operand).
+        let mut edits: HashMap<(usize, &str), Vec<Edit>> = HashMap::new();
+        for c in group {
+            for b in group {
+                if c.mnemonic != b.mnemonic || c.operands.len() != b.operands.len() || def_count(c) != def_count(b) {
+                    continue;
+                }
+                let differ: Vec<usize> = (0..c.operands.len()).filter(|&i| c.operands[i] != b.operands[i]).collect();
+                if let [slot] = differ[..]
+                    && slot >= def_count(c)
+                {
+                    let key = (slot - def_count(c), c.operands[slot]);
+                    edits.entry(key).or_default().push(Edit { from: c, to: b, slot });
+                }
+            }
+        }
+        for a in group {
+            let defs = def_count(a);
+            for i in defs..a.operands.len() {
+                let Some(list) = edits.get(&(i - defs, a.operands[i])) else { continue };
+                for e in list {
+                    let new = e.to.operands[e.slot];
+                    if NO_ANALOGY.iter().any(|(m, s, o)| a.mnemonic.starts_with(m) && *s == i - defs && *o == new) {
+                        continue;
+                    }
+                    let Some(d) = apply(a, i, e) else { continue };
+                    let t = text(&d);
+                    if !known.contains(&t) && made.insert(t) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `a` with source operand `i` edited as `e` shows, or `None` when the
+/// other sources differ in kind or fields, or the fields would collide.
+///
+/// The sources of `a` and of the pair's old form `c` are lined up from the
+/// first source; those both have must be the same operands (marks
+/// included: DFMA's `-a` and `-b` are one bit) with the same fields. The result has `a`'s destinations, the new form
+/// `b`'s fields for the shared sources, and `a`'s for sources `c` lacks
+/// (the carry-in predicates of `IADD3.X` when the pair is two `IADD3`s).
+fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
+    let (c, b, j) = (e.from, e.to, e.slot);
+    let (da, dc) = (def_count(a), def_count(c));
+    let shared = (a.operands.len() - da).min(c.operands.len() - dc);
+    let a_src = &a.operands[da..da + shared];
+    let c_src = &c.operands[dc..dc + shared];
+    if a_src.iter().zip(c_src).enumerate().any(|(k, (x, y))| k + da != i && x != y) {
+        return None;
+    }
+    // A mark's spelling depends on the mnemonic (`-R` of IADD3 is `~R` of
+    // IADD3.X), so marks are only taken from pairs of `a`'s own mnemonic.
+    if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic {
+        return None;
+    }
+    let a_atoms = atom_range(a, da).start..atom_range(a, da + shared - 1).end;
+    let c_atoms = atom_range(c, dc).start..atom_range(c, dc + shared - 1).end;
+    let b_atoms = atom_range(b, dc).start..atom_range(b, dc + shared - 1).end;
+    // Apart from the edited operand, the shared sources sit where `c`'s do.
+    let ai = atom_range(a, i);
+    let ci = atom_range(c, j);
+    let skip = |r: &std::ops::Range<usize>, x: &std::ops::Range<usize>| {
+        r.clone().filter(|k| !x.contains(k)).collect::<Vec<_>>()
+    };
+    let a_rest: Vec<&Atom> = skip(&a_atoms, &ai).into_iter().map(|k| &a.atoms[k]).collect();
+    let c_rest: Vec<&Atom> = skip(&c_atoms, &ci).into_iter().map(|k| &c.atoms[k]).collect();
+    if a_rest != c_rest {
+        return None;
+    }
+    let mut atoms = a.atoms[..a_atoms.start].to_vec();
+    atoms.extend_from_slice(&b.atoms[b_atoms]);
+    atoms.extend_from_slice(&a.atoms[a_atoms.end..]);
+    let fields = |x: &[Atom]| x.iter().flat_map(|x| x.fields).fold(0u128, |m, f| m | field_mask(f));
+    let kept = fields(&a.atoms[..a_atoms.start]) | fields(&a.atoms[a_atoms.end..]);
+    let moved = fields(&b.atoms[atom_range(b, dc).start..atom_range(b, dc + shared - 1).end]);
+    let delta = b.bits ^ c.bits;
+    let mask = a.mask ^ b.mask ^ c.mask;
+    if kept & moved != 0 || delta & kept != 0 || mask & (kept | moved) != 0 {
+        return None;
+    }
+    let mut operands = a.operands.to_vec();
+    operands[i] = b.operands[j];
+    Some(Form {
+        mnemonic: a.mnemonic,
+        operands: leak(operands),
+        atoms: leak(atoms),
+        bits: (a.bits ^ delta) & mask,
+        mask,
+        uniform_guard: a.uniform_guard,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Sm;
+    use crate::form::Tables;
+
+    /// Every learned offset atom of an opcode in the table sits where the
+    /// table says.
+    #[test]
+    fn learned_offsets_agree_with_the_table() {
+        let mut checked = 0;
+        for sm in [Sm::Sm80, Sm::Sm90] {
+            for form in Tables::get(sm).learned() {
+                for (k, op) in form.operands.iter().enumerate() {
+                    let Some(field) = offset_field(form, op) else { continue };
+                    if op.ends_with("+{X}]") {
+                        let atom = &form.atoms[atom_range(form, k).end - 1];
+                        assert_eq!(atom.fields, [field], "{sm:?} {}", form.mnemonic);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 20, "only {checked} learned offsets");
+    }
+
+    #[test]
+    fn derives_the_missing_shapes() {
+        let t90 = Tables::get(Sm::Sm90);
+        let has = |m: &str, ops: &[&str]| !t90.forms_for_text(m, ops.iter().copied()).is_empty();
+        assert!(has("LDG.E.64", &["{R}", "desc[{U}][{R}.64+{X}]"]));
+        assert!(has("SHF.R.S64", &["{R}", "{R}", "{R}", "{R}"]));
+        assert!(has("ST.E", &["desc[{U}][{R}.64+{X}]", "{R}"]));
+        assert!(has("LDS", &["{R}", "[{R}+{U}+{X}]"]));
+    }
+}
