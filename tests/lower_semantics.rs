@@ -340,21 +340,9 @@ fn u64s(values: &[u64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// Whether the kernels of `tests/ptx/` are also checked as compiled: their
-/// final code needs encoder forms (`SHF.R.S64` with a register amount,
-/// `LDG.E.64` with an offset, ...) that mercury-encode learns in a
-/// separate change.
-const TEST_PTX_FINAL: bool = false;
-
-/// The modules of `tests/ptx/NAME.ptx` for `sm` to check: lowered, and
-/// (when [`TEST_PTX_FINAL`]) final.
-fn test_stages(name: &str, sm: u32) -> Vec<ori_ir::Module> {
-    let text = test_ptx(&format!("{name}.ptx"), sm);
-    if TEST_PTX_FINAL {
-        return stages_of(name, text, sm).to_vec();
-    }
-    let (ast, _) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
-    vec![ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap()]
+/// The lowered and final forms of `tests/ptx/NAME.ptx` for `sm`.
+fn test_stages(name: &str, sm: u32) -> [ori_ir::Module; 2] {
+    stages_of(name, test_ptx(&format!("{name}.ptx"), sm), sm)
 }
 
 /// Every 64-bit integer operation of `tests/ptx/int64.ptx` on values that
