@@ -21,6 +21,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("templates", "sm_90"),
     ("stencil2d", "sm_90"),
     ("histogram", "sm_90"),
+    ("launch_bounds", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -30,6 +31,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("scan_block", "sm_80"),
     ("templates", "sm_80"),
     ("stencil2d", "sm_80"),
+    ("launch_bounds", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

@@ -20,7 +20,11 @@ fn ptx(kernel: &str, sm: u32) -> String {
 
 /// The two forms of every function of `kernel`: lowered, and final.
 fn stages(kernel: &str, sm: u32) -> [ori_ir::Module; 2] {
-    let text = ptx(kernel, sm);
+    stages_of(kernel, ptx(kernel, sm), sm)
+}
+
+/// The two forms of every function of PTX module `text`, named `kernel`.
+fn stages_of(kernel: &str, text: String, sm: u32) -> [ori_ir::Module; 2] {
     let (ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
     assert!(diags.is_empty(), "{diags:?}");
     let lowered = ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap();
@@ -324,4 +328,107 @@ fn scan_block() {
         args,
         &[i32s(&added), i32s(&offsets)],
     );
+}
+
+#[test]
+fn launch_bounds() {
+    // The same body under five launch bounds: 32 gathers x[(i + 977 k) % n]
+    // (rem.s32 by a runtime n), four rounds of in-place fmaf * 0.5, and a
+    // weighted sum that PTX contracts into fma. Inputs are multiples of
+    // 1/8 in [-1, 1], so nothing reaches the subnormal range.
+    let n = 300usize;
+    let x: Vec<f32> = pattern(n, 5).iter().map(|&v| v as f32 / 8.0).collect();
+    let y: Vec<f32> = (0..n)
+        .map(|i| {
+            let mut r: Vec<f32> = (0..32).map(|k| x[(i + k * 977) % n]).collect();
+            for it in 0..4 {
+                for k in 0..32 {
+                    r[k] = r[k].mul_add(r[(k + 7) & 31], r[(k * 5 + it) & 31]) * 0.5;
+                }
+            }
+            r.iter().enumerate().fold(0.0f32, |s, (k, &v)| v.mul_add(k as f32, s))
+        })
+        .collect();
+    let args = || vec![Arg::Buffer(f32s(&x)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))];
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(stages("launch_bounds", sm)) {
+            for entry in ["lb_none", "lb_256_4", "lb_1024_1", "lb_128_8", "lb_maxnreg40"] {
+                let got = run(&module, entry, [3, 1, 1], [128, 1, 1], &args());
+                assert!(got == [f32s(&x), f32s(&y)], "launch_bounds {entry} sm_{sm} {stage}: results differ");
+            }
+        }
+    }
+}
+
+/// `div`/`rem` on s32 and u32 (register and immediate operands, a guarded
+/// one), hand-written PTX run on edge cases: signs, `INT_MIN`, divisors 0,
+/// 1, -1 and large ones. A zero divisor gives all ones, as NVIDIA's
+/// sequence does (PTX leaves it unspecified).
+#[test]
+fn integer_division() {
+    let text = |sm: u32| {
+        format!(
+            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\
+             .visible .entry divs(.param .u64 pa, .param .u64 pb, .param .u64 po, .param .u32 n)\n{{\n\
+             .reg .pred %p<3>; .reg .b32 %r<20>; .reg .b64 %rd<10>;\n\
+             ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [po]; ld.param.u32 %r1, [n];\n\
+             mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n\
+             setp.ge.s32 %p1, %r5, %r1; @%p1 bra $L_end;\n\
+             cvta.to.global.u64 %rd4, %rd1; cvta.to.global.u64 %rd5, %rd2; cvta.to.global.u64 %rd6, %rd3;\n\
+             mul.wide.s32 %rd7, %r5, 4; add.s64 %rd8, %rd4, %rd7; ld.global.u32 %r6, [%rd8];\n\
+             add.s64 %rd8, %rd5, %rd7; ld.global.u32 %r7, [%rd8];\n\
+             mul.wide.s32 %rd7, %r5, 32; add.s64 %rd9, %rd6, %rd7;\n\
+             div.s32 %r8, %r6, %r7; st.global.u32 [%rd9], %r8;\n\
+             rem.s32 %r9, %r6, %r7; st.global.u32 [%rd9+4], %r9;\n\
+             div.u32 %r10, %r6, %r7; st.global.u32 [%rd9+8], %r10;\n\
+             rem.u32 %r11, %r6, %r7; st.global.u32 [%rd9+12], %r11;\n\
+             div.s32 %r12, %r6, 7; st.global.u32 [%rd9+16], %r12;\n\
+             rem.u32 %r13, %r6, 10; st.global.u32 [%rd9+20], %r13;\n\
+             mov.u32 %r14, 5; setp.lt.s32 %p2, %r6, 0; @%p2 rem.s32 %r14, %r14, %r7; st.global.u32 [%rd9+24], %r14;\n\
+             div.u32 %r6, -1000, %r6; st.global.u32 [%rd9+28], %r6;\n\
+             $L_end:\nret;\n}}\n"
+        )
+    };
+    let special = [0, 1, -1, 2, -2, 7, -7, i32::MIN, i32::MAX, i32::MIN + 1, 65536, -65537, 1 << 30, 3, 100_000];
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &x in &special {
+        for &y in &special {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    for i in 0..100i32 {
+        a.push(i.wrapping_mul(-1_640_531_527) >> (i % 7));
+        b.push(i.wrapping_mul(40_503) >> (i % 23));
+    }
+    let n = a.len();
+    let ones = u32::MAX as i32;
+    let div_s = |x: i32, y: i32| if y == 0 { ones } else { x.wrapping_div(y) };
+    let rem_s = |x: i32, y: i32| if y == 0 { ones } else { x.wrapping_rem(y) };
+    let div_u = |x: i32, y: i32| if y == 0 { ones } else { (x as u32 / y as u32) as i32 };
+    let rem_u = |x: i32, y: i32| if y == 0 { ones } else { (x as u32 % y as u32) as i32 };
+    let out: Vec<i32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let guarded = if x < 0 { rem_s(5, y) } else { 5 };
+            [div_s(x, y), rem_s(x, y), div_u(x, y), rem_u(x, y), x / 7, rem_u(x, 10), guarded, div_u(-1000, x)]
+        })
+        .collect();
+    let args = || {
+        vec![Arg::Buffer(i32s(&a)), Arg::Buffer(i32s(&b)), Arg::Buffer(vec![0; 32 * n]), Arg::Value(i32s(&[n as i32]))]
+    };
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(stages_of("divs", text(sm), sm)) {
+            let got = run(&module, "divs", [2, 1, 1], [192, 1, 1], &args());
+            let want = [i32s(&a), i32s(&b), i32s(&out)];
+            if got != want {
+                let got: Vec<i32> = got[2].chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+                let bad = (0..out.len()).find(|&i| got[i] != out[i]).unwrap();
+                let (x, y) = (a[bad / 8], b[bad / 8]);
+                panic!("sm_{sm} {stage}: result {} of ({x}, {y}) is {}, not {}", bad % 8, got[bad], out[bad]);
+            }
+        }
+    }
 }

@@ -5,12 +5,14 @@ mod atomic;
 mod cmp;
 mod ctrl;
 mod cvt;
+mod divide;
 mod double;
 mod float;
 mod int;
 mod mem;
 mod mov;
 mod pred;
+mod seq;
 mod warp;
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
@@ -25,6 +27,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
+        "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
