@@ -2,6 +2,7 @@
 //! and the operand conversions they share.
 
 mod atomic;
+mod bits;
 mod cmp;
 mod ctrl;
 mod cvt;
@@ -27,6 +28,10 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
+        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "prmt" | "shf" | "sad" => {
+            bits::lower(cx, inst).map(|()| None)
+        }
+        "mul" if inst.has("hi") => bits::mul_hi(cx, inst).map(|()| None),
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
