@@ -596,3 +596,138 @@ fn bit_fields() {
         }
     }
 }
+
+/// Rounds `exact` to f32 up (`up`) or toward zero, from its nearest f32.
+fn f32_directed(exact: f64, up: bool) -> f32 {
+    let near = exact as f32;
+    let off = f64::from(near) - exact;
+    let step = if up { off < 0.0 } else { off.abs() > 0.0 && (f64::from(near).abs() > exact.abs()) };
+    match (step, up) {
+        (false, _) => near,
+        (true, true) => f32::from_bits(if near >= 0.0 { near.to_bits() + 1 } else { near.to_bits() - 1 }),
+        (true, false) => f32::from_bits(near.to_bits() - 1),
+    }
+}
+
+/// f32 to binary16 and back, rounding to nearest even (normal range,
+/// overflow to infinity).
+fn through_f16(x: f32) -> f32 {
+    if x == 0.0 {
+        return x;
+    }
+    if x.abs() >= 65520.0 {
+        return f32::INFINITY.copysign(x);
+    }
+    let ulp = 2f64.powi(f64::from(x.abs()).log2().floor() as i32 - 10);
+    ((f64::from(x) / ulp).round_ties_even() * ulp) as f32
+}
+
+/// `cvt` in its rounding forms (f32/f64/s32/s64, integral roundings,
+/// saturation, f16 and bf16), hand-written PTX with the forms the encoder
+/// knows, run lowered and compiled.
+#[test]
+fn conversions() {
+    let text = |sm: u32| {
+        format!(
+            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\
+             .visible .entry cvts(.param .u64 px, .param .u64 pd, .param .u64 po, .param .u32 n)\n{{\n\
+             .reg .pred %p<3>; .reg .b16 %h<4>; .reg .b32 %r<40>; .reg .f32 %f<20>; .reg .f64 %fd<10>; .reg .b64 %rd<20>;\n\
+             ld.param.u64 %rd1, [px]; ld.param.u64 %rd2, [pd]; ld.param.u64 %rd3, [po]; ld.param.u32 %r1, [n];\n\
+             mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n\
+             setp.ge.s32 %p1, %r5, %r1; @%p1 bra $L_end;\n\
+             cvta.to.global.u64 %rd4, %rd1; cvta.to.global.u64 %rd5, %rd2; cvta.to.global.u64 %rd6, %rd3;\n\
+             mul.wide.s32 %rd7, %r5, 4; add.s64 %rd8, %rd4, %rd7; ld.global.f32 %f1, [%rd8];\n\
+             mul.wide.s32 %rd7, %r5, 8; add.s64 %rd8, %rd5, %rd7; ld.global.f64 %fd1, [%rd8];\n\
+             mul.wide.s32 %rd7, %r5, 128; add.s64 %rd9, %rd6, %rd7;\n\
+             cvt.rni.s32.f32 %r6, %f1; st.global.u32 [%rd9], %r6;\n\
+             cvt.rmi.s32.f32 %r7, %f1; st.global.u32 [%rd9+4], %r7;\n\
+             cvt.rpi.s32.f32 %r8, %f1; st.global.u32 [%rd9+8], %r8;\n\
+             cvt.rzi.s32.f32 %r9, %f1; st.global.u32 [%rd9+12], %r9;\n\
+             cvt.rni.f32.f32 %f2, %f1; st.global.f32 [%rd9+16], %f2;\n\
+             cvt.rzi.f32.f32 %f3, %f1; st.global.f32 [%rd9+20], %f3;\n\
+             cvt.rmi.f32.f32 %f4, %f1; st.global.f32 [%rd9+24], %f4;\n\
+             cvt.rpi.f32.f32 %f5, %f1; st.global.f32 [%rd9+28], %f5;\n\
+             cvt.sat.f32.f32 %f6, %f1; st.global.f32 [%rd9+32], %f6;\n\
+             cvt.rn.f32.f64 %f7, %fd1; st.global.f32 [%rd9+36], %f7;\n\
+             cvt.rp.f32.f64 %f8, %fd1; st.global.f32 [%rd9+40], %f8;\n\
+             cvt.rni.s32.f64 %r10, %fd1; st.global.u32 [%rd9+44], %r10;\n\
+             cvt.f64.f32 %fd2, %f1; st.global.f64 [%rd9+48], %fd2;\n\
+             cvt.rzi.s64.f64 %rd10, %fd1; st.global.u64 [%rd9+56], %rd10;\n\
+             cvt.rmi.s64.f32 %rd11, %f1; st.global.u64 [%rd9+64], %rd11;\n\
+             cvt.rn.f32.s64 %f9, %rd10; st.global.f32 [%rd9+72], %f9;\n\
+             cvt.u32.u64 %r11, %rd11; st.global.u32 [%rd9+76], %r11;\n\
+             cvt.rn.f64.s64 %fd3, %rd11; st.global.f64 [%rd9+80], %fd3;\n\
+             mul.lo.s32 %r12, %r10, 33333; cvt.rz.f32.s32 %f10, %r12; st.global.f32 [%rd9+88], %f10;\n\
+             cvt.rp.f32.u32 %f11, %r12; st.global.f32 [%rd9+92], %f11;\n\
+             cvt.s32.s8 %r13, %r6; st.global.u32 [%rd9+96], %r13;\n\
+             cvt.rn.f16.f32 %h1, %f1; cvt.f32.f16 %f12, %h1; st.global.f32 [%rd9+100], %f12;\n\
+             cvt.u16.u32 %h2, %r6; cvt.f32.bf16 %f13, %h2; st.global.f32 [%rd9+104], %f13;\n\
+             cvt.rn.f64.s32 %fd4, %r6; st.global.f64 [%rd9+112], %fd4;\n\
+             $L_end:\nret;\n}}\n"
+        )
+    };
+    let mut x: Vec<f32> = (0..300).map(|i| (i as f32 - 150.0) * 3.37 + 0.001 * i as f32).collect();
+    x[..8].copy_from_slice(&[0.5, 1.5, 2.5, -0.5, -2.5, 0.99, -1e10, 1e10]);
+    let xd: Vec<f64> = (0..300).map(|i| (i as f64 - 150.0) * 1234.5678 + 0.123 * i as f64).collect();
+    let n = x.len();
+    let out: Vec<u8> = x
+        .iter()
+        .zip(&xd)
+        .flat_map(|(&v, &d)| {
+            let r = v.round_ties_even() as i32;
+            let s64 = d.trunc() as i64;
+            let f64_s64 = v.floor() as i64;
+            let m = (d.round_ties_even() as i32).wrapping_mul(33333);
+            let mut o = Vec::new();
+            for w in [r, v.floor() as i32, v.ceil() as i32, v.trunc() as i32] {
+                o.extend(w.to_le_bytes());
+            }
+            for f in [
+                v.round_ties_even(),
+                v.trunc(),
+                v.floor(),
+                v.ceil(),
+                v.clamp(0.0, 1.0),
+                d as f32,
+                f32_directed(d, true),
+            ] {
+                o.extend(f.to_le_bytes());
+            }
+            o.extend((d.round_ties_even() as i32).to_le_bytes());
+            o.extend(f64::from(v).to_le_bytes());
+            o.extend(s64.to_le_bytes());
+            o.extend(f64_s64.to_le_bytes());
+            o.extend((s64 as f32).to_le_bytes());
+            o.extend((f64_s64 as u32).to_le_bytes());
+            o.extend((f64_s64 as f64).to_le_bytes());
+            o.extend(f32_directed(f64::from(m), false).to_le_bytes());
+            o.extend(f32_directed(f64::from(m as u32), true).to_le_bytes());
+            o.extend(i32::from(r as i8).to_le_bytes());
+            o.extend(through_f16(v).to_le_bytes());
+            o.extend(f32::from_bits((r as u32 & 0xffff) << 16).to_le_bytes());
+            o.extend([0; 4]);
+            o.extend(f64::from(r).to_le_bytes());
+            o.resize(128, 0);
+            o
+        })
+        .collect();
+    let f64s: Vec<u8> = xd.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&x)),
+            Arg::Buffer(f64s.clone()),
+            Arg::Buffer(vec![0; 128 * n]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(stages_of("cvts", text(sm), sm)) {
+            let got = run(&module, "cvts", [3, 1, 1], [128, 1, 1], &args());
+            if let Some(bad) = (0..out.len()).step_by(4).find(|&i| got[2][i..i + 4] != out[i..i + 4]) {
+                let word = |b: &[u8]| u32::from_le_bytes(b[bad..bad + 4].try_into().unwrap());
+                let (g, w) = (word(&got[2]), word(&out));
+                panic!("sm_{sm} {stage}: byte {} of element {} is {g:#x}, not {w:#x}", bad % 128, bad / 128);
+            }
+        }
+    }
+}

@@ -353,6 +353,22 @@ impl Cta<'_> {
                 let r = u32::from(half::fma(alo, blo, clo)) | u32::from(half::fma(ahi, bhi, chi)) << 16;
                 (u64::from(r), no)
             }
+            Kind::F2fp { bf16 } => {
+                let round =
+                    |x: u32| if bf16 { half::bf16_from_f32(x) } else { half::from_f64(f64::from(f32::from_bits(x))) };
+                let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
+                (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
+            }
+            Kind::Hadd2F32 => {
+                let lane_f32 = |i: usize| -> R<f32> {
+                    let f = Self::flags(step, i);
+                    let v = self.u32v(w, step, i, lane)?;
+                    let h = if f.halves == Some(ori_ir::Halves::H1H1) { (v >> 16) as u16 } else { v as u16 };
+                    let x = half::to_f32(if f.abs { h & 0x7fff } else { h });
+                    Ok(if f.neg { -x } else { x })
+                };
+                (u64::from((lane_f32(0)? + lane_f32(1)?).to_bits()), no)
+            }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
                 // Narrow sources take the low bits, sign- or zero-extended.

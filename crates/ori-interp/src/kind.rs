@@ -157,6 +157,14 @@ pub enum Kind {
         ftz: bool,
     },
     Hfma2,
+    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB d, a, b`: two binary32 values
+    /// rounded to nearest into the halves of `d` (`a` high, `b` low).
+    F2fp {
+        bf16: bool,
+    },
+    /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
+    /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
+    Hadd2F32,
     I2f {
         signed: bool,
         /// Source width in bits (8, 16, 32, 64).
@@ -359,6 +367,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },
         "HFMA2" => Kind::Hfma2,
+        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
         "I2F" | "I2FP" if !m("F64") && !m("F16") => {

@@ -41,6 +41,15 @@ pub fn from_f64(x: f64) -> u16 {
     sign | (((qe + 15) as u16) << 10) | man
 }
 
+/// binary32 bits to bfloat16, round to nearest even (NaN stays a NaN).
+pub fn bf16_from_f32(x: u32) -> u16 {
+    if x & 0x7fff_ffff > 0x7f80_0000 {
+        return 0x7fff;
+    }
+    let rounded = x + 0x7fff + (x >> 16 & 1);
+    (rounded >> 16) as u16
+}
+
 /// One lane of `HFMA2`: `a * b + c` with one rounding to binary16 (the
 /// product and sum of binary16 values are exact in f64).
 pub fn fma(a: u16, b: u16, c: u16) -> u16 {
@@ -57,5 +66,10 @@ mod tests {
             assert_eq!(from_f64(f64::from(to_f32(h))), h, "{h:#x}");
         }
         assert_eq!(fma(0x3c00, 0x4000, 0x3c00), 0x4200); // 1*2+1 = 3
+        // bfloat16: ties to even, overflow to infinity, NaN.
+        assert_eq!(bf16_from_f32(0x3f80_8000), 0x3f80);
+        assert_eq!(bf16_from_f32(0x3f81_8000), 0x3f82);
+        assert_eq!(bf16_from_f32(0x7f7f_ffff), 0x7f80);
+        assert_eq!(bf16_from_f32(0xff80_0001), 0x7fff);
     }
 }
