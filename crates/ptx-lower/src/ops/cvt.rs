@@ -215,6 +215,9 @@ fn half(
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (Bf16, F32, Some(Rounding::Rn)) => {
+            if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
+                return Ok(());
+            }
             cx.emit(Opcode::F2FP, &["BF16", "F32", "PACK_AB"], vec![d.into()], vec![rz, a], inst.span)
         }
         (F32, F16, None) => {
