@@ -863,3 +863,40 @@ fn bf16_arithmetic() {
         }
     }
 }
+
+/// intdiv's second kernel alone (its first needs 64-bit arithmetic): the
+/// module header and `nchw_decompose` cut out of the corpus file.
+fn nchw_only(sm: u32) -> String {
+    let text = ptx("intdiv", sm);
+    let header = &text[..text.find(".visible .entry intdiv(").expect("intdiv's first kernel")];
+    let kernel = &text[text.find(".visible .entry nchw_decompose(").expect("nchw_decompose")..];
+    format!("{header}{kernel}")
+}
+
+#[test]
+fn nchw_decompose() {
+    // Divisions by runtime C, H, W and their products (rem.s32, div.s32).
+    let (c, h, w) = (3i32, 5i32, 7i32);
+    let total = 2 * c * h * w + 11;
+    let out: Vec<i32> = (0..total)
+        .map(|idx| {
+            let (x, y, ch, nn) = (idx % w, (idx / w) % h, (idx / (w * h)) % c, idx / (w * h * c));
+            ((nn * 31 + ch) * 17 + y) * 13 + x
+        })
+        .collect();
+    let args = || {
+        vec![
+            Arg::Buffer(vec![0; 4 * total as usize]),
+            Arg::Value(i32s(&[total])),
+            Arg::Value(i32s(&[c])),
+            Arg::Value(i32s(&[h])),
+            Arg::Value(i32s(&[w])),
+        ]
+    };
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(stages_of("nchw", nchw_only(sm), sm)) {
+            let got = run(&module, "nchw_decompose", [2, 1, 1], [128, 1, 1], &args());
+            assert!(got == [i32s(&out)], "nchw_decompose sm_{sm} {stage}: results differ");
+        }
+    }
+}
