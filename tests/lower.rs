@@ -21,6 +21,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("templates", "sm_90"),
     ("stencil2d", "sm_90"),
     ("histogram", "sm_90"),
+    ("launch_bounds", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -30,6 +31,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("scan_block", "sm_80"),
     ("templates", "sm_80"),
     ("stencil2d", "sm_80"),
+    ("launch_bounds", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {
@@ -116,4 +118,36 @@ fn unsupported_ptx_is_an_error_with_its_line() {
     let location = first.location.as_ref().expect("a location");
     assert_eq!((location.file.as_str(), location.line), ("prefetch.ptx", 9));
     assert_eq!(first.message, "lowering of 'prefetch.global.L2' is not supported yet");
+}
+
+/// intdiv's `nchw_decompose` (32-bit division by runtime values) cut out of
+/// its module, whose other kernel needs 64-bit arithmetic: hazard-free,
+/// read by nvdisasm, registers beside NVIDIA's for the whole module.
+#[test]
+fn nchw_decompose_alone() {
+    for sm in ["sm_90", "sm_80"] {
+        let text = source("intdiv", sm).text;
+        let header = &text[..text.find(".visible .entry intdiv(").unwrap()];
+        let kernel = &text[text.find(".visible .entry nchw_decompose(").unwrap()..];
+        let source = Source { name: "nchw.ptx".into(), text: format!("{header}{kernel}") };
+        let options = Options {
+            arch: sm.parse().unwrap(),
+            dump_after: DumpAfter::Phases(vec!["MercEncodeAndDecode".into()]),
+            ..Options::default()
+        };
+        let output = compile_sources(&[source], &options).unwrap_or_else(|f| panic!("{:#?}", f.report.diagnostics));
+        let module = ori_ir::text::parse_module(&output.report.dumps.last().unwrap().text).unwrap();
+        for func in &module.functions {
+            let violations = sched::hazard::check_function(func, module.target);
+            assert!(violations.is_empty(), "nchw_decompose {sm}: {violations:#?}");
+        }
+        let ours = output.report.functions[0].registers;
+        let theirs = nvidia_registers("intdiv", sm, "nchw_decompose").map_or("?".into(), |n| n.to_string());
+        println!("nchw_decompose {sm}: {ours} registers (NVIDIA: {theirs})");
+        let Some(oracle) = Oracle::for_test("nchw_decompose_alone") else { continue };
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nchw.{sm}.cubin"));
+        std::fs::write(&path, output.cubin.unwrap()).unwrap();
+        let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
+        assert!(listing.status.success() && listing.stderr.is_empty(), "{}", String::from_utf8_lossy(&listing.stderr));
+    }
 }

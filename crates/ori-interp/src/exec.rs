@@ -2,7 +2,7 @@
 
 use ori_ir::{OperandFlags, SpecialReg};
 
-use crate::kind::{AtomOp, ImadMode, Kind, ShflMode, Space};
+use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::{cmp, float, half, int, mufu};
@@ -327,31 +327,52 @@ impl Cta<'_> {
                 let min = self.p_in(w, step, 2, lane)?;
                 (u64::from(float::fmnmx(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, min, ftz)), no)
             }
-            Kind::Hfma2 => {
-                let half_in = |i: usize, next: usize| -> R<(u16, u16, usize)> {
-                    let f = Self::flags(step, i);
-                    let (lo, hi, used) = match step.uses.get(i).map(|s| &s.0) {
-                        // Immediate pairs are printed (and decoded) high half first.
-                        Some(Src::Imm(h)) => {
-                            let l = self.val(w, step, next, lane, 1)?;
-                            (f32_to_half(l as u32), f32_to_half(*h as u32), 2)
-                        }
-                        _ => {
-                            let v = u(i)?;
-                            (v as u16, (v >> 16) as u16, 1)
-                        }
-                    };
-                    let m = |h: u16| {
-                        let h = if f.abs { h & 0x7fff } else { h };
-                        if f.neg { h ^ 0x8000 } else { h }
-                    };
-                    Ok((m(lo), m(hi), used))
+            Kind::Half2 { op, bf16 } => {
+                let mut next = 0;
+                let mut lanes = [[0f64; 2]; 3];
+                let count = match op {
+                    HalfOp::Fma => 3,
+                    _ => 2,
                 };
-                let (alo, ahi, n0) = half_in(0, 1)?;
-                let (blo, bhi, n1) = half_in(n0, n0 + 1)?;
-                let (clo, chi, _) = half_in(n0 + n1, n0 + n1 + 1)?;
-                let r = u32::from(half::fma(alo, blo, clo)) | u32::from(half::fma(ahi, bhi, chi)) << 16;
-                (u64::from(r), no)
+                for l in lanes.iter_mut().take(count) {
+                    *l = self.half_lanes(w, step, &mut next, lane, bf16)?;
+                }
+                let min = op == HalfOp::MinMax && self.p_in(w, step, next, lane)?;
+                let one = |k: usize| -> u16 {
+                    let [a, b, c] = [lanes[0][k], lanes[1][k], lanes[2][k]];
+                    let exact = match op {
+                        HalfOp::Add => a + b,
+                        HalfOp::Mul => a * b,
+                        HalfOp::Fma => a * b + c,
+                        HalfOp::MinMax => return half::min_max(a, b, min, bf16),
+                    };
+                    if bf16 { half::bf16_from_f64(exact) } else { half::from_f64(exact) }
+                };
+                (u64::from(u32::from(one(0)) | u32::from(one(1)) << 16), no)
+            }
+            Kind::Hsetp2 { cmp, op, bf16 } => {
+                let mut next = 0;
+                let a = self.half_lanes(w, step, &mut next, lane, bf16)?;
+                let b = self.half_lanes(w, step, &mut next, lane, bf16)?;
+                let acc = self.p_in(w, step, next, lane)?;
+                let test = |k: usize| cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0;
+                (0, [test(0), test(1)])
+            }
+            Kind::F2fp { bf16 } => {
+                let round =
+                    |x: u32| if bf16 { half::bf16_from_f32(x) } else { half::from_f64(f64::from(f32::from_bits(x))) };
+                let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
+                (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
+            }
+            Kind::Hadd2F32 => {
+                let lane_f32 = |i: usize| -> R<f32> {
+                    let f = Self::flags(step, i);
+                    let v = self.u32v(w, step, i, lane)?;
+                    let h = if f.halves == Some(ori_ir::Halves::H1H1) { (v >> 16) as u16 } else { v as u16 };
+                    let x = half::to_f32(if f.abs { h & 0x7fff } else { h });
+                    Ok(if f.neg { -x } else { x })
+                };
+                (u64::from((lane_f32(0)? + lane_f32(1)?).to_bits()), no)
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
@@ -391,6 +412,41 @@ impl Cta<'_> {
             },
             _ => return fault("not an ALU operation"),
         })
+    }
+
+    /// The two lanes (low, high) of the packed half-precision source that
+    /// starts at operand `*next`, as f64 (exact), with `|x|`, `-x` and a
+    /// `.H0_H0`/`.H1_H1` selection applied; an immediate pair (two operands,
+    /// high half first, as binary32 values) counts as one source.
+    fn half_lanes(&self, w: &Warp, step: &Step, next: &mut usize, lane: usize, bf16: bool) -> R<[f64; 2]> {
+        let i = *next;
+        let f = Self::flags(step, i);
+        let to_f64 =
+            |h: u16| if bf16 { f64::from(f32::from_bits(u32::from(h) << 16)) } else { f64::from(half::to_f32(h)) };
+        let (lo, hi) = match step.uses.get(i).map(|s| &s.0) {
+            Some(Src::Imm(h)) => {
+                let l = self.val(w, step, i + 1, lane, 1)?;
+                *next += 2;
+                let word = |bits: u32| f64::from(f32::from_bits(bits));
+                (word(l as u32), word(*h as u32))
+            }
+            _ => {
+                let v = self.u32v(w, step, i, lane)?;
+                *next += 1;
+                let (lo, hi) = (v as u16, (v >> 16) as u16);
+                let (lo, hi) = match f.halves {
+                    Some(ori_ir::Halves::H0H0) => (lo, lo),
+                    Some(ori_ir::Halves::H1H1) => (hi, hi),
+                    None => (lo, hi),
+                };
+                (to_f64(lo), to_f64(hi))
+            }
+        };
+        let m = |x: f64| {
+            let x = if f.abs { x.abs() } else { x };
+            if f.neg { -x } else { x }
+        };
+        Ok([m(lo), m(hi)])
     }
 
     /// A binary64 operand with `|x|` and `-x` applied.
@@ -719,8 +775,4 @@ pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
             }
         }
     }
-}
-
-fn f32_to_half(bits: u32) -> u16 {
-    half::from_f64(f64::from(f32::from_bits(bits)))
 }

@@ -43,6 +43,15 @@ pub enum ImadMode {
     Hi { signed: bool },
 }
 
+/// The operation of a packed half-precision instruction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Mul,
+    Fma,
+    MinMax,
+}
+
 /// Cross-lane shuffle modes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ShflMode {
@@ -156,7 +165,28 @@ pub enum Kind {
     Fmnmx {
         ftz: bool,
     },
-    Hfma2,
+    /// Packed half-precision lanes (binary16, or bfloat16 with
+    /// `.BF16_V2`): `HADD2`, `HMUL2`, `HFMA2`, `HMNMX2` (the trailing
+    /// predicate picks the minimum when true).
+    Half2 {
+        op: HalfOp,
+        bf16: bool,
+    },
+    /// `HSETP2.CMP.BOOL p, q, a, b, c`: the low lanes' comparison into `p`,
+    /// the high lanes' into `q`.
+    Hsetp2 {
+        cmp: Cmp,
+        op: BoolOp,
+        bf16: bool,
+    },
+    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB d, a, b`: two binary32 values
+    /// rounded to nearest into the halves of `d` (`a` high, `b` low).
+    F2fp {
+        bf16: bool,
+    },
+    /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
+    /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
+    Hadd2F32,
     I2f {
         signed: bool,
         /// Source width in bits (8, 16, 32, 64).
@@ -358,7 +388,16 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },
-        "HFMA2" => Kind::Hfma2,
+        "HFMA2" => Kind::Half2 { op: HalfOp::Fma, bf16: m("BF16_V2") },
+        "HMUL2" => Kind::Half2 { op: HalfOp::Mul, bf16: m("BF16_V2") },
+        "HADD2" if !m("F32") => Kind::Half2 { op: HalfOp::Add, bf16: m("BF16_V2") },
+        "HMNMX2" => Kind::Half2 { op: HalfOp::MinMax, bf16: m("BF16_V2") },
+        "HSETP2" => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Hsetp2 { cmp, op, bf16: m("BF16_V2") },
+            None => Kind::Unsupported,
+        },
+        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
         "I2F" | "I2FP" if !m("F64") && !m("F16") => {

@@ -158,11 +158,12 @@ opcodes! {
     DMUL: Variable, 1..=1, 2..=2, NONE;
     DFMA: Variable, 1..=1, 3..=3, NONE;
     DSETP: Variable, 2..=2, 3..=4, NONE;
-    HADD2: Fixed, 1..=1, 2..=2, NONE;
-    HMUL2: Fixed, 1..=1, 2..=2, NONE;
-    HFMA2: Fixed, 1..=1, 3..=3, NONE;
-    HMNMX2: Fixed, 1..=1, 3..=3, NONE;
-    HSETP2: Fixed, 2..=2, 3..=4, NONE;
+    // An immediate pair (`HADD2 R3, R0.H0_H0, 1, 1`) is two operands.
+    HADD2: Fixed, 1..=1, 2..=3, NONE;
+    HMUL2: Fixed, 1..=1, 2..=3, NONE;
+    HFMA2: Fixed, 1..=1, 3..=4, NONE;
+    HMNMX2: Fixed, 1..=1, 3..=4, NONE;
+    HSETP2: Fixed, 2..=2, 3..=5, NONE;
     // Conversions.
     F2F: Variable, 1..=1, 1..=1, NONE;
     F2I: Variable, 1..=1, 1..=1, NONE;

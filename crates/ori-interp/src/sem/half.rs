@@ -41,6 +41,60 @@ pub fn from_f64(x: f64) -> u16 {
     sign | (((qe + 15) as u16) << 10) | man
 }
 
+/// binary32 bits to bfloat16, round to nearest even (NaN stays a NaN).
+pub fn bf16_from_f32(x: u32) -> u16 {
+    if x & 0x7fff_ffff > 0x7f80_0000 {
+        return 0x7fff;
+    }
+    let rounded = x + 0x7fff + (x >> 16 & 1);
+    (rounded >> 16) as u16
+}
+
+/// f64 to bfloat16, round to nearest even (NaN stays a NaN).
+pub fn bf16_from_f64(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a == 0.0 {
+        return sign;
+    }
+    // 8 significant bits; below 2^-126 the last bit weighs 2^-133.
+    let e = a.log2().floor().max(-126.0) as i32;
+    let ulp = 2f64.powi(e - 7);
+    let q = (a / ulp).round_ties_even() * ulp;
+    if q >= 2f64.powi(128) {
+        return sign | 0x7f80;
+    }
+    sign | ((q as f32).to_bits() >> 16) as u16
+}
+
+/// One lane of `HMNMX2`: the minimum (`min`) or maximum of two lanes, a
+/// NaN only when both are (binary16 or bfloat16 bits).
+pub fn min_max(a: f64, b: f64, min: bool, bf16: bool) -> u16 {
+    let pick = match (a.is_nan(), b.is_nan()) {
+        (true, true) => return 0x7fff,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == b => {
+            if (a.is_sign_negative()) == min {
+                a
+            } else {
+                b
+            }
+        }
+        _ => {
+            if (a < b) == min {
+                a
+            } else {
+                b
+            }
+        }
+    };
+    if bf16 { bf16_from_f64(pick) } else { from_f64(pick) }
+}
+
 /// One lane of `HFMA2`: `a * b + c` with one rounding to binary16 (the
 /// product and sum of binary16 values are exact in f64).
 pub fn fma(a: u16, b: u16, c: u16) -> u16 {
@@ -57,5 +111,14 @@ mod tests {
             assert_eq!(from_f64(f64::from(to_f32(h))), h, "{h:#x}");
         }
         assert_eq!(fma(0x3c00, 0x4000, 0x3c00), 0x4200); // 1*2+1 = 3
+        // bfloat16: ties to even, overflow to infinity, NaN.
+        assert_eq!(bf16_from_f32(0x3f80_8000), 0x3f80);
+        assert_eq!(bf16_from_f32(0x3f81_8000), 0x3f82);
+        assert_eq!(bf16_from_f32(0x7f7f_ffff), 0x7f80);
+        assert_eq!(bf16_from_f32(0xff80_0001), 0x7fff);
+        for bits in [0x3f80_8000u32, 0x3f81_8000, 0xc080_0000, 0x0000_8001, 0x7f7f_ffff, 0x3eaa_aaab] {
+            assert_eq!(bf16_from_f64(f64::from(f32::from_bits(bits))), bf16_from_f32(bits), "{bits:#x}");
+        }
+        assert_eq!(min_max(-4.0, 1.5, false, true), 0x3fc0);
     }
 }

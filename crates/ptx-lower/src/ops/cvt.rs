@@ -1,5 +1,6 @@
-//! `cvt` between 32-bit integers and f32, between unsigned integers, and
-//! integer widening to 64 bits.
+//! `cvt`: integers and floats in every rounding NVIDIA's ptxas has a
+//! single instruction for, binary16/bfloat16 to and from f32, and the
+//! integer widenings, narrowings and sign extensions.
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
@@ -23,31 +24,211 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     if is_unsigned(*to) && is_unsigned(*from) && inst.modifiers.len() == 2 {
         return narrow(cx, inst, to.bits().min(from.bits())).map(|()| None);
     }
+    if !to.is_float() && !from.is_float() && inst.modifiers.len() == 2 {
+        return integer(cx, inst, *to, *from).map(|()| None);
+    }
     let rounding =
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
-    let other = inst.modifiers.iter().any(|m| m.kind == ModifierKind::Word);
-    if other {
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let (ftz, sat) = (words.contains(&"ftz"), words.contains(&"sat"));
+    if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) || (sat && (to.bits() != 32 || !to.is_float())) {
         return Err(unsupported(inst));
     }
-    use ScalarType::{F32, S32, U32};
-    let (op, mods): (Opcode, &[&str]) = match (*to, *from, rounding) {
-        // int -> float: I2FP on sm_90 (NVIDIA's choice), I2F before.
-        (F32, S32, Some(Rounding::Rn)) if cx.sm.version >= 90 => (Opcode::I2FP, &["F32", "S32"]),
-        (F32, U32, Some(Rounding::Rn)) if cx.sm.version >= 90 => (Opcode::I2FP, &["F32", "U32"]),
-        (F32, S32, Some(Rounding::Rn)) => (Opcode::I2F, &[]),
-        (F32, U32, Some(Rounding::Rn)) => (Opcode::I2F, &["U32"]),
-        // float -> int, truncating: F2I rounds toward zero with .TRUNC.
-        (S32, F32, Some(Rounding::Rzi)) => (Opcode::F2I, &["TRUNC", "NTZ"]),
-        (U32, F32, Some(Rounding::Rzi)) => (Opcode::F2I, &["U32", "TRUNC", "NTZ"]),
-        _ => return Err(unsupported(inst)),
-    };
+    if matches!(to, ScalarType::F16 | ScalarType::Bf16) || matches!(from, ScalarType::F16 | ScalarType::Bf16) {
+        return half(cx, inst, *to, *from, rounding, ftz || sat).map(|()| None);
+    }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, *from)?;
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
-    cx.emit(op, mods, vec![d.into()], vec![a], inst.span)?;
+    if sat {
+        if (*to, *from, rounding, ftz) != (ScalarType::F32, ScalarType::F32, None, false) {
+            return Err(unsupported(inst));
+        }
+        // `cvt.sat.f32.f32`: `FADD.SAT d, RZ, a` (+0 + a clamped to [0, 1], NVIDIA's form).
+        let uses = vec![Operand::reg(Reg::RZ), a];
+        return cx.emit(Opcode::FADD, &["SAT"], vec![d.into()], uses, inst.span).map(|()| None);
+    }
+    let (op, mods) = float_form(cx.sm.version, *to, *from, rounding, ftz).ok_or_else(|| unsupported(inst))?;
+    cx.emit(op, &mods, vec![d.into()], vec![a], inst.span)?;
     Ok(None)
+}
+
+/// The SASS conversion for `cvt.RND[.ftz].TO.FROM` between floats and
+/// integers, with modifiers in nvdisasm's order (as NVIDIA's ptxas emits
+/// them for fp_convert): `F2I[.FTZ][.TYPE][.F64][.ROUND][.NTZ]`,
+/// `I2F[.F64][.TYPE][.ROUND]` (`I2FP.F32` on sm_90 for 32-bit sources,
+/// rounding to nearest or zero), `FRND[.ROUND]`, `F2F.TO.FROM[.ROUND]`.
+fn float_form(
+    sm: u16,
+    to: ScalarType,
+    from: ScalarType,
+    rounding: Option<Rounding>,
+    ftz: bool,
+) -> Option<(Opcode, Vec<&'static str>)> {
+    use ScalarType::*;
+    let mut mods = Vec::new();
+    let directed = |r: Rounding| match r {
+        Rounding::Rz => Some("RZ"),
+        Rounding::Rm => Some("RM"),
+        Rounding::Rp => Some("RP"),
+        _ => None,
+    };
+    let integral = |r: Rounding| match r {
+        Rounding::Rni => Some(None),
+        Rounding::Rzi => Some(Some("TRUNC")),
+        Rounding::Rmi => Some(Some("FLOOR")),
+        Rounding::Rpi => Some(Some("CEIL")),
+        _ => None,
+    };
+    let int_name = |t: ScalarType| match t {
+        S32 => Some(None),
+        U32 => Some(Some("U32")),
+        S64 => Some(Some("S64")),
+        U64 => Some(Some("U64")),
+        S16 => Some(Some("S16")),
+        U16 => Some(Some("U16")),
+        S8 => Some(Some("S8")),
+        U8 => Some(Some("U8")),
+        _ => None,
+    };
+    Some(match (to, from) {
+        (F32, F32) => {
+            if ftz {
+                mods.push("FTZ");
+            }
+            mods.extend(integral(rounding?)?);
+            (Opcode::FRND, mods)
+        }
+        (F64, F64) => {
+            mods.push("F64");
+            mods.extend(integral(rounding?)?);
+            (Opcode::FRND, mods)
+        }
+        (F32, F64) => {
+            mods.extend(["F32", "F64"]);
+            match rounding? {
+                Rounding::Rn => {}
+                r => mods.push(directed(r)?),
+            }
+            (Opcode::F2F, mods)
+        }
+        (F64, F32) if rounding.is_none() => (Opcode::F2F, vec!["F64", "F32"]),
+        (F32 | F64, _) => {
+            let r = rounding?;
+            let ty = int_name(from)?;
+            if to == F32 && sm >= 90 && matches!(from, S32 | U32) && matches!(r, Rounding::Rn | Rounding::Rz) {
+                mods.extend(["F32", if from == S32 { "S32" } else { "U32" }]);
+                if r == Rounding::Rz {
+                    mods.push("RZ");
+                }
+                return Some((Opcode::I2FP, mods));
+            }
+            if to == F64 {
+                mods.push("F64");
+            }
+            // I2F.F64 of a signed 32-bit source names no type.
+            if !(to == F64 && from == S32) {
+                mods.extend(ty);
+            }
+            if r != Rounding::Rn {
+                mods.push(directed(r)?);
+            }
+            (Opcode::I2F, mods)
+        }
+        (_, F32 | F64) => {
+            if ftz && from == F32 {
+                mods.push("FTZ");
+            }
+            mods.extend(int_name(to)?);
+            if from == F64 {
+                mods.push("F64");
+            }
+            mods.extend(integral(rounding?)?);
+            // 32-bit results from binary32 carry .NTZ in NVIDIA's forms.
+            if from == F32 && to.bits() == 32 {
+                mods.push("NTZ");
+            }
+            (Opcode::F2I, mods)
+        }
+        _ => return None,
+    })
+}
+
+/// Integer to integer conversions other than zero-extension: the low word
+/// of a 64-bit register (`cvt.{u32,s32}.{u64,s64}`), sign extension of a
+/// byte or half by `PRMT` (NVIDIA's `0x8880` / `0x9910` selectors), and
+/// unsigned narrowing.
+fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
+    use ScalarType::*;
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, from)?;
+    let Some(a) = a.as_reg() else { return Err(unsupported(inst)) };
+    if from.bits() == 64 && to.bits() <= 32 {
+        if a.width != 2 {
+            return Err(unsupported(inst));
+        }
+        let low = Operand::reg(a.part(0, 1));
+        return match to.bits() {
+            32 => cx.emit(Opcode::MOV, &[], vec![d.into()], vec![low], inst.span),
+            bits if !matches!(to, S8 | S16) => {
+                let mask = Operand::int((1 << bits) - 1);
+                let uses = vec![low, mask, Operand::reg(Reg::RZ), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+                cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span)
+            }
+            _ => Err(unsupported(inst)),
+        };
+    }
+    let selector = match (to.bits(), from) {
+        (16 | 32, S8) => 0x8880,
+        (32, S16) => 0x9910,
+        _ => return Err(unsupported(inst)),
+    };
+    let uses = vec![a.into(), Operand::int(selector), Operand::reg(Reg::RZ)];
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], uses, inst.span)
+}
+
+/// Conversions to and from binary16 and bfloat16 (held in the low half of
+/// a register): `F2FP[.F16.F32].PACK_AB d, RZ, a` (round to nearest; the
+/// high half is zero), `HADD2.F32 d, -RZ, a.H0_H0` back to f32 (exact), and
+/// bfloat16 to f32 as a shift into the high half (exact).
+fn half(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    to: ScalarType,
+    from: ScalarType,
+    rounding: Option<Rounding>,
+    ftz: bool,
+) -> Lowered {
+    use ScalarType::*;
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, from)?;
+    if a.as_reg().is_none() || ftz {
+        return Err(unsupported(inst));
+    }
+    let rz = Operand::reg(Reg::RZ);
+    match (to, from, rounding) {
+        (F16, F32, Some(Rounding::Rn)) => {
+            let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
+        }
+        (Bf16, F32, Some(Rounding::Rn)) => {
+            if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
+                return Ok(());
+            }
+            cx.emit(Opcode::F2FP, &["BF16", "F32", "PACK_AB"], vec![d.into()], vec![rz, a], inst.span)
+        }
+        (F32, F16, None) => {
+            let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };
+            cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
+        }
+        (F32, Bf16, None) => {
+            cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, Operand::int(16), rz], inst.span)
+        }
+        _ => Err(unsupported(inst)),
+    }
 }
 
 /// `cvt.{u64,s64}.{u32,s32} d, a`: `IMAD.WIDE[.U32] d, a, 0x1, RZ`

@@ -27,7 +27,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         "mul" => (Opcode::FMUL, commutative(a, src(cx, inst, 2, ScalarType::F32)?)),
         "fma" | "mad" => {
             let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
-            uses.push(src(cx, inst, 3, ScalarType::F32)?);
+            let c = src(cx, inst, 3, ScalarType::F32)?;
+            // One immediate slot: a second immediate goes to a register
+            // (+0.0 is RZ; not by a plain MOV, which copy propagation undoes).
+            let c = match c.kind {
+                ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)) if uses[1].as_reg().is_none() => {
+                    if bits == 0 {
+                        Operand::reg(Reg::RZ)
+                    } else {
+                        let t = cx.temp(ori_ir::RegFile::R, 1);
+                        let rz = Operand::reg(Reg::RZ);
+                        let word = Operand::int(i64::from(bits));
+                        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, word], inst.span)?;
+                        t.into()
+                    }
+                }
+                _ => c,
+            };
+            uses.push(c);
             (Opcode::FFMA, uses)
         }
         "min" | "max" if mods.is_empty() => {

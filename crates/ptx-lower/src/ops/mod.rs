@@ -1,16 +1,21 @@
 //! Instruction lowering: dispatch by PTX opcode to one module per family,
 //! and the operand conversions they share.
 
+mod approx;
 mod atomic;
+mod bits;
 mod cmp;
 mod ctrl;
 mod cvt;
+mod divide;
 mod double;
 mod float;
+mod half;
 mod int;
 mod mem;
 mod mov;
 mod pred;
+mod seq;
 mod warp;
 mod wide;
 
@@ -25,13 +30,24 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
     let product = match inst.opcode.name.as_str() {
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
+        "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
+            half::mov_halves(cx, inst).map(|()| None)
+        }
         "mov" => mov::mov(cx, inst).map(|()| None),
+        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "prmt" | "shf" | "sad" => {
+            bits::lower(cx, inst).map(|()| None)
+        }
+        "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
+        "sqrt" if inst.has("approx") => approx::lower(cx, inst).map(|()| None),
+        "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
             let ty = ty(inst)?;
             if ty == ScalarType::Pred {
                 pred::lower(cx, inst).map(|()| None)
+            } else if half::is_half(ty) {
+                half::lower(cx, inst).map(|()| None)
             } else if ty == ScalarType::F64 {
                 double::lower(cx, inst).map(|()| None)
             } else if ty.is_float() {
@@ -40,7 +56,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
                 int::lower(cx, inst)
             }
         }
+        "setp" if ty(inst)?.bits() == 16 => half::setp16(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
+        "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "bra" => ctrl::bra(cx, inst).map(|()| None),

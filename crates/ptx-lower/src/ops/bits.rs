@@ -1,0 +1,339 @@
+//! Bit manipulation: `popc`, `clz`, `brev`, `bfind`, `bfi`, `bfe`, `prmt`,
+//! `shf`, `sad` and `mul.hi`, in the forms NVIDIA's ptxas emits for the
+//! corpus (bitops, fp_convert, mma_ldmatrix). 64-bit sources are read word
+//! by word (`%rd:0`, `%rd:1`).
+
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
+use ptx_syntax::ast::{ExprKind, Instruction, ScalarType};
+
+use super::seq::{Seq, rz, undef, when};
+use super::{dst, operand, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// `LOP3.LUT` tables (a = 0xf0, b = 0xcc, c = 0xaa).
+const LUT_AND: i64 = 0xc0;
+/// `b ? a : c`: the bits of `a` where the mask `b` is set, else `c`'s.
+const LUT_SELECT: i64 = 0xe2;
+
+/// Lowers a bit-manipulation instruction.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let name = inst.opcode.name.as_str();
+    match (name, ty.bits()) {
+        ("popc", 32) => unary(cx, inst, Opcode::POPC, &[]),
+        ("popc", 64) => popc64(cx, inst),
+        ("clz", 32) => clz32(cx, inst),
+        ("clz", 64) => clz64(cx, inst),
+        ("brev", 32) => unary(cx, inst, Opcode::BREV, &[]),
+        ("brev", 64) => brev64(cx, inst),
+        // Only the unsigned FLO forms are known to the encoder.
+        ("bfind", 32) if ty == ScalarType::U32 => {
+            let mods: &[&str] = if inst.has("shiftamt") { &["U32", "SH"] } else { &["U32"] };
+            unary(cx, inst, Opcode::FLO, mods)
+        }
+        ("bfi", 32) => bfi32(cx, inst),
+        ("bfi", 64) => bfi64(cx, inst),
+        ("bfe", 32) => bfe32(cx, inst, ty == ScalarType::S32),
+        ("prmt", 32) if inst.modifiers.len() == 1 => prmt(cx, inst),
+        ("shf", 32) => shf(cx, inst),
+        ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `mul.hi.{s32,u32} d, a, b`: `IMAD.HI[.U32] d, a, b, RZ`.
+pub(super) fn mul_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let mods: &[&str] = match ty {
+        ScalarType::S32 => &["HI"],
+        ScalarType::U32 => &["HI", "U32"],
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let (a, b) = register_first(src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    let seq = Seq::start(cx, inst.span);
+    let a = seq.in_reg(cx, a);
+    seq.finish(cx);
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![a?, b, rz()], inst.span)
+}
+
+/// `op d, a` with a register source.
+fn unary(cx: &mut Lowerer<'_>, inst: &Instruction, op: Opcode, mods: &[&str]) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.emit(op, mods, vec![d.into()], vec![a], inst.span)
+}
+
+/// The two words of 64-bit source `i` (a register pair).
+fn words(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<(Reg, Reg)> {
+    let a = src(cx, inst, i, ScalarType::U64)?.as_reg().filter(|r| r.width == 2).ok_or_else(|| unsupported(inst))?;
+    Ok((a.part(0, 1), a.part(1, 1)))
+}
+
+/// `popc.b64 d, a`: the counts of both words, added.
+fn popc64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (lo, hi) = words(cx, inst, 1)?;
+    let seq = Seq::start(cx, inst.span);
+    let counts = seq.value(cx, Opcode::POPC, &[], vec![lo.into()]).and_then(|l| {
+        let h = seq.value(cx, Opcode::POPC, &[], vec![hi.into()])?;
+        Ok((l, h))
+    });
+    seq.finish(cx);
+    let (l, h) = counts?;
+    cx.emit(Opcode::IADD3, &[], vec![d.into()], vec![l.into(), h.into(), rz()], inst.span)
+}
+
+/// `clz.b32 d, a`: `31 - FLO.U32 a` (`FLO` gives -1 for 0, so 32).
+fn clz32(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let top = seq.value(cx, Opcode::FLO, &["U32"], vec![a]);
+    seq.finish(cx);
+    cx.emit(Opcode::IADD3, &[], vec![d.into()], vec![Operand::reg(top?).negated(), Operand::int(31), rz()], inst.span)
+}
+
+/// `clz.b64 d, a` as NVIDIA writes it: `FLO.U32` of the high word when it
+/// is not zero (`31 - top`), else of the low word (`63 - top`).
+fn clz64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (lo, hi) = words(cx, inst, 1)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let high = seq.isetp(cx, &["NE", "U32", "AND"], hi.into(), rz())?;
+        let word = seq.value(cx, Opcode::SEL, &[], vec![lo.into(), hi.into(), Operand::reg(high).inverted()])?;
+        let top = seq.value(cx, Opcode::FLO, &["U32"], vec![word.into()])?;
+        let in_high = seq.value(cx, Opcode::IADD3, &[], vec![Operand::reg(top).negated(), Operand::int(31), rz()])?;
+        let out = seq.out(cx, d, &[&lo.into(), &hi.into()]);
+        seq.op(cx, Opcode::IADD3, &[], vec![out.into()], vec![Operand::reg(top).negated(), Operand::int(63), rz()])?;
+        seq.op_if(cx, when(high), Opcode::MOV, &[], vec![out.into()], vec![in_high.into()])?;
+        seq.result(cx, d, out)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `brev.b64 d, a`: each word reversed into the other.
+fn brev64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (lo, hi) = words(cx, inst, 1)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let out = seq.out(cx, d, &[&lo.into()]);
+        seq.op(cx, Opcode::BREV, &[], vec![undef(out.part(0, 1))], vec![hi.into()])?;
+        seq.op(cx, Opcode::BREV, &[], vec![out.part(1, 1).into()], vec![lo.into()])?;
+        pair_result(cx, &seq, d, out)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// Copies the pair `value` to the PTX destination `d` (under the PTX
+/// guard) unless the sequence built it there.
+fn pair_result(cx: &mut Lowerer<'_>, seq: &Seq, d: Reg, value: Reg) -> Lowered {
+    if d == value {
+        return Ok(());
+    }
+    // A guarded write keeps the old value where the guard is false: no undef.
+    let first = if seq.guard.is_some() { d.part(0, 1).into() } else { undef(d.part(0, 1)) };
+    seq.op_if(cx, seq.guard, Opcode::MOV, &[], vec![first], vec![value.part(0, 1).into()])?;
+    seq.op_if(cx, seq.guard, Opcode::MOV, &[], vec![d.part(1, 1).into()], vec![value.part(1, 1).into()])
+}
+
+/// An integer operand known at compile time: an immediate, or a register
+/// written once by `mov` of one.
+fn constant(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<i64>> {
+    Ok(match &operand(inst, i)?.kind {
+        ExprKind::Int { value, .. } => Some(i64::from(*value as u32)),
+        ExprKind::Name(r, None) => cx.consts.get(r.name.as_str()).map(|v| v & 0xffff_ffff),
+        _ => None,
+    })
+}
+
+/// `bfi.b32 d, a, b, pos, len` with constant `pos` and `len` (NVIDIA's
+/// form): `a << pos` merged into `b` under the field mask by one `LOP3`.
+fn bfi32(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let (Some(pos), Some(len)) = (constant(cx, inst, 3)?, constant(cx, inst, 4)?) else {
+        return Err(unsupported(inst));
+    };
+    // PTX takes both from the low byte; an empty field leaves b.
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let mask = if pos >= 32 || len == 0 { 0 } else { ((1u64 << len.min(32)) - 1) << pos & 0xffff_ffff };
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    let b = src(cx, inst, 2, ScalarType::B32)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let b = seq.in_reg(cx, b)?;
+        if mask == 0 {
+            return seq.op_if(cx, seq.guard, Opcode::MOV, &[], vec![d.into()], vec![b]);
+        }
+        let shifted = match (pos, &a.kind) {
+            (_, OperandKind::Imm(Imm::Int(v))) => Operand::int(((*v as u32 as u64) << pos & 0xffff_ffff) as i64),
+            (0, _) => a,
+            // IMAD by 2^pos, which the encoder prints as IMAD.SHL.
+            _ => seq.value(cx, Opcode::IMAD, &[], vec![a, Operand::int(1 << pos), rz()])?.into(),
+        };
+        let shifted = seq.in_reg(cx, shifted)?;
+        let uses = [shifted, Operand::int(mask as i64), b];
+        let guard = seq.guard;
+        seq.lop3(cx, d, uses, LUT_SELECT, guard)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfi.b64 d, a, b, 32, 32`: the low word of `b` under the low word of
+/// `a` (how 64-bit values are assembled from two halves).
+fn bfi64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if (constant(cx, inst, 3)?, constant(cx, inst, 4)?) != (Some(32), Some(32)) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let (a, _) = words(cx, inst, 1)?;
+    let (b, _) = words(cx, inst, 2)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let out = seq.out(cx, d, &[&a.into(), &b.into()]);
+        seq.op(cx, Opcode::MOV, &[], vec![undef(out.part(0, 1))], vec![b.into()])?;
+        seq.op(cx, Opcode::MOV, &[], vec![out.part(1, 1).into()], vec![a.into()])?;
+        pair_result(cx, &seq, d, out)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfe.{u32,s32} d, a, pos, len` with constant `pos` and `len`: a shift
+/// right and a mask (unsigned), or a shift left to the top and an
+/// arithmetic shift right (signed, which extends the field's sign bit).
+fn bfe32(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let (Some(pos), Some(len)) = (constant(cx, inst, 2)?, constant(cx, inst, 3)?) else {
+        return Err(unsupported(inst));
+    };
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    // Fields reaching past bit 31 and empty ones have simpler forms, not needed yet.
+    if len == 0 || pos + len > 32 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        if signed {
+            let up = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![a, Operand::int(32 - pos - len), rz()])?;
+            let uses = vec![rz(), Operand::int(32 - len), up.into()];
+            seq.op_if(cx, seq.guard, Opcode::SHF, &["R", "S32", "HI"], vec![d.into()], uses)
+        } else {
+            let down = seq.value(cx, Opcode::SHF, &["R", "U32", "HI"], vec![rz(), Operand::int(pos), a])?;
+            let mask = Operand::int(((1u64 << len) - 1) as i64);
+            seq.lop3(cx, d, [down.into(), mask, rz()], LUT_AND, seq.guard)
+        }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `prmt.b32 d, a, b, c` with a constant selector: `PRMT d, a, c, b` (the
+/// only form the encoder knows takes the selector as an immediate).
+fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let Some(selector) = constant(cx, inst, 3)? else { return Err(unsupported(inst)) };
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    let b = src(cx, inst, 2, ScalarType::B32)?;
+    let seq = Seq::start(cx, inst.span);
+    let regs = seq.in_reg(cx, a).and_then(|a| Ok((a, seq.in_reg(cx, b)?)));
+    seq.finish(cx);
+    let (a, b) = regs?;
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, Operand::int(selector & 0xffff), b], inst.span)
+}
+
+/// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the funnel shift of `b:a`.
+/// Forms known to the encoder: `SHF.L.W.U32.HI` with a register amount,
+/// `SHF.L.U32.HI` (clamping) with either, `SHF.R.W.U32` with an immediate;
+/// a constant amount below 32 needs no wrap or clamp.
+fn shf(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let left = inst.has("l");
+    let wrap = inst.has("wrap");
+    if left == inst.has("r") || wrap == inst.has("clamp") {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    let b = src(cx, inst, 2, ScalarType::B32)?;
+    let amount = constant(cx, inst, 3)?.map(|k| if wrap { k & 31 } else { k.min(32) });
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let a = seq.in_reg(cx, a)?;
+        let b = seq.in_reg(cx, b)?;
+        let guard = seq.guard;
+        match (left, amount) {
+            // Clamped to 32: the whole other word.
+            (true, Some(32)) => seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.into()], vec![a]),
+            (false, Some(32)) => seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.into()], vec![b]),
+            (true, Some(k)) => {
+                seq.op_if(cx, guard, Opcode::SHF, &["L", "U32", "HI"], vec![d.into()], vec![a, Operand::int(k), b])
+            }
+            (false, Some(k)) => {
+                seq.op_if(cx, guard, Opcode::SHF, &["R", "W", "U32"], vec![d.into()], vec![a, Operand::int(k), b])
+            }
+            (true, None) => {
+                let c = src(cx, inst, 3, ScalarType::U32)?;
+                let mods: &[&str] = if wrap { &["L", "W", "U32", "HI"] } else { &["L", "U32", "HI"] };
+                seq.op_if(cx, guard, Opcode::SHF, mods, vec![d.into()], vec![a, c, b])
+            }
+            (false, None) => Err(unsupported(inst)),
+        }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `sad.u32 d, a, b, c`: `VABSDIFF.U32 d, a, b, c` (`|a - b| + c`), the
+/// form NVIDIA uses with a constant `c`; a register `c` is added after.
+fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    let b = src(cx, inst, 2, ScalarType::U32)?;
+    let c = constant(cx, inst, 3)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let a = seq.in_reg(cx, a)?;
+        let b = seq.in_reg(cx, b)?;
+        let guard = seq.guard;
+        match c {
+            Some(c) => {
+                let uses = vec![a, b, Operand::int(i64::from(c as u32 as i32))];
+                seq.op_if(cx, guard, Opcode::VABSDIFF, &["U32"], vec![d.into()], uses)
+            }
+            None => {
+                let c = src(cx, inst, 3, ScalarType::U32)?;
+                let diff = seq.value(cx, Opcode::VABSDIFF, &["U32"], vec![a, b, Operand::int(0)])?;
+                seq.op_if(cx, guard, Opcode::IADD3, &[], vec![d.into()], vec![diff.into(), c, rz()])
+            }
+        }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// SASS takes an immediate only as the second source.
+fn register_first(a: Operand, b: Operand) -> (Operand, Operand) {
+    if a.as_reg().is_none() && b.as_reg().is_some() { (b, a) } else { (a, b) }
+}

@@ -1,0 +1,340 @@
+//! binary16 and bfloat16: packed arithmetic (`f16x2`/`bf16x2` in one
+//! register, low lane first), scalar `f16`/`bf16` in the low half of a
+//! register (the high half is don't-care, so reads select `.H0_H0`), the
+//! packing `mov.b32` forms, 16-bit `selp` and `setp`.
+//!
+//! SASS: `HADD2`, `HMUL2`, `HFMA2` (`.MMA.BF16_V2` on sm_90 and
+//! `.BF16_V2` on sm_80 for bfloat16, NVIDIA's choices in bf16_ops),
+//! `HMNMX2` (predicate true = minimum), `HSETP2`. A bfloat16 pair known at
+//! compile time becomes the immediate pair NVIDIA writes (`HMNMX2.BF16_V2
+//! R11, R5, -4, -4, !PT`).
+
+use ori_ir::{Halves, Imm, Opcode, Operand, OperandKind, Reg, RegFile};
+use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, Rounding, ScalarType};
+
+use super::seq::{Seq, rz};
+use super::{dst, operand, src, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// The half-precision types.
+pub(super) fn is_half(ty: ScalarType) -> bool {
+    matches!(ty, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2)
+}
+
+/// `add`/`sub`/`mul`/`fma`/`min`/`max`/`neg`/`abs` on f16, f16x2, bf16 and
+/// bf16x2 (round to nearest; `.ftz`/`.sat` and other roundings are not
+/// lowered).
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let bf16 = matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2);
+    let scalar = matches!(ty, ScalarType::F16 | ScalarType::Bf16);
+    let plain =
+        inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn)));
+    if !plain {
+        return Err(unsupported(inst));
+    }
+    let name = inst.opcode.name.as_str();
+    let d = dst(cx, inst, 0)?;
+    // The sign is the top bit of each lane: negation and absolute value are
+    // exact bit operations (as PTX defines them, NaNs included).
+    if matches!(name, "neg" | "abs") {
+        let a = src(cx, inst, 1, ScalarType::B32)?;
+        if a.as_reg().is_none() {
+            return Err(unsupported(inst));
+        }
+        let sign = if scalar { 0x8000 } else { 0x8000_8000u32 as i64 };
+        let (mask, lut) = if name == "neg" { (sign, 0x3c) } else { (!sign & 0xffff_ffff, 0xc0) };
+        let uses = vec![a, Operand::int(mask), rz(), Operand::int(lut), Operand::reg(Reg::PT).inverted()];
+        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+    }
+    let (op, sources, sub) = match name {
+        "add" => (Opcode::HADD2, 2, false),
+        "sub" => (Opcode::HADD2, 2, true),
+        "mul" => (Opcode::HMUL2, 2, false),
+        "fma" => (Opcode::HFMA2, 3, false),
+        "min" | "max" => (Opcode::HMNMX2, 2, false),
+        _ => return Err(unsupported(inst)),
+    };
+    let mut uses = Vec::new();
+    for i in 1..=sources {
+        let negate = sub && i == 2;
+        uses.extend(source(cx, inst, i, scalar, bf16, negate)?);
+    }
+    if op == Opcode::HMNMX2 {
+        uses.push(if name == "min" { Operand::reg(Reg::PT) } else { Operand::reg(Reg::PT).inverted() });
+    }
+    let mods: &[&str] = match (bf16, op) {
+        (false, _) => &[],
+        (true, Opcode::HFMA2) if cx.sm.version >= 90 => &["MMA", "BF16_V2"],
+        (true, _) => &["BF16_V2"],
+    };
+    cx.emit(op, mods, vec![d.into()], uses, inst.span)
+}
+
+/// Source `i` of a half-precision instruction: a register (`.H0_H0` for a
+/// scalar, whose high half is don't-care), or the immediate pair of a
+/// constant (high lane first, each as the binary32 value of the lane, the
+/// encoder's spelling); `negate` flips its sign.
+fn source(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    i: usize,
+    scalar: bool,
+    bf16: bool,
+    negate: bool,
+) -> Lowered<Vec<Operand>> {
+    if let Some(bits) = constant(cx, inst, i)? {
+        // Only bfloat16 lanes are exactly their binary32 high halves.
+        if bf16 {
+            let bits = if scalar { bits & 0xffff | bits << 16 } else { bits };
+            let bits = if negate { bits ^ 0x8000_8000 } else { bits };
+            let lane = |h: u32| Operand::from(OperandKind::Imm(Imm::F32(h << 16)));
+            return Ok(vec![lane(bits >> 16), lane(bits & 0xffff)]);
+        }
+    }
+    let a = src(cx, inst, i, ScalarType::B32)?;
+    let seq = Seq::start(cx, inst.span);
+    let a = seq.in_reg(cx, a);
+    seq.finish(cx);
+    let mut a = a?;
+    if scalar {
+        a.flags.halves = Some(Halves::H0H0);
+    }
+    Ok(vec![if negate { a.negated() } else { a }])
+}
+
+/// The 32 bits of operand `i` when known at compile time: an immediate or
+/// a register written once by `mov` of one.
+fn constant(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<u32>> {
+    Ok(match &operand(inst, i)?.kind {
+        ExprKind::Int { value, .. } => Some(*value as u32),
+        ExprKind::Name(r, None) => cx.consts.get(r.name.as_str()).map(|&v| v as u32),
+        _ => None,
+    })
+}
+
+/// Remembers that PTX register operand `i` holds `value` when it is written
+/// only here (so later reads may use the immediate).
+fn remember(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, value: u32) -> Lowered {
+    if let ExprKind::Name(r, None) = &operand(inst, i)?.kind
+        && cx.single_def(r.name.as_str())
+    {
+        cx.consts.insert(r.name.as_str().to_string(), i64::from(value));
+    }
+    Ok(())
+}
+
+/// `cvt.rn.{f16,bf16}.f32 d, c` of a constant `c`: the rounded bits, moved
+/// (and remembered, for the packed immediate forms). `None` when `c` is
+/// not a constant.
+pub(super) fn fold_cvt(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType) -> Lowered<Option<()>> {
+    let Some(bits) = constant(cx, inst, 1)? else { return Ok(None) };
+    let x = f32::from_bits(bits);
+    let h = match to {
+        ScalarType::Bf16 => bf16_bits(x),
+        _ => return Ok(None),
+    };
+    let d = dst(cx, inst, 0)?;
+    cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::int(i64::from(h))], inst.span)?;
+    remember(cx, inst, 0, u32::from(h))?;
+    Ok(Some(()))
+}
+
+/// binary32 to bfloat16, round to nearest even (a NaN stays a NaN).
+fn bf16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    ((bits + 0x7fff + (bits >> 16 & 1)) >> 16) as u16
+}
+
+/// `mov.b32 d, {lo, hi}` (packing two halves: `PRMT d, lo, 0x5410, hi`, a
+/// constant when both are) and `mov.b32 {lo, hi}, s` (unpacking: `lo` is
+/// `s`, whose high half is don't-care there; `hi` is `s >> 16`).
+pub(super) fn mov_halves(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)?.bits() != 32 {
+        return Err(unsupported(inst));
+    }
+    match (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) {
+        (ExprKind::Name(..), ExprKind::Braces(halves)) if halves.len() == 2 => {
+            let d = dst(cx, inst, 0)?;
+            let part = |cx: &mut Lowerer<'_>, e: &ptx_syntax::ast::Expr| -> Lowered<(Operand, Option<u32>)> {
+                match &e.kind {
+                    ExprKind::Name(r, None) => {
+                        let known = cx.consts.get(r.name.as_str()).map(|&v| v as u32 & 0xffff);
+                        Ok((Operand::reg(cx.reg(r.name.as_str(), r.span)?), known))
+                    }
+                    ExprKind::Int { value, .. } => {
+                        Ok((Operand::int(*value as i64 & 0xffff), Some(*value as u32 & 0xffff)))
+                    }
+                    _ => Err(unsupported(inst)),
+                }
+            };
+            let (lo, lo_known) = part(cx, &halves[0])?;
+            let (hi, hi_known) = part(cx, &halves[1])?;
+            if let (Some(l), Some(h)) = (lo_known, hi_known) {
+                let value = h << 16 | l;
+                cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::int(i64::from(value))], inst.span)?;
+                return remember(cx, inst, 0, value);
+            }
+            let seq = Seq::start(cx, inst.span);
+            let regs = seq.in_reg(cx, lo).and_then(|lo| Ok((lo, seq.in_reg(cx, hi)?)));
+            seq.finish(cx);
+            let (lo, hi) = regs?;
+            cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![lo, Operand::int(0x5410), hi], inst.span)
+        }
+        (ExprKind::Braces(halves), ExprKind::Name(..)) if halves.len() == 2 => {
+            let s = src(cx, inst, 1, ScalarType::B32)?;
+            if s.as_reg().is_none() {
+                return Err(unsupported(inst));
+            }
+            /// A destination half: a register, or `_` for none.
+            fn name(e: &ptx_syntax::ast::Expr) -> Option<Option<&ptx_syntax::ast::Ident>> {
+                match &e.kind {
+                    ExprKind::Name(r, None) => Some(Some(r)),
+                    ExprKind::Sink => Some(None),
+                    _ => None,
+                }
+            }
+            let (Some(lo), Some(hi)) = (name(&halves[0]), name(&halves[1])) else { return Err(unsupported(inst)) };
+            let lo = lo.map(|r| cx.reg(r.name.as_str(), r.span)).transpose()?;
+            let hi = hi.map(|r| cx.reg(r.name.as_str(), r.span)).transpose()?;
+            let write_low = |cx: &mut Lowerer<'_>| match lo {
+                Some(l) if Some(l) != s.as_reg() => {
+                    cx.emit(Opcode::MOV, &[], vec![l.into()], vec![s.clone()], inst.span)
+                }
+                _ => Ok(()),
+            };
+            // Neither write may clobber `s` before the other has read it.
+            let low_first = hi.is_some() && hi == s.as_reg();
+            if low_first {
+                write_low(cx)?;
+            }
+            if let Some(h) = hi {
+                let uses = vec![rz(), Operand::int(16), s.clone()];
+                cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![h.into()], uses, inst.span)?;
+            }
+            if !low_first {
+                write_low(cx)?;
+            }
+            Ok(())
+        }
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `selp.{b16,u16,s16} d, a, b, p`: `SEL` on the registers (the high
+/// halves come along, don't-care).
+pub(super) fn selp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::U32)?;
+    let b = src(cx, inst, 2, ScalarType::U32)?;
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    let (a, b, p) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, p.inverted()) } else { (a, b, p) };
+    let seq = Seq::start(cx, inst.span);
+    let a = seq.in_reg(cx, a);
+    seq.finish(cx);
+    let b = match b.kind {
+        OperandKind::Imm(Imm::Int(v)) => Operand::int(v & 0xffff),
+        _ => b,
+    };
+    cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a?, b, p], inst.span)
+}
+
+/// `setp.CMP.{f16,bf16} p, a, b` (`HSETP2` on the low lanes) and
+/// `setp.CMP.{s16,u16,b16} p, a, b` (`ISETP` after extending the low
+/// halves: `PRMT 0x9910` signed, `LOP3 & 0xffff` unsigned).
+pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let [cmp] = words.as_slice() else { return Err(unsupported(inst)) };
+    let p = dst(cx, inst, 0)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        if matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
+            let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+            let mut mods = vec![cmp, "AND"];
+            if ty == ScalarType::Bf16 {
+                mods.insert(0, "BF16_V2");
+            }
+            let mut half = |i: usize| -> Lowered<Operand> {
+                let a = src(cx, inst, i, ScalarType::B32)?;
+                let mut a = seq.in_reg(cx, a)?;
+                a.flags.halves = Some(Halves::H0H0);
+                Ok(a)
+            };
+            let (a, b) = (half(1)?, half(2)?);
+            let defs = vec![p.into(), Operand::reg(Reg::PT)];
+            return seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, Operand::reg(Reg::PT)]);
+        }
+        let signed = ty == ScalarType::S16;
+        let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+        let extend = |cx: &mut Lowerer<'_>, x: Operand| -> Lowered<Operand> {
+            Ok(match x.kind {
+                OperandKind::Imm(Imm::Int(v)) => Operand::int(if signed { i64::from(v as i16) } else { v & 0xffff }),
+                _ if signed => seq.value(cx, Opcode::PRMT, &[], vec![x, Operand::int(0x9910), rz()])?.into(),
+                _ => {
+                    let t = cx.temp(RegFile::R, 1);
+                    seq.lop3(cx, t, [x, Operand::int(0xffff), rz()], 0xc0, None)?;
+                    t.into()
+                }
+            })
+        };
+        let a = src(cx, inst, 1, ScalarType::U32)?;
+        let a = extend(cx, a)?;
+        let b = src(cx, inst, 2, ScalarType::U32)?;
+        let b = extend(cx, b)?;
+        let a = seq.in_reg(cx, a)?;
+        let mut mods = vec![cmp];
+        if unsigned || !signed {
+            mods.push("U32");
+        }
+        mods.push("AND");
+        let defs = vec![p.into(), Operand::reg(Reg::PT)];
+        seq.op_if(cx, seq.guard, Opcode::ISETP, &mods, defs, vec![a, b, Operand::reg(Reg::PT)])
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// SASS integer comparison (the "greater" forms are the ones the encoder
+/// knows best, but every one is a valid ISETP) and whether it is unsigned.
+fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
+    Some(match cmp {
+        "eq" => ("EQ", false),
+        "ne" => ("NE", false),
+        "lt" => ("LT", false),
+        "le" => ("LE", false),
+        "gt" => ("GT", false),
+        "ge" => ("GE", false),
+        "lo" => ("LT", true),
+        "ls" => ("LE", true),
+        "hi" => ("GT", true),
+        "hs" => ("GE", true),
+        _ => return None,
+    })
+}
+
+/// SASS floating-point comparison.
+fn float_cmp(cmp: &str) -> Option<&'static str> {
+    Some(match cmp {
+        "eq" => "EQ",
+        "ne" => "NE",
+        "lt" => "LT",
+        "le" => "LE",
+        "gt" => "GT",
+        "ge" => "GE",
+        "equ" => "EQU",
+        "neu" => "NEU",
+        "ltu" => "LTU",
+        "leu" => "LEU",
+        "gtu" => "GTU",
+        "geu" => "GEU",
+        "num" => "NUM",
+        "nan" => "NAN",
+        _ => return None,
+    })
+}
