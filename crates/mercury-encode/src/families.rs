@@ -5,9 +5,9 @@
 //!
 //! The generated tables only hold forms NVIDIA's ptxas emitted for the
 //! corpus (`ISETP.GE.AND` but not `ISETP.LE.U32.OR`). For the families
-//! below, [`derived_forms`] makes the encoder's missing forms from a
+//! below, `derived_forms` makes the encoder's missing forms from a
 //! learned one with the same operand skeletons by writing the requested
-//! value into the field, and [`derive_for_bits`] lets the decoder read
+//! value into the field, and `derive_for_bits` lets the decoder read
 //! words whose field values no learned form has.
 //!
 //! Every field and word was established with nvdisasm 13.5 (`nvdisasm -b
