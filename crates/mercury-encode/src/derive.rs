@@ -15,18 +15,20 @@
 //!   fixes a bit whose flip makes the probed offset 0, since the text then
 //!   loses its `+0x..`) also get a copy without that restriction, so that
 //!   every offset encodes and decodes.
-//! * **Operand edits by analogy.** When two learned forms `C` and `B` of
-//!   one mnemonic differ in one source operand only (`IADD3 R, R, R, R`
-//!   and `IADD3 R, R, 0x1, R`: the operand kind; `IADD3 R, R, R, R` and
-//!   `IADD3 R, R, R, -R`: a negation) and a form `A` of the same opcode has
-//!   the operand of `C` in the same place, counted from the end, with the
-//!   same operands and operand fields after it, then `A` with `B`'s
-//!   operand is `A`'s bits changed like `C`'s into `B`'s, with `B`'s
-//!   fields for that operand and the ones after it (`SHF.R.S64 R, R, R, R`
-//!   from `SHF.R.S64 R, R, 0x1, R` and the `SHF.R.U64` pair). Sources come
-//!   last in nvdisasm's order, so counting from the end lines them up
-//!   across forms with and without carry-out predicates. Forms whose
-//!   operand bits are pinned (aliases like `IMAD.MOV`) take no part.
+//! * **Operand edits by analogy.** When two forms `C` and `B` of one
+//!   mnemonic differ in one source operand only (`IADD3 R, R, R, R` and
+//!   `IADD3 R, R, 0x1, R`: the operand kind; `IADD3 R, R, R, R` and
+//!   `IADD3 R, R, R, -R`: a mark) and a form `A` of the same opcode has
+//!   `C`'s operand at the same source index (sources counted after the
+//!   destinations and carry-outs) and the same other sources with the same
+//!   fields, then `A` with `B`'s operand is `A`'s bits changed like `C`'s
+//!   into `B`'s, with `B`'s fields for the sources both have and `A`'s for
+//!   the rest (`SHF.R.S64 R, R, R, R` from `SHF.R.S64 R, R, 0x1, R` and
+//!   the `SHF.R.U64` pair; `IADD3.X R, R, 0x1, R, P, !P` from an `IADD3`
+//!   pair). Two rounds, so that edits combine. Only for
+//!   [`ANALOGY_OPCODES`]; marks only from `A`'s own mnemonic; never from
+//!   forms whose operand bits are pinned (aliases like `IMAD.MOV`) nor for
+//!   the edits of [`NO_ANALOGY`] nvdisasm rejects.
 //!
 //! Learned forms always come first, so derived forms only answer where no
 //! learned form does, and the corpus figures do not move.
@@ -220,7 +222,7 @@ struct Edit<'a> {
 /// (mnemonic prefix, source index, new operand). `IMAD.WIDE` and
 /// `IMAD.HI` have no immediate `c` (a register pair there; nvdisasm
 /// rejects opcodes 0x425 and 0x427).
-static NO_ANALOGY: &[(&str, usize, &str)] = &[("IMAD.WIDE", 2, "{X}"), ("IMAD.HI", 2, "{X}")];
+pub static NO_ANALOGY: &[(&str, usize, &str)] = &[("IMAD.WIDE", 2, "{X}"), ("IMAD.HI", 2, "{X}")];
 
 /// How many leading operands are destinations: the first (unless it is
 /// an address: stores), a register after a predicate destination

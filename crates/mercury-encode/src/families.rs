@@ -5,9 +5,9 @@
 //!
 //! The generated tables only hold forms NVIDIA's ptxas emitted for the
 //! corpus (`ISETP.GE.AND` but not `ISETP.LE.U32.OR`). For the families
-//! below, [`derived_forms`] makes the encoder's missing forms from a
+//! below, `derived_forms` makes the encoder's missing forms from a
 //! learned one with the same operand skeletons by writing the requested
-//! value into the field, and [`derive_for_bits`] lets the decoder read
+//! value into the field, and `derive_for_bits` lets the decoder read
 //! words whose field values no learned form has.
 //!
 //! Every field and word was established with nvdisasm 13.5 (`nvdisasm -b
@@ -47,6 +47,14 @@
 //! * bits 77..80: ordering and scope of LDG/LD (`CONSTANT`, `STRONG.GPU`,
 //!   `STRONG.SYS`, `MMIO.GPU`, ... 16 values) and STG/ST (the same but 4
 //!   = `STRONG.SM.PRIVATE`), printed last; LDL/STL ignore these bits.
+//!
+//! * atomics (ATOMG `0x9a8`, RED `0x98e`, printed REDG on sm_90): the
+//!   operation at bits 87..90 (`ADD MIN MAX INC DEC AND OR XOR EXCH
+//!   SAFEADD`; RED only the first eight, with bit 90 set), eviction and
+//!   ordering as for stores, and the operand type at bits 73..75 (sm_80:
+//!   (none) `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN`; sm_90 ATOMG: (none)
+//!   `S32 64 S64 128`, REDG the first four), printed after the eviction
+//!   word.
 //!
 //! Not derived: LDG's bits 68..69 (`LTC64B LTC128B LTC256B`, after the
 //! eviction word) and LDC's 78..79 (`IL IS ISL`), which Ori has no words
@@ -132,6 +140,8 @@ const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] }
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
+/// `.E` (64-bit address; bit 72), never substituted.
+const E: Slot = Slot::Word("E");
 /// Access width and type of loads and stores (bits 73..75; 7 prints
 /// `INVALID7`, LDS `???7`).
 const WIDTH: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["U8", "S8", "U16", "S16", "", "64", "128"] });
@@ -187,6 +197,25 @@ const STORE_SEM: Slot = Slot::Field(WordField {
     ],
 });
 
+/// The operation of ATOMG (bits 87..90; 10..15 print `INVALID10`..).
+const ATOM_OP: Slot = Slot::Field(WordField {
+    pos: 87,
+    len: 4,
+    words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "SAFEADD"],
+});
+/// The operation of RED/REDG: bits 87..89, with bit 90 set (nvdisasm
+/// rejects it clear).
+const RED_OP: Slot =
+    Slot::Field(WordField { pos: 87, len: 3, words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"] });
+/// The operand type of sm_80 atomics (bits 73..75; 7 is `INVALID7`).
+const ATOM_TYPE_80: Slot =
+    Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "F32.FTZ.RN", "F16x2.RN", "S64", "F64.RN"] });
+/// The operand type of sm_90 ATOMG: its floating-point atomics have
+/// other opcodes (5..7 print `INVALID5`..).
+const ATOM_TYPE_90: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "S64", "128"] });
+/// The operand type of sm_90 REDG (4..7 print `INVALID4`..).
+const RED_TYPE_90: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "S64"] });
+
 /// The families, from the nvdisasm probes above.
 pub static FAMILIES: &[Family] = &[
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
@@ -196,15 +225,19 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
-    Family { opcode: "LDG", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "LD", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "STG", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, STORE_SEM], negate: None },
-    Family { opcode: "ST", sm: None, slots: &[Slot::Word("E"), EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "ST", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
     Family { opcode: "LDL", sm: None, slots: &[EVICT, WIDTH], negate: None },
     Family { opcode: "STL", sm: None, slots: &[EVICT, WIDTH], negate: None },
     Family { opcode: "LDS", sm: None, slots: &[WIDTH], negate: None },
     Family { opcode: "STS", sm: None, slots: &[WIDTH], negate: None },
     Family { opcode: "LDC", sm: None, slots: &[LDC_WIDTH], negate: None },
+    Family { opcode: "ATOMG", sm: Some(Sm::Sm80), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "ATOMG", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "RED", sm: Some(Sm::Sm80), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
 ];
 
 /// The family of `opcode` on `sm`.
@@ -216,10 +249,11 @@ impl Family {
     /// The slot values of `mnemonic` (field value, or 1/0 for a present /
     /// absent word), or `None` when it is not spelled as this family.
     pub fn parse(&self, mnemonic: &str) -> Option<Vec<u8>> {
-        let words: Vec<&str> = mnemonic.split('.').collect();
-        if words.first() != Some(&self.opcode) {
+        // Most callers try every form; reject other opcodes before splitting.
+        if mnemonic.split('.').next() != Some(self.opcode) {
             return None;
         }
+        let words: Vec<&str> = mnemonic.split('.').collect();
         // A field word may span several mnemonic words (`STRONG.GPU`); the
         // longest that follows wins.
         let starts = |at: usize, word: &str| {

@@ -81,18 +81,28 @@ const BOTH: &str = "
     R2 = LOP3.LUT R4, 0xff, RZ, 0xc0, !PT
     R2 = LOP3.LUT R4, R6, R8, 0x96, !PT
     R2 = MOV 0x1
+    PT, R2 = ATOMG.E.ADD.STRONG.GPU desc[UR4.64][R4.64+0x4], R6
+    PT, R2 = ATOMG.E.MAX.S32.STRONG.GPU desc[UR4.64][R4.64], R6
+    PT, R2.64 = ATOMG.E.EXCH.64.STRONG.SYS desc[UR4.64][R4.64], R6.64
+    PT, R2 = ATOMG.E.AND.STRONG.GPU desc[UR4.64][R4.64], R6
 ";
 
 /// Only on sm_80: the sm_90 corpus has no constant-bank ISETP (ptxas
 /// loads parameters into uniform registers there).
 const SM80: &str = "
     P0, PT = ISETP.GT.AND.EX R3, c[0x0][0x164], PT, P0
+    RED.E.MIN.S32.STRONG.GPU desc[UR4.64][R4.64], R6
+    RED.E.XOR.STRONG.SYS desc[UR4.64][R4.64+0x4], R6
+    RED.E.ADD.64.STRONG.GPU desc[UR4.64][R4.64+0x8], R6.64
 ";
 
 /// Only on sm_90 (uniform-register addresses the sm_80 corpus lacks).
 const SM90: &str = "
     R2 = LDS [R4+UR5+0x8]
     STS [R4+UR5+0x8], R2
+    REDG.E.MIN.S32.STRONG.GPU desc[UR4.64][R4.64], R6
+    REDG.E.XOR.STRONG.SYS desc[UR4.64][R4.64+0x4], R6
+    REDG.E.ADD.64.STRONG.GPU desc[UR4.64][R4.64+0x8], R6.64
 ";
 
 #[test]

@@ -181,6 +181,8 @@ pub fn check(
         }
     };
     let listed = parse_listing(&listing).remove("").unwrap_or_default();
+    let by_addr: std::collections::HashMap<u64, &str> =
+        listed.insts.iter().map(|l| (l.addr, l.text.trim_end_matches(';').trim_end())).collect();
     let mut matched = 0;
     let mut unsupported = 0;
     for (i, &w) in live.iter().enumerate() {
@@ -192,7 +194,7 @@ pub fn check(
             let again = encode(sm, &inst, addr, &labels)?;
             Ok((text, again))
         });
-        let theirs = listed.insts.iter().find(|l| l.addr == addr).map(|l| l.text.trim_end_matches(';').trim_end());
+        let theirs = by_addr.get(&addr).copied();
         match (&ours, theirs) {
             (Ok((text, again)), Some(t)) if text.trim_end() == t && *again == bits => matched += 1,
             // Syntax Ori cannot represent yet (docs/mercury-encode.md, gaps).
