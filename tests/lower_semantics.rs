@@ -84,7 +84,8 @@ fn run(module: &ori_ir::Module, entry: &str, grid: [u32; 3], block: [u32; 3], ar
         let at = slot.offset as usize;
         params[at..at + bytes.len()].copy_from_slice(&bytes);
     }
-    let launch = Launch::new(grid, block, params);
+    let mut launch = Launch::new(grid, block, params);
+    launch.banks = ori_interp::Statics::of_module(module).place(&mut global);
     let sm = u32::from(module.target.version);
     ori_interp::run(func, sm, func.attrs.shared_bytes, &launch, &mut global)
         .unwrap_or_else(|e| panic!("{entry} (sm_{sm}): {e}"));

@@ -8,7 +8,7 @@ use crate::sem::float::Round;
 /// A memory space.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Space {
-    /// Global (LDG/STG/ATOMG/RED).
+    /// Global (LDG/STG/ATOMG/RED, and generic LD/ST).
     Global,
     /// Shared (LDS/STS/ATOMS).
     Shared,
@@ -444,18 +444,20 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 crate::sem::mufu::mufu(f, 0x3f80_0000).is_some() || crate::sem::mufu::mufu64h(f, 0x3ff0_0000).is_some()
             })
             .map_or(Kind::Unsupported, Kind::Mufu),
-        "LDG" | "LDS" | "LDL" => {
+        // Generic accesses (LD/ST) are taken as global ones: the
+        // interpreter keeps no shared or local window in the generic space.
+        "LDG" | "LD" | "LDS" | "LDL" => {
             let space = match base {
-                "LDG" => Space::Global,
+                "LDG" | "LD" => Space::Global,
                 "LDS" => Space::Shared,
                 _ => Space::Local,
             };
             let (bytes, signed) = mem_bytes(inst);
             Kind::Ld { space, bytes, signed }
         }
-        "STG" | "STS" | "STL" => {
+        "STG" | "ST" | "STS" | "STL" => {
             let space = match base {
-                "STG" => Space::Global,
+                "STG" | "ST" => Space::Global,
                 "STS" => Space::Shared,
                 _ => Space::Local,
             };

@@ -16,10 +16,12 @@ mod loader;
 pub mod memory;
 mod program;
 pub mod sem;
+mod statics;
 mod warp;
 
 pub use loader::{Kernel, decode_code, load_kernel};
 pub use memory::Global;
+pub use statics::Statics;
 
 use std::fmt;
 
@@ -133,8 +135,14 @@ pub fn run(
 /// Runs a loaded kernel, with the cubin's constant banks unless the
 /// launch gives its own.
 pub fn run_kernel(kernel: &Kernel, launch: &Launch, global: &mut Global) -> Result<Stats, Error> {
-    let missing: Vec<(u8, Vec<u8>)> =
-        kernel.banks.iter().filter(|b| !launch.banks.iter().any(|l| l.0 == b.0)).cloned().collect();
+    // `__device__` variables go into global memory, their addresses into
+    // bank 4 (over the cubin's unrelocated copy).
+    let placed = kernel.statics.place(global);
+    let mut missing: Vec<(u8, Vec<u8>)> =
+        placed.into_iter().filter(|b| b.0 == 4 && !launch.banks.iter().any(|l| l.0 == b.0)).collect();
+    let from_cubin: Vec<(u8, Vec<u8>)> =
+        kernel.banks.iter().filter(|b| !launch.banks.iter().chain(&missing).any(|l| l.0 == b.0)).cloned().collect();
+    missing.extend(from_cubin);
     if missing.is_empty() {
         return run(&kernel.func, kernel.sm, kernel.static_shared, launch, global);
     }

@@ -23,6 +23,8 @@ pub struct Kernel {
     pub banks: Vec<(u8, Vec<u8>)>,
     /// `__constant__` symbols: name, bank, byte offset.
     pub constant_symbols: Vec<(String, u8, u32)>,
+    /// `__device__` variables and the address table of constant bank 4.
+    pub statics: crate::Statics,
 }
 
 impl Kernel {
@@ -72,7 +74,59 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
             (sym.kind() == 1).then(|| (sym.name.clone(), bank, sym.value as u32))
         })
         .collect();
-    Ok(Kernel { func, sm, static_shared, banks, constant_symbols })
+    let statics = statics(&cubin);
+    Ok(Kernel { func, sm, static_shared, banks, constant_symbols, statics })
+}
+
+/// The cubin's `.global` variables (symbols of `.nv.global[.init]`, their
+/// initial bytes and pointer relocations) and the address table its
+/// `.nv.constant4` relocations describe.
+fn statics(cubin: &elfw::Cubin) -> crate::Statics {
+    use elfw::section::SectionData;
+    let symbols = cubin.symbols();
+    let relocations = |section: &str| -> Vec<(u64, String, i64)> {
+        let Some((_, s)) = [".rela", ".rel"].iter().find_map(|p| cubin.section(&format!("{p}{section}"))) else {
+            return Vec::new();
+        };
+        let name = |sym: u32| symbols.get(sym as usize).map_or(String::new(), |s| s.name.clone());
+        match &s.data {
+            SectionData::Rela(list) => list.iter().map(|r| (r.offset, name(r.sym), r.addend)).collect(),
+            SectionData::Rel(list) => list.iter().map(|r| (r.offset, name(r.sym), 0)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let init = cubin.section(".nv.global.init");
+    let zeroed = cubin.section(".nv.global");
+    let pointers = relocations(".nv.global.init");
+    let mut variables = Vec::new();
+    for sym in symbols.iter().filter(|s| s.kind() == 1) {
+        let section = usize::from(sym.shndx);
+        let bytes = match (init, zeroed) {
+            (Some((i, s)), _) if i == section => {
+                s.bytes().map(|b| b[sym.value as usize..(sym.value + sym.size) as usize].to_vec())
+            }
+            (_, Some((z, _))) if z == section => None,
+            _ => continue,
+        };
+        let in_init = bytes.is_some();
+        let inside = |off: u64| off >= sym.value && off < sym.value + sym.size;
+        variables.push(ori_ir::Variable {
+            name: sym.name.clone(),
+            space: ori_ir::VarSpace::Global,
+            visible: sym.bind() != 0,
+            offset: sym.value,
+            size: sym.size,
+            align: 1,
+            init: bytes,
+            pointers: pointers
+                .iter()
+                .filter(|p| in_init && inside(p.0))
+                .map(|p| ori_ir::PointerInit { offset: p.0 - sym.value, target: p.1.clone(), addend: p.2 })
+                .collect(),
+        });
+    }
+    let address_slots = relocations(".nv.constant4").into_iter().map(|(off, name, _)| (off as u32, name)).collect();
+    crate::Statics { variables, address_slots }
 }
 
 /// Parameter slots from `EIATTR_KPARAM_INFO` records (listed last to first).

@@ -27,7 +27,7 @@ pub mod verify;
 pub use builder::Builder;
 pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, InstId, ParamSlot};
 pub use inst::{Ctrl, Guard, Inst};
-pub use module::Module;
+pub use module::{Module, PointerInit, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};
 pub use operand::{Address, Bank, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Scale};
 pub use phase::{Knob, KnobValue, Knobs, Phase, PhaseContext, PhaseError};

@@ -4,6 +4,60 @@ use crate::function::Function;
 use crate::props::PropertySet;
 use crate::target::Sm;
 
+/// The state space of a module-scope variable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum VarSpace {
+    /// `.global`: device memory, its 64-bit address in constant bank 4 at
+    /// [`Module::address_slot`].
+    Global,
+    /// `.const`: constant bank 3 at [`Variable::offset`].
+    Const,
+}
+
+impl VarSpace {
+    /// The PTX directive, also the Ori text's (`.global`, `.const`).
+    pub fn directive(self) -> &'static str {
+        match self {
+            VarSpace::Global => ".global",
+            VarSpace::Const => ".const",
+        }
+    }
+}
+
+/// A 64-bit word of a variable's initial value that holds another
+/// variable's address (`generic(table)` in PTX).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointerInit {
+    /// Byte offset in the initial value.
+    pub offset: u64,
+    /// The variable pointed to.
+    pub target: String,
+    /// Bytes added to its address.
+    pub addend: i64,
+}
+
+/// A module-scope variable (`.global`, `.const`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Symbol name.
+    pub name: String,
+    /// State space.
+    pub space: VarSpace,
+    /// `.visible` (a GLOBAL symbol); otherwise local to the module.
+    pub visible: bool,
+    /// Byte offset: in constant bank 3 for `.const`; in `.nv.global.init`
+    /// (initialised) or `.nv.global` (not) for `.global`.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Initial bytes (`size` long); `None`: zeros.
+    pub init: Option<Vec<u8>>,
+    /// Words of `init` that are addresses of variables.
+    pub pointers: Vec<PointerInit>,
+}
+
 /// A compilation unit: the functions of one PTX module for one target, and
 /// the properties every function has reached so far in the pipeline.
 #[derive(Clone, Debug)]
@@ -14,12 +68,27 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Properties established by the phases that ran so far.
     pub props: PropertySet,
+    /// Module-scope variables, in declaration order.
+    pub variables: Vec<Variable>,
 }
 
 impl Module {
     /// An empty module for `target` with the given starting properties.
     pub fn new(target: Sm, props: PropertySet) -> Module {
-        Module { target, functions: Vec::new(), props }
+        Module { target, functions: Vec::new(), props, variables: Vec::new() }
+    }
+
+    /// The variable called `name`.
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+
+    /// Byte offset in constant bank 4 of the 64-bit address of `.global`
+    /// variable `name`: the globals in declaration order, 8 bytes each (the
+    /// table NVIDIA's whole-program cubins carry in `.nv.constant4`).
+    pub fn address_slot(&self, name: &str) -> Option<u32> {
+        let globals = self.variables.iter().filter(|v| v.space == VarSpace::Global);
+        globals.enumerate().find(|(_, v)| v.name == name).map(|(i, _)| 8 * i as u32)
     }
 
     /// The function called `name`.

@@ -53,6 +53,11 @@ pub(crate) struct Lowerer<'m> {
     pub shared: VarLayout,
     /// Function-scope local variables: the start of the stack frame.
     pub locals: VarLayout,
+    /// The module's variables.
+    pub globals: GlobalRefs,
+    /// PTX registers written once with the address of a `.const` variable
+    /// (+ a constant): its offset in constant bank 3.
+    pub const_ptrs: HashMap<String, i64>,
     /// PTX registers written once with a local address `R1 + offset` (the
     /// stack pointer after the prologue): local accesses through them
     /// address the frame directly, as NVIDIA's code does.
@@ -69,9 +74,47 @@ pub(crate) struct Lowerer<'m> {
     converged: bool,
 }
 
+/// Where the module's variables are, by name: a `.const` one's offset in
+/// constant bank 3, a `.global` one's address slot in bank 4.
+#[derive(Clone, Default)]
+pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>);
+
+/// Where one module variable is.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum GlobalRef {
+    /// Byte offset in constant bank 3.
+    Const(u32),
+    /// Byte offset in constant bank 4 of its 64-bit address.
+    Global(u32),
+}
+
+impl GlobalRefs {
+    /// The variables of `module`.
+    pub fn of(module: &ori_ir::Module) -> GlobalRefs {
+        let refs = module.variables.iter().filter_map(|v| {
+            let r = match v.space {
+                ori_ir::VarSpace::Const => GlobalRef::Const(u32::try_from(v.offset).ok()?),
+                ori_ir::VarSpace::Global => GlobalRef::Global(module.address_slot(&v.name)?),
+            };
+            Some((v.name.clone(), r))
+        });
+        GlobalRefs(refs.collect())
+    }
+
+    /// Variable `name`.
+    pub fn get(&self, name: &str) -> Option<GlobalRef> {
+        self.0.get(name).copied()
+    }
+}
+
 impl<'m> Lowerer<'m> {
     /// Lowers a function definition.
-    pub fn lower(f: &'m ast::Function, body: &'m Block, sm: Sm) -> Result<Function, Vec<Pending>> {
+    pub fn lower(
+        f: &'m ast::Function,
+        body: &'m Block,
+        sm: Sm,
+        globals: &GlobalRefs,
+    ) -> Result<Function, Vec<Pending>> {
         let kind = match f.kind {
             ast::FunctionKind::Entry => FunctionKind::Entry,
             ast::FunctionKind::Func => {
@@ -96,6 +139,8 @@ impl<'m> Lowerer<'m> {
             shared: VarLayout::default(),
             locals: VarLayout::default(),
             local_ptrs: HashMap::new(),
+            globals: globals.clone(),
+            const_ptrs: HashMap::new(),
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
@@ -270,6 +315,42 @@ impl<'m> Lowerer<'m> {
         let uses = vec![cta.into(), off.into(), Operand::int(0x18)];
         self.emit(Opcode::ULEA, &[], vec![window.into()], uses, span)?;
         self.emit(Opcode::MOV, &[], vec![dst.into()], vec![window.into()], span)?;
+        Ok(true)
+    }
+
+    /// Writes the address of module variable `name` to the pair `dst`: a
+    /// `.global` one's from its slot in constant bank 4 (`LDC.64`; sm_80
+    /// reads the two words with `MOV`, as NVIDIA's code does), a `.const`
+    /// one's offset in bank 3 (what `ld.const` through it reads), also
+    /// remembered for PTX register `dst_name` when that is written once.
+    /// False when `name` is not a module variable.
+    pub fn global_var_address(&mut self, name: &str, dst: Reg, dst_name: &str, span: Span) -> Lowered<bool> {
+        let Some(var) = self.globals.get(name) else { return Ok(false) };
+        if dst.width != 2 {
+            return Err(at(span, format!("lowering of a 32-bit address of '{name}' is not supported yet")));
+        }
+        match var {
+            GlobalRef::Global(slot) => {
+                let slot = slot as i32;
+                if self.sm.version >= 90 {
+                    self.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![Operand::cbank(4, slot)], span)?;
+                } else {
+                    let lo = Operand::reg(dst.part(0, 1)).undef();
+                    self.emit(Opcode::MOV, &[], vec![lo], vec![Operand::cbank(4, slot)], span)?;
+                    let hi = Operand::reg(dst.part(1, 1));
+                    self.emit(Opcode::MOV, &[], vec![hi], vec![Operand::cbank(4, slot + 4)], span)?;
+                }
+            }
+            GlobalRef::Const(offset) => {
+                let offset = i64::from(offset);
+                let lo = Operand::reg(dst.part(0, 1)).undef();
+                self.emit(Opcode::MOV, &[], vec![lo], vec![Operand::int(offset)], span)?;
+                self.emit(Opcode::MOV, &[], vec![Operand::reg(dst.part(1, 1))], vec![Operand::reg(Reg::RZ)], span)?;
+                if self.single_def(dst_name) {
+                    self.const_ptrs.insert(dst_name.to_string(), offset);
+                }
+            }
+        }
         Ok(true)
     }
 

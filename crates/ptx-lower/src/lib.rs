@@ -12,6 +12,7 @@
 mod attrs;
 mod error;
 mod func;
+mod globals;
 mod layout;
 mod ops;
 mod params;
@@ -29,19 +30,20 @@ pub use error::LowerError;
 pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module, Vec<LowerError>> {
     let mut out = ori_ir::Module::new(target, PropertySet::of(&[Property::VirtualRegs]));
     let mut errors = Vec::new();
+    let decls: Vec<_> =
+        module.items.iter().filter_map(|i| if let Item::Variable(v) = i { Some(v) } else { None }).collect();
+    match globals::layout(&decls) {
+        Ok(vars) => out.variables = vars,
+        Err(e) => errors.extend(e),
+    }
+    let refs = func::GlobalRefs::of(&out);
     for item in &module.items {
-        match item {
-            Item::Function(f) => {
-                let Some(body) = &f.body else { continue };
-                match func::Lowerer::lower(f, body, target) {
-                    Ok(func) => out.functions.push(func),
-                    Err(e) => errors.extend(e),
-                }
+        if let Item::Function(f) = item {
+            let Some(body) = &f.body else { continue };
+            match func::Lowerer::lower(f, body, target, &refs) {
+                Ok(func) => out.functions.push(func),
+                Err(e) => errors.extend(e),
             }
-            Item::Variable(v) => {
-                errors.push(error::at(v.span, "lowering of module-scope variables is not supported yet"))
-            }
-            _ => {}
         }
     }
     if errors.is_empty() { Ok(out) } else { Err(error::locate(source, errors)) }

@@ -3,7 +3,7 @@
 //! driver reads.
 
 use ori_ir::object::{self, FrameInfo, LaunchBounds, ObjectModule, OutputMode, Param};
-use ori_ir::{Function, FunctionKind, Imm, Module, Opcode, OperandKind, SpecialReg, Variant};
+use ori_ir::{Function, FunctionKind, Imm, Module, Opcode, OperandKind, SpecialReg, VarSpace, Variant};
 
 use crate::Options;
 use crate::diag::Diagnostic;
@@ -69,6 +69,16 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         }
         functions.push(function(func, &target)?);
     }
+    if options.compile_only && !module.variables.is_empty() {
+        return Err(Diagnostic::fatal(
+            "module-scope variables in relocatable (-c) output are not implemented yet".to_string(),
+        ));
+    }
+    let variables = module.variables.iter().map(variable).collect();
+    // The address table of constant bank 4: every `.global` variable, in
+    // declaration order (ori_ir::Module::address_slot).
+    let address_table =
+        module.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.clone()).collect();
     let mut command_line = format!("-arch {} ", module.target);
     if options.opt_level != 3 {
         command_line = format!("-O {} {command_line}", options.opt_level);
@@ -82,9 +92,32 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         mode: if options.compile_only { OutputMode::Relocatable } else { OutputMode::WholeProgram },
         command_line,
         functions,
+        variables,
+        address_table,
         isa_class: 1,
         ..ObjectModule::default()
     })
+}
+
+/// A module variable as the cubin describes it.
+fn variable(v: &ori_ir::Variable) -> object::Variable {
+    object::Variable {
+        name: v.name.clone(),
+        space: match v.space {
+            VarSpace::Global => object::VariableSpace::Global,
+            VarSpace::Const => object::VariableSpace::Const,
+        },
+        linkage: if v.visible { object::Linkage::Global } else { object::Linkage::Local },
+        offset: v.offset,
+        size: v.size,
+        align: v.align,
+        init: v.init.clone(),
+        pointers: v
+            .pointers
+            .iter()
+            .map(|p| object::PointerInit { offset: p.offset, target: p.target.clone(), addend: p.addend })
+            .collect(),
+    }
 }
 
 fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function, Diagnostic> {

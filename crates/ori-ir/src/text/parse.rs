@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::function::{BlockId, Function, FunctionKind, ParamSlot};
 use crate::inst::{Ctrl, Guard, Inst};
-use crate::module::Module;
+use crate::module::{Module, PointerInit, VarSpace, Variable};
 use crate::opcode::{Modifier, Opcode};
 use crate::operand::{Address, Bank, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Scale};
 use crate::props::{Property, PropertySet};
@@ -42,6 +42,7 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let mut target = None;
     let mut props = PropertySet::EMPTY;
     let mut functions = Vec::new();
+    let mut variables = Vec::new();
     let mut lines = text.lines().enumerate().peekable();
     while let Some((index, raw)) = lines.next() {
         let mut cur = Cursor::new(raw, index + 1);
@@ -58,6 +59,21 @@ pub fn parse_module(text: &str) -> Result<Module> {
                 target = Some(name.parse::<Sm>().map_err(|_| cur.error_at(start, format!("unknown target `{name}`")))?);
             }
             ".props" => props = parse_props(&mut cur)?,
+            ".visible" | ".global" | ".const" => {
+                let visible = word == ".visible";
+                let word = if visible {
+                    cur.skip_ws();
+                    cur.word()
+                } else {
+                    word
+                };
+                let space = match word {
+                    ".global" => VarSpace::Global,
+                    ".const" => VarSpace::Const,
+                    _ => return Err(cur.error_at(0, "expected `.global` or `.const` after `.visible`")),
+                };
+                variables.push(parse_variable(space, visible, &mut cur)?);
+            }
             ".entry" | ".func" => {
                 let kind = if word == ".entry" { FunctionKind::Entry } else { FunctionKind::Func };
                 functions.push(parse_function_body(kind, &mut cur, &mut lines)?);
@@ -74,7 +90,56 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let target = target.ok_or_else(|| ParseError { line: 1, column: 1, message: "missing `.target`".into() })?;
     let mut module = Module::new(target, props);
     module.functions = functions;
+    module.variables = variables;
     Ok(module)
+}
+
+/// The rest of a `.global`/`.const` line (see `print::write_variable`).
+fn parse_variable(space: VarSpace, visible: bool, cur: &mut Cursor) -> Result<Variable> {
+    cur.skip_ws();
+    let name = cur.name()?;
+    cur.skip_ws();
+    cur.expect('@')?;
+    let offset = cur.u64()?;
+    let field = |cur: &mut Cursor| -> Result<u64> {
+        cur.skip_ws();
+        cur.expect(',')?;
+        cur.skip_ws();
+        cur.u64()
+    };
+    let (size, align) = (field(cur)?, field(cur)?);
+    cur.skip_ws();
+    let mut init = None;
+    if cur.eat('=') {
+        cur.skip_ws();
+        let start = cur.pos;
+        let hex = cur.word().strip_prefix("0x").ok_or_else(|| cur.error_at(start, "expected 0x and bytes"))?;
+        let bytes: Option<Vec<u8>> =
+            (0..hex.len() / 2).map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect();
+        match bytes.filter(|b| hex.len() % 2 == 0 && b.len() as u64 == size) {
+            Some(b) => init = Some(b),
+            None => return Err(cur.error_at(start, format!("expected {size} bytes in hexadecimal"))),
+        }
+    }
+    let mut pointers = Vec::new();
+    loop {
+        cur.skip_ws();
+        if cur.at_end() {
+            break;
+        }
+        let start = cur.pos;
+        if cur.word() != "ptr" {
+            return Err(cur.error_at(start, "expected `ptr OFFSET NAME+ADDEND`"));
+        }
+        cur.skip_ws();
+        let offset = cur.u64()?;
+        cur.skip_ws();
+        let target = cur.name()?;
+        cur.expect('+')?;
+        let addend = cur.u64()? as i64;
+        pointers.push(PointerInit { offset, target, addend });
+    }
+    Ok(Variable { name, space, visible, offset, size, align, init, pointers })
 }
 
 /// Parses a single function (`.entry`/`.func` ... `}`).
@@ -744,6 +809,14 @@ impl<'a> Cursor<'a> {
             Some(label)
         } else {
             None
+        }
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        let start = self.pos;
+        match parse_imm(self)? {
+            Imm::Int(v) => u64::try_from(v).map_err(|_| self.error_at(start, "value out of range")),
+            _ => Err(self.error_at(start, "expected an integer")),
         }
     }
 

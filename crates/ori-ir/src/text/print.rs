@@ -4,7 +4,7 @@ use std::fmt::{self, Write};
 
 use crate::function::{Function, FunctionKind};
 use crate::inst::{Ctrl, Inst};
-use crate::module::Module;
+use crate::module::{Module, Variable};
 use crate::operand::{Address, Bank, CBank, Imm, Operand, OperandKind};
 
 /// Prints a whole module.
@@ -13,11 +13,33 @@ pub fn print_module(module: &Module) -> String {
     writeln!(out, ".target {}", module.target).unwrap();
     let props: Vec<_> = module.props.iter().map(|p| p.name()).collect();
     writeln!(out, ".props {}", props.join(", ")).unwrap();
+    for var in &module.variables {
+        write_variable(&mut out, var).unwrap();
+    }
     for func in &module.functions {
         out.push('\n');
         write_function(&mut out, func).unwrap();
     }
     out
+}
+
+/// `.global NAME @OFFSET, SIZE, ALIGN[ = 0xBYTES][ ptr OFF TARGET+ADDEND]...`
+fn write_variable(out: &mut String, var: &Variable) -> fmt::Result {
+    if var.visible {
+        out.push_str(".visible ");
+    }
+    write!(out, "{} {} @0x{:x}, {}, {}", var.space.directive(), Symbol(&var.name), var.offset, var.size, var.align)?;
+    if let Some(init) = &var.init {
+        out.push_str(" = 0x");
+        for b in init {
+            write!(out, "{b:02x}")?;
+        }
+    }
+    for p in &var.pointers {
+        write!(out, " ptr 0x{:x} {}+0x{:x}", p.offset, Symbol(&p.target), p.addend)?;
+    }
+    out.push('\n');
+    Ok(())
 }
 
 /// Prints one function.

@@ -34,7 +34,12 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         }
         return super::wide::lower(cx, inst, ty).map(|()| None);
     }
-    if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) {
+    // 8- and 16-bit values live in the low bits of a register whose upper
+    // bits are unknown: the operations whose low bits depend only on the
+    // operands' low bits run at 32 bits.
+    let narrow_ok = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "not" | "shl")
+        || (matches!(op, "mul" | "mad") && inst.has("lo"));
+    if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) && !(matches!(ty.bits(), 8 | 16) && narrow_ok) {
         return Err(unsupported(inst));
     }
     let signed = matches!(ty, ScalarType::S32 | ScalarType::S16);
@@ -146,13 +151,22 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
 
 /// `add.{s,u}64 d, p, k` of a local address `p = R1 + o` (written once)
 /// and a constant: `d = R1 + o + k`, remembered for local accesses through
-/// `d`. False (nothing emitted) for other adds.
+/// `d`. False (nothing emitted) for other adds; a constant-bank address
+/// plus a constant is remembered too, and computed by the plain add.
 fn local_add(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     let (ExprKind::Name(d, None), ExprKind::Name(p, None), ExprKind::Int { value, .. }) =
         (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind, &operand(inst, 2)?.kind)
     else {
         return Ok(false);
     };
+    if let Some(&base) = cx.const_ptrs.get(p.name.as_str()) {
+        // A constant-bank address plus a constant: only ld.const reads it.
+        let at = base + *value as i64;
+        if cx.single_def(d.name.as_str()) {
+            cx.const_ptrs.insert(d.name.as_str().to_string(), at);
+        }
+        return Ok(false);
+    }
     let Some(&base) = cx.local_ptrs.get(p.name.as_str()) else { return Ok(false) };
     let dreg = dst(cx, inst, 0)?;
     cx.local_pointer(dreg, d.name.as_str(), base + *value as i64, inst.span)?;

@@ -1,12 +1,12 @@
 //! Loads and stores: `ld.param` from constant bank 0, `ld`/`st.global`
 //! through the global memory descriptor, `ld`/`st.shared` as `LDS`/`STS`.
 
-use ori_ir::{Address, Opcode, Operand, OperandKind};
+use ori_ir::{Address, Bank, CBank, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace, UnaryOp};
 
 use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
-use crate::func::Lowerer;
+use crate::func::{GlobalRef, Lowerer};
 use crate::values::ParamValue;
 
 /// The element count of a `.v2`/`.v4` access.
@@ -42,17 +42,39 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let d = dst(cx, inst, 0)?;
             param_read(cx, inst, dest.name.as_str(), d, at, words)
         }
-        Some(StateSpace::Global) => {
+        // A generic address reaches global memory the same way through
+        // the descriptor, with LD instead of LDG (NVIDIA's `LD.E`).
+        Some(StateSpace::Global) | None => {
             let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
             let addr = global_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
-            cx.emit(Opcode::LDG, &mods, vec![d.into()], vec![addr], inst.span)
+            let op = if inst.space().is_some() { Opcode::LDG } else { Opcode::LD };
+            cx.emit(op, &mods, vec![d.into()], vec![addr], inst.span)
         }
         Some(StateSpace::Shared) if plain(inst) => {
             let addr = shared_base(cx, inst, base, offset)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
             cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
+        }
+        Some(StateSpace::Const) if plain(inst) => {
+            let source = const_address(cx, inst, 1)?;
+            let d = dst(cx, inst, 0)?;
+            let size = width(ty).ok_or_else(|| unsupported(inst))?;
+            let indexed = matches!(source.kind, OperandKind::CBank(CBank { reg: Some(_), .. }));
+            if cx.sm.version < 90 && !indexed && size.is_none() {
+                // sm_80 reads a constant word as an operand.
+                return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![source], inst.span);
+            }
+            let source = match source.kind {
+                // sm_80's LDC forms take a register: RZ stands for none.
+                OperandKind::CBank(cb) if cx.sm.version < 90 && cb.reg.is_none() => {
+                    OperandKind::CBank(CBank { reg: Some(ori_ir::Reg::RZ), ..cb }).into()
+                }
+                _ => source,
+            };
+            let mods: Vec<&str> = size.into_iter().collect();
+            cx.emit(Opcode::LDC, &mods, vec![d.into()], vec![source], inst.span)
         }
         Some(StateSpace::Local) if plain(inst) => {
             let addr = local_address(cx, inst, 1)?;
@@ -248,11 +270,37 @@ fn plain_vector(inst: &Instruction) -> bool {
 /// memory address through the descriptor.
 pub(super) fn global_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
     let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
+    if let Some(GlobalRef::Global(_)) = cx.globals.get(base.name.as_str()) {
+        // `[var+off]`: the variable's address from the bank first.
+        let t = cx.temp(ori_ir::RegFile::R, 2);
+        cx.global_var_address(base.name.as_str(), t, "", inst.span)?;
+        return cx.global_address(t, offset, inst.span);
+    }
     if cx.regs.ty(base.name.as_str()).is_none_or(|t| t.bits() != 64) {
         return Err(unsupported(inst));
     }
     let base = read_reg(cx, base.name.as_str(), base.span)?;
     cx.global_address(base, offset, inst.span)
+}
+
+/// Operand `i` as a constant-bank-3 operand: `c[0x3][offset]` for a
+/// `.const` variable or a register known to hold one's address, else
+/// `c[0x3][r + offset]` with the register's (low) word, a bank offset.
+fn const_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+    let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
+    let name = base.name.as_str();
+    let fixed =
+        |at: i64| -> Lowered<Operand> { Ok(Operand::cbank(3, i32::try_from(at).map_err(|_| unsupported(inst))?)) };
+    if let Some(&at) = cx.const_ptrs.get(name) {
+        return fixed(at + offset);
+    }
+    if let Some(GlobalRef::Const(at)) = cx.globals.get(name) {
+        return fixed(i64::from(at) + offset);
+    }
+    let reg = read_reg(cx, name, base.span)?;
+    let reg = if reg.width == 2 { reg.part(0, 1) } else { reg };
+    let offset = i32::try_from(offset).map_err(|_| unsupported(inst))?;
+    Ok(OperandKind::CBank(CBank { bank: Bank::Fixed(3), reg: Some(reg), offset }).into())
 }
 
 /// Operand `i` as a local-memory address: `[R1 + offset]` for a local
@@ -310,7 +358,7 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if let Some(n) = vector(inst) {
         return store_vector(cx, inst, ty, n);
     }
-    let global = inst.space() == Some(StateSpace::Global);
+    let global = matches!(inst.space(), Some(StateSpace::Global) | None);
     if !global && !plain(inst) {
         return Err(unsupported(inst));
     }
@@ -329,12 +377,13 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
         return cx.emit(Opcode::STL, &mods, vec![], vec![addr, value], inst.span);
     }
-    if inst.space() != Some(StateSpace::Global) {
+    if !matches!(inst.space(), Some(StateSpace::Global) | None) {
         return Err(unsupported(inst));
     }
     let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, false)?;
     let addr = global_address(cx, inst, 0)?;
-    cx.emit(Opcode::STG, &mods, vec![], vec![addr, value], inst.span)
+    let op = if inst.space().is_some() { Opcode::STG } else { Opcode::ST };
+    cx.emit(op, &mods, vec![], vec![addr, value], inst.span)
 }
 
 /// `st.{global,shared}.vN.T [a], {v0, ...}`: the elements gathered into

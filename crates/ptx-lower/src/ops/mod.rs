@@ -198,7 +198,7 @@ fn f32_bits(f: &FloatLit) -> Option<u32> {
 }
 
 /// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value).
-fn f64_bits(f: &FloatLit) -> Option<u64> {
+pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
     match f {
         FloatLit::F32(bits) => Some(f64::from(f32::from_bits(*bits)).to_bits()),
         FloatLit::F64(bits) => Some(*bits),

@@ -15,6 +15,10 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             (ExprKind::Braces(parts), _) => return unpack64(cx, inst, parts),
             (_, ExprKind::Braces(parts)) => return pack64(cx, inst, parts),
             (_, ExprKind::Int { value, .. }) => return const64(cx, inst, *value),
+            (_, ExprKind::Float(f)) => {
+                let bits = super::f64_bits(f).ok_or_else(|| unsupported(inst))?;
+                return const64(cx, inst, bits);
+            }
             (_, ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, inner)) => {
                 if let ExprKind::Int { value, .. } = inner.kind {
                     return const64(cx, inst, value.wrapping_neg());
@@ -33,6 +37,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
         let ExprKind::Name(dest, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
         if component.is_none() && cx.local_address(r.name.as_str(), 0, d, dest.name.as_str(), s.span)? {
+            return Ok(());
+        }
+        if component.is_none() && cx.global_var_address(r.name.as_str(), d, dest.name.as_str(), s.span)? {
             return Ok(());
         }
         return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);

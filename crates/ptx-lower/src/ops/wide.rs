@@ -61,6 +61,7 @@ fn src64(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Src64> {
             Ok(Src64::Reg(reg))
         }
         ExprKind::Int { value, .. } => Ok(Src64::Imm(*value)),
+        ExprKind::Float(f) => super::f64_bits(f).map(Src64::Imm).ok_or_else(|| unsupported(inst)),
         ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
             ExprKind::Int { value, .. } => Ok(Src64::Imm(value.wrapping_neg())),
             _ => Err(unsupported(inst)),
