@@ -8,7 +8,7 @@
 //! the manifest at its own size, NVIDIA's cubin against ours
 //! ([`manifest`]).
 
-mod manifest;
+pub(crate) mod manifest;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -27,30 +27,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     println!("{} cubins: identical {identical}", files.len());
-    if identical == files.len() {
-        Ok(())
-    } else {
-        Err(format!("{} cubins differ", files.len() - identical))
-    }
+    if identical == files.len() { Ok(()) } else { Err(format!("{} cubins differ", files.len() - identical)) }
 }
 
 fn roundtrip(bytes: &[u8]) -> Result<(), Vec<String>> {
     let cubin = elfw::read(bytes).map_err(|e| vec![format!("read: {e}")])?;
     let again = elfw::write(&cubin).map_err(|e| vec![format!("write: {e}")])?;
-    if again == bytes {
-        Ok(())
-    } else {
-        Err(elfw::diff::byte_differences(&cubin, bytes, &again, 20))
-    }
+    if again == bytes { Ok(()) } else { Err(elfw::diff::byte_differences(&cubin, bytes, &again, 20)) }
 }
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     if path.is_dir() {
         let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
         for entry in entries {
-            let p = entry
-                .map_err(|e| format!("{}: {e}", path.display()))?
-                .path();
+            let p = entry.map_err(|e| format!("{}: {e}", path.display()))?.path();
             if p.is_dir() || p.extension().is_some_and(|x| x == "cubin") {
                 collect(&p, out)?;
             }

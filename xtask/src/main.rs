@@ -10,6 +10,7 @@ mod compile;
 mod corpus_report;
 mod difftest;
 mod elf_roundtrip;
+mod gpu_check;
 mod oracle;
 mod sass_roundtrip;
 mod test;
@@ -24,6 +25,7 @@ commands:
   difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
            [--manifest [M]]  every manifest launch at full size, NVIDIA's cubin against ours
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
+  gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
   sass-roundtrip P... decode, print (vs nvdisasm) and re-encode every instruction of cubins [--print-ctrl]
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
     };
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
+        "gpu-check" => gpu_check::run(rest),
         "check-ptx" => check_ptx::run(rest),
         "compare" => compare::run(rest),
         "compile" => compile::run(rest),
@@ -62,8 +65,5 @@ fn main() -> ExitCode {
 
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_path_buf()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
 }

@@ -11,7 +11,7 @@ use ori_interp::{Global, Kernel, Launch};
 
 /// An element type of the mini-language.
 #[derive(Copy, Clone, Debug, PartialEq)]
-enum Ty {
+pub(crate) enum Ty {
     U8,
     I8,
     U16,
@@ -27,7 +27,7 @@ enum Ty {
 }
 
 impl Ty {
-    fn parse(s: &str) -> Option<Ty> {
+    pub(crate) fn parse(s: &str) -> Option<Ty> {
         Some(match s {
             "u8" => Ty::U8,
             "i8" => Ty::I8,
@@ -45,7 +45,7 @@ impl Ty {
         })
     }
 
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self {
             Ty::U8 | Ty::I8 => 1,
             Ty::U16 | Ty::I16 | Ty::F16 | Ty::Bf16 => 2,
@@ -54,12 +54,12 @@ impl Ty {
         }
     }
 
-    fn is_float(self) -> bool {
+    pub(crate) fn is_float(self) -> bool {
         matches!(self, Ty::F16 | Ty::Bf16 | Ty::F32 | Ty::F64)
     }
 
     /// The bytes of `v` (integers wrap to the width; floats round).
-    fn encode(self, v: f64, int: i128) -> Vec<u8> {
+    pub(crate) fn encode(self, v: f64, int: i128) -> Vec<u8> {
         let n = self.size();
         match self {
             Ty::F16 => ori_interp::sem::half::from_f64(v).to_le_bytes().to_vec(),
@@ -74,7 +74,7 @@ impl Ty {
     }
 
     /// Element `bytes` as f64 (for tolerances).
-    fn decode_float(self, b: &[u8]) -> f64 {
+    pub(crate) fn decode_float(self, b: &[u8]) -> f64 {
         match self {
             Ty::F16 => f64::from(ori_interp::sem::half::to_f32(u16::from_le_bytes([b[0], b[1]]))),
             Ty::Bf16 => f64::from(f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16)),
@@ -86,7 +86,7 @@ impl Ty {
 
 /// How a buffer starts.
 #[derive(Clone, Debug)]
-enum Init {
+pub(crate) enum Init {
     Zeros,
     Iota,
     Const(f64, i128),
@@ -97,7 +97,7 @@ enum Init {
 
 /// One kernel argument.
 #[derive(Clone, Debug)]
-enum Arg {
+pub(crate) enum Arg {
     Buffer {
         name: String,
         ty: Ty,
@@ -162,14 +162,14 @@ fn parse_arg(s: &str) -> Result<Arg, String> {
 
 /// How the two cubins' outputs must agree.
 #[derive(Copy, Clone, Debug)]
-enum Compare {
+pub(crate) enum Compare {
     Exact,
     Float(f64),
     Set,
     Stdout,
 }
 
-fn parse_compare(s: &str) -> Result<Compare, String> {
+pub(crate) fn parse_compare(s: &str) -> Result<Compare, String> {
     Ok(match s {
         "exact" => Compare::Exact,
         "set" => Compare::Set,
@@ -184,16 +184,40 @@ fn parse_compare(s: &str) -> Result<Compare, String> {
 }
 
 /// One launch of the manifest.
-struct Case {
-    kernel: String,
-    ptx_dir: String,
-    archs: Vec<String>,
-    entry: String,
-    grid: [u32; 3],
-    block: [u32; 3],
-    shared: u32,
-    args: Vec<Arg>,
-    compare: Compare,
+pub(crate) struct Case {
+    /// The `[[kernel]]`'s name (its PTX files' stem).
+    pub kernel: String,
+    /// The folder of its PTX files, relative to the manifest.
+    pub ptx_dir: String,
+    /// `sm_80`, `sm_90`, `sm_90a`: the PTX files there are.
+    pub archs: Vec<String>,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub shared: u32,
+    pub args: Vec<Arg>,
+    /// The `compare` text, as written (for job files).
+    pub compare_text: String,
+    pub compare: Compare,
+}
+
+impl Case {
+    /// Why the launch cannot be built from the manifest alone, if it cannot.
+    pub(crate) fn skip_reason(&self) -> Option<&'static str> {
+        if self.args.iter().any(|a| matches!(a, Arg::Struct | Arg::Buffer { init: Init::Custom, .. })) {
+            Some("custom inputs")
+        } else if matches!(self.compare, Compare::Stdout) {
+            Some("printf output")
+        } else {
+            None
+        }
+    }
+
+    /// The PTX file for `arch`.
+    pub(crate) fn ptx(&self, root: &Path, arch: &str) -> PathBuf {
+        root.join(&self.ptx_dir).join(format!("{}.{}.ptx", self.kernel, arch.replace('_', "")))
+    }
 }
 
 fn dims(v: Option<&toml::Value>) -> Result<[u32; 3], String> {
@@ -205,7 +229,7 @@ fn dims(v: Option<&toml::Value>) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
+pub(crate) fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
     let doc: toml::Table = text.parse().map_err(|e| format!("manifest: {e}"))?;
     let mut cases = Vec::new();
     let kernels = doc.get("kernel").and_then(|k| k.as_array()).ok_or("manifest has no [[kernel]]")?;
@@ -235,6 +259,7 @@ fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
                 block: dims(l.get("block"))?,
                 shared: l.get("shared_bytes").and_then(|v| v.as_integer()).unwrap_or(0) as u32,
                 args,
+                compare_text: text("compare").to_string(),
                 compare: parse_compare(text("compare")).map_err(|e| format!("{name}: {e}"))?,
             });
         }
@@ -254,31 +279,71 @@ impl Rng {
     }
 }
 
-/// The initial bytes of every buffer argument (`None` for scalars).
-fn make_inputs(case: &Case, seed: u64) -> Vec<Option<Vec<u8>>> {
-    let mut rng = Rng(seed | 1);
+/// What identifies each buffer argument's initial contents (`None` for
+/// scalars and for buffers that start as zeros): its type, length,
+/// initialiser and how many identical buffers come before it in the
+/// launch. Equal keys give equal bytes, in any launch, so that job
+/// directories store a shared input once (`gpu-check`), while two
+/// identically described buffers of one launch (`a` and `b` of vadd)
+/// still differ.
+pub(crate) fn input_keys(case: &Case) -> Vec<Option<String>> {
+    let mut seen: Vec<String> = Vec::new();
     case.args
         .iter()
         .map(|a| match a {
-            Arg::Buffer { ty, count, init, .. } => Some(
-                (0..*count)
-                    .flat_map(|i| match *init {
-                        Init::Zeros | Init::Custom => vec![0; ty.size()],
-                        Init::Iota => ty.encode(i as f64, i as i128),
-                        Init::Const(f, n) => ty.encode(f, n),
-                        Init::Uniform(lo, hi) => {
-                            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-                            let v = lo + (hi - lo) * u;
-                            ty.encode(v, v as i128)
-                        }
-                        Init::Randint(lo, hi) => {
-                            let span = u128::try_from(hi - lo).unwrap_or(1).max(1);
-                            let v = lo + ((u128::from(rng.next()) << 64 | u128::from(rng.next())) % span) as i128;
-                            ty.encode(v as f64, v)
-                        }
-                    })
-                    .collect(),
-            ),
+            Arg::Buffer { ty, count, init, .. } if !matches!(init, Init::Zeros | Init::Custom) => {
+                let base = format!("{ty:?}[{count}] {init:?}");
+                let n = seen.iter().filter(|k| **k == base).count();
+                seen.push(base.clone());
+                Some(format!("{base} #{n}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// FNV-1a: a stable hash of a key (std's hasher may change between releases).
+pub(crate) fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// splitmix64's finaliser: FNV hashes of keys that differ in one character
+/// differ in few bits, and xorshift states that close stay correlated.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The initial bytes of every buffer argument (`None` for scalars), each
+/// buffer generated from its own seed ([`input_keys`]).
+pub(crate) fn make_inputs(case: &Case) -> Vec<Option<Vec<u8>>> {
+    case.args
+        .iter()
+        .zip(input_keys(case))
+        .map(|(a, key)| match a {
+            Arg::Buffer { ty, count, init, .. } => {
+                let mut rng = Rng(key.as_deref().map_or(1, |k| mix(fnv1a(k))) | 1);
+                Some(
+                    (0..*count)
+                        .flat_map(|i| match *init {
+                            Init::Zeros | Init::Custom => vec![0; ty.size()],
+                            Init::Iota => ty.encode(i as f64, i as i128),
+                            Init::Const(f, n) => ty.encode(f, n),
+                            Init::Uniform(lo, hi) => {
+                                let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                                let v = lo + (hi - lo) * u;
+                                ty.encode(v, v as i128)
+                            }
+                            Init::Randint(lo, hi) => {
+                                let span = u128::try_from(hi - lo).unwrap_or(1).max(1);
+                                let v = lo + ((u128::from(rng.next()) << 64 | u128::from(rng.next())) % span) as i128;
+                                ty.encode(v as f64, v)
+                            }
+                        })
+                        .collect(),
+                )
+            }
             _ => None,
         })
         .collect()
@@ -312,22 +377,42 @@ fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<
 
 /// Compares the output buffers of two runs; names the first difference.
 fn compare(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Result<(), String> {
-    let buffers = case.args.iter().filter_map(|x| match x {
-        Arg::Buffer { name, ty, output, .. } => Some((name, *ty, *output)),
-        _ => None,
-    });
-    for ((name, ty, output), (x, y)) in buffers.zip(a.iter().zip(b)) {
+    let buffers: Vec<(&str, Ty, bool)> = case
+        .args
+        .iter()
+        .filter_map(|x| match x {
+            Arg::Buffer { name, ty, output, .. } => Some((name.as_str(), *ty, *output)),
+            _ => None,
+        })
+        .collect();
+    compare_buffers(case.compare, &buffers, a, b, ("nvidia", "ours"))
+}
+
+/// Compares two runs' buffers (`(name, type, is an output)`, in argument
+/// order) by `mode`; names the first difference, with `labels` for the two
+/// runs.
+pub(crate) fn compare_buffers(
+    mode: Compare,
+    buffers: &[(&str, Ty, bool)],
+    a: &[Vec<u8>],
+    b: &[Vec<u8>],
+    labels: (&str, &str),
+) -> Result<(), String> {
+    for (&(name, ty, output), (x, y)) in buffers.iter().zip(a.iter().zip(b)) {
         if !output {
             continue;
         }
+        if x.len() != y.len() {
+            return Err(format!("{name}: {} {} bytes, {} {} bytes", labels.0, x.len(), labels.1, y.len()));
+        }
         let n = ty.size();
         let (mut xs, mut ys): (Vec<&[u8]>, Vec<&[u8]>) = (x.chunks(n).collect(), y.chunks(n).collect());
-        if matches!(case.compare, Compare::Set) {
+        if matches!(mode, Compare::Set) {
             xs.sort();
             ys.sort();
         }
         for (i, (p, q)) in xs.iter().zip(&ys).enumerate() {
-            let same = match case.compare {
+            let same = match mode {
                 Compare::Float(r) if ty.is_float() => {
                     let (u, v) = (ty.decode_float(p), ty.decode_float(q));
                     (u.is_nan() && v.is_nan()) || (u - v).abs() <= r * u.abs().max(v.abs()) || u == v
@@ -335,7 +420,13 @@ fn compare(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Result<(), String> {
                 _ => p == q,
             };
             if !same {
-                return Err(format!("{name}[{i}]: nvidia {p:02x?}, ours {q:02x?}"));
+                let bad = xs.iter().zip(&ys).filter(|(p, q)| p != q).count();
+                return Err(format!(
+                    "{name}[{i}]: {} {p:02x?}, {} {q:02x?} ({bad} of {} elements differ in their bits)",
+                    labels.0,
+                    labels.1,
+                    xs.len()
+                ));
             }
         }
     }
@@ -349,20 +440,19 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
     let cases = parse_manifest(&text)?;
     let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
     let (mut insts, mut secs) = (0u64, 0f64);
-    for (ci, case) in cases.iter().enumerate() {
+    for case in &cases {
         if !names.is_empty() && !names.iter().any(|n| *n == case.kernel || *n == case.entry) {
             continue;
         }
         for arch in &case.archs {
             let label = format!("{}/{} {arch}", case.kernel, case.entry);
-            let custom = case.args.iter().any(|a| matches!(a, Arg::Struct | Arg::Buffer { init: Init::Custom, .. }));
-            if custom || matches!(case.compare, Compare::Stdout) {
-                println!("{label:<40} skipped ({})", if custom { "custom inputs" } else { "printf output" });
+            if let Some(why) = case.skip_reason() {
+                println!("{label:<40} skipped ({why})");
                 skipped += 1;
                 continue;
             }
-            let ptx = root.join(&case.ptx_dir).join(format!("{}.{}.ptx", case.kernel, arch.replace('_', "")));
-            let inputs = make_inputs(case, 0x9e37_79b9 ^ ci as u64);
+            let ptx = case.ptx(&root, arch);
+            let inputs = make_inputs(case);
             let nv_kernel = ori_interp::corpus::compile_ptx(ptxas, &ptx, arch, dir, &case.entry);
             let start = Instant::now();
             let nv = nv_kernel.and_then(|k| run(&k, case, &inputs));
