@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ori_interp::{Global, Kernel, Launch};
+use ori_ir::Function;
+
+use super::phases;
 
 /// An element type of the mini-language.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -349,13 +352,26 @@ pub(crate) fn make_inputs(case: &Case) -> Vec<Option<Vec<u8>>> {
         .collect()
 }
 
-/// Runs `kernel` on copies of `inputs`; returns the output buffers.
+/// Runs `kernel` on copies of `inputs`; returns the buffers afterwards.
 fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<Vec<u8>>, u64), String> {
+    run_function(&kernel.func, kernel.sm, kernel.static_shared, &kernel.banks, case, inputs)
+}
+
+/// Runs `func` (its parameter slots from `func.attrs.params`) on copies of
+/// `inputs`, with constant `banks`; returns the buffers afterwards.
+fn run_function(
+    func: &Function,
+    sm: u32,
+    static_shared: u32,
+    banks: &[(u8, Vec<u8>)],
+    case: &Case,
+    inputs: &[Option<Vec<u8>>],
+) -> Result<(Vec<Vec<u8>>, u64), String> {
     let mut g = Global::new();
-    let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+    let mut params = vec![0u8; func.attrs.param_bytes() as usize];
     let mut addrs = Vec::new();
     for (i, (arg, input)) in case.args.iter().zip(inputs).enumerate() {
-        let slot = kernel.func.attrs.params.get(i).ok_or_else(|| format!("the cubin has no parameter {i}"))?;
+        let slot = func.attrs.params.get(i).ok_or_else(|| format!("the function has no parameter {i}"))?;
         let bytes = match (arg, input) {
             (Arg::Buffer { .. }, Some(data)) => {
                 let a = g.alloc(data.clone());
@@ -371,8 +387,36 @@ fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<
     }
     let mut launch = Launch::new(case.grid, case.block, params);
     launch.dyn_shared = case.shared;
-    let stats = ori_interp::run_kernel(kernel, &launch, &mut g).map_err(|e| e.to_string())?;
+    launch.banks = banks.to_vec();
+    let stats = ori_interp::run(func, sm, static_shared, &launch, &mut g).map_err(|e| e.to_string())?;
     Ok((addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(), stats.warp_insts))
+}
+
+/// Runs each of our intermediate forms of the kernel (`stages`: after
+/// lowering, after every phase) on `inputs` and names the first whose
+/// outputs differ from `reference` (NVIDIA's). `final_differs`: our cubin's
+/// result differed, so forms that all agree point at encoding or the cubin.
+fn phase_report(
+    case: &Case,
+    stages: Result<Vec<phases::Stage>, String>,
+    inputs: &[Option<Vec<u8>>],
+    reference: &[Vec<u8>],
+    final_differs: bool,
+) -> String {
+    let stages = match stages {
+        Ok(s) => s,
+        Err(e) => return format!("no intermediate forms: {e}"),
+    };
+    let run = |module: &ori_ir::Module| -> Result<Vec<Vec<u8>>, String> {
+        let func = module.function(&case.entry).ok_or_else(|| format!("no function {}", case.entry))?;
+        let sm = u32::from(module.target.version);
+        run_function(func, sm, func.attrs.shared_bytes, &[], case, inputs).map(|r| r.0)
+    };
+    let same = |out: &[Vec<u8>]| compare(case, reference, out);
+    phases::first_differing(&stages, &run, &same).unwrap_or_else(|| {
+        let why = if final_differs { ": the difference lies in encoding or the cubin" } else { "" };
+        format!("all {} intermediate forms agree with NVIDIA's{why}", stages.len())
+    })
 }
 
 /// Compares the output buffers of two runs; names the first difference.
@@ -433,8 +477,17 @@ pub(crate) fn compare_buffers(
     Ok(())
 }
 
-/// Runs the manifest's launches (those of `names`, or all).
-pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path, dir: &Path) -> Result<(), String> {
+/// Runs the manifest's launches (those of `names`, or all). Our cubins come
+/// from the library in process; when one fails (or `all_phases`), each of
+/// our intermediate forms is run too and the first phase that changes the
+/// result is named.
+pub fn run_manifest(
+    manifest: &Path,
+    names: &[String],
+    ptxas: &Path,
+    dir: &Path,
+    all_phases: bool,
+) -> Result<(), String> {
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     let cases = parse_manifest(&text)?;
@@ -458,14 +511,11 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
             let nv = nv_kernel.and_then(|k| run(&k, case, &inputs));
             let took = start.elapsed().as_secs_f64();
             secs += took;
-            let mine = if ours.is_file() {
-                match ori_interp::corpus::compile_ptx(ours, &ptx, arch, dir, &case.entry) {
-                    Ok(k) => Some(run(&k, case, &inputs)),
-                    Err(_) => None,
-                }
-            } else {
-                None
-            };
+            let mine = phases::compile_ours(&ptx, arch).ok().map(|cubin| {
+                ori_interp::load_kernel(&cubin, &case.entry)
+                    .map_err(|e| e.to_string())
+                    .and_then(|k| run(&k, case, &inputs))
+            });
             let (ok, text) = match (&nv, &mine) {
                 (Err(e), _) => (false, format!("nvidia FAIL: {e}")),
                 (Ok((_, n)), None) => {
@@ -485,6 +535,13 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
                 insts += n;
             }
             println!("{label:<40} {text}");
+            if let Ok((reference, _)) = &nv
+                && mine.is_some()
+                && (!ok || all_phases)
+            {
+                let stages = phases::stages(&ptx, arch);
+                println!("{:<40} {}", "", phase_report(case, stages, &inputs, reference, !ok));
+            }
             if ok {
                 pass += 1;
             } else {
@@ -498,4 +555,87 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
     );
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
     if fail == 0 { Ok(()) } else { Err(format!("{fail} kernel(s) failed")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// vadd at 1000 elements, from the corpus.
+    fn vadd() -> (Case, PathBuf) {
+        let kernels = crate::workspace_root().join("../shared/corpus/kernels");
+        let text = format!(
+            "[[kernel]]\nname = \"vadd\"\ndir = \"{}\"\n[[kernel.launch]]\nentry = \"vadd\"\ngrid = [4, 1, 1]\n\
+             block = [256, 1, 1]\nargs = [\"a: f32[1000] in uniform(-1,1)\", \"b: f32[1000] in uniform(-1,1)\", \
+             \"c: f32[1000] out zeros\", \"n: i32 = 1000\"]\ncompare = \"exact\"\n",
+            kernels.display()
+        );
+        let case = parse_manifest(&text).unwrap().remove(0);
+        let ptx = case.ptx(Path::new(""), "sm_90");
+        (case, ptx)
+    }
+
+    fn f32s(b: &[u8]) -> Vec<f32> {
+        b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
+    /// `module` with its first FADD turned into an FMUL: what a broken
+    /// phase could do.
+    fn broken(module: &ori_ir::Module) -> ori_ir::Module {
+        let text = ori_ir::text::print_module(module);
+        assert!(text.contains(" FADD"), "{text}");
+        ori_ir::text::parse_module(&text.replacen(" FADD", " FMUL", 1)).unwrap()
+    }
+
+    #[test]
+    fn inputs_are_shared_by_description_but_differ_within_a_launch() {
+        let (case, _) = vadd();
+        let inputs = make_inputs(&case);
+        let keys = input_keys(&case);
+        assert_eq!(keys[0].as_deref(), Some("F32[1000] Uniform(-1.0, 1.0) #0"));
+        assert_eq!(keys[1].as_deref(), Some("F32[1000] Uniform(-1.0, 1.0) #1"));
+        assert_eq!(keys[2], None);
+        assert_ne!(inputs[0], inputs[1]);
+        assert_eq!(inputs[0], make_inputs(&case)[0]);
+        assert!(f32s(inputs[0].as_ref().unwrap()).iter().all(|x| (-1.0..1.0).contains(x)));
+    }
+
+    #[test]
+    fn the_first_phase_that_changes_the_result_is_named() {
+        let (case, ptx) = vadd();
+        let inputs = make_inputs(&case);
+        let (a, b) = (f32s(inputs[0].as_ref().unwrap()), f32s(inputs[1].as_ref().unwrap()));
+        let c: Vec<u8> = a.iter().zip(&b).flat_map(|(x, y)| (x + y).to_le_bytes()).collect();
+        let reference = vec![inputs[0].clone().unwrap(), inputs[1].clone().unwrap(), c];
+        let stages = phases::stages(&ptx, "sm_90").unwrap();
+        assert!(
+            stages.len() > 5 && stages[0].name == "lowering",
+            "{:?}",
+            stages.iter().map(|s| &s.name).collect::<Vec<_>>()
+        );
+        let names: Vec<String> = stages.iter().map(|s| s.name.clone()).collect();
+        let report = phase_report(&case, Ok(stages), &inputs, &reference, false);
+        assert_eq!(report, format!("all {} intermediate forms agree with NVIDIA's", names.len()));
+
+        // A phase in the middle breaks the kernel; the ones after it carry the damage.
+        for k in [0, names.len() / 2, names.len() - 1] {
+            let mut stages = phases::stages(&ptx, "sm_90").unwrap();
+            for s in &mut stages[k..] {
+                s.module = Ok(broken(s.module.as_ref().unwrap()));
+            }
+            let report = phase_report(&case, Ok(stages), &inputs, &reference, true);
+            let after = if k == 0 { String::new() } else { format!(" (same up to {})", names[k - 1]) };
+            let want = format!("first phase whose result differs: {}{after}: c[0]: nvidia", names[k]);
+            assert!(report.starts_with(&want), "{report}\nshould start with\n{want}");
+        }
+
+        // A phase whose dump cannot be had is named with the reason.
+        let mut stages = phases::stages(&ptx, "sm_90").unwrap();
+        stages[3].module = Err("its dump does not parse back: test".into());
+        let report = phase_report(&case, Ok(stages), &inputs, &reference, true);
+        assert!(
+            report.starts_with(&format!("first phase whose result differs: {} (same up to {})", names[3], names[2]))
+        );
+        assert!(report.ends_with("its dump does not parse back: test"), "{report}");
+    }
 }

@@ -74,24 +74,8 @@ fn compile_nvidia(ptxas: &Path, ptx: &Path, arch: &str, out: &Path) -> Result<()
 
 /// Our compiler at its defaults (-O3), as `ptxas -arch=ARCH file.ptx` runs it.
 fn compile_ours(ptx: &Path, arch: &str, out: &Path) -> Result<(), String> {
-    let cubin = compile_ours_bytes(ptx, arch)?;
+    let cubin = crate::difftest::phases::compile_ours(ptx, arch)?;
     std::fs::write(out, cubin).map_err(|e| format!("{}: {e}", out.display()))
-}
-
-/// Our cubin for `ptx`, or our first error message.
-pub fn compile_ours_bytes(ptx: &Path, arch: &str) -> Result<Vec<u8>, String> {
-    let text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
-    let name = ptx.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let options = ptxas::Options { arch: arch.parse().map_err(|e| format!("{e:?}"))?, ..ptxas::Options::default() };
-    match ptxas::compile_sources(&[ptxas::Source { name, text }], &options) {
-        Ok(output) => output.cubin.ok_or_else(|| "our ptxas made no cubin".to_string()),
-        Err(failure) => Err(failure
-            .report
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map_or_else(|| "our ptxas failed".to_string(), ToString::to_string)),
-    }
 }
 
 /// The parameter slots (offset, size) of `entry`, from the cubin's
