@@ -91,10 +91,15 @@ class CudaBackend:
             "cuEventElapsedTime": [p(ctypes.c_float), vp, vp],
             "cuGetErrorName": [i, p(ctypes.c_char_p)],
         }
+        self.fns = {}
         for name, args in signatures.items():
-            f = getattr(lib, name)
+            # Newer drivers may export a call only under a versioned name.
+            f = getattr(lib, name, None) or getattr(lib, name + "_v2", None)
+            if f is None:
+                raise CudaError("the driver has no %s" % name)
             f.argtypes = args
             f.restype = i
+            self.fns[name] = f
         self.lib = lib
         self._call("cuInit", 0)
         count = ctypes.c_int()
@@ -109,10 +114,10 @@ class CudaBackend:
         self._keep = []  # module images must outlive their modules
 
     def _call(self, name, *args):
-        err = getattr(self.lib, name)(*args)
+        err = self.fns[name](*args)
         if err != 0:
             text = ctypes.c_char_p()
-            self.lib.cuGetErrorName(err, ctypes.byref(text))
+            self.fns["cuGetErrorName"](err, ctypes.byref(text))
             raise CudaError("%s: %s (%d)" % (name, (text.value or b"?").decode(), err))
 
     def device_info(self):

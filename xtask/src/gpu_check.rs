@@ -33,7 +33,7 @@ const USAGE: &str =
   --simulate DIR   write DIR/results from the Ori interpreter instead of a GPU
   --compare DIR    check DIR/results against the jobs, print the table, write DIR/gpu-check.md
 options: --manifest M.toml  --sm N[,N]|all (default 90)  --reps N (20)  --warmup N (3)
-         --timeout S (60, per cubin run)  --no-interp  --write FILE (copy of the Markdown table)";
+         --timeout S (30, per cubin run)  --no-interp  --write FILE (copy of the Markdown table)";
 
 /// The parsed command line.
 struct Args {
@@ -60,7 +60,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         sms: vec![90],
         reps: 20,
         warmup: 3,
-        timeout_s: 60,
+        timeout_s: 30,
         interp: true,
         write: None,
         names: Vec::new(),

@@ -232,3 +232,77 @@ fn prepare_simulate_compare_on_vadd() {
     assert!(e.contains("does not match its size and digest"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The runner's real CUDA backend (ctypes) against a fake libcuda that
+/// runs vadd on the host: checks every driver call's signature and the
+/// parameter-buffer launch, end to end from prepare to compare.
+#[test]
+fn the_cuda_backend_drives_a_fake_driver() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("the_cuda_backend_drives_a_fake_driver") else { return };
+    if !has_python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = temp("fake-driver");
+    let root = crate::workspace_root();
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(lib.join("libcuda.so.1"))
+        .arg(root.join("xtask/gpu/fake_libcuda.c"))
+        .output();
+    match built {
+        Ok(o) if o.status.success() => {}
+        other => {
+            eprintln!("skipped: cannot build the fake driver with {cc}: {other:?}");
+            return;
+        }
+    }
+    let manifest = small_manifest(&dir);
+    let jobs_dir = dir.join("jobs");
+    let p = prepare::Prepare {
+        manifest: &manifest,
+        names: &[],
+        sms: &[90],
+        nvidia_ptxas: &oracle.ptxas(),
+        warmup: 1,
+        reps: 4,
+        timeout_s: 20,
+    };
+    prepare::prepare(&jobs_dir, &p).unwrap();
+    let out = dir.join("out");
+    let run = Command::new(super::python())
+        .arg(root.join(super::RUNNER))
+        .arg(&jobs_dir)
+        .arg("--pack")
+        .arg(&out)
+        .env("LD_LIBRARY_PATH", &lib)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{log}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(log.contains("device: Fake H100 (compute capability 9.0, driver 13000)"), "{log}");
+    // Unpack as a session would after fetching the parts from a GPU machine.
+    std::fs::remove_dir_all(jobs_dir.join("results")).unwrap();
+    let unpack = Command::new("sh")
+        .arg("-c")
+        .arg(format!("cat {}/gpu-results.tar.gz.* | tar -xz -C {}", out.display(), jobs_dir.display()))
+        .status()
+        .unwrap();
+    assert!(unpack.success());
+    let report = compare::compare(&jobs_dir, true).unwrap();
+    for row in &report.rows {
+        assert_eq!(row.verdict, Verdict::Same, "{}", report.text());
+        // The fake computes a + b as the interpreter does: bit for bit.
+        assert_eq!(row.interp.as_deref(), Some("same"), "{}", report.text());
+        // The fake's events report 0.0125 ms (a C float, through JSON).
+        for t in [row.nvidia_ms, row.ours_ms] {
+            assert!((t.unwrap() - 0.0125).abs() < 1e-9, "{t:?}");
+        }
+        assert_eq!(row.registers, (Some(12), Some(12)));
+    }
+    assert_eq!(report.summary(), "2 kernels: pass 2, fail 0");
+    let _ = std::fs::remove_dir_all(&dir);
+}
