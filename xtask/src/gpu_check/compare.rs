@@ -171,6 +171,11 @@ fn check(dir: &Path, job: &Job, results: &Results, with_interp: bool) -> Result<
         row.verdict = Verdict::NotRun(format!("skipped: {why}"));
         return Ok(row);
     }
+    if job.nvidia.path.is_none() {
+        let why = job.nvidia.error.as_deref().unwrap_or("no cubin");
+        row.verdict = Verdict::NvidiaFailed(format!("no cubin: {why}"));
+        return Ok(row);
+    }
     let Some(r) = results.jobs.get(&job.id) else {
         row.verdict = Verdict::NotRun("not in the results".into());
         return Ok(row);

@@ -37,7 +37,7 @@ fn python_runner_unit_tests_pass() {
 
 /// A job of the Python tests' fake backend: the "cubin" names the kernel
 /// (`addK`: dst = src + K over n bytes, params src, dst, n).
-fn fake_job(dir: &Path, i: usize, nvidia: &str, ours: Option<&str>) -> Job {
+fn fake_job(dir: &Path, i: usize, nvidia: Option<&str>, ours: Option<&str>) -> Job {
     let params = vec![
         Param { offset: 0, size: 8, buffer: Some(0), hex: None },
         Param { offset: 8, size: 8, buffer: Some(1), hex: None },
@@ -71,7 +71,7 @@ fn fake_job(dir: &Path, i: usize, nvidia: &str, ours: Option<&str>) -> Job {
             },
             Buffer { name: "dst".into(), ty: "u8".into(), bytes: 1000, output: true, input: None },
         ],
-        nvidia: cubin("nvidia", Some(nvidia)),
+        nvidia: cubin("nvidia", nvidia),
         ours: cubin("ours", ours),
     }
 }
@@ -94,11 +94,12 @@ fn compare_reads_what_the_python_runner_writes() {
         reps: 3,
         timeout_s: 10,
         jobs: vec![
-            fake_job(&dir, 0, "add1", Some("add1")),
-            fake_job(&dir, 1, "add1", Some("add2")),
-            fake_job(&dir, 2, "add1", Some("fault")),
-            fake_job(&dir, 3, "add1", None),
-            fake_job(&dir, 4, "fault", Some("add1")),
+            fake_job(&dir, 0, Some("add1"), Some("add1")),
+            fake_job(&dir, 1, Some("add1"), Some("add2")),
+            fake_job(&dir, 2, Some("add1"), Some("fault")),
+            fake_job(&dir, 3, Some("add1"), None),
+            fake_job(&dir, 4, Some("fault"), Some("add1")),
+            fake_job(&dir, 5, None, Some("add1")),
         ],
     };
     super::job::write_json(&dir.join("jobs.json"), &jobs).unwrap();
@@ -123,12 +124,13 @@ fn compare_reads_what_the_python_runner_writes() {
     );
     assert!(matches!(verdicts[2], Verdict::OursFailed(e) if e.contains("ILLEGAL_ADDRESS")), "{verdicts:?}");
     assert!(matches!(verdicts[3], Verdict::NoCubin(e) if e.contains("not supported")), "{verdicts:?}");
-    assert!(matches!(verdicts[4], Verdict::NvidiaFailed(_)), "{verdicts:?}");
-    assert_eq!(report.counts(), (2, 3));
+    assert!(matches!(verdicts[4], Verdict::NvidiaFailed(e) if e.contains("ILLEGAL_ADDRESS")), "{verdicts:?}");
+    assert!(matches!(verdicts[5], Verdict::NvidiaFailed(e) if e.starts_with("no cubin")), "{verdicts:?}");
+    assert_eq!(report.counts(), (2, 4));
     // The fake times addK at K microseconds.
     assert_eq!(report.rows[1].nvidia_ms, Some(0.001));
     assert_eq!(report.rows[1].ours_ms, Some(0.002));
-    assert!(report.text().ends_with("5 kernels: pass 2, fail 3"), "{}", report.text());
+    assert!(report.text().ends_with("6 kernels: pass 2, fail 4"), "{}", report.text());
     assert!(report.markdown().contains("| k1 | `k` | sm_90 | FAIL (outputs differ): dst[0]"), "{}", report.markdown());
     let _ = std::fs::remove_dir_all(&dir);
 }
