@@ -336,7 +336,7 @@ def run_cubin(dir, job, which, device, scratch, backend_path, timeout):
     if backend_path:
         cmd += ["--backend", backend_path]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": "killed after %d s" % timeout, "outputs": [], "times_ms": []}
     path = os.path.join(scratch, "result.json")
@@ -386,7 +386,7 @@ def probe(backend_path, timeout=120):
     if backend_path:
         cmd += ["--backend", backend_path]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         raise SystemExit("probing the GPU timed out")
     if proc.returncode != 0:
