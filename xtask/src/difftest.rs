@@ -8,7 +8,8 @@
 //! the manifest at its own size, NVIDIA's cubin against ours
 //! ([`manifest`]).
 
-mod manifest;
+pub(crate) mod manifest;
+pub(crate) mod phases;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -30,6 +31,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut sms = vec![90, 80];
     let mut names = Vec::new();
     let mut manifest: Option<PathBuf> = None;
+    let mut all_phases = false;
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -37,6 +39,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 let path = it.next_if(|p| p.ends_with(".toml")).map(PathBuf::from);
                 manifest = Some(path.unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/manifest.toml")));
             }
+            "--phases" => all_phases = true,
             "--sm" => {
                 let n = it.next().ok_or("--sm needs a number")?;
                 sms = vec![n.parse().map_err(|_| format!("bad SM `{n}`"))?];
@@ -49,7 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let root = crate::workspace_root();
         let dir = root.join("target/difftest/manifest");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        return manifest::run_manifest(&manifest, &names, &oracle.ptxas(), &root.join("target/debug/ptxas"), &dir);
+        return manifest::run_manifest(&manifest, &names, &oracle.ptxas(), &dir, all_phases);
     }
     let cases: Vec<&Case> =
         CASES.iter().filter(|c| names.is_empty() || names.iter().any(|n| n == c.file || n == c.entry)).collect();

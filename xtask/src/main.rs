@@ -10,6 +10,7 @@ mod compile;
 mod corpus_report;
 mod difftest;
 mod elf_roundtrip;
+mod gpu_check;
 mod oracle;
 mod sass_roundtrip;
 mod test;
@@ -22,8 +23,10 @@ commands:
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   corpus-report [--write F]  registers, spills, SASS size, compile time per corpus kernel vs NVIDIA's
   difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
-           [--manifest [M]]  every manifest launch at full size, NVIDIA's cubin against ours
+           [--manifest [M]] [--phases]  every manifest launch at full size, NVIDIA's cubin against ours;
+           on a failure (or --phases, always) the first phase of ours whose result differs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
+  gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
   sass-roundtrip P... decode, print (vs nvdisasm) and re-encode every instruction of cubins [--print-ctrl]
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
     };
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
+        "gpu-check" => gpu_check::run(rest),
         "check-ptx" => check_ptx::run(rest),
         "compare" => compare::run(rest),
         "compile" => compile::run(rest),

@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ori_interp::{Global, Kernel, Launch};
+use ori_ir::Function;
+
+use super::phases;
 
 /// An element type of the mini-language.
 #[derive(Copy, Clone, Debug, PartialEq)]
-enum Ty {
+pub(crate) enum Ty {
     U8,
     I8,
     U16,
@@ -27,7 +30,7 @@ enum Ty {
 }
 
 impl Ty {
-    fn parse(s: &str) -> Option<Ty> {
+    pub(crate) fn parse(s: &str) -> Option<Ty> {
         Some(match s {
             "u8" => Ty::U8,
             "i8" => Ty::I8,
@@ -45,7 +48,7 @@ impl Ty {
         })
     }
 
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self {
             Ty::U8 | Ty::I8 => 1,
             Ty::U16 | Ty::I16 | Ty::F16 | Ty::Bf16 => 2,
@@ -54,12 +57,12 @@ impl Ty {
         }
     }
 
-    fn is_float(self) -> bool {
+    pub(crate) fn is_float(self) -> bool {
         matches!(self, Ty::F16 | Ty::Bf16 | Ty::F32 | Ty::F64)
     }
 
     /// The bytes of `v` (integers wrap to the width; floats round).
-    fn encode(self, v: f64, int: i128) -> Vec<u8> {
+    pub(crate) fn encode(self, v: f64, int: i128) -> Vec<u8> {
         let n = self.size();
         match self {
             Ty::F16 => ori_interp::sem::half::from_f64(v).to_le_bytes().to_vec(),
@@ -74,7 +77,7 @@ impl Ty {
     }
 
     /// Element `bytes` as f64 (for tolerances).
-    fn decode_float(self, b: &[u8]) -> f64 {
+    pub(crate) fn decode_float(self, b: &[u8]) -> f64 {
         match self {
             Ty::F16 => f64::from(ori_interp::sem::half::to_f32(u16::from_le_bytes([b[0], b[1]]))),
             Ty::Bf16 => f64::from(f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16)),
@@ -86,7 +89,7 @@ impl Ty {
 
 /// How a buffer starts.
 #[derive(Clone, Debug)]
-enum Init {
+pub(crate) enum Init {
     Zeros,
     Iota,
     Const(f64, i128),
@@ -97,7 +100,7 @@ enum Init {
 
 /// One kernel argument.
 #[derive(Clone, Debug)]
-enum Arg {
+pub(crate) enum Arg {
     Buffer {
         name: String,
         ty: Ty,
@@ -162,14 +165,14 @@ fn parse_arg(s: &str) -> Result<Arg, String> {
 
 /// How the two cubins' outputs must agree.
 #[derive(Copy, Clone, Debug)]
-enum Compare {
+pub(crate) enum Compare {
     Exact,
     Float(f64),
     Set,
     Stdout,
 }
 
-fn parse_compare(s: &str) -> Result<Compare, String> {
+pub(crate) fn parse_compare(s: &str) -> Result<Compare, String> {
     Ok(match s {
         "exact" => Compare::Exact,
         "set" => Compare::Set,
@@ -184,16 +187,40 @@ fn parse_compare(s: &str) -> Result<Compare, String> {
 }
 
 /// One launch of the manifest.
-struct Case {
-    kernel: String,
-    ptx_dir: String,
-    archs: Vec<String>,
-    entry: String,
-    grid: [u32; 3],
-    block: [u32; 3],
-    shared: u32,
-    args: Vec<Arg>,
-    compare: Compare,
+pub(crate) struct Case {
+    /// The `[[kernel]]`'s name (its PTX files' stem).
+    pub kernel: String,
+    /// The folder of its PTX files, relative to the manifest.
+    pub ptx_dir: String,
+    /// `sm_80`, `sm_90`, `sm_90a`: the PTX files there are.
+    pub archs: Vec<String>,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub shared: u32,
+    pub args: Vec<Arg>,
+    /// The `compare` text, as written (for job files).
+    pub compare_text: String,
+    pub compare: Compare,
+}
+
+impl Case {
+    /// Why the launch cannot be built from the manifest alone, if it cannot.
+    pub(crate) fn skip_reason(&self) -> Option<&'static str> {
+        if self.args.iter().any(|a| matches!(a, Arg::Struct | Arg::Buffer { init: Init::Custom, .. })) {
+            Some("custom inputs")
+        } else if matches!(self.compare, Compare::Stdout) {
+            Some("printf output")
+        } else {
+            None
+        }
+    }
+
+    /// The PTX file for `arch`.
+    pub(crate) fn ptx(&self, root: &Path, arch: &str) -> PathBuf {
+        root.join(&self.ptx_dir).join(format!("{}.{}.ptx", self.kernel, arch.replace('_', "")))
+    }
 }
 
 fn dims(v: Option<&toml::Value>) -> Result<[u32; 3], String> {
@@ -205,7 +232,7 @@ fn dims(v: Option<&toml::Value>) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
+pub(crate) fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
     let doc: toml::Table = text.parse().map_err(|e| format!("manifest: {e}"))?;
     let mut cases = Vec::new();
     let kernels = doc.get("kernel").and_then(|k| k.as_array()).ok_or("manifest has no [[kernel]]")?;
@@ -235,6 +262,7 @@ fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
                 block: dims(l.get("block"))?,
                 shared: l.get("shared_bytes").and_then(|v| v.as_integer()).unwrap_or(0) as u32,
                 args,
+                compare_text: text("compare").to_string(),
                 compare: parse_compare(text("compare")).map_err(|e| format!("{name}: {e}"))?,
             });
         }
@@ -254,43 +282,96 @@ impl Rng {
     }
 }
 
-/// The initial bytes of every buffer argument (`None` for scalars).
-fn make_inputs(case: &Case, seed: u64) -> Vec<Option<Vec<u8>>> {
-    let mut rng = Rng(seed | 1);
+/// What identifies each buffer argument's initial contents (`None` for
+/// scalars and for buffers that start as zeros): its type, length,
+/// initialiser and how many identical buffers come before it in the
+/// launch. Equal keys give equal bytes, in any launch, so that job
+/// directories store a shared input once (`gpu-check`), while two
+/// identically described buffers of one launch (`a` and `b` of vadd)
+/// still differ.
+pub(crate) fn input_keys(case: &Case) -> Vec<Option<String>> {
+    let mut seen: Vec<String> = Vec::new();
     case.args
         .iter()
         .map(|a| match a {
-            Arg::Buffer { ty, count, init, .. } => Some(
-                (0..*count)
-                    .flat_map(|i| match *init {
-                        Init::Zeros | Init::Custom => vec![0; ty.size()],
-                        Init::Iota => ty.encode(i as f64, i as i128),
-                        Init::Const(f, n) => ty.encode(f, n),
-                        Init::Uniform(lo, hi) => {
-                            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-                            let v = lo + (hi - lo) * u;
-                            ty.encode(v, v as i128)
-                        }
-                        Init::Randint(lo, hi) => {
-                            let span = u128::try_from(hi - lo).unwrap_or(1).max(1);
-                            let v = lo + ((u128::from(rng.next()) << 64 | u128::from(rng.next())) % span) as i128;
-                            ty.encode(v as f64, v)
-                        }
-                    })
-                    .collect(),
-            ),
+            Arg::Buffer { ty, count, init, .. } if !matches!(init, Init::Zeros | Init::Custom) => {
+                let base = format!("{ty:?}[{count}] {init:?}");
+                let n = seen.iter().filter(|k| **k == base).count();
+                seen.push(base.clone());
+                Some(format!("{base} #{n}"))
+            }
             _ => None,
         })
         .collect()
 }
 
-/// Runs `kernel` on copies of `inputs`; returns the output buffers.
+/// FNV-1a: a stable hash of a key (std's hasher may change between releases).
+pub(crate) fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// splitmix64's finaliser: FNV hashes of keys that differ in one character
+/// differ in few bits, and xorshift states that close stay correlated.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The initial bytes of every buffer argument (`None` for scalars), each
+/// buffer generated from its own seed ([`input_keys`]).
+pub(crate) fn make_inputs(case: &Case) -> Vec<Option<Vec<u8>>> {
+    case.args
+        .iter()
+        .zip(input_keys(case))
+        .map(|(a, key)| match a {
+            Arg::Buffer { ty, count, init, .. } => {
+                let mut rng = Rng(key.as_deref().map_or(1, |k| mix(fnv1a(k))) | 1);
+                Some(
+                    (0..*count)
+                        .flat_map(|i| match *init {
+                            Init::Zeros | Init::Custom => vec![0; ty.size()],
+                            Init::Iota => ty.encode(i as f64, i as i128),
+                            Init::Const(f, n) => ty.encode(f, n),
+                            Init::Uniform(lo, hi) => {
+                                let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                                let v = lo + (hi - lo) * u;
+                                ty.encode(v, v as i128)
+                            }
+                            Init::Randint(lo, hi) => {
+                                let span = u128::try_from(hi - lo).unwrap_or(1).max(1);
+                                let v = lo + ((u128::from(rng.next()) << 64 | u128::from(rng.next())) % span) as i128;
+                                ty.encode(v as f64, v)
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Runs `kernel` on copies of `inputs`; returns the buffers afterwards.
 fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<Vec<u8>>, u64), String> {
+    run_function(&kernel.func, kernel.sm, kernel.static_shared, &kernel.banks, case, inputs)
+}
+
+/// Runs `func` (its parameter slots from `func.attrs.params`) on copies of
+/// `inputs`, with constant `banks`; returns the buffers afterwards.
+fn run_function(
+    func: &Function,
+    sm: u32,
+    static_shared: u32,
+    banks: &[(u8, Vec<u8>)],
+    case: &Case,
+    inputs: &[Option<Vec<u8>>],
+) -> Result<(Vec<Vec<u8>>, u64), String> {
     let mut g = Global::new();
-    let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+    let mut params = vec![0u8; func.attrs.param_bytes() as usize];
     let mut addrs = Vec::new();
     for (i, (arg, input)) in case.args.iter().zip(inputs).enumerate() {
-        let slot = kernel.func.attrs.params.get(i).ok_or_else(|| format!("the cubin has no parameter {i}"))?;
+        let slot = func.attrs.params.get(i).ok_or_else(|| format!("the function has no parameter {i}"))?;
         let bytes = match (arg, input) {
             (Arg::Buffer { .. }, Some(data)) => {
                 let a = g.alloc(data.clone());
@@ -306,28 +387,76 @@ fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<
     }
     let mut launch = Launch::new(case.grid, case.block, params);
     launch.dyn_shared = case.shared;
-    let stats = ori_interp::run_kernel(kernel, &launch, &mut g).map_err(|e| e.to_string())?;
+    launch.banks = banks.to_vec();
+    let stats = ori_interp::run(func, sm, static_shared, &launch, &mut g).map_err(|e| e.to_string())?;
     Ok((addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(), stats.warp_insts))
+}
+
+/// Runs each of our intermediate forms of the kernel (`stages`: after
+/// lowering, after every phase) on `inputs` and names the first whose
+/// outputs differ from `reference` (NVIDIA's). `final_differs`: our cubin's
+/// result differed, so forms that all agree point at encoding or the cubin.
+fn phase_report(
+    case: &Case,
+    stages: Result<Vec<phases::Stage>, String>,
+    inputs: &[Option<Vec<u8>>],
+    reference: &[Vec<u8>],
+    final_differs: bool,
+) -> String {
+    let stages = match stages {
+        Ok(s) => s,
+        Err(e) => return format!("no intermediate forms: {e}"),
+    };
+    let run = |module: &ori_ir::Module| -> Result<Vec<Vec<u8>>, String> {
+        let func = module.function(&case.entry).ok_or_else(|| format!("no function {}", case.entry))?;
+        let sm = u32::from(module.target.version);
+        run_function(func, sm, func.attrs.shared_bytes, &[], case, inputs).map(|r| r.0)
+    };
+    let same = |out: &[Vec<u8>]| compare(case, reference, out);
+    phases::first_differing(&stages, &run, &same).unwrap_or_else(|| {
+        let why = if final_differs { ": the difference lies in encoding or the cubin" } else { "" };
+        format!("all {} intermediate forms agree with NVIDIA's{why}", stages.len())
+    })
 }
 
 /// Compares the output buffers of two runs; names the first difference.
 fn compare(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Result<(), String> {
-    let buffers = case.args.iter().filter_map(|x| match x {
-        Arg::Buffer { name, ty, output, .. } => Some((name, *ty, *output)),
-        _ => None,
-    });
-    for ((name, ty, output), (x, y)) in buffers.zip(a.iter().zip(b)) {
+    let buffers: Vec<(&str, Ty, bool)> = case
+        .args
+        .iter()
+        .filter_map(|x| match x {
+            Arg::Buffer { name, ty, output, .. } => Some((name.as_str(), *ty, *output)),
+            _ => None,
+        })
+        .collect();
+    compare_buffers(case.compare, &buffers, a, b, ("nvidia", "ours"))
+}
+
+/// Compares two runs' buffers (`(name, type, is an output)`, in argument
+/// order) by `mode`; names the first difference, with `labels` for the two
+/// runs.
+pub(crate) fn compare_buffers(
+    mode: Compare,
+    buffers: &[(&str, Ty, bool)],
+    a: &[Vec<u8>],
+    b: &[Vec<u8>],
+    labels: (&str, &str),
+) -> Result<(), String> {
+    for (&(name, ty, output), (x, y)) in buffers.iter().zip(a.iter().zip(b)) {
         if !output {
             continue;
         }
+        if x.len() != y.len() {
+            return Err(format!("{name}: {} {} bytes, {} {} bytes", labels.0, x.len(), labels.1, y.len()));
+        }
         let n = ty.size();
         let (mut xs, mut ys): (Vec<&[u8]>, Vec<&[u8]>) = (x.chunks(n).collect(), y.chunks(n).collect());
-        if matches!(case.compare, Compare::Set) {
+        if matches!(mode, Compare::Set) {
             xs.sort();
             ys.sort();
         }
         for (i, (p, q)) in xs.iter().zip(&ys).enumerate() {
-            let same = match case.compare {
+            let same = match mode {
                 Compare::Float(r) if ty.is_float() => {
                     let (u, v) = (ty.decode_float(p), ty.decode_float(q));
                     (u.is_nan() && v.is_nan()) || (u - v).abs() <= r * u.abs().max(v.abs()) || u == v
@@ -335,47 +464,58 @@ fn compare(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Result<(), String> {
                 _ => p == q,
             };
             if !same {
-                return Err(format!("{name}[{i}]: nvidia {p:02x?}, ours {q:02x?}"));
+                let bad = xs.iter().zip(&ys).filter(|(p, q)| p != q).count();
+                return Err(format!(
+                    "{name}[{i}]: {} {p:02x?}, {} {q:02x?} ({bad} of {} elements differ in their bits)",
+                    labels.0,
+                    labels.1,
+                    xs.len()
+                ));
             }
         }
     }
     Ok(())
 }
 
-/// Runs the manifest's launches (those of `names`, or all).
-pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path, dir: &Path) -> Result<(), String> {
+/// Runs the manifest's launches (those of `names`, or all). Our cubins come
+/// from the library in process; when one fails (or `all_phases`), each of
+/// our intermediate forms is run too and the first phase that changes the
+/// result is named.
+pub fn run_manifest(
+    manifest: &Path,
+    names: &[String],
+    ptxas: &Path,
+    dir: &Path,
+    all_phases: bool,
+) -> Result<(), String> {
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     let cases = parse_manifest(&text)?;
     let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
     let (mut insts, mut secs) = (0u64, 0f64);
-    for (ci, case) in cases.iter().enumerate() {
+    for case in &cases {
         if !names.is_empty() && !names.iter().any(|n| *n == case.kernel || *n == case.entry) {
             continue;
         }
         for arch in &case.archs {
             let label = format!("{}/{} {arch}", case.kernel, case.entry);
-            let custom = case.args.iter().any(|a| matches!(a, Arg::Struct | Arg::Buffer { init: Init::Custom, .. }));
-            if custom || matches!(case.compare, Compare::Stdout) {
-                println!("{label:<40} skipped ({})", if custom { "custom inputs" } else { "printf output" });
+            if let Some(why) = case.skip_reason() {
+                println!("{label:<40} skipped ({why})");
                 skipped += 1;
                 continue;
             }
-            let ptx = root.join(&case.ptx_dir).join(format!("{}.{}.ptx", case.kernel, arch.replace('_', "")));
-            let inputs = make_inputs(case, 0x9e37_79b9 ^ ci as u64);
+            let ptx = case.ptx(&root, arch);
+            let inputs = make_inputs(case);
             let nv_kernel = ori_interp::corpus::compile_ptx(ptxas, &ptx, arch, dir, &case.entry);
             let start = Instant::now();
             let nv = nv_kernel.and_then(|k| run(&k, case, &inputs));
             let took = start.elapsed().as_secs_f64();
             secs += took;
-            let mine = if ours.is_file() {
-                match ori_interp::corpus::compile_ptx(ours, &ptx, arch, dir, &case.entry) {
-                    Ok(k) => Some(run(&k, case, &inputs)),
-                    Err(_) => None,
-                }
-            } else {
-                None
-            };
+            let mine = phases::compile_ours(&ptx, arch).ok().map(|cubin| {
+                ori_interp::load_kernel(&cubin, &case.entry)
+                    .map_err(|e| e.to_string())
+                    .and_then(|k| run(&k, case, &inputs))
+            });
             let (ok, text) = match (&nv, &mine) {
                 (Err(e), _) => (false, format!("nvidia FAIL: {e}")),
                 (Ok((_, n)), None) => {
@@ -395,6 +535,13 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
                 insts += n;
             }
             println!("{label:<40} {text}");
+            if let Ok((reference, _)) = &nv
+                && mine.is_some()
+                && (!ok || all_phases)
+            {
+                let stages = phases::stages(&ptx, arch);
+                println!("{:<40} {}", "", phase_report(case, stages, &inputs, reference, !ok));
+            }
             if ok {
                 pass += 1;
             } else {
@@ -408,4 +555,87 @@ pub fn run_manifest(manifest: &Path, names: &[String], ptxas: &Path, ours: &Path
     );
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
     if fail == 0 { Ok(()) } else { Err(format!("{fail} kernel(s) failed")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// vadd at 1000 elements, from the corpus.
+    fn vadd() -> (Case, PathBuf) {
+        let kernels = crate::workspace_root().join("../shared/corpus/kernels");
+        let text = format!(
+            "[[kernel]]\nname = \"vadd\"\ndir = \"{}\"\n[[kernel.launch]]\nentry = \"vadd\"\ngrid = [4, 1, 1]\n\
+             block = [256, 1, 1]\nargs = [\"a: f32[1000] in uniform(-1,1)\", \"b: f32[1000] in uniform(-1,1)\", \
+             \"c: f32[1000] out zeros\", \"n: i32 = 1000\"]\ncompare = \"exact\"\n",
+            kernels.display()
+        );
+        let case = parse_manifest(&text).unwrap().remove(0);
+        let ptx = case.ptx(Path::new(""), "sm_90");
+        (case, ptx)
+    }
+
+    fn f32s(b: &[u8]) -> Vec<f32> {
+        b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
+    /// `module` with its first FADD turned into an FMUL: what a broken
+    /// phase could do.
+    fn broken(module: &ori_ir::Module) -> ori_ir::Module {
+        let text = ori_ir::text::print_module(module);
+        assert!(text.contains(" FADD"), "{text}");
+        ori_ir::text::parse_module(&text.replacen(" FADD", " FMUL", 1)).unwrap()
+    }
+
+    #[test]
+    fn inputs_are_shared_by_description_but_differ_within_a_launch() {
+        let (case, _) = vadd();
+        let inputs = make_inputs(&case);
+        let keys = input_keys(&case);
+        assert_eq!(keys[0].as_deref(), Some("F32[1000] Uniform(-1.0, 1.0) #0"));
+        assert_eq!(keys[1].as_deref(), Some("F32[1000] Uniform(-1.0, 1.0) #1"));
+        assert_eq!(keys[2], None);
+        assert_ne!(inputs[0], inputs[1]);
+        assert_eq!(inputs[0], make_inputs(&case)[0]);
+        assert!(f32s(inputs[0].as_ref().unwrap()).iter().all(|x| (-1.0..1.0).contains(x)));
+    }
+
+    #[test]
+    fn the_first_phase_that_changes_the_result_is_named() {
+        let (case, ptx) = vadd();
+        let inputs = make_inputs(&case);
+        let (a, b) = (f32s(inputs[0].as_ref().unwrap()), f32s(inputs[1].as_ref().unwrap()));
+        let c: Vec<u8> = a.iter().zip(&b).flat_map(|(x, y)| (x + y).to_le_bytes()).collect();
+        let reference = vec![inputs[0].clone().unwrap(), inputs[1].clone().unwrap(), c];
+        let stages = phases::stages(&ptx, "sm_90").unwrap();
+        assert!(
+            stages.len() > 5 && stages[0].name == "lowering",
+            "{:?}",
+            stages.iter().map(|s| &s.name).collect::<Vec<_>>()
+        );
+        let names: Vec<String> = stages.iter().map(|s| s.name.clone()).collect();
+        let report = phase_report(&case, Ok(stages), &inputs, &reference, false);
+        assert_eq!(report, format!("all {} intermediate forms agree with NVIDIA's", names.len()));
+
+        // A phase in the middle breaks the kernel; the ones after it carry the damage.
+        for k in [0, names.len() / 2, names.len() - 1] {
+            let mut stages = phases::stages(&ptx, "sm_90").unwrap();
+            for s in &mut stages[k..] {
+                s.module = Ok(broken(s.module.as_ref().unwrap()));
+            }
+            let report = phase_report(&case, Ok(stages), &inputs, &reference, true);
+            let after = if k == 0 { String::new() } else { format!(" (same up to {})", names[k - 1]) };
+            let want = format!("first phase whose result differs: {}{after}: c[0]: nvidia", names[k]);
+            assert!(report.starts_with(&want), "{report}\nshould start with\n{want}");
+        }
+
+        // A phase whose dump cannot be had is named with the reason.
+        let mut stages = phases::stages(&ptx, "sm_90").unwrap();
+        stages[3].module = Err("its dump does not parse back: test".into());
+        let report = phase_report(&case, Ok(stages), &inputs, &reference, true);
+        assert!(
+            report.starts_with(&format!("first phase whose result differs: {} (same up to {})", names[3], names[2]))
+        );
+        assert!(report.ends_with("its dump does not parse back: test"), "{report}");
+    }
 }
