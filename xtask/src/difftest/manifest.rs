@@ -354,20 +354,25 @@ pub(crate) fn make_inputs(case: &Case) -> Vec<Option<Vec<u8>>> {
 
 /// Runs `kernel` on copies of `inputs`; returns the buffers afterwards.
 fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<Vec<u8>>, u64), String> {
-    run_function(&kernel.func, kernel.sm, kernel.static_shared, &kernel.banks, case, inputs)
+    run_function(&kernel.func, kernel.sm, kernel.static_shared, &kernel.banks, &kernel.statics, case, inputs)
 }
 
 /// Runs `func` (its parameter slots from `func.attrs.params`) on copies of
-/// `inputs`, with constant `banks`; returns the buffers afterwards.
+/// `inputs`, with constant `banks` and the module variables `statics`
+/// (placed in memory, their banks taking precedence); returns the buffers
+/// afterwards.
 fn run_function(
     func: &Function,
     sm: u32,
     static_shared: u32,
     banks: &[(u8, Vec<u8>)],
+    statics: &ori_interp::Statics,
     case: &Case,
     inputs: &[Option<Vec<u8>>],
 ) -> Result<(Vec<Vec<u8>>, u64), String> {
     let mut g = Global::new();
+    let mut banks_here = statics.place(&mut g);
+    banks_here.extend(banks.iter().filter(|b| !banks_here.iter().any(|p| p.0 == b.0)).cloned().collect::<Vec<_>>());
     let mut params = vec![0u8; func.attrs.param_bytes() as usize];
     let mut addrs = Vec::new();
     for (i, (arg, input)) in case.args.iter().zip(inputs).enumerate() {
@@ -387,7 +392,7 @@ fn run_function(
     }
     let mut launch = Launch::new(case.grid, case.block, params);
     launch.dyn_shared = case.shared;
-    launch.banks = banks.to_vec();
+    launch.banks = banks_here;
     let stats = ori_interp::run(func, sm, static_shared, &launch, &mut g).map_err(|e| e.to_string())?;
     Ok((addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(), stats.warp_insts))
 }
@@ -410,7 +415,8 @@ fn phase_report(
     let run = |module: &ori_ir::Module| -> Result<Vec<Vec<u8>>, String> {
         let func = module.function(&case.entry).ok_or_else(|| format!("no function {}", case.entry))?;
         let sm = u32::from(module.target.version);
-        run_function(func, sm, func.attrs.shared_bytes, &[], case, inputs).map(|r| r.0)
+        let statics = ori_interp::Statics::of_module(module);
+        run_function(func, sm, func.attrs.shared_bytes, &[], &statics, case, inputs).map(|r| r.0)
     };
     let same = |out: &[Vec<u8>]| compare(case, reference, out);
     phases::first_differing(&stages, &run, &same).unwrap_or_else(|| {
