@@ -744,19 +744,12 @@ fn f16_bits(v: f64) -> u16 {
     sign | ((e + 15) as u16) << 10 | mantissa as u16
 }
 
-/// fp16_ops runs lowered only: its packed `HMUL2`/`HFMA2` of plain
-/// registers and `HSETP2.LT` are forms the encoder has not seen (NVIDIA
-/// folds the broadcasts into `.H0_H0`/`.H1_H1` reads and the comparison
-/// into `GEU`). Inputs are multiples of 1/4 in [-2, 2] and squares of
-/// multiples of 1/4, so every half operation and every sum is exact.
+/// fp16_ops: packed half fma/mul, half comparisons, conversions, a
+/// warp reduction and atomics. Inputs are multiples of 1/4 in [-2, 2] and
+/// squares of multiples of 1/4, so every half operation and every sum is
+/// exact.
 #[test]
-fn fp16_ops_lowered() {
-    let lowered = |sm: u32| {
-        let text = ptx("fp16_ops", sm);
-        let (ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
-        assert!(diags.is_empty(), "{diags:?}");
-        ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap()
-    };
+fn fp16_ops() {
     let n2 = 200usize;
     let quarter = |i: usize, seed: usize| ((i * 7 + seed) % 17) as f64 / 4.0 - 2.0;
     let x: Vec<[f64; 2]> = (0..n2).map(|i| [quarter(i, 1), quarter(i, 5)]).collect();
@@ -800,12 +793,13 @@ fn fp16_ops_lowered() {
         ]
     };
     for sm in [90, 80] {
-        let module = lowered(sm);
-        let got = run(&module, "fp16_axpby", [blocks as u32, 1, 1], [block as u32, 1, 1], &args());
-        assert!(got[2] == halves(&out), "fp16_axpby sm_{sm}: out differs");
-        assert!(got[3] == f32s(&dots), "fp16_axpby sm_{sm}: dots differ");
-        let got = run(&module, "fp16_convert", [2, 1, 1], [128, 1, 1], &convert_args());
-        assert!(got[1] == h && got[2] == f32s(&back), "fp16_convert sm_{sm}: results differ");
+        for (stage, module) in ["lowered", "final"].iter().zip(stages("fp16_ops", sm)) {
+            let got = run(&module, "fp16_axpby", [blocks as u32, 1, 1], [block as u32, 1, 1], &args());
+            assert!(got[2] == halves(&out), "fp16_axpby sm_{sm} {stage}: out differs");
+            assert!(got[3] == f32s(&dots), "fp16_axpby sm_{sm} {stage}: dots differ");
+            let got = run(&module, "fp16_convert", [2, 1, 1], [128, 1, 1], &convert_args());
+            assert!(got[1] == h && got[2] == f32s(&back), "fp16_convert sm_{sm} {stage}: results differ");
+        }
     }
 }
 

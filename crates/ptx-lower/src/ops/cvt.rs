@@ -211,6 +211,9 @@ fn half(
     let rz = Operand::reg(Reg::RZ);
     match (to, from, rounding) {
         (F16, F32, Some(Rounding::Rn)) => {
+            if super::half::fold_cvt(cx, inst, F16)?.is_some() {
+                return Ok(());
+            }
             let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
