@@ -894,3 +894,87 @@ fn nchw_decompose() {
         }
     }
 }
+
+/// `div.u64`/`div.s64` (NVIDIA's subroutine inline) and `mul.hi.u64`,
+/// hand-written PTX on edge cases (zero, one, all ones, `i64::MIN`, values
+/// that fit 32 bits) and a spread of magnitudes. A zero divisor gives all
+/// ones, as NVIDIA's sequence does.
+#[test]
+fn division_64() {
+    // `mul.hi.u64` of two registers lowers, but the encoder knows NVIDIA's
+    // `IMAD.WIDE.U32.X` only with an immediate: that form runs lowered only.
+    let text = |sm: u32, registers: bool| {
+        let by_register = if registers { "mul.hi.u64 %rd12, %rd7, %rd8; st.global.u64 [%rd9+16], %rd12;" } else { "" };
+        format!(
+            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\
+             .visible .entry div64(.param .u64 pa, .param .u64 pb, .param .u64 po, .param .u32 n)\n{{\n\
+             .reg .pred %p<3>; .reg .b32 %r<20>; .reg .b64 %rd<20>;\n\
+             ld.param.u64 %rd1, [pa]; ld.param.u64 %rd15, [pb]; ld.param.u64 %rd2, [po]; ld.param.u32 %r1, [n];\n\
+             mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mad.lo.s32 %r5, %r3, %r4, %r2;\n\
+             setp.ge.s32 %p1, %r5, %r1; @%p1 bra $L_end;\n\
+             cvta.to.global.u64 %rd3, %rd1; cvta.to.global.u64 %rd4, %rd2; cvta.to.global.u64 %rd16, %rd15;\n\
+             mul.wide.s32 %rd5, %r5, 8; add.s64 %rd6, %rd3, %rd5; ld.global.u64 %rd7, [%rd6];\n\
+             add.s64 %rd17, %rd16, %rd5; ld.global.u64 %rd8, [%rd17];\n\
+             mul.wide.s32 %rd5, %r5, 32; add.s64 %rd9, %rd4, %rd5;\n\
+             div.u64 %rd10, %rd7, %rd8; st.global.u64 [%rd9], %rd10;\n\
+             div.s64 %rd11, %rd7, %rd8; st.global.u64 [%rd9+8], %rd11;\n\
+             {by_register}\n\
+             mul.hi.u64 %rd13, %rd7, -8543223828751151131; st.global.u64 [%rd9+24], %rd13;\n\
+             $L_end:\nret;\n}}\n"
+        )
+    };
+    let special =
+        [0u64, 1, 2, 3, 7, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, 1 << 32, (1 << 32) - 1, 1000000007];
+    let mut pairs: Vec<(u64, u64)> = special.iter().flat_map(|&a| special.iter().map(move |&b| (a, b))).collect();
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..200 {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let (a, b) = (s, s.rotate_left(17) >> (i % 64));
+        pairs.push((a, b));
+    }
+    let n = pairs.len();
+    let k = (-8543223828751151131i64) as u64;
+    let out: Vec<u64> = pairs
+        .iter()
+        .flat_map(|&(a, b)| {
+            let du = a.checked_div(b).unwrap_or(u64::MAX);
+            let ds = if b == 0 { u64::MAX } else { (a as i64).wrapping_div(b as i64) as u64 };
+            let hi = |x: u64, y: u64| ((u128::from(x) * u128::from(y)) >> 64) as u64;
+            [du, ds, hi(a, b), hi(a, k)]
+        })
+        .collect();
+    let left: Vec<u8> = pairs.iter().flat_map(|&(a, _)| a.to_le_bytes()).collect();
+    let right: Vec<u8> = pairs.iter().flat_map(|&(_, b)| b.to_le_bytes()).collect();
+    let want: Vec<u8> = out.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(left.clone()),
+            Arg::Buffer(right.clone()),
+            Arg::Buffer(vec![0; 32 * n]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    for sm in [90, 80] {
+        let source = text(sm, true);
+        let (ast, diags) = ptx_syntax::parse(&source, ptx_syntax::FileId(0));
+        assert!(diags.is_empty(), "{diags:?}");
+        let with_registers = ptx_lower::lower(&ast, &source, ori_ir::Sm::new(sm as u16)).unwrap();
+        let [lowered, compiled] = stages_of("div64", text(sm, false), sm);
+        for (stage, module, registers) in
+            [("lowered", with_registers, true), ("lowered", lowered, false), ("final", compiled, false)]
+        {
+            let mut got = run(&module, "div64", [3, 1, 1], [128, 1, 1], &args());
+            if !registers {
+                // Result 2 is `mul.hi.u64` of two registers: not in this kernel.
+                for i in 0..n {
+                    got[2][32 * i + 16..32 * i + 24].copy_from_slice(&want[32 * i + 16..32 * i + 24]);
+                }
+            }
+            if let Some(bad) = (0..out.len()).find(|&i| got[2][8 * i..8 * i + 8] != want[8 * i..8 * i + 8]) {
+                let g = u64::from_le_bytes(got[2][8 * bad..8 * bad + 8].try_into().unwrap());
+                let (a, b) = pairs[bad / 4];
+                panic!("sm_{sm} {stage}: result {} of ({a:#x}, {b:#x}) is {g:#x}, not {:#x}", bad % 4, out[bad]);
+            }
+        }
+    }
+}

@@ -45,6 +45,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// `mul.hi.{s32,u32} d, a, b`: `IMAD.HI[.U32] d, a, b, RZ`.
 pub(super) fn mul_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
+    if ty == ScalarType::U64 {
+        return mul_hi_u64(cx, inst);
+    }
     let mods: &[&str] = match ty {
         ScalarType::S32 => &["HI"],
         ScalarType::U32 => &["HI", "U32"],
@@ -336,4 +339,63 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// SASS takes an immediate only as the second source.
 fn register_first(a: Operand, b: Operand) -> (Operand, Operand) {
     if a.as_reg().is_none() && b.as_reg().is_some() { (b, a) } else { (a, b) }
+}
+
+/// `mul.hi.u64 d, a, b`, NVIDIA's sequence (intdiv): the four 32-bit
+/// partial products with `IMAD.WIDE.U32`, the middle ones' carries
+/// gathered into the last, `IMAD.WIDE.U32.X d, a1, b1, (mid_hi, carry)`. A
+/// constant `b` is taken as two immediate words.
+fn mul_hi_u64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (a0, a1) = words(cx, inst, 1)?;
+    let known = match &operand(inst, 2)?.kind {
+        ExprKind::Int { value, .. } => Some(*value),
+        ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, e) => match e.kind {
+            ExprKind::Int { value, .. } => Some(value.wrapping_neg()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (b0, b1): (Operand, Operand) = match known {
+        Some(value) => {
+            (Operand::int(i64::from(value as u32 as i32)), Operand::int(i64::from((value >> 32) as u32 as i32)))
+        }
+        None => {
+            let (b0, b1) = words(cx, inst, 2)?;
+            (b0.into(), b1.into())
+        }
+    };
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let rz64 = || Operand::reg(Reg::RZ.wide(2));
+        let pair = |cx: &mut Lowerer<'_>| cx.temp(ori_ir::RegFile::R, 2);
+        let pred = |cx: &mut Lowerer<'_>| cx.temp(ori_ir::RegFile::P, 1);
+        let wide = ["WIDE", "U32"];
+        let cross = pair(cx);
+        seq.op(cx, Opcode::IMAD, &wide, vec![cross.into()], vec![a1.into(), b0.clone(), rz64()])?;
+        let (mid, mid_carry) = (pair(cx), pred(cx));
+        seq.op(cx, Opcode::IMAD, &wide, vec![mid.into(), mid_carry.into()], vec![a0.into(), b1.clone(), cross.into()])?;
+        let low = pair(cx);
+        seq.op(cx, Opcode::IMAD, &wide, vec![low.into()], vec![a0.into(), b0, rz64()])?;
+        let high_in = pair(cx);
+        seq.op(cx, Opcode::MOV, &[], vec![undef(high_in.part(0, 1))], vec![mid.part(1, 1).into()])?;
+        let uses = vec![rz(), rz(), rz(), mid_carry.into()];
+        seq.op(cx, Opcode::IMAD, &["X"], vec![high_in.part(1, 1).into()], uses)?;
+        let carry = pred(cx);
+        let uses = vec![low.part(1, 1).into(), mid.part(0, 1).into(), rz()];
+        seq.op(cx, Opcode::IADD3, &[], vec![rz(), carry.into()], uses)?;
+        let out = seq.out(cx, d, &[&a0.into(), &a1.into()]);
+        let uses = vec![a1.into(), b1, high_in.into(), carry.into()];
+        seq.op(cx, Opcode::IMAD, &["WIDE", "U32", "X"], vec![out.into()], uses)?;
+        if out != d {
+            let uses = vec![rz(), rz(), out.into()];
+            seq.op_if(cx, seq.guard, Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], uses)?;
+        }
+        Ok(())
+    })();
+    seq.finish(cx);
+    result
 }
