@@ -154,13 +154,16 @@ fn nchw_decompose_alone() {
 #[path = "lower_kernels.rs"]
 mod lower_kernels;
 
+/// The PTX text of a hand-written kernel for an SM.
+type KernelText = fn(u32) -> String;
+
 /// The hand-written kernels of the bit, division, conversion and
 /// half-precision families (run by lower_semantics.rs): hazard-free at -O0
 /// and -O3, and read by nvdisasm.
 #[test]
 fn hand_written_kernels_encode() {
     let oracle = Oracle::for_test("hand_written_kernels_encode");
-    let kernels: [(&str, fn(u32) -> String); 5] = [
+    let kernels: [(&str, KernelText); 5] = [
         ("divs", lower_kernels::integer_division),
         ("fields", lower_kernels::bit_fields),
         ("cvts", lower_kernels::conversions),
