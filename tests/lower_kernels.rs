@@ -95,6 +95,7 @@ pub fn conversions(sm: u32) -> String {
          cvt.s32.s8 %r13, %r6; st.global.u32 [%rd9+96], %r13;\n\
          cvt.rn.f16.f32 %h1, %f1; cvt.f32.f16 %f12, %h1; st.global.f32 [%rd9+100], %f12;\n\
          cvt.u16.u32 %h2, %r6; cvt.f32.bf16 %f13, %h2; st.global.f32 [%rd9+104], %f13;\n\
+         cvt.s32.u8 %r14, %r6; st.global.u32 [%rd9+108], %r14;\n\
          cvt.rn.f64.s32 %fd4, %r6; st.global.f64 [%rd9+112], %fd4;\n\
          $L_end:\nret;\n}}\n"
     )

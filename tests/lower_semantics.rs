@@ -621,7 +621,7 @@ fn conversions() {
             o.extend(i32::from(r as i8).to_le_bytes());
             o.extend(through_f16(v).to_le_bytes());
             o.extend(f32::from_bits((r as u32 & 0xffff) << 16).to_le_bytes());
-            o.extend([0; 4]);
+            o.extend((r as u32 & 0xff).to_le_bytes());
             o.extend(f64::from(r).to_le_bytes());
             o.resize(128, 0);
             o
