@@ -22,6 +22,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil2d", "sm_90"),
     ("histogram", "sm_90"),
     ("launch_bounds", "sm_90"),
+    ("fp16_ops", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -32,6 +33,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("templates", "sm_80"),
     ("stencil2d", "sm_80"),
     ("launch_bounds", "sm_80"),
+    ("fp16_ops", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {
@@ -149,5 +151,52 @@ fn nchw_decompose_alone() {
         std::fs::write(&path, output.cubin.unwrap()).unwrap();
         let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
         assert!(listing.status.success() && listing.stderr.is_empty(), "{}", String::from_utf8_lossy(&listing.stderr));
+    }
+}
+
+#[path = "lower_kernels.rs"]
+mod lower_kernels;
+
+/// The PTX text of a hand-written kernel for an SM.
+type KernelText = fn(u32) -> String;
+
+/// The hand-written kernels of the bit, division, conversion and
+/// half-precision families (run by lower_semantics.rs): hazard-free at -O0
+/// and -O3, and read by nvdisasm.
+#[test]
+fn hand_written_kernels_encode() {
+    let oracle = Oracle::for_test("hand_written_kernels_encode");
+    let kernels: [(&str, KernelText); 5] = [
+        ("divs", lower_kernels::integer_division),
+        ("fields", lower_kernels::bit_fields),
+        ("cvts", lower_kernels::conversions),
+        ("bf", lower_kernels::bf16),
+        ("div64", |sm| lower_kernels::division_64(sm, false)),
+    ];
+    for (name, text) in kernels {
+        for sm in [90, 80] {
+            for opt in [0, 3] {
+                let options = Options {
+                    arch: format!("sm_{sm}").parse().unwrap(),
+                    opt_level: opt,
+                    dump_after: DumpAfter::Phases(vec!["MercEncodeAndDecode".into()]),
+                    ..Options::default()
+                };
+                let source = Source { name: format!("{name}.ptx"), text: text(sm) };
+                let output = compile_sources(&[source], &options)
+                    .unwrap_or_else(|f| panic!("{name} sm_{sm} -O{opt}: {:#?}", f.report.diagnostics));
+                let module = ori_ir::text::parse_module(&output.report.dumps.last().unwrap().text).unwrap();
+                for func in &module.functions {
+                    let violations = sched::hazard::check_function(func, module.target);
+                    assert!(violations.is_empty(), "{name} sm_{sm} -O{opt}: {violations:#?}");
+                }
+                let Some(oracle) = &oracle else { continue };
+                let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.sm_{sm}.O{opt}.cubin"));
+                std::fs::write(&path, output.cubin.unwrap()).unwrap();
+                let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
+                let stderr = String::from_utf8_lossy(&listing.stderr);
+                assert!(listing.status.success() && stderr.is_empty(), "{name} sm_{sm} -O{opt}: {stderr}");
+            }
+        }
     }
 }

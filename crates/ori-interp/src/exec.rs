@@ -207,7 +207,10 @@ impl Cta<'_> {
                         let words = if matches!(step.uses.get(2), Some((Src::Reg(..), _))) { 2 } else { 1 };
                         let c = self.val(w, step, 2, lane, words)?;
                         let c = if cf.neg { c.wrapping_neg() } else { c };
-                        ((int::imad_wide(a, b, c, signed) >> 32) & 0xffff_ffff, no)
+                        // The carry out of the 64-bit sum (`IMAD.HI.U32 R8, P1, ...`
+                        // in NVIDIA's 64-bit division) is the predicate result.
+                        let carry = !signed && u128::from(a) * u128::from(b) + u128::from(c) > u128::from(u64::MAX);
+                        ((int::imad_wide(a, b, c, signed) >> 32) & 0xffff_ffff, [carry, false])
                     }
                     ImadMode::Lo => {
                         let c = self.int_in(w, step, 2, lane)?;

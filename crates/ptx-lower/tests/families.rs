@@ -123,3 +123,41 @@ fn fields_in_registers_are_not_lowered_yet() {
     assert_eq!(errors.len(), 1);
     assert!(errors[0].ends_with("lowering of 'bfi.b32' is not supported yet"), "{errors:?}");
 }
+
+#[test]
+fn half_precision_takes_nvidias_operand_forms() {
+    let body = "mov.b32 %f1, %r1;\ncvt.rn.f16.f32 %h1, %f1;\nmov.b32 %r3, {%h1, %h1};\nmul.f16x2 %r4, %r2, %r3;\n\
+                fma.rn.f16x2 %r5, %r3, %r2, %r4;\nmov.f32 %f2, 0f00000000;\ncvt.rn.f16.f32 %h2, %f2;\n\
+                setp.lt.f16 %p1, %h1, %h2;\nmov.f32 %f3, 0fC0800000;\ncvt.rn.bf16.f32 %h3, %f3;\n\
+                mov.b32 %r6, {%h3, %h3};\nmax.bf16x2 %r7, %r2, %r6;";
+    let text = lower(body, 90).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    for want in [
+        // The broadcast pair %r5 = {%r4, %r4} is read as one of its halves.
+        "%r5 = PRMT %r4, 0x5410, %r4",
+        "%r6 = HMUL2 %r5.H1_H1, %r2",
+        "%r7 = HFMA2 %r5.H0_H0, %r2, %r6",
+        // A binary16 zero is RZ; lt is the complement of GEU.
+        "%r9 = MOV 0x0",
+        "%p1, PT = HSETP2.GEU.AND %r4, RZ.H0_H0, PT",
+        "%p0, PT = PLOP3.LUT %p1, PT, PT, 0xf, 0x0",
+        // A constant bfloat16 pair is NVIDIA's immediate pair.
+        "%r12 = MOV 0xc080c080",
+        "%r13 = HMNMX2.BF16_V2 %r2, -4.0, -4.0, !PT",
+    ] {
+        assert!(lines.contains(&want), "no `{want}` in\n{text}");
+    }
+}
+
+#[test]
+fn sixty_four_bit_division_is_inline() {
+    let body = "ld.global.u64 %rd2, [%rd1];\nld.global.u64 %rd3, [%rd1+8];\ndiv.u64 %rd4, %rd2, %rd3;";
+    let text = lower(body, 90).unwrap();
+    let ops: Vec<&str> = text.lines().filter_map(|l| l.split(" = ").nth(1)).collect();
+    assert!(ops.iter().any(|o| o.starts_with("I2F.U64.RP %r")), "{text}");
+    // Three high products per Newton step, three for the quotient estimate.
+    assert_eq!(ops.iter().filter(|o| o.starts_with("IMAD.HI.U32")).count(), 9, "{text}");
+    assert!(ops.iter().any(|o| o.starts_with("ISETP.GE.U32.AND.EX")), "{text}");
+    // The quotient is assembled word by word, all ones for a zero divisor.
+    assert!(text.contains("undef %r") && text.contains("= SEL %r"), "{text}");
+}

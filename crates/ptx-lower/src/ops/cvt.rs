@@ -157,10 +157,10 @@ fn float_form(
     })
 }
 
-/// Integer to integer conversions other than zero-extension: the low word
-/// of a 64-bit register (`cvt.{u32,s32}.{u64,s64}`), sign extension of a
-/// byte or half by `PRMT` (NVIDIA's `0x8880` / `0x9910` selectors), and
-/// unsigned narrowing.
+/// Integer to integer conversions other than between unsigned types: the
+/// low word of a 64-bit register (`cvt.{u32,s32}.{u64,s64}`), sign
+/// extension of a byte or half by `PRMT` (NVIDIA's `0x8880` / `0x9910`
+/// selectors), zero extension of an unsigned one into a signed type.
 fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
     use ScalarType::*;
     let d = dst(cx, inst, 0)?;
@@ -184,6 +184,8 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     let selector = match (to.bits(), from) {
         (16 | 32, S8) => 0x8880,
         (32, S16) => 0x9910,
+        // Zero extension of a narrow unsigned source into a signed type.
+        (16 | 32, U8 | B8 | U16 | B16) => return narrow(cx, inst, from.bits()),
         _ => return Err(unsupported(inst)),
     };
     let uses = vec![a.into(), Operand::int(selector), Operand::reg(Reg::RZ)];
@@ -211,6 +213,9 @@ fn half(
     let rz = Operand::reg(Reg::RZ);
     match (to, from, rounding) {
         (F16, F32, Some(Rounding::Rn)) => {
+            if super::half::fold_cvt(cx, inst, F16)?.is_some() {
+                return Ok(());
+            }
             let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }

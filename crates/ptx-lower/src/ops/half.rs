@@ -61,6 +61,23 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let negate = sub && i == 2;
         uses.extend(source(cx, inst, i, scalar, bf16, negate)?);
     }
+    // NVIDIA reads a broadcast pair `{x, x}` as one half of it: the only
+    // forms of f16 HMUL2/HFMA2 it emits (`HMUL2 d, a.H1_H1, b`,
+    // `HFMA2 d, a.H0_H0, b, c`), the same value. The product commutes.
+    let lanes = match op {
+        Opcode::HMUL2 => Some(Halves::H1H1),
+        Opcode::HFMA2 => Some(Halves::H0H0),
+        _ => None,
+    };
+    if let Some(lanes) = lanes.filter(|_| !bf16 && !scalar && uses.len() == sources) {
+        let first = [1, 2].into_iter().find(|&i| broadcast(cx, inst, i));
+        if first == Some(2) {
+            uses.swap(0, 1);
+        }
+        if first.is_some() {
+            uses[0].flags.halves = Some(lanes);
+        }
+    }
     if op == Opcode::HMNMX2 {
         uses.push(if name == "min" { Operand::reg(Reg::PT) } else { Operand::reg(Reg::PT).inverted() });
     }
@@ -85,13 +102,15 @@ fn source(
     negate: bool,
 ) -> Lowered<Vec<Operand>> {
     if let Some(bits) = constant(cx, inst, i)? {
-        // Only bfloat16 lanes are exactly their binary32 high halves.
-        if bf16 {
-            let bits = if scalar { bits & 0xffff | bits << 16 } else { bits };
-            let bits = if negate { bits ^ 0x8000_8000 } else { bits };
-            let lane = |h: u32| Operand::from(OperandKind::Imm(Imm::F32(h << 16)));
-            return Ok(vec![lane(bits >> 16), lane(bits & 0xffff)]);
-        }
+        // An immediate pair, high lane first, each lane as its binary32
+        // value (how the encoder spells binary16 and bfloat16 fields).
+        let bits = if scalar { bits & 0xffff | bits << 16 } else { bits };
+        let bits = if negate { bits ^ 0x8000_8000 } else { bits };
+        let lane = |h: u32| {
+            let value = if bf16 { h << 16 } else { f16_to_f32(h as u16).to_bits() };
+            Operand::from(OperandKind::Imm(Imm::F32(value)))
+        };
+        return Ok(vec![lane(bits >> 16), lane(bits & 0xffff)]);
     }
     let a = src(cx, inst, i, ScalarType::B32)?;
     let seq = Seq::start(cx, inst.span);
@@ -133,12 +152,55 @@ pub(super) fn fold_cvt(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType)
     let x = f32::from_bits(bits);
     let h = match to {
         ScalarType::Bf16 => bf16_bits(x),
+        ScalarType::F16 => match f16_bits(x) {
+            Some(h) => h,
+            None => return Ok(None),
+        },
         _ => return Ok(None),
     };
     let d = dst(cx, inst, 0)?;
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::int(i64::from(h))], inst.span)?;
     remember(cx, inst, 0, u32::from(h))?;
     Ok(Some(()))
+}
+
+/// binary16 bits to f32 (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from(h >> 10 & 0x1f);
+    let man = f32::from(h & 0x3ff);
+    sign * match exp {
+        0 => man * 2f32.powi(-24),
+        0x1f if man == 0.0 => f32::INFINITY,
+        0x1f => f32::NAN,
+        e => (1.0 + man / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// The binary16 bits of `x` when `x` is exactly a normal binary16 value or
+/// zero (constants are folded only when no rounding is involved).
+fn f16_bits(x: f32) -> Option<u16> {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if x == 0.0 {
+        return Some(sign);
+    }
+    let e = x.abs().log2().floor() as i32;
+    let man = (x.abs() / 2f32.powi(e) - 1.0) * 1024.0;
+    ((-14..16).contains(&e) && man.fract() == 0.0).then(|| sign | ((e + 15) as u16) << 10 | man as u16)
+}
+
+/// Whether source `i` is a PTX register written once, by a packing of one
+/// half into both (`PRMT d, x, 0x5410, x`).
+fn broadcast(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> bool {
+    let Ok(ExprKind::Name(r, None)) = operand(inst, i).map(|e| &e.kind) else { return false };
+    let Some(reg) = cx.regs.get(&mut cx.func, r.name.as_str()) else { return false };
+    cx.single_def(r.name.as_str())
+        && cx.func.insts.iter().any(|(_, def)| {
+            def.op == Opcode::PRMT
+                && def.defs.first().and_then(Operand::as_reg) == Some(reg)
+                && matches!(def.uses.as_slice(), [x, sel, y] if x == y && x.as_reg().is_some()
+                    && sel.kind == OperandKind::Imm(Imm::Int(0x5410)))
+        })
 }
 
 /// binary32 to bfloat16, round to nearest even (a NaN stays a NaN).
@@ -260,15 +322,30 @@ pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             if ty == ScalarType::Bf16 {
                 mods.insert(0, "BF16_V2");
             }
-            let mut half = |i: usize| -> Lowered<Operand> {
-                let a = src(cx, inst, i, ScalarType::B32)?;
-                let mut a = seq.in_reg(cx, a)?;
-                a.flags.halves = Some(Halves::H0H0);
-                Ok(a)
+            // Only the low lanes' result (the first) is used, so `a` may be
+            // read whole; a zero `b` is `RZ.H0_H0` (NVIDIA's form).
+            let a = src(cx, inst, 1, ScalarType::B32)?;
+            let a = seq.in_reg(cx, a)?;
+            let mut b = match constant(cx, inst, 2)? {
+                Some(bits) if bits & 0xffff == 0 => Operand::reg(Reg::RZ),
+                _ => {
+                    let b = src(cx, inst, 2, ScalarType::B32)?;
+                    seq.in_reg(cx, b)?
+                }
             };
-            let (a, b) = (half(1)?, half(2)?);
-            let defs = vec![p.into(), Operand::reg(Reg::PT)];
-            return seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, Operand::reg(Reg::PT)]);
+            b.flags.halves = Some(Halves::H0H0);
+            let pt = Operand::reg(Reg::PT);
+            // The encoder knows HSETP2 as .GEU only: `lt` is its complement
+            // (false on NaN, as `lt` is), inverted by PLOP3.
+            if mods.contains(&"LT") {
+                let mods: Vec<&str> = mods.iter().map(|m| if *m == "LT" { "GEU" } else { m }).collect();
+                let q = cx.temp(RegFile::P, 1);
+                seq.op(cx, Opcode::HSETP2, &mods, vec![q.into(), pt.clone()], vec![a, b, pt.clone()])?;
+                let uses = vec![q.into(), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
+                return seq.op_if(cx, seq.guard, Opcode::PLOP3, &["LUT"], vec![p.into(), pt], uses);
+            }
+            let defs = vec![p.into(), pt.clone()];
+            return seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, pt]);
         }
         let signed = ty == ScalarType::S16;
         let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
