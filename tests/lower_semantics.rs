@@ -1067,3 +1067,46 @@ fn division_64() {
         }
     }
 }
+
+/// The `.approx` functions of `tests/ptx/approx.ptx`, whose results only
+/// NVIDIA's code defines: ours (lowered and compiled) must equal what
+/// NVIDIA's cubin for the same PTX computes on the interpreter, on normal,
+/// subnormal, negative, large and special inputs.
+#[test]
+fn approx_functions_match_nvidia() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("approx_functions_match_nvidia") else { return };
+    let mut floats: Vec<f32> = vec![0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -126.5, -130.0, 100.0, 1e-40, -1e-39, 1e30];
+    floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 7.25, -0.75, 64.0, 1e-20]);
+    floats.extend((0..12).map(|i| (i as f32 - 6.0) * 1.37));
+    let n = floats.len();
+    let doubles: Vec<f64> = floats.iter().map(|&f| f64::from(f) * 3.5).collect();
+    let dbytes: Vec<u8> = doubles.iter().flat_map(|d| d.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(f32s(&floats)), Arg::Buffer(dbytes.clone()), Arg::Buffer(vec![0; 64 * n])];
+    for sm in [90, 80] {
+        let text = test_ptx("approx.ptx", sm);
+        let dir = std::env::temp_dir().join(format!("ptxas-approx-{}-{sm}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptx = dir.join("approx.ptx");
+        std::fs::write(&ptx, &text).unwrap();
+        let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, &format!("sm_{sm}"), &dir, "approx")
+            .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+        let mut global = Global::new();
+        let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+        let mut buffers = Vec::new();
+        for (slot, arg) in kernel.func.attrs.params.iter().zip(args()) {
+            let Arg::Buffer(init) = arg else { unreachable!("buffers only") };
+            let addr = global.alloc(init);
+            buffers.push(addr);
+            params[slot.offset as usize..slot.offset as usize + 8].copy_from_slice(&addr.to_le_bytes());
+        }
+        let launch = Launch::new([1, 1, 1], [n as u32, 1, 1], params);
+        ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
+        let want = global.buffer(buffers[2]).unwrap().to_vec();
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("approx", sm)) {
+            let got = run(&module, "approx", [1, 1, 1], [n as u32, 1, 1], &args());
+            for (t, (g, w)) in got[2].chunks(64).zip(want.chunks(64)).enumerate() {
+                assert_eq!(g, w, "sm_{sm} {stage}: input {} ({:e})", t, floats[t]);
+            }
+        }
+    }
+}

@@ -1,22 +1,36 @@
-//! The approximate f32 functions that are one `MUFU` in NVIDIA's code:
-//! `sqrt.approx.ftz.f32` is `MUFU.SQRT` (fp16_ops). The forms without
-//! `.ftz` need NVIDIA's subnormal scaling around the `MUFU` and are not
-//! lowered yet.
+//! The approximate functions that NVIDIA's code computes with one `MUFU`
+//! (measured with nvdisasm on sm_90 and sm_80):
+//!
+//! | PTX | SASS |
+//! |---|---|
+//! | `ex2`, `sqrt`, `rcp`, `rsqrt` `.approx.ftz.f32` | `MUFU.EX2`/`SQRT`/`RCP`/`RSQ` |
+//! | `ex2.approx.f32` | below -126 the input is halved and the result squared (`FSETP.GEU`, `FSEL`, `@!P FMUL`) |
+//! | `lg2`, `rsqrt` `.approx.f32` | a subnormal input is scaled by 2^24 first, the result corrected (`FADD -24` / `FMUL 4096`) |
+//! | `sin`, `cos` `.approx[.ftz].f32` | `MUFU.SIN`/`COS` of `x * 1/(2 pi)` rounded toward zero (`FMUL.RZ`) |
+//! | `rcp`, `rsqrt` `.approx.ftz.f64` | `MUFU.RCP64H`/`RSQ64H` of the high word, a zero low word |
 
-use ori_ir::Opcode;
+use ori_ir::{Opcode, Operand, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ScalarType};
 
 use super::{dst, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `sqrt.approx.ftz.f32 d, a`: `MUFU.SQRT d, a`.
+/// The smallest normal f32, 2^-126: below it, MUFU flushes its input.
+const MIN_NORMAL: u32 = 0x0080_0000;
+
+/// Lowers `ex2`, `lg2`, `sin`, `cos`, `sqrt`, `rcp`, `rsqrt` with `.approx`.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let function = match inst.opcode.name.as_str() {
-        "sqrt" => "SQRT",
-        _ => return Err(unsupported(inst)),
-    };
-    if ty(inst)? != ScalarType::F32 || !inst.has("approx") || !inst.has("ftz") || inst.modifiers.len() != 3 {
+    let name = inst.opcode.name.as_str();
+    let ty = ty(inst)?;
+    let ftz = inst.has("ftz");
+    if !inst.has("approx") || inst.modifiers.len() != 2 + usize::from(ftz) {
+        return Err(unsupported(inst));
+    }
+    if ty == ScalarType::F64 {
+        return double_high(cx, inst, name, ftz);
+    }
+    if ty != ScalarType::F32 {
         return Err(unsupported(inst));
     }
     let d = dst(cx, inst, 0)?;
@@ -24,5 +38,90 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
-    cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![a], inst.span)
+    let span = inst.span;
+    let function = match name {
+        "ex2" => "EX2",
+        "lg2" => "LG2",
+        "sqrt" => "SQRT",
+        "rcp" => "RCP",
+        "rsqrt" => "RSQ",
+        "sin" | "cos" => {
+            let turns = cx.temp(RegFile::R, 1);
+            let inv_two_pi = Operand::from(ori_ir::OperandKind::Imm(ori_ir::Imm::F32(0x3e22_f983)));
+            cx.emit(Opcode::FMUL, &["RZ"], vec![turns.into()], vec![a, inv_two_pi], span)?;
+            let f = if name == "sin" { "SIN" } else { "COS" };
+            return cx.emit(Opcode::MUFU, &[f], vec![d.into()], vec![turns.into()], span);
+        }
+        _ => return Err(unsupported(inst)),
+    };
+    if ftz {
+        return cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![a], span);
+    }
+    if cx.guard.is_some() {
+        // The fix-up below has a guard of its own.
+        return Err(unsupported(inst));
+    }
+    match name {
+        "ex2" => {
+            // 2^x for x < -126 is subnormal: halve x, square the result.
+            let (p, half, input) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+            let uses = vec![a.clone(), f32_imm((-126.0f32).to_bits()), Operand::reg(Reg::PT)];
+            cx.emit(Opcode::FSETP, &["GEU", "AND"], vec![p.into(), Operand::reg(Reg::PT)], uses, span)?;
+            cx.emit(Opcode::FMUL, &[], vec![half.into()], vec![a.clone(), f32_imm(0.5f32.to_bits())], span)?;
+            let not_p = Operand::reg(p).inverted();
+            cx.emit(Opcode::FSEL, &[], vec![input.into()], vec![half.into(), a, not_p.clone()], span)?;
+            cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![input.into()], span)?;
+            with_guard(cx, not_p, |cx| cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), d.into()], span))
+        }
+        "lg2" | "rsqrt" => {
+            // A subnormal input is scaled into the normal range first.
+            let (p, scaled, input) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+            let mut abs = a.clone();
+            abs.flags.abs = true;
+            let uses = vec![abs, f32_imm(MIN_NORMAL), Operand::reg(Reg::PT)];
+            cx.emit(Opcode::FSETP, &["GEU", "AND"], vec![p.into(), Operand::reg(Reg::PT)], uses, span)?;
+            let two_24 = f32_imm(16_777_216f32.to_bits());
+            cx.emit(Opcode::FMUL, &[], vec![scaled.into()], vec![a.clone(), two_24], span)?;
+            let not_p = Operand::reg(p).inverted();
+            cx.emit(Opcode::FSEL, &[], vec![input.into()], vec![scaled.into(), a, not_p.clone()], span)?;
+            cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![input.into()], span)?;
+            with_guard(cx, not_p, |cx| {
+                if name == "lg2" {
+                    cx.emit(Opcode::FADD, &[], vec![d.into()], vec![d.into(), f32_imm((-24.0f32).to_bits())], span)
+                } else {
+                    cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(4096f32.to_bits())], span)
+                }
+            })
+        }
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `rcp`/`rsqrt.approx.ftz.f64`: the high-word MUFU, a zero low word.
+fn double_high(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, ftz: bool) -> Lowered {
+    let function = match (name, ftz) {
+        ("rcp", true) => "RCP64H",
+        ("rsqrt", true) => "RSQ64H",
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F64)?.as_reg().filter(|r| r.width == 2).ok_or_else(|| unsupported(inst))?;
+    let same = a.file == d.file && a.num == d.num;
+    let hi = Operand::reg(d.part(1, 1));
+    cx.emit(Opcode::MUFU, &[function], vec![if same { hi } else { hi.undef() }], vec![a.part(1, 1).into()], inst.span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1))], vec![Operand::reg(Reg::RZ)], inst.span)
+}
+
+fn f32_imm(bits: u32) -> Operand {
+    ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)).into()
+}
+
+/// Emits what `f` emits under `guard` (only for unguarded PTX
+/// instructions: the two guards are not combined).
+fn with_guard(cx: &mut Lowerer<'_>, guard: Operand, f: impl FnOnce(&mut Lowerer<'_>) -> Lowered) -> Lowered {
+    let Some(pred) = guard.as_reg() else { return f(cx) };
+    let saved = cx.guard.replace(ori_ir::Guard { pred, negated: guard.flags.not });
+    let result = f(cx);
+    cx.guard = saved;
+    result
 }
