@@ -1110,3 +1110,30 @@ fn approx_functions_match_nvidia() {
         }
     }
 }
+
+/// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
+/// calls of one function, a nested call, early returns, 64-bit and
+/// aggregate parameters).
+#[test]
+fn inlined_calls() {
+    let n = 64usize;
+    let pairs: Vec<i32> = (0..2 * n as i32).map(|i| (i * 29) % 150 - 40).collect();
+    let clampsum = |a: i32, b: i32| if a + b < 100 { a + b } else { 100 };
+    let mut want = vec![0u8; 16 * n];
+    for t in 0..n {
+        let (a, b) = (pairs[2 * t], pairs[2 * t + 1]);
+        let r4 = clampsum(a, b);
+        let r6 = i64::from(a) + 3 * i64::from(clampsum(b, r4));
+        want[16 * t..16 * t + 4].copy_from_slice(&r4.to_le_bytes());
+        want[16 * t + 8..16 * t + 16].copy_from_slice(&r6.to_le_bytes());
+    }
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("calls", sm)) {
+            let args = vec![Arg::Buffer(i32s(&pairs)), Arg::Buffer(vec![0; 16 * n])];
+            let got = run(&module, "calls", [1, 1, 1], [n as u32, 1, 1], &args);
+            for (t, (g, w)) in got[1].chunks(16).zip(want.chunks(16)).enumerate() {
+                assert_eq!(g, w, "sm_{sm} {stage}: thread {t}");
+            }
+        }
+    }
+}

@@ -69,6 +69,22 @@ pub(crate) struct Lowerer<'m> {
     counts: Counts,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// The module's device functions with bodies, by name: calls inline them.
+    callees: &'m HashMap<&'m str, &'m ast::Function>,
+    /// Device functions being inlined, innermost last (a call of one of
+    /// them is recursive).
+    inlining: Vec<&'m str>,
+    /// Where `ret` goes inside an inlined body: the call's continuation.
+    ret_target: Option<BlockId>,
+    /// Call-sequence `.param` storage: one virtual register per (name,
+    /// byte offset), what `st.param` writes and `ld.param` reads.
+    param_slots: HashMap<(String, i64), Reg>,
+    /// The `.param` variable each parameter name stands for here: a
+    /// call-sequence declaration's numbered variable, or for an inlined
+    /// function's parameters, the caller's argument.
+    param_aliases: HashMap<String, String>,
+    /// Call-sequence `.param` declarations so far (they are numbered).
+    param_decls: usize,
     /// The warp's threads are known to run together here: nothing since the
     /// function's start or the last `WARPSYNC` could have split them.
     converged: bool,
@@ -114,6 +130,7 @@ impl<'m> Lowerer<'m> {
         body: &'m Block,
         sm: Sm,
         globals: &GlobalRefs,
+        callees: &'m HashMap<&'m str, &'m ast::Function>,
     ) -> Result<Function, Vec<Pending>> {
         let kind = match f.kind {
             ast::FunctionKind::Entry => FunctionKind::Entry,
@@ -145,6 +162,12 @@ impl<'m> Lowerer<'m> {
             counts: Counts::of(&body.statements),
             guard: None,
             converged: true,
+            callees,
+            inlining: Vec::new(),
+            ret_target: None,
+            param_slots: HashMap::new(),
+            param_aliases: HashMap::new(),
+            param_decls: 0,
         };
         let entry = cx.block();
         cx.order.push(entry);
@@ -177,6 +200,17 @@ impl<'m> Lowerer<'m> {
                     self.shared.declare(d, self.sm.target().reserved_shared)
                 }
                 Statement::Decl(d) if d.space == StateSpace::Local => self.locals.declare(d, 0),
+                // Call-sequence parameters: storage made at the first
+                // `st.param`. Each declaration is a new variable (callees
+                // declare the same names), named apart by a number.
+                Statement::Decl(d) if d.space == StateSpace::Param => {
+                    for n in &d.names {
+                        let unique = format!("{}#{}", n.name.name.as_str(), self.param_decls);
+                        self.param_decls += 1;
+                        self.param_aliases.insert(n.name.name.as_str().to_string(), unique);
+                    }
+                    Ok(())
+                }
                 Statement::Decl(d) => {
                     Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
                 }
@@ -202,6 +236,123 @@ impl<'m> Lowerer<'m> {
             None => None,
         };
         ops::lower(self, inst)
+    }
+
+    /// Where `ret` of the body being lowered goes: the continuation of the
+    /// call it was inlined for, `None` in the kernel itself.
+    pub fn ret_target(&self) -> Option<BlockId> {
+        self.ret_target
+    }
+
+    /// The storage of call-sequence parameter `name` (a caller's `.param`
+    /// variable, or an inlined function's parameter standing for one) at
+    /// byte `offset`, `width` words wide; `None` when `name` is no such
+    /// parameter.
+    pub fn param_slot(&mut self, name: &str, offset: i64, width: u8, span: Span) -> Lowered<Option<Reg>> {
+        let name = self.param_aliases.get(name).map_or(name, String::as_str).to_string();
+        if self.params.get(&name).is_some() {
+            return Ok(None);
+        }
+        let key = (name, offset);
+        if let Some(&reg) = self.param_slots.get(&key) {
+            if reg.width != width {
+                return Err(at(span, "lowering of a .param value read at another width is not supported yet"));
+            }
+            return Ok(Some(reg));
+        }
+        let reg = self.func.new_vreg(RegFile::R, width);
+        self.param_slots.insert(key, reg);
+        Ok(Some(reg))
+    }
+
+    /// `call[.uni] (ret), f, (args)`: `f`'s body lowered in place, its
+    /// parameters being the caller's argument `.param` variables and its
+    /// return parameter the caller's, its `ret` a branch to what follows
+    /// the call. Every call of a function gets its own copy (whole-program
+    /// code needs no calling convention then). Recursive and indirect
+    /// calls are not lowered yet.
+    pub fn inline_call(&mut self, inst: &'m Instruction) -> Lowered {
+        let ops = &inst.operands;
+        let (rets, target, args): (&[ast::Expr], &ast::Expr, &[ast::Expr]) = match ops.as_slice() {
+            [ast::Expr { kind: ast::ExprKind::List(r), .. }, t, ast::Expr { kind: ast::ExprKind::List(a), .. }, ..] => {
+                (r, t, a)
+            }
+            [ast::Expr { kind: ast::ExprKind::List(r), .. }, t] => (r, t, &[]),
+            [t, ast::Expr { kind: ast::ExprKind::List(a), .. }, ..] => (&[], t, a),
+            [t] => (&[], t, &[]),
+            _ => return Err(at(inst.span, "lowering of this call form is not supported yet")),
+        };
+        let ast::ExprKind::Name(fname, None) = &target.kind else {
+            return Err(at(inst.span, "lowering of indirect calls is not supported yet"));
+        };
+        let fname = fname.name.as_str();
+        let Some(&callee) = self.callees.get(fname) else {
+            return Err(at(
+                inst.span,
+                format!("lowering of calls to '{fname}' (no body in this module) is not supported yet"),
+            ));
+        };
+        if self.inlining.contains(&fname) {
+            return Err(at(inst.span, format!("lowering of the recursive call of '{fname}' is not supported yet")));
+        }
+        let Some(body) = &callee.body else { return Err(at(inst.span, "internal: callee without a body")) };
+        let names = |decls: Option<&'m Vec<ast::VarDecl>>| -> Vec<&'m str> {
+            decls.into_iter().flatten().flat_map(|d| d.names.iter().map(|n| n.name.name.as_str())).collect()
+        };
+        if self.guard.is_some() {
+            return Err(at(inst.span, "lowering of a guarded call is not supported yet"));
+        }
+        // The arguments as the caller names them, then the callee's scope.
+        let mut bindings = Vec::new();
+        let formals = names(callee.params.as_ref()).into_iter().zip(args);
+        for (formal, actual) in formals.chain(names(callee.returns.as_ref()).into_iter().zip(rets)) {
+            let ast::ExprKind::Name(a, None) = &actual.kind else {
+                return Err(at(actual.span, "lowering of this call argument is not supported yet"));
+            };
+            let resolved =
+                self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.as_str().to_string());
+            bindings.push((formal.to_string(), resolved));
+        }
+        let caller_aliases = std::mem::replace(&mut self.param_aliases, bindings.into_iter().collect());
+        let cont = self.block();
+        let saved = (
+            std::mem::take(&mut self.regs),
+            std::mem::replace(&mut self.counts, Counts::of(&body.statements)),
+            std::mem::take(&mut self.products),
+            std::mem::take(&mut self.param_values),
+            std::mem::take(&mut self.consts),
+            std::mem::take(&mut self.local_ptrs),
+            std::mem::take(&mut self.const_ptrs),
+            std::mem::take(&mut self.labels),
+            self.ret_target.replace(cont),
+        );
+        self.inlining.push(fname);
+        let mut errors = Vec::new();
+        self.statements(&body.statements, &mut errors);
+        self.inlining.pop();
+        if self.current.is_some() {
+            // A body that falls off its end returns.
+            self.emit(Opcode::BRA, &[], vec![], vec![Operand::label(cont)], inst.span)?;
+        }
+        (
+            self.regs,
+            self.counts,
+            self.products,
+            self.param_values,
+            self.consts,
+            self.local_ptrs,
+            self.const_ptrs,
+            self.labels,
+            self.ret_target,
+        ) = saved;
+        self.param_aliases = caller_aliases;
+        self.order.push(cont);
+        self.current = Some(cont);
+        self.converged = false;
+        match errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// A new block, not yet placed in the layout.

@@ -20,7 +20,9 @@ mod regs;
 mod values;
 
 use ori_ir::{Property, PropertySet, Sm};
-use ptx_syntax::ast::{Item, Module};
+use std::collections::HashMap;
+
+use ptx_syntax::ast::{FunctionKind, Item, Module};
 
 pub use error::LowerError;
 
@@ -37,10 +39,25 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Err(e) => errors.extend(e),
     }
     let refs = func::GlobalRefs::of(&out);
+    // Device functions are inlined where they are called (Lowerer::inline_call);
+    // only kernels become functions of their own.
+    let callees: HashMap<&str, &ptx_syntax::ast::Function> = module
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Function(f) if f.kind == FunctionKind::Func && f.body.is_some() => {
+                Some((f.name.name.as_str(), f.as_ref()))
+            }
+            _ => None,
+        })
+        .collect();
     for item in &module.items {
         if let Item::Function(f) = item {
             let Some(body) = &f.body else { continue };
-            match func::Lowerer::lower(f, body, target, &refs) {
+            if f.kind == FunctionKind::Func {
+                continue;
+            }
+            match func::Lowerer::lower(f, body, target, &refs, &callees) {
                 Ok(func) => out.functions.push(func),
                 Err(e) => errors.extend(e),
             }

@@ -16,8 +16,14 @@ pub(super) fn bra<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered {
     Ok(())
 }
 
-/// `ret` of a kernel and `exit`: `EXIT`.
+/// `ret` of a kernel and `exit`: `EXIT`; `ret` of an inlined device
+/// function: a branch to the code after the call.
 pub(super) fn exit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if let Some(cont) = cx.ret_target().filter(|_| inst.opcode.name.as_str() == "ret") {
+        cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(cont)], inst.span)?;
+        cx.end_block();
+        return Ok(());
+    }
     if cx.func.kind != ori_ir::FunctionKind::Entry {
         return Err(unsupported(inst));
     }

@@ -27,6 +27,13 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return load_vector(cx, inst, ty, n);
     }
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
+    if inst.space() == Some(StateSpace::Param) {
+        let words = if ty.bits() == 64 { 2 } else { 1 };
+        if let Some(slot) = cx.param_slot(base.name.as_str(), offset, words, inst.span)? {
+            let d = dst(cx, inst, 0)?;
+            return copy(cx, inst, d, slot.into());
+        }
+    }
     match inst.space() {
         Some(StateSpace::Param) => {
             let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
@@ -106,6 +113,23 @@ fn narrow_param(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, at: i3
     cx.emit(Opcode::MOV, &[], vec![word.into()], vec![Operand::cbank(0, at & !3)], inst.span)?;
     let selector = Operand::int(extract_selector(at as u32 & 3, bytes, signed));
     cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![word.into(), selector, Operand::reg(ori_ir::Reg::RZ)], inst.span)
+}
+
+/// `d = s` for a call-sequence parameter: `MOV` of a word (an f32
+/// constant as its bits), `IMAD.WIDE.U32 d, RZ, RZ, s` of a pair.
+fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, d: ori_ir::Reg, s: Operand) -> Lowered {
+    let s = match s.kind {
+        OperandKind::Imm(ori_ir::Imm::F32(bits)) => Operand::int(i64::from(bits)),
+        _ => s,
+    };
+    match (d.width, s.as_reg()) {
+        (1, _) => cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span),
+        (2, Some(r)) if r.width == 2 => {
+            let rz = Operand::reg(ori_ir::Reg::RZ);
+            cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], vec![rz.clone(), rz, s], inst.span)
+        }
+        _ => Err(unsupported(inst)),
+    }
 }
 
 /// `ld.param.vN.T {d0, ...}, [p+off]`: each element read from the bank on
@@ -363,6 +387,19 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let (base, offset) = address(operand(inst, 0)?).ok_or_else(|| unsupported(inst))?;
+    if inst.space() == Some(StateSpace::Param) {
+        let words = if ty.bits() == 64 { 2 } else { 1 };
+        let slot = cx.param_slot(base.name.as_str(), offset, words, inst.span)?.ok_or_else(|| unsupported(inst))?;
+        let value = if words == 2 {
+            match &operand(inst, 1)?.kind {
+                ExprKind::Name(r, None) => read_reg(cx, r.name.as_str(), r.span)?.into(),
+                _ => return Err(unsupported(inst)),
+            }
+        } else {
+            src(cx, inst, 1, ty)?
+        };
+        return copy(cx, inst, slot, value);
+    }
     let value = src(cx, inst, 1, ty)?;
     if value.as_reg().is_none() {
         return Err(unsupported(inst));

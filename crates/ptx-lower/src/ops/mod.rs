@@ -64,6 +64,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "selp" => cmp::selp(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
+        "call" => cx.inline_call(inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
         "shfl" => warp::shfl(cx, inst).map(|()| None),
