@@ -22,6 +22,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil2d", "sm_90"),
     ("histogram", "sm_90"),
     ("launch_bounds", "sm_90"),
+    ("stencil3d", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -32,6 +33,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("templates", "sm_80"),
     ("stencil2d", "sm_80"),
     ("launch_bounds", "sm_80"),
+    ("stencil3d", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

@@ -294,6 +294,39 @@ fn stencil2d() {
     check_2d("stencil2d", &[90, 80], "jacobi5", [3, 3, 1], [32, 8, 1], args, &[f32s(&input), f32s(&out)]);
 }
 
+/// More than seven predicates live across the z loop: the allocator keeps
+/// some of them in general registers (`SEL`/`ISETP.NE.U32`).
+#[test]
+fn stencil3d() {
+    let (nx, ny, nz) = (20usize, 18usize, 4usize);
+    let input: Vec<f32> = pattern(nx * ny * nz, 5).iter().map(|&v| v as f32).collect();
+    let (c0, c1) = (0.5f32, 0.125f32);
+    let at = |x: i64, y: i64, z: i64| {
+        let inside = (0..nx as i64).contains(&x) && (0..ny as i64).contains(&y) && (0..nz as i64).contains(&z);
+        if inside { input[(z as usize * ny + y as usize) * nx + x as usize] } else { 0.0 }
+    };
+    let out: Vec<f32> = (0..nx * ny * nz)
+        .map(|i| {
+            let (x, y, z) = ((i % nx) as i64, (i / nx % ny) as i64, (i / (nx * ny)) as i64);
+            let lap = at(x - 1, y, z) + at(x + 1, y, z) + at(x, y - 1, z) + at(x, y + 1, z);
+            c0 * at(x, y, z) + c1 * (lap + at(x, y, z - 1) + at(x, y, z + 1))
+        })
+        .collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&input)),
+            Arg::Buffer(vec![0; 4 * nx * ny * nz]),
+            Arg::Value(i32s(&[nx as i32])),
+            Arg::Value(i32s(&[ny as i32])),
+            Arg::Value(i32s(&[nz as i32])),
+            Arg::Value(f32s(&[c0])),
+            Arg::Value(f32s(&[c1])),
+        ]
+    };
+    // 16 x 16 tiles; the right and bottom tiles are partial.
+    check_2d("stencil3d", &[90, 80], "stencil7", [2, 2, 1], [16, 16, 1], args, &[f32s(&input), f32s(&out)]);
+}
+
 #[test]
 fn scan_block() {
     // Blocks of 128 threads scan 256 elements each; the last block is partial.
