@@ -23,6 +23,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("histogram", "sm_90"),
     ("launch_bounds", "sm_90"),
     ("stencil3d", "sm_90"),
+    ("warp_vote", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -34,6 +35,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil2d", "sm_80"),
     ("launch_bounds", "sm_80"),
     ("stencil3d", "sm_80"),
+    ("warp_vote", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

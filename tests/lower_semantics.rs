@@ -327,6 +327,53 @@ fn stencil3d() {
     check_2d("stencil3d", &[90, 80], "stencil7", [2, 2, 1], [16, 16, 1], args, &[f32s(&input), f32s(&out)]);
 }
 
+/// Votes, matches, shuffles and a warp-aggregated atomic: full warps with
+/// mixed, all-positive and equal-key lanes, and a partial last warp.
+#[test]
+fn warp_vote() {
+    let n = 100usize;
+    let keys: Vec<i32> = (0..n as i32).map(|i| if i < 32 { i % 5 } else { (i * 7) % 13 - 2 }).collect();
+    let vals: Vec<i32> =
+        (0..n as i32).map(|i| if (32..64).contains(&i) { i % 5 + 1 } else { (i * 37 + 3) % 19 - 9 }).collect();
+    let mut out = vec![0i32; 4 * n];
+    let mut counters = vec![0i32; 64];
+    for warp in 0..n.div_ceil(32) {
+        let lane_of = |l: usize| warp * 32 + l;
+        let key = |l: usize| if lane_of(l) < n { keys[lane_of(l)] } else { -1 };
+        let val = |l: usize| if lane_of(l) < n { vals[lane_of(l)] } else { 0 };
+        let ball = (0..32).filter(|&l| val(l) > 0).fold(0u32, |m, l| m | 1 << l);
+        let any_neg = (0..32).any(|l| val(l) < 0) as i32;
+        let all_pos = (0..32).all(|l| val(l) > 0) as i32;
+        let all_same = (0..32).all(|l| key(l) & !7 == key(0) & !7) as i32;
+        let same = |l: usize| (0..32).filter(|&m| key(m) == key(l)).fold(0u32, |m, x| m | 1 << x);
+        for l in 0..32 {
+            let i = lane_of(l);
+            if i >= n {
+                continue;
+            }
+            if key(l) >= 0 && same(l).trailing_zeros() as usize == l {
+                counters[(key(l) & 63) as usize] += same(l).count_ones() as i32;
+            }
+            let scan: i32 = (0..=l).map(val).sum();
+            out[4 * i] = ball as i32;
+            out[4 * i + 1] = any_neg * 2 + all_pos + 4 * all_same;
+            out[4 * i + 2] = scan;
+            out[4 * i + 3] = val(0) + (same(l) & ((1u32 << l) - 1)).count_ones() as i32;
+        }
+    }
+    let args = || {
+        vec![
+            Arg::Buffer(i32s(&keys)),
+            Arg::Buffer(i32s(&vals)),
+            Arg::Buffer(vec![0; 4 * 4 * n]),
+            Arg::Buffer(vec![0; 4 * 64]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    let want = [i32s(&keys), i32s(&vals), i32s(&out), i32s(&counters)];
+    check("warp_vote", &[90, 80], "warp_vote", 2, 64, args, &want);
+}
+
 #[test]
 fn scan_block() {
     // Blocks of 128 threads scan 256 elements each; the last block is partial.
