@@ -52,6 +52,14 @@
 //! eviction word) and LDC's 78..79 (`IL IS ISL`), which Ori has no words
 //! for; bit 72 (`.E`) and 76 (the descriptor), which change the operands.
 //!
+//! The atomics come from probes of corpus words of `REDG`/`RED` (`0x98e`,
+//! high word `0x0c10e186`) and `ATOMG` (`0x9a8`, `0x099ee1c8`): bits
+//! 87..89 are the reduction's operation (`ADD MIN MAX INC DEC AND OR XOR`,
+//! bit 90 set; clear it and nvdisasm reports an illegal instruction),
+//! bits 87..90 the atomic's (the same, then `EXCH SAFEADD`), bits 73..75
+//! the type (`S32 64 S64` on sm_90, whose float atomics are other
+//! opcodes; `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN` on sm_80).
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -187,6 +195,29 @@ const STORE_SEM: Slot = Slot::Field(WordField {
     ],
 });
 
+/// The operation of a global reduction (`RED`/`REDG`, bits 87..89; bit 90
+/// must stay set, its clear values print "Illegal instruction").
+const RED_OP: Slot =
+    Slot::Field(WordField { pos: 87, len: 3, words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"] });
+/// The operation of a global atomic with a result (`ATOMG` but `.CAS`,
+/// which is another opcode; bits 87..90; 10-15 print `INVALIDn`).
+const ATOM_OP: Slot = Slot::Field(WordField {
+    pos: 87,
+    len: 4,
+    words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "SAFEADD"],
+});
+/// The operand type of integer atomics on sm_90 (bits 73..75; floats are
+/// other opcodes there; 4 prints `128` on ATOMG, `INVALID4` on REDG).
+const ATOM_TYPE_90: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "S64"] });
+/// The operand type of atomics on sm_80 (bits 73..75; 7 prints
+/// `INVALID7`), floats included.
+const ATOM_TYPE_80: Slot =
+    Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "F32.FTZ.RN", "F16x2.RN", "S64", "F64.RN"] });
+/// The ordering and scope words of atomics, taken as they are (not
+/// probed).
+const STRONG: Slot = Slot::Word("STRONG");
+const GPU: Slot = Slot::Word("GPU");
+
 /// The families, from the nvdisasm probes above.
 pub static FAMILIES: &[Family] = &[
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
@@ -205,6 +236,30 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "LDS", sm: None, slots: &[WIDTH], negate: None },
     Family { opcode: "STS", sm: None, slots: &[WIDTH], negate: None },
     Family { opcode: "LDC", sm: None, slots: &[LDC_WIDTH], negate: None },
+    Family {
+        opcode: "REDG",
+        sm: Some(Sm::Sm90),
+        slots: &[Slot::Word("E"), RED_OP, ATOM_TYPE_90, STRONG, GPU],
+        negate: None,
+    },
+    Family {
+        opcode: "RED",
+        sm: Some(Sm::Sm80),
+        slots: &[Slot::Word("E"), RED_OP, ATOM_TYPE_80, STRONG, GPU],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOMG",
+        sm: Some(Sm::Sm90),
+        slots: &[Slot::Word("E"), ATOM_OP, ATOM_TYPE_90, STRONG, GPU],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOMG",
+        sm: Some(Sm::Sm80),
+        slots: &[Slot::Word("E"), ATOM_OP, ATOM_TYPE_80, STRONG, GPU],
+        negate: None,
+    },
 ];
 
 /// The family of `opcode` on `sm`.
