@@ -23,6 +23,8 @@ const KERNELS: &[(&str, &str)] = &[
     ("histogram", "sm_90"),
     ("launch_bounds", "sm_90"),
     ("fp16_ops", "sm_90"),
+    ("stencil3d", "sm_90"),
+    ("warp_vote", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -34,6 +36,9 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil2d", "sm_80"),
     ("launch_bounds", "sm_80"),
     ("fp16_ops", "sm_80"),
+    ("stencil3d", "sm_80"),
+    ("warp_vote", "sm_80"),
+    ("atomics_mix", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {
@@ -197,6 +202,40 @@ fn hand_written_kernels_encode() {
                 let stderr = String::from_utf8_lossy(&listing.stderr);
                 assert!(listing.status.success() && stderr.is_empty(), "{name} sm_{sm} -O{opt}: {stderr}");
             }
+        }
+    }
+}
+
+/// `tests/ptx/atomics.ptx` (global atomics of every operation, with and
+/// without results): hazard-free, and read by nvdisasm, on both SMs.
+#[test]
+fn hand_written_atomics() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().join("tests/ptx/atomics.ptx");
+    let text = std::fs::read_to_string(path).unwrap();
+    for sm in ["sm_90", "sm_80"] {
+        let source =
+            Source { name: "atomics.ptx".into(), text: text.replace(".target sm_80", &format!(".target {sm}")) };
+        let options = Options {
+            arch: sm.parse().unwrap(),
+            dump_after: DumpAfter::Phases(vec!["MercEncodeAndDecode".into()]),
+            ..Options::default()
+        };
+        let output = compile_sources(&[source], &options).unwrap_or_else(|f| panic!("{:#?}", f.report.diagnostics));
+        let module = ori_ir::text::parse_module(&output.report.dumps.last().unwrap().text).unwrap();
+        for func in &module.functions {
+            let violations = sched::hazard::check_function(func, module.target);
+            assert!(violations.is_empty(), "atomics {sm}: {violations:#?}");
+        }
+        let Some(oracle) = Oracle::for_test("hand_written_atomics") else { continue };
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("atomics.{sm}.cubin"));
+        std::fs::write(&path, output.cubin.unwrap()).unwrap();
+        let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
+        assert!(listing.status.success() && listing.stderr.is_empty(), "{}", String::from_utf8_lossy(&listing.stderr));
+        let text = String::from_utf8(listing.stdout).unwrap();
+        for form in
+            ["ATOMG.E.CAS.64.STRONG.GPU", "ATOMG.E.DEC.STRONG.GPU", "ATOMG.E.XOR.64.STRONG.GPU", "XOR.STRONG.GPU"]
+        {
+            assert!(text.contains(form), "atomics {sm}: no {form} in\n{text}");
         }
     }
 }

@@ -298,6 +298,86 @@ fn stencil2d() {
     check_2d("stencil2d", &[90, 80], "jacobi5", [3, 3, 1], [32, 8, 1], args, &[f32s(&input), f32s(&out)]);
 }
 
+/// More than seven predicates live across the z loop: the allocator keeps
+/// some of them in general registers (`SEL`/`ISETP.NE.U32`).
+#[test]
+fn stencil3d() {
+    let (nx, ny, nz) = (20usize, 18usize, 4usize);
+    let input: Vec<f32> = pattern(nx * ny * nz, 5).iter().map(|&v| v as f32).collect();
+    let (c0, c1) = (0.5f32, 0.125f32);
+    let at = |x: i64, y: i64, z: i64| {
+        let inside = (0..nx as i64).contains(&x) && (0..ny as i64).contains(&y) && (0..nz as i64).contains(&z);
+        if inside { input[(z as usize * ny + y as usize) * nx + x as usize] } else { 0.0 }
+    };
+    let out: Vec<f32> = (0..nx * ny * nz)
+        .map(|i| {
+            let (x, y, z) = ((i % nx) as i64, (i / nx % ny) as i64, (i / (nx * ny)) as i64);
+            let lap = at(x - 1, y, z) + at(x + 1, y, z) + at(x, y - 1, z) + at(x, y + 1, z);
+            c0 * at(x, y, z) + c1 * (lap + at(x, y, z - 1) + at(x, y, z + 1))
+        })
+        .collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&input)),
+            Arg::Buffer(vec![0; 4 * nx * ny * nz]),
+            Arg::Value(i32s(&[nx as i32])),
+            Arg::Value(i32s(&[ny as i32])),
+            Arg::Value(i32s(&[nz as i32])),
+            Arg::Value(f32s(&[c0])),
+            Arg::Value(f32s(&[c1])),
+        ]
+    };
+    // 16 x 16 tiles; the right and bottom tiles are partial.
+    check_2d("stencil3d", &[90, 80], "stencil7", [2, 2, 1], [16, 16, 1], args, &[f32s(&input), f32s(&out)]);
+}
+
+/// Votes, matches, shuffles and a warp-aggregated atomic: full warps with
+/// mixed, all-positive and equal-key lanes, and a partial last warp.
+#[test]
+fn warp_vote() {
+    let n = 100usize;
+    let keys: Vec<i32> = (0..n as i32).map(|i| if i < 32 { i % 5 } else { (i * 7) % 13 - 2 }).collect();
+    let vals: Vec<i32> =
+        (0..n as i32).map(|i| if (32..64).contains(&i) { i % 5 + 1 } else { (i * 37 + 3) % 19 - 9 }).collect();
+    let mut out = vec![0i32; 4 * n];
+    let mut counters = vec![0i32; 64];
+    for warp in 0..n.div_ceil(32) {
+        let lane_of = |l: usize| warp * 32 + l;
+        let key = |l: usize| if lane_of(l) < n { keys[lane_of(l)] } else { -1 };
+        let val = |l: usize| if lane_of(l) < n { vals[lane_of(l)] } else { 0 };
+        let ball = (0..32).filter(|&l| val(l) > 0).fold(0u32, |m, l| m | 1 << l);
+        let any_neg = (0..32).any(|l| val(l) < 0) as i32;
+        let all_pos = (0..32).all(|l| val(l) > 0) as i32;
+        let all_same = (0..32).all(|l| key(l) & !7 == key(0) & !7) as i32;
+        let same = |l: usize| (0..32).filter(|&m| key(m) == key(l)).fold(0u32, |m, x| m | 1 << x);
+        for l in 0..32 {
+            let i = lane_of(l);
+            if i >= n {
+                continue;
+            }
+            if key(l) >= 0 && same(l).trailing_zeros() as usize == l {
+                counters[(key(l) & 63) as usize] += same(l).count_ones() as i32;
+            }
+            let scan: i32 = (0..=l).map(val).sum();
+            out[4 * i] = ball as i32;
+            out[4 * i + 1] = any_neg * 2 + all_pos + 4 * all_same;
+            out[4 * i + 2] = scan;
+            out[4 * i + 3] = val(0) + (same(l) & ((1u32 << l) - 1)).count_ones() as i32;
+        }
+    }
+    let args = || {
+        vec![
+            Arg::Buffer(i32s(&keys)),
+            Arg::Buffer(i32s(&vals)),
+            Arg::Buffer(vec![0; 4 * 4 * n]),
+            Arg::Buffer(vec![0; 4 * 64]),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    let want = [i32s(&keys), i32s(&vals), i32s(&out), i32s(&counters)];
+    check("warp_vote", &[90, 80], "warp_vote", 2, 64, args, &want);
+}
+
 #[test]
 fn scan_block() {
     // Blocks of 128 threads scan 256 elements each; the last block is partial.
@@ -347,6 +427,152 @@ fn u64s(values: &[u64]) -> Vec<u8> {
 /// The lowered and final forms of `tests/ptx/NAME.ptx` for `sm`.
 fn test_stages(name: &str, sm: u32) -> [ori_ir::Module; 2] {
     stages_of(name, test_ptx(&format!("{name}.ptx"), sm), sm)
+}
+
+/// atomics_mix (sm_80; its sm_90 file has a module-scope variable): every
+/// kind of global atomic, a float-max CAS loop and a double CAS loop.
+#[test]
+fn atomics_mix() {
+    let n = 300usize;
+    let vi: Vec<i32> = pattern(n, 1).iter().map(|&v| v * 1000 + 3).collect();
+    let vf: Vec<f32> = pattern(n, 4).iter().map(|&v| v as f32).collect();
+    let counters_init = [5i32, i32::MAX, i32::MIN, 0, 0, 0, -1, 0];
+    let (wrap0, fsum0, fmax0, dprod0) = (990u32, 0.5f32, -100.0f32, 2.0f64);
+    let mut counters = counters_init;
+    counters[0] += vi.iter().sum::<i32>();
+    counters[1] = *vi.iter().min().unwrap();
+    counters[2] = *vi.iter().max().unwrap();
+    counters[3] = 1;
+    counters[5] = vi.iter().filter(|&&x| x < 0).count() as i32;
+    counters[6] = vi.iter().fold(-1, |a, &x| a & (x | 0xffff0000u32 as i32));
+    counters[7] = vi.iter().fold(0, |a, &x| a | (x & 0xffff));
+    let wrap = (0..n).fold(wrap0, |w, _| if w >= 999 { 0 } else { w + 1 });
+    let fsum = vf.iter().fold(fsum0, |a, &f| a + f);
+    let fmax = vf.iter().fold(fmax0, |a, &f| a.max(f));
+    // Only thread 0 multiplies (i & 1023 == 0): 1 + f * 1e-3 as one fma.
+    let dprod = dprod0 * f64::from(vf[0]).mul_add(f64::from_bits(0x3F50624DD2F1A9FC), 1.0);
+    let args = || {
+        vec![
+            Arg::Buffer(i32s(&vi)),
+            Arg::Buffer(f32s(&vf)),
+            Arg::Value(i32s(&[n as i32])),
+            Arg::Buffer(i32s(&counters_init)),
+            Arg::Buffer(wrap0.to_le_bytes().to_vec()),
+            Arg::Buffer(f32s(&[fsum0])),
+            Arg::Buffer(f32s(&[fmax0])),
+            Arg::Buffer(dprod0.to_le_bytes().to_vec()),
+        ]
+    };
+    let want = [
+        i32s(&vi),
+        f32s(&vf),
+        i32s(&counters),
+        wrap.to_le_bytes().to_vec(),
+        f32s(&[fsum]),
+        f32s(&[fmax]),
+        dprod.to_le_bytes().to_vec(),
+    ];
+    check("atomics_mix", &[80], "atomics_mix", 3, 128, args, &want);
+}
+
+/// Every atomic of `tests/ptx/atomics.ptx`: returned old values and
+/// memory, 32 and 64 bits, compare-and-swap hits and misses, wrapping
+/// `inc`/`dec`, and reductions of all threads on shared totals.
+#[test]
+fn atomics() {
+    let n = 100usize;
+    let x: Vec<u32> = (0..n as u32)
+        .map(|i| match i % 6 {
+            0 => i,
+            1 => u32::MAX - i,
+            2 => 0x8000_0000 + i,
+            3 => i.wrapping_mul(2_654_435_761),
+            4 => 3,
+            _ => 0,
+        })
+        .collect();
+    // Each thread's slot: 32 words, the last 12 of them 64-bit values.
+    let mut mem = vec![0u32; 32 * n];
+    for i in 0..n {
+        let w = &mut mem[32 * i..32 * i + 32];
+        for (k, v) in w.iter_mut().enumerate() {
+            *v = ((i * 32 + k) as u32).wrapping_mul(0x9e37_79b9) ^ 0x5a5a_0f0f;
+        }
+        w[3] = (i % 8) as u32;
+        w[4] = (i % 8) as u32;
+        w[9] = if i % 2 == 0 { x[i] } else { x[i] ^ 1 };
+        if i % 3 == 0 {
+            (w[20], w[21]) = (w[22], w[23]);
+        }
+    }
+    let u64_at = |w: &[u32], k: usize| u64::from(w[k]) | u64::from(w[k + 1]) << 32;
+    let mut want_mem = mem.clone();
+    let mut out = vec![0u32; 32 * n];
+    for i in 0..n {
+        let (w, o, x) = (&mut want_mem[32 * i..32 * i + 32], &mut out[32 * i..32 * i + 32], x[i]);
+        let y = u64::from(x) << 29;
+        let old = w.to_vec();
+        let new32 = [
+            old[0].wrapping_add(x),
+            (old[1] as i32).min(x as i32) as u32,
+            old[2].max(x),
+            if old[3] >= 5 { 0 } else { old[3] + 1 },
+            if old[4] == 0 || old[4] > 5 { 5 } else { old[4] - 1 },
+            old[5] & x,
+            old[6] | x,
+            old[7] ^ x,
+            x,
+            if old[9] == x { 7 } else { old[9] },
+            old[10].min(x),
+            (old[11] as i32).max(x as i32) as u32,
+        ];
+        w[..12].copy_from_slice(&new32);
+        o[..12].copy_from_slice(&old[..12]);
+        let cas = if u64_at(&old, 20) == u64_at(&old, 22) { y } else { u64_at(&old, 20) };
+        let new64 = [
+            u64_at(&old, 16).wrapping_add(y),
+            y,
+            cas,
+            u64_at(&old, 22) ^ y,
+            u64_at(&old, 24) | y,
+            u64_at(&old, 26) & y,
+        ];
+        for (j, v) in new64.iter().enumerate() {
+            (w[16 + 2 * j], w[17 + 2 * j]) = (*v as u32, (*v >> 32) as u32);
+            (o[16 + 2 * j], o[17 + 2 * j]) = (old[16 + 2 * j], old[17 + 2 * j]);
+        }
+    }
+    let small: u64 = x.iter().filter(|&&v| v < 16).map(|&v| u64::from(v)).sum();
+    let total_init = [0u32, u32::MAX, i32::MIN as u32, 0, 5, 0, 0, 0];
+    let total = [
+        x.iter().fold(0, |a, v| a ^ v),
+        *x.iter().min().unwrap(),
+        x.iter().map(|&v| v as i32).max().unwrap() as u32,
+        (0..n).fold(0u32, |v, _| if v == 0 || v > 1000 { 1000 } else { v - 1 }),
+        0,
+        0,
+        small as u32,
+        (small >> 32) as u32,
+    ];
+    let u32s = |v: &[u32]| words(v, u32::to_le_bytes);
+    let args = || {
+        vec![
+            Arg::Buffer(u32s(&mem)),
+            Arg::Buffer(vec![0; 128 * n]),
+            Arg::Buffer(u32s(&x)),
+            Arg::Buffer(u32s(&total_init)),
+            Arg::Value(i32s(&[n as i32])),
+        ]
+    };
+    let want = [u32s(&want_mem), u32s(&out), u32s(&x), u32s(&total)];
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("atomics", sm)) {
+            let got = run(&module, "atomics", [2, 1, 1], [64, 1, 1], &args());
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(g == w, "atomics sm_{sm} {stage}: buffer {k} differs");
+            }
+        }
+    }
 }
 
 /// Every 64-bit integer operation of `tests/ptx/int64.ptx` on values that

@@ -21,7 +21,11 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
     let mut values = Vec::new();
     let mut reuse_atoms = Vec::new();
     for op in inst.defs.iter().chain(&inst.uses) {
-        let (skeleton, atoms) = shape(op)?;
+        let (mut skeleton, atoms) = shape(op)?;
+        // The 64-bit address of `ATOMG.E.CAS` prints as `[R6]` (widths.rs).
+        if inst.op == ori_ir::Opcode::ATOMG && inst.has_mod("CAS") && skeleton.starts_with("[{R}.64") {
+            skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
+        }
         if op.flags.reuse {
             reuse_atoms.push(values.len());
         }

@@ -60,6 +60,14 @@
 //! eviction word) and LDC's 78..79 (`IL IS ISL`), which Ori has no words
 //! for; bit 72 (`.E`) and 76 (the descriptor), which change the operands.
 //!
+//! The atomics come from probes of corpus words of `REDG`/`RED` (`0x98e`,
+//! high word `0x0c10e186`) and `ATOMG` (`0x9a8`, `0x099ee1c8`): bits
+//! 87..89 are the reduction's operation (`ADD MIN MAX INC DEC AND OR XOR`,
+//! bit 90 set; clear it and nvdisasm reports an illegal instruction),
+//! bits 87..90 the atomic's (the same, then `EXCH SAFEADD`), bits 73..75
+//! the type (`S32 64 S64` on sm_90, whose float atomics are other
+//! opcodes; `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN` on sm_80).
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that

@@ -47,7 +47,11 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
             prev_is_reg && matches!(op.kind, OperandKind::Label(_)) && matches!(inst.op, Opcode::CALL | Opcode::RET);
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
-        let (skeleton, atoms) = shape(op)?;
+        let (mut skeleton, atoms) = shape(op)?;
+        // The 64-bit address of `ATOMG.E.CAS` prints as `[R6]` (widths.rs).
+        if inst.op == Opcode::ATOMG && inst.has_mod("CAS") && skeleton.starts_with("[{R}.64") {
+            skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
+        }
         match skeleton.strip_prefix(DESC).filter(|_| sm == Sm::Sm80) {
             // sm_80 global accesses carry a descriptor that nvdisasm does
             // not show (the bits are there; sm_90 listings print them).

@@ -217,7 +217,7 @@ opcodes! {
     CGAERRBAR: Fixed, 0..=0, 0..=0, FX;
     // Warp-level.
     SHFL: Variable, 2..=2, 3..=3, WS;
-    VOTE: Fixed, 2..=2, 1..=1, WS;
+    VOTE: Fixed, 1..=2, 1..=1, WS;
     MATCH: Variable, 1..=2, 1..=1, WS;
     REDUX: Variable, 1..=1, 1..=1, WS;
     ELECT: Fixed, 2..=2, 1..=1, WS;

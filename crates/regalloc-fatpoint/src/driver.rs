@@ -16,7 +16,7 @@ use ori_ir::{Function, PhaseError, Reg, RegFile, Target};
 use crate::assign::{Assignment, Order, assign};
 use crate::limits::allocatable;
 use crate::points::LiveRanges;
-use crate::spill::{SpillStats, spill, spillable};
+use crate::spill::{SpillStats, spill, spill_predicates, spillable};
 
 /// How the allocator may proceed.
 #[derive(Copy, Clone, Debug)]
@@ -98,14 +98,21 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
         }
         let a = last.expect("at least one order");
         let mut to_spill = Vec::new();
+        let mut preds = Vec::new();
         for &bit in &a.failed {
             let v = lr.space.vreg(bit);
             let width = lr.vregs[bit].width;
-            if temp_bits.contains(bit) || !spillable(v.file, width) {
+            if temp_bits.contains(bit) {
+                return Err(failure(func, options.limit, v, width));
+            } else if v.file == RegFile::P {
+                preds.push(v);
+            } else if spillable(v.file, width) {
+                to_spill.push((v, width));
+            } else {
                 return Err(failure(func, options.limit, v, width));
             }
-            to_spill.push((v, width));
         }
+        temps.extend(spill_predicates(func, &preds));
         temps.extend(spill(func, &to_spill, &mut stats));
     }
     Err(PhaseError::in_function(
@@ -123,7 +130,7 @@ fn finish(space: VRegSpace, a: Assignment, spill: SpillStats, rounds: u32) -> Al
 fn failure(func: &Function, limit: u32, v: VReg, width: u8) -> PhaseError {
     let why = match v.file {
         RegFile::R if width == 3 => "96-bit values are not spilled".to_string(),
-        RegFile::R => "even its spill temporaries do not fit".to_string(),
+        RegFile::R | RegFile::P => "even its spill temporaries do not fit".to_string(),
         file => format!("{file:?} registers are not spilled"),
     };
     PhaseError::in_function(
@@ -145,7 +152,7 @@ mod tests {
     }
 
     #[test]
-    fn eight_live_predicates_do_not_fit() {
+    fn eight_live_predicates_spill_one_to_a_general_register() {
         let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
         for p in 0..8 {
             text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
@@ -154,12 +161,35 @@ mod tests {
             text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
         }
         text += "    EXIT\n}\n";
-        let err = run(&text, 255).unwrap_err();
-        assert!(err.message.starts_with("Register allocation failed with register count of '255'"), "{err}");
-        assert!(err.message.contains("P registers are not spilled"), "{err}");
+        let mut func = ori_ir::text::parse_function(&text).unwrap();
+        let a = allocate(&mut func, &Sm::new(90).target(), Options { limit: 255, no_spill_trials: 2 }).unwrap();
+        assert_eq!(a.used[RegFile::P.index()], 7);
+        assert!(a.spill_rounds >= 1);
+        assert_eq!(a.spill, SpillStats::default(), "no memory traffic for a predicate");
+        let printed = ori_ir::text::print_function(&func);
+        // Each spilled predicate: one write, one read.
+        let spilled = printed.matches("SEL RZ, 0x1, !").count();
+        assert!((1..=a.spill_rounds as usize).contains(&spilled), "{printed}");
+        assert_eq!(printed.matches("ISETP.NE.U32.AND").count(), spilled, "{printed}");
+        crate::check_allocation(&func, &a).unwrap();
         let seven =
             text.replace("    %p7, PT = ISETP.LT.AND %r0, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
-        assert_eq!(run(&seven, 255).unwrap().used[RegFile::P.index()], 7);
+        let a = run(&seven, 255).unwrap();
+        assert_eq!((a.used[RegFile::P.index()], a.spill_rounds), (7, 0));
+    }
+
+    #[test]
+    fn eight_live_uniform_predicates_are_an_error() {
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        for p in 0..8 {
+            text += &format!("    %up{p}, UPT = UISETP.LT.AND %ur0, {p:#x}, UPT\n");
+        }
+        for p in 0..8 {
+            text += &format!("    @%up{p} STG.E [%r2.64], %r0\n");
+        }
+        text += "    EXIT\n}\n";
+        let err = run(&text, 255).unwrap_err();
+        assert!(err.message.contains("UP registers are not spilled"), "{err}");
     }
 
     #[test]

@@ -62,14 +62,7 @@ pub(crate) fn spill(func: &mut Function, spilled: &[(VReg, u8)], stats: &mut Spi
         let mut new = Vec::with_capacity(old.len());
         for id in old {
             let inst = &func.insts[id];
-            let mut touched: Vec<(VReg, bool, bool)> = Vec::new();
-            for (reg, is_def) in inst.read_regs().map(|r| (r, false)).chain(inst.written_regs().map(|r| (r, true))) {
-                let Some(v) = VReg::of(reg).filter(|&v| slot_of(v).is_some()) else { continue };
-                match touched.iter_mut().find(|t| t.0 == v) {
-                    Some(t) => (t.1, t.2) = (t.1 || !is_def, t.2 || is_def),
-                    None => touched.push((v, !is_def, is_def)),
-                }
-            }
+            let touched = touched(inst, |v| slot_of(v).is_some());
             let killed: Vec<VReg> = inst.killed_regs().filter_map(VReg::of).collect();
             let mut after = Vec::new();
             let mut renames = Vec::new();
@@ -104,6 +97,81 @@ pub(crate) fn spill(func: &mut Function, spilled: &[(VReg, u8)], stats: &mut Spi
                     let renamed = renames.iter().find(|(v, _)| r.is_virtual && r.file == v.file && r.num == v.num);
                     // A part of the spilled tuple is the same part of the temporary.
                     renamed.map_or(r, |t| Reg { num: t.1.num, ..r })
+                });
+            }
+            new.push(id);
+            new.extend(after);
+        }
+        func.blocks[block].insts = new;
+    }
+    temps
+}
+
+/// The registers of `inst` that `wanted` selects, each once, with whether
+/// the instruction reads it (guard included) and whether it writes it.
+fn touched(inst: &Inst, wanted: impl Fn(VReg) -> bool) -> Vec<(VReg, bool, bool)> {
+    let mut touched: Vec<(VReg, bool, bool)> = Vec::new();
+    for (reg, is_def) in inst.read_regs().map(|r| (r, false)).chain(inst.written_regs().map(|r| (r, true))) {
+        let Some(v) = VReg::of(reg).filter(|&v| wanted(v)) else { continue };
+        match touched.iter_mut().find(|t| t.0 == v) {
+            Some(t) => (t.1, t.2) = (t.1 || !is_def, t.2 || is_def),
+            None => touched.push((v, !is_def, is_def)),
+        }
+    }
+    touched
+}
+
+/// Moves the predicates `spilled` to general registers, returns the
+/// temporaries created (predicates, never spilled again).
+///
+/// A spilled predicate's home is a fresh virtual R register holding 1 or 0:
+/// after every write `home = SEL RZ, 0x1, !t` (NVIDIA's idiom for a
+/// predicate as an integer), before every read (and before a guarded
+/// write, which must keep the old value when its guard is false) a fresh
+/// `t, PT = ISETP.NE.U32.AND home, RZ, PT`. Predicates cost nothing in
+/// memory this way, and the home is an ordinary register that a later
+/// round may spill to the frame like any other.
+pub(crate) fn spill_predicates(func: &mut Function, spilled: &[VReg]) -> Vec<VReg> {
+    let homes: Vec<(VReg, Reg)> = spilled.iter().map(|&v| (v, func.new_vreg(RegFile::R, 1))).collect();
+    let home_of = |v: VReg| homes.iter().find(|h| h.0 == v).map(|h| h.1);
+    let mut temps = Vec::new();
+    for bi in 0..func.layout.len() {
+        let block = func.layout[bi];
+        let old = std::mem::take(&mut func.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for id in old {
+            let inst = &func.insts[id];
+            let touched = touched(inst, |v| home_of(v).is_some());
+            let killed: Vec<VReg> = inst.killed_regs().filter_map(VReg::of).collect();
+            let mut after = Vec::new();
+            let mut renames = Vec::new();
+            for (v, read, written) in touched {
+                let home = home_of(v).expect("filtered above");
+                let temp = func.new_vreg(v.file, 1);
+                temps.push(VReg::of(temp).expect("a new virtual register"));
+                renames.push((v, temp));
+                if read || (written && !killed.contains(&v)) {
+                    let mut load = Inst::new(
+                        Opcode::ISETP,
+                        vec![Operand::reg(temp), Operand::reg(Reg::PT)],
+                        vec![Operand::reg(home), Operand::reg(Reg::RZ), Operand::reg(Reg::PT)],
+                    );
+                    load.mods = Modifier::list(&["NE", "U32", "AND"]);
+                    new.push(func.insts.alloc(load));
+                }
+                if written {
+                    let store = Inst::new(
+                        Opcode::SEL,
+                        vec![Operand::reg(home)],
+                        vec![Operand::reg(Reg::RZ), Operand::int(1), Operand::reg(temp).inverted()],
+                    );
+                    after.push(func.insts.alloc(store));
+                }
+            }
+            if !renames.is_empty() {
+                map_regs(&mut func.insts[id], |r| {
+                    let renamed = renames.iter().find(|(v, _)| r.is_virtual && r.file == v.file && r.num == v.num);
+                    renamed.map_or(r, |t| t.1)
                 });
             }
             new.push(id);
@@ -205,6 +273,44 @@ bb0:
     STL.64 [R1], %r6.64
     %r7.64 = LDL.64 [R1]
     STG.E.64 [%r4.64], %r7.64
+    EXIT
+}
+"
+        );
+    }
+    #[test]
+    fn predicates_live_in_general_registers() {
+        let mut func = parse_function(
+            "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %p0, PT = ISETP.GT.AND %r0, 0x1, PT
+    @%p1 %p0, PT = ISETP.GT.AND %r0, 0x2, PT
+    %p2, PT = PLOP3.LUT %p0, PT, PT, 0x80, 0x0
+    @!%p0 STG.E [%r2.64], %r0
+    EXIT
+}
+",
+        )
+        .unwrap();
+        let temps = spill_predicates(&mut func, &[VReg { file: RegFile::P, num: 0 }]);
+        assert_eq!(temps.len(), 4);
+        assert_eq!(
+            print_function(&func),
+            "\
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %p3, PT = ISETP.GT.AND %r0, 0x1, PT
+    %r3 = SEL RZ, 0x1, !%p3
+    %p4, PT = ISETP.NE.U32.AND %r3, RZ, PT
+    @%p1 %p4, PT = ISETP.GT.AND %r0, 0x2, PT
+    %r3 = SEL RZ, 0x1, !%p4
+    %p5, PT = ISETP.NE.U32.AND %r3, RZ, PT
+    %p2, PT = PLOP3.LUT %p5, PT, PT, 0x80, 0x0
+    %p6, PT = ISETP.NE.U32.AND %r3, RZ, PT
+    @!%p6 STG.E [%r2.64], %r0
     EXIT
 }
 "

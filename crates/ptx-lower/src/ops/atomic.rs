@@ -1,8 +1,9 @@
-//! Atomics whose result is not used, and reductions: `REDG` (sm_90) /
-//! `RED` (sm_80) on global memory, relaxed at GPU scope as PTX's default;
-//! the shared-memory increment as `ATOMS.POPC.INC`.
+//! Atomics and reductions on global memory, relaxed at GPU scope (PTX's
+//! default): `REDG` (sm_90) / `RED` (sm_80) when the old value is never
+//! read, `ATOMG` when it is; the shared-memory increment as
+//! `ATOMS.POPC.INC`.
 
-use ori_ir::{Opcode, OperandKind, Reg};
+use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
 
 use super::mem::{global_address, shared_address};
@@ -10,40 +11,126 @@ use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `atom.global.add.T d, [a], v` with `d` never read, and
-/// `red.global.add.T [a], v`.
+/// `atom.global.OP.T d, [a], b[, c]` and `red.global.OP.T [a], b`.
+///
+/// NVIDIA's forms: a reduction, or an atomic whose result nothing reads,
+/// is `REDG.E.OP[.T].STRONG.GPU desc[UR][a], b` (sm_80: `RED`), but
+/// `exch`/`cas`, which have no reduction, write `RZ`; an atomic whose
+/// result is read is `ATOMG.E.OP[.T].STRONG.GPU PT, d, desc[UR][a], b`;
+/// compare-and-swap is `ATOMG.E.CAS[.64].STRONG.GPU PT, d, [a], b, c`
+/// (an address without the descriptor). Sources held as constants are
+/// moved to registers first (`RZ` for 0), as NVIDIA does.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let red = inst.opcode.name.as_str() == "red";
-    let words: Vec<&str> =
-        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let words: Vec<&str> = inst
+        .modifiers
+        .iter()
+        .filter(|m| m.kind == ModifierKind::Word && !matches!(m.name.as_str(), "relaxed" | "gpu"))
+        .map(|m| m.name.as_str())
+        .collect();
     let types: Vec<ScalarType> = inst.types().collect();
     if inst.space() == Some(StateSpace::Shared) && !red && words == ["add"] {
         return shared_increment(cx, inst);
     }
-    if inst.space() != Some(StateSpace::Global) || words != ["add"] {
+    let ([op], [ty]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
+    if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
-    let mods: &[&str] = match types.as_slice() {
-        [ScalarType::F32] => &["E", "ADD", "F32", "FTZ", "RN", "STRONG", "GPU"],
-        [ScalarType::U32 | ScalarType::S32] => &["E", "ADD", "STRONG", "GPU"],
-        [ScalarType::U64] => &["E", "ADD", "64", "STRONG", "GPU"],
-        _ => return Err(unsupported(inst)),
-    };
+    let mods = modifiers(op, *ty).ok_or_else(|| unsupported(inst))?;
     let first = usize::from(!red);
-    if !red {
-        // A returned value needs ATOMG, whose forms the encoder lacks.
+    let result = if red {
+        None
+    } else {
         let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
-        if !cx.unread(d.name.as_str()) {
-            return Err(unsupported(inst));
+        (!cx.unread(d.name.as_str())).then_some(d)
+    };
+    let cas = *op == "cas";
+    let b = value(cx, inst, first + 1, *ty)?;
+    let swap = if cas { Some(value(cx, inst, first + 2, *ty)?) } else { None };
+    let mut addr = global_address(cx, inst, first)?;
+    if cas {
+        // The compare-and-swap form takes the 64-bit address alone.
+        let OperandKind::Mem(a) = &mut addr.kind else { return Err(unsupported(inst)) };
+        *a = Address { desc: None, ..a.clone() };
+    }
+    let mut uses = vec![addr, b];
+    uses.extend(swap);
+    let reducible = !matches!(*op, "exch" | "cas");
+    match result {
+        None if reducible => {
+            let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
+            cx.emit(op, &mods, vec![], uses, inst.span)
+        }
+        _ => {
+            if *ty == ScalarType::F32 && cx.sm.version >= 90 {
+                // sm_90 has another opcode for float atomics with a result,
+                // whose forms the encoder has not seen.
+                return Err(unsupported(inst));
+            }
+            let d = match result {
+                Some(d) => cx.reg(d.name.as_str(), d.span)?,
+                None if ty.bits() == 32 => Reg::RZ,
+                None => cx.temp(RegFile::R, 2),
+            };
+            cx.emit(Opcode::ATOMG, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)
         }
     }
-    let addr = global_address(cx, inst, first)?;
-    let value = src(cx, inst, first + 1, types[0])?;
-    if value.as_reg().is_none() {
+}
+
+/// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`, `None` for what is not
+/// lowered: 64-bit `min`/`max` (signed 64-bit forms unprobed), `inc`/`dec`
+/// beyond `u32`, float operations but `add.f32`.
+fn modifiers(op: &str, ty: ScalarType) -> Option<Vec<&'static str>> {
+    use ScalarType::*;
+    let (word, ty_word): (&'static str, &'static str) = match (op, ty) {
+        ("add", U32 | S32) => ("ADD", ""),
+        ("add", U64 | S64) => ("ADD", "64"),
+        ("add", F32) => ("ADD", "F32"),
+        ("min", S32) => ("MIN", "S32"),
+        ("min", U32) => ("MIN", ""),
+        ("max", S32) => ("MAX", "S32"),
+        ("max", U32) => ("MAX", ""),
+        ("inc", U32) => ("INC", ""),
+        ("dec", U32) => ("DEC", ""),
+        ("and", B32) => ("AND", ""),
+        ("or", B32) => ("OR", ""),
+        ("xor", B32) => ("XOR", ""),
+        ("and", B64) => ("AND", "64"),
+        ("or", B64) => ("OR", "64"),
+        ("xor", B64) => ("XOR", "64"),
+        ("exch", B32 | U32 | S32 | F32) => ("EXCH", ""),
+        ("exch", B64 | U64 | S64) => ("EXCH", "64"),
+        ("cas", B32 | U32 | S32) => ("CAS", ""),
+        ("cas", B64 | U64 | S64) => ("CAS", "64"),
+        _ => return None,
+    };
+    Some(match ty_word {
+        "F32" => vec!["E", word, "F32", "FTZ", "RN", "STRONG", "GPU"],
+        "" => vec!["E", word, "STRONG", "GPU"],
+        t => vec!["E", word, t, "STRONG", "GPU"],
+    })
+}
+
+/// Source `i` of an atomic of type `ty` in a register: a constant goes to
+/// a fresh register (`IMAD.MOV.U32 t, RZ, RZ, c`; 0 is `RZ`).
+fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> Lowered<Operand> {
+    let v = src(cx, inst, i, ty)?;
+    if v.as_reg().is_some() {
+        return Ok(v);
+    }
+    if ty.bits() != 32 {
         return Err(unsupported(inst));
     }
-    let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
-    cx.emit(op, mods, vec![], vec![addr, value], inst.span)
+    let bits = match v.kind {
+        OperandKind::Imm(ori_ir::Imm::Int(0)) => return Ok(Operand::reg(Reg::RZ)),
+        OperandKind::Imm(ori_ir::Imm::Int(v)) => i64::from(v as u32),
+        OperandKind::Imm(ori_ir::Imm::F32(bits)) => i64::from(bits),
+        _ => return Err(unsupported(inst)),
+    };
+    let t = cx.temp(RegFile::R, 1);
+    let rz = Operand::reg(Reg::RZ);
+    cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, Operand::int(bits)], inst.span)?;
+    Ok(t.into())
 }
 
 /// `atom.shared.add.u32 d, [a], 1` with `d` never read: NVIDIA's

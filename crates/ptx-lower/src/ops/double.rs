@@ -1,6 +1,6 @@
 //! f64 arithmetic on register pairs: `DADD`, `DMUL`, `DFMA`.
 
-use ori_ir::{Opcode, Operand};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{bank_operand, dst, src, unsupported};
@@ -32,10 +32,18 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let (op, uses) = match op {
-        "add" => (Opcode::DADD, vec![a, b]),
-        "sub" => (Opcode::DADD, vec![a, negate(b)]),
-        "mul" => (Opcode::DMUL, vec![a, b]),
-        "fma" | "mad" => (Opcode::DFMA, vec![a, b, src(cx, inst, 3, f64)?]),
+        "add" => (Opcode::DADD, vec![a, short_imm(cx, b, inst)?]),
+        "sub" => (Opcode::DADD, vec![a, short_imm(cx, negate(b), inst)?]),
+        "mul" => (Opcode::DMUL, vec![a, short_imm(cx, b, inst)?]),
+        "fma" | "mad" => {
+            // An immediate is taken only as the addend: a factor goes to a pair.
+            let b = match b.kind {
+                OperandKind::Imm(Imm::F64(bits)) => Operand::reg(pair(cx, bits, inst)?),
+                _ => b,
+            };
+            let c = src(cx, inst, 3, f64)?;
+            (Opcode::DFMA, vec![a, b, short_imm(cx, c, inst)?])
+        }
         _ => return Err(unsupported(inst)),
     };
     cx.emit(op, &[], vec![d.into()], uses, inst.span)
@@ -49,4 +57,28 @@ fn negate(x: Operand) -> Operand {
         }
         _ => x.negated(),
     }
+}
+
+/// An f64 immediate as SASS takes it (its high word only: `DFMA R8, R2,
+/// R8, 1`, `DADD R6, R8, -6.755e15`) when its low word is zero, otherwise
+/// in a register pair; other operands as they are.
+fn short_imm(cx: &mut Lowerer<'_>, x: Operand, inst: &Instruction) -> Lowered<Operand> {
+    match x.kind {
+        OperandKind::Imm(Imm::F64(bits)) if bits as u32 != 0 => Ok(Operand::reg(pair(cx, bits, inst)?)),
+        _ => Ok(x),
+    }
+}
+
+/// The 64 bits `bits` in a fresh register pair, word by word (NVIDIA's
+/// `IMAD.MOV.U32 R16, RZ, RZ, -0x2d0e5604`, `IMAD.MOV.U32 R17, RZ, RZ,
+/// 0x3f50624d`).
+fn pair(cx: &mut Lowerer<'_>, bits: u64, inst: &Instruction) -> Lowered<Reg> {
+    let t = cx.temp(RegFile::R, 2);
+    let rz = Operand::reg(Reg::RZ);
+    for (word, value) in [(0u8, bits as u32), (1, (bits >> 32) as u32)] {
+        let d = if word == 0 { Operand::reg(t.part(0, 1)).undef() } else { Operand::reg(t.part(1, 1)) };
+        let uses = vec![rz.clone(), rz.clone(), Operand::int(i64::from(value))];
+        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![d], uses, inst.span)?;
+    }
+    Ok(t)
 }

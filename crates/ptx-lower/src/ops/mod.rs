@@ -33,6 +33,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
             half::mov_halves(cx, inst).map(|()| None)
         }
+        "mov" if ty(inst)? == ScalarType::Pred => pred::mov(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
         "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "prmt" | "shf" | "sad" => {
             bits::lower(cx, inst).map(|()| None)
@@ -68,6 +69,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
         "shfl" => warp::shfl(cx, inst).map(|()| None),
+        "vote" => warp::vote(cx, inst).map(|()| None),
+        "activemask" => warp::activemask(cx, inst).map(|()| None),
+        "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;

@@ -1,9 +1,10 @@
-//! Warp-synchronous data exchange: `shfl.sync`.
+//! Warp-synchronous data exchange: `shfl.sync`, `vote.sync`, `match.sync`,
+//! `activemask`.
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ScalarType, UnaryOp};
 
-use super::{operand, src, unsupported};
+use super::{dst, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -50,9 +51,95 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::SHFL, &[mode], vec![p.into(), d.into()], vec![a, b, c], inst.span)
 }
 
-/// Operand `i` as an immediate when it is or holds a constant.
+/// `vote.sync.MODE d, p, membermask` (full mask only, as for `shfl`):
+/// `ballot.b32` is `d, PT = VOTE.ANY p` (the ballot in a register, the
+/// predicate result discarded), `any.pred`/`all.pred` are `d = VOTE.ANY p`
+/// / `VOTE.ALL p` (NVIDIA's forms; a negated source stays negated).
+pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    let (mode, ballot) = match words.as_slice() {
+        ["sync", "ballot", "b32"] => ("ANY", true),
+        ["sync", "any", "pred"] => ("ANY", false),
+        ["sync", "all", "pred"] => ("ALL", false),
+        _ => return Err(unsupported(inst)),
+    };
+    if constant(cx, inst, 2)? != Some(-1) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let p = src(cx, inst, 1, ScalarType::Pred)?;
+    if p.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.reconverge(inst.span)?;
+    // The encoder knows `VOTE.ANY R, P, P`, `VOTE.ANY P, !P` and
+    // `VOTE.ALL P, P` (NVIDIA's forms): a plain `any` is the first with
+    // `RZ` (the same instruction: nvdisasm omits a discarded `RZ`).
+    let defs = match (ballot, mode, p.flags.not) {
+        (true, ..) => vec![d.into(), Operand::reg(Reg::PT)],
+        (false, "ANY", false) => vec![Operand::reg(Reg::RZ), d.into()],
+        _ => vec![d.into()],
+    };
+    cx.emit(Opcode::VOTE, &[mode], defs, vec![p], inst.span)
+}
+
+/// `activemask.b32 d`: `d, PT = VOTE.ANY PT`, the ballot of an always-true
+/// predicate over the threads that run it. No reconvergence first: the
+/// mask of the threads that are together here is the point.
+pub(super) fn activemask(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let pt = Operand::reg(Reg::PT);
+    cx.emit(Opcode::VOTE, &["ANY"], vec![d.into(), pt.clone()], vec![pt], inst.span)
+}
+
+/// `match.any.sync.b32 d, a, membermask`: `d = MATCH.ANY a`;
+/// `match.all.sync.b32 d[|p], a, membermask`: `p, d = MATCH.ALL a` with
+/// `PT` for an absent or unread `p` and `RZ` for an unread `d` (NVIDIA's
+/// `MATCH.ALL P3, RZ, R9`). Full member mask only.
+pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    let all = match words.as_slice() {
+        ["any", "sync", "b32"] => false,
+        ["all", "sync", "b32"] => true,
+        _ => return Err(unsupported(inst)),
+    };
+    if constant(cx, inst, 2)? != Some(-1) {
+        return Err(unsupported(inst));
+    }
+    let (d, p) = match &operand(inst, 0)?.kind {
+        ExprKind::Name(d, None) => (d, None),
+        ExprKind::Binary(BinaryOp::Or, d, p) if all => match (&d.kind, &p.kind) {
+            (ExprKind::Name(d, None), ExprKind::Name(p, None)) => (d, Some(p)),
+            _ => return Err(unsupported(inst)),
+        },
+        _ => return Err(unsupported(inst)),
+    };
+    let d = match all && cx.unread(d.name.as_str()) {
+        true => Reg::RZ,
+        false => cx.reg(d.name.as_str(), d.span)?,
+    };
+    let p = match p.filter(|p| !cx.unread(p.name.as_str())) {
+        Some(p) => cx.reg(p.name.as_str(), p.span)?,
+        None => Reg::PT,
+    };
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.reconverge(inst.span)?;
+    if all {
+        cx.emit(Opcode::MATCH, &["ALL"], vec![p.into(), d.into()], vec![a], inst.span)
+    } else {
+        cx.emit(Opcode::MATCH, &["ANY"], vec![d.into()], vec![a], inst.span)
+    }
+}
+
+/// Operand `i` as an immediate when it is or holds a constant; zero is
+/// `RZ`, as NVIDIA writes it (`SHFL.UP PT, R9, R8, 0x1, RZ`,
+/// `SHFL.IDX PT, R13, R8, RZ, 0x1f`).
 fn lane_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
     match constant(cx, inst, i)? {
+        Some(0) => Ok(Operand::reg(Reg::RZ)),
         Some(v) => Ok(Operand::int(i64::from(v as u32))),
         None => src(cx, inst, i, ScalarType::B32),
     }
