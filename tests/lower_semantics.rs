@@ -487,7 +487,8 @@ fn doubles() {
     for i in 0..n {
         let (x, y) = (a[i], b[i]);
         let s1 = if x < y { x.abs() } else { -y };
-        let s2 = if !(x < 1.5) { x } else { y };
+        // geu: greater, equal or unordered.
+        let s2 = if x.partial_cmp(&1.5) != Some(std::cmp::Ordering::Less) { x } else { y };
         let f = x.mul_add(f64::from_bits(0x3F50624DD2F1A9FC), 1.0);
         want[2 * n + i] = (s1 + s2) + f;
         want[4 * n + i] = x.abs();
