@@ -475,6 +475,43 @@ fn atomics_mix() {
     check("atomics_mix", &[80], "atomics_mix", 3, 128, args, &want);
 }
 
+/// `tests/ptx/double.ptx`: `abs`/`neg.f64` (signed zeros), `setp.lt` and
+/// the unordered `setp.geu` against an immediate, `selp.f64`, and an fma
+/// whose factor is a constant with a non-zero low word.
+#[test]
+fn doubles() {
+    let n = 128usize;
+    let a: Vec<f64> =
+        (0..n).map(|i| [-0.0, 0.0, 1.5, -2.25, 3.0, 1.0e300, -7.5, 1.25][i % 8] * (1 + i / 8) as f64).collect();
+    let b: Vec<f64> = (0..n).map(|i| [1.0, -0.0, 1.5, -3.0, 0.0, -1.0e-300, 2.0, f64::NAN][(i * 3) % 8]).collect();
+    let mut mem = vec![0f64; 7 * n];
+    mem[..n].copy_from_slice(&a);
+    mem[n..2 * n].copy_from_slice(&b);
+    let mut want = mem.clone();
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let s1 = if x < y { x.abs() } else { -y };
+        // geu: greater, equal or unordered.
+        let s2 = if x.partial_cmp(&1.5) != Some(std::cmp::Ordering::Less) { x } else { y };
+        let f = x.mul_add(f64::from_bits(0x3F50624DD2F1A9FC), 1.0);
+        want[2 * n + i] = (s1 + s2) + f;
+        want[4 * n + i] = x.abs();
+        want[6 * n + i] = -y;
+    }
+    let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("double", sm)) {
+            let got = run(&module, "doubles", [1, 1, 1], [n as u32, 1, 1], &[Arg::Buffer(bytes(&mem))]);
+            let got: Vec<u64> = got[0].chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                // NaN results compare as NaN (payloads are the hardware's).
+                let same = *g == w.to_bits() || (f64::from_bits(*g).is_nan() && w.is_nan());
+                assert!(same, "doubles sm_{sm} {stage}: element {i}: {} != {w}", f64::from_bits(*g));
+            }
+        }
+    }
+}
+
 /// Every atomic of `tests/ptx/atomics.ptx`: returned old values and
 /// memory, 32 and 64 bits, compare-and-swap hits and misses, wrapping
 /// `inc`/`dec`, and reductions of all threads on shared totals.

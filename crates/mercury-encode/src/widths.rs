@@ -34,12 +34,11 @@ pub fn apply(inst: &mut Inst) {
             widen(inst.uses.iter_mut().skip(1), w);
             // `ATOMG.E.CAS PT, R3, [R6], R12, R13`: nvdisasm shows no `.64`,
             // but the address is the pair R6:R7 as in every `.E` access.
-            if inst.op == ATOMG && inst.has_mod("CAS") {
-                if let Some(OperandKind::Mem(addr)) = inst.uses.first_mut().map(|u| &mut u.kind) {
-                    if let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && addr.desc.is_none()) {
-                        *base = base.wide(2);
-                    }
-                }
+            let cas = inst.op == ATOMG && inst.has_mod("CAS");
+            if let Some(OperandKind::Mem(addr)) = inst.uses.first_mut().map(|u| &mut u.kind).filter(|_| cas)
+                && let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && addr.desc.is_none())
+            {
+                *base = base.wide(2);
             }
         }
         IMAD | UIMAD if inst.has_mod("WIDE") => {

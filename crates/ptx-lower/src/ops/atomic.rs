@@ -51,7 +51,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if cas {
         // The compare-and-swap form takes the 64-bit address alone.
         let OperandKind::Mem(a) = &mut addr.kind else { return Err(unsupported(inst)) };
-        *a = Address { desc: None, ..a.clone() };
+        *a = Address { desc: None, ..*a };
     }
     let mut uses = vec![addr, b];
     uses.extend(swap);

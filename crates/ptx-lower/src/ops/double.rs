@@ -1,9 +1,10 @@
-//! f64 arithmetic on register pairs: `DADD`, `DMUL`, `DFMA`.
+//! f64 arithmetic on register pairs: `DADD`, `DMUL`, `DFMA`, and `setp`
+//! on f64 (`DSETP`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
-use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
+use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, Rounding, ScalarType};
 
-use super::{bank_operand, dst, src, unsupported};
+use super::{bank_operand, dst, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -17,6 +18,20 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let f64 = ScalarType::F64;
     let d = dst(cx, inst, 0)?;
     let op = inst.opcode.name.as_str();
+    if matches!(op, "abs" | "neg") {
+        // NVIDIA's `DADD d, -RZ, |a|` / `DADD d, -RZ, -a`: exact, and -0
+        // plus a zero keeps the sign PTX wants.
+        let mut a = src(cx, inst, 1, f64)?;
+        if a.as_reg().is_none() {
+            return Err(unsupported(inst));
+        }
+        if op == "abs" {
+            a.flags.abs = true;
+        } else {
+            a = a.negated();
+        }
+        return cx.emit(Opcode::DADD, &[], vec![d.into()], vec![Operand::reg(Reg::RZ).negated(), a], inst.span);
+    }
     // A 64-bit parameter on sm_80 is read from the bank, as the second
     // source (the first of a product when it is the other one).
     let (a, b) = match (bank_operand(cx, inst, 1)?, bank_operand(cx, inst, 2)?) {
@@ -57,6 +72,58 @@ fn negate(x: Operand) -> Operand {
         }
         _ => x.negated(),
     }
+}
+
+/// `setp.CMP[.BOOL].f64 p, a, b[, c]`: `DSETP.CMP.BOOL p, PT, a, b, c`
+/// (the encoder derives every comparison from the DSETP family); `b` an
+/// immediate as [`short_imm`] keeps it, or the parameter's bank slot on
+/// sm_80.
+pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let (cmp, boolean) = match words.as_slice() {
+        [cmp] => (*cmp, "AND"),
+        [cmp, "and"] => (*cmp, "AND"),
+        [cmp, "or"] => (*cmp, "OR"),
+        [cmp, "xor"] => (*cmp, "XOR"),
+        _ => return Err(unsupported(inst)),
+    };
+    let cmp = match cmp {
+        "eq" => "EQ",
+        "ne" => "NE",
+        "lt" => "LT",
+        "le" => "LE",
+        "gt" => "GT",
+        "ge" => "GE",
+        "equ" => "EQU",
+        "neu" => "NEU",
+        "ltu" => "LTU",
+        "leu" => "LEU",
+        "gtu" => "GTU",
+        "geu" => "GEU",
+        "num" => "NUM",
+        "nan" => "NAN",
+        _ => return Err(unsupported(inst)),
+    };
+    if inst.has("ftz") || !matches!(operand(inst, 0)?.kind, ExprKind::Name(_, None)) {
+        return Err(unsupported(inst));
+    }
+    let f64 = ScalarType::F64;
+    let p = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, f64)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let b = match bank_operand(cx, inst, 2)? {
+        Some(bank) => bank,
+        None => {
+            let b = src(cx, inst, 2, f64)?;
+            short_imm(cx, b, inst)?
+        }
+    };
+    let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
+    let pt = Operand::reg(Reg::PT);
+    cx.emit(Opcode::DSETP, &[cmp, boolean], vec![p.into(), pt], vec![a, b, c], inst.span)
 }
 
 /// An f64 immediate as SASS takes it (its high word only: `DFMA R8, R2,

@@ -60,6 +60,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             }
         }
         "setp" if ty(inst)?.bits() == 16 => half::setp16(cx, inst).map(|()| None),
+        "setp" if ty(inst)? == ScalarType::F64 => double::setp(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
