@@ -39,6 +39,13 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil3d", "sm_80"),
     ("warp_vote", "sm_80"),
     ("atomics_mix", "sm_80"),
+    ("atomics_mix", "sm_90"),
+    ("globals_const", "sm_80"),
+    ("globals_const", "sm_90"),
+    ("unroll_loops", "sm_80"),
+    ("unroll_loops", "sm_90"),
+    ("local_array", "sm_80"),
+    ("local_array", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

@@ -27,26 +27,6 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let unsigned = unsigned || ty != ScalarType::S64;
         return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean));
     }
-    if ty == ScalarType::F64 {
-        // DSETP on register pairs, a constant operand first moved to one.
-        let mods = [float_cmp(cmp).ok_or_else(|| unsupported(inst))?, bool_mod(boolean)];
-        let p = dst(cx, inst, 0)?;
-        let pair = |cx: &mut Lowerer<'_>, i: usize| -> Lowered<Operand> {
-            let x = src(cx, inst, i, ty)?;
-            let OperandKind::Imm(Imm::F64(bits)) = x.kind else { return Ok(x) };
-            let t = cx.temp(RegFile::R, 2);
-            for w in 0..2u8 {
-                let word = Operand::int(i64::from((bits >> (32 * u32::from(w))) as u32));
-                let def = if w == 0 { Operand::reg(t.part(0, 1)).undef() } else { Operand::reg(t.part(1, 1)) };
-                let rz = Operand::reg(Reg::RZ);
-                cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![def], vec![rz.clone(), rz, word], inst.span)?;
-            }
-            Ok(t.into())
-        };
-        let (a, b) = (pair(cx, 1)?, pair(cx, 2)?);
-        let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
-        return cx.emit(Opcode::DSETP, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span);
-    }
     let (op, mut mods) = if ty == ScalarType::F32 {
         (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
     } else if matches!(ty.bits(), 8 | 16 | 32) && !ty.is_float() {
