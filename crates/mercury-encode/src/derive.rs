@@ -261,19 +261,24 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
     let mut out = Vec::new();
     let mut made: HashSet<String> = HashSet::new();
     for group in groups.values() {
-        // Edits keyed by (source index, old operand).
+        // Edits keyed by (source index, old operand), from pairs of forms of
+        // one spelling (grouped first: comparing across spellings would be
+        // quadratic in the whole opcode's forms, paid at every start-up).
         let mut edits: HashMap<(usize, &str), Vec<Edit>> = HashMap::new();
-        for c in group {
-            for b in group {
-                if c.mnemonic != b.mnemonic || c.operands.len() != b.operands.len() || def_count(c) != def_count(b) {
-                    continue;
-                }
-                let differ: Vec<usize> = (0..c.operands.len()).filter(|&i| c.operands[i] != b.operands[i]).collect();
-                if let [slot] = differ[..]
-                    && slot >= def_count(c)
-                {
-                    let key = (slot - def_count(c), c.operands[slot]);
-                    edits.entry(key).or_default().push(Edit { from: c, to: b, slot });
+        let mut spellings: HashMap<(&str, usize, usize), Vec<&Form>> = HashMap::new();
+        for f in group {
+            spellings.entry((f.mnemonic, f.operands.len(), def_count(f))).or_default().push(f);
+        }
+        for same in spellings.values() {
+            for c in same {
+                for b in same {
+                    let mut differ = (0..c.operands.len()).filter(|&i| c.operands[i] != b.operands[i]);
+                    if let (Some(slot), None) = (differ.next(), differ.next())
+                        && slot >= def_count(c)
+                    {
+                        let key = (slot - def_count(c), c.operands[slot]);
+                        edits.entry(key).or_default().push(Edit { from: c, to: b, slot });
+                    }
                 }
             }
         }
@@ -385,7 +390,7 @@ mod tests {
 
     #[test]
     fn derives_the_missing_shapes() {
-        let t90 = Tables::get(Sm::Sm90);
+        let t90 = Tables::full(Sm::Sm90);
         let has = |m: &str, ops: &[&str]| !t90.forms_for_text(m, ops.iter().copied()).is_empty();
         assert!(has("LDG.E.64", &["{R}", "desc[{U}][{R}.64+{X}]"]));
         assert!(has("SHF.R.S64", &["{R}", "{R}", "{R}", "{R}"]));

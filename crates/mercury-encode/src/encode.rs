@@ -16,6 +16,14 @@ use crate::{Error, Sm, halves};
 /// instruction gets [`UNSCHEDULED`].
 pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
     let tables = Tables::get(sm);
+    match encode_with(tables, sm, inst, addr, labels) {
+        // A form nobody learned may be a derived one.
+        Err(_) if !tables.is_full() => encode_with(Tables::full(sm), sm, inst, addr, labels),
+        result => result,
+    }
+}
+
+fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
     let mnemonic = mnemonic(inst);
     let mut skeletons = Vec::new();
     let mut values = Vec::new();

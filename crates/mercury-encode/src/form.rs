@@ -165,22 +165,50 @@ pub struct Tables {
     pub special_regs: &'static [(u16, &'static str)],
     by_opcode_bits: HashMap<u16, Vec<usize>>,
     by_text: HashMap<String, Vec<usize>>,
+    /// The derived forms are in `forms` too.
+    complete: bool,
 }
 
 impl Tables {
-    /// The tables of `sm`.
+    /// The tables of `sm`: the learned forms only until something needed a
+    /// derived one ([`Tables::full`]), then all of them. Deriving costs a
+    /// few milliseconds, most of a small kernel's compile time, and most
+    /// code needs only learned forms; words encoded from learned forms
+    /// decode the same either way.
     pub fn get(sm: Sm) -> &'static Tables {
-        static SM80: OnceLock<Tables> = OnceLock::new();
-        static SM90: OnceLock<Tables> = OnceLock::new();
-        match sm {
-            Sm::Sm80 => SM80.get_or_init(|| Tables::new(crate::tables::sm80::FORMS, crate::tables::sm80::SPECIAL_REGS)),
-            Sm::Sm90 => SM90.get_or_init(|| Tables::new(crate::tables::sm90::FORMS, crate::tables::sm90::SPECIAL_REGS)),
-        }
+        let (learned, full) = Self::cells(sm);
+        full.get().unwrap_or_else(|| learned.get_or_init(|| Tables::new(sm, false)))
     }
 
-    fn new(learned: &'static [Form], special_regs: &'static [(u16, &'static str)]) -> Tables {
+    /// The learned and derived forms of `sm` (derived on first use).
+    pub fn full(sm: Sm) -> &'static Tables {
+        Self::cells(sm).1.get_or_init(|| Tables::new(sm, true))
+    }
+
+    /// True when `self` holds the derived forms too.
+    pub fn is_full(&self) -> bool {
+        self.complete
+    }
+
+    fn cells(sm: Sm) -> (&'static OnceLock<Tables>, &'static OnceLock<Tables>) {
+        static SM80: [OnceLock<Tables>; 2] = [OnceLock::new(), OnceLock::new()];
+        static SM90: [OnceLock<Tables>; 2] = [OnceLock::new(), OnceLock::new()];
+        let cells = match sm {
+            Sm::Sm80 => &SM80,
+            Sm::Sm90 => &SM90,
+        };
+        (&cells[0], &cells[1])
+    }
+
+    fn new(sm: Sm, derive: bool) -> Tables {
+        let (learned, special_regs) = match sm {
+            Sm::Sm80 => (crate::tables::sm80::FORMS, crate::tables::sm80::SPECIAL_REGS),
+            Sm::Sm90 => (crate::tables::sm90::FORMS, crate::tables::sm90::SPECIAL_REGS),
+        };
         let mut all = learned.to_vec();
-        all.extend(crate::derive::derive(learned));
+        if derive {
+            all.extend(crate::derive::derive(learned));
+        }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());
         let mut by_opcode_bits: HashMap<u16, Vec<usize>> = HashMap::new();
@@ -189,7 +217,7 @@ impl Tables {
             by_opcode_bits.entry(form.bits as u16 & OPCODE_BITS).or_default().push(i);
             by_text.entry(text_key(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
         }
-        Tables { forms, learned: learned.len(), special_regs, by_opcode_bits, by_text }
+        Tables { forms, learned: learned.len(), special_regs, by_opcode_bits, by_text, complete: derive }
     }
 
     /// The forms learned from NVIDIA's cubins (the generated tables).

@@ -25,7 +25,7 @@ const RANDOM_COMBINATIONS: usize = 16;
 
 /// The instructions to check: (our text, our word).
 fn variants(sm: Sm, unrepresentable: &mut BTreeSet<String>, failures: &mut Vec<String>) -> Vec<(String, [u64; 2])> {
-    let tables = Tables::get(sm);
+    let tables = Tables::full(sm);
     let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
     let mut out = Vec::new();
     for fam in FAMILIES.iter().filter(|f| f.sm.is_none_or(|s| s == sm)) {
