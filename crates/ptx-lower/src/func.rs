@@ -230,6 +230,15 @@ impl<'m> Lowerer<'m> {
         self.products.retain(|_, p| p.stable);
     }
 
+    /// Continues in `block` (made with `Function::add_block`), placed next
+    /// in the layout: for expansions that branch inside one PTX instruction.
+    pub fn place_block(&mut self, block: BlockId) {
+        self.order.push(block);
+        self.current = Some(block);
+        self.converged = false;
+        self.products.retain(|_, p| p.stable);
+    }
+
     /// Ends the current block after a branch or exit: what follows starts a
     /// new one (reachable only through a label).
     pub fn end_block(&mut self) {
