@@ -1191,7 +1191,7 @@ fn ieee_functions_match_nvidia() {
             Arg::Buffer(words(&b)),
             Arg::Buffer(dwords(&da)),
             Arg::Buffer(dwords(&db)),
-            Arg::Buffer(vec![0; 80 * n]),
+            Arg::Buffer(vec![0; 88 * n]),
         ]
     };
     let grid = [n as u32 / 128, 1, 1];
@@ -1234,7 +1234,7 @@ fn ieee_functions_match_nvidia() {
         ];
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ieee", sm)) {
             let got = run(&module, "ieee", grid, [128, 1, 1], &args());
-            for (t, (g, w)) in got[4].chunks(80).zip(want.chunks(80)).enumerate() {
+            for (t, (g, w)) in got[4].chunks(88).zip(want.chunks(88)).enumerate() {
                 for (k, name) in names.iter().enumerate() {
                     let (g, w) = (&g[4 * k..4 * k + 4], &w[4 * k..4 * k + 4]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f32 of {:#010x}, {:#010x}", a[t], b[t]);
@@ -1243,6 +1243,8 @@ fn ieee_functions_match_nvidia() {
                     let (g, w) = (&g[64 + 8 * k..72 + 8 * k], &w[64 + 8 * k..72 + 8 * k]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}", da[t]);
                 }
+                let (g, w) = (&g[80..88], &w[80..88]);
+                assert_eq!(g, w, "sm_{sm} {stage}: div.rp.f64 of {:#018x}, {:#018x}", da[t], db[t]);
             }
         }
     }

@@ -192,6 +192,7 @@ def convert(op, arity, sm, work):
             if i.op in DROP or i.op.startswith("LDG") or i.op.startswith("IMAD.WIDE"):
                 continue
             if i.op.startswith("STG"):
+                join = b  # the block after a call when the store follows it
                 out.append(("OUT", None))
                 break  # the rest (EXIT) goes
             if i.op.startswith("CALL"):

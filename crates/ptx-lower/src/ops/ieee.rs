@@ -62,6 +62,8 @@ const TEMPLATES: &[(&str, u16, &str)] = &[
     ("rcp.rn.f64", 80, include_str!("ieee/rcp_rn_f64.sm80.ori")),
     ("sqrt.rn.f64", 90, include_str!("ieee/sqrt_rn_f64.sm90.ori")),
     ("sqrt.rn.f64", 80, include_str!("ieee/sqrt_rn_f64.sm80.ori")),
+    ("div.rp.f64", 90, include_str!("ieee/div_rp_f64.sm90.ori")),
+    ("div.rp.f64", 80, include_str!("ieee/div_rp_f64.sm80.ori")),
 ];
 
 /// The template for `form` on `sm`.
