@@ -23,6 +23,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("histogram", "sm_90"),
     ("launch_bounds", "sm_90"),
     ("fp16_ops", "sm_90"),
+    ("softmax_rows", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -34,6 +35,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("stencil2d", "sm_80"),
     ("launch_bounds", "sm_80"),
     ("fp16_ops", "sm_80"),
+    ("softmax_rows", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {
