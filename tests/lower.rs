@@ -25,6 +25,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("fp16_ops", "sm_90"),
     ("stencil3d", "sm_90"),
     ("warp_vote", "sm_90"),
+    ("softmax_rows", "sm_90"),
     ("vadd", "sm_80"),
     ("saxpy", "sm_80"),
     ("fill_iota", "sm_80"),
@@ -46,6 +47,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("unroll_loops", "sm_90"),
     ("local_array", "sm_80"),
     ("local_array", "sm_90"),
+    ("softmax_rows", "sm_80"),
 ];
 
 fn corpus() -> PathBuf {

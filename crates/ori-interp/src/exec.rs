@@ -5,7 +5,7 @@ use ori_ir::{OperandFlags, SpecialReg};
 use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
-use crate::sem::{cmp, float, half, int, mufu};
+use crate::sem::{cmp, dround, float, half, int, mufu};
 use crate::warp::{LANES, Warp};
 
 /// What one CTA's warps share.
@@ -401,12 +401,18 @@ impl Cta<'_> {
             Kind::F2f32 { rnd } => {
                 (u64::from(float::round_to_f32(f64::from_bits(self.d_in(w, step, 0, lane)?), rnd).to_bits()), no)
             }
-            Kind::Dadd => (float::dadd(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?), no),
-            Kind::Dmul => (float::dmul(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?), no),
-            Kind::Dfma => (
-                float::dfma(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?, self.d_in(w, step, 2, lane)?),
-                no,
-            ),
+            Kind::Dadd { rnd } => {
+                let (a, c) = (self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?);
+                (dround::dfma_rounded(a, 1.0f64.to_bits(), Some(c), rnd), no)
+            }
+            Kind::Dmul { rnd } => {
+                (dround::dfma_rounded(self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?, None, rnd), no)
+            }
+            Kind::Dfma { rnd } => {
+                let (a, b, c) =
+                    (self.d_in(w, step, 0, lane)?, self.d_in(w, step, 1, lane)?, self.d_in(w, step, 2, lane)?);
+                (dround::dfma_rounded(a, b, Some(c), rnd), no)
+            }
             Kind::Mufu(func) => match mufu::mufu(func, self.f_in(w, step, 0, lane)?)
                 .or_else(|| mufu::mufu64h(func, u(0).unwrap_or(0)))
             {

@@ -219,9 +219,15 @@ pub enum Kind {
     F2f32 {
         rnd: Round,
     },
-    Dadd,
-    Dmul,
-    Dfma,
+    Dadd {
+        rnd: Round,
+    },
+    Dmul {
+        rnd: Round,
+    },
+    Dfma {
+        rnd: Round,
+    },
     Mufu(&'static str),
     Ld {
         space: Space,
@@ -322,8 +328,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
     let name = inst.op.name();
     let base = name.strip_prefix('U').filter(|_| !matches!(name, "UFLO" | "UPOPC")).unwrap_or(name);
     match base {
-        "NOP" | "BSYNC" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE" | "CGAERRBAR"
-        | "NANOSLEEP" => Kind::Nop,
+        // `BREAK` takes lanes out of a convergence barrier: as `BSYNC`, a
+        // no-op where divergent lanes run lowest pc first.
+        "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
+        | "CGAERRBAR" | "NANOSLEEP" => Kind::Nop,
         "BSSY" => Kind::Bssy,
         "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" => Kind::Bra,
@@ -430,12 +438,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 _ => Kind::Unsupported,
             }
         }
-        // Directed rounding of binary64 results is not modelled: an error,
-        // not a silently nearest result.
-        "DADD" | "DMUL" | "DFMA" if round(inst) != Round::Nearest => Kind::Unsupported,
-        "DADD" => Kind::Dadd,
-        "DMUL" => Kind::Dmul,
-        "DFMA" => Kind::Dfma,
+        "DADD" => Kind::Dadd { rnd: round(inst) },
+        "DMUL" => Kind::Dmul { rnd: round(inst) },
+        "DFMA" => Kind::Dfma { rnd: round(inst) },
         "MUFU" => inst
             .mods
             .first()

@@ -381,6 +381,15 @@ impl<'m> Lowerer<'m> {
         self.products.retain(|_, p| p.stable);
     }
 
+    /// Continues in `block` (made with `Function::add_block`), placed next
+    /// in the layout: for expansions that branch inside one PTX instruction.
+    pub fn place_block(&mut self, block: BlockId) {
+        self.order.push(block);
+        self.current = Some(block);
+        self.converged = false;
+        self.products.retain(|_, p| p.stable);
+    }
+
     /// Ends the current block after a branch or exit: what follows starts a
     /// new one (reachable only through a label).
     pub fn end_block(&mut self) {
@@ -574,7 +583,7 @@ impl<'m> Lowerer<'m> {
 /// (measured on its tables: bitwise and move instructions); the others
 /// take it sign-extended.
 const UNSIGNED_IMMEDIATES: &[Opcode] =
-    &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF, Opcode::WARPSYNC];
+    &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF, Opcode::WARPSYNC, Opcode::VIADD];
 
 /// Writes a 32-bit integer immediate the way the encoder expects it for
 /// `op`: `0xffffffff` for a bitwise instruction, `-0x1` for an arithmetic

@@ -2,6 +2,7 @@
 //! module per family, so that constant folding can share them.
 
 pub mod cmp;
+pub mod dround;
 pub mod float;
 pub mod half;
 pub mod int;

@@ -11,6 +11,7 @@ mod divide;
 mod double;
 mod float;
 mod half;
+mod ieee;
 mod int;
 mod mem;
 mod mov;
@@ -43,6 +44,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             approx::lower(cx, inst).map(|()| None)
         }
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
+        "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
