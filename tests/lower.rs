@@ -47,6 +47,8 @@ const KERNELS: &[(&str, &str)] = &[
     ("unroll_loops", "sm_90"),
     ("local_array", "sm_80"),
     ("local_array", "sm_90"),
+    ("dyn_smem", "sm_80"),
+    ("dyn_smem", "sm_90"),
     ("softmax_rows", "sm_80"),
 ];
 

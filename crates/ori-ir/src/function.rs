@@ -51,6 +51,10 @@ pub struct FunctionAttrs {
     pub shared_bytes: u32,
     /// Alignment of that section.
     pub shared_align: u32,
+    /// The function uses dynamic (`extern .shared`) memory, which starts
+    /// after the static bytes: the section exists even when empty
+    /// (`.extern_shared` in the text form).
+    pub extern_shared: bool,
     /// Bytes of the local-memory stack frame below the stack pointer `R1`
     /// (local arrays, then spill slots the register allocator adds).
     pub frame_bytes: u32,

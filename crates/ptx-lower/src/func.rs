@@ -53,6 +53,9 @@ pub(crate) struct Lowerer<'m> {
     pub shared: VarLayout,
     /// Function-scope local variables: the start of the stack frame.
     pub locals: VarLayout,
+    /// Largest alignment of the `extern .shared` arrays the function uses
+    /// (0: it uses none).
+    extern_shared_align: u32,
     /// The module's variables.
     pub globals: GlobalRefs,
     /// PTX registers written once with the address of a `.const` variable
@@ -102,11 +105,14 @@ pub(crate) enum GlobalRef {
     Const(u32),
     /// Byte offset in constant bank 4 of its 64-bit address.
     Global(u32),
+    /// An `extern .shared` array with this alignment: the kernel's dynamic
+    /// shared memory.
+    ExternShared(u32),
 }
 
 impl GlobalRefs {
-    /// The variables of `module`.
-    pub fn of(module: &ori_ir::Module) -> GlobalRefs {
+    /// The variables of `module` and its `extern .shared` arrays.
+    pub fn of(module: &ori_ir::Module, extern_shared: &[(String, u32)]) -> GlobalRefs {
         let refs = module.variables.iter().filter_map(|v| {
             let r = match v.space {
                 ori_ir::VarSpace::Const => GlobalRef::Const(u32::try_from(v.offset).ok()?),
@@ -114,7 +120,8 @@ impl GlobalRefs {
             };
             Some((v.name.clone(), r))
         });
-        GlobalRefs(refs.collect())
+        let dynamic = extern_shared.iter().map(|(n, a)| (n.clone(), GlobalRef::ExternShared(*a)));
+        GlobalRefs(refs.chain(dynamic).collect())
     }
 
     /// Variable `name`.
@@ -155,6 +162,7 @@ impl<'m> Lowerer<'m> {
             param_values: HashMap::new(),
             shared: VarLayout::default(),
             locals: VarLayout::default(),
+            extern_shared_align: 0,
             local_ptrs: HashMap::new(),
             globals: globals.clone(),
             const_ptrs: HashMap::new(),
@@ -183,6 +191,12 @@ impl<'m> Lowerer<'m> {
         }
         cx.func.layout = cx.order;
         (cx.func.attrs.shared_bytes, cx.func.attrs.shared_align) = cx.shared.section();
+        if cx.extern_shared_align != 0 {
+            let attrs = &mut cx.func.attrs;
+            attrs.extern_shared = true;
+            attrs.shared_bytes = attrs.shared_bytes.max(sm.target().reserved_shared);
+            attrs.shared_align = attrs.shared_align.max(cx.extern_shared_align);
+        }
         cx.func.attrs.frame_bytes = cx.locals.section().0;
         Ok(cx.func)
     }
@@ -460,7 +474,17 @@ impl<'m> Lowerer<'m> {
     /// << 24) + offset`, computed as NVIDIA's code does; before sm_90 the
     /// offset itself.
     pub fn shared_address(&mut self, name: &str, offset: i64, dst: Reg, span: Span) -> Lowered<bool> {
-        let Some(base) = self.shared.offset(name) else { return Ok(false) };
+        let base = match (self.shared.offset(name), self.globals.get(name)) {
+            (Some(base), _) => base,
+            (None, Some(GlobalRef::ExternShared(align))) => {
+                // Dynamic shared memory starts where the static part ends:
+                // every static variable must be known by now.
+                self.extern_shared_align = self.extern_shared_align.max(align);
+                let (end, _) = self.shared.section();
+                end.max(self.sm.target().reserved_shared).next_multiple_of(align)
+            }
+            _ => return Ok(false),
+        };
         let at = i64::from(base) + offset;
         if self.sm.version < 90 {
             self.emit(Opcode::MOV, &[], vec![dst.into()], vec![Operand::int(at)], span)?;
@@ -485,11 +509,14 @@ impl<'m> Lowerer<'m> {
     /// remembered for PTX register `dst_name` when that is written once.
     /// False when `name` is not a module variable.
     pub fn global_var_address(&mut self, name: &str, dst: Reg, dst_name: &str, span: Span) -> Lowered<bool> {
-        let Some(var) = self.globals.get(name) else { return Ok(false) };
+        let Some(var) = self.globals.get(name).filter(|v| !matches!(v, GlobalRef::ExternShared(_))) else {
+            return Ok(false);
+        };
         if dst.width != 2 {
             return Err(at(span, format!("lowering of a 32-bit address of '{name}' is not supported yet")));
         }
         match var {
+            GlobalRef::ExternShared(_) => return Ok(false),
             GlobalRef::Global(slot) => {
                 let slot = slot as i32;
                 if self.sm.version >= 90 {

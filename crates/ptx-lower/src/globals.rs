@@ -14,11 +14,26 @@ use ptx_syntax::ast::{DeclType, Expr, ExprKind, FloatLit, Linkage, ScalarType, S
 
 use crate::error::{Lowered, Pending, at};
 
-/// The variables of `decls` (module scope, in declaration order) laid out.
+/// `extern .shared` arrays (dynamic shared memory) of `decls`: name and
+/// alignment. They have no storage of their own: a kernel's dynamic shared
+/// memory starts after its static shared memory.
+pub(crate) fn extern_shared(decls: &[&VarDecl]) -> Vec<(String, u32)> {
+    decls
+        .iter()
+        .filter(|d| d.space == StateSpace::Shared && d.linkage == Some(Linkage::Extern))
+        .flat_map(|d| {
+            let align = d.align().unwrap_or(1).max(1) as u32;
+            d.names.iter().map(move |n| (n.name.name.as_str().to_string(), align))
+        })
+        .collect()
+}
+
+/// The variables of `decls` (module scope, in declaration order) laid out;
+/// `extern .shared` arrays are left to [`extern_shared`].
 pub(crate) fn layout(decls: &[&VarDecl]) -> Result<Vec<Variable>, Vec<Pending>> {
     let mut vars = Vec::new();
     let mut errors = Vec::new();
-    for decl in decls {
+    for decl in decls.iter().filter(|d| !(d.space == StateSpace::Shared && d.linkage == Some(Linkage::Extern))) {
         match variables(decl) {
             Ok(v) => vars.extend(v),
             Err(e) => errors.push(e),

@@ -38,7 +38,7 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Ok(vars) => out.variables = vars,
         Err(e) => errors.extend(e),
     }
-    let refs = func::GlobalRefs::of(&out);
+    let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
     // Device functions are inlined where they are called (Lowerer::inline_call);
     // only kernels become functions of their own.
     let callees: HashMap<&str, &ptx_syntax::ast::Function> = module

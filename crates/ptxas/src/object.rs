@@ -149,7 +149,10 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         shared: object::SharedMemory {
             size: attrs.shared_bytes.into(),
             align: attrs.shared_align.into(),
-            declared: attrs.shared_bytes > 0,
+            // Own variables lie past ptxas's reserved area; a section holding
+            // only that area (for dynamic shared memory) is not "declared".
+            declared: attrs.shared_bytes > target.reserved_shared,
+            uses_extern: attrs.extern_shared,
             ..Default::default()
         },
         frame: FrameInfo {

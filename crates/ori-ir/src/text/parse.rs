@@ -285,6 +285,7 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
             cur.skip_ws();
             attrs.shared_align = cur.u32()?;
         }
+        ".extern_shared" => attrs.extern_shared = true,
         ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
         ".spill_bytes" => {
             attrs.spill_store_bytes = cur.u32()?;

@@ -73,8 +73,11 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     for param in &attrs.params {
         writeln!(out, "    .param 0x{:x}, {}", param.offset, param.size)?;
     }
-    if attrs.shared_bytes != 0 {
+    if attrs.shared_bytes != 0 || attrs.extern_shared {
         writeln!(out, "    .shared_bytes {}, {}", attrs.shared_bytes, attrs.shared_align)?;
+    }
+    if attrs.extern_shared {
+        writeln!(out, "    .extern_shared")?;
     }
     if attrs.frame_bytes != 0 {
         writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
