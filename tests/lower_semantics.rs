@@ -68,11 +68,9 @@ fn f32s(values: &[f32]) -> Vec<u8> {
     words(values, f32::to_le_bytes)
 }
 
-/// Runs function `entry` of `module` with `args` laid out at its parameter
-/// slots; returns the final contents of every buffer argument.
-fn run(module: &ori_ir::Module, entry: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Vec<Vec<u8>> {
-    let func = module.function(entry).unwrap_or_else(|| panic!("no function {entry}"));
-    let mut global = Global::new();
+/// The parameter block of `func` with `args` at its slots, each buffer
+/// allocated in `global`; also the buffers' addresses.
+fn lay_out(func: &ori_ir::Function, args: &[Arg], global: &mut Global) -> (Vec<u8>, Vec<u64>) {
     let mut params = vec![0u8; func.attrs.param_bytes() as usize];
     let mut buffers = Vec::new();
     for (slot, arg) in func.attrs.params.iter().zip(args) {
@@ -87,11 +85,44 @@ fn run(module: &ori_ir::Module, entry: &str, grid: [u32; 3], block: [u32; 3], ar
         let at = slot.offset as usize;
         params[at..at + bytes.len()].copy_from_slice(&bytes);
     }
+    (params, buffers)
+}
+
+/// Runs function `entry` of `module` with `args` laid out at its parameter
+/// slots; returns the final contents of every buffer argument.
+fn run(module: &ori_ir::Module, entry: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Vec<Vec<u8>> {
+    let func = module.function(entry).unwrap_or_else(|| panic!("no function {entry}"));
+    let mut global = Global::new();
+    let (params, buffers) = lay_out(func, args, &mut global);
     let mut launch = Launch::new(grid, block, params);
     launch.banks = ori_interp::Statics::of_module(module).place(&mut global);
     let sm = u32::from(module.target.version);
     ori_interp::run(func, sm, func.attrs.shared_bytes, &launch, &mut global)
         .unwrap_or_else(|e| panic!("{entry} (sm_{sm}): {e}"));
+    buffers.iter().map(|&b| global.buffer(b).unwrap().to_vec()).collect()
+}
+
+/// Compiles `tests/ptx/NAME.ptx` for `sm` with NVIDIA's ptxas and runs its
+/// kernel `NAME` on the interpreter like [`run`]: the reference for
+/// functions only NVIDIA's code defines.
+fn run_nvidia(
+    oracle: &nv_oracle::Oracle,
+    name: &str,
+    sm: u32,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[Arg],
+) -> Vec<Vec<u8>> {
+    let dir = std::env::temp_dir().join(format!("ptxas-{name}-{}-{sm}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join(format!("{name}.ptx"));
+    std::fs::write(&ptx, test_ptx(&format!("{name}.ptx"), sm)).unwrap();
+    let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, &format!("sm_{sm}"), &dir, name)
+        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+    let mut global = Global::new();
+    let (params, buffers) = lay_out(&kernel.func, args, &mut global);
+    let launch = Launch::new(grid, block, params);
+    ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
     buffers.iter().map(|&b| global.buffer(b).unwrap().to_vec()).collect()
 }
 
@@ -1346,25 +1377,7 @@ fn approx_functions_match_nvidia() {
     let dbytes: Vec<u8> = doubles.iter().flat_map(|d| d.to_le_bytes()).collect();
     let args = || vec![Arg::Buffer(f32s(&floats)), Arg::Buffer(dbytes.clone()), Arg::Buffer(vec![0; 64 * n])];
     for sm in [90, 80] {
-        let text = test_ptx("approx.ptx", sm);
-        let dir = std::env::temp_dir().join(format!("ptxas-approx-{}-{sm}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ptx = dir.join("approx.ptx");
-        std::fs::write(&ptx, &text).unwrap();
-        let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, &format!("sm_{sm}"), &dir, "approx")
-            .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
-        let mut global = Global::new();
-        let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
-        let mut buffers = Vec::new();
-        for (slot, arg) in kernel.func.attrs.params.iter().zip(args()) {
-            let Arg::Buffer(init) = arg else { unreachable!("buffers only") };
-            let addr = global.alloc(init);
-            buffers.push(addr);
-            params[slot.offset as usize..slot.offset as usize + 8].copy_from_slice(&addr.to_le_bytes());
-        }
-        let launch = Launch::new([1, 1, 1], [n as u32, 1, 1], params);
-        ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
-        let want = global.buffer(buffers[2]).unwrap().to_vec();
+        let want = run_nvidia(&oracle, "approx", sm, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(2);
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("approx", sm)) {
             let got = run(&module, "approx", [1, 1, 1], [n as u32, 1, 1], &args());
             for (t, (g, w)) in got[2].chunks(64).zip(want.chunks(64)).enumerate() {
@@ -1486,25 +1499,7 @@ fn ieee_functions_match_nvidia() {
     };
     let grid = [n as u32 / 128, 1, 1];
     for sm in [90, 80] {
-        let text = test_ptx("ieee.ptx", sm);
-        let dir = std::env::temp_dir().join(format!("ptxas-ieee-{}-{sm}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ptx = dir.join("ieee.ptx");
-        std::fs::write(&ptx, &text).unwrap();
-        let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, &format!("sm_{sm}"), &dir, "ieee")
-            .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
-        let mut global = Global::new();
-        let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
-        let mut buffers = Vec::new();
-        for (slot, arg) in kernel.func.attrs.params.iter().zip(args()) {
-            let Arg::Buffer(init) = arg else { unreachable!("buffers only") };
-            let addr = global.alloc(init);
-            buffers.push(addr);
-            params[slot.offset as usize..slot.offset as usize + 8].copy_from_slice(&addr.to_le_bytes());
-        }
-        let launch = Launch::new(grid, [128, 1, 1], params);
-        ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
-        let want = global.buffer(buffers[4]).unwrap().to_vec();
+        let want = run_nvidia(&oracle, "ieee", sm, grid, [128, 1, 1], &args()).swap_remove(4);
         // The forms, by their place in the output record.
         let names = [
             "div.rn",
