@@ -80,6 +80,13 @@ fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) 
         ScalarType::U16 | ScalarType::B16 => 0x7710,
         _ => return Ok(x),
     };
+    if let OperandKind::Imm(Imm::Int(v)) = x.kind {
+        // A constant is widened the same way.
+        let bits = ty.bits();
+        let low = v & ((1 << bits) - 1);
+        let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
+        return Ok(Operand::int(if signed && low >> (bits - 1) != 0 { low - (1 << bits) } else { low }));
+    }
     if x.as_reg().is_none() {
         return Ok(x);
     }
@@ -109,7 +116,7 @@ fn mirrored(cmp: &str) -> Option<&'static str> {
 }
 
 /// SASS comparison and whether it compares unsigned.
-fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
+pub(super) fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
     Some(match cmp {
         "eq" => ("EQ", false),
         "ne" => ("NE", false),
@@ -125,7 +132,8 @@ fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
     })
 }
 
-fn float_cmp(cmp: &str) -> Option<&'static str> {
+/// SASS floating-point comparison.
+pub(super) fn float_cmp(cmp: &str) -> Option<&'static str> {
     Some(match cmp {
         "eq" => "EQ",
         "ne" => "NE",

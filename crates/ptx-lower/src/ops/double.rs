@@ -88,23 +88,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         [cmp, "xor"] => (*cmp, "XOR"),
         _ => return Err(unsupported(inst)),
     };
-    let cmp = match cmp {
-        "eq" => "EQ",
-        "ne" => "NE",
-        "lt" => "LT",
-        "le" => "LE",
-        "gt" => "GT",
-        "ge" => "GE",
-        "equ" => "EQU",
-        "neu" => "NEU",
-        "ltu" => "LTU",
-        "leu" => "LEU",
-        "gtu" => "GTU",
-        "geu" => "GEU",
-        "num" => "NUM",
-        "nan" => "NAN",
-        _ => return Err(unsupported(inst)),
-    };
+    let cmp = super::cmp::float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
     if inst.has("ftz") || !matches!(operand(inst, 0)?.kind, ExprKind::Name(_, None)) {
         return Err(unsupported(inst));
     }

@@ -12,6 +12,7 @@
 use ori_ir::{Halves, Imm, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, Rounding, ScalarType};
 
+use super::cmp::float_cmp;
 use super::seq::{Seq, rz};
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
@@ -305,9 +306,8 @@ pub(super) fn selp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a?, b, p], inst.span)
 }
 
-/// `setp.CMP.{f16,bf16} p, a, b` (`HSETP2` on the low lanes) and
-/// `setp.CMP.{s16,u16,b16} p, a, b` (`ISETP` after extending the low
-/// halves: `PRMT 0x9910` signed, `LOP3 & 0xffff` unsigned).
+/// `setp.CMP.{f16,bf16} p, a, b`: `HSETP2` on the low lanes. (16-bit
+/// integers compare in `cmp.rs`, with the other narrow ones.)
 pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     let words: Vec<&str> =
@@ -316,102 +316,36 @@ pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let p = dst(cx, inst, 0)?;
     let seq = Seq::start(cx, inst.span);
     let result = (|| {
-        if matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
-            let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
-            let mut mods = vec![cmp, "AND"];
-            if ty == ScalarType::Bf16 {
-                mods.insert(0, "BF16_V2");
-            }
-            // Only the low lanes' result (the first) is used, so `a` may be
-            // read whole; a zero `b` is `RZ.H0_H0` (NVIDIA's form).
-            let a = src(cx, inst, 1, ScalarType::B32)?;
-            let a = seq.in_reg(cx, a)?;
-            let mut b = match constant(cx, inst, 2)? {
-                Some(bits) if bits & 0xffff == 0 => Operand::reg(Reg::RZ),
-                _ => {
-                    let b = src(cx, inst, 2, ScalarType::B32)?;
-                    seq.in_reg(cx, b)?
-                }
-            };
-            b.flags.halves = Some(Halves::H0H0);
-            let pt = Operand::reg(Reg::PT);
-            // The encoder knows HSETP2 as .GEU only: `lt` is its complement
-            // (false on NaN, as `lt` is), inverted by PLOP3.
-            if mods.contains(&"LT") {
-                let mods: Vec<&str> = mods.iter().map(|m| if *m == "LT" { "GEU" } else { m }).collect();
-                let q = cx.temp(RegFile::P, 1);
-                seq.op(cx, Opcode::HSETP2, &mods, vec![q.into(), pt.clone()], vec![a, b, pt.clone()])?;
-                let uses = vec![q.into(), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
-                return seq.op_if(cx, seq.guard, Opcode::PLOP3, &["LUT"], vec![p.into(), pt], uses);
-            }
-            let defs = vec![p.into(), pt.clone()];
-            return seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, pt]);
+        let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+        let mut mods = vec![cmp, "AND"];
+        if ty == ScalarType::Bf16 {
+            mods.insert(0, "BF16_V2");
         }
-        let signed = ty == ScalarType::S16;
-        let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
-        let extend = |cx: &mut Lowerer<'_>, x: Operand| -> Lowered<Operand> {
-            Ok(match x.kind {
-                OperandKind::Imm(Imm::Int(v)) => Operand::int(if signed { i64::from(v as i16) } else { v & 0xffff }),
-                _ if signed => seq.value(cx, Opcode::PRMT, &[], vec![x, Operand::int(0x9910), rz()])?.into(),
-                _ => {
-                    let t = cx.temp(RegFile::R, 1);
-                    seq.lop3(cx, t, [x, Operand::int(0xffff), rz()], 0xc0, None)?;
-                    t.into()
-                }
-            })
-        };
-        let a = src(cx, inst, 1, ScalarType::U32)?;
-        let a = extend(cx, a)?;
-        let b = src(cx, inst, 2, ScalarType::U32)?;
-        let b = extend(cx, b)?;
+        // Only the low lanes' result (the first) is used, so `a` may be
+        // read whole; a zero `b` is `RZ.H0_H0` (NVIDIA's form).
+        let a = src(cx, inst, 1, ScalarType::B32)?;
         let a = seq.in_reg(cx, a)?;
-        let mut mods = vec![cmp];
-        if unsigned || !signed {
-            mods.push("U32");
+        let mut b = match constant(cx, inst, 2)? {
+            Some(bits) if bits & 0xffff == 0 => Operand::reg(Reg::RZ),
+            _ => {
+                let b = src(cx, inst, 2, ScalarType::B32)?;
+                seq.in_reg(cx, b)?
+            }
+        };
+        b.flags.halves = Some(Halves::H0H0);
+        let pt = Operand::reg(Reg::PT);
+        // The encoder knows HSETP2 as .GEU only: `lt` is its complement
+        // (false on NaN, as `lt` is), inverted by PLOP3.
+        if mods.contains(&"LT") {
+            let mods: Vec<&str> = mods.iter().map(|m| if *m == "LT" { "GEU" } else { m }).collect();
+            let q = cx.temp(RegFile::P, 1);
+            seq.op(cx, Opcode::HSETP2, &mods, vec![q.into(), pt.clone()], vec![a, b, pt.clone()])?;
+            let uses = vec![q.into(), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
+            return seq.op_if(cx, seq.guard, Opcode::PLOP3, &["LUT"], vec![p.into(), pt], uses);
         }
-        mods.push("AND");
-        let defs = vec![p.into(), Operand::reg(Reg::PT)];
-        seq.op_if(cx, seq.guard, Opcode::ISETP, &mods, defs, vec![a, b, Operand::reg(Reg::PT)])
+        let defs = vec![p.into(), pt.clone()];
+        seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, pt])
     })();
     seq.finish(cx);
     result
-}
-
-/// SASS integer comparison (the "greater" forms are the ones the encoder
-/// knows best, but every one is a valid ISETP) and whether it is unsigned.
-fn int_cmp(cmp: &str) -> Option<(&'static str, bool)> {
-    Some(match cmp {
-        "eq" => ("EQ", false),
-        "ne" => ("NE", false),
-        "lt" => ("LT", false),
-        "le" => ("LE", false),
-        "gt" => ("GT", false),
-        "ge" => ("GE", false),
-        "lo" => ("LT", true),
-        "ls" => ("LE", true),
-        "hi" => ("GT", true),
-        "hs" => ("GE", true),
-        _ => return None,
-    })
-}
-
-/// SASS floating-point comparison.
-fn float_cmp(cmp: &str) -> Option<&'static str> {
-    Some(match cmp {
-        "eq" => "EQ",
-        "ne" => "NE",
-        "lt" => "LT",
-        "le" => "LE",
-        "gt" => "GT",
-        "ge" => "GE",
-        "equ" => "EQU",
-        "neu" => "NEU",
-        "ltu" => "LTU",
-        "leu" => "LEU",
-        "gtu" => "GTU",
-        "geu" => "GEU",
-        "num" => "NUM",
-        "nan" => "NAN",
-        _ => return None,
-    })
 }
