@@ -11,11 +11,16 @@ use crate::{Error, Sm, word};
 /// Decodes the instruction `bits` (low word first) found at code address
 /// `addr`; branch targets become labels of `labels`.
 pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
-    let learned_first = Tables::get(sm);
+    let tables = Tables::get(sm);
+    match decode_with(tables, sm, bits, addr, labels) {
+        // A word no learned form (or family sibling) reads may be a derived form's.
+        Err(Error::UnknownEncoding(_)) if !tables.is_full() => decode_with(Tables::full(sm), sm, bits, addr, labels),
+        result => result,
+    }
+}
+
+fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
     let w = word(bits);
-    // A word no learned form (or family sibling) reads may be a derived form's.
-    let known = |t: &Tables| t.form_for_bits(w).is_some() || crate::families::derive_for_bits(t, sm, w).is_some();
-    let tables = if learned_first.is_full() || known(learned_first) { learned_first } else { Tables::full(sm) };
     // A learned form, else a family sibling of one (families.rs).
     let derived;
     let (form, mnemonic, skeletons): (&Form, &str, Vec<&str>) = match tables.form_for_bits(w) {
