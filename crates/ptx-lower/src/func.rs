@@ -439,6 +439,21 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// `d = s` for register pairs: `IMAD.WIDE.U32 d, RZ, RZ, s` (0 * 0 + s:
+    /// SASS has no 64-bit `MOV`); `s` may be a pair or a bank operand.
+    pub fn copy_pair(&mut self, d: Operand, s: Operand, span: Span) -> Lowered {
+        let rz = Operand::reg(Reg::RZ);
+        self.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d], vec![rz.clone(), rz, s], span)
+    }
+
+    /// `d = x` as `IMAD.MOV.U32 d, RZ, RZ, x`: a move that copy
+    /// propagation leaves alone, for constants that must sit in a register
+    /// (a plain `MOV` would be folded back into the operand slot).
+    pub fn imad_mov(&mut self, d: Operand, x: Operand, span: Span) -> Lowered {
+        let rz = Operand::reg(Reg::RZ);
+        self.emit(Opcode::IMAD, &["MOV", "U32"], vec![d], vec![rz.clone(), rz, x], span)
+    }
+
     /// The virtual register of PTX register `name`.
     pub fn reg(&mut self, name: &str, span: Span) -> Lowered<Reg> {
         self.regs.get(&mut self.func, name).ok_or_else(|| at(span, format!("'{name}' is not a register")))

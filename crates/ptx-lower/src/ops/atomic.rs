@@ -128,8 +128,7 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
         _ => return Err(unsupported(inst)),
     };
     let t = cx.temp(RegFile::R, 1);
-    let rz = Operand::reg(Reg::RZ);
-    cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, Operand::int(bits)], inst.span)?;
+    cx.imad_mov(t.into(), Operand::int(bits), inst.span)?;
     Ok(t.into())
 }
 

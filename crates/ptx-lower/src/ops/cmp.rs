@@ -57,8 +57,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                 _ => return Err(unsupported(inst)),
             };
             let t = cx.temp(RegFile::R, 1);
-            let rz = Operand::reg(Reg::RZ);
-            cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, bits], inst.span)?;
+            cx.imad_mov(t.into(), bits, inst.span)?;
             b = t.into();
         }
         std::mem::swap(&mut a, &mut b);
@@ -179,8 +178,7 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         // Two immediates: the first goes to a register (not by a plain MOV,
         // which copy propagation would fold back).
         let t = cx.temp(RegFile::R, 1);
-        let rz = Operand::reg(Reg::RZ);
-        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, a], inst.span)?;
+        cx.imad_mov(t.into(), a, inst.span)?;
         a = t.into();
     }
     cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a, b, p], inst.span)

@@ -1,7 +1,7 @@
 //! f64 arithmetic on register pairs: `DADD`, `DMUL`, `DFMA`, and `setp`
 //! on f64 (`DSETP`).
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{bank_operand, dst, operand, src, unsupported};
@@ -53,7 +53,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         "fma" | "mad" => {
             // An immediate is taken only as the addend: a factor goes to a pair.
             let b = match b.kind {
-                OperandKind::Imm(Imm::F64(bits)) => Operand::reg(pair(cx, bits, inst)?),
+                OperandKind::Imm(Imm::F64(bits)) => Operand::reg(super::wide::materialize(cx, bits, inst.span)?),
                 _ => b,
             };
             let c = src(cx, inst, 3, f64)?;
@@ -115,21 +115,9 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// in a register pair; other operands as they are.
 fn short_imm(cx: &mut Lowerer<'_>, x: Operand, inst: &Instruction) -> Lowered<Operand> {
     match x.kind {
-        OperandKind::Imm(Imm::F64(bits)) if bits as u32 != 0 => Ok(Operand::reg(pair(cx, bits, inst)?)),
+        OperandKind::Imm(Imm::F64(bits)) if bits as u32 != 0 => {
+            Ok(Operand::reg(super::wide::materialize(cx, bits, inst.span)?))
+        }
         _ => Ok(x),
     }
-}
-
-/// The 64 bits `bits` in a fresh register pair, word by word (NVIDIA's
-/// `IMAD.MOV.U32 R16, RZ, RZ, -0x2d0e5604`, `IMAD.MOV.U32 R17, RZ, RZ,
-/// 0x3f50624d`).
-fn pair(cx: &mut Lowerer<'_>, bits: u64, inst: &Instruction) -> Lowered<Reg> {
-    let t = cx.temp(RegFile::R, 2);
-    let rz = Operand::reg(Reg::RZ);
-    for (word, value) in [(0u8, bits as u32), (1, (bits >> 32) as u32)] {
-        let d = if word == 0 { Operand::reg(t.part(0, 1)).undef() } else { Operand::reg(t.part(1, 1)) };
-        let uses = vec![rz.clone(), rz.clone(), Operand::int(i64::from(value))];
-        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![d], uses, inst.span)?;
-    }
-    Ok(t)
 }

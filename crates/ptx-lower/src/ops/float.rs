@@ -36,9 +36,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                         Operand::reg(Reg::RZ)
                     } else {
                         let t = cx.temp(ori_ir::RegFile::R, 1);
-                        let rz = Operand::reg(Reg::RZ);
-                        let word = Operand::int(i64::from(bits));
-                        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![rz.clone(), rz, word], inst.span)?;
+                        cx.imad_mov(t.into(), Operand::int(i64::from(bits)), inst.span)?;
                         t.into()
                     }
                 }

@@ -63,8 +63,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             // propagation would undo).
             let c = if b.as_reg().is_none() && c.as_reg().is_none() {
                 let t = cx.temp(ori_ir::RegFile::R, 1);
-                let z = Operand::reg(Reg::RZ);
-                cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], vec![z.clone(), z, c], span)?;
+                cx.imad_mov(t.into(), c, span)?;
                 t.into()
             } else {
                 c
@@ -204,9 +203,7 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
                     // Not a plain MOV: copy propagation would put the
                     // immediate back next to the bank operand.
                     let t = cx.temp(ori_ir::RegFile::R, 1);
-                    let rz = Operand::reg(Reg::RZ);
-                    let uses = vec![rz.clone(), rz, product.factor.clone()];
-                    cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![t.into()], uses, inst.span)?;
+                    cx.imad_mov(t.into(), product.factor.clone(), inst.span)?;
                     t.into()
                 }
             };

@@ -124,10 +124,7 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, d: ori_ir::Reg, s: Operand) ->
     };
     match (d.width, s.as_reg()) {
         (1, _) => cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span),
-        (2, Some(r)) if r.width == 2 => {
-            let rz = Operand::reg(ori_ir::Reg::RZ);
-            cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], vec![rz.clone(), rz, s], inst.span)
-        }
+        (2, Some(r)) if r.width == 2 => cx.copy_pair(d.into(), s, inst.span),
         _ => Err(unsupported(inst)),
     }
 }
@@ -227,9 +224,7 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
         if elem_words == 1 {
             cx.emit(Opcode::MOV, &[], vec![dreg.into()], vec![part.into()], inst.span)?;
         } else {
-            let rz = Operand::reg(ori_ir::Reg::RZ);
-            let uses = vec![rz.clone(), rz, part.into()];
-            cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], uses, inst.span)?;
+            cx.copy_pair(dreg.into(), part.into(), inst.span)?;
         }
     }
     Ok(())
@@ -443,8 +438,7 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
             }
             (ExprKind::Name(r, None), _) => {
                 let v = read_reg(cx, r.name.as_str(), e.span)?;
-                let rz = Operand::reg(ori_ir::Reg::RZ);
-                cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![def], vec![rz.clone(), rz, v.into()], inst.span)?;
+                cx.copy_pair(def, v.into(), inst.span)?;
             }
             (ExprKind::Int { value, .. }, 1) => {
                 cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::int(i64::from(*value as u32))], inst.span)?;

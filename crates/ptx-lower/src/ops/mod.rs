@@ -179,8 +179,7 @@ pub(crate) fn read_reg(cx: &mut Lowerer<'_>, name: &str, span: ptx_syntax::Span)
     let param = cx.param_values.get(name).filter(|p| p.words > 1 && cx.sm.version < 90).copied();
     let Some(p) = param else { return cx.reg(name, span) };
     let t = cx.temp(RegFile::R, 2);
-    let rz = Operand::reg(Reg::RZ);
-    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![t.into()], vec![rz.clone(), rz, Operand::cbank(0, p.offset)], span)?;
+    cx.copy_pair(t.into(), Operand::cbank(0, p.offset), span)?;
     Ok(t)
 }
 

@@ -1,6 +1,6 @@
 //! `mov` and `cvta`: copies (and special-register reads).
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
+use ori_ir::{Imm, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, StateSpace};
 
 use super::{dst, operand, special, src, ty, unsupported};
@@ -119,8 +119,7 @@ fn pack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
         cx.emit(Opcode::MOV, &[], vec![def], vec![w], inst.span)?;
     }
     if reads_d {
-        let rz = Operand::reg(Reg::RZ);
-        cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], vec![rz.clone(), rz, target.into()], inst.span)?;
+        cx.copy_pair(d.into(), target.into(), inst.span)?;
     }
     Ok(())
 }
@@ -178,6 +177,5 @@ fn copy64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if sreg.as_reg().is_none_or(|r| r.width != dreg.width) {
         return Err(unsupported(inst));
     }
-    let rz = Operand::reg(Reg::RZ);
-    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![dreg.into()], vec![rz.clone(), rz, sreg], inst.span)
+    cx.copy_pair(dreg.into(), sreg, inst.span)
 }

@@ -283,17 +283,17 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     Ok(())
 }
 
-/// A fresh pair holding `value` (not by plain `MOV`s of the whole, which
-/// do not exist: one per word).
-fn materialize(cx: &mut Lowerer<'_>, value: u64, span: ptx_syntax::Span) -> Lowered<Reg> {
+/// A fresh pair holding `value`, one `IMAD.MOV.U32` per word (NVIDIA's
+/// form for f64 constants, `IMAD.MOV.U32 R16, RZ, RZ, -0x2d0e5604`; not a
+/// plain `MOV`, which copy propagation would fold back).
+pub(super) fn materialize(cx: &mut Lowerer<'_>, value: u64, span: ptx_syntax::Span) -> Lowered<Reg> {
     let t = cx.temp(RegFile::R, 2);
     let mut dd = Dest { reg: t, fresh: true };
     for w in 0..2 {
         let word = Src64::Imm(value).word(w);
         // `IMAD.MOV.U32` rather than `MOV`: copy propagation would put an
         // immediate back as `SEL`'s first source, which SASS cannot encode.
-        let rz = Operand::reg(Reg::RZ);
-        cx.emit(Opcode::IMAD, &["MOV", "U32"], vec![dd.word(w)], vec![rz.clone(), rz, word], span)?;
+        cx.imad_mov(dd.word(w), word, span)?;
     }
     Ok(t)
 }
