@@ -524,15 +524,15 @@ impl<'m> Lowerer<'m> {
     /// remembered for PTX register `dst_name` when that is written once.
     /// False when `name` is not a module variable.
     pub fn global_var_address(&mut self, name: &str, dst: Reg, dst_name: &str, span: Span) -> Lowered<bool> {
-        let Some(var) = self.globals.get(name).filter(|v| !matches!(v, GlobalRef::ExternShared(_))) else {
-            return Ok(false);
+        let pair = |dst: Reg| {
+            let message = format!("lowering of a 32-bit address of '{name}' is not supported yet");
+            if dst.width == 2 { Ok(()) } else { Err(at(span, message)) }
         };
-        if dst.width != 2 {
-            return Err(at(span, format!("lowering of a 32-bit address of '{name}' is not supported yet")));
-        }
-        match var {
-            GlobalRef::ExternShared(_) => return Ok(false),
-            GlobalRef::Global(slot) => {
+        match self.globals.get(name) {
+            // Dynamic shared memory has a shared-window address instead.
+            None | Some(GlobalRef::ExternShared(_)) => return Ok(false),
+            Some(GlobalRef::Global(slot)) => {
+                pair(dst)?;
                 let slot = slot as i32;
                 if self.sm.version >= 90 {
                     self.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![Operand::cbank(4, slot)], span)?;
@@ -543,7 +543,8 @@ impl<'m> Lowerer<'m> {
                     self.emit(Opcode::MOV, &[], vec![hi], vec![Operand::cbank(4, slot + 4)], span)?;
                 }
             }
-            GlobalRef::Const(offset) => {
+            Some(GlobalRef::Const(offset)) => {
+                pair(dst)?;
                 let offset = i64::from(offset);
                 let lo = Operand::reg(dst.part(0, 1)).undef();
                 self.emit(Opcode::MOV, &[], vec![lo], vec![Operand::int(offset)], span)?;
