@@ -85,6 +85,18 @@ pub static ANALOGY_OPCODES: &[&str] = &[
     "USHF", "USEL", "UMOV", "UISETP", "UPRMT",
 ];
 
+/// Operand edits one opcode's forms take from another opcode's pairs:
+/// (opcode, the opcode whose pairs show the edit, old operand, new
+/// operand). FMNMX and FSEL share their layout (`a` at 24..31 with its
+/// negation at bit 72, `b` at 32..39 with kind bits 9..11 = 1, or an
+/// immediate at 32..63 with kind 4, or a constant with kind 5, the
+/// predicate at 87..90), so `FMNMX R, R, -1, !PT` and `FMNMX R, -RZ, R,
+/// !PT` (which ptxas emits in the large modules, never in the corpus
+/// kernels) are `FMNMX R, R, R, !PT` edited as FSEL's pairs show. Being
+/// explicit, these edits may change an operand's marks.
+pub static CROSS_ANALOGIES: &[(&str, &str, &str, &str)] =
+    &[("FMNMX", "FSEL", "{R}", "{F}"), ("FMNMX", "FSEL", "{R}", "c[{X}][{X}]"), ("FMNMX", "FSEL", "{R}", "-{R}")];
+
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
 
@@ -260,15 +272,17 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
     }
     let mut out = Vec::new();
     let mut made: HashSet<String> = HashSet::new();
-    for group in groups.values() {
-        // Edits keyed by (source index, old operand), from pairs of forms of
-        // one spelling (grouped first: comparing across spellings would be
-        // quadratic in the whole opcode's forms, paid at every start-up).
-        let mut edits: HashMap<(usize, &str), Vec<Edit>> = HashMap::new();
+    // Edits keyed by (source index, old operand), per opcode, from pairs
+    // of forms of one spelling (grouped first: comparing across spellings
+    // would be quadratic in the whole opcode's forms, paid at every
+    // start-up).
+    let mut edits: HashMap<&str, HashMap<(usize, &str), Vec<Edit>>> = HashMap::new();
+    for (&opcode, group) in &groups {
         let mut spellings: HashMap<(&str, usize, usize), Vec<&Form>> = HashMap::new();
         for f in group {
             spellings.entry((f.mnemonic, f.operands.len(), def_count(f))).or_default().push(f);
         }
+        let mine = edits.entry(opcode).or_default();
         for same in spellings.values() {
             for c in same {
                 for b in same {
@@ -277,21 +291,35 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
                         && slot >= def_count(c)
                     {
                         let key = (slot - def_count(c), c.operands[slot]);
-                        edits.entry(key).or_default().push(Edit { from: c, to: b, slot });
+                        mine.entry(key).or_default().push(Edit { from: c, to: b, slot });
                     }
                 }
             }
         }
+    }
+    let none = HashMap::new();
+    for (&opcode, group) in &groups {
+        let own = edits.get(opcode).unwrap_or(&none);
+        let borrowed: Vec<(&HashMap<(usize, &str), Vec<Edit>>, &str, &str)> = CROSS_ANALOGIES
+            .iter()
+            .filter(|c| c.0 == opcode)
+            .filter_map(|&(_, from, old, new)| Some((edits.get(from)?, old, new)))
+            .collect();
         for a in group {
             let defs = def_count(a);
             for i in defs..a.operands.len() {
-                let Some(list) = edits.get(&(i - defs, a.operands[i])) else { continue };
-                for e in list {
+                let key = (i - defs, a.operands[i]);
+                let own_edits = own.get(&key).into_iter().flatten().map(|e| (e, false));
+                let other_edits =
+                    borrowed.iter().filter(|(_, old, _)| *old == a.operands[i]).flat_map(|(map, _, new)| {
+                        map.get(&key).into_iter().flatten().filter(|e| e.to.operands[e.slot] == *new).map(|e| (e, true))
+                    });
+                for (e, explicit) in own_edits.chain(other_edits) {
                     let new = e.to.operands[e.slot];
                     if NO_ANALOGY.iter().any(|(m, s, o)| a.mnemonic.starts_with(m) && *s == i - defs && *o == new) {
                         continue;
                     }
-                    let Some(d) = apply(a, i, e) else { continue };
+                    let Some(d) = apply(a, i, e, explicit) else { continue };
                     let t = text(&d);
                     if !known.contains(&t) && made.insert(t) {
                         out.push(d);
@@ -303,7 +331,8 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
     out
 }
 
-/// `a` with source operand `i` edited as `e` shows, or `None` when the
+/// `a` with source operand `i` edited as `e` shows (marks only from pairs
+/// of `a`'s own mnemonic unless `any_marks`), or `None` when the
 /// other sources differ in kind or fields, or the fields would collide.
 ///
 /// The sources of `a` and of the pair's old form `c` are lined up from the
@@ -311,7 +340,7 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
 /// included: DFMA's `-a` and `-b` are one bit) with the same fields. The result has `a`'s destinations, the new form
 /// `b`'s fields for the shared sources, and `a`'s for sources `c` lacks
 /// (the carry-in predicates of `IADD3.X` when the pair is two `IADD3`s).
-fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
+fn apply(a: &Form, i: usize, e: &Edit, any_marks: bool) -> Option<Form> {
     let (c, b, j) = (e.from, e.to, e.slot);
     let (da, dc) = (def_count(a), def_count(c));
     let shared = (a.operands.len() - da).min(c.operands.len() - dc);
@@ -322,7 +351,7 @@ fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
     }
     // A mark's spelling depends on the mnemonic (`-R` of IADD3 is `~R` of
     // IADD3.X), so marks are only taken from pairs of `a`'s own mnemonic.
-    if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic {
+    if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic && !any_marks {
         return None;
     }
     let a_atoms = atom_range(a, da).start..atom_range(a, da + shared - 1).end;
@@ -396,5 +425,6 @@ mod tests {
         assert!(has("SHF.R.S64", &["{R}", "{R}", "{R}", "{R}"]));
         assert!(has("ST.E", &["desc[{U}][{R}.64+{X}]", "{R}"]));
         assert!(has("LDS", &["{R}", "[{R}+{U}+{X}]"]));
+        assert!(has("FMNMX", &["{R}", "{R}", "{F}", "!{P}"]));
     }
 }

@@ -30,6 +30,12 @@
 //!   1 = signed (no word);
 //! * bit 80: `.FTZ` of FSETP, HSETP2 and FMNMX (after the comparison);
 //!   bit 81: FMNMX `.NAN` (printed after `.FTZ`);
+//! * FMUL (`FMUL R23, R24, R9` = `0x220`, high word `0x400000`): bits
+//!   84..86 scale the product, `INVALID0 D8 D4 D2` (none) `M2 M4 M8`
+//!   (ptxas folds a multiplication by 1/8 into `FMUL.D8`); bits 78..79
+//!   the rounding (none) `RM RP RZ`, bit 77 `.SAT`, bit 80 `.FTZ`, printed
+//!   `FMUL.FTZ.D8.RM.SAT`; bit 76 is `.FMZ` (with `.FTZ` it prints
+//!   `INVALID3`: one two-bit field over bits 76 and 80, not derived);
 //! * bit 90: negation of the predicate at bits 87..89 (the combine
 //!   predicate of the SETPs, the min/max selector of FMNMX/IMNMX/VIMNMX:
 //!   `PT` is the minimum, `!PT` the maximum).
@@ -146,6 +152,14 @@ const U32_AT_73: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U32",
 const U32_AT_72: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", ""] });
 const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] });
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
+/// FMUL's power-of-two scale of the product (bits 84..86; 0 prints
+/// `INVALID0`, 4 is none).
+const FMUL_SCALE: Slot =
+    Slot::Field(WordField { pos: 84, len: 3, words: &["INVALID0", "D8", "D4", "D2", "", "M2", "M4", "M8"] });
+/// Rounding of FMUL (bits 78..79).
+const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
+/// `.SAT` of FMUL (bit 77, printed last).
+const SAT_77: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["", "SAT"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -231,6 +245,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
     Family { opcode: "DSETP", sm: None, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
     Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
+    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },

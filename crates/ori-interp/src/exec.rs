@@ -293,8 +293,8 @@ impl Cta<'_> {
                 let r = float::fadd(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd);
                 (u64::from(float::saturate(r, sat)), no)
             }
-            Kind::Fmul { ftz, rnd, sat } => {
-                let r = float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd);
+            Kind::Fmul { ftz, rnd, sat, scale } => {
+                let r = float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd, scale);
                 (u64::from(float::saturate(r, sat)), no)
             }
             Kind::Ffma { ftz, rnd, sat } => {

@@ -154,6 +154,8 @@ pub enum Kind {
         rnd: Round,
         /// `.SAT`: clamp the result to [0, 1].
         sat: bool,
+        /// `.D2`..`.M8`: the product is scaled by 2^scale before rounding.
+        scale: i8,
     },
     Ffma {
         ftz: bool,
@@ -310,6 +312,12 @@ fn byte_sel(inst: &Inst) -> u8 {
     ["B1", "B2", "B3"].iter().position(|b| inst.has_mod(b)).map_or(0, |i| i as u8 + 1)
 }
 
+/// The power of two `FMUL.D8`..`FMUL.M8` scales its product by.
+fn fmul_scale(inst: &Inst) -> i8 {
+    const SCALES: [(&str, i8); 6] = [("D8", -3), ("D4", -2), ("D2", -1), ("M2", 1), ("M4", 2), ("M8", 3)];
+    SCALES.iter().find(|(name, _)| inst.has_mod(name)).map_or(0, |&(_, e)| e)
+}
+
 fn round(inst: &Inst) -> Round {
     inst.mods.iter().find_map(|m| Round::from_name(m.name())).unwrap_or_default()
 }
@@ -386,7 +394,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "SEL" | "FSEL" => Kind::Sel,
         "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
-        "FMUL" => Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT") },
+        "FMUL" => Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale: fmul_scale(inst) },
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
         "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
