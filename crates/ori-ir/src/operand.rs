@@ -218,6 +218,23 @@ impl Operand {
         [a, b, c].into_iter().flatten()
     }
 
+    /// The registers [`regs`](Self::regs) lists, to rewrite them in place.
+    pub fn regs_mut(&mut self) -> impl Iterator<Item = &mut Reg> + '_ {
+        let (a, b, c) = match &mut self.kind {
+            OperandKind::Reg(r) | OperandKind::MatrixDesc(r) => (Some(r), None, None),
+            OperandKind::CBank(cb) => {
+                let bank = match &mut cb.bank {
+                    Bank::Indexed(r) => Some(r),
+                    Bank::Fixed(_) => None,
+                };
+                (bank, cb.reg.as_mut(), None)
+            }
+            OperandKind::Mem(addr) => (addr.desc.as_mut(), addr.base.as_mut(), addr.ubase.as_mut()),
+            _ => (None, None, None),
+        };
+        [a, b, c].into_iter().flatten()
+    }
+
     /// Same operand, negated.
     pub fn negated(mut self) -> Operand {
         self.flags.neg = !self.flags.neg;

@@ -1,0 +1,406 @@
+//! `GvnCse`: dominator-scoped value numbering that makes later reads of a
+//! recomputed value read the first computation.
+//!
+//! Lowering expands each PTX instruction on its own, so a function that
+//! takes `x % n` 32 times computes the reciprocal of `n` 32 times
+//! (launch_bounds): 32 copies of the same `IABS`, `I2F.RP`, `MUFU.RCP`, ...
+//! sequence, each live at once after scheduling. NVIDIA's code computes
+//! it once.
+//!
+//! Only registers whose words are each written exactly once, unguarded
+//! ("single-definition words", the bulk of what lowering makes) carry
+//! value numbers, and a number is visible only in the dominator subtree of
+//! its definition: there the word surely holds that value, whatever path
+//! was taken. An instruction is *pure* when its result depends on its
+//! operands alone (ALU, conversions, MUFU, constant-bank loads, thread
+//! and block indices; see [`is_pure`]); two pure instructions with equal
+//! opcode, modifiers, definition shapes and operand values compute equal
+//! results, so the later one's results get the earlier one's numbers.
+//!
+//! Nothing is inserted or moved. Every read of a register (parts included)
+//! whose words' numbers are held by a register defined earlier on the
+//! dominator path reads that register instead, so the duplicate computation
+//! loses its readers and `EarlyOriSimpleLiveDead` deletes it. A tuple built
+//! word by word (`undef %r13:1 = F2I ...`, `%r13:0 = MOV 0x0`) matches
+//! another built the same way, word for word. Moves of constants get
+//! numbers too (so such tuples match), but a read is never redirected to
+//! a register that only holds constants: that would stretch a constant's
+//! life across the function, where rematerialising it is free.
+
+use std::collections::{HashMap, HashSet};
+
+use cfg::{Cfg, DomTree};
+use ori_ir::{
+    Bank, BlockId, Function, Imm, Inst, Modifier, Opcode, OperandFlags, OperandKind, Phase, PhaseContext, PhaseError,
+    Property, PropertySet, Reg, RegFile, SpecialReg,
+};
+
+/// Makes reads of recomputed values read the first computation.
+pub struct GvnCse;
+
+impl Phase for GvnCse {
+    fn name(&self) -> &'static str {
+        "GvnCse"
+    }
+
+    fn description(&self) -> &'static str {
+        "Value numbering over the dominator tree: reads of a recomputed value read the first computation"
+    }
+
+    fn requires(&self) -> PropertySet {
+        PropertySet::of(&[Property::VirtualRegs])
+    }
+
+    fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        let cfg = Cfg::compute(func);
+        if cfg.has_unknown_targets() {
+            // Dominators would miss the edges to unlisted targets.
+            return Ok(());
+        }
+        let dom = DomTree::compute(&cfg);
+        let Some(entry) = cfg.entry() else { return Ok(()) };
+        let mut state = Numbering::new(func);
+        // Depth-first over the dominator tree, undoing each block's
+        // entries when its subtree is done.
+        let mut stack = vec![(entry, false)];
+        let mut marks = Vec::new();
+        while let Some((block, done)) = stack.pop() {
+            if done {
+                state.undo_to(marks.pop().unwrap_or(0));
+                continue;
+            }
+            marks.push(state.undo.len());
+            stack.push((block, true));
+            state.visit(func, block);
+            stack.extend(dom.children(block).map(|c| (c, false)));
+        }
+        Ok(())
+    }
+}
+
+/// A value number.
+type Vn = u32;
+
+/// One 32-bit word of a virtual register.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+struct Word {
+    file: RegFile,
+    num: u32,
+    word: u8,
+}
+
+/// What an operand contributes to an instruction's identity.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum UseKey {
+    /// A virtual register's words, by number, with its modifiers.
+    Reg(RegFile, Vec<Vn>, OperandFlags),
+    /// A zero register, with its modifiers.
+    Zero(RegFile, OperandFlags),
+    Imm(Imm, OperandFlags),
+    Special(SpecialReg),
+    CBank {
+        bank: BankKey,
+        reg: Option<Vec<Vn>>,
+        offset: i32,
+    },
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum BankKey {
+    Fixed(u8),
+    Indexed(Vec<Vn>),
+}
+
+/// An instruction's identity: opcode, modifiers, the shape of what it
+/// writes (file, width, zero register) and what it reads.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ExprKey {
+    op: Opcode,
+    mods: Vec<Modifier>,
+    defs: Vec<(RegFile, u8, bool)>,
+    uses: Vec<UseKey>,
+}
+
+/// A scoped table entry to remove when its block's subtree is done.
+enum Undo {
+    Avail(Word),
+    Expr(ExprKey),
+    Holder(RegFile, Vec<Vn>),
+}
+
+struct Numbering {
+    /// Writes of each word in the function (a guarded write counts twice:
+    /// it may not happen).
+    writes: HashMap<Word, u32>,
+    /// Width of each virtual register, in words.
+    widths: HashMap<(RegFile, u32), u8>,
+    next: Vn,
+    /// Numbers made by moves of constants (never worth a longer life).
+    constant: HashSet<Vn>,
+    /// Scoped: the number each single-definition word holds here.
+    avail: HashMap<Word, Vn>,
+    /// Scoped: the numbers each pure computation's results got.
+    exprs: HashMap<ExprKey, Vec<Vec<Vn>>>,
+    /// Scoped: the first register (or part) holding a sequence of numbers.
+    holders: HashMap<(RegFile, Vec<Vn>), Reg>,
+    undo: Vec<Undo>,
+}
+
+impl Numbering {
+    fn new(func: &Function) -> Numbering {
+        let mut writes: HashMap<Word, u32> = HashMap::new();
+        for (_, _, inst) in func.insts_in_order() {
+            let times = if inst.guard.is_some() { 2 } else { 1 };
+            for reg in inst.written_regs().filter(|r| r.is_virtual) {
+                for w in reg.words() {
+                    *writes.entry(Word { file: reg.file, num: reg.num, word: w }).or_insert(0) += times;
+                }
+            }
+        }
+        Numbering {
+            writes,
+            widths: func.vreg_widths(),
+            next: 0,
+            constant: Default::default(),
+            avail: HashMap::new(),
+            exprs: HashMap::new(),
+            holders: HashMap::new(),
+            undo: Vec::new(),
+        }
+    }
+
+    fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            match self.undo.pop() {
+                Some(Undo::Avail(w)) => {
+                    self.avail.remove(&w);
+                }
+                Some(Undo::Expr(k)) => {
+                    self.exprs.remove(&k);
+                }
+                Some(Undo::Holder(f, v)) => {
+                    self.holders.remove(&(f, v));
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn fresh(&mut self) -> Vn {
+        self.next += 1;
+        self.next
+    }
+
+    fn single_def(&self, reg: Reg) -> bool {
+        reg.is_virtual && reg.words().all(|w| self.writes.get(&word(reg, w)) == Some(&1))
+    }
+
+    /// The numbers of `reg`'s words here, when all are known.
+    fn numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
+        reg.words().map(|w| self.avail.get(&word(reg, w)).copied()).collect()
+    }
+
+    fn visit(&mut self, func: &mut Function, block: BlockId) {
+        for k in 0..func.blocks[block].insts.len() {
+            let id = func.blocks[block].insts[k];
+            let inst = &mut func.insts[id];
+            self.redirect_reads(inst);
+            let numbers = match self.copied(inst) {
+                Some(source) => vec![source],
+                None => self.compute(inst),
+            };
+            for (def, vns) in inst.defs.iter().zip(&numbers) {
+                let Some(reg) = def.as_reg() else { continue };
+                if !self.single_def(reg) {
+                    continue;
+                }
+                for (w, &vn) in reg.words().zip(vns) {
+                    let wd = word(reg, w);
+                    self.avail.insert(wd, vn);
+                    self.undo.push(Undo::Avail(wd));
+                }
+                self.add_holders(reg);
+            }
+        }
+    }
+
+    /// The numbers of the source of a plain one-word copy `d = MOV s`: the
+    /// copy holds the same value (copy propagation across the dominator
+    /// tree, for the copies `OriCopyProp` cannot prove available).
+    fn copied(&self, inst: &Inst) -> Option<Vec<Vn>> {
+        if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() || inst.uses.len() != 1 {
+            return None;
+        }
+        let (dst, src) = (inst.defs.first()?.as_reg()?, &inst.uses[0]);
+        let OperandKind::Reg(s) = src.kind else { return None };
+        let plain = src.flags == OperandFlags::default();
+        (plain && s.is_virtual && s.width == 1 && dst.width == 1 && s.file == dst.file).then(|| self.numbers(s))?
+    }
+
+    /// The numbers of `inst`'s results: an earlier identical pure
+    /// computation's, or fresh ones (recorded for later ones).
+    fn compute(&mut self, inst: &Inst) -> Vec<Vec<Vn>> {
+        let key = self.key(inst);
+        if let Some(numbers) = key.as_ref().and_then(|k| self.exprs.get(k)) {
+            return numbers.clone();
+        }
+        let constant = is_constant_move(inst);
+        let mut numbers = Vec::with_capacity(inst.defs.len());
+        for def in &inst.defs {
+            let words = def.as_reg().map_or(0, |r| r.width);
+            let vns: Vec<Vn> = (0..words).map(|_| self.fresh()).collect();
+            if constant {
+                self.constant.extend(&vns);
+            }
+            numbers.push(vns);
+        }
+        if let Some(k) = key {
+            self.exprs.insert(k.clone(), numbers.clone());
+            self.undo.push(Undo::Expr(k));
+        }
+        numbers
+    }
+
+    /// Records `reg`'s register as the holder of every run of its words
+    /// (with a word `reg` covers) whose numbers have no holder yet.
+    fn add_holders(&mut self, reg: Reg) {
+        let width = self.widths.get(&(reg.file, reg.num)).copied().unwrap_or(reg.width);
+        let written = reg.words();
+        for start in 0..width {
+            for end in start + 1..=width.min(start + 4) {
+                if end <= written.start || start >= written.end || start % alignment(end - start) != 0 {
+                    continue;
+                }
+                let whole = Reg { word: None, width, ..reg };
+                let part = if start == 0 && end == width { whole } else { whole.part(start, end - start) };
+                let Some(vns) = self.numbers(part) else { continue };
+                if vns.iter().all(|v| self.constant.contains(v)) {
+                    continue;
+                }
+                let key = (reg.file, vns);
+                if !self.holders.contains_key(&key) {
+                    self.holders.insert(key.clone(), part);
+                    self.undo.push(Undo::Holder(key.0, key.1));
+                }
+            }
+        }
+    }
+
+    /// Makes every register read of `inst` read the first holder of its
+    /// numbers.
+    fn redirect_reads(&self, inst: &mut Inst) {
+        let redirect = |reg: &mut Reg| {
+            if !reg.is_virtual {
+                return;
+            }
+            let Some(vns) = self.numbers(*reg) else { return };
+            if let Some(&holder) = self.holders.get(&(reg.file, vns)) {
+                *reg = holder;
+            }
+        };
+        if let Some(guard) = &mut inst.guard {
+            redirect(&mut guard.pred);
+        }
+        for operand in &mut inst.uses {
+            for reg in operand.regs_mut() {
+                redirect(reg);
+            }
+        }
+    }
+
+    /// The identity of a pure, unguarded instruction whose definitions are
+    /// all single-definition registers and whose register operands all
+    /// have numbers here.
+    fn key(&self, inst: &Inst) -> Option<ExprKey> {
+        if inst.guard.is_some() || !is_pure(inst) {
+            return None;
+        }
+        let mut defs = Vec::with_capacity(inst.defs.len());
+        for d in &inst.defs {
+            let reg = d.as_reg()?;
+            if !reg.is_zero() && !self.single_def(reg) {
+                return None;
+            }
+            defs.push((reg.file, reg.width, reg.is_zero()));
+        }
+        let mut uses = Vec::with_capacity(inst.uses.len());
+        for u in &inst.uses {
+            let flags = OperandFlags { reuse: false, undef: false, ..u.flags };
+            uses.push(match &u.kind {
+                OperandKind::Reg(r) if r.is_zero() => UseKey::Zero(r.file, flags),
+                OperandKind::Reg(r) if r.is_virtual => UseKey::Reg(r.file, self.numbers(*r)?, flags),
+                OperandKind::Imm(imm) => UseKey::Imm(*imm, flags),
+                OperandKind::Special(sr) => UseKey::Special(*sr),
+                OperandKind::CBank(cb) => {
+                    let bank = match cb.bank {
+                        Bank::Fixed(b) => BankKey::Fixed(b),
+                        Bank::Indexed(r) => BankKey::Indexed(self.virtual_numbers(r)?),
+                    };
+                    let reg = match cb.reg {
+                        Some(r) if r.is_zero() => None,
+                        Some(r) => Some(self.virtual_numbers(r)?),
+                        None => None,
+                    };
+                    UseKey::CBank { bank, reg, offset: cb.offset }
+                }
+                _ => return None,
+            });
+        }
+        Some(ExprKey { op: inst.op, mods: inst.mods.clone(), defs, uses })
+    }
+
+    fn virtual_numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
+        if reg.is_virtual { self.numbers(reg) } else { None }
+    }
+}
+
+fn word(reg: Reg, w: u8) -> Word {
+    Word { file: reg.file, num: reg.num, word: w }
+}
+
+/// The alignment SASS requires of a tuple of `width` words.
+fn alignment(width: u8) -> u8 {
+    width.next_power_of_two()
+}
+
+/// A `MOV` of an immediate or a zero register.
+fn is_constant_move(inst: &Inst) -> bool {
+    inst.op == Opcode::MOV
+        && inst.uses.iter().all(|u| match &u.kind {
+            OperandKind::Imm(_) => true,
+            OperandKind::Reg(r) => r.is_zero(),
+            _ => false,
+        })
+}
+
+/// Instructions whose results depend on their operands alone: the
+/// arithmetic, logic, comparison and conversion opcodes, MUFU, constant
+/// bank reads (parameters and `.const` data do not change while a kernel
+/// runs) and the special registers that are fixed for a thread.
+fn is_pure(inst: &Inst) -> bool {
+    use Opcode::*;
+    match inst.op {
+        IMAD | IADD3 | VIADD | IABS | IMNMX | VIMNMX | VIADDMNMX | VABSDIFF | LOP3 | SHF | LEA | PRMT | SEL | ISETP
+        | POPC | FLO | BREV | BMSK | SGXT | MOV | PLOP3 | FADD | FMUL | FFMA | FMNMX | FSEL | FSETP | FCHK | FRND
+        | MUFU | DADD | DMUL | DFMA | DSETP | HADD2 | HMUL2 | HFMA2 | HMNMX2 | HSETP2 | F2F | F2I | I2F | I2FP
+        | F2FP | UMOV | UIADD3 | UIMAD | ULEA | USHF | ULOP3 | USEL | UISETP | UPLOP3 | UFLO | UPOPC | UBREV
+        | UPRMT | R2UR | LDC | ULDC => true,
+        S2R | S2UR => inst.uses.iter().all(|u| matches!(&u.kind, OperandKind::Special(sr) if fixed_for_thread(*sr))),
+        _ => false,
+    }
+}
+
+/// Special registers whose value a thread sees unchanged while it runs.
+fn fixed_for_thread(sr: SpecialReg) -> bool {
+    matches!(sr.name(), "SR_TID.X" | "SR_TID.Y" | "SR_TID.Z" | "SR_CTAID.X" | "SR_CTAID.Y" | "SR_CTAID.Z" | "SR_LANEID")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alignments() {
+        assert_eq!([1, 2, 3, 4].map(alignment), [1, 2, 4, 4]);
+    }
+}
