@@ -281,3 +281,41 @@ fn votes_matches_and_predicate_copies() {
         ["line 13:2: lowering of 'vote.sync.all.pred' is not supported yet"]
     );
 }
+
+/// Fragments as tuples: `ldmatrix` results are the parts of its `LDSM`
+/// tuple, which `HMMA` reads as they are; an accumulator written before
+/// (by `mov`) is gathered into a tuple and written back with `MOV`s; an
+/// unsupported shape is an error naming it.
+#[test]
+fn ldmatrix_and_mma_use_fragment_tuples() {
+    let body = "\t.reg .b32 %r<8>;\n\t.reg .f32 %f<5>;\n\
+        \tmov.u32 %r1, %tid.x;\n\tmov.f32 %f1, 0f00000000;\n\tmov.f32 %f2, %f1;\n\tmov.f32 %f3, %f1;\n\tmov.f32 %f4, %f1;\n\
+        \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r2, %r3, %r4, %r5}, [%r1];\n\
+        \tldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r6, %r7}, [%r1+16];\n\
+        \tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};\n\
+        \tret;";
+    let text = lower("", body, 80).unwrap();
+    let body: Vec<&str> = text.lines().skip_while(|l| !l.contains("LDSM")).take(11).map(str::trim).collect();
+    assert_eq!(
+        body,
+        [
+            "%r5.128 = LDSM.16.M88.4 [%r0]",
+            "%r6.64 = LDSM.16.MT88.2 [%r0+0x10]",
+            "undef %r7:0 = MOV %r1",
+            "%r7:1 = MOV %r2",
+            "%r7:2 = MOV %r3",
+            "%r7:3 = MOV %r4",
+            "%r8.128 = HMMA.16816.F32 %r5:0.128, %r6:0.64, %r7.128",
+            "%r1 = MOV %r8:0",
+            "%r2 = MOV %r8:1",
+            "%r3 = MOV %r8:2",
+            "%r4 = MOV %r8:3",
+        ]
+    );
+    // f16 accumulators: another HMMA form and layout.
+    let bad = "\t.reg .b32 %r<11>;\n\
+        \tmma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, {%r9, %r10};\n\tret;";
+    let errors = lower("", bad, 90).unwrap_err();
+    let name = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16";
+    assert!(errors[0].contains(&format!("lowering of '{name}' is not supported yet")), "{errors:?}");
+}
