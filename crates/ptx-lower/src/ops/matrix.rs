@@ -52,7 +52,7 @@ fn exactly(inst: &Instruction, words: &[&str], types: &[ScalarType]) -> bool {
 }
 
 /// The register names of brace-list operand `i`, which must have `n`.
-fn names<'i>(inst: &'i Instruction, i: usize, n: usize) -> Lowered<Vec<(&'i str, Span)>> {
+fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str, Span)>> {
     let ExprKind::Braces(elems) = &operand(inst, i)?.kind else { return Err(unsupported(inst)) };
     let names: Vec<(&str, Span)> = elems
         .iter()
@@ -104,22 +104,20 @@ fn gather(cx: &mut Lowerer<'_>, names: &[(&str, Span)], span: Span) -> Lowered<R
 /// A tuple some later instruction of the same sequence reads (`busy`) is
 /// not written early: the result goes to a fresh tuple.
 fn place(cx: &mut Lowerer<'_>, names: &[(&str, Span)], busy: &[Reg]) -> Lowered<Out> {
-    let n = names.len() as u8;
-    let t = cx.temp(RegFile::R, n);
-    let mut aliased = true;
-    for (k, &(name, _)) in names.iter().enumerate() {
-        aliased &= cx.regs.alias(name, t.part(k as u8, 1));
+    let existing: Option<Vec<Reg>> = names.iter().map(|&(name, _)| cx.regs.existing(name)).collect();
+    if let Some(tuple) = existing.as_deref().and_then(as_tuple).filter(|e| !busy.iter().any(|b| overlaps(*b, *e))) {
+        return Ok(Out { tuple, copies: Vec::new() });
     }
-    if aliased {
-        return Ok(Out { tuple: t, copies: Vec::new() });
+    let t = cx.temp(RegFile::R, names.len() as u8);
+    let mut copies = Vec::new();
+    for (k, &(name, span)) in names.iter().enumerate() {
+        // A register seen before gets the result by a copy; the others
+        // are the tuple's parts.
+        if !cx.regs.alias(name, t.part(k as u8, 1)) {
+            copies.push((cx.reg(name, span)?, k as u8));
+        }
     }
-    let regs = names.iter().map(|&(nm, s)| cx.reg(nm, s)).collect::<Lowered<Vec<Reg>>>()?;
-    if let Some(existing) = as_tuple(&regs).filter(|e| !busy.iter().any(|b| overlaps(*b, *e))) {
-        return Ok(Out { tuple: existing, copies: Vec::new() });
-    }
-    // Registers aliased to `t` above are written by the instruction itself.
-    let copies = regs.iter().enumerate().filter(|(_, r)| r.num != t.num || !r.is_virtual).map(|(k, r)| (*r, k as u8));
-    Ok(Out { tuple: t, copies: copies.collect() })
+    Ok(Out { tuple: t, copies })
 }
 
 /// Whether two registers share a word.
@@ -161,7 +159,17 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if !exactly(inst, &words, &[ScalarType::B16]) {
         return Err(unsupported(inst));
     }
-    let addr = shared_address(cx, inst, 1)?;
+    let mut addr = shared_address(cx, inst, 1)?;
+    // NVIDIA writes `[r+0x10]`, but the encoder has learned only the
+    // form without an offset: the offset is added first.
+    if let OperandKind::Mem(Address { base: Some(base), offset, .. }) = addr.kind
+        && offset != 0
+    {
+        let t = cx.temp(RegFile::R, 1);
+        let uses = vec![base.into(), Operand::int(offset), Operand::reg(Reg::RZ)];
+        cx.emit(Opcode::IADD3, &[], vec![t.into()], uses, inst.span)?;
+        addr = OperandKind::Mem(Address { base: Some(t), ..Address::default() }).into();
+    }
     let dests = names(inst, 0, n)?;
     let out = place(cx, &dests, &[])?;
     let mut mods = vec!["16", if trans { "MT88" } else { "M88" }];
