@@ -50,6 +50,10 @@ const KERNELS: &[(&str, &str)] = &[
     ("dyn_smem", "sm_80"),
     ("dyn_smem", "sm_90"),
     ("softmax_rows", "sm_80"),
+    ("mma_ldmatrix", "sm_80"),
+    ("mma_ldmatrix", "sm_90"),
+    ("wmma_gemm", "sm_80"),
+    ("wmma_gemm", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

@@ -1534,3 +1534,42 @@ fn ieee_functions_match_nvidia() {
         }
     }
 }
+
+/// The tensor-core GEMMs (ldmatrix + mma.sync, and wmma): `C = A * Bt^T`
+/// with A M x K and Bt N x K in binary16 and C in binary32. Small integer
+/// inputs keep every sum exact, so the results must be the reference's
+/// bits. K = 80 runs the unrolled loop and its remainder; wmma_gemm's
+/// extra column of blocks takes the early exit.
+#[test]
+fn tensor_core_gemms() {
+    let (m, n, k) = (32usize, 64usize, 80usize);
+    // -3..=3, in patterns that differ between rows and columns.
+    let small = |i: usize, step: usize| ((i * step + i / 7) % 7) as f64 - 3.0;
+    let gemm = |m: usize, n: usize| {
+        let a: Vec<f64> = (0..m * k).map(|i| small(i, 5)).collect();
+        let bt: Vec<f64> = (0..n * k).map(|i| small(i, 3)).collect();
+        let c: Vec<f32> =
+            (0..m * n).map(|ij| (0..k).map(|t| a[ij / n * k + t] * bt[ij % n * k + t]).sum::<f64>() as f32).collect();
+        let halves = |v: &[f64]| v.iter().flat_map(|&h| f16_bits(h).to_le_bytes()).collect::<Vec<u8>>();
+        (halves(&a), halves(&bt), f32s(&c))
+    };
+    let args = |a: &[u8], bt: &[u8], m: usize, n: usize| {
+        vec![
+            Arg::Buffer(a.to_vec()),
+            Arg::Buffer(bt.to_vec()),
+            Arg::Buffer(vec![0; 4 * m * n]),
+            Arg::Value(i32s(&[m as i32])),
+            Arg::Value(i32s(&[n as i32])),
+            Arg::Value(i32s(&[k as i32])),
+        ]
+    };
+    let (a, bt, c) = gemm(m, n);
+    let want = [a.clone(), bt.clone(), c];
+    let grid = [(n / 32) as u32, (m / 16) as u32, 1];
+    check_2d("mma_ldmatrix", &[90, 80], "mma_m16n8k16", grid, [128, 1, 1], || args(&a, &bt, m, n), &want);
+    let (m, n) = (64, 32);
+    let (a, bt, c) = gemm(m, n);
+    let want = [a.clone(), bt.clone(), c];
+    let grid = [(n / 32 + 1) as u32, (m / 32) as u32, 1];
+    check_2d("wmma_gemm", &[90, 80], "wmma_gemm", grid, [128, 1, 1], || args(&a, &bt, m, n), &want);
+}

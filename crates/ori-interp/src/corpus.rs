@@ -52,6 +52,8 @@ pub const CASES: &[Case] = &[
     Case { file: "unroll_loops", entry: "poly_fir", run: poly_fir },
     Case { file: "unroll_loops", entry: "dot_unroll4", run: dot_unroll4 },
     Case { file: "math_float", entry: "math_float", run: math_float },
+    Case { file: "wmma_gemm", entry: "wmma_gemm", run: wmma_gemm },
+    Case { file: "mma_ldmatrix", entry: "mma_m16n8k16", run: mma_m16n8k16 },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -942,6 +944,55 @@ fn math_float(k: &Kernel) -> Result<Stats, String> {
     // float(1e-6) of the manifest, relative above 1 and absolute below:
     // CUDA's bounds are a few ulp (more for the __ intrinsics).
     close("out", &got, &want, 1e-6).map(|_| stats)
+}
+
+/// `C[m][n] = sum_k A[m][k] * Bt[n][k]` of binary16 inputs `uniform(-1,
+/// 1)`, in f64: both tensor-core kernels take B as N rows of K.
+fn half_gemm(m: usize, n: usize, kk: usize, seed: u64) -> (Vec<u8>, Vec<u8>, Vec<f64>) {
+    let mut r = Rng(seed);
+    let to_half =
+        |v: Vec<f32>| -> Vec<u16> { v.into_iter().map(|x| crate::sem::half::from_f64(f64::from(x))).collect() };
+    let (a, bt) = (to_half(r.uniform(-1.0, 1.0, m * kk)), to_half(r.uniform(-1.0, 1.0, n * kk)));
+    let val = |h: u16| f64::from(crate::sem::half::to_f32(h));
+    let mut want = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            want.push((0..kk).map(|t| val(a[i * kk + t]) * val(bt[j * kk + t])).sum());
+        }
+    }
+    let bytes = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    (bytes(&a), bytes(&bt), want)
+}
+
+/// wmma_gemm: one warp per 16x16 tile, 2x2 warps per block. K = 80 runs
+/// the 4-times unrolled loop once and its remainder loop once; the extra
+/// column of blocks has every warp take the early exit.
+fn wmma_gemm(k: &Kernel) -> Result<Stats, String> {
+    let (m, n, kk) = (64usize, 32usize, 80usize);
+    let (a, b, want) = half_gemm(m, n, kk, 31);
+    let mut g = Global::new();
+    let (pa, pb, pc) = (g.alloc(a), g.alloc(b), g.alloc(vec![0; 4 * m * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let p =
+        p.set(3, &(m as i32).to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?.set(5, &(kk as i32).to_le_bytes())?;
+    let stats = launch_2d(k, &mut g, [(n / 32 + 1) as u32, (m / 32) as u32], [128, 1], p)?;
+    let got: Vec<f64> = read_u32(&g, pc).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("C", &got, &want, 1e-5).map(|_| stats)
+}
+
+/// mma_ldmatrix: 16x32 tiles per block of 4 warps; K = 80 as for
+/// wmma_gemm.
+fn mma_m16n8k16(k: &Kernel) -> Result<Stats, String> {
+    let (m, n, kk) = (32usize, 64usize, 80usize);
+    let (a, bt, want) = half_gemm(m, n, kk, 32);
+    let mut g = Global::new();
+    let (pa, pb, pc) = (g.alloc(a), g.alloc(bt), g.alloc(vec![0; 4 * m * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let p =
+        p.set(3, &(m as i32).to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?.set(5, &(kk as i32).to_le_bytes())?;
+    let stats = launch_2d(k, &mut g, [(n / 32) as u32, (m / 16) as u32], [128, 1], p)?;
+    let got: Vec<f64> = read_u32(&g, pc).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("C", &got, &want, 1e-5).map(|_| stats)
 }
 
 /// The error function (Abramowitz-Stegun 7.1.26 is too coarse; this is the

@@ -5,7 +5,7 @@ use ori_ir::{OperandFlags, SpecialReg};
 use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
-use crate::sem::{cmp, dround, float, half, int, mufu};
+use crate::sem::{cmp, dround, float, half, int, mma, mufu};
 use crate::warp::{LANES, Warp};
 
 /// What one CTA's warps share.
@@ -95,6 +95,19 @@ impl Cta<'_> {
                 Ok((0..7u32).fold(0, |m, i| m | u64::from(w.get(Loc::Slot(ori_ir::RegFile::P, i), lane)) << i))
             }
             _ => fault(format!("operand {i} is not a value")),
+        }
+    }
+
+    /// The words of tuple operand `i` in `lane` (`RZ` reads as zeros).
+    fn words(&self, w: &Warp, step: &Step, i: usize, lane: usize, out: &mut [u32]) -> R<()> {
+        match step.uses.get(i) {
+            Some((Src::Reg(loc, _), _)) => {
+                for (k, v) in out.iter_mut().enumerate() {
+                    *v = w.get_word(*loc, k as u32, lane);
+                }
+                Ok(())
+            }
+            _ => fault(format!("operand {i} is not a register tuple")),
         }
     }
 
@@ -733,6 +746,47 @@ impl Cta<'_> {
                     let mask = self.u32v(w, step, 1, lane)?;
                     for i in (0..7u32).filter(|i| mask >> i & 1 != 0) {
                         w.set(Loc::Slot(ori_ir::RegFile::P, i), lane, bits >> i & 1);
+                    }
+                }
+            }
+            Kind::Ldsm { matrices, trans } => {
+                // Each lane reads rows whose addresses other lanes hold.
+                if active != u32::MAX {
+                    return fault(format!("LDSM with lanes {:#010x} active: it needs the whole warp", active));
+                }
+                let mut rows = [0u64; LANES];
+                for (lane, row) in rows.iter_mut().enumerate() {
+                    *row = self.addr(w, step, 0, lane, Space::Shared)?;
+                }
+                let Some(&(loc, _)) = step.defs.first() else { return fault("LDSM without a destination") };
+                for i in 0..usize::from(matrices) {
+                    for lane in 0..LANES {
+                        let mut word = 0u32;
+                        for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
+                            let Some(data) = flat_mut(&mut self.shared, rows[row] + byte, 2) else {
+                                return fault(format!("LDSM row address {:#x} out of bounds (lane {row})", rows[row]));
+                            };
+                            word |= (load_le(data) as u32) << (16 * k);
+                        }
+                        w.set_word(loc, i as u32, lane, word);
+                    }
+                }
+            }
+            Kind::Hmma16816F32 => {
+                if active != u32::MAX {
+                    return fault(format!("HMMA with lanes {:#010x} active: it needs the whole warp", active));
+                }
+                let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 2]; LANES], [[0; 4]; LANES]);
+                for lane in 0..LANES {
+                    self.words(w, step, 0, lane, &mut a[lane])?;
+                    self.words(w, step, 1, lane, &mut b[lane])?;
+                    self.words(w, step, 2, lane, &mut c[lane])?;
+                }
+                let d = mma::hmma_16816_f32(&a, &b, &c);
+                let Some(&(loc, _)) = step.defs.first() else { return fault("HMMA without a destination") };
+                for (lane, out) in d.iter().enumerate() {
+                    for (k, &v) in out.iter().enumerate() {
+                        w.set_word(loc, k as u32, lane, v);
                     }
                 }
             }

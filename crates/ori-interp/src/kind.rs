@@ -258,6 +258,16 @@ pub enum Kind {
         all: bool,
         wide: bool,
     },
+    /// `LDSM.16.M88[.2|.4]` / `.MT88` (transposed): `matrices` 8x8 b16
+    /// matrices from shared memory, row addresses from the lanes
+    /// (`sem::mma::ldsm_source`).
+    Ldsm {
+        matrices: u8,
+        trans: bool,
+    },
+    /// `HMMA.16816.F32`: m16n8k16, binary16 inputs, binary32 accumulators
+    /// (`sem::mma::hmma_16816_f32`).
+    Hmma16816F32,
     /// Not modelled: executing it is an error.
     Unsupported,
 }
@@ -497,6 +507,18 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // nvdisasm prints the default `.AND` of REDUX as nothing.
         "MATCH" => Kind::Match { all: m("ALL"), wide: m("U64") },
         "REDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
+        "LDSM" if m("16") && (m("M88") || m("MT88")) => Kind::Ldsm {
+            matrices: if m("4") {
+                4
+            } else if m("2") {
+                2
+            } else {
+                1
+            },
+            trans: m("MT88"),
+        },
+        // The f16-accumulator and bf16/tf32 forms have other layouts.
+        "HMMA" if m("16816") && m("F32") && inst.mods.len() == 2 => Kind::Hmma16816F32,
         _ => Kind::Unsupported,
     }
 }

@@ -72,6 +72,11 @@ impl Regs {
 }
 
 impl Regs {
+    /// The virtual register PTX register `name` has so far, if any.
+    pub fn existing(&self, name: &str) -> Option<Reg> {
+        self.vregs.get(name).copied()
+    }
+
     /// Makes PTX register `name` share `reg` (a copy that needs no
     /// instruction); false when `name` already has a register of its own.
     pub fn alias(&mut self, name: &str, reg: Reg) -> bool {

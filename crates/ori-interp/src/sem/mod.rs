@@ -6,4 +6,5 @@ pub mod dround;
 pub mod float;
 pub mod half;
 pub mod int;
+pub mod mma;
 pub mod mufu;

@@ -13,6 +13,7 @@ mod float;
 mod half;
 mod ieee;
 mod int;
+mod matrix;
 mod mem;
 mod mov;
 mod pred;
@@ -76,6 +77,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "activemask" => warp::activemask(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
+        "ldmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;
     // What the block knew about the old value of the written register is stale now.

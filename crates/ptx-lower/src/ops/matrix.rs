@@ -1,0 +1,352 @@
+//! Warp-level matrix instructions, in NVIDIA's sequences (nvdisasm of
+//! ptxas 13.5's cubins of mma_ldmatrix, wmma_gemm and one-instruction
+//! kernels, sm_90 and sm_80 alike):
+//!
+//! | PTX | SASS |
+//! |---|---|
+//! | `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d..}, [a]` | `LDSM.16.M88[.2/.4]` (`.MT88` transposed) `d, [a]` |
+//! | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c` | `HMMA.16816.F32 d, a, b, c` |
+//! | `wmma.load.a.sync.aligned.row.m16n16k16.global.f16`, `wmma.load.b ... .col ...` | lane offset `(lane / 4) * (ldm / 2) + lane % 4` words (`S2R SR_LANEID`, `SHF`, `LOP3`, `IMAD.WIDE.U32`), `p = base + 4 * offset`, `q = p + 16 ldm` (`IMAD.WIDE.U32 q, ldm, 0x10, p`); four `LDG.E`: A `[p] [q] [p+0x10] [q+0x10]`, B `[p] [p+0x10] [q] [q+0x10]` |
+//! | `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c` | `HMMA.16816.F32 d0..3, a0..3, b0..1, c0..3`; `HMMA.16816.F32 d4..7, a0..3, b2..3, c4..7` |
+//! | `wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [a], d, ldm` | the same lane offset in 8-byte units, `q = p + 64 (ldm / 2)`; `STG.E.64 [p] d0..1, [q] d2..3, [p+0x20] d4..5, [q+0x20] d6..7` |
+//!
+//! The wmma fragments of A and B have eight registers of which NVIDIA's
+//! code fills four: registers 4-7 repeat 0-3 (a kernel storing all eight
+//! after `wmma.load.a` stores the four loaded words twice), so they are
+//! copies here, which dead-code elimination removes when only `wmma.mma`
+//! reads them.
+//!
+//! Fragments are Ori tuples: a destination list whose registers have no
+//! virtual register yet becomes the parts of a fresh tuple (no copies);
+//! a source list that is already the consecutive parts of one tuple is
+//! read as it; any other list is gathered into a fresh tuple with `MOV`s
+//! (and a result list written back from one).
+
+use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
+use ptx_syntax::Span;
+use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType};
+
+use super::mem::{global_address, shared_address};
+use super::{operand, src, unsupported};
+use crate::error::{Lowered, at};
+use crate::func::Lowerer;
+
+/// Lowers `ldmatrix`, `mma` and `wmma`.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    match inst.opcode.name.as_str() {
+        "ldmatrix" => ldmatrix(cx, inst),
+        "mma" => mma(cx, inst),
+        "wmma" if inst.has("load") => wmma_load(cx, inst),
+        "wmma" if inst.has("mma") => wmma_mma(cx, inst),
+        "wmma" if inst.has("store") => wmma_store(cx, inst),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// True when the instruction's modifiers other than types are exactly
+/// `words` (in any order) and its types are `types` (in order): every
+/// qualifier changes the operation, so an unknown one must not be ignored.
+fn exactly(inst: &Instruction, words: &[&str], types: &[ScalarType]) -> bool {
+    let others = inst.modifiers.iter().filter(|m| !matches!(m.kind, ModifierKind::Type(_)));
+    others.count() == words.len() && words.iter().all(|w| inst.has(w)) && inst.types().eq(types.iter().copied())
+}
+
+/// The register names of brace-list operand `i`, which must have `n`.
+fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str, Span)>> {
+    let ExprKind::Braces(elems) = &operand(inst, i)?.kind else { return Err(unsupported(inst)) };
+    let names: Vec<(&str, Span)> = elems
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExprKind::Name(r, None) => Some((r.name.as_str(), r.span)),
+            _ => None,
+        })
+        .collect();
+    if names.len() != n || elems.len() != n {
+        return Err(unsupported(inst));
+    }
+    Ok(names)
+}
+
+/// `regs` as one tuple, when they are the consecutive words of one
+/// virtual register starting at a multiple of their count.
+fn as_tuple(regs: &[Reg]) -> Option<Reg> {
+    let first = *regs.first()?;
+    let start = first.word?;
+    let n = u8::try_from(regs.len()).ok()?;
+    let consecutive = regs.iter().enumerate().all(|(k, r)| {
+        r.is_virtual && r.file == first.file && r.num == first.num && r.width == 1 && r.word == Some(start + k as u8)
+    });
+    (consecutive && start.is_multiple_of(n)).then(|| first.whole(1).part(start, n))
+}
+
+/// Source registers `names` as one tuple: the tuple they already are, or
+/// a fresh one they are copied into.
+fn gather(cx: &mut Lowerer<'_>, names: &[(&str, Span)], span: Span) -> Lowered<Reg> {
+    let regs = names.iter().map(|&(n, s)| cx.reg(n, s)).collect::<Lowered<Vec<Reg>>>()?;
+    if regs.iter().any(|r| r.file != RegFile::R || r.width != 1) {
+        return Err(at(span, "matrix fragments must be 32-bit registers"));
+    }
+    if let Some(t) = as_tuple(&regs) {
+        return Ok(t);
+    }
+    let t = cx.temp(RegFile::R, regs.len() as u8);
+    for (k, r) in regs.iter().enumerate() {
+        let part = Operand::reg(t.part(k as u8, 1));
+        let part = if k == 0 { part.undef() } else { part };
+        cx.emit(Opcode::MOV, &[], vec![part], vec![Operand::reg(*r)], span)?;
+    }
+    Ok(t)
+}
+
+/// Where an instruction writes the registers `names`: a fresh tuple whose
+/// parts they become (registers not seen before), or the tuple they
+/// already are, or a fresh tuple to copy from afterwards (`Out::finish`).
+/// A tuple some later instruction of the same sequence reads (`busy`) is
+/// not written early: the result goes to a fresh tuple.
+fn place(cx: &mut Lowerer<'_>, names: &[(&str, Span)], busy: &[Reg]) -> Lowered<Out> {
+    let existing: Option<Vec<Reg>> = names.iter().map(|&(name, _)| cx.regs.existing(name)).collect();
+    if let Some(tuple) = existing.as_deref().and_then(as_tuple).filter(|e| !busy.iter().any(|b| overlaps(*b, *e))) {
+        return Ok(Out { tuple, copies: Vec::new() });
+    }
+    let t = cx.temp(RegFile::R, names.len() as u8);
+    let mut copies = Vec::new();
+    for (k, &(name, span)) in names.iter().enumerate() {
+        // A register seen before gets the result by a copy; the others
+        // are the tuple's parts.
+        if !cx.regs.alias(name, t.part(k as u8, 1)) {
+            copies.push((cx.reg(name, span)?, k as u8));
+        }
+    }
+    Ok(Out { tuple: t, copies })
+}
+
+/// Whether two registers share a word.
+fn overlaps(a: Reg, b: Reg) -> bool {
+    a.file == b.file
+        && a.num == b.num
+        && a.is_virtual == b.is_virtual
+        && a.words().start < b.words().end
+        && b.words().start < a.words().end
+}
+
+/// A result tuple and the PTX registers to copy from it afterwards.
+struct Out {
+    tuple: Reg,
+    copies: Vec<(Reg, u8)>,
+}
+
+impl Out {
+    /// Copies the result to the registers that are not parts of it.
+    fn finish(self, cx: &mut Lowerer<'_>, span: Span) -> Lowered {
+        for (r, k) in self.copies {
+            cx.emit(Opcode::MOV, &[], vec![r.into()], vec![Operand::reg(self.tuple.part(k, 1))], span)?;
+        }
+        Ok(())
+    }
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d0, ..}, [a]`:
+/// `LDSM.16.M88[.N]` (`.MT88` when transposed; `.x1` has no count).
+fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let Some((count, n)) = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(x, _)| inst.has(x)) else {
+        return Err(unsupported(inst));
+    };
+    let trans = inst.has("trans");
+    let mut words = vec!["sync", "aligned", "m8n8", count, "shared"];
+    if trans {
+        words.push("trans");
+    }
+    if !exactly(inst, &words, &[ScalarType::B16]) {
+        return Err(unsupported(inst));
+    }
+    let mut addr = shared_address(cx, inst, 1)?;
+    // NVIDIA writes `[r+0x10]`, but the encoder has learned only the
+    // form without an offset: the offset is added first.
+    if let OperandKind::Mem(Address { base: Some(base), offset, .. }) = addr.kind
+        && offset != 0
+    {
+        let t = cx.temp(RegFile::R, 1);
+        let uses = vec![base.into(), Operand::int(offset), Operand::reg(Reg::RZ)];
+        cx.emit(Opcode::IADD3, &[], vec![t.into()], uses, inst.span)?;
+        addr = OperandKind::Mem(Address { base: Some(t), ..Address::default() }).into();
+    }
+    let dests = names(inst, 0, n)?;
+    let out = place(cx, &dests, &[])?;
+    let mut mods = vec!["16", if trans { "MT88" } else { "M88" }];
+    match n {
+        2 => mods.push("2"),
+        4 => mods.push("4"),
+        _ => {}
+    }
+    cx.emit(Opcode::LDSM, &mods, vec![out.tuple.into()], vec![addr], inst.span)?;
+    out.finish(cx, inst.span)
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c`.
+fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let f32_f16 = [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32];
+    if !exactly(inst, &["sync", "aligned", "m16n8k16", "row", "col"], &f32_f16) {
+        return Err(unsupported(inst));
+    }
+    let a = gather(cx, &names(inst, 1, 4)?, inst.span)?;
+    let b = gather(cx, &names(inst, 2, 2)?, inst.span)?;
+    let c = gather(cx, &names(inst, 3, 4)?, inst.span)?;
+    let d = place(cx, &names(inst, 0, 4)?, &[])?;
+    hmma(cx, d.tuple, a, b, c, inst.span)?;
+    d.finish(cx, inst.span)
+}
+
+/// `HMMA.16816.F32 d, a, b, c`.
+fn hmma(cx: &mut Lowerer<'_>, d: Reg, a: Reg, b: Reg, c: Reg, span: Span) -> Lowered {
+    cx.emit(Opcode::HMMA, &["16816", "F32"], vec![d.into()], vec![a.into(), b.into(), c.into()], span)
+}
+
+/// `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c`: two
+/// m16n8k16 products, columns 0-7 (B registers 0-1, C and D 0-3) and 8-15
+/// (B 2-3, C and D 4-7), both with A registers 0-3.
+fn wmma_mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if !exactly(inst, &["mma", "sync", "aligned", "row", "col", "m16n16k16"], &[ScalarType::F32, ScalarType::F32]) {
+        return Err(unsupported(inst));
+    }
+    let (an, bn, cn, dn) = (names(inst, 1, 8)?, names(inst, 2, 8)?, names(inst, 3, 8)?, names(inst, 0, 8)?);
+    let a = gather(cx, &an[..4], inst.span)?;
+    let b0 = gather(cx, &bn[..2], inst.span)?;
+    let b1 = gather(cx, &bn[2..4], inst.span)?;
+    let c0 = gather(cx, &cn[..4], inst.span)?;
+    let c1 = gather(cx, &cn[4..], inst.span)?;
+    let d0 = place(cx, &dn[..4], &[a, b1, c1])?;
+    let d1 = place(cx, &dn[4..], &[])?;
+    hmma(cx, d0.tuple, a, b0, c0, inst.span)?;
+    hmma(cx, d1.tuple, a, b1, c1, inst.span)?;
+    d0.finish(cx, inst.span)?;
+    d1.finish(cx, inst.span)
+}
+
+/// The base pair and offset of global address operand `i`.
+fn global_base(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<(Reg, i64)> {
+    match global_address(cx, inst, i)?.kind {
+        OperandKind::Mem(Address { base: Some(base), offset, .. }) if base.width == 2 => Ok((base, offset)),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// The stride operand `ldm` in a register.
+fn stride(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+    let ldm = src(cx, inst, i, ScalarType::U32)?;
+    if ldm.as_reg().is_some() {
+        return Ok(ldm);
+    }
+    let t = cx.temp(RegFile::R, 1);
+    cx.imad_mov(t.into(), ldm, inst.span)?;
+    Ok(t.into())
+}
+
+/// `p = base + (((lane / 4) * (ldm / 2) + lane % 4) << shift)`, NVIDIA's
+/// per-lane start of a wmma fragment (`shift` 2 for f16 pairs, 3 for f32
+/// pairs); also returns `ldm / 2`.
+fn lane_start(cx: &mut Lowerer<'_>, base: Reg, ldm: &Operand, shift: i64, span: Span) -> Lowered<(Reg, Reg)> {
+    let rz = || Operand::reg(Reg::RZ);
+    let lane = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::S2R, &[], vec![lane.into()], vec![OperandKind::Special(SpecialReg::LaneId).into()], span)?;
+    let half = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![half.into()], vec![rz(), Operand::int(1), ldm.clone()], span)?;
+    let group = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![group.into()], vec![rz(), Operand::int(2), lane.into()], span)?;
+    // (lane % 4, 0) as the 64-bit addend.
+    let index = cx.temp(RegFile::R, 2);
+    let uses = vec![lane.into(), Operand::int(3), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![Operand::reg(index.part(0, 1)).undef()], uses, span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(index.part(1, 1))], vec![rz()], span)?;
+    let words = cx.temp(RegFile::R, 2);
+    let uses = vec![group.into(), half.into(), index.into()];
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![words.into()], uses, span)?;
+    // The byte offset, then the 64-bit sum.
+    let bytes = cx.temp(RegFile::R, 2);
+    let uses = vec![Operand::reg(words.part(0, 1)), Operand::int(shift), Operand::reg(words.part(1, 1))];
+    cx.emit(Opcode::SHF, &["L", "U64", "HI"], vec![Operand::reg(bytes.part(1, 1)).undef()], uses, span)?;
+    let uses = vec![Operand::reg(words.part(0, 1)), Operand::int(shift), rz()];
+    cx.emit(Opcode::SHF, &["L", "U32"], vec![Operand::reg(bytes.part(0, 1))], uses, span)?;
+    let p = cx.temp(RegFile::R, 2);
+    let carry = cx.temp(RegFile::P, 1);
+    let uses = vec![Operand::reg(base.part(0, 1)), Operand::reg(bytes.part(0, 1)), rz()];
+    cx.emit(Opcode::IADD3, &[], vec![Operand::reg(p.part(0, 1)).undef(), carry.into()], uses, span)?;
+    let uses = vec![
+        Operand::reg(base.part(1, 1)),
+        Operand::reg(bytes.part(1, 1)),
+        rz(),
+        carry.into(),
+        Operand::reg(Reg::PT).inverted(),
+    ];
+    cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(p.part(1, 1))], uses, span)?;
+    Ok((p, half))
+}
+
+/// `q = a * k + p` for a 32-bit `a` and a pair `p` (`IMAD.WIDE.U32`).
+fn row_step(cx: &mut Lowerer<'_>, a: Operand, k: i64, p: Reg, span: Span) -> Lowered<Reg> {
+    let q = cx.temp(RegFile::R, 2);
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![q.into()], vec![a, Operand::int(k), p.into()], span)?;
+    Ok(q)
+}
+
+/// `wmma.load.a.sync.aligned.row.m16n16k16.global.f16` and
+/// `wmma.load.b.sync.aligned.col.m16n16k16.global.f16`: rows of 16 halves
+/// (of A, or of B stored column by column), `ldm` halves apart.
+fn wmma_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let common = ["load", "sync", "aligned", "m16n16k16", "global"];
+    let is = |which: &str, layout: &str| {
+        let mut words = common.to_vec();
+        words.extend([which, layout]);
+        exactly(inst, &words, &[ScalarType::F16])
+    };
+    // Register k of the fragment: (second row block, second column block).
+    let order: [(bool, bool); 4] = if is("a", "row") {
+        [(false, false), (true, false), (false, true), (true, true)]
+    } else if is("b", "col") {
+        [(false, false), (false, true), (true, false), (true, true)]
+    } else {
+        return Err(unsupported(inst));
+    };
+    let dests = names(inst, 0, 8)?;
+    let (base, offset) = global_base(cx, inst, 1)?;
+    let ldm = stride(cx, inst, 2)?;
+    let span = inst.span;
+    let (p, _) = lane_start(cx, base, &ldm, 2, span)?;
+    // Eight rows down: 8 * ldm halves.
+    let q = row_step(cx, ldm, 0x10, p, span)?;
+    let out = place(cx, &dests[..4], &[])?;
+    for (k, (down, right)) in order.into_iter().enumerate() {
+        let addr = cx.global_address(if down { q } else { p }, offset + if right { 0x10 } else { 0 }, span)?;
+        let part = Operand::reg(out.tuple.part(k as u8, 1));
+        let part = if k == 0 { part.undef() } else { part };
+        cx.emit(Opcode::LDG, &["E"], vec![part], vec![addr], span)?;
+    }
+    let tuple = out.tuple;
+    out.finish(cx, span)?;
+    for (k, &(name, s)) in dests[4..].iter().enumerate() {
+        let d = cx.reg(name, s)?;
+        cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::reg(tuple.part(k as u8, 1))], span)?;
+    }
+    Ok(())
+}
+
+/// `wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [a], {d0..d7}, ldm`:
+/// pairs of floats, rows `ldm` floats apart.
+fn wmma_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words = ["store", "d", "sync", "aligned", "row", "m16n16k16", "global"];
+    if !exactly(inst, &words, &[ScalarType::F32]) {
+        return Err(unsupported(inst));
+    }
+    let values = names(inst, 1, 8)?;
+    let (base, offset) = global_base(cx, inst, 0)?;
+    let ldm = stride(cx, inst, 2)?;
+    let span = inst.span;
+    let (p, half) = lane_start(cx, base, &ldm, 3, span)?;
+    // Eight rows down: 8 * 4 * ldm bytes, as 64 * (ldm / 2).
+    let q = row_step(cx, half.into(), 0x40, p, span)?;
+    for (k, (down, right)) in [(false, false), (true, false), (false, true), (true, true)].into_iter().enumerate() {
+        let pair = gather(cx, &values[2 * k..2 * k + 2], span)?;
+        let addr = cx.global_address(if down { q } else { p }, offset + if right { 0x20 } else { 0 }, span)?;
+        cx.emit(Opcode::STG, &["E", "64"], vec![], vec![addr, pair.into()], span)?;
+    }
+    Ok(())
+}
