@@ -9,18 +9,27 @@ mod branch_opt;
 mod copy_prop;
 mod gvn_cse;
 mod live_dead;
+mod pure;
+mod sink_remat;
 
 pub use branch_opt::OriBranchOpt;
 pub use copy_prop::OriCopyProp;
 pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
+pub use sink_remat::SinkRemat;
 
 use fixedbitset::FixedBitSet;
 use ori_ir::{Function, InstId, Phase};
 
 /// Every phase of this crate, for the driver's registry.
 pub fn phases() -> Vec<Box<dyn Phase>> {
-    vec![Box::new(EarlyOriSimpleLiveDead), Box::new(OriCopyProp), Box::new(GvnCse), Box::new(OriBranchOpt)]
+    vec![
+        Box::new(EarlyOriSimpleLiveDead),
+        Box::new(OriCopyProp),
+        Box::new(GvnCse),
+        Box::new(OriBranchOpt),
+        Box::new(SinkRemat),
+    ]
 }
 
 /// A set of instructions of one function, by arena index.
