@@ -474,7 +474,7 @@ impl Cta<'_> {
             return fault("missing address operand");
         };
         let b = match *base {
-            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || space == Space::Global => {
+            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || matches!(space, Space::Global | Space::Generic) => {
                 u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
             }
             Some((loc, _)) => u64::from(w.get(loc, lane)),
@@ -492,8 +492,14 @@ impl Cta<'_> {
         len: usize,
         lane: usize,
     ) -> R<&'m mut [u8]> {
+        let window = crate::LOCAL_WINDOW..crate::LOCAL_WINDOW + self.local_bytes as u64;
+        let (space, addr) = match space {
+            Space::Generic if window.contains(&addr) => (Space::Local, addr - crate::LOCAL_WINDOW),
+            Space::Generic => (Space::Global, addr),
+            other => (other, addr),
+        };
         let found = match space {
-            Space::Global => self.global.slice_mut(addr, len),
+            Space::Global | Space::Generic => self.global.slice_mut(addr, len),
             Space::Shared => flat_mut(&mut self.shared, addr, len),
             Space::Local => {
                 if local.is_empty() {

@@ -8,8 +8,11 @@ use crate::sem::float::Round;
 /// A memory space.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Space {
-    /// Global (LDG/STG/ATOMG/RED, and generic LD/ST).
+    /// Global (LDG/STG/ATOMG/RED).
     Global,
+    /// Generic (LD/ST): local memory inside the local window
+    /// ([`crate::LOCAL_WINDOW`]), global memory elsewhere.
+    Generic,
     /// Shared (LDS/STS/ATOMS).
     Shared,
     /// Local (LDL/STL).
@@ -449,11 +452,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 crate::sem::mufu::mufu(f, 0x3f80_0000).is_some() || crate::sem::mufu::mufu64h(f, 0x3ff0_0000).is_some()
             })
             .map_or(Kind::Unsupported, Kind::Mufu),
-        // Generic accesses (LD/ST) are taken as global ones: the
-        // interpreter keeps no shared or local window in the generic space.
+        // Generic accesses (LD/ST) reach local memory through its window;
+        // the interpreter keeps no shared window in the generic space.
         "LDG" | "LD" | "LDS" | "LDL" => {
             let space = match base {
-                "LDG" | "LD" => Space::Global,
+                "LDG" => Space::Global,
+                "LD" => Space::Generic,
                 "LDS" => Space::Shared,
                 _ => Space::Local,
             };
@@ -462,7 +466,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "STG" | "ST" | "STS" | "STL" => {
             let space = match base {
-                "STG" | "ST" => Space::Global,
+                "STG" => Space::Global,
+                "ST" => Space::Generic,
                 "STS" => Space::Shared,
                 _ => Space::Local,
             };

@@ -23,6 +23,12 @@ pub use loader::{Kernel, decode_code, load_kernel};
 pub use memory::Global;
 pub use statics::Statics;
 
+/// The generic address of a thread's local memory (`c[0x0][0x20]`, what
+/// `cvta.local` adds): generic `LD`/`ST` inside `[LOCAL_WINDOW,
+/// LOCAL_WINDOW + local bytes)` reach local memory. Its low word is not 0,
+/// so code that took a generic address for a local one faults.
+pub const LOCAL_WINDOW: u64 = 0x7e00_1000_0000;
+
 use std::fmt;
 
 /// A kernel launch: shape, parameter bytes, extra constant banks.
