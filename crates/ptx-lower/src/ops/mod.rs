@@ -4,7 +4,7 @@
 mod approx;
 mod atomic;
 mod bits;
-mod call;
+pub(crate) mod call;
 mod cmp;
 mod ctrl;
 mod cvt;
