@@ -538,6 +538,19 @@ impl Cta<'_> {
                     w.set(loc, 0, mask);
                 }
             }
+            Kind::Bmov { clear } => {
+                let (Some(&(dst, _)), Some((Src::Reg(src, _), _))) = (step.defs.first(), step.uses.first()) else {
+                    return fault("BMOV without a register operand");
+                };
+                let Some(lane) = lanes(active).next() else { return Ok(()) };
+                let value = w.get(*src, lane);
+                for lane in lanes(active) {
+                    w.set(dst, lane, value);
+                }
+                if clear {
+                    w.set(*src, 0, 0);
+                }
+            }
             Kind::Bar => return Err(Stop::Barrier),
             Kind::Exit => {
                 w.reschedule(g, &[(mask & !active, pc + 1)]);
@@ -569,10 +582,29 @@ impl Cta<'_> {
                 return Ok(());
             }
             Kind::Call => {
-                let Some((Src::Label(target), _)) = step.uses.first() else {
-                    return fault("calls to other functions are not modelled");
+                let target = match (step.uses.first(), step.uses.get(1)) {
+                    (Some((Src::Label(target), _)), None) => *target,
+                    // `CALL.REL.NOINC R, base`: each lane's register holds
+                    // the callee's byte offset from `base`.
+                    (Some((Src::Reg(..), _)), Some((Src::Label(base), _))) => {
+                        let mut moves = vec![(mask & !active, pc + 1)];
+                        for lane in lanes(active) {
+                            let addr = self.u32v(w, step, 0, lane)? as usize;
+                            let to = base + addr / 16;
+                            if !addr.is_multiple_of(16) || to >= prog.steps.len() {
+                                return fault(format!("call of {addr:#x}, outside the function (lane {lane})"));
+                            }
+                            match moves.iter_mut().find(|m| m.1 == to) {
+                                Some(m) => m.0 |= 1 << lane,
+                                None => moves.push((1 << lane, to)),
+                            }
+                        }
+                        w.reschedule(g, &moves);
+                        return Ok(());
+                    }
+                    _ => return fault("calls to other functions are not modelled"),
                 };
-                w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                w.reschedule(g, &[(active, target), (mask & !active, pc + 1)]);
                 return Ok(());
             }
             Kind::Ret => {

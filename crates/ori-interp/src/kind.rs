@@ -70,6 +70,10 @@ pub enum Kind {
     /// No effect on the state the interpreter models.
     Nop,
     Bssy,
+    /// `BMOV.32[.CLEAR]`: a barrier register to or from a general register
+    /// (callees save the convergence barriers they use); `.CLEAR` zeroes
+    /// the barrier register read.
+    Bmov { clear: bool },
     Bra,
     /// `BRA.DIV mask, target`: taken by the whole group when some lane of
     /// `mask` is not in it (the warp has diverged).
@@ -336,6 +340,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
         | "CGAERRBAR" | "NANOSLEEP" => Kind::Nop,
         "BSSY" => Kind::Bssy,
+        "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,

@@ -8,6 +8,8 @@ use ori_ir::{Function, FunctionKind, Imm, Module, Opcode, OperandKind, SpecialRe
 use crate::Options;
 use crate::diag::Diagnostic;
 
+mod calls;
+
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
 /// CFA rule and the registers kept across the kernel.
@@ -63,7 +65,13 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     for func in &module.functions {
         if func.kind == FunctionKind::Func {
             return Err(Diagnostic::fatal(format!(
-                "device function '{}': writing .func code into a cubin is not implemented yet",
+                "device function '{}': writing .func code on its own (-c) is not implemented yet",
+                func.name
+            )));
+        }
+        if options.compile_only && !func.attrs.subroutines.is_empty() {
+            return Err(Diagnostic::fatal(format!(
+                "kernel '{}': calls in relocatable (-c) output are not implemented yet",
                 func.name
             )));
         }
@@ -128,6 +136,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
     let usage = Usage::of(func, target);
     let attrs = &func.attrs;
     let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
+    let calls = calls::of(func, target, code.len() as u64);
     Ok(object::Function {
         name: func.name.clone(),
         kind: object::FunctionKind::Entry,
@@ -135,7 +144,9 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         registers: usage.registers,
         barriers: usage.barriers,
         frame_size: attrs.frame_bytes,
-        stack_size: attrs.frame_bytes,
+        stack_size: calls.stack_size,
+        subroutines: calls.subroutines,
+        resolved_relocations: calls.resolved,
         params: attrs.params.iter().map(|p| Param { offset: p.offset, size: p.size }).collect(),
         exit_offsets: usage.exit_offsets,
         launch: LaunchBounds {
