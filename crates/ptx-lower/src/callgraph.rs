@@ -46,6 +46,14 @@ pub(crate) fn out_of_line<'m>(
     out
 }
 
+/// True when `statements` contain a call (which an inlined body may hide:
+/// any `call` counts).
+pub(crate) fn has_calls(statements: &[Statement]) -> bool {
+    let mut found = false;
+    walk(statements, &mut |inst| found |= inst.opcode.name.as_str() == "call");
+    found
+}
+
 /// Index of the operand naming the called function or pointer.
 pub(crate) fn call_target(inst: &ast::Instruction) -> Option<usize> {
     match inst.operands.first().map(|o| &o.kind) {

@@ -195,7 +195,10 @@ impl<'m> Lowerer<'m> {
         let mut errors = Vec::new();
         if kind == FunctionKind::Func {
             let abi = ops::call::param_words(f.params.iter().flatten())
-                .and_then(|params| ops::call::prologue(&mut cx, &params, f.name.span))
+                .and_then(|params| {
+                    let calls = crate::callgraph::has_calls(&body.statements);
+                    ops::call::prologue(&mut cx, &params, calls, f.name.span)
+                })
                 .and_then(|ra| Ok((ra, ops::call::param_words(f.returns.iter().flatten())?)));
             match abi {
                 Ok(abi) => cx.abi_return = Some(abi),
@@ -299,6 +302,11 @@ impl<'m> Lowerer<'m> {
         }
         let key = (name, offset);
         if let Some(&reg) = self.param_slots.get(&key) {
+            // A narrower read of a wider value (`ld.param.u8` of a `.b64`
+            // argument) reads its low words.
+            if width < reg.width && reg.is_virtual {
+                return Ok(Some(reg.part(0, width)));
+            }
             if reg.width != width {
                 return Err(at(span, "lowering of a .param value read at another width is not supported yet"));
             }

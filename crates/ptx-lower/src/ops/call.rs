@@ -26,7 +26,7 @@
 
 use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
-use ptx_syntax::ast::{DeclType, ExprKind, Instruction, VarDecl};
+use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, VarDecl};
 
 use super::{dst, operand, read_reg, unsupported};
 use crate::error::{Lowered, Pending, at};
@@ -142,15 +142,18 @@ pub(crate) fn call(
 }
 
 /// The entry of an out-of-line function: its parameters out of the ABI
-/// registers into their `.param` storage, the return address into a
-/// virtual register (kept there across the calls it makes). Returns that
-/// register.
-pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], span: Span) -> Lowered<Reg> {
+/// registers into their `.param` storage, and, when it makes calls of its
+/// own (`calls`), the return address into a virtual register kept across
+/// them. Returns where the return address is (`R20` in a leaf).
+pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
     let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
     let regs = abi_regs(&widths).ok_or_else(|| at(span, "lowering of a function with arguments on the stack is not supported yet"))?;
     for ((name, width), abi) in params.iter().zip(regs) {
         let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
         move_words(cx, slot, abi, span)?;
+    }
+    if !calls {
+        return Ok(RETURN_ADDRESS);
     }
     let ra = cx.temp(RegFile::R, 1);
     cx.emit(Opcode::MOV, &[], vec![ra.into()], vec![RETURN_ADDRESS.into()], span)?;
@@ -169,11 +172,31 @@ pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[(&str, u8)], ra: Reg, span: Span
         let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
         move_words(cx, abi, slot, span)?;
     }
-    cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![ra.into()], span)?;
+    if ra != RETURN_ADDRESS {
+        cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![ra.into()], span)?;
+    }
     let start = cx.entry_block();
     cx.emit(Opcode::RET, &["REL", "NODEC"], vec![], vec![RETURN_ADDRESS.into(), Operand::label(start)], span)?;
     cx.end_block();
     Ok(())
+}
+
+/// `ld.param.{u8,u16} d, [p]` of a call-sequence `.param` (stored whole):
+/// its low bits, zero-extended into `d` (`LOP3.LUT` with the mask; a
+/// 64-bit `d` gets a zero high word).
+pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, d: Reg, slot: Reg) -> Lowered {
+    if matches!(ty, ScalarType::S8 | ScalarType::S16) {
+        return Err(unsupported(inst));
+    }
+    let mask = (1i64 << ty.bits()) - 1;
+    let low = if slot.width == 1 { slot } else { slot.part(0, 1) };
+    let rz = || Operand::reg(Reg::RZ);
+    let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    if d.width == 1 {
+        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+    }
+    cx.emit(Opcode::LOP3, &["LUT"], vec![Operand::reg(d.part(0, 1)).undef()], uses, inst.span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![rz()], inst.span)
 }
 
 /// `mov.u64 d, f` of a function compiled out of line: its address, the
