@@ -45,7 +45,7 @@ impl Phase for OriSaveCalleeRegisters {
         }
         let saved = written_callee_saved(func)?;
         let Some(&entry) = func.layout.first() else { return Ok(()) };
-        if saved.is_empty() {
+        if saved.is_empty() || already_saved(func, &saved) {
             return Ok(());
         }
         let base = func.attrs.frame_bytes.next_multiple_of(4);
@@ -73,6 +73,17 @@ impl Phase for OriSaveCalleeRegisters {
         func.attrs.frame_bytes = (base + 4 * saved.len() as u32).next_multiple_of(8);
         Ok(())
     }
+}
+
+/// True when the entry block starts with the stores of `saved` (the
+/// phase ran already: running it again changes nothing).
+fn already_saved(func: &Function, saved: &[Reg]) -> bool {
+    let entry = &func.blocks[func.layout[0]].insts;
+    entry.len() >= saved.len()
+        && entry.iter().zip(saved).all(|(&id, &r)| {
+            let inst = &func.insts[id];
+            inst.op == Opcode::STL && inst.uses.get(1).and_then(|u| u.as_reg()) == Some(r)
+        })
 }
 
 /// The callee-saved general registers `func` writes, in number order. A

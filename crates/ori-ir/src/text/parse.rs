@@ -238,7 +238,7 @@ where
             if current.is_some() {
                 return Err(cur.error("attributes must come before the first block"));
             }
-            parse_attr(&mut func, &mut cur)?;
+            parse_attr(&mut func, &mut cur, &mut labels)?;
             cur.expect_end()?;
             continue;
         }
@@ -261,9 +261,29 @@ where
     Err(header.error("function is not closed by `}`"))
 }
 
-fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
+fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Result<()> {
     let word = cur.word();
     cur.skip_ws();
+    if word == ".subroutine" {
+        // `.subroutine NAME, bbN, FRAME[, recursive]`
+        let name = cur.name()?;
+        cur.skip_ws();
+        cur.expect(',')?;
+        cur.skip_ws();
+        let label = cur.word();
+        let entry = labels.get(func, label, cur.line);
+        cur.skip_ws();
+        cur.expect(',')?;
+        cur.skip_ws();
+        let frame_bytes = cur.u32()?;
+        cur.skip_ws();
+        let recursive = cur.eat(',') && {
+            cur.skip_ws();
+            cur.word() == "recursive"
+        };
+        func.attrs.subroutines.push(crate::Subroutine { name, entry, frame_bytes, recursive });
+        return Ok(());
+    }
     let attrs = &mut func.attrs;
     match word {
         ".maxntid" => attrs.maxntid = Some(parse_triple(cur)?),

@@ -85,6 +85,11 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     if attrs.spill_store_bytes != 0 || attrs.spill_load_bytes != 0 {
         writeln!(out, "    .spill_bytes {}, {}", attrs.spill_store_bytes, attrs.spill_load_bytes)?;
     }
+    for sub in &attrs.subroutines {
+        let entry = func.layout_index(sub.entry).map_or("bb?".to_string(), |i| format!("bb{i}"));
+        let recursive = if sub.recursive { ", recursive" } else { "" };
+        writeln!(out, "    .subroutine {}, {entry}, {}{recursive}", Symbol(&sub.name), sub.frame_bytes)?;
+    }
     for (index, &block) in func.layout.iter().enumerate() {
         writeln!(out, "bb{index}:")?;
         for &inst in &func.blocks[block].insts {
