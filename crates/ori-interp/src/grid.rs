@@ -64,6 +64,7 @@ pub fn run_grid(
         local_bytes: launch.local_bytes as usize,
         warp_insts: 0,
         thread_insts: 0,
+        printf: Vec::new(),
     };
     for cz in 0..launch.grid[2] {
         for cy in 0..launch.grid[1] {
@@ -91,6 +92,7 @@ pub fn run_grid(
     }
     stats.warp_insts = cta.warp_insts;
     stats.thread_insts = cta.thread_insts;
+    stats.printf = cta.printf;
     Ok(stats)
 }
 

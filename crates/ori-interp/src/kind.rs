@@ -82,6 +82,12 @@ pub enum Kind {
     Call,
     /// `RET.REL`: to the byte address each lane holds in a register.
     Ret,
+    /// `CALL.ABS`: a call of the absolute address in a register pair; the
+    /// interpreter runs [`crate::EXTERNALS`] itself.
+    CallAbs,
+    /// `LEPC`: the absolute code address of its label (of itself without
+    /// one) into a register pair; code starts at address 0.
+    Lepc,
     Exit,
     Bar,
     Mov,
@@ -344,6 +350,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,
+        "CALL" if m("ABS") => Kind::CallAbs,
+        "LEPC" => Kind::Lepc,
         "RET" if m("REL") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,

@@ -57,7 +57,8 @@ impl Phase for OriResolveCallAddresses {
                     };
                     func.insts[id].uses[0].kind = OperandKind::Imm(Imm::Int(addr));
                 }
-                if func.insts[id].op != Opcode::CALL {
+                // `CALL.ABS` returns to the absolute address `LEPC` makes.
+                if func.insts[id].op != Opcode::CALL || func.insts[id].has_mod("ABS") {
                     continue;
                 }
                 let ret = block_addr[&b] + 16 * (k as i64 + 1);

@@ -46,6 +46,35 @@ pub(crate) fn out_of_line<'m>(
     out
 }
 
+/// Functions declared without a body (`.extern .func vprintf`) that some
+/// function calls, in declaration order: their addresses come from
+/// constant bank 4 (`ori_ir::Module::externals`).
+pub(crate) fn externals(items: &[ast::Item]) -> Vec<String> {
+    let mut called = HashSet::new();
+    for item in items {
+        if let ast::Item::Function(f) = item
+            && let Some(body) = &f.body
+        {
+            walk(&body.statements, &mut |inst| {
+                if inst.opcode.name.as_str() == "call"
+                    && let Some(ExprKind::Name(n, None)) = call_target(inst).and_then(|i| inst.operands.get(i)).map(|o| &o.kind)
+                {
+                    called.insert(n.name.as_str());
+                }
+            });
+        }
+    }
+    items
+        .iter()
+        .filter_map(|i| match i {
+            ast::Item::Function(f) if f.body.is_none() && called.contains(f.name.name.as_str()) => {
+                Some(f.name.name.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// True when `statements` contain a call (which an inlined body may hide:
 /// any `call` counts).
 pub(crate) fn has_calls(statements: &[Statement]) -> bool {

@@ -103,7 +103,7 @@ pub(crate) struct Lowerer<'m> {
 /// Where the module's variables are, by name: a `.const` one's offset in
 /// constant bank 3, a `.global` one's address slot in bank 4.
 #[derive(Clone, Default)]
-pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>);
+pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>, HashMap<String, u32>);
 
 /// Where one module variable is.
 #[derive(Copy, Clone, Debug)]
@@ -128,12 +128,19 @@ impl GlobalRefs {
             Some((v.name.clone(), r))
         });
         let dynamic = extern_shared.iter().map(|(n, a)| (n.clone(), GlobalRef::ExternShared(*a)));
-        GlobalRefs(refs.chain(dynamic).collect())
+        let functions = module.externals.iter().filter_map(|f| Some((f.clone(), module.address_slot(f)?)));
+        GlobalRefs(refs.chain(dynamic).collect(), functions.collect())
     }
 
     /// Variable `name`.
     pub fn get(&self, name: &str) -> Option<GlobalRef> {
         self.0.get(name).copied()
+    }
+
+    /// The offset in constant bank 4 of the address of external function
+    /// `name` (`vprintf`).
+    pub fn extern_function(&self, name: &str) -> Option<u32> {
+        self.1.get(name).copied()
     }
 }
 
@@ -338,7 +345,10 @@ impl<'m> Lowerer<'m> {
             return Err(at(inst.span, "lowering of this call target is not supported yet"));
         };
         let fname = fname.name.as_str();
-        if self.out_of_line.contains(fname) || self.regs.ty(fname).is_some() {
+        if self.out_of_line.contains(fname)
+            || self.regs.ty(fname).is_some()
+            || self.globals.extern_function(fname).is_some()
+        {
             return self.abi_call(inst, fname, rets, args);
         }
         let Some(&callee) = self.callees.get(fname) else {
@@ -430,6 +440,8 @@ impl<'m> Lowerer<'m> {
         let (args, rets) = (params(args)?, params(rets)?);
         let callee = if self.regs.ty(target).is_some() {
             ops::call::Callee::Pointer(self.reg(target, inst.span)?)
+        } else if let Some(slot) = self.globals.extern_function(target) {
+            ops::call::Callee::External(slot)
         } else {
             ops::call::Callee::Direct(target)
         };

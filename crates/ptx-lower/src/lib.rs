@@ -39,6 +39,7 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Ok(vars) => out.variables = vars,
         Err(e) => errors.extend(e),
     }
+    out.externals = callgraph::externals(&module.items);
     let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
     // Device functions are inlined where they are called (Lowerer::inline_call),
     // except those that must exist on their own (callgraph.rs): recursive

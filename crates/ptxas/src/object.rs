@@ -75,7 +75,13 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
                 func.name
             )));
         }
-        functions.push(function(func, &target)?);
+        let mut f = function(func, &target)?;
+        if !f.notes.syscalls.is_empty() {
+            // The external functions the kernel may call (EIATTR_EXTERNS);
+            // `CALL.ABS` goes through a register, so every one counts.
+            f.callees = module.externals.clone();
+        }
+        functions.push(f);
     }
     if options.compile_only && !module.variables.is_empty() {
         return Err(Diagnostic::fatal(
@@ -83,10 +89,11 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         ));
     }
     let variables = module.variables.iter().map(variable).collect();
-    // The address table of constant bank 4: every `.global` variable, in
-    // declaration order (ori_ir::Module::address_slot).
-    let address_table =
-        module.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.clone()).collect();
+    // The address table of constant bank 4: every external function, then
+    // every `.global` variable, in declaration order
+    // (ori_ir::Module::address_slot).
+    let globals = module.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.clone());
+    let address_table = module.externals.iter().cloned().chain(globals).collect();
     let mut command_line = format!("-arch {} ", module.target);
     if options.opt_level != 3 {
         command_line = format!("-O {} {command_line}", options.opt_level);
@@ -102,6 +109,7 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         functions,
         variables,
         address_table,
+        externals: module.externals.clone(),
         isa_class: 1,
         ..ObjectModule::default()
     })
@@ -156,7 +164,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             min_ctas_per_sm: attrs.minnctapersm,
             cluster_dims: None,
         },
-        notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, ..Default::default() },
+        notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, syscalls: calls.syscalls, ..Default::default() },
         shared: object::SharedMemory {
             size: attrs.shared_bytes.into(),
             align: attrs.shared_align.into(),

@@ -43,6 +43,7 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let mut props = PropertySet::EMPTY;
     let mut functions = Vec::new();
     let mut variables = Vec::new();
+    let mut externals = Vec::new();
     let mut lines = text.lines().enumerate().peekable();
     while let Some((index, raw)) = lines.next() {
         let mut cur = Cursor::new(raw, index + 1);
@@ -59,6 +60,10 @@ pub fn parse_module(text: &str) -> Result<Module> {
                 target = Some(name.parse::<Sm>().map_err(|_| cur.error_at(start, format!("unknown target `{name}`")))?);
             }
             ".props" => props = parse_props(&mut cur)?,
+            ".extern" => {
+                cur.skip_ws();
+                externals.push(cur.name()?);
+            }
             ".visible" | ".global" | ".const" => {
                 let visible = word == ".visible";
                 let word = if visible {
@@ -91,6 +96,7 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let mut module = Module::new(target, props);
     module.functions = functions;
     module.variables = variables;
+    module.externals = externals;
     Ok(module)
 }
 

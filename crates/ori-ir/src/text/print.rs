@@ -13,6 +13,9 @@ pub fn print_module(module: &Module) -> String {
     writeln!(out, ".target {}", module.target).unwrap();
     let props: Vec<_> = module.props.iter().map(|p| p.name()).collect();
     writeln!(out, ".props {}", props.join(", ")).unwrap();
+    for name in &module.externals {
+        writeln!(out, ".extern {}", Symbol(name)).unwrap();
+    }
     for var in &module.variables {
         write_variable(&mut out, var).unwrap();
     }

@@ -95,6 +95,9 @@ pub(crate) enum Callee<'a> {
     /// The function whose address (offset in the kernel's code) is in the
     /// low word of this register.
     Pointer(Reg),
+    /// A function outside the module (`vprintf`), its 64-bit address at
+    /// this offset of constant bank 4.
+    External(u32),
 }
 
 /// `call (rets), f, (args)` of an out-of-line function or through a
@@ -119,10 +122,15 @@ pub(crate) fn call(
         let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
         move_words(cx, *abi, slot, span)?;
     }
-    // The return address: a placeholder until the code is placed.
-    cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![Operand::int(0)], span)?;
-    cx.emit(Opcode::MOV, &[], vec![Reg::phys(RegFile::R, 21).into()], vec![Operand::int(0)], span)?;
+    if let Callee::External(slot) = callee {
+        external_call(cx, slot, span)?;
+    } else {
+        // The return address: a placeholder until the code is placed.
+        cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![Operand::int(0)], span)?;
+        cx.emit(Opcode::MOV, &[], vec![Reg::phys(RegFile::R, 21).into()], vec![Operand::int(0)], span)?;
+    }
     match callee {
+        Callee::External(_) => {}
         Callee::Direct(name) => {
             let target = OperandKind::Symbol(name.to_string()).into();
             cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![target], span)?;
@@ -138,6 +146,25 @@ pub(crate) fn call(
         move_words(cx, slot, *abi, span)?;
     }
     cx.after_call();
+    Ok(())
+}
+
+/// A call of a function outside the module, NVIDIA's sequence (sm_90
+/// printf_kernel): its address from constant bank 4 (`LDC.64`; sm_80 two
+/// `MOV`s), the absolute return address in `R20:R21` from `LEPC R20,
+/// ret`, `CALL.ABS.NOINC`; the code after the call starts a new block
+/// (`ret`). sm_80 has no `LEPC` with a target: not lowered there yet.
+fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
+    if cx.sm.version < 90 {
+        return Err(at(span, "lowering of calls of external functions for sm_80 is not supported yet"));
+    }
+    let slot = i32::try_from(slot).map_err(|_| at(span, "constant bank 4 slot out of range"))?;
+    let fp = cx.temp(RegFile::R, 2);
+    cx.emit(Opcode::LDC, &["64"], vec![fp.into()], vec![Operand::cbank(4, slot)], span)?;
+    let ret = cx.func.add_block();
+    cx.emit(Opcode::LEPC, &[], vec![RETURN_ADDRESS.wide(2).into()], vec![Operand::label(ret)], span)?;
+    cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)?;
+    cx.place_block(ret);
     Ok(())
 }
 

@@ -36,6 +36,9 @@ pub(super) struct Calls {
     pub stack_size: u32,
     /// Call-target relocations ptxas applied (traces in the cubin).
     pub resolved: Vec<CodeRelocation>,
+    /// Offsets of the calls of external functions (`CALL.ABS`,
+    /// EIATTR_SYSCALL_OFFSETS).
+    pub syscalls: Vec<u32>,
 }
 
 /// The call-related parts of `func`'s entry; `code_len` is its code's size
@@ -77,9 +80,13 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
     // R_CUDA_ABS55_16_34 (sm_90) / R_CUDA_ABS47_34 (sm_80): call targets.
     let kind = if target.sm.version >= 90 { 75 } else { 58 };
     let mut resolved = Vec::new();
+    let mut syscalls = Vec::new();
     for (index, (_, _, inst)) in func.insts_in_order().enumerate() {
         if !inst.op.has(OpFlags::CALL) {
             continue;
+        }
+        if inst.has_mod("ABS") {
+            syscalls.push(16 * index as u32);
         }
         let callee = inst.uses.iter().find_map(|u| match u.kind {
             OperandKind::Label(b) if inst.uses.len() == 1 => subs.iter().position(|s| s.entry == b),
@@ -90,5 +97,5 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
             resolved.push(CodeRelocation { offset: 16 * index as u64, kind, symbol, addend: 0 });
         }
     }
-    Calls { subroutines, stack_size, resolved }
+    Calls { subroutines, stack_size, resolved, syscalls }
 }
