@@ -334,6 +334,11 @@ fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func:
             format!("Local memory used for function '{}', size of stack frame: {} bytes", func.name, attrs.frame_bytes);
         report.push(options, Diagnostic::warning(message));
     }
+    if attrs.subroutines.iter().any(|s| s.recursive) {
+        // ptxas prints this even without -v (recursion).
+        let message = format!("Stack size for entry function '{}' cannot be statically determined", func.name);
+        report.push(options, Diagnostic::warning(message));
+    }
     let usage = object::Usage::of(func, &target);
     report.functions.push(FunctionReport {
         name: func.name.clone(),
