@@ -46,6 +46,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("device_calls", "sm_90"),
     ("device_calls", "sm_80"),
     ("printf_kernel", "sm_90"),
+    ("printf_kernel", "sm_80"),
     ("globals_const", "sm_80"),
     ("globals_const", "sm_90"),
     ("unroll_loops", "sm_80"),

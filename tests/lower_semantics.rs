@@ -1566,7 +1566,7 @@ fn abi_calls() {
     }
 }
 
-/// printf_kernel (sm_90): `vprintf` with a generic pointer to the thread's
+/// printf_kernel (sm_90, sm_80): `vprintf` with a generic pointer to the thread's
 /// argument buffer in local memory. The interpreter formats what the
 /// calls pass; our cubin must print what NVIDIA's prints.
 #[test]
@@ -1575,7 +1575,7 @@ fn printf_kernel() {
     let n = 100i32;
     let x: Vec<f32> = (0..n).map(|i| (i as f32 - 40.0) * 0.75).collect();
     let args = || vec![Arg::Buffer(f32s(&x)), Arg::Value(n.to_le_bytes().to_vec())];
-    let printed = |module: &ori_ir::Module, kernel: Option<&ori_interp::Kernel>| {
+    let printed = |module: &ori_ir::Module, sm: u32, kernel: Option<&ori_interp::Kernel>| {
         let mut global = Global::new();
         let stats = match kernel {
             Some(k) => {
@@ -1587,20 +1587,24 @@ fn printf_kernel() {
                 let (params, _) = lay_out(func, &args(), &mut global);
                 let mut launch = Launch::new([2, 1, 1], [64, 1, 1], params);
                 launch.banks = ori_interp::Statics::of_module(module).place(&mut global);
-                ori_interp::run(func, 90, 0, &launch, &mut global)
+                ori_interp::run(func, sm, 0, &launch, &mut global)
             }
         };
         let mut lines = stats.unwrap().printf;
         lines.sort();
         lines
     };
-    let [_, ours] = stages("printf_kernel", 90);
-    let dir = std::env::temp_dir().join(format!("ptxas-printf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let kernel = ori_interp::corpus::compile(&oracle.ptxas(), corpus().parent().unwrap(), "printf_kernel", "printf_kernel", 90, &dir)
-        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
-    let theirs = printed(&ours, Some(&kernel));
-    assert_eq!(theirs.len(), 3, "{theirs:?}");
-    assert!(theirs.iter().any(|l| l.starts_with("thread 97 block 1: x=42.750000 (4.275000e+11) bits=0x422b0000 ll=9700000000000 pos")), "{theirs:?}");
-    assert_eq!(printed(&ours, None), theirs);
+    for sm in [90, 80] {
+        let [_, ours] = stages("printf_kernel", sm);
+        let dir = std::env::temp_dir().join(format!("ptxas-printf-{}-{sm}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = corpus().parent().unwrap().to_path_buf();
+        let kernel = ori_interp::corpus::compile(&oracle.ptxas(), &root, "printf_kernel", "printf_kernel", sm, &dir)
+            .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+        let theirs = printed(&ours, sm, Some(&kernel));
+        assert_eq!(theirs.len(), 3, "sm_{sm}: {theirs:?}");
+        let line = "thread 97 block 1: x=42.750000 (4.275000e+11) bits=0x422b0000 ll=9700000000000 pos";
+        assert!(theirs.iter().any(|l| l.starts_with(line)), "sm_{sm}: {theirs:?}");
+        assert_eq!(printed(&ours, sm, None), theirs, "sm_{sm}");
+    }
 }

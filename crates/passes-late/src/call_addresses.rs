@@ -57,8 +57,11 @@ impl Phase for OriResolveCallAddresses {
                     };
                     func.insts[id].uses[0].kind = OperandKind::Imm(Imm::Int(addr));
                 }
-                // `CALL.ABS` returns to the absolute address `LEPC` makes.
-                if func.insts[id].op != Opcode::CALL || func.insts[id].has_mod("ABS") {
+                if func.insts[id].op != Opcode::CALL {
+                    continue;
+                }
+                if func.insts[id].has_mod("ABS") {
+                    pc_relative_return(func, &insts[..k], k)?;
                     continue;
                 }
                 let ret = block_addr[&b] + 16 * (k as i64 + 1);
@@ -74,4 +77,26 @@ impl Phase for OriResolveCallAddresses {
         }
         Ok(())
     }
+}
+
+/// A `CALL.ABS` at index `call` of its block, `before` the instructions
+/// ahead of it there: with `LEPC R` (its own address, no target) ahead,
+/// the `IADD3 R20, P, R, distance, RZ` that adds the distance from the
+/// `LEPC` to the return point gets it. (`LEPC R20, ret` needs nothing.)
+fn pc_relative_return(func: &mut Function, before: &[ori_ir::InstId], call: usize) -> Result<(), PhaseError> {
+    let Some(lepc) = before.iter().rposition(|&i| func.insts[i].op == Opcode::LEPC) else {
+        return Err(PhaseError::in_function(func, "a CALL.ABS without LEPC before it"));
+    };
+    if !func.insts[before[lepc]].uses.is_empty() {
+        return Ok(());
+    }
+    let add = before[lepc..].iter().copied().find(|&i| {
+        let inst = &func.insts[i];
+        inst.op == Opcode::IADD3 && !inst.has_mod("X") && inst.defs.first().and_then(|d| d.as_reg()) == Some(RETURN_ADDRESS)
+    });
+    let Some(add) = add else {
+        return Err(PhaseError::in_function(func, "a CALL.ABS without its return-address sum"));
+    };
+    func.insts[add].uses[1].kind = OperandKind::Imm(Imm::Int(16 * (call - lepc) as i64 + 16));
+    Ok(())
 }

@@ -149,23 +149,36 @@ pub(crate) fn call(
     Ok(())
 }
 
-/// A call of a function outside the module, NVIDIA's sequence (sm_90
-/// printf_kernel): its address from constant bank 4 (`LDC.64`; sm_80 two
-/// `MOV`s), the absolute return address in `R20:R21` from `LEPC R20,
-/// ret`, `CALL.ABS.NOINC`; the code after the call starts a new block
-/// (`ret`). sm_80 has no `LEPC` with a target: not lowered there yet.
+/// A call of a function outside the module: its address from constant
+/// bank 4, the absolute return address in `R20:R21`, `CALL.ABS.NOINC`.
+/// sm_90 (NVIDIA's printf_kernel): `LDC.64`, `LEPC R20, ret`, the code
+/// after the call starting a new block (`ret`). sm_80 has no `LEPC` with a
+/// target: the address comes from `MOV`s, and `R20:R21` is `LEPC`'s own
+/// address plus the distance to the return point (`IADD3 R20, P, pc.lo,
+/// distance, RZ` + `IADD3.X`; `OriResolveCallAddresses` writes the
+/// distance). NVIDIA's sm_80 code computes the same sum from two offsets.
 fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
-    if cx.sm.version < 90 {
-        return Err(at(span, "lowering of calls of external functions for sm_80 is not supported yet"));
-    }
     let slot = i32::try_from(slot).map_err(|_| at(span, "constant bank 4 slot out of range"))?;
     let fp = cx.temp(RegFile::R, 2);
-    cx.emit(Opcode::LDC, &["64"], vec![fp.into()], vec![Operand::cbank(4, slot)], span)?;
-    let ret = cx.func.add_block();
-    cx.emit(Opcode::LEPC, &[], vec![RETURN_ADDRESS.wide(2).into()], vec![Operand::label(ret)], span)?;
-    cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)?;
-    cx.place_block(ret);
-    Ok(())
+    if cx.sm.version >= 90 {
+        cx.emit(Opcode::LDC, &["64"], vec![fp.into()], vec![Operand::cbank(4, slot)], span)?;
+        let ret = cx.func.add_block();
+        cx.emit(Opcode::LEPC, &[], vec![RETURN_ADDRESS.wide(2).into()], vec![Operand::label(ret)], span)?;
+        cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)?;
+        cx.place_block(ret);
+        return Ok(());
+    }
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(fp.part(0, 1)).undef()], vec![Operand::cbank(4, slot)], span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(fp.part(1, 1))], vec![Operand::cbank(4, slot + 4)], span)?;
+    let pc = cx.temp(RegFile::R, 2);
+    cx.emit(Opcode::LEPC, &[], vec![pc.into()], vec![], span)?;
+    let carry = cx.temp(RegFile::P, 1);
+    let rz = || Operand::reg(Reg::RZ);
+    let lo = vec![Operand::reg(pc.part(0, 1)), Operand::int(0), rz()];
+    cx.emit(Opcode::IADD3, &[], vec![RETURN_ADDRESS.into(), carry.into()], lo, span)?;
+    let hi = vec![Operand::reg(pc.part(1, 1)), rz(), rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![Reg::phys(RegFile::R, 21).into()], hi, span)?;
+    cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)
 }
 
 /// The entry of an out-of-line function: its parameters out of the ABI
