@@ -41,6 +41,44 @@ pub(super) struct Calls {
     pub syscalls: Vec<u32>,
 }
 
+/// The frames of the deepest chain of calls from the kernel's own code
+/// (no recursion). The code from a clone's first block to the next
+/// clone's is the clone; an indirect call may reach any clone.
+fn deepest(func: &Function, block_at: &std::collections::HashMap<ori_ir::BlockId, u64>) -> u32 {
+    let subs = &func.attrs.subroutines;
+    let owner = |at: u64| subs.iter().rposition(|s| block_at[&s.entry] <= at);
+    let mut calls: Vec<Vec<usize>> = vec![Vec::new(); subs.len() + 1];
+    let mut at = 0;
+    for (_, _, inst) in func.insts_in_order() {
+        if inst.op.has(OpFlags::CALL) && !inst.has_mod("ABS") {
+            let from = owner(at).map_or(0, |i| i + 1);
+            match inst.uses.as_slice() {
+                [u] => {
+                    if let OperandKind::Label(b) = u.kind
+                        && let Some(to) = subs.iter().position(|s| s.entry == b)
+                    {
+                        calls[from].push(to);
+                    }
+                }
+                _ => calls[from].extend(0..subs.len()),
+            }
+        }
+        at += 16;
+    }
+    // Longest path in a DAG: each clone's depth once its callees' are known.
+    fn depth(k: usize, calls: &[Vec<usize>], subs: &[ori_ir::Subroutine], memo: &mut Vec<Option<u32>>) -> u32 {
+        if let Some(d) = memo[k + 1] {
+            return d;
+        }
+        let below = calls[k + 1].iter().map(|&c| depth(c, calls, subs, memo)).max().unwrap_or(0);
+        let d = subs[k].frame_bytes + below;
+        memo[k + 1] = Some(d);
+        d
+    }
+    let mut memo = vec![None; subs.len() + 1];
+    calls[0].iter().map(|&c| depth(c, &calls, subs, &mut memo)).max().unwrap_or(0)
+}
+
 /// The call-related parts of `func`'s entry; `code_len` is its code's size
 /// with ptxas's padding (the last clone's symbol covers it).
 pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Calls {
@@ -70,12 +108,10 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
             mercury_offset: None,
         });
     }
-    // Without recursion, a bound: the kernel's frame and every callee's
-    // (the deepest chain needs no more).
     let stack_size = if subs.iter().any(|s| s.recursive) {
         UNKNOWN_STACK
     } else {
-        func.attrs.frame_bytes + subs.iter().map(|s| s.frame_bytes).sum::<u32>()
+        func.attrs.frame_bytes + deepest(func, &block_at)
     };
     // R_CUDA_ABS55_16_34 (sm_90) / R_CUDA_ABS47_34 (sm_80): call targets.
     let kind = if target.sm.version >= 90 { 75 } else { 58 };
