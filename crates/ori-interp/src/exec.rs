@@ -479,7 +479,9 @@ impl Cta<'_> {
             return fault("missing address operand");
         };
         let b = match *base {
-            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || matches!(space, Space::Global | Space::Generic) => {
+            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width))
+                if width == 2 || matches!(space, Space::Global | Space::Generic) =>
+            {
                 u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
             }
             Some((loc, _)) => u64::from(w.get(loc, lane)),

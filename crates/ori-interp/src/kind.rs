@@ -73,7 +73,9 @@ pub enum Kind {
     /// `BMOV.32[.CLEAR]`: a barrier register to or from a general register
     /// (callees save the convergence barriers they use); `.CLEAR` zeroes
     /// the barrier register read.
-    Bmov { clear: bool },
+    Bmov {
+        clear: bool,
+    },
     Bra,
     /// `BRA.DIV mask, target`: taken by the whole group when some lane of
     /// `mask` is not in it (the warp has diverged).

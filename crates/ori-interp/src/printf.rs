@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn formats_like_the_device_runtime() {
         // "%d %u %f %08x %lld %s|%-3c|" with args at 0, 4, 8, 16, 24, 32, 40.
-        let mut buf = vec![0u8; 48];
+        let mut buf = [0u8; 48];
         buf[0..4].copy_from_slice(&(-7i32).to_le_bytes());
         buf[4..8].copy_from_slice(&3u32.to_le_bytes());
         buf[8..16].copy_from_slice(&1.5f64.to_bits().to_le_bytes());

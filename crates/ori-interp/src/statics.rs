@@ -42,9 +42,8 @@ impl Statics {
             let bytes = v.init.clone().unwrap_or_else(|| vec![0; v.size as usize]);
             addresses.push((&v.name, global.alloc(bytes)));
         }
-        let address_of = |name: &str| {
-            addresses.iter().find(|a| a.0 == name).map(|a| a.1).or_else(|| crate::external_address(name))
-        };
+        let address_of =
+            |name: &str| addresses.iter().find(|a| a.0 == name).map(|a| a.1).or_else(|| crate::external_address(name));
         for v in self.variables.iter().filter(|v| v.space == VarSpace::Global) {
             let Some(at) = address_of(&v.name) else { continue };
             for p in &v.pointers {

@@ -11,7 +11,9 @@
 
 use std::collections::HashMap;
 
-use ori_ir::{BlockId, Function, Imm, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile};
+use ori_ir::{
+    BlockId, Function, Imm, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+};
 
 /// Fills in return addresses and function addresses.
 pub struct OriResolveCallAddresses;
@@ -92,7 +94,9 @@ fn pc_relative_return(func: &mut Function, before: &[ori_ir::InstId], call: usiz
     }
     let add = before[lepc..].iter().copied().find(|&i| {
         let inst = &func.insts[i];
-        inst.op == Opcode::IADD3 && !inst.has_mod("X") && inst.defs.first().and_then(|d| d.as_reg()) == Some(RETURN_ADDRESS)
+        inst.op == Opcode::IADD3
+            && !inst.has_mod("X")
+            && inst.defs.first().and_then(|d| d.as_reg()) == Some(RETURN_ADDRESS)
     });
     let Some(add) = add else {
         return Err(PhaseError::in_function(func, "a CALL.ABS without its return-address sum"));

@@ -50,7 +50,9 @@ impl Phase for OriSaveCalleeRegisters {
         }
         let base = func.attrs.frame_bytes.next_multiple_of(4);
         let slot = |k: usize| i64::from(base) + 4 * k as i64;
-        let at = |k: usize| Operand::from(OperandKind::Mem(Address { base: Some(SP), offset: slot(k), ..Address::default() }));
+        let at = |k: usize| {
+            Operand::from(OperandKind::Mem(Address { base: Some(SP), offset: slot(k), ..Address::default() }))
+        };
         let stores: Vec<_> = saved
             .iter()
             .enumerate()

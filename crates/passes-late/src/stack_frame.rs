@@ -92,7 +92,8 @@ fn callee_frame(func: &mut Function) {
     if size == 0 || func.insts_in_order().any(|(_, _, inst)| inst.written_regs().any(|r| r == SP)) {
         return;
     }
-    let adjust = |by: i64| Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(by), Operand::reg(Reg::RZ)]);
+    let adjust =
+        |by: i64| Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(by), Operand::reg(Reg::RZ)]);
     let down = func.insts.alloc(adjust(-size));
     func.blocks[entry].insts.insert(0, down);
     for block in func.layout.clone() {

@@ -57,7 +57,8 @@ pub(crate) fn externals(items: &[ast::Item]) -> Vec<String> {
         {
             walk(&body.statements, &mut |inst| {
                 if inst.opcode.name.as_str() == "call"
-                    && let Some(ExprKind::Name(n, None)) = call_target(inst).and_then(|i| inst.operands.get(i)).map(|o| &o.kind)
+                    && let Some(ExprKind::Name(n, None)) =
+                        call_target(inst).and_then(|i| inst.operands.get(i)).map(|o| &o.kind)
                 {
                     called.insert(n.name.as_str());
                 }

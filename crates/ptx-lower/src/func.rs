@@ -431,7 +431,10 @@ impl<'m> Lowerer<'m> {
                     };
                     let name = self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.to_string());
                     let width = self.param_widths.get(&name).copied().ok_or_else(|| {
-                        at(e.span, "lowering of a call argument that is not a call-sequence .param is not supported yet")
+                        at(
+                            e.span,
+                            "lowering of a call argument that is not a call-sequence .param is not supported yet",
+                        )
                     })?;
                     Ok((name, width))
                 })

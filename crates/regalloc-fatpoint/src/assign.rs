@@ -82,9 +82,7 @@ pub(crate) fn assign(
             out.failed.push(bit);
             continue;
         };
-        let scratch = |first: u32| {
-            fits(first) && !(first..first + u32::from(width)).any(|n| is_callee_saved(file, n))
-        };
+        let scratch = |first: u32| fits(first) && !(first..first + u32::from(width)).any(|n| is_callee_saved(file, n));
         let cheap = (0..limit).step_by(step as usize).find(|&first| scratch(first)).filter(|_| scratch_first);
         if let Some(cheap) = cheap {
             let hinted = match info.hint {

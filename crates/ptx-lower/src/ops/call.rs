@@ -60,10 +60,15 @@ pub(crate) fn abi_regs(widths: &[u8]) -> Option<Vec<Reg>> {
 pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<(&'a str, u8)>, Pending> {
     let mut out = Vec::new();
     for d in decls {
-        let DeclType::Scalar(ty) = d.ty else { return Err(at(d.span, "lowering of this parameter is not supported yet")) };
+        let DeclType::Scalar(ty) = d.ty else {
+            return Err(at(d.span, "lowering of this parameter is not supported yet"));
+        };
         for n in &d.names {
             if d.vector().is_some() || !n.dims.is_empty() || ty.bits() > 64 {
-                return Err(at(d.span, "lowering of an aggregate argument of an out-of-line call is not supported yet"));
+                return Err(at(
+                    d.span,
+                    "lowering of an aggregate argument of an out-of-line call is not supported yet",
+                ));
             }
             out.push((n.name.name.as_str(), if ty.bits() > 32 { 2 } else { 1 }));
         }
@@ -119,7 +124,8 @@ pub(crate) fn call(
     let arg_regs = abi_regs(&args.iter().map(|a| a.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
     let ret_regs = abi_regs(&rets.iter().map(|r| r.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
     for ((name, width), abi) in args.iter().zip(&arg_regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
+        let slot =
+            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
         move_words(cx, *abi, slot, span)?;
     }
     if let Callee::External(slot) = callee {
@@ -187,9 +193,11 @@ fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
 /// them. Returns where the return address is (`R20` in a leaf).
 pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
     let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
-    let regs = abi_regs(&widths).ok_or_else(|| at(span, "lowering of a function with arguments on the stack is not supported yet"))?;
+    let regs = abi_regs(&widths)
+        .ok_or_else(|| at(span, "lowering of a function with arguments on the stack is not supported yet"))?;
     for ((name, width), abi) in params.iter().zip(regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
+        let slot =
+            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
         move_words(cx, slot, abi, span)?;
     }
     if !calls {
