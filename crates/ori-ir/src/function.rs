@@ -80,6 +80,9 @@ pub struct Subroutine {
     /// It may call itself, directly or through others: the stack the
     /// kernel needs cannot be bounded.
     pub recursive: bool,
+    /// Bytes its spill stores and loads move (callee saves included, as
+    /// ptxas counts them in `-v`); not kept in the Ori text.
+    pub spill_bytes: (u32, u32),
 }
 
 /// One kernel parameter's place in the parameter block.

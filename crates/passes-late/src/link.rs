@@ -69,6 +69,7 @@ fn link(module: &mut Module) -> Result<(), PhaseError> {
                 entry,
                 frame_bytes: callee.attrs.frame_bytes,
                 recursive: recursive.contains(name.as_str()),
+                spill_bytes: (callee.attrs.spill_store_bytes, callee.attrs.spill_load_bytes),
             });
         }
         retarget(&mut kernel)?;

@@ -353,6 +353,26 @@ fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func:
         cmem0: target.param_base + attrs.param_bytes(),
         compile_time: time,
     });
+    // The device functions cloned into the kernel, each once (ptxas lists
+    // them after the kernels).
+    for sub in &attrs.subroutines {
+        if report.functions.iter().any(|f| !f.entry && f.name == sub.name) {
+            continue;
+        }
+        report.functions.push(FunctionReport {
+            name: sub.name.clone(),
+            entry: false,
+            sm,
+            registers: 0,
+            barriers: 0,
+            stack_frame: sub.frame_bytes,
+            shared: 0,
+            spill_stores: sub.spill_bytes.0,
+            spill_loads: sub.spill_bytes.1,
+            cmem0: 0,
+            compile_time: Duration::ZERO,
+        });
+    }
 }
 
 fn parse_ori(source: &Source, options: &Options) -> Result<Module, Diagnostic> {

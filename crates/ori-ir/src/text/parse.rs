@@ -287,7 +287,7 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
             cur.skip_ws();
             cur.word() == "recursive"
         };
-        func.attrs.subroutines.push(crate::Subroutine { name, entry, frame_bytes, recursive });
+        func.attrs.subroutines.push(crate::Subroutine { name, entry, frame_bytes, recursive, spill_bytes: (0, 0) });
         return Ok(());
     }
     let attrs = &mut func.attrs;
