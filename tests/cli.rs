@@ -107,10 +107,13 @@ fn dump_after_all_follows_the_manifest() {
             "EarlyOriSimpleLiveDead",
             "SinkRemat",
             "AllocateRegisters",
+            "OriSaveCalleeRegisters",
             "OriSetupStackFrame",
+            "OriLinkCallees",
             "OriRemoveNopCode",
             "ScheduleInstructions",
             "ComputeScoreboards",
+            "OriResolveCallAddresses",
             "MercEncodeAndDecode"
         ]
     );
@@ -131,7 +134,7 @@ fn dump_after_all_follows_the_manifest() {
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 12);
+    assert_eq!(dumped_phases(&removed).len(), 15);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same
@@ -151,9 +154,12 @@ fn dump_after_all_follows_the_manifest() {
         [
             "OriCheckInitialProgram",
             "AllocateRegisters",
+            "OriSaveCalleeRegisters",
             "OriSetupStackFrame",
+            "OriLinkCallees",
             "OriRemoveNopCode",
             "ProcessO0WaitsAndSBs",
+            "OriResolveCallAddresses",
             "MercEncodeAndDecode"
         ]
     );

@@ -38,6 +38,10 @@ fn verbose_report_matches_nvidia() {
         ("reduce_smem.sm80.ptx", "sm_80"),
         ("reduce_smem.sm90.ptx", "sm_90"),
         ("templates.sm90.ptx", "sm_90"),
+        // Device functions after the kernel, callee saves as spills, the
+        // stack-size warning.
+        ("recursion.sm80.ptx", "sm_80"),
+        ("recursion.sm90.ptx", "sm_90"),
     ] {
         let args = [format!("-arch={arch}"), "-v".into(), corpus(file).display().to_string(), "-o".into()];
         let run = |ptxas: &Path| Command::new(ptxas).args(&args).arg(&out).output().unwrap();

@@ -26,6 +26,8 @@ pub struct Cta<'a> {
     pub warp_insts: u64,
     /// Lane-instructions executed.
     pub thread_insts: u64,
+    /// `vprintf` output so far.
+    pub printf: Vec<String>,
 }
 
 /// Why a step could not complete.
@@ -37,6 +39,9 @@ pub enum Stop {
 }
 
 type R<T> = Result<T, Stop>;
+
+/// The return-address register of calls (`R20:R21`).
+const RETURN_ADDRESS: u32 = 20;
 
 fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(Stop::Fault(msg.into()))
@@ -487,7 +492,9 @@ impl Cta<'_> {
             return fault("missing address operand");
         };
         let b = match *base {
-            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || space == Space::Global => {
+            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width))
+                if width == 2 || matches!(space, Space::Global | Space::Generic) =>
+            {
                 u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
             }
             Some((loc, _)) => u64::from(w.get(loc, lane)),
@@ -505,8 +512,14 @@ impl Cta<'_> {
         len: usize,
         lane: usize,
     ) -> R<&'m mut [u8]> {
+        let window = crate::LOCAL_WINDOW..crate::LOCAL_WINDOW + self.local_bytes as u64;
+        let (space, addr) = match space {
+            Space::Generic if window.contains(&addr) => (Space::Local, addr - crate::LOCAL_WINDOW),
+            Space::Generic => (Space::Global, addr),
+            other => (other, addr),
+        };
         let found = match space {
-            Space::Global => self.global.slice_mut(addr, len),
+            Space::Global | Space::Generic => self.global.slice_mut(addr, len),
             Space::Shared => flat_mut(&mut self.shared, addr, len),
             Space::Local => {
                 if local.is_empty() {
@@ -519,6 +532,57 @@ impl Cta<'_> {
             Some(b) => Ok(b),
             None => fault(format!("{space:?} access of {len} bytes at {addr:#x} out of bounds (lane {lane})")),
         }
+    }
+
+    /// `vprintf(format, args)` for `lane`: the generic pointers in `R4:R5`
+    /// and `R6:R7`; the result (0) in `R4`.
+    fn vprintf(&mut self, w: &mut Warp, lane: usize) -> R<()> {
+        let pair = |w: &Warp, r: u32| {
+            let loc = Loc::Slot(ori_ir::RegFile::R, r);
+            u64::from(w.get_word(loc, 0, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
+        };
+        let (fmt_at, args_at) = (pair(w, 4), pair(w, 6));
+        let mut local = std::mem::take(&mut w.local[lane]);
+        let string = |this: &mut Self, local: &mut Vec<u8>, at: u64| -> Option<Vec<u8>> {
+            let mut s = Vec::new();
+            while s.len() < 1 << 16 {
+                let b = this.bytes_mut(local, Space::Generic, at + s.len() as u64, 1, lane).ok()?[0];
+                if b == 0 {
+                    return Some(s);
+                }
+                s.push(b);
+            }
+            None
+        };
+        let text = string(self, &mut local, fmt_at).and_then(|format| {
+            let mut strings = Vec::new();
+            let mut args = Vec::new();
+            // Read the arguments and strings first (the closures below
+            // cannot borrow memory while formatting borrows them).
+            let mut probe_at = 0u64;
+            while probe_at < 4096 {
+                match self.bytes_mut(&mut local, Space::Generic, args_at + probe_at, 1, lane) {
+                    Ok(b) => args.push(b[0]),
+                    Err(_) => break,
+                }
+                probe_at += 1;
+            }
+            let arg = |at: u64, n: usize| {
+                let b = args.get(at as usize..at as usize + n)?;
+                Some(b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x)))
+            };
+            let pointers: Vec<u64> = (0..args.len() / 8).filter_map(|k| arg(8 * k as u64, 8)).collect();
+            for p in pointers {
+                strings.push((p, string(self, &mut local, p)));
+            }
+            let lookup = |p: u64| strings.iter().find(|s| s.0 == p).and_then(|s| s.1.clone());
+            crate::printf::format(&format, arg, lookup)
+        });
+        w.local[lane] = local;
+        let Some(text) = text else { return fault(format!("vprintf arguments that cannot be read (lane {lane})")) };
+        self.printf.push(text);
+        w.set(Loc::Slot(ori_ir::RegFile::R, 4), lane, 0);
+        Ok(())
     }
 
     /// Runs one instruction of group `g` of warp `w`.
@@ -543,6 +607,19 @@ impl Cta<'_> {
             Kind::Bssy => {
                 if let Some(&(loc, _)) = step.defs.first() {
                     w.set(loc, 0, mask);
+                }
+            }
+            Kind::Bmov { clear } => {
+                let (Some(&(dst, _)), Some((Src::Reg(src, _), _))) = (step.defs.first(), step.uses.first()) else {
+                    return fault("BMOV without a register operand");
+                };
+                let Some(lane) = lanes(active).next() else { return Ok(()) };
+                let value = w.get(*src, lane);
+                for lane in lanes(active) {
+                    w.set(dst, lane, value);
+                }
+                if clear {
+                    w.set(*src, 0, 0);
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),
@@ -576,10 +653,68 @@ impl Cta<'_> {
                 return Ok(());
             }
             Kind::Call => {
-                let Some((Src::Label(target), _)) = step.uses.first() else {
-                    return fault("calls to other functions are not modelled");
+                let target = match (step.uses.first(), step.uses.get(1)) {
+                    (Some((Src::Label(target), _)), None) => *target,
+                    // `CALL.REL.NOINC R, base`: each lane's register holds
+                    // the callee's byte offset from `base`.
+                    (Some((Src::Reg(..), _)), Some((Src::Label(base), _))) => {
+                        let mut moves = vec![(mask & !active, pc + 1)];
+                        for lane in lanes(active) {
+                            let addr = self.u32v(w, step, 0, lane)? as usize;
+                            let to = base + addr / 16;
+                            if !addr.is_multiple_of(16) || to >= prog.steps.len() {
+                                return fault(format!("call of {addr:#x}, outside the function (lane {lane})"));
+                            }
+                            match moves.iter_mut().find(|m| m.1 == to) {
+                                Some(m) => m.0 |= 1 << lane,
+                                None => moves.push((1 << lane, to)),
+                            }
+                        }
+                        w.reschedule(g, &moves);
+                        return Ok(());
+                    }
+                    _ => return fault("calls to other functions are not modelled"),
                 };
-                w.reschedule(g, &[(active, *target), (mask & !active, pc + 1)]);
+                w.reschedule(g, &[(active, target), (mask & !active, pc + 1)]);
+                return Ok(());
+            }
+            Kind::Lepc => {
+                let target = match step.uses.first() {
+                    Some((Src::Label(t), _)) => *t,
+                    _ => pc,
+                };
+                if let Some(&(loc, _)) = step.defs.first() {
+                    for lane in lanes(active) {
+                        w.set_word(loc, 0, lane, 16 * target as u32);
+                        w.set_word(loc, 1, lane, 0);
+                    }
+                }
+            }
+            Kind::CallAbs => {
+                let mut moves = vec![(mask & !active, pc + 1)];
+                for lane in lanes(active) {
+                    let target = self.val(w, step, 0, lane, 2)?;
+                    let name = target
+                        .checked_sub(crate::EXTERNAL_BASE)
+                        .and_then(|off| crate::EXTERNALS.get(off as usize / 16))
+                        .filter(|_| target % 16 == 0);
+                    match name {
+                        Some(&"vprintf") => self.vprintf(w, lane)?,
+                        _ => return fault(format!("call of {target:#x}, not a function the interpreter knows")),
+                    }
+                    // Back to the absolute return address in R20:R21.
+                    let ret = Loc::Slot(ori_ir::RegFile::R, RETURN_ADDRESS);
+                    let to = u64::from(w.get_word(ret, 0, lane)) | u64::from(w.get_word(ret, 1, lane)) << 32;
+                    let to = usize::try_from(to / 16).unwrap_or(usize::MAX);
+                    if to >= prog.steps.len() {
+                        return fault(format!("return to {:#x}, outside the function (lane {lane})", to * 16));
+                    }
+                    match moves.iter_mut().find(|m| m.1 == to) {
+                        Some(m) => m.0 |= 1 << lane,
+                        None => moves.push((1 << lane, to)),
+                    }
+                }
+                w.reschedule(g, &moves);
                 return Ok(());
             }
             Kind::Ret => {

@@ -13,8 +13,9 @@ fn reserved_shared(sm: u32) -> u32 {
     if sm >= 90 { 0x400 } else { 0 }
 }
 
-/// Constant bank 0: blockDim at 0x0, gridDim at 0xc, the stack top at
-/// 0x28, the parameters at the target's parameter base.
+/// Constant bank 0: blockDim at 0x0, gridDim at 0xc, the generic address
+/// of the local window at 0x20, the stack top at 0x28, the parameters at
+/// the target's parameter base.
 fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     let base = ori_ir::Sm::new(sm as u16).target().param_base as usize;
     let mut b = vec![0u8; base + launch.params.len()];
@@ -22,6 +23,7 @@ fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
         b[4 * k..4 * k + 4].copy_from_slice(&launch.block[k].to_le_bytes());
         b[0xc + 4 * k..0x10 + 4 * k].copy_from_slice(&launch.grid[k].to_le_bytes());
     }
+    b[0x20..0x28].copy_from_slice(&crate::LOCAL_WINDOW.to_le_bytes());
     b[0x28..0x2c].copy_from_slice(&launch.local_bytes.to_le_bytes());
     b[base..].copy_from_slice(&launch.params);
     b
@@ -62,6 +64,7 @@ pub fn run_grid(
         local_bytes: launch.local_bytes as usize,
         warp_insts: 0,
         thread_insts: 0,
+        printf: Vec::new(),
     };
     for cz in 0..launch.grid[2] {
         for cy in 0..launch.grid[1] {
@@ -89,6 +92,7 @@ pub fn run_grid(
     }
     stats.warp_insts = cta.warp_insts;
     stats.thread_insts = cta.thread_insts;
+    stats.printf = cta.printf;
     Ok(stats)
 }
 

@@ -8,8 +8,11 @@ use crate::sem::float::Round;
 /// A memory space.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Space {
-    /// Global (LDG/STG/ATOMG/RED, and generic LD/ST).
+    /// Global (LDG/STG/ATOMG/RED).
     Global,
+    /// Generic (LD/ST): local memory inside the local window
+    /// ([`crate::LOCAL_WINDOW`]), global memory elsewhere.
+    Generic,
     /// Shared (LDS/STS/ATOMS).
     Shared,
     /// Local (LDL/STL).
@@ -67,6 +70,12 @@ pub enum Kind {
     /// No effect on the state the interpreter models.
     Nop,
     Bssy,
+    /// `BMOV.32[.CLEAR]`: a barrier register to or from a general register
+    /// (callees save the convergence barriers they use); `.CLEAR` zeroes
+    /// the barrier register read.
+    Bmov {
+        clear: bool,
+    },
     Bra,
     /// `BRA.DIV mask, target`: taken by the whole group when some lane of
     /// `mask` is not in it (the warp has diverged).
@@ -75,6 +84,12 @@ pub enum Kind {
     Call,
     /// `RET.REL`: to the byte address each lane holds in a register.
     Ret,
+    /// `CALL.ABS`: a call of the absolute address in a register pair; the
+    /// interpreter runs [`crate::EXTERNALS`] itself.
+    CallAbs,
+    /// `LEPC`: the absolute code address of its label (of itself without
+    /// one) into a register pair; code starts at address 0.
+    Lepc,
     Exit,
     Bar,
     Mov,
@@ -351,9 +366,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
         | "CGAERRBAR" | "NANOSLEEP" => Kind::Nop,
         "BSSY" => Kind::Bssy,
+        "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,
+        "CALL" if m("ABS") => Kind::CallAbs,
+        "LEPC" => Kind::Lepc,
         "RET" if m("REL") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
@@ -467,11 +485,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 crate::sem::mufu::mufu(f, 0x3f80_0000).is_some() || crate::sem::mufu::mufu64h(f, 0x3ff0_0000).is_some()
             })
             .map_or(Kind::Unsupported, Kind::Mufu),
-        // Generic accesses (LD/ST) are taken as global ones: the
-        // interpreter keeps no shared or local window in the generic space.
+        // Generic accesses (LD/ST) reach local memory through its window;
+        // the interpreter keeps no shared window in the generic space.
         "LDG" | "LD" | "LDS" | "LDL" => {
             let space = match base {
-                "LDG" | "LD" => Space::Global,
+                "LDG" => Space::Global,
+                "LD" => Space::Generic,
                 "LDS" => Space::Shared,
                 _ => Space::Local,
             };
@@ -480,7 +499,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "STG" | "ST" | "STS" | "STL" => {
             let space = match base {
-                "STG" | "ST" => Space::Global,
+                "STG" => Space::Global,
+                "ST" => Space::Generic,
                 "STS" => Space::Shared,
                 _ => Space::Local,
             };

@@ -14,6 +14,7 @@ mod grid;
 mod kind;
 mod loader;
 pub mod memory;
+mod printf;
 mod program;
 pub mod sem;
 mod statics;
@@ -22,6 +23,25 @@ mod warp;
 pub use loader::{Kernel, decode_code, load_kernel};
 pub use memory::Global;
 pub use statics::Statics;
+
+/// The generic address of a thread's local memory (`c[0x0][0x20]`, what
+/// `cvta.local` adds): generic `LD`/`ST` inside `[LOCAL_WINDOW,
+/// LOCAL_WINDOW + local bytes)` reach local memory. Its low word is not 0,
+/// so code that took a generic address for a local one faults.
+pub const LOCAL_WINDOW: u64 = 0x7e00_1000_0000;
+
+/// External functions the interpreter runs itself, by name: the address
+/// it gives each (in constant bank 4) is `EXTERNAL_BASE + 16 * index`,
+/// outside code and memory; `CALL.ABS` there runs the function.
+pub const EXTERNALS: &[&str] = &["vprintf"];
+
+/// The address of the first of [`EXTERNALS`].
+pub const EXTERNAL_BASE: u64 = 0xfff0_0000_0000_0000;
+
+/// The address the interpreter gives external function `name`.
+pub fn external_address(name: &str) -> Option<u64> {
+    EXTERNALS.iter().position(|&e| e == name).map(|i| EXTERNAL_BASE + 16 * i as u64)
+}
 
 use std::fmt;
 
@@ -61,12 +81,15 @@ impl Launch {
 }
 
 /// What a run executed.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Instructions issued, counted once per warp.
     pub warp_insts: u64,
     /// Instructions times active lanes.
     pub thread_insts: u64,
+    /// What `vprintf` printed, one string per call and thread, in the
+    /// order the interpreter ran them.
+    pub printf: Vec<String>,
 }
 
 /// Why a kernel could not be loaded or run.

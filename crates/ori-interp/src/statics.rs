@@ -23,8 +23,8 @@ pub struct Statics {
 impl Statics {
     /// The variables of `module` and its address table.
     pub fn of_module(module: &ori_ir::Module) -> Statics {
-        let address_slots =
-            module.variables.iter().filter_map(|v| Some((module.address_slot(&v.name)?, v.name.clone()))).collect();
+        let names = module.externals.iter().chain(module.variables.iter().map(|v| &v.name));
+        let address_slots = names.filter_map(|n| Some((module.address_slot(n)?, n.clone()))).collect();
         Statics { variables: module.variables.clone(), address_slots }
     }
 
@@ -42,7 +42,8 @@ impl Statics {
             let bytes = v.init.clone().unwrap_or_else(|| vec![0; v.size as usize]);
             addresses.push((&v.name, global.alloc(bytes)));
         }
-        let address_of = |name: &str| addresses.iter().find(|a| a.0 == name).map(|a| a.1);
+        let address_of =
+            |name: &str| addresses.iter().find(|a| a.0 == name).map(|a| a.1).or_else(|| crate::external_address(name));
         for v in self.variables.iter().filter(|v| v.space == VarSpace::Global) {
             let Some(at) = address_of(&v.name) else { continue };
             for p in &v.pointers {

@@ -63,6 +63,26 @@ pub struct FunctionAttrs {
     pub spill_store_bytes: u32,
     /// Bytes its spill loads read.
     pub spill_load_bytes: u32,
+    /// Device functions placed after this kernel's own code (whole
+    /// program: every function it may call, cloned in), in placement order.
+    pub subroutines: Vec<Subroutine>,
+}
+
+/// A device function cloned into a kernel's code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subroutine {
+    /// The device function's name.
+    pub name: String,
+    /// Its first block in the kernel.
+    pub entry: BlockId,
+    /// Its own stack frame in bytes (what its prologue takes off `R1`).
+    pub frame_bytes: u32,
+    /// It may call itself, directly or through others: the stack the
+    /// kernel needs cannot be bounded.
+    pub recursive: bool,
+    /// Bytes its spill stores and loads move (callee saves included, as
+    /// ptxas counts them in `-v`); not kept in the Ori text.
+    pub spill_bytes: (u32, u32),
 }
 
 /// One kernel parameter's place in the parameter block.

@@ -70,12 +70,16 @@ pub struct Module {
     pub props: PropertySet,
     /// Module-scope variables, in declaration order.
     pub variables: Vec<Variable>,
+    /// Functions the code calls that the module does not define (`.extern
+    /// .func vprintf`), in declaration order: their addresses come from
+    /// constant bank 4, ahead of the variables' ([`Module::address_slot`]).
+    pub externals: Vec<String>,
 }
 
 impl Module {
     /// An empty module for `target` with the given starting properties.
     pub fn new(target: Sm, props: PropertySet) -> Module {
-        Module { target, functions: Vec::new(), props, variables: Vec::new() }
+        Module { target, functions: Vec::new(), props, variables: Vec::new(), externals: Vec::new() }
     }
 
     /// The variable called `name`.
@@ -84,11 +88,14 @@ impl Module {
     }
 
     /// Byte offset in constant bank 4 of the 64-bit address of `.global`
-    /// variable `name`: the globals in declaration order, 8 bytes each (the
-    /// table NVIDIA's whole-program cubins carry in `.nv.constant4`).
+    /// variable or external function `name`: the external functions, then
+    /// the globals, each in declaration order, 8 bytes each (the table
+    /// NVIDIA's whole-program cubins carry in `.nv.constant4`: printf_kernel
+    /// has `vprintf` at 0, its strings after).
     pub fn address_slot(&self, name: &str) -> Option<u32> {
-        let globals = self.variables.iter().filter(|v| v.space == VarSpace::Global);
-        globals.enumerate().find(|(_, v)| v.name == name).map(|(i, _)| 8 * i as u32)
+        let globals = self.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.as_str());
+        let names = self.externals.iter().map(String::as_str).chain(globals);
+        names.enumerate().find(|&(_, n)| n == name).map(|(i, _)| 8 * i as u32)
     }
 
     /// The function called `name`.

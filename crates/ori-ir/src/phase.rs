@@ -162,10 +162,22 @@ pub trait Phase: Send + Sync {
     /// Transforms one function. Phases see one function at a time: the
     /// phase manager runs them function by function (and times each).
     fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError>;
+
+    /// Transforms the whole module at once, for the few phases that need
+    /// several functions (placing callees into their callers): `None`, the
+    /// default, means the phase works function by function through
+    /// [`Phase::run`].
+    fn run_module(&self, _module: &mut Module, _cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+        None
+    }
 }
 
-/// Runs `phase` over every function of `module` (for tests and tools that
-/// run a phase outside the phase manager).
+/// Runs `phase` over `module`: as a whole when it works on modules,
+/// otherwise over every function (for tests and tools that run a phase
+/// outside the phase manager).
 pub fn run_on_module(phase: &dyn Phase, module: &mut Module, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+    if let Some(result) = phase.run_module(module, cx) {
+        return result;
+    }
     module.functions.iter_mut().try_for_each(|f| phase.run(f, cx))
 }

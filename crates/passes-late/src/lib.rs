@@ -4,9 +4,15 @@
 //!
 //! See `docs/passes.md` for how to add a phase and its file tests.
 
+mod call_addresses;
+mod callee_saves;
+mod link;
 mod remove_nop;
 mod stack_frame;
 
+pub use call_addresses::OriResolveCallAddresses;
+pub use callee_saves::OriSaveCalleeRegisters;
+pub use link::OriLinkCallees;
 pub use remove_nop::OriRemoveNopCode;
 pub use stack_frame::OriSetupStackFrame;
 
@@ -14,5 +20,11 @@ use ori_ir::Phase;
 
 /// Every phase of this crate, for the driver's registry.
 pub fn phases() -> Vec<Box<dyn Phase>> {
-    vec![Box::new(OriRemoveNopCode), Box::new(OriSetupStackFrame)]
+    vec![
+        Box::new(OriRemoveNopCode),
+        Box::new(OriSaveCalleeRegisters),
+        Box::new(OriSetupStackFrame),
+        Box::new(OriLinkCallees),
+        Box::new(OriResolveCallAddresses),
+    ]
 }

@@ -12,9 +12,11 @@
 //! there either).
 //!
 //! The frame's size is known only once allocation has added its spill
-//! slots, so the phase runs after `AllocateRegisters`. Device functions
-//! (`.func`) get their frame from their caller's calling sequence, not
-//! from here.
+//! slots, so the phase runs after `AllocateRegisters`. A device function
+//! compiled out of line takes its frame off the caller's stack pointer and
+//! gives it back before each `RET` (NVIDIA's callees: `IADD3 R1, R1,
+//! -size, RZ` first, `IADD3 R1, R1, size, RZ` just before `RET`). A kernel
+//! that calls functions loads `R1` even without a frame of its own.
 
 use ori_ir::{
     Function, FunctionKind, Inst, Opcode, Operand, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
@@ -47,7 +49,11 @@ impl Phase for OriSetupStackFrame {
     }
 
     fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
-        if func.kind != FunctionKind::Entry || !uses_stack(func) {
+        if func.kind == FunctionKind::Func {
+            callee_frame(func);
+            return Ok(());
+        }
+        if !uses_stack(func) {
             return Ok(());
         }
         let Some(&entry) = func.layout.first() else { return Ok(()) };
@@ -77,7 +83,34 @@ impl Phase for OriSetupStackFrame {
     }
 }
 
-/// True when the function has a frame or reads the stack pointer, and
+/// A device function's frame: `R1` moved down at entry and back up before
+/// every `RET` (nothing when the function has no frame or adjusts `R1`
+/// already).
+fn callee_frame(func: &mut Function) {
+    let size = i64::from(func.attrs.frame_bytes);
+    let Some(&entry) = func.layout.first() else { return };
+    if size == 0 || func.insts_in_order().any(|(_, _, inst)| inst.written_regs().any(|r| r == SP)) {
+        return;
+    }
+    let adjust =
+        |by: i64| Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(by), Operand::reg(Reg::RZ)]);
+    let down = func.insts.alloc(adjust(-size));
+    func.blocks[entry].insts.insert(0, down);
+    for block in func.layout.clone() {
+        let insts = func.blocks[block].insts.clone();
+        let mut out = Vec::with_capacity(insts.len() + 1);
+        for id in insts {
+            if func.insts[id].op == Opcode::RET {
+                out.push(func.insts.alloc(adjust(size)));
+            }
+            out.push(id);
+        }
+        func.blocks[block].insts = out;
+    }
+}
+
+/// True when the function has a frame, reads the stack pointer or calls
+/// functions (whose frames start at it), and
 /// does not set it up already (a kernel's code writes `R1` only in its
 /// prologue, so running the phase twice changes nothing).
 fn uses_stack(func: &Function) -> bool {
@@ -85,5 +118,5 @@ fn uses_stack(func: &Function) -> bool {
     if insts().any(|inst| inst.written_regs().any(|r| r == SP)) {
         return false;
     }
-    func.attrs.frame_bytes != 0 || insts().any(|inst| inst.read_regs().any(|r| r == SP))
+    func.attrs.frame_bytes != 0 || insts().any(|inst| inst.op == Opcode::CALL || inst.read_regs().any(|r| r == SP))
 }

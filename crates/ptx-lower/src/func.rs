@@ -2,7 +2,7 @@
 //! (registers, parameters, blocks, the instruction being emitted) and the
 //! walk over the body.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, Opcode, Operand, Reg, RegFile, Sm};
 use ptx_syntax::Span;
@@ -74,6 +74,13 @@ pub(crate) struct Lowerer<'m> {
     pub guard: Option<Guard>,
     /// The module's device functions with bodies, by name: calls inline them.
     callees: &'m HashMap<&'m str, &'m ast::Function>,
+    /// Device functions compiled on their own: calls go through the ABI.
+    out_of_line: &'m HashSet<&'m str>,
+    /// Width in words of each call-sequence `.param` variable (numbered).
+    param_widths: HashMap<String, u8>,
+    /// In an out-of-line function: the virtual register holding the return
+    /// address, and the result parameters with their widths.
+    abi_return: Option<(Reg, Vec<(&'m str, u8)>)>,
     /// Device functions being inlined, innermost last (a call of one of
     /// them is recursive).
     inlining: Vec<&'m str>,
@@ -96,7 +103,7 @@ pub(crate) struct Lowerer<'m> {
 /// Where the module's variables are, by name: a `.const` one's offset in
 /// constant bank 3, a `.global` one's address slot in bank 4.
 #[derive(Clone, Default)]
-pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>);
+pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>, HashMap<String, u32>);
 
 /// Where one module variable is.
 #[derive(Copy, Clone, Debug)]
@@ -121,12 +128,19 @@ impl GlobalRefs {
             Some((v.name.clone(), r))
         });
         let dynamic = extern_shared.iter().map(|(n, a)| (n.clone(), GlobalRef::ExternShared(*a)));
-        GlobalRefs(refs.chain(dynamic).collect())
+        let functions = module.externals.iter().filter_map(|f| Some((f.clone(), module.address_slot(f)?)));
+        GlobalRefs(refs.chain(dynamic).collect(), functions.collect())
     }
 
     /// Variable `name`.
     pub fn get(&self, name: &str) -> Option<GlobalRef> {
         self.0.get(name).copied()
+    }
+
+    /// The offset in constant bank 4 of the address of external function
+    /// `name` (`vprintf`).
+    pub fn extern_function(&self, name: &str) -> Option<u32> {
+        self.1.get(name).copied()
     }
 }
 
@@ -138,14 +152,16 @@ impl<'m> Lowerer<'m> {
         sm: Sm,
         globals: &GlobalRefs,
         callees: &'m HashMap<&'m str, &'m ast::Function>,
+        out_of_line: &'m HashSet<&'m str>,
     ) -> Result<Function, Vec<Pending>> {
-        let kind = match f.kind {
-            ast::FunctionKind::Entry => FunctionKind::Entry,
-            ast::FunctionKind::Func => {
-                return Err(vec![at(f.name.span, "lowering of device functions (.func) is not supported yet")]);
+        // A `.func` reaches here only when compiled out of line: its
+        // parameters come in registers (ops/call.rs), not in the bank.
+        let (kind, params) = match f.kind {
+            ast::FunctionKind::Entry => {
+                (FunctionKind::Entry, Params::layout(f.params.as_deref().unwrap_or_default()).map_err(|e| vec![e])?)
             }
+            ast::FunctionKind::Func => (FunctionKind::Func, Params::default()),
         };
-        let params = Params::layout(f.params.as_deref().unwrap_or_default()).map_err(|e| vec![e])?;
         let mut func = Function::new(f.name.name.as_str(), kind);
         func.attrs = attrs::lower(&f.attrs).map_err(|e| vec![e])?;
         func.attrs.params = params.slots.clone();
@@ -171,6 +187,9 @@ impl<'m> Lowerer<'m> {
             guard: None,
             converged: true,
             callees,
+            out_of_line,
+            param_widths: HashMap::new(),
+            abi_return: None,
             inlining: Vec::new(),
             ret_target: None,
             param_slots: HashMap::new(),
@@ -181,10 +200,26 @@ impl<'m> Lowerer<'m> {
         cx.order.push(entry);
         cx.current = Some(entry);
         let mut errors = Vec::new();
+        if kind == FunctionKind::Func {
+            let abi = ops::call::param_words(f.params.iter().flatten())
+                .and_then(|params| {
+                    let calls = crate::callgraph::has_calls(&body.statements);
+                    ops::call::prologue(&mut cx, &params, calls, f.name.span)
+                })
+                .and_then(|ra| Ok((ra, ops::call::param_words(f.returns.iter().flatten())?)));
+            match abi {
+                Ok(abi) => cx.abi_return = Some(abi),
+                Err(e) => return Err(vec![e]),
+            }
+        }
         cx.statements(&body.statements, &mut errors);
         if cx.current.is_some() {
-            // PTX bodies end in ret/exit; a body that falls off the end exits.
-            let _ = cx.emit(Opcode::EXIT, &[], vec![], vec![], body.span);
+            // PTX bodies end in ret/exit; a body that falls off the end
+            // exits (a kernel) or returns (a device function).
+            let _ = match kind {
+                FunctionKind::Entry => cx.emit(Opcode::EXIT, &[], vec![], vec![], body.span),
+                FunctionKind::Func => cx.abi_ret(body.span),
+            };
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -218,9 +253,13 @@ impl<'m> Lowerer<'m> {
                 // `st.param`. Each declaration is a new variable (callees
                 // declare the same names), named apart by a number.
                 Statement::Decl(d) if d.space == StateSpace::Param => {
-                    for n in &d.names {
+                    let widths = ops::call::param_words([d]).ok();
+                    for (k, n) in d.names.iter().enumerate() {
                         let unique = format!("{}#{}", n.name.name.as_str(), self.param_decls);
                         self.param_decls += 1;
+                        if let Some(&(_, w)) = widths.as_ref().and_then(|w| w.get(k)) {
+                            self.param_widths.insert(unique.clone(), w);
+                        }
                         self.param_aliases.insert(n.name.name.as_str().to_string(), unique);
                     }
                     Ok(())
@@ -233,7 +272,8 @@ impl<'m> Lowerer<'m> {
                     Ok(())
                 }
                 Statement::Pragma(_) | Statement::Directive(_) => Ok(()),
-                Statement::Prototype(p) => Err(at(p.span, "lowering of .callprototype is not supported yet")),
+                // Indirect calls take their ABI from the argument declarations.
+                Statement::Prototype(_) => Ok(()),
                 Statement::Targets(t) => {
                     Err(at(t.span, "lowering of branch and call target lists is not supported yet"))
                 }
@@ -269,6 +309,11 @@ impl<'m> Lowerer<'m> {
         }
         let key = (name, offset);
         if let Some(&reg) = self.param_slots.get(&key) {
+            // A narrower read of a wider value (`ld.param.u8` of a `.b64`
+            // argument) reads its low words.
+            if width < reg.width && reg.is_virtual {
+                return Ok(Some(reg.part(0, width)));
+            }
             if reg.width != width {
                 return Err(at(span, "lowering of a .param value read at another width is not supported yet"));
             }
@@ -297,9 +342,15 @@ impl<'m> Lowerer<'m> {
             _ => return Err(at(inst.span, "lowering of this call form is not supported yet")),
         };
         let ast::ExprKind::Name(fname, None) = &target.kind else {
-            return Err(at(inst.span, "lowering of indirect calls is not supported yet"));
+            return Err(at(inst.span, "lowering of this call target is not supported yet"));
         };
         let fname = fname.name.as_str();
+        if self.out_of_line.contains(fname)
+            || self.regs.ty(fname).is_some()
+            || self.globals.extern_function(fname).is_some()
+        {
+            return self.abi_call(inst, fname, rets, args);
+        }
         let Some(&callee) = self.callees.get(fname) else {
             return Err(at(
                 inst.span,
@@ -367,6 +418,66 @@ impl<'m> Lowerer<'m> {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// A call through the ABI (`ops/call.rs`) of out-of-line function
+    /// `target`, or through the pointer in register `target`.
+    fn abi_call(&mut self, inst: &Instruction, target: &str, rets: &[ast::Expr], args: &[ast::Expr]) -> Lowered {
+        let params = |list: &[ast::Expr]| -> Lowered<Vec<(String, u8)>> {
+            list.iter()
+                .map(|e| {
+                    let ast::ExprKind::Name(a, None) = &e.kind else {
+                        return Err(at(e.span, "lowering of this call argument is not supported yet"));
+                    };
+                    let name = self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.to_string());
+                    let width = self.param_widths.get(&name).copied().ok_or_else(|| {
+                        at(
+                            e.span,
+                            "lowering of a call argument that is not a call-sequence .param is not supported yet",
+                        )
+                    })?;
+                    Ok((name, width))
+                })
+                .collect()
+        };
+        let (args, rets) = (params(args)?, params(rets)?);
+        let callee = if self.regs.ty(target).is_some() {
+            ops::call::Callee::Pointer(self.reg(target, inst.span)?)
+        } else if let Some(slot) = self.globals.extern_function(target) {
+            ops::call::Callee::External(slot)
+        } else {
+            ops::call::Callee::Direct(target)
+        };
+        ops::call::call(self, callee, &args, &rets, inst.span)
+    }
+
+    /// `ret` of an out-of-line function (`ops/call.rs`); `None` in a kernel.
+    pub fn abi_ret(&mut self, span: Span) -> Lowered {
+        let Some((ra, rets)) = self.abi_return.clone() else {
+            return Err(at(span, "internal: ret outside a device function"));
+        };
+        ops::call::ret(self, &rets, ra, span)
+    }
+
+    /// Writes the address of out-of-line function `name` to `dst`; false
+    /// when `name` is no such function.
+    pub fn function_address(&mut self, name: &str, dst: Reg, span: Span) -> Lowered<bool> {
+        if !self.out_of_line.contains(name) {
+            return Ok(false);
+        }
+        ops::call::function_address(self, name, dst, span)?;
+        Ok(true)
+    }
+
+    /// The function's first block (the start of its code).
+    pub fn entry_block(&self) -> BlockId {
+        self.order[0]
+    }
+
+    /// After a call: the callee may have left the warp's threads apart.
+    pub fn after_call(&mut self) {
+        self.converged = false;
+        self.products.retain(|_, p| p.stable);
     }
 
     /// A new block, not yet placed in the layout.

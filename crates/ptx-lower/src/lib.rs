@@ -10,6 +10,7 @@
 //! never a panic. See docs/ptx-lower.md.
 
 mod attrs;
+mod callgraph;
 mod error;
 mod func;
 mod globals;
@@ -38,9 +39,11 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Ok(vars) => out.variables = vars,
         Err(e) => errors.extend(e),
     }
+    out.externals = callgraph::externals(&module.items);
     let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
-    // Device functions are inlined where they are called (Lowerer::inline_call);
-    // only kernels become functions of their own.
+    // Device functions are inlined where they are called (Lowerer::inline_call),
+    // except those that must exist on their own (callgraph.rs): recursive
+    // and address-taken ones, lowered after the kernels.
     let callees: HashMap<&str, &ptx_syntax::ast::Function> = module
         .items
         .iter()
@@ -51,16 +54,22 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
             _ => None,
         })
         .collect();
-    for item in &module.items {
-        if let Item::Function(f) = item {
-            let Some(body) = &f.body else { continue };
-            if f.kind == FunctionKind::Func {
-                continue;
-            }
-            match func::Lowerer::lower(f, body, target, &refs, &callees) {
-                Ok(func) => out.functions.push(func),
-                Err(e) => errors.extend(e),
-            }
+    let bodies: Vec<&ptx_syntax::ast::Function> = module
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Function(f) if f.body.is_some() => Some(f.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let out_of_line = callgraph::out_of_line(&bodies, &callees);
+    let kernels = bodies.iter().filter(|f| f.kind == FunctionKind::Entry);
+    let separate = bodies.iter().filter(|f| out_of_line.contains(f.name.name.as_str()));
+    for f in kernels.chain(separate) {
+        let Some(body) = &f.body else { continue };
+        match func::Lowerer::lower(f, body, target, &refs, &callees, &out_of_line) {
+            Ok(func) => out.functions.push(func),
+            Err(e) => errors.extend(e),
         }
     }
     if errors.is_empty() { Ok(out) } else { Err(error::locate(source, errors)) }

@@ -334,6 +334,11 @@ fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func:
             format!("Local memory used for function '{}', size of stack frame: {} bytes", func.name, attrs.frame_bytes);
         report.push(options, Diagnostic::warning(message));
     }
+    if attrs.subroutines.iter().any(|s| s.recursive) {
+        // ptxas prints this even without -v (recursion).
+        let message = format!("Stack size for entry function '{}' cannot be statically determined", func.name);
+        report.push(options, Diagnostic::warning(message));
+    }
     let usage = object::Usage::of(func, &target);
     report.functions.push(FunctionReport {
         name: func.name.clone(),
@@ -348,6 +353,26 @@ fn report_function(report: &mut Report, options: &Options, sm: ori_ir::Sm, func:
         cmem0: target.param_base + attrs.param_bytes(),
         compile_time: time,
     });
+    // The device functions cloned into the kernel, each once (ptxas lists
+    // them after the kernels).
+    for sub in &attrs.subroutines {
+        if report.functions.iter().any(|f| !f.entry && f.name == sub.name) {
+            continue;
+        }
+        report.functions.push(FunctionReport {
+            name: sub.name.clone(),
+            entry: false,
+            sm,
+            registers: 0,
+            barriers: 0,
+            stack_frame: sub.frame_bytes,
+            shared: 0,
+            spill_stores: sub.spill_bytes.0,
+            spill_loads: sub.spill_bytes.1,
+            cmem0: 0,
+            compile_time: Duration::ZERO,
+        });
+    }
 }
 
 fn parse_ori(source: &Source, options: &Options) -> Result<Module, Diagnostic> {

@@ -112,12 +112,17 @@ pub fn run(
         let memory_before = options.meter.map(|m| m.snapshot());
         let start = Instant::now();
         let mut result = Ok(());
-        for (func, spent) in module.functions.iter_mut().zip(&mut report.function_times) {
-            let func_start = Instant::now();
-            result = phase.run(func, &cx);
-            *spent += func_start.elapsed();
-            if result.is_err() {
-                break;
+        if let Some(whole) = phase.run_module(module, &cx) {
+            // A module phase (placing callees in their callers) times as a whole.
+            result = whole;
+        } else {
+            for (func, spent) in module.functions.iter_mut().zip(&mut report.function_times) {
+                let func_start = Instant::now();
+                result = phase.run(func, &cx);
+                *spent += func_start.elapsed();
+                if result.is_err() {
+                    break;
+                }
             }
         }
         let time = start.elapsed();

@@ -8,6 +8,8 @@ use ori_ir::{Function, FunctionKind, Imm, Module, Opcode, OperandKind, SpecialRe
 use crate::Options;
 use crate::diag::Diagnostic;
 
+mod calls;
+
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
 /// CFA rule and the registers kept across the kernel.
@@ -63,11 +65,23 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     for func in &module.functions {
         if func.kind == FunctionKind::Func {
             return Err(Diagnostic::fatal(format!(
-                "device function '{}': writing .func code into a cubin is not implemented yet",
+                "device function '{}': writing .func code on its own (-c) is not implemented yet",
                 func.name
             )));
         }
-        functions.push(function(func, &target)?);
+        if options.compile_only && !func.attrs.subroutines.is_empty() {
+            return Err(Diagnostic::fatal(format!(
+                "kernel '{}': calls in relocatable (-c) output are not implemented yet",
+                func.name
+            )));
+        }
+        let mut f = function(func, &target)?;
+        if !f.notes.syscalls.is_empty() {
+            // The external functions the kernel may call (EIATTR_EXTERNS);
+            // `CALL.ABS` goes through a register, so every one counts.
+            f.callees = module.externals.clone();
+        }
+        functions.push(f);
     }
     if options.compile_only && !module.variables.is_empty() {
         return Err(Diagnostic::fatal(
@@ -75,10 +89,11 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         ));
     }
     let variables = module.variables.iter().map(variable).collect();
-    // The address table of constant bank 4: every `.global` variable, in
-    // declaration order (ori_ir::Module::address_slot).
-    let address_table =
-        module.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.clone()).collect();
+    // The address table of constant bank 4: every external function, then
+    // every `.global` variable, in declaration order
+    // (ori_ir::Module::address_slot).
+    let globals = module.variables.iter().filter(|v| v.space == VarSpace::Global).map(|v| v.name.clone());
+    let address_table = module.externals.iter().cloned().chain(globals).collect();
     let mut command_line = format!("-arch {} ", module.target);
     if options.opt_level != 3 {
         command_line = format!("-O {} {command_line}", options.opt_level);
@@ -94,6 +109,7 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         functions,
         variables,
         address_table,
+        externals: module.externals.clone(),
         isa_class: 1,
         ..ObjectModule::default()
     })
@@ -128,6 +144,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
     let usage = Usage::of(func, target);
     let attrs = &func.attrs;
     let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
+    let calls = calls::of(func, target, code.len() as u64);
     Ok(object::Function {
         name: func.name.clone(),
         kind: object::FunctionKind::Entry,
@@ -135,7 +152,9 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         registers: usage.registers,
         barriers: usage.barriers,
         frame_size: attrs.frame_bytes,
-        stack_size: attrs.frame_bytes,
+        stack_size: calls.stack_size,
+        subroutines: calls.subroutines,
+        resolved_relocations: calls.resolved,
         params: attrs.params.iter().map(|p| Param { offset: p.offset, size: p.size }).collect(),
         exit_offsets: usage.exit_offsets,
         launch: LaunchBounds {
@@ -145,7 +164,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             min_ctas_per_sm: attrs.minnctapersm,
             cluster_dims: None,
         },
-        notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, ..Default::default() },
+        notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, syscalls: calls.syscalls, ..Default::default() },
         shared: object::SharedMemory {
             size: attrs.shared_bytes.into(),
             align: attrs.shared_align.into(),

@@ -17,7 +17,7 @@ use ori_ir::RegFile;
 
 use crate::interference::{Occupancy, is_free};
 use crate::points::{Hint, LiveRanges};
-use crate::units::{alignment, file_start, is_reserved};
+use crate::units::{alignment, file_start, is_callee_saved, is_reserved};
 
 /// The order in which virtual registers choose.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,8 +41,17 @@ pub(crate) struct Assignment {
 }
 
 /// Assigns registers of each file below `limits[file]`. `temps` are the
-/// spill temporaries, which must not be spilled again.
-pub(crate) fn assign(lr: &LiveRanges, limits: &[u32; 5], order: Order, temps: &FixedBitSet) -> Assignment {
+/// spill temporaries, which must not be spilled again. With `scratch_first`
+/// (device functions, which must save the callee-saved registers they
+/// write), a value takes the lowest free caller-saved register when one
+/// fits, and a callee-saved one only otherwise.
+pub(crate) fn assign(
+    lr: &LiveRanges,
+    limits: &[u32; 5],
+    order: Order,
+    temps: &FixedBitSet,
+    scratch_first: bool,
+) -> Assignment {
     let mut occupancy: Vec<Occupancy> = RegFile::ALL
         .iter()
         .map(|&file| {
@@ -73,6 +82,21 @@ pub(crate) fn assign(lr: &LiveRanges, limits: &[u32; 5], order: Order, temps: &F
             out.failed.push(bit);
             continue;
         };
+        let scratch = |first: u32| fits(first) && !(first..first + u32::from(width)).any(|n| is_callee_saved(file, n));
+        let cheap = (0..limit).step_by(step as usize).find(|&first| scratch(first)).filter(|_| scratch_first);
+        if let Some(cheap) = cheap {
+            let hinted = match info.hint {
+                Some(Hint::VReg(other)) => out.first[other],
+                Some(Hint::Unit(unit)) => unit.checked_sub(file_start(file)).map(|n| n as u32),
+                None => None,
+            };
+            let first = hinted.filter(|&h| scratch(h)).unwrap_or(cheap);
+            occ.take(&info.ranges, first, width);
+            out.first[bit] = Some(first);
+            let used = &mut out.used[file.index()];
+            *used = (*used).max(first + u32::from(width));
+            continue;
+        }
         let hinted = match info.hint {
             Some(Hint::VReg(other)) => out.first[other],
             Some(Hint::Unit(unit)) => unit.checked_sub(file_start(file)).map(|n| n as u32),
@@ -135,7 +159,7 @@ mod tests {
         let func = ori_ir::text::parse_function(text).unwrap();
         let lr = LiveRanges::compute(&func);
         let temps = FixedBitSet::with_capacity(lr.vregs.len());
-        let a = assign(&lr, &[limit_r, 63, 7, 7, 16], order, &temps);
+        let a = assign(&lr, &[limit_r, 63, 7, 7, 16], order, &temps, false);
         (lr, a)
     }
 

@@ -102,7 +102,7 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
                 }
             }
             live.transfer(inst, &mut vlive);
-            phys.transfer(inst, &effects, &mut plive);
+            phys.transfer(id, inst, &effects, &mut plive);
         }
     }
     Ok(())

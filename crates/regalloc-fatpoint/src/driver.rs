@@ -90,7 +90,7 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
             if options.no_spill_trials >= 2 { &[Order::Definition, Order::Priority] } else { &[Order::Priority] };
         let mut last = None;
         for &order in orders {
-            let a = assign(&lr, &limits, order, &temp_bits);
+            let a = assign(&lr, &limits, order, &temp_bits, func.kind == ori_ir::FunctionKind::Func);
             if a.failed.is_empty() {
                 return Ok(finish(lr.space, a, stats, round));
             }

@@ -5,16 +5,19 @@
 //!
 //! `cfg::Liveness` tracks virtual registers only; this is the same
 //! backward problem over [`Unit`]s, with the effects the operand lists do
-//! not show: a `CALL` reads every physical register the function names
-//! (its arguments are set up in them) and clobbers the caller-saved ones;
-//! a `RET` reads every physical register the function names (return
-//! values, restored registers). `PR`/`UPR` operands read or write the
-//! whole predicate file. The stack pointer is reserved everywhere and not
+//! not show: a `CALL` reads the physical registers written before it in
+//! its block since the block's start or the previous call (its arguments
+//! and return address, which the lowering sets up there) and clobbers the
+//! caller-saved ones; a `RET` likewise reads those written before it in its
+//! block (the results). `PR`/`UPR` operands read or write the whole
+//! predicate file. The stack pointer is reserved everywhere and not
 //! tracked.
+
+use std::collections::HashMap;
 
 use cfg::{Cfg, branch_targets};
 use fixedbitset::FixedBitSet;
-use ori_ir::{BlockId, Function, Inst, OpFlags, Opcode, OperandKind, RegFile};
+use ori_ir::{BlockId, Function, Inst, InstId, OpFlags, Opcode, OperandKind, RegFile};
 
 use crate::units::{STACK_POINTER, UNIT_COUNT, Unit, clobbered_by_call, file_start, units_of};
 
@@ -22,20 +25,34 @@ use crate::units::{STACK_POINTER, UNIT_COUNT, Unit, clobbered_by_call, file_star
 pub(crate) struct PhysEffects {
     /// Units some instruction names explicitly.
     mentioned: FixedBitSet,
+    /// What each `CALL` and `RET` reads besides its operands: the units
+    /// written before it in its block since the start or the last call.
+    passed: HashMap<InstId, FixedBitSet>,
 }
 
 impl PhysEffects {
     /// The effects in `func`.
     pub(crate) fn of(func: &Function) -> PhysEffects {
         let mut mentioned = FixedBitSet::with_capacity(UNIT_COUNT);
-        for (_, _, inst) in func.insts_in_order() {
-            for reg in inst.read_regs().chain(inst.written_regs()) {
-                if reg != STACK_POINTER {
-                    mentioned.insert_range(units_of(reg));
+        let mut passed = HashMap::new();
+        for &block in &func.layout {
+            let mut written = FixedBitSet::with_capacity(UNIT_COUNT);
+            for &id in &func.blocks[block].insts {
+                let inst = &func.insts[id];
+                for reg in inst.read_regs().chain(inst.written_regs()) {
+                    if reg != STACK_POINTER {
+                        mentioned.insert_range(units_of(reg));
+                    }
+                }
+                if inst.op.has(OpFlags::CALL) || inst.op == Opcode::RET {
+                    passed.insert(id, std::mem::replace(&mut written, FixedBitSet::with_capacity(UNIT_COUNT)));
+                }
+                for reg in inst.written_regs().filter(|&r| r != STACK_POINTER) {
+                    written.insert_range(units_of(reg));
                 }
             }
         }
-        PhysEffects { mentioned }
+        PhysEffects { mentioned, passed }
     }
 
     /// True when the function names no physical register (besides the
@@ -65,8 +82,8 @@ impl PhysEffects {
         }
     }
 
-    /// Calls `f` with every unit `inst` reads.
-    pub(crate) fn uses(&self, inst: &Inst, mut f: impl FnMut(Unit)) {
+    /// Calls `f` with every unit instruction `id` (`inst`) reads.
+    pub(crate) fn uses(&self, id: InstId, inst: &Inst, mut f: impl FnMut(Unit)) {
         for reg in inst.read_regs().filter(|&r| r != STACK_POINTER) {
             units_of(reg).for_each(&mut f);
         }
@@ -75,8 +92,8 @@ impl PhysEffects {
                 predicate_file(uniform).for_each(&mut f);
             }
         }
-        if inst.op.has(OpFlags::CALL) || inst.op == Opcode::RET {
-            self.mentioned.ones().for_each(f);
+        if let Some(passed) = self.passed.get(&id) {
+            passed.ones().for_each(f);
         }
     }
 }
@@ -116,7 +133,7 @@ impl PhysLiveness {
                 }
                 live.live_out[index(block)] = set.clone();
                 for &i in func.blocks[block].insts.iter().rev() {
-                    live.transfer(&func.insts[i], effects, &mut set);
+                    live.transfer(i, &func.insts[i], effects, &mut set);
                 }
                 if set != live.live_in[index(block)] {
                     live.live_in[index(block)] = set;
@@ -138,14 +155,14 @@ impl PhysLiveness {
     }
 
     /// Steps backward over `inst`, as `cfg::Liveness::transfer` does.
-    pub(crate) fn transfer(&self, inst: &Inst, effects: &PhysEffects, live: &mut FixedBitSet) {
+    pub(crate) fn transfer(&self, id: InstId, inst: &Inst, effects: &PhysEffects, live: &mut FixedBitSet) {
         for target in branch_targets(inst) {
             live.union_with(self.live_in(target));
         }
         if inst.guard.is_none() {
             effects.defs(inst, |u| live.remove(u));
         }
-        effects.uses(inst, |u| live.insert(u));
+        effects.uses(id, inst, |u| live.insert(u));
     }
 }
 
@@ -180,9 +197,9 @@ bb1:
 }
 ";
         // R4/R5 are written before the call in bb0, so nothing is live into
-        // it but the return address; RET reads every register the function
-        // names, so R4 and R5 are also live out of bb0 into bb1.
-        assert_eq!(live_ins(text), vec![vec![20, 21], vec![4, 5, 20, 21]]);
+        // it but the return address RET reads; RET reads no result written
+        // in its block, so R4 and R5 are dead after the call.
+        assert_eq!(live_ins(text), vec![vec![20, 21], vec![20, 21]]);
     }
 
     #[test]

@@ -57,18 +57,35 @@ pub(crate) fn is_reserved(file: RegFile, num: u32) -> bool {
 /// call on sm_90): R2 and R16-R31 are callee-saved, then the upper half of
 /// each group of eight from R32 (R36-R39, R44-R47, ...); the rest is
 /// caller-saved. Predicates were not measured and are taken as clobbered,
-/// which can only cost registers, never correctness. Uniform and barrier
-/// registers were seen surviving calls unsaved and are taken as preserved.
+/// which can only cost registers, never correctness. Uniform registers:
+/// NVIDIA's callees write `UR4` without saving it (recursion's qsort) and
+/// its callers keep the memory descriptor in `UR36` across calls, so
+/// `UR0-UR35` are taken as clobbered and `UR36` up as preserved. Barrier
+/// registers are taken as preserved (callees save those they use).
 pub(crate) fn clobbered_by_call(unit: Unit) -> bool {
     let r = file_start(RegFile::R);
+    let ur = file_start(RegFile::UR);
     let p = file_start(RegFile::P);
     let up = file_start(RegFile::UP);
     if (r..r + 255).contains(&unit) {
         let n = unit - r;
-        let callee_saved = n == 1 || n == 2 || (16..32).contains(&n) || (n >= 32 && n % 8 >= 4);
-        !callee_saved
+        !is_callee_saved(RegFile::R, n as u32)
     } else {
-        (p..p + 7).contains(&unit) || (up..up + 7).contains(&unit)
+        (ur..ur + FIRST_SAVED_UR as usize).contains(&unit) || (p..p + 7).contains(&unit) || (up..up + 7).contains(&unit)
+    }
+}
+
+/// First uniform register a call preserves.
+const FIRST_SAVED_UR: u32 = 36;
+
+/// True when register `num` of `file` keeps its value across a call: the
+/// callee saves it if it writes it (`R1`, the stack pointer, included).
+pub fn is_callee_saved(file: RegFile, num: u32) -> bool {
+    match file {
+        RegFile::R => num == 1 || num == 2 || (16..32).contains(&num) || (num >= 32 && num % 8 >= 4),
+        RegFile::UR => num >= FIRST_SAVED_UR,
+        RegFile::B => true,
+        _ => false,
     }
 }
 
@@ -94,6 +111,7 @@ mod tests {
         assert_eq!(saved, expected);
         assert!(clobbered_by_call(file_start(RegFile::P)));
         assert!(!clobbered_by_call(file_start(RegFile::UR) + 36));
+        assert!(clobbered_by_call(file_start(RegFile::UR) + 4));
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let mut props = PropertySet::EMPTY;
     let mut functions = Vec::new();
     let mut variables = Vec::new();
+    let mut externals = Vec::new();
     let mut lines = text.lines().enumerate().peekable();
     while let Some((index, raw)) = lines.next() {
         let mut cur = Cursor::new(raw, index + 1);
@@ -59,6 +60,10 @@ pub fn parse_module(text: &str) -> Result<Module> {
                 target = Some(name.parse::<Sm>().map_err(|_| cur.error_at(start, format!("unknown target `{name}`")))?);
             }
             ".props" => props = parse_props(&mut cur)?,
+            ".extern" => {
+                cur.skip_ws();
+                externals.push(cur.name()?);
+            }
             ".visible" | ".global" | ".const" => {
                 let visible = word == ".visible";
                 let word = if visible {
@@ -91,6 +96,7 @@ pub fn parse_module(text: &str) -> Result<Module> {
     let mut module = Module::new(target, props);
     module.functions = functions;
     module.variables = variables;
+    module.externals = externals;
     Ok(module)
 }
 
@@ -238,7 +244,7 @@ where
             if current.is_some() {
                 return Err(cur.error("attributes must come before the first block"));
             }
-            parse_attr(&mut func, &mut cur)?;
+            parse_attr(&mut func, &mut cur, &mut labels)?;
             cur.expect_end()?;
             continue;
         }
@@ -261,9 +267,29 @@ where
     Err(header.error("function is not closed by `}`"))
 }
 
-fn parse_attr(func: &mut Function, cur: &mut Cursor) -> Result<()> {
+fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Result<()> {
     let word = cur.word();
     cur.skip_ws();
+    if word == ".subroutine" {
+        // `.subroutine NAME, bbN, FRAME[, recursive]`
+        let name = cur.name()?;
+        cur.skip_ws();
+        cur.expect(',')?;
+        cur.skip_ws();
+        let label = cur.word();
+        let entry = labels.get(func, label, cur.line);
+        cur.skip_ws();
+        cur.expect(',')?;
+        cur.skip_ws();
+        let frame_bytes = cur.u32()?;
+        cur.skip_ws();
+        let recursive = cur.eat(',') && {
+            cur.skip_ws();
+            cur.word() == "recursive"
+        };
+        func.attrs.subroutines.push(crate::Subroutine { name, entry, frame_bytes, recursive, spill_bytes: (0, 0) });
+        return Ok(());
+    }
     let attrs = &mut func.attrs;
     match word {
         ".maxntid" => attrs.maxntid = Some(parse_triple(cur)?),

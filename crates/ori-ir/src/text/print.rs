@@ -13,6 +13,9 @@ pub fn print_module(module: &Module) -> String {
     writeln!(out, ".target {}", module.target).unwrap();
     let props: Vec<_> = module.props.iter().map(|p| p.name()).collect();
     writeln!(out, ".props {}", props.join(", ")).unwrap();
+    for name in &module.externals {
+        writeln!(out, ".extern {}", Symbol(name)).unwrap();
+    }
     for var in &module.variables {
         write_variable(&mut out, var).unwrap();
     }
@@ -84,6 +87,11 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     }
     if attrs.spill_store_bytes != 0 || attrs.spill_load_bytes != 0 {
         writeln!(out, "    .spill_bytes {}, {}", attrs.spill_store_bytes, attrs.spill_load_bytes)?;
+    }
+    for sub in &attrs.subroutines {
+        let entry = func.layout_index(sub.entry).map_or("bb?".to_string(), |i| format!("bb{i}"));
+        let recursive = if sub.recursive { ", recursive" } else { "" };
+        writeln!(out, "    .subroutine {}, {entry}, {}{recursive}", Symbol(&sub.name), sub.frame_bytes)?;
     }
     for (index, &block) in func.layout.iter().enumerate() {
         writeln!(out, "bb{index}:")?;

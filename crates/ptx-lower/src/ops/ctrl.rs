@@ -25,7 +25,10 @@ pub(super) fn exit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Ok(());
     }
     if cx.func.kind != ori_ir::FunctionKind::Entry {
-        return Err(unsupported(inst));
+        if inst.opcode.name.as_str() != "ret" {
+            return Err(unsupported(inst));
+        }
+        return cx.abi_ret(inst.span);
     }
     cx.emit(Opcode::EXIT, &[], vec![], vec![], inst.span)?;
     cx.end_block();

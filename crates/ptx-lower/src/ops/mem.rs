@@ -31,6 +31,9 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let words = if ty.bits() == 64 { 2 } else { 1 };
         if let Some(slot) = cx.param_slot(base.name.as_str(), offset, words, inst.span)? {
             let d = dst(cx, inst, 0)?;
+            if ty.bits() < 32 {
+                return super::call::narrow_slot(cx, inst, ty, d, slot);
+            }
             return copy(cx, inst, d, slot.into());
         }
     }

@@ -4,6 +4,7 @@
 mod approx;
 mod atomic;
 mod bits;
+pub(crate) mod call;
 mod cmp;
 mod ctrl;
 mod cvt;
@@ -46,6 +47,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
+        "cvta" if inst.space() == Some(ptx_syntax::ast::StateSpace::Local) => call::cvta_local(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {

@@ -42,6 +42,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         if component.is_none() && cx.global_var_address(r.name.as_str(), d, dest.name.as_str(), s.span)? {
             return Ok(());
         }
+        if component.is_none() && cx.function_address(r.name.as_str(), d, s.span)? {
+            return Ok(());
+        }
         return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
     }
     if d.width == 2 {

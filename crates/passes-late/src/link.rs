@@ -1,0 +1,181 @@
+//! `OriLinkCallees`: whole-program code places every device function a
+//! kernel may call after the kernel's own code, as NVIDIA's ptxas does
+//! (a clone per kernel, the cubin symbol `$kernel$function`).
+//!
+//! Functions compiled out of line (`.func` in the module after allocation,
+//! their frames and saves done) are cloned, block by block, into each
+//! kernel that reaches them through direct calls (`CALL.REL.NOINC
+//! `(name)`) or by taking their address (`MOV R, `(name)`), transitively.
+//! Calls then branch to the clone's first block, and `RET.REL` and
+//! indirect `CALL.REL` name the kernel's first block (their register holds
+//! an offset from the start of the kernel's code). The kernel records the
+//! clones in `FunctionAttrs::subroutines`; the device functions leave the
+//! module. Byte offsets (return addresses, function addresses) are filled
+//! in once the code is final (`OriResolveCallAddresses`).
+
+use std::collections::{HashMap, HashSet};
+
+use ori_ir::{
+    BlockId, Function, FunctionKind, Module, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property,
+    PropertySet, Subroutine,
+};
+
+/// Clones device functions into the kernels that call them.
+pub struct OriLinkCallees;
+
+impl Phase for OriLinkCallees {
+    fn name(&self) -> &'static str {
+        "OriLinkCallees"
+    }
+
+    fn description(&self) -> &'static str {
+        "Places a copy of every device function a kernel may call after the kernel's code"
+    }
+
+    fn requires(&self) -> PropertySet {
+        PropertySet::of(&[Property::PhysicalRegs])
+    }
+
+    fn invalidates(&self) -> PropertySet {
+        PropertySet::of(&[Property::Scheduled, Property::Encoded])
+    }
+
+    fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        Err(PhaseError::in_function(func, "OriLinkCallees places functions into kernels: it runs on whole modules"))
+    }
+
+    fn run_module(&self, module: &mut Module, _cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+        Some(link(module))
+    }
+}
+
+fn link(module: &mut Module) -> Result<(), PhaseError> {
+    if !module.functions.iter().any(|f| f.kind == FunctionKind::Func) {
+        return Ok(());
+    }
+    let (kernels, funcs): (Vec<Function>, Vec<Function>) =
+        std::mem::take(&mut module.functions).into_iter().partition(|f| f.kind == FunctionKind::Entry);
+    let by_name: HashMap<&str, &Function> = funcs.iter().map(|f| (f.name.as_str(), f)).collect();
+    let recursive: HashSet<&str> = by_name.keys().copied().filter(|&f| reaches(&by_name, f, f)).collect();
+    for mut kernel in kernels {
+        let order = reachable(&kernel, &by_name);
+        for name in &order {
+            let Some(callee) = by_name.get(name.as_str()) else {
+                return Err(PhaseError::in_function(&kernel, format!("call of '{name}', which has no code here")));
+            };
+            let entry = append(&mut kernel, callee);
+            kernel.attrs.subroutines.push(Subroutine {
+                name: name.clone(),
+                entry,
+                frame_bytes: callee.attrs.frame_bytes,
+                recursive: recursive.contains(name.as_str()),
+                spill_bytes: (callee.attrs.spill_store_bytes, callee.attrs.spill_load_bytes),
+            });
+        }
+        retarget(&mut kernel)?;
+        module.functions.push(kernel);
+    }
+    Ok(())
+}
+
+/// The functions `func` names (call targets and taken addresses), in
+/// order of first mention.
+fn named(func: &Function) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, _, inst) in func.insts_in_order() {
+        for op in &inst.uses {
+            if let OperandKind::Symbol(name) = &op.kind
+                && matches!(inst.op, Opcode::CALL | Opcode::MOV)
+                && !out.contains(name)
+            {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Every function `kernel` may reach, in placement order: breadth first
+/// from the kernel, each in order of first mention.
+fn reachable(kernel: &Function, funcs: &HashMap<&str, &Function>) -> Vec<String> {
+    let mut order = named(kernel);
+    let mut next = 0;
+    while next < order.len() {
+        if let Some(f) = funcs.get(order[next].as_str()) {
+            for n in named(f) {
+                if !order.contains(&n) {
+                    order.push(n);
+                }
+            }
+        }
+        next += 1;
+    }
+    order
+}
+
+/// True when `from` reaches `to` through the functions it names.
+fn reaches(funcs: &HashMap<&str, &Function>, from: &str, to: &str) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack: Vec<String> = funcs.get(from).map(|f| named(f)).unwrap_or_default();
+    while let Some(f) = stack.pop() {
+        if f == to {
+            return true;
+        }
+        if seen.insert(f.clone())
+            && let Some(g) = funcs.get(f.as_str())
+        {
+            stack.extend(named(g));
+        }
+    }
+    false
+}
+
+/// Appends a copy of `callee`'s blocks to `kernel`'s layout; returns the
+/// copy's first block.
+fn append(kernel: &mut Function, callee: &Function) -> BlockId {
+    let map: HashMap<BlockId, BlockId> = callee.layout.iter().map(|&b| (b, kernel.add_block())).collect();
+    for &b in &callee.layout {
+        for &id in &callee.blocks[b].insts {
+            let mut inst = callee.insts[id].clone();
+            for op in inst.uses.iter_mut() {
+                if let OperandKind::Label(target) = &mut op.kind
+                    && let Some(&t) = map.get(target)
+                {
+                    *target = t;
+                }
+            }
+            kernel.push_inst(map[&b], inst);
+        }
+    }
+    map[&callee.layout[0]]
+}
+
+/// Direct calls to the clones' first blocks; returns and indirect calls
+/// relative to the kernel's start.
+fn retarget(kernel: &mut Function) -> Result<(), PhaseError> {
+    let entries: HashMap<String, BlockId> =
+        kernel.attrs.subroutines.iter().map(|s| (s.name.clone(), s.entry)).collect();
+    let start = kernel.layout[0];
+    let function = Some(kernel.name.clone());
+    let ids: Vec<_> = kernel.insts_in_order().map(|(_, id, _)| id).collect();
+    for id in ids {
+        let inst = &mut kernel.insts[id];
+        // `RET.REL.NODEC R, start` and `CALL.REL.NOINC R, start`.
+        let relative = matches!(inst.op, Opcode::RET | Opcode::CALL) && inst.uses.len() == 2;
+        let call = inst.op == Opcode::CALL;
+        for op in inst.uses.iter_mut() {
+            match &op.kind {
+                OperandKind::Symbol(name) if call => {
+                    let target = *entries.get(name).ok_or_else(|| PhaseError {
+                        function: function.clone(),
+                        message: format!("no code for '{name}'"),
+                    })?;
+                    op.kind = OperandKind::Label(target);
+                }
+                OperandKind::Label(_) if relative => op.kind = OperandKind::Label(start),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}

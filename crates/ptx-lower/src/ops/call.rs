@@ -1,0 +1,305 @@
+//! Calls through the ABI, and generic pointers to local memory
+//! (`cvta.local`, `cvta.to.local`), the addresses calls pass to stack
+//! buffers.
+//!
+//! **Calls** of functions compiled out of line (recursive or address-taken
+//! ones, `callgraph.rs`) follow NVIDIA's ABI (seed-digest-A §12, checked on
+//! NVIDIA's recursion and device_calls code): arguments in `R4` upwards,
+//! each at the lowest free register aligned to its size (a pair on an even
+//! register; a later 32-bit argument fills a hole), results likewise from
+//! `R4`; the return address in `R20` (`R21` = 0), set just before
+//! `CALL.REL.NOINC` (its value, the byte offset after the call in the
+//! kernel's code, is known once the code is placed: `OriResolveCallAddresses`);
+//! an indirect call is `CALL.REL.NOINC fp.lo, kernel` (the pointer is an
+//! offset from the kernel's start). The callee copies its arguments and the
+//! return address into virtual registers at its entry and returns with
+//! `RET.REL.NODEC R20, kernel`. What a call may change is the register
+//! allocator's business (`regalloc-fatpoint/src/units.rs`); saving the
+//! callee-saved registers a function writes is `OriSaveCalleeRegisters`'.
+//!
+//! Generic local addresses are the thread's local address plus the base of
+//! the local window, the 64-bit value the driver puts in `c[0x0][0x20]`
+//! (NVIDIA's sequences, recursion and printf_kernel on sm_80/sm_90):
+//! `IADD3 d.lo, P, s.lo, base.lo, RZ` + `IMAD.X d.hi, RZ, RZ, base.hi, P`
+//! one way, `IADD3 d, s.lo, -base.lo, RZ` (the low word is the local
+//! address) the other. sm_90 reads the bank through a uniform register.
+
+use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
+use ptx_syntax::Span;
+use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, VarDecl};
+
+use super::{dst, operand, read_reg, unsupported};
+use crate::error::{Lowered, Pending, at};
+use crate::func::Lowerer;
+
+/// First register of arguments and results.
+const FIRST_ARG: u32 = 4;
+/// Registers `R4..` that carry arguments (the return address follows).
+const ARG_WORDS: usize = 16;
+/// The return address register (`R21`, its high word, is 0).
+pub(crate) const RETURN_ADDRESS: Reg = Reg::phys(RegFile::R, 20);
+
+/// The ABI registers of values `widths` words wide, in order: each at the
+/// lowest free register aligned to its width. `None` when they do not fit
+/// in `R4..R19` (NVIDIA's code then passes the rest on the stack).
+pub(crate) fn abi_regs(widths: &[u8]) -> Option<Vec<Reg>> {
+    let mut used = [false; ARG_WORDS];
+    widths
+        .iter()
+        .map(|&w| {
+            let w = usize::from(w.max(1));
+            let at = (0..ARG_WORDS).step_by(w).find(|&i| i + w <= ARG_WORDS && used[i..i + w].iter().all(|u| !u))?;
+            used[at..at + w].fill(true);
+            Some(Reg::phys(RegFile::R, FIRST_ARG + at as u32).wide(w as u8))
+        })
+        .collect()
+}
+
+/// The names and widths in words of `.param` declarations: scalars only
+/// (aggregates by value would need the stack part of the ABI).
+pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<(&'a str, u8)>, Pending> {
+    let mut out = Vec::new();
+    for d in decls {
+        let DeclType::Scalar(ty) = d.ty else {
+            return Err(at(d.span, "lowering of this parameter is not supported yet"));
+        };
+        for n in &d.names {
+            if d.vector().is_some() || !n.dims.is_empty() || ty.bits() > 64 {
+                return Err(at(
+                    d.span,
+                    "lowering of an aggregate argument of an out-of-line call is not supported yet",
+                ));
+            }
+            out.push((n.name.name.as_str(), if ty.bits() > 32 { 2 } else { 1 }));
+        }
+    }
+    Ok(out)
+}
+
+/// `dst = src` word by word (`dst` or `src` may be physical ABI registers).
+fn move_words(cx: &mut Lowerer<'_>, dst: Reg, src: Reg, span: Span) -> Lowered {
+    // Word `w` of a register: a part of a virtual tuple, or the next
+    // physical register.
+    let word = |r: Reg, w: u8| match (r.width, r.is_virtual) {
+        (1, _) => r,
+        (_, true) => r.part(w, 1),
+        (_, false) => Reg::phys(r.file, r.num + u32::from(w)),
+    };
+    for w in 0..dst.width {
+        let (d, s) = (word(dst, w), word(src, w));
+        let def = if w == 0 && dst.width > 1 && dst.is_virtual { Operand::reg(d).undef() } else { Operand::reg(d) };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::reg(s)], span)?;
+    }
+    Ok(())
+}
+
+/// What a call calls.
+pub(crate) enum Callee<'a> {
+    /// A function compiled out of line, by name.
+    Direct(&'a str),
+    /// The function whose address (offset in the kernel's code) is in the
+    /// low word of this register.
+    Pointer(Reg),
+    /// A function outside the module (`vprintf`), its 64-bit address at
+    /// this offset of constant bank 4.
+    External(u32),
+}
+
+/// `call (rets), f, (args)` of an out-of-line function or through a
+/// pointer: the argument `.param` variables into the ABI registers, the
+/// return address, the call, the results out of the ABI registers into
+/// the caller's return `.param` variables. `args` and `rets` are the
+/// caller's `.param` names (resolved) with their widths.
+pub(crate) fn call(
+    cx: &mut Lowerer<'_>,
+    callee: Callee<'_>,
+    args: &[(String, u8)],
+    rets: &[(String, u8)],
+    span: Span,
+) -> Lowered {
+    if cx.guard.is_some() {
+        return Err(at(span, "lowering of a guarded call is not supported yet"));
+    }
+    let too_many = || at(span, "lowering of a call with arguments on the stack is not supported yet");
+    let arg_regs = abi_regs(&args.iter().map(|a| a.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
+    let ret_regs = abi_regs(&rets.iter().map(|r| r.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
+    for ((name, width), abi) in args.iter().zip(&arg_regs) {
+        let slot =
+            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
+        move_words(cx, *abi, slot, span)?;
+    }
+    if let Callee::External(slot) = callee {
+        external_call(cx, slot, span)?;
+    } else {
+        // The return address: a placeholder until the code is placed.
+        cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![Operand::int(0)], span)?;
+        cx.emit(Opcode::MOV, &[], vec![Reg::phys(RegFile::R, 21).into()], vec![Operand::int(0)], span)?;
+    }
+    match callee {
+        Callee::External(_) => {}
+        Callee::Direct(name) => {
+            let target = OperandKind::Symbol(name.to_string()).into();
+            cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![target], span)?;
+        }
+        Callee::Pointer(fp) => {
+            let lo = if fp.width == 2 { fp.part(0, 1) } else { fp };
+            let start = cx.entry_block();
+            cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![Operand::reg(lo), Operand::label(start)], span)?;
+        }
+    }
+    for ((name, width), abi) in rets.iter().zip(&ret_regs) {
+        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
+        move_words(cx, slot, *abi, span)?;
+    }
+    cx.after_call();
+    Ok(())
+}
+
+/// A call of a function outside the module: its address from constant
+/// bank 4, the absolute return address in `R20:R21`, `CALL.ABS.NOINC`.
+/// sm_90 (NVIDIA's printf_kernel): `LDC.64`, `LEPC R20, ret`, the code
+/// after the call starting a new block (`ret`). sm_80 has no `LEPC` with a
+/// target: the address comes from `MOV`s, and `R20:R21` is `LEPC`'s own
+/// address plus the distance to the return point (`IADD3 R20, P, pc.lo,
+/// distance, RZ` + `IADD3.X`; `OriResolveCallAddresses` writes the
+/// distance). NVIDIA's sm_80 code computes the same sum from two offsets.
+fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
+    let slot = i32::try_from(slot).map_err(|_| at(span, "constant bank 4 slot out of range"))?;
+    let fp = cx.temp(RegFile::R, 2);
+    if cx.sm.version >= 90 {
+        cx.emit(Opcode::LDC, &["64"], vec![fp.into()], vec![Operand::cbank(4, slot)], span)?;
+        let ret = cx.func.add_block();
+        cx.emit(Opcode::LEPC, &[], vec![RETURN_ADDRESS.wide(2).into()], vec![Operand::label(ret)], span)?;
+        cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)?;
+        cx.place_block(ret);
+        return Ok(());
+    }
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(fp.part(0, 1)).undef()], vec![Operand::cbank(4, slot)], span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(fp.part(1, 1))], vec![Operand::cbank(4, slot + 4)], span)?;
+    let pc = cx.temp(RegFile::R, 2);
+    cx.emit(Opcode::LEPC, &[], vec![pc.into()], vec![], span)?;
+    let carry = cx.temp(RegFile::P, 1);
+    let rz = || Operand::reg(Reg::RZ);
+    let lo = vec![Operand::reg(pc.part(0, 1)), Operand::int(0), rz()];
+    cx.emit(Opcode::IADD3, &[], vec![RETURN_ADDRESS.into(), carry.into()], lo, span)?;
+    let hi = vec![Operand::reg(pc.part(1, 1)), rz(), rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![Reg::phys(RegFile::R, 21).into()], hi, span)?;
+    cx.emit(Opcode::CALL, &["ABS", "NOINC"], vec![], vec![fp.into()], span)
+}
+
+/// The entry of an out-of-line function: its parameters out of the ABI
+/// registers into their `.param` storage, and, when it makes calls of its
+/// own (`calls`), the return address into a virtual register kept across
+/// them. Returns where the return address is (`R20` in a leaf).
+pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
+    let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
+    let regs = abi_regs(&widths)
+        .ok_or_else(|| at(span, "lowering of a function with arguments on the stack is not supported yet"))?;
+    for ((name, width), abi) in params.iter().zip(regs) {
+        let slot =
+            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
+        move_words(cx, slot, abi, span)?;
+    }
+    if !calls {
+        return Ok(RETURN_ADDRESS);
+    }
+    let ra = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::MOV, &[], vec![ra.into()], vec![RETURN_ADDRESS.into()], span)?;
+    Ok(ra)
+}
+
+/// `ret` of an out-of-line function: the results into the ABI registers,
+/// the return address back into `R20`, `RET.REL.NODEC R20, kernel`.
+pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[(&str, u8)], ra: Reg, span: Span) -> Lowered {
+    if cx.guard.is_some() {
+        return Err(at(span, "lowering of a guarded ret is not supported yet"));
+    }
+    let widths: Vec<u8> = rets.iter().map(|r| r.1).collect();
+    let regs = abi_regs(&widths).ok_or_else(|| at(span, "lowering of results on the stack is not supported yet"))?;
+    for ((name, width), abi) in rets.iter().zip(regs) {
+        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
+        move_words(cx, abi, slot, span)?;
+    }
+    if ra != RETURN_ADDRESS {
+        cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![ra.into()], span)?;
+    }
+    let start = cx.entry_block();
+    cx.emit(Opcode::RET, &["REL", "NODEC"], vec![], vec![RETURN_ADDRESS.into(), Operand::label(start)], span)?;
+    cx.end_block();
+    Ok(())
+}
+
+/// `ld.param.{u8,u16} d, [p]` of a call-sequence `.param` (stored whole):
+/// its low bits, zero-extended into `d` (`LOP3.LUT` with the mask; a
+/// 64-bit `d` gets a zero high word).
+pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, d: Reg, slot: Reg) -> Lowered {
+    if matches!(ty, ScalarType::S8 | ScalarType::S16) {
+        return Err(unsupported(inst));
+    }
+    let mask = (1i64 << ty.bits()) - 1;
+    let low = if slot.width == 1 { slot } else { slot.part(0, 1) };
+    let rz = || Operand::reg(Reg::RZ);
+    let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    if d.width == 1 {
+        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+    }
+    cx.emit(Opcode::LOP3, &["LUT"], vec![Operand::reg(d.part(0, 1)).undef()], uses, inst.span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![rz()], inst.span)
+}
+
+/// `mov.u64 d, f` of a function compiled out of line: its address, the
+/// offset of its code in the kernel's (`MOV d.lo, f`, resolved once the
+/// code is placed; the high word is 0).
+pub(crate) fn function_address(cx: &mut Lowerer<'_>, name: &str, d: Reg, span: Span) -> Lowered {
+    if d.width != 2 {
+        return Err(at(span, "lowering of a function address into a 32-bit register is not supported yet"));
+    }
+    let sym = OperandKind::Symbol(name.to_string()).into();
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1)).undef()], vec![sym], span)?;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![Operand::reg(Reg::RZ)], span)
+}
+
+/// Offset in constant bank 0 of the generic address of local memory's
+/// window (64 bits; measured in NVIDIA's code for `cvta.local`).
+const LOCAL_WINDOW: i32 = 0x20;
+
+/// `cvta.local.u64 d, s` and `cvta.to.local.u64 d, s`.
+pub(super) fn cvta_local(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let span = inst.span;
+    let ExprKind::Name(s, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let s = read_reg(cx, s.name.as_str(), s.span)?;
+    let d = dst(cx, inst, 0)?;
+    if d.width != 2 || s.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let rz = || Operand::reg(Reg::RZ);
+    let lo = Operand::reg(s.part(0, 1));
+    // `d` may be `s`: its low word is read by the first instruction, which
+    // writes the first word of `d`; the high word of `s` is never read.
+    let t = d;
+    if inst.has("to") {
+        let base = window_word(cx, 0, span)?;
+        cx.emit(Opcode::IADD3, &[], vec![Operand::reg(t.part(0, 1)).undef()], vec![lo, base.negated(), rz()], span)?;
+        cx.emit(Opcode::MOV, &[], vec![Operand::reg(t.part(1, 1))], vec![rz()], span)?;
+    } else {
+        let carry = cx.temp(RegFile::P, 1);
+        let base = window_word(cx, 0, span)?;
+        let defs = vec![Operand::reg(t.part(0, 1)).undef(), carry.into()];
+        cx.emit(Opcode::IADD3, &[], defs, vec![lo, base, rz()], span)?;
+        let base = window_word(cx, 1, span)?;
+        cx.emit(Opcode::IMAD, &["X"], vec![Operand::reg(t.part(1, 1))], vec![rz(), rz(), base, carry.into()], span)?;
+    }
+    Ok(())
+}
+
+/// Word `word` of the local window's base, as an operand: `c[0x0][..]`
+/// (sm_80), a uniform register loaded with `ULDC` (sm_90).
+fn window_word(cx: &mut Lowerer<'_>, word: i32, span: ptx_syntax::Span) -> Lowered<Operand> {
+    let bank = Operand::cbank(0, LOCAL_WINDOW + 4 * word);
+    if cx.sm.version < 90 {
+        return Ok(bank);
+    }
+    let u = cx.temp(RegFile::UR, 1);
+    cx.emit(Opcode::ULDC, &[], vec![u.into()], vec![bank], span)?;
+    Ok(u.into())
+}
