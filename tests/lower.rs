@@ -50,6 +50,9 @@ const KERNELS: &[(&str, &str)] = &[
     ("dyn_smem", "sm_80"),
     ("dyn_smem", "sm_90"),
     ("softmax_rows", "sm_80"),
+    ("cp_async_pipeline", "sm_90"),
+    ("cp_async_pipeline", "sm_80"),
+    ("cluster_dsmem", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {
