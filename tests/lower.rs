@@ -60,6 +60,9 @@ const KERNELS: &[(&str, &str)] = &[
     ("mma_ldmatrix", "sm_90"),
     ("wmma_gemm", "sm_80"),
     ("wmma_gemm", "sm_90"),
+    ("cp_async_pipeline", "sm_90"),
+    ("cp_async_pipeline", "sm_80"),
+    ("cluster_dsmem", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

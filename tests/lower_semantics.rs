@@ -1644,4 +1644,39 @@ fn printf_kernel() {
         assert!(theirs.iter().any(|l| l.starts_with(line)), "sm_{sm}: {theirs:?}");
         assert_eq!(printed(&ours, sm, None), theirs, "sm_{sm}");
     }
+/// `cp.async` double buffering (LDGSTS, LDGDEPBAR, DEPBAR): 3 CTAs over 7
+/// chunks of 1024 floats, so copies are in flight while a chunk is used.
+#[test]
+fn cp_async_pipeline() {
+    let nchunks = 7;
+    let x: Vec<f32> = pattern(nchunks * 1024 + 8, 3).into_iter().map(|v| v as f32 / 4.0).collect();
+    let w: Vec<f32> = pattern(7, 11).into_iter().map(|v| v as f32).collect();
+    let y: Vec<f32> = (0..nchunks * 1024).map(|i| (0..7).fold(0f32, |s, t| w[t].mul_add(x[i + t], s))).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(f32s(&x)),
+            Arg::Buffer(f32s(&w)),
+            Arg::Buffer(vec![0; 4 * nchunks * 1024]),
+            Arg::Value(i32s(&[nchunks as i32])),
+        ]
+    };
+    check("cp_async_pipeline", &[90, 80], "conv1d_cp_async", 3, 256, args, &[f32s(&x), f32s(&w), f32s(&y)]);
+}
+
+/// Clusters of two CTAs (`.reqnctapercluster 2, 1, 1`): each bins half of
+/// its cluster's bytes, rank 0 adds its peer's bins through distributed
+/// shared memory after the cluster barrier.
+#[test]
+fn cluster_dsmem() {
+    let (clusters, per_cluster) = (3, 1000);
+    let data: Vec<u8> = (0..clusters * per_cluster).map(|i| ((i * 131 + 7) % 256) as u8).collect();
+    let mut hist = vec![0u32; 64 * clusters];
+    for (i, &b) in data.iter().enumerate() {
+        hist[i / per_cluster * 64 + usize::from(b & 63)] += 1;
+    }
+    let args = || {
+        vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[per_cluster as i32])), Arg::Buffer(vec![0; 4 * 64 * clusters])]
+    };
+    let want = [data.clone(), words(&hist, u32::to_le_bytes)];
+    check("cluster_dsmem", &[90], "cluster_hist", 2 * clusters as u32, 256, args, &want);
 }

@@ -30,8 +30,9 @@ fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Lab
     let mut reuse_atoms = Vec::new();
     for op in inst.defs.iter().chain(&inst.uses) {
         let (mut skeleton, atoms) = shape(op)?;
-        // The 64-bit address of `ATOMG.E.CAS` prints as `[R6]` (widths.rs).
-        if inst.op == ori_ir::Opcode::ATOMG && inst.has_mod("CAS") && skeleton.starts_with("[{R}.64") {
+        // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
+        // without a descriptor prints as `[R6]` (widths.rs).
+        if crate::widths::implicit_pair_address(inst) && skeleton.starts_with("[{R}.64") {
             skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
         }
         if op.flags.reuse {

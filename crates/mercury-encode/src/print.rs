@@ -48,8 +48,9 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
         let (mut skeleton, atoms) = shape(op)?;
-        // The 64-bit address of `ATOMG.E.CAS` prints as `[R6]` (widths.rs).
-        if inst.op == Opcode::ATOMG && inst.has_mod("CAS") && skeleton.starts_with("[{R}.64") {
+        // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
+        // without a descriptor prints as `[R6]` (widths.rs).
+        if crate::widths::implicit_pair_address(inst) && skeleton.starts_with("[{R}.64") {
             skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
         }
         match skeleton.strip_prefix(DESC).filter(|_| sm == Sm::Sm80) {

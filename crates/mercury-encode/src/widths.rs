@@ -7,6 +7,32 @@
 
 use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
 
+/// True for the accesses whose 64-bit address nvdisasm prints as one
+/// register: `ATOMG.E.CAS PT, R3, [R6], R12, R13` and generic `LD.E R6,
+/// [R6]` / `ST.E [R2], R5` without a descriptor (cluster_dsmem's
+/// distributed shared memory load); the address is the pair R6:R7 as in
+/// every `.E` access.
+pub fn implicit_pair_address(inst: &Inst) -> bool {
+    match inst.op {
+        Opcode::ATOMG => inst.has_mod("CAS"),
+        Opcode::LD | Opcode::ST => inst.has_mod("E"),
+        _ => false,
+    }
+}
+
+/// Widens the base of an [`implicit_pair_address`] without a descriptor.
+fn widen_address(inst: &mut Inst) {
+    if !implicit_pair_address(inst) {
+        return;
+    }
+    let first = inst.uses.iter_mut().find(|u| matches!(u.kind, OperandKind::Mem(_)));
+    if let Some(OperandKind::Mem(addr)) = first.map(|u| &mut u.kind)
+        && let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && addr.desc.is_none())
+    {
+        *base = base.wide(2);
+    }
+}
+
 /// Gives the register operands of a decoded instruction their widths.
 pub fn apply(inst: &mut Inst) {
     let size = |inst: &Inst| {
@@ -23,23 +49,18 @@ pub fn apply(inst: &mut Inst) {
         LDG | LDS | LDL | LD | LDC | ULDC => {
             let w = size(inst);
             widen(inst.defs.iter_mut().take(1), w);
+            widen_address(inst);
         }
         STG | STS | STL | ST => {
             let w = size(inst);
             widen(inst.uses.iter_mut().skip(1), w);
+            widen_address(inst);
         }
         ATOMG | ATOMS | ATOM | RED | REDG => {
             let w = size(inst);
             widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), w);
             widen(inst.uses.iter_mut().skip(1), w);
-            // `ATOMG.E.CAS PT, R3, [R6], R12, R13`: nvdisasm shows no `.64`,
-            // but the address is the pair R6:R7 as in every `.E` access.
-            let cas = inst.op == ATOMG && inst.has_mod("CAS");
-            if let Some(OperandKind::Mem(addr)) = inst.uses.first_mut().map(|u| &mut u.kind).filter(|_| cas)
-                && let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && addr.desc.is_none())
-            {
-                *base = base.wide(2);
-            }
+            widen_address(inst);
         }
         IMAD | UIMAD if inst.has_mod("WIDE") => {
             widen(inst.defs.iter_mut().take(1), 2);

@@ -54,6 +54,13 @@ pub const CASES: &[Case] = &[
     Case { file: "math_float", entry: "math_float", run: math_float },
     Case { file: "wmma_gemm", entry: "wmma_gemm", run: wmma_gemm },
     Case { file: "mma_ldmatrix", entry: "mma_m16n8k16", run: mma_m16n8k16 },
+    Case { file: "cp_async_pipeline", entry: "conv1d_cp_async", run: conv1d_cp_async },
+];
+
+/// Cases of kernels that exist for sm_90 only (`archs = ["compute_90"]`).
+pub const SM90_CASES: &[Case] = &[
+    Case { file: "tma_bulk_copy", entry: "bulk_scale", run: bulk_scale },
+    Case { file: "cluster_dsmem", entry: "cluster_hist", run: cluster_hist },
 ];
 
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
@@ -1016,4 +1023,52 @@ fn erf(x: f64) -> f64 {
         let erfc = (-ax * ax).exp() / std::f64::consts::PI.sqrt() / (ax + f);
         (1.0 - erfc).copysign(x)
     }
+}
+
+/// Chunks of 1024 floats streamed through shared memory by `cp.async`
+/// (LDGSTS), double-buffered: 4 CTAs over 12 chunks, so every CTA runs the
+/// steady state with a copy in flight during each convolution.
+fn conv1d_cp_async(k: &Kernel) -> Result<Stats, String> {
+    let nchunks = 12;
+    let mut r = Rng(40);
+    let x = r.uniform(-1.0, 1.0, nchunks * 1024 + 8);
+    let w = r.uniform(-1.0, 1.0, 7);
+    let mut g = Global::new();
+    let (px, pw, py) = (g.alloc(f32s(&x)), g.alloc(f32s(&w)), g.alloc(vec![0; 4 * nchunks * 1024]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &pw.to_le_bytes())?.set(2, &py.to_le_bytes())?;
+    let stats = launch(k, &mut g, 4, 256, p.set(3, &(nchunks as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = (0..nchunks * 1024)
+        .map(|i| (0..7).fold(0f32, |s, t| w[t].mul_add(x[i + t], s)).to_bits())
+        .collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+/// 4096-float tiles brought into shared memory by a bulk copy that
+/// completes on an mbarrier, scaled, and written back by a bulk copy: 4 CTAs
+/// over 6 tiles (two CTAs take a second tile, the mbarrier's second phase).
+fn bulk_scale(k: &Kernel) -> Result<Stats, String> {
+    let ntiles = 6;
+    let x = Rng(41).uniform(-1.0, 1.0, ntiles * 4096);
+    let mut g = Global::new();
+    let (px, py) = (g.alloc(f32s(&x)), g.alloc(vec![0; 4 * ntiles * 4096]));
+    let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &py.to_le_bytes())?.set(2, &3f32.to_le_bytes())?;
+    let stats = launch(k, &mut g, 4, 256, p.set(3, &(ntiles as i32).to_le_bytes())?)?;
+    let want: Vec<u32> = x.iter().map(|v| 3f32.mul_add(*v, 1.0).to_bits()).collect();
+    exact("y", &read_u32(&g, py), &want).map(|_| stats)
+}
+
+/// Per-cluster histograms (clusters of two CTAs from `.reqnctapercluster`):
+/// rank 0 adds the bins of rank 1 read through distributed shared memory.
+fn cluster_hist(k: &Kernel) -> Result<Stats, String> {
+    let (clusters, per_cluster) = (3, 3000);
+    let data: Vec<u8> = Rng(42).randint(0, 256, clusters * per_cluster).into_iter().map(|v| v as u8).collect();
+    let mut g = Global::new();
+    let (pd, ph) = (g.alloc(data.clone()), g.alloc(vec![0; 4 * 64 * clusters]));
+    let p = Params::new(k).set(0, &pd.to_le_bytes())?.set(1, &(per_cluster as i32).to_le_bytes())?;
+    let stats = launch(k, &mut g, 2 * clusters as u32, 256, p.set(2, &ph.to_le_bytes())?)?;
+    let mut want = vec![0u32; 64 * clusters];
+    for (i, b) in data.iter().enumerate() {
+        want[i / per_cluster * 64 + usize::from(b & 63)] += 1;
+    }
+    exact("hist_out", &read_u32(&g, ph), &want).map(|_| stats)
 }

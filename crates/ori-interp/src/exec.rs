@@ -5,6 +5,7 @@ use ori_ir::{OperandFlags, SpecialReg};
 use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
+use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
 use crate::sem::{cmp, dround, float, half, int, mma, mufu};
 use crate::warp::{LANES, Warp};
 
@@ -16,9 +17,13 @@ pub struct Cta<'a> {
     pub banks: &'a [Vec<u8>],
     /// Global memory.
     pub global: &'a mut Global,
-    /// Shared memory of the CTA.
-    pub shared: Vec<u8>,
-    /// `%ctaid`.
+    /// Shared memory of each CTA of the cluster, by rank.
+    pub shared: Vec<Vec<u8>>,
+    /// The rank in its cluster of the CTA whose warp runs (`SR_CgaCtaId`).
+    pub rank: usize,
+    /// Cluster barrier and mbarrier state (`sem/async_mem.rs`).
+    pub cluster: ClusterState,
+    /// `%ctaid` of the CTA whose warp runs.
     pub ctaid: [u32; 3],
     /// Bytes of local memory per thread.
     pub local_bytes: usize,
@@ -34,20 +39,23 @@ pub struct Cta<'a> {
 pub enum Stop {
     /// The group reached a `BAR.SYNC`.
     Barrier,
+    /// The group cannot go on before other warps do (`UCGABAR_WAIT`, an
+    /// mbarrier wait); the instruction did not run.
+    Blocked,
     /// A fault or an unmodelled instruction: the message.
     Fault(String),
 }
 
-type R<T> = Result<T, Stop>;
+pub(crate) type R<T> = Result<T, Stop>;
 
 /// The return-address register of calls (`R20:R21`).
 const RETURN_ADDRESS: u32 = 20;
 
-fn fault<T>(msg: impl Into<String>) -> R<T> {
+pub(crate) fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(Stop::Fault(msg.into()))
 }
 
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..LANES).filter(move |l| mask >> l & 1 != 0)
 }
 
@@ -62,7 +70,8 @@ impl Cta<'_> {
             SpecialReg::CtaidX => self.ctaid[0],
             SpecialReg::CtaidY => self.ctaid[1],
             SpecialReg::CtaidZ => self.ctaid[2],
-            SpecialReg::CgaCtaId | SpecialReg::SmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
+            SpecialReg::CgaCtaId => self.rank as u32,
+            SpecialReg::SmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
             SpecialReg::LtMask => lt,
             SpecialReg::LeMask => lt | 1 << lane,
             SpecialReg::GtMask => !(lt | 1 << lane),
@@ -70,7 +79,7 @@ impl Cta<'_> {
             SpecialReg::EqMask => 1 << lane,
             SpecialReg::ClockLo | SpecialReg::GlobalTimerLo => self.warp_insts as u32,
             SpecialReg::ClockHi | SpecialReg::GlobalTimerHi => (self.warp_insts >> 32) as u32,
-            SpecialReg::SwinHi => 0,
+            SpecialReg::SwinHi => SHARED_WINDOW_HI,
         })
     }
 
@@ -83,7 +92,7 @@ impl Cta<'_> {
     }
 
     /// Operand `i` of `step` in `lane`, `words` 32-bit words wide, raw.
-    fn val(&self, w: &Warp, step: &Step, i: usize, lane: usize, words: u32) -> R<u64> {
+    pub(crate) fn val(&self, w: &Warp, step: &Step, i: usize, lane: usize, words: u32) -> R<u64> {
         let Some((src, _)) = step.uses.get(i) else { return fault(format!("operand {i} missing")) };
         match *src {
             Src::Reg(loc, _) => {
@@ -116,7 +125,7 @@ impl Cta<'_> {
         }
     }
 
-    fn u32v(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u32> {
+    pub(crate) fn u32v(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u32> {
         self.val(w, step, i, lane, 1).map(|v| v as u32)
     }
 
@@ -139,7 +148,7 @@ impl Cta<'_> {
     }
 
     /// A predicate operand with `!p` applied.
-    fn p_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<bool> {
+    pub(crate) fn p_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<bool> {
         Ok((self.u32v(w, step, i, lane)? != 0) != Self::flags(step, i).not)
     }
 
@@ -156,7 +165,7 @@ impl Cta<'_> {
 
     /// Writes a value result (to the register defs, widest first word
     /// first) and predicate results (to the predicate defs, in order).
-    fn write(w: &mut Warp, step: &Step, lane: usize, v: u64, preds: &[bool]) {
+    pub(crate) fn write(w: &mut Warp, step: &Step, lane: usize, v: u64, preds: &[bool]) {
         let mut pi = 0;
         for &(loc, width) in &step.defs {
             let file = match loc {
@@ -487,7 +496,7 @@ impl Cta<'_> {
     /// The address operand `i` in `lane`. Global addresses are 64-bit
     /// (`.E`) even where nvdisasm prints the base as one register
     /// (`ATOMG.E.CAS PT, R3, [R6], ...`).
-    fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize, space: Space) -> R<u64> {
+    pub(crate) fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize, space: Space) -> R<u64> {
         let Some((Src::Mem { base, ubase, offset, scale }, _)) = step.uses.get(i) else {
             return fault("missing address operand");
         };
@@ -504,7 +513,7 @@ impl Cta<'_> {
         Ok(b.wrapping_mul(*scale).wrapping_add(ub).wrapping_add(*offset as u64))
     }
 
-    fn bytes_mut<'m>(
+    pub(crate) fn bytes_mut<'m>(
         &'m mut self,
         local: &'m mut Vec<u8>,
         space: Space,
@@ -512,15 +521,24 @@ impl Cta<'_> {
         len: usize,
         lane: usize,
     ) -> R<&'m mut [u8]> {
-        let window = crate::LOCAL_WINDOW..crate::LOCAL_WINDOW + self.local_bytes as u64;
+        let local_window = crate::LOCAL_WINDOW..crate::LOCAL_WINDOW + self.local_bytes as u64;
         let (space, addr) = match space {
-            Space::Generic if window.contains(&addr) => (Space::Local, addr - crate::LOCAL_WINDOW),
+            Space::Generic if local_window.contains(&addr) => (Space::Local, addr - crate::LOCAL_WINDOW),
             Space::Generic => (Space::Global, addr),
             other => (other, addr),
         };
+        // A CTA's own shared memory is its window of the cluster's (the
+        // rank in bits 24-31 on sm_90); generic addresses reach the
+        // cluster's through `SR_SWINHI`.
+        let window = match space {
+            Space::Shared => self.cluster_shared(addr).filter(|w| w.0 == self.rank),
+            Space::Global if addr >> 32 == u64::from(SHARED_WINDOW_HI) => self.cluster_shared(addr & 0xffff_ffff),
+            _ => None,
+        };
         let found = match space {
+            _ if window.is_some() => window.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, len)),
             Space::Global | Space::Generic => self.global.slice_mut(addr, len),
-            Space::Shared => flat_mut(&mut self.shared, addr, len),
+            Space::Shared => None,
             Space::Local => {
                 if local.is_empty() {
                     local.resize(self.local_bytes, 0);
@@ -600,6 +618,11 @@ impl Cta<'_> {
                 mask & if neg { !m } else { m }
             }
         };
+        if let Kind::Async(op) = step.kind
+            && self.must_wait(w, step, op, active)?
+        {
+            return Err(Stop::Blocked);
+        }
         self.warp_insts += 1;
         self.thread_insts += u64::from(active.count_ones());
         match step.kind {
@@ -643,6 +666,12 @@ impl Cta<'_> {
                 w.reschedule(g, &[(taken, target), (mask & !taken, pc + 1)]);
                 return Ok(());
             }
+            Kind::BraAny => {
+                let to = if active != 0 { first_label(step)? } else { pc + 1 };
+                w.reschedule(g, &[(mask, to)]);
+                return Ok(());
+            }
+            Kind::Async(op) => self.step_async(w, step, op, active)?,
             Kind::BraDiv => {
                 let (Some(lane), Some((Src::Label(target), _))) = (lanes(active).next(), step.uses.get(1)) else {
                     return fault("BRA.DIV without a target");
@@ -898,7 +927,8 @@ impl Cta<'_> {
                     for lane in 0..LANES {
                         let mut word = 0u32;
                         for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
-                            let Some(data) = flat_mut(&mut self.shared, rows[row] + byte, 2) else {
+                            let own = self.cluster_shared(rows[row] + byte).filter(|w| w.0 == self.rank);
+                            let Some(data) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2)) else {
                                 return fault(format!("LDSM row address {:#x} out of bounds (lane {row})", rows[row]));
                             };
                             word |= (load_le(data) as u32) << (16 * k);
@@ -942,6 +972,14 @@ impl Cta<'_> {
         }
         w.reschedule(g, &[(mask, pc + 1)]);
         Ok(())
+    }
+}
+
+/// The branch target of `step`.
+fn first_label(step: &Step) -> R<usize> {
+    match step.uses.iter().find_map(|u| if let Src::Label(t) = u.0 { Some(t) } else { None }) {
+        Some(t) => Ok(t),
+        None => fault("branch without a target"),
     }
 }
 

@@ -1,9 +1,12 @@
-//! Runs a grid: CTAs one after another, the warps of a CTA in turn until
-//! each exits or waits at a barrier, which releases when all have come.
+//! Runs a grid: clusters of CTAs one after another (a cluster is one CTA
+//! unless the function asks for more), the warps of a cluster's CTAs in
+//! turn until each exits or waits at a barrier, which releases when all of
+//! its CTA have come, or waits on other warps (cluster barrier, mbarrier).
 
 use crate::exec::{Cta, Stop};
 use crate::memory::Global;
 use crate::program::Program;
+use crate::sem::async_mem::ClusterState;
 use crate::warp::{LANES, Warp};
 use crate::{Error, Launch, Stats};
 
@@ -29,7 +32,8 @@ fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     b
 }
 
-/// Runs `prog` over the grid of `launch`.
+/// Runs `prog` over the grid of `launch`, a cluster at a time (the
+/// function's `.reqnctapercluster` shape, one CTA when it has none).
 pub fn run_grid(
     func: &ori_ir::Function,
     prog: &Program,
@@ -52,6 +56,11 @@ pub fn run_grid(
         .and_then(|t| t.checked_mul(bz))
         .filter(|&t| t > 0 && t <= 1024)
         .ok_or_else(|| Error::Launch(format!("a CTA of {bx}x{by}x{bz} threads")))?;
+    let cluster = func.attrs.cluster_dims.unwrap_or([1, 1, 1]);
+    if (0..3).any(|k| cluster[k] == 0 || !launch.grid[k].is_multiple_of(cluster[k])) || cluster.iter().product::<u32>() > 16 {
+        return Err(Error::Launch(format!("a grid of {:?} CTAs in clusters of {cluster:?}", launch.grid)));
+    }
+    let ranks = cluster.iter().product::<u32>() as usize;
     let nwarps = threads.div_ceil(LANES as u32);
     let shared_bytes = reserved_shared(sm) as usize + static_shared as usize + launch.dyn_shared as usize;
     let mut stats = Stats::default();
@@ -60,33 +69,28 @@ pub fn run_grid(
         banks: &banks,
         global,
         shared: Vec::new(),
+        rank: 0,
+        cluster: ClusterState::default(),
         ctaid: [0; 3],
         local_bytes: launch.local_bytes as usize,
         warp_insts: 0,
         thread_insts: 0,
         printf: Vec::new(),
     };
-    for cz in 0..launch.grid[2] {
-        for cy in 0..launch.grid[1] {
-            for cx in 0..launch.grid[0] {
-                cta.ctaid = [cx, cy, cz];
-                cta.shared.clear();
-                cta.shared.resize(shared_bytes, 0);
-                let mut warps: Vec<Warp> = (0..nwarps)
-                    .map(|wi| {
-                        let mut tid = [[0u32; 3]; LANES];
-                        let mut live = 0u32;
-                        for (l, t) in tid.iter_mut().enumerate() {
-                            let linear = wi * LANES as u32 + l as u32;
-                            if linear < threads {
-                                *t = [linear % bx, linear / bx % by, linear / (bx * by)];
-                                live |= 1 << l;
-                            }
-                        }
-                        Warp::new(&prog.slots, wi, tid, live)
+    let origins = |k: usize| (0..launch.grid[k]).step_by(cluster[k] as usize);
+    for cz in origins(2) {
+        for cy in origins(1) {
+            for cx in origins(0) {
+                // `%cluster_ctarank` runs x first.
+                let ctaids: Vec<[u32; 3]> = (0..ranks as u32)
+                    .map(|r| {
+                        [cx + r % cluster[0], cy + r / cluster[0] % cluster[1], cz + r / (cluster[0] * cluster[1])]
                     })
                     .collect();
-                run_cta(func, &mut cta, &mut warps, launch.max_warp_insts)?;
+                cta.shared = vec![vec![0; shared_bytes]; ranks];
+                cta.cluster = ClusterState::new(ranks, nwarps as usize);
+                let mut warps: Vec<Vec<Warp>> = (0..ranks).map(|_| new_warps(prog, launch.block, nwarps)).collect();
+                run_cluster(func, &mut cta, &ctaids, &mut warps, launch.max_warp_insts)?;
             }
         }
     }
@@ -96,48 +100,105 @@ pub fn run_grid(
     Ok(stats)
 }
 
-fn run_cta(func: &ori_ir::Function, cta: &mut Cta, warps: &mut [Warp], limit: u64) -> Result<(), Error> {
-    loop {
-        let mut waiting = 0;
-        let mut live = 0;
-        for w in warps.iter_mut() {
-            while let Some(g) = w.next_group() {
-                if cta.warp_insts > limit {
-                    return Err(Error::Timeout { limit });
-                }
-                match cta.step(w, g) {
-                    Ok(()) => {}
-                    Err(Stop::Barrier) => {
-                        waiting += 1;
-                        break;
-                    }
-                    Err(Stop::Fault(what)) => {
-                        let pc = w.groups[g].0;
-                        let id = cta.prog.steps[pc].id;
-                        return Err(Error::Fault {
-                            pc,
-                            inst: ori_ir::text::print_inst(func, &func.insts[id]),
-                            what,
-                            ctaid: cta.ctaid,
-                            warp: w.index,
-                        });
-                    }
+/// The warps of a fresh CTA.
+fn new_warps(prog: &Program, block: [u32; 3], nwarps: u32) -> Vec<Warp> {
+    let [bx, by, bz] = block;
+    let threads = bx * by * bz;
+    (0..nwarps)
+        .map(|wi| {
+            let mut tid = [[0u32; 3]; LANES];
+            let mut live = 0u32;
+            for (l, t) in tid.iter_mut().enumerate() {
+                let linear = wi * LANES as u32 + l as u32;
+                if linear < threads {
+                    *t = [linear % bx, linear / bx % by, linear / (bx * by)];
+                    live |= 1 << l;
                 }
             }
-            if !w.groups.is_empty() {
-                live += 1;
+            Warp::new(&prog.slots, wi, tid, live)
+        })
+        .collect()
+}
+
+/// Runs the CTAs of a cluster (`warps` by rank) to completion: each warp
+/// in turn until it exits, waits at a barrier or waits on other warps;
+/// a CTA's barrier releases when all its live warps wait there.
+fn run_cluster(
+    func: &ori_ir::Function,
+    cta: &mut Cta,
+    ctaids: &[[u32; 3]],
+    warps: &mut [Vec<Warp>],
+    limit: u64,
+) -> Result<(), Error> {
+    let mut at_bar: Vec<Vec<bool>> = warps.iter().map(|ws| vec![false; ws.len()]).collect();
+    loop {
+        let mut progress = false;
+        for (rank, ws) in warps.iter_mut().enumerate() {
+            cta.rank = rank;
+            cta.ctaid = ctaids[rank];
+            for (wi, w) in ws.iter_mut().enumerate() {
+                if at_bar[rank][wi] {
+                    continue;
+                }
+                while let Some(g) = w.next_group() {
+                    if cta.warp_insts > limit {
+                        return Err(Error::Timeout { limit });
+                    }
+                    match cta.step(w, g) {
+                        Ok(()) => progress = true,
+                        Err(Stop::Barrier) => {
+                            at_bar[rank][wi] = true;
+                            progress = true;
+                            break;
+                        }
+                        Err(Stop::Blocked) => break,
+                        Err(Stop::Fault(what)) => {
+                            let pc = w.groups[g].0;
+                            let id = cta.prog.steps[pc].id;
+                            return Err(Error::Fault {
+                                pc,
+                                inst: ori_ir::text::print_inst(func, &func.insts[id]),
+                                what,
+                                ctaid: cta.ctaid,
+                                warp: w.index,
+                            });
+                        }
+                    }
+                }
+                if w.groups.is_empty() {
+                    // An exited warp counts as arrived at every cluster barrier.
+                    cta.cluster.arrivals[rank * cta.cluster.warps_per_cta + wi] = u32::MAX;
+                }
             }
         }
-        if live == 0 {
+        let mut live_ctas = 0;
+        for (rank, ws) in warps.iter_mut().enumerate() {
+            let live: Vec<usize> = (0..ws.len()).filter(|&i| !ws[i].groups.is_empty()).collect();
+            if live.is_empty() {
+                continue;
+            }
+            live_ctas += 1;
+            if live.iter().all(|&i| at_bar[rank][i]) {
+                // Every live warp of the CTA waits at a barrier: release them.
+                for &i in &live {
+                    let w = &mut ws[i];
+                    if let Some(g) = w.next_group() {
+                        let (pc, mask) = w.groups[g];
+                        w.reschedule(g, &[(mask, pc + 1)]);
+                    }
+                    at_bar[rank][i] = false;
+                }
+                progress = true;
+            }
+        }
+        if live_ctas == 0 {
             return Ok(());
         }
-        debug_assert_eq!(waiting, live);
-        // Every live warp waits at a barrier: release them all.
-        for w in warps.iter_mut() {
-            if let Some(g) = w.next_group() {
-                let (pc, mask) = w.groups[g];
-                w.reschedule(g, &[(mask, pc + 1)]);
-            }
+        if !progress {
+            return Err(Error::Launch(format!(
+                "the cluster at CTA {:?} deadlocks: every warp waits on another",
+                ctaids[0]
+            )));
         }
     }
 }

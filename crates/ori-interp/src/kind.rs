@@ -1,6 +1,6 @@
 //! What an instruction does, decided once from its opcode and modifiers.
 
-use ori_ir::Inst;
+use ori_ir::{Inst, OperandKind};
 
 use crate::sem::cmp::{BoolOp, Cmp};
 use crate::sem::float::Round;
@@ -283,8 +283,43 @@ pub enum Kind {
     /// `HMMA.16816.F32`: m16n8k16, binary16 inputs, binary32 accumulators
     /// (`sem::mma::hmma_16816_f32`).
     Hmma16816F32,
+    /// `BRA.U.ANY`: the whole group branches when the guard holds in any
+    /// of its lanes.
+    BraAny,
+    /// Asynchronous copies, mbarriers and clusters (`sem/async_mem.rs`).
+    Async(AsyncOp),
     /// Not modelled: executing it is an error.
     Unsupported,
+}
+
+/// The asynchronous-copy, mbarrier and cluster operations (sm_80 LDGSTS,
+/// sm_90 SYNCS/UBLKCP/UCGABAR), run by `sem/async_mem.rs`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AsyncOp {
+    /// `LDGSTS.E[.BYPASS][.64/.128] [smem], [gmem]`: a copy of `bytes`
+    /// queued in the lane's open group.
+    Ldgsts { bytes: u8 },
+    /// `LDGDEPBAR`: closes the lane's open group of copies.
+    LdgDepbar,
+    /// `DEPBAR.LE SB0, n`: completes the lane's committed groups but the
+    /// `n` most recent.
+    DepbarSb0 { keep: u32 },
+    /// `SYNCS.EXCH.64 d, [bar], v`: writes an mbarrier word (`mbarrier.init`).
+    SyncsExch,
+    /// `SYNCS.ARRIVE.TRANS64 d, [bar], tx`: expects `tx` bytes, then arrives.
+    SyncsArrive,
+    /// `SYNCS.PHASECHK.TRANS64.TRYWAIT p, [bar], parity`.
+    SyncsTryWait,
+    /// `UBLKCP.S.G [smem, bar], [gmem], bytes` (global to shared, completing
+    /// on the mbarrier) or `UBLKCP.G.S [gmem], [smem], bytes`.
+    Ublkcp { to_shared: bool },
+    /// `UCGABAR_ARV`: the warp arrives at the cluster barrier.
+    ClusterArrive,
+    /// `UCGABAR_WAIT`: waits until every warp of the cluster has arrived as
+    /// often as this one.
+    ClusterWait,
+    /// `ELECT p, ur, q`: the lowest active lane with `q` gets `p`.
+    Elect,
 }
 
 fn mem_bytes(inst: &Inst) -> (u8, bool) {
@@ -363,11 +398,31 @@ pub fn decode_kind(inst: &Inst) -> Kind {
     match base {
         // `BREAK` takes lanes out of a convergence barrier: as `BSYNC`, a
         // no-op where divergent lanes run lowest pc first.
+        "DEPBAR" if m("LE") && matches!(inst.uses.first().map(|u| &u.kind), Some(OperandKind::Scoreboard(0))) => {
+            match inst.uses.get(1).map(|u| &u.kind) {
+                Some(OperandKind::Imm(ori_ir::Imm::Int(n))) => {
+                    Kind::Async(AsyncOp::DepbarSb0 { keep: u32::try_from(*n).unwrap_or(u32::MAX) })
+                }
+                _ => Kind::Unsupported,
+            }
+        }
+        // Bulk copies complete when issued (`sem/async_mem.rs`): nothing is
+        // left in flight for `UTMACMDFLUSH` to push out.
         "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
-        | "CGAERRBAR" | "NANOSLEEP" => Kind::Nop,
+        | "CGAERRBAR" | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
+        "LDGSTS" if !m("ZFILL") => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0 }),
+        "LDGDEPBAR" => Kind::Async(AsyncOp::LdgDepbar),
+        "SYNCS" if m("EXCH") && m("64") => Kind::Async(AsyncOp::SyncsExch),
+        "SYNCS" if m("ARRIVE") && m("TRANS64") && inst.mods.len() == 2 => Kind::Async(AsyncOp::SyncsArrive),
+        "SYNCS" if m("PHASECHK") && m("TRANS64") && m("TRYWAIT") => Kind::Async(AsyncOp::SyncsTryWait),
+        "BLKCP" if m("S") && m("G") => Kind::Async(AsyncOp::Ublkcp { to_shared: inst.mods[0].name() == "S" }),
+        "CGABAR_ARV" => Kind::Async(AsyncOp::ClusterArrive),
+        "CGABAR_WAIT" => Kind::Async(AsyncOp::ClusterWait),
+        "ELECT" => Kind::Async(AsyncOp::Elect),
         "BSSY" => Kind::Bssy,
         "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,
+        "BRA" if m("ANY") => Kind::BraAny,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,
         "CALL" if m("ABS") => Kind::CallAbs,

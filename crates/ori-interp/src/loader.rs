@@ -56,6 +56,7 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
     let mut func = decode_code(family, text, name)?;
     if let Some(attrs) = cubin.section(&format!(".nv.info.{name}")).and_then(|(_, s)| s.attributes()) {
         func.attrs.params = params(attrs);
+        func.attrs.cluster_dims = cluster_dims(attrs);
     }
     let static_shared = cubin.section(&format!(".nv.shared.{name}")).map_or(0, |(_, s)| s.size() as u32);
     let banks: Vec<(u8, Vec<u8>)> = cubin
@@ -142,6 +143,18 @@ fn params(attrs: &[elfw::nvinfo::Attribute]) -> Vec<ParamSlot> {
         .collect();
     slots.sort_by_key(|s| s.0);
     slots.into_iter().map(|s| s.1).collect()
+}
+
+/// The cluster shape of `EIATTR_CTA_PER_CLUSTER` (`.reqnctapercluster`).
+fn cluster_dims(attrs: &[elfw::nvinfo::Attribute]) -> Option<[u32; 3]> {
+    const CTA_PER_CLUSTER: u8 = 0x3d;
+    attrs.iter().find(|a| a.code == CTA_PER_CLUSTER).and_then(|a| match &a.value {
+        Value::Block(b) if b.len() == 12 => {
+            let w = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+            Some([w(0), w(1), w(2)])
+        }
+        _ => None,
+    })
 }
 
 /// Branch targets as blocks of the function being built.

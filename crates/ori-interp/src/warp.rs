@@ -4,6 +4,7 @@
 use ori_ir::RegFile;
 
 use crate::program::Loc;
+use crate::sem::async_mem::PendingCopies;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
@@ -30,6 +31,8 @@ pub struct Warp {
     pub index: u32,
     /// Per-lane local memory, allocated on first use.
     pub local: Vec<Vec<u8>>,
+    /// `LDGSTS` copies not completed yet.
+    pub copies: PendingCopies,
 }
 
 impl Warp {
@@ -46,6 +49,7 @@ impl Warp {
             tid,
             index,
             local: vec![Vec::new(); LANES],
+            copies: PendingCopies::default(),
         }
     }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use ori_interp::Kernel;
-use ori_interp::corpus::{CASES, compile};
+use ori_interp::corpus::{CASES, SM90_CASES, compile};
 use ori_ir::{Modifier, Opcode};
 
 fn corpus() -> PathBuf {
@@ -19,7 +19,7 @@ fn kernel(entry: &str, sm: u32) -> Option<(Kernel, Check)> {
     let oracle = nv_oracle::Oracle::for_test("mutation")?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ori-interp-mutation");
     std::fs::create_dir_all(&dir).unwrap();
-    let case = CASES.iter().find(|c| c.entry == entry).unwrap();
+    let case = CASES.iter().chain(SM90_CASES).find(|c| c.entry == entry).unwrap();
     let k = compile(&oracle.ptxas(), &corpus(), case.file, case.entry, sm, &dir).unwrap();
     (case.run)(&k).expect("the unmutated kernel passes");
     Some((k, case.run))
@@ -79,4 +79,22 @@ fn out_of_bounds_accesses_name_the_instruction() {
     drop_first(&mut k, Opcode::EXIT);
     let err = run(&k).expect_err("an unguarded store past the buffer faults");
     assert!(err.contains("out of bounds") && err.contains("LDG"), "{err}");
+}
+
+/// The asynchronous-copy model completes copies at the wait, the cluster
+/// barrier holds a CTA until its peer arrives: without NVIDIA's waits the
+/// results are wrong.
+#[test]
+fn dropped_async_waits_are_caught() {
+    for sm in [90, 80] {
+        let Some((mut k, run)) = kernel("conv1d_cp_async", sm) else { return };
+        drop_first(&mut k, Opcode::DEPBAR);
+        run(&k).expect_err("reading the chunk before `cp.async.wait_group 1` must fail");
+    }
+    let Some((mut k, run)) = kernel("cluster_hist", 90) else { return };
+    drop_first(&mut k, Opcode::UCGABAR_WAIT);
+    run(&k).expect_err("reading the peer's bins before the cluster barrier must fail");
+    let Some((mut k, run)) = kernel("bulk_scale", 90) else { return };
+    drop_first(&mut k, Opcode::UBLKCP);
+    run(&k).expect_err("without the bulk copy in, the mbarrier never completes or the tile is stale");
 }

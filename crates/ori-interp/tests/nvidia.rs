@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ori_interp::corpus::{CASES, compile};
+use ori_interp::corpus::{CASES, SM90_CASES, compile};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
@@ -24,6 +24,13 @@ fn nvidia_cubins_pass_their_checks() {
                 Ok(stats) => eprintln!("sm_{sm} {}: ok, {} warp-instructions", case.entry, stats.warp_insts),
                 Err(e) => failures.push(format!("sm_{sm} {}: {e}", case.entry)),
             }
+        }
+    }
+    for case in SM90_CASES {
+        let result = compile(&oracle.ptxas(), &corpus(), case.file, case.entry, 90, &dir).and_then(|k| (case.run)(&k));
+        match result {
+            Ok(stats) => eprintln!("sm_90 {}: ok, {} warp-instructions", case.entry, stats.warp_insts),
+            Err(e) => failures.push(format!("sm_90 {}: {e}", case.entry)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

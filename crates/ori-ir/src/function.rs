@@ -42,6 +42,9 @@ pub struct FunctionAttrs {
     pub maxnreg: Option<u32>,
     /// `.minnctapersm n`.
     pub minnctapersm: Option<u32>,
+    /// `.reqnctapercluster x, y, z` (`__cluster_dims__`, sm_90+): the CTAs
+    /// of a cluster, which share their shared memory.
+    pub cluster_dims: Option<[u32; 3]>,
     /// Kernel parameters, in order, as laid out in constant bank 0 from the
     /// target's parameter base.
     pub params: Vec<ParamSlot>,

@@ -23,6 +23,7 @@ pub(crate) fn lower(directives: &[Directive]) -> Lowered<FunctionAttrs> {
             ".reqntid" => attrs.reqntid = Some(dims()),
             ".maxnreg" => attrs.maxnreg = values.first().copied(),
             ".minnctapersm" => attrs.minnctapersm = values.first().copied(),
+            ".reqnctapercluster" => attrs.cluster_dims = Some(dims()),
             // .noreturn, .maxclusterrank, ... do not change the code yet.
             _ => {}
         }

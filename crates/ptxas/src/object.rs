@@ -162,7 +162,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             req_threads: attrs.reqntid,
             max_registers: attrs.maxnreg,
             min_ctas_per_sm: attrs.minnctapersm,
-            cluster_dims: None,
+            cluster_dims: attrs.cluster_dims,
         },
         notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, syscalls: calls.syscalls, ..Default::default() },
         shared: object::SharedMemory {

@@ -1,6 +1,7 @@
 //! Semantics of SASS operations as pure functions of their inputs, one
 //! module per family, so that constant folding can share them.
 
+pub mod async_mem;
 pub mod cmp;
 pub mod dround;
 pub mod float;

@@ -294,6 +294,7 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
     match word {
         ".maxntid" => attrs.maxntid = Some(parse_triple(cur)?),
         ".reqntid" => attrs.reqntid = Some(parse_triple(cur)?),
+        ".reqnctapercluster" => attrs.cluster_dims = Some(parse_triple(cur)?),
         ".maxnreg" => attrs.maxnreg = Some(cur.u32()?),
         ".minnctapersm" => attrs.minnctapersm = Some(cur.u32()?),
         ".param" => {

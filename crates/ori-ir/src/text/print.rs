@@ -67,6 +67,7 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     };
     triple(out, "maxntid", attrs.maxntid)?;
     triple(out, "reqntid", attrs.reqntid)?;
+    triple(out, "reqnctapercluster", attrs.cluster_dims)?;
     if let Some(n) = attrs.maxnreg {
         writeln!(out, "    .maxnreg {n}")?;
     }

@@ -2,9 +2,11 @@
 //! and the operand conversions they share.
 
 mod approx;
+mod async_copy;
 mod atomic;
 mod bits;
 pub(crate) mod call;
+mod cluster;
 mod cmp;
 mod ctrl;
 mod cvt;
@@ -31,6 +33,10 @@ use crate::func::Lowerer;
 /// Lowers one instruction into the current block.
 pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered {
     let product = match inst.opcode.name.as_str() {
+        _ if cluster::handles(cx, inst) => cluster::lower(cx, inst).map(|()| None),
+        "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" if !inst.has("bulk") => {
+            async_copy::lower(cx, inst).map(|()| None)
+        }
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
@@ -246,6 +252,7 @@ pub(crate) fn special(
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ])).into())
         }
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
+        "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%ntid" => (bank_read, Operand::cbank(0, 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, 0xc + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
