@@ -1572,6 +1572,8 @@ fn tensor_core_gemms() {
     let want = [a.clone(), bt.clone(), c];
     let grid = [(n / 32 + 1) as u32, (m / 32) as u32, 1];
     check_2d("wmma_gemm", &[90, 80], "wmma_gemm", grid, [128, 1, 1], || args(&a, &bt, m, n), &want);
+}
+
 /// Calls through the ABI (`tests/ptx/abi_calls.ptx`): a recursive function
 /// reading a local array through a generic pointer, indirect calls through
 /// a table of function pointers in local memory. Only the final code runs
@@ -1644,6 +1646,8 @@ fn printf_kernel() {
         assert!(theirs.iter().any(|l| l.starts_with(line)), "sm_{sm}: {theirs:?}");
         assert_eq!(printed(&ours, sm, None), theirs, "sm_{sm}");
     }
+}
+
 /// `cp.async` double buffering (LDGSTS, LDGDEPBAR, DEPBAR): 3 CTAs over 7
 /// chunks of 1024 floats, so copies are in flight while a chunk is used.
 #[test]
