@@ -50,6 +50,8 @@ const KERNELS: &[(&str, &str)] = &[
     ("dyn_smem", "sm_80"),
     ("dyn_smem", "sm_90"),
     ("softmax_rows", "sm_80"),
+    ("struct_params", "sm_80"),
+    ("struct_params", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

@@ -54,6 +54,9 @@ enum Arg {
     Buffer(Vec<u8>),
     /// A scalar passed by value.
     Value(Vec<u8>),
+    /// A structure passed by value whose pointer fields (at the given
+    /// offsets) address device buffers with these initial bytes.
+    Struct(Vec<u8>, Vec<(usize, Vec<u8>)>),
 }
 
 fn words<T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
@@ -81,6 +84,15 @@ fn lay_out(func: &ori_ir::Function, args: &[Arg], global: &mut Global) -> (Vec<u
                 addr.to_le_bytes().to_vec()
             }
             Arg::Value(v) => v.clone(),
+            Arg::Struct(bytes, pointers) => {
+                let mut bytes = bytes.clone();
+                for (at, init) in pointers {
+                    let addr = global.alloc(init.clone());
+                    buffers.push(addr);
+                    bytes[*at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                }
+                bytes
+            }
         };
         let at = slot.offset as usize;
         params[at..at + bytes.len()].copy_from_slice(&bytes);
@@ -259,6 +271,55 @@ fn histogram() {
     }
     let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n])), Arg::Buffer(vec![0; 4 * 256])];
     check("histogram", &[90], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
+}
+
+/// struct_params: fields of by-value structures (padding, a float4, an
+/// array indexed at run time through a local copy, pointers inside), and
+/// big_param's 2 KiB array indexed through the address of the parameter
+/// (`LDC R, c[0x0][R+base]`), with clamped out-of-range indices.
+#[test]
+fn struct_params() {
+    let n = 4096usize;
+    // struct Params {i8 tag; i16 s; i32 count; f64 scale; float4 bias; i32 idx[5]; src; dst; u8 flags}
+    let params = |tag: i8, s: i16, count: i32, scale: f64, bias: [f32; 4], idx: [i32; 5], flags: u8| {
+        let mut b = vec![0u8; 80];
+        b[0] = tag as u8;
+        b[2..4].copy_from_slice(&s.to_le_bytes());
+        b[4..8].copy_from_slice(&count.to_le_bytes());
+        b[8..16].copy_from_slice(&scale.to_le_bytes());
+        b[16..32].copy_from_slice(&f32s(&bias));
+        b[32..52].copy_from_slice(&i32s(&idx));
+        b[72] = flags;
+        b
+    };
+    let src: Vec<f32> = pattern(n, 3).iter().map(|&v| v as f32).collect();
+    let (count, extra) = (3000, 3);
+    let p = params(-5, -300, count, 2.0, [1.0, 2.0, 3.0, 4.0], [10, -20, 30, -40, 50], 2);
+    let q = params(0, 0, 0, -7.0, [0.0; 4], [0, 0, 0, 0, 9], 0);
+    let mut dst = vec![0f32; n];
+    for (i, d) in dst.iter_mut().enumerate().take(count as usize) {
+        let k = [10, -20, 30, -40, 50][i % 5];
+        let b = if i & 1 == 1 { 1.0 } else { 2.0 };
+        *d = src[i] * 2.0 + b + 3.0 + (k - 5 - 300 + extra) as f32 + 9.0 - 7.0;
+    }
+    let args = || {
+        let p = Arg::Struct(p.clone(), vec![(56, f32s(&src)), (64, vec![0; 4 * n])]);
+        vec![p, Arg::Value(i32s(&[extra])), Arg::Value(q.clone())]
+    };
+    check("struct_params", &[90, 80], "struct_param", 16, 256, args, &[f32s(&src), f32s(&dst)]);
+
+    let w: Vec<f32> = (0..512).map(|i| (i % 23 - 11) as f32).collect();
+    let len = 300;
+    let mut table = f32s(&w);
+    table.extend(i32s(&[len]));
+    let sel: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 610 - 10).collect();
+    let out: Vec<f32> =
+        (0..n).map(|i| w[sel[i].clamp(0, len - 1) as usize] + 0.5 * w[i & 511]).collect();
+    let args = || {
+        let t = Arg::Value(table.clone());
+        vec![t, Arg::Buffer(i32s(&sel)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))]
+    };
+    check("struct_params", &[90, 80], "big_param", 16, 256, args, &[i32s(&sel), f32s(&out)]);
 }
 
 #[test]

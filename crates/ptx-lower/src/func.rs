@@ -61,6 +61,9 @@ pub(crate) struct Lowerer<'m> {
     /// PTX registers written once with the address of a `.const` variable
     /// (+ a constant): its offset in constant bank 3.
     pub const_ptrs: HashMap<String, i64>,
+    /// PTX registers written once with the address of a kernel parameter
+    /// (+ a constant): its offset in the parameter block.
+    pub param_ptrs: HashMap<String, i64>,
     /// PTX registers written once with a local address `R1 + offset` (the
     /// stack pointer after the prologue): local accesses through them
     /// address the frame directly, as NVIDIA's code does.
@@ -166,6 +169,7 @@ impl<'m> Lowerer<'m> {
             local_ptrs: HashMap::new(),
             globals: globals.clone(),
             const_ptrs: HashMap::new(),
+            param_ptrs: HashMap::new(),
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
@@ -337,6 +341,7 @@ impl<'m> Lowerer<'m> {
             std::mem::take(&mut self.consts),
             std::mem::take(&mut self.local_ptrs),
             std::mem::take(&mut self.const_ptrs),
+            std::mem::take(&mut self.param_ptrs),
             std::mem::take(&mut self.labels),
             self.ret_target.replace(cont),
         );
@@ -356,6 +361,7 @@ impl<'m> Lowerer<'m> {
             self.consts,
             self.local_ptrs,
             self.const_ptrs,
+            self.param_ptrs,
             self.labels,
             self.ret_target,
         ) = saved;
@@ -607,6 +613,13 @@ impl<'m> Lowerer<'m> {
     /// True when PTX register `name` is written exactly once.
     pub fn single_def(&self, name: &str) -> bool {
         self.counts.defs.get(name) == Some(&1)
+    }
+
+    /// True when nothing writes PTX register `name` (NVVM reads such
+    /// registers as undefined values, e.g. the high word of a `mov.b64
+    /// d, {lo, %r39}` whose high half is never used).
+    pub fn never_written(&self, name: &str) -> bool {
+        !self.counts.defs.contains_key(name)
     }
 
     /// True when nothing reads PTX register `name`.
