@@ -52,6 +52,9 @@ const KERNELS: &[(&str, &str)] = &[
     ("softmax_rows", "sm_80"),
     ("struct_params", "sm_80"),
     ("struct_params", "sm_90"),
+    ("histogram", "sm_80"),
+    ("multi_entry", "sm_80"),
+    ("multi_entry", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

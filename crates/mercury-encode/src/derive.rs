@@ -30,6 +30,13 @@
 //!   forms whose operand bits are pinned (aliases like `IMAD.MOV`) nor for
 //!   the edits of [`NO_ANALOGY`] nvdisasm rejects.
 //!
+//! * **Address scales.** A shared-memory address `[R.X4+...]` is the same
+//!   instruction as `[R+...]` with the index scale field ([`ADDRESS_SCALE`],
+//!   bits 78..79: 0 none, 1 `.X4`, 2 `.X16`) changed; for the opcodes of
+//!   [`SCALED_OPCODES`] the unscaled sibling of a learned `.X4` form is
+//!   derived (sm_80's only `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
+//!   prints `[R2+URZ]` with bit 78 cleared, on both SMs).
+//!
 //! Learned forms always come first, so derived forms only answer where no
 //! learned form does, and the corpus figures do not move.
 
@@ -85,6 +92,15 @@ pub static ANALOGY_OPCODES: &[&str] = &[
     "USHF", "USEL", "UMOV", "UISETP", "UPRMT",
 ];
 
+/// The index scale field of shared-memory addresses (`.X4` = 1, `.X16` = 2),
+/// found by flipping bits 78 and 79 of corpus `LDS`, `STS` and `ATOMS`
+/// words under nvdisasm (SM80 and SM90).
+pub const ADDRESS_SCALE: Field = Field { pos: 78, len: 2, shift: 0 };
+
+/// Opcodes (bits 0..11) whose addresses have [`ADDRESS_SCALE`]: `LDS`,
+/// `STS` (register base), `ATOMS`.
+pub static SCALED_OPCODES: &[u16] = &[0x984, 0x388, 0xf8c];
+
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
 
@@ -96,6 +112,11 @@ pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
     let mut out = Vec::new();
     for form in learned {
+        if let Some(d) = unscaled_sibling(form)
+            && known.insert(text(&d))
+        {
+            out.push(d);
+        }
         for d in offset_siblings(form) {
             let t = text(&d);
             // The unpinned copy has the learned text on purpose.
@@ -191,6 +212,20 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
         }
     }
     out
+}
+
+/// `form` with its `[R.X4...]` address unscaled, for [`SCALED_OPCODES`].
+fn unscaled_sibling(form: &Form) -> Option<Form> {
+    let opcode = form.bits as u16 & 0xfff;
+    let fm = field_mask(&ADDRESS_SCALE);
+    let x4 = 1u128 << ADDRESS_SCALE.pos;
+    if !SCALED_OPCODES.contains(&opcode) || form.mask & fm != fm || form.bits & fm != x4 {
+        return None;
+    }
+    let k = form.operands.iter().position(|op| op.starts_with("[{R}.X4"))?;
+    let mut operands = form.operands.to_vec();
+    operands[k] = leak_str(operands[k].replacen("{R}.X4", "{R}", 1));
+    Some(Form { operands: leak(operands), bits: form.bits & !fm, ..*form })
 }
 
 /// The offset field of the address operand `op` of `form`, when the table

@@ -68,6 +68,14 @@
 //! the type (`S32 64 S64` on sm_90, whose float atomics are other
 //! opcodes; `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN` on sm_80).
 //!
+//! `I2F` (`0x306`, register source; `0xb06`, constant source) of a 32-bit
+//! integer, probed on `I2F R5, R0` (high word `0x201400`) and `I2F.U32 R5,
+//! R0` (`0x201000`, NVIDIA's sm_80 `cvt.rn.f32.u32`), identical on SM80
+//! and SM90: bit 74 is 0 = `.U32`, 1 = signed (no word), bits 78..79 the
+//! rounding (none) `RM RP RZ`. Other source sizes (bits 84..85: `S16`,
+//! `S64`, ...) and `.F64` results spell their types otherwise and are not
+//! in the family.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -146,6 +154,9 @@ const U32_AT_73: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U32",
 const U32_AT_72: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", ""] });
 const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] });
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
+const U32_AT_74: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
+/// Rounding of I2F (bits 78..79).
+const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -233,6 +244,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
+    Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
