@@ -1448,6 +1448,50 @@ fn approx_functions_match_nvidia() {
     }
 }
 
+/// Runs `tests/ptx/NAME.ptx`'s kernel `NAME` on one block of `threads`,
+/// ours (lowered and compiled) and NVIDIA's cubin, on both SMs: argument
+/// `out` must come out the same, compared in `stride`-byte records (one
+/// per thread; `describe` names a record's inputs in a failure).
+fn matches_nvidia(
+    name: &str,
+    threads: u32,
+    args: impl Fn() -> Vec<Arg>,
+    out: usize,
+    stride: usize,
+    describe: impl Fn(usize) -> String,
+) {
+    let Some(oracle) = nv_oracle::Oracle::for_test(name) else { return };
+    for sm in [90, 80] {
+        let want = run_nvidia(&oracle, name, sm, [1, 1, 1], [threads, 1, 1], &args()).swap_remove(out);
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages(name, sm)) {
+            let got = run(&module, name, [1, 1, 1], [threads, 1, 1], &args()).swap_remove(out);
+            for (t, (g, w)) in got.chunks(stride).zip(want.chunks(stride)).enumerate() {
+                assert_eq!(g, w, "{name} sm_{sm} {stage}: thread {t} ({})", describe(t));
+            }
+        }
+    }
+}
+
+/// `tests/ptx/int16.ptx`: 16-bit shifts (by constants and registers, large
+/// amounts), comparisons, conversions and arithmetic on registers whose
+/// upper halves hold garbage.
+#[test]
+fn int16_ops_match_nvidia() {
+    let mut pairs: Vec<(u32, u32)> = vec![(0, 0), (0xffff, 1), (0x8000, 0x7fff), (0x1234_8001, 0xdead_0011)];
+    pairs.extend([(0xffff_7fff, 0x0000_ffff), (0x8765_4321, 0x2f), (0x10, 0xffff_ffe0), (5, 16)]);
+    let mut x = 0x9e37_79b9u32;
+    for _ in 0..56 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        pairs.push((x, x.rotate_left(11)));
+    }
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
+    matches_nvidia("int16", n as u32, args, 1, 48, |t| format!("{:#x}, {:#x}", pairs[t].0, pairs[t].1));
+}
+
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
 /// calls of one function, a nested call, early returns, 64-bit and
 /// aggregate parameters).
