@@ -56,6 +56,10 @@ const KERNELS: &[(&str, &str)] = &[
     ("multi_entry", "sm_80"),
     ("multi_entry", "sm_90"),
     ("large_unroll", "sm_90"),
+    ("fp_convert", "sm_80"),
+    ("fp_convert", "sm_90"),
+    ("math_float", "sm_80"),
+    ("math_float", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {
@@ -206,6 +210,7 @@ fn hand_written_kernels_encode() {
         ("bf", lower_kernels::bf16),
         ("div64", |sm| lower_kernels::division_64(sm, false)),
         ("int16", |sm| test_ptx("int16", sm)),
+        ("fbits", |sm| test_ptx("fbits", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -1492,6 +1492,20 @@ fn int16_ops_match_nvidia() {
     matches_nvidia("int16", n as u32, args, 1, 48, |t| format!("{:#x}, {:#x}", pairs[t].0, pairs[t].1));
 }
 
+/// `tests/ptx/fbits.ptx`: `copysign` (registers and constants) and
+/// float-to-unsigned conversions of plain sources, on zeros, infinities,
+/// NaNs, subnormals, negative values and values past the integer ranges.
+#[test]
+fn float_bits_match_nvidia() {
+    let mut floats: Vec<f32> = vec![0.0, -0.0, 1.5, -1.5, 2.5, -2.5, 0.49, 1e-40, -1e-39, 3e9, 5e9, -7.0, 1e20, 4.5e15];
+    floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::MIN_POSITIVE, 65535.7, 123456.5]);
+    let pairs: Vec<(f32, f32)> = floats.iter().flat_map(|&a| floats.iter().map(move |&b| (a, b))).collect();
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 40 * n])];
+    matches_nvidia("fbits", n as u32, args, 1, 40, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
+}
+
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
 /// calls of one function, a nested call, early returns, 64-bit and
 /// aggregate parameters).

@@ -37,6 +37,12 @@
 //!   derived (sm_80's only `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
 //!   prints `[R2+URZ]` with bit 78 cleared, on both SMs).
 //!
+//! * **Absolute values of conversions.** `F2I` reads `|R|` with bit 62 set
+//!   ([`ABS_SOURCES`]); NVIDIA's corpus has `F2I.U32.NTZ R15, |R10|` and
+//!   `F2I.U64.F64.TRUNC R10, |R2|` only because their sources were `fabsf`
+//!   results; the plain `{R}` sibling is the word with bit 62 clear
+//!   (nvdisasm, both SMs).
+//!
 //! Learned forms always come first, so derived forms only answer where no
 //! learned form does, and the corpus figures do not move.
 
@@ -101,6 +107,10 @@ pub const ADDRESS_SCALE: Field = Field { pos: 78, len: 2, shift: 0 };
 /// `STS` (register base), `ATOMS`.
 pub static SCALED_OPCODES: &[u16] = &[0x984, 0x388, 0xf8c];
 
+/// Opcodes (bits 0..11) whose last source is `|R|` when this bit is set:
+/// `F2I` of binary32 (`0x305`) and of binary64 (`0x311`).
+pub static ABS_SOURCES: &[(u16, u8)] = &[(0x305, 62), (0x311, 62)];
+
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
 
@@ -112,10 +122,10 @@ pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
     let mut out = Vec::new();
     for form in learned {
-        if let Some(d) = unscaled_sibling(form)
-            && known.insert(text(&d))
-        {
-            out.push(d);
+        for d in [unscaled_sibling(form), plain_source_sibling(form)].into_iter().flatten() {
+            if known.insert(text(&d)) {
+                out.push(d);
+            }
         }
         for d in offset_siblings(form) {
             let t = text(&d);
@@ -226,6 +236,20 @@ fn unscaled_sibling(form: &Form) -> Option<Form> {
     let mut operands = form.operands.to_vec();
     operands[k] = leak_str(operands[k].replacen("{R}.X4", "{R}", 1));
     Some(Form { operands: leak(operands), bits: form.bits & !fm, ..*form })
+}
+
+/// `form` with its `|R|` last source plain, for [`ABS_SOURCES`].
+fn plain_source_sibling(form: &Form) -> Option<Form> {
+    let opcode = form.bits as u16 & 0xfff;
+    let &(_, bit) = ABS_SOURCES.iter().find(|(o, _)| *o == opcode)?;
+    let b = 1u128 << bit;
+    let last = form.operands.len().checked_sub(1)?;
+    if form.operands[last] != "|{R}|" || form.mask & b == 0 || form.bits & b == 0 {
+        return None;
+    }
+    let mut operands = form.operands.to_vec();
+    operands[last] = "{R}";
+    Some(Form { operands: leak(operands), bits: form.bits & !b, ..*form })
 }
 
 /// The offset field of the address operand `op` of `form`, when the table

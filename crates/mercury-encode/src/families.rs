@@ -76,6 +76,12 @@
 //! `S64`, ...) and `.F64` results spell their types otherwise and are not
 //! in the family.
 //!
+//! `F2I` of binary32 to a 32-bit integer (`0x305`), probed on `F2I.FTZ.TRUNC.NTZ
+//! R15, R10` (high word `0x21f100`) and `F2I.U32.NTZ R15, |R10|`
+//! (`0x203000`), identical on SM80 and SM90: bit 80 `.FTZ`, bit 72 0 =
+//! `.U32`, 1 = signed, bits 78..79 the rounding (none) `FLOOR CEIL TRUNC`,
+//! then `.NTZ`.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -157,6 +163,8 @@ const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] }
 const U32_AT_74: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
 /// Rounding of I2F (bits 78..79).
 const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
+/// Rounding of F2I (bits 78..79).
+const F2I_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "FLOOR", "CEIL", "TRUNC"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -245,6 +253,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
     Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
+    Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
