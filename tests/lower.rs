@@ -60,6 +60,8 @@ const KERNELS: &[(&str, &str)] = &[
     ("fp_convert", "sm_90"),
     ("math_float", "sm_80"),
     ("math_float", "sm_90"),
+    ("spinlock_fence", "sm_80"),
+    ("spinlock_fence", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {
@@ -211,6 +213,7 @@ fn hand_written_kernels_encode() {
         ("div64", |sm| lower_kernels::division_64(sm, false)),
         ("int16", |sm| test_ptx("int16", sm)),
         ("fbits", |sm| test_ptx("fbits", sm)),
+        ("shared_atomics", |sm| test_ptx("shared_atomics", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

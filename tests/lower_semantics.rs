@@ -1506,6 +1506,19 @@ fn float_bits_match_nvidia() {
     matches_nvidia("fbits", n as u32, args, 1, 40, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
 }
 
+/// `tests/ptx/shared_atomics.ptx`: every shared-memory atomic with its
+/// result, a reduction, `atom.shared.add.f32` (NVIDIA's compare-and-swap
+/// loop), fences and a sleep; four threads of a warp on each word.
+#[test]
+fn shared_atomics_match_nvidia() {
+    let n = 64usize;
+    let ints: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 201 - 100).collect();
+    let floats: Vec<f32> = (0..n).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
+    let input: Vec<u8> = ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
+}
+
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
 /// calls of one function, a nested call, early returns, 64-bit and
 /// aggregate parameters).

@@ -33,15 +33,24 @@
 //! * **Address scales.** A shared-memory address `[R.X4+...]` is the same
 //!   instruction as `[R+...]` with the index scale field ([`ADDRESS_SCALE`],
 //!   bits 78..79: 0 none, 1 `.X4`, 2 `.X16`) changed; for the opcodes of
-//!   [`SCALED_OPCODES`] the unscaled sibling of a learned `.X4` form is
+//!   [`SCALED_OPCODES`] the sibling with the other of none and `.X4` is
 //!   derived (sm_80's only `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
-//!   prints `[R2+URZ]` with bit 78 cleared, on both SMs).
+//!   prints `[R2+URZ]` with bit 78 cleared, on both SMs; NVIDIA's shared
+//!   atomics use `ATOMS.ADD R8, [R7.X4], R0`).
 //!
 //! * **Absolute values of conversions.** `F2I` reads `|R|` with bit 62 set
 //!   ([`ABS_SOURCES`]); NVIDIA's corpus has `F2I.U32.NTZ R15, |R10|` and
 //!   `F2I.U64.F64.TRUNC R10, |R2|` only because their sources were `fabsf`
 //!   results; the plain `{R}` sibling is the word with bit 62 clear
 //!   (nvdisasm, both SMs).
+//!
+//! * **Probed forms** ([`PROBED`]): forms NVIDIA's corpus cubins lack
+//!   altogether, written from NVIDIA's words for small PTX probes and
+//!   read back with nvdisasm (both SMs print them alike): `ATOMS.ADD R5,
+//!   [R4], R7` (`0x38c`, the operation at bits 87..90, a family in
+//!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
+//!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints).
+//!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
 //! learned form does, and the corpus figures do not move.
@@ -74,6 +83,7 @@ pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
     AddressOffset { opcode: 0x9a8, desc: true, field: OFFSET_40 }, // ATOMG
     AddressOffset { opcode: 0x98e, desc: true, field: OFFSET_40 }, // RED
     AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
+    AddressOffset { opcode: 0x38c, desc: false, field: OFFSET_40 }, // ATOMS.OP (register address)
 ];
 
 /// An address offset field.
@@ -104,8 +114,38 @@ pub static ANALOGY_OPCODES: &[&str] = &[
 pub const ADDRESS_SCALE: Field = Field { pos: 78, len: 2, shift: 0 };
 
 /// Opcodes (bits 0..11) whose addresses have [`ADDRESS_SCALE`]: `LDS`,
-/// `STS` (register base), `ATOMS`.
-pub static SCALED_OPCODES: &[u16] = &[0x984, 0x388, 0xf8c];
+/// `STS` (register base), `ATOMS.POPC.INC`, `ATOMS.OP`, `ATOMS.CAS`.
+pub static SCALED_OPCODES: &[u16] = &[0x984, 0x388, 0xf8c, 0x38c, 0x38d];
+
+/// A general register at bits `$pos..$pos+8`, read as source `$reuse`.
+macro_rules! reg_at {
+    ($pos:literal, $reuse:expr) => {
+        Atom { kind: AtomKind::R, fields: &[Field { pos: $pos, len: 8, shift: 0 }], signed: false, reuse: $reuse }
+    };
+}
+
+/// Forms established by probes rather than learned from the corpus (see
+/// the module comment), identical on SM80 and SM90.
+pub static PROBED: &[Form] = &[
+    // ATOMS.ADD R5, [R4], R7: NVIDIA's 0x004e680000000000_000000070405738c.
+    Form {
+        mnemonic: "ATOMS.ADD",
+        operands: &["{R}", "[{R}]", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000038c,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R9, [R4], R6, R7: NVIDIA's 0x002e680000000007_000000060409738d.
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x0000000000000000000000000000038d,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+];
 
 /// Opcodes (bits 0..11) whose last source is `|R|` when this bit is set:
 /// `F2I` of binary32 (`0x305`) and of binary64 (`0x311`).
@@ -120,13 +160,17 @@ const ROUNDS: usize = 2;
 /// The derived forms of one SM family, given its learned forms.
 pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let mut out = Vec::new();
-    for form in learned {
-        for d in [unscaled_sibling(form), plain_source_sibling(form)].into_iter().flatten() {
+    let mut out: Vec<Form> = PROBED.iter().filter(|f| known.insert(text(f))).copied().collect();
+    let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for form in &bases {
+        for d in [scale_sibling(form), plain_source_sibling(form)].into_iter().flatten() {
             if known.insert(text(&d)) {
                 out.push(d);
             }
         }
+    }
+    let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for form in &bases {
         for d in offset_siblings(form) {
             let t = text(&d);
             // The unpinned copy has the learned text on purpose.
@@ -224,18 +268,26 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
     out
 }
 
-/// `form` with its `[R.X4...]` address unscaled, for [`SCALED_OPCODES`].
-fn unscaled_sibling(form: &Form) -> Option<Form> {
+/// `form` with its `[R.X4...]` address unscaled, or its `[R...]` address
+/// scaled by 4, for [`SCALED_OPCODES`].
+fn scale_sibling(form: &Form) -> Option<Form> {
     let opcode = form.bits as u16 & 0xfff;
     let fm = field_mask(&ADDRESS_SCALE);
     let x4 = 1u128 << ADDRESS_SCALE.pos;
-    if !SCALED_OPCODES.contains(&opcode) || form.mask & fm != fm || form.bits & fm != x4 {
+    if !SCALED_OPCODES.contains(&opcode) || form.mask & fm != fm {
         return None;
     }
-    let k = form.operands.iter().position(|op| op.starts_with("[{R}.X4"))?;
+    let k = form.operands.iter().position(|op| op.starts_with("[{R}"))?;
+    let (operand, bits) = match form.bits & fm {
+        0 if !form.operands[k].starts_with("[{R}.") => (form.operands[k].replacen("{R}", "{R}.X4", 1), form.bits | x4),
+        b if b == x4 && form.operands[k].starts_with("[{R}.X4") => {
+            (form.operands[k].replacen("{R}.X4", "{R}", 1), form.bits & !fm)
+        }
+        _ => return None,
+    };
     let mut operands = form.operands.to_vec();
-    operands[k] = leak_str(operands[k].replacen("{R}.X4", "{R}", 1));
-    Some(Form { operands: leak(operands), bits: form.bits & !fm, ..*form })
+    operands[k] = leak_str(operand);
+    Some(Form { operands: leak(operands), bits, ..*form })
 }
 
 /// `form` with its `|R|` last source plain, for [`ABS_SOURCES`].

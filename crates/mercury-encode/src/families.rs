@@ -82,6 +82,16 @@
 //! `.U32`, 1 = signed, bits 78..79 the rounding (none) `FLOOR CEIL TRUNC`,
 //! then `.NTZ`.
 //!
+//! `ATOMS` with a register address (`0x38c`, the probed `ATOMS.ADD R5, [R4],
+//! R7` of `derive.rs`), identical on SM80 and SM90: the operation at bits
+//! 87..90 (`ADD MIN MAX INC DEC AND OR XOR EXCH`; 9 prints `INVALID9`),
+//! the type at bits 73..75 ((none) `S32 64`; 4 is `128` on SM90 only).
+//!
+//! `MEMBAR` (`0x992`), probed on `MEMBAR.SC.GPU` (high word `0x2000`),
+//! identical on SM80 and SM90: bits 79..80 the ordering `SC ALL` (2: none),
+//! bits 76..77 the scope `CTA SM GPU SYS` (bit 78 is `.PARTIAL` on SM90,
+//! not derived).
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -165,6 +175,18 @@ const U32_AT_74: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32",
 const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
 /// Rounding of F2I (bits 78..79).
 const F2I_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "FLOOR", "CEIL", "TRUNC"] });
+/// The operation of ATOMS (bits 87..90).
+const ATOMS_OP: Slot = Slot::Field(WordField {
+    pos: 87,
+    len: 4,
+    words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH"],
+});
+/// The operand type of ATOMS (bits 73..75).
+const ATOMS_TYPE: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64"] });
+/// The ordering of MEMBAR (bits 79..80).
+const MEMBAR_SEM: Slot = Slot::Field(WordField { pos: 79, len: 2, words: &["SC", "ALL", ""] });
+/// The scope of MEMBAR (bits 76..77).
+const MEMBAR_SCOPE: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["CTA", "SM", "GPU", "SYS"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -254,6 +276,8 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
     Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
+    Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
+    Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
@@ -379,17 +403,16 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
             continue;
         }
         let negate = fam.negate_bit(form);
-        let n = skeletons.len();
-        if n == 0 {
-            continue;
-        }
-        let same_but_last = form.operands[..n - 1].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
-        let last_ok = form.operands.last().is_some_and(|l| {
-            *l == skeletons[n - 1]
-                || (negate.is_some() && l.trim_start_matches('!') == skeletons[n - 1].trim_start_matches('!'))
-        });
-        if !same_but_last || !last_ok {
-            continue;
+        // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
+        if let Some(n) = skeletons.len().checked_sub(1) {
+            let same_but_last = form.operands[..n].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
+            let last_ok = form.operands.last().is_some_and(|l| {
+                *l == skeletons[n]
+                    || (negate.is_some() && l.trim_start_matches('!') == skeletons[n].trim_start_matches('!'))
+            });
+            if !same_but_last || !last_ok {
+                continue;
+            }
         }
         let mut bits = form.bits;
         for (slot, &v) in fam.slots.iter().zip(&target) {
@@ -397,8 +420,8 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
                 bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
             }
         }
-        if let Some(bit) = negate {
-            let not = skeletons[n - 1].starts_with('!');
+        if let (Some(bit), Some(last)) = (negate, skeletons.last()) {
+            let not = last.starts_with('!');
             bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
         }
         out.push(Form { bits, ..copy(form) });

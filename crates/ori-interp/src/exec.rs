@@ -628,10 +628,12 @@ impl Cta<'_> {
                     let a = self.addr(w, step, 0, lane, space)?;
                     let words = u32::from(bytes / 4);
                     let v = if one { 1 } else { self.val(w, step, 1, lane, words)? };
-                    let v2 = if op == AtomOp::Cas { self.val(w, step, 2, lane, words)? } else { 0 };
+                    let cas = matches!(op, AtomOp::Cas | AtomOp::CasSpin);
+                    let v2 = if cas { self.val(w, step, 2, lane, words)? } else { 0 };
                     let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
                     let old = load_le(data);
                     store_le(data, atom(op, old, v, v2, bytes));
+                    let old = if op == AtomOp::CasSpin { u64::from(old == v) } else { old };
                     if let Some(&(loc, width)) = step.defs.iter().find(|d| !is_pred(d.0)) {
                         w.set(loc, lane, old as u32);
                         if width > 1 {
@@ -776,7 +778,7 @@ pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
         AtomOp::Or => old | v,
         AtomOp::Xor => old ^ v,
         AtomOp::Exch => v,
-        AtomOp::Cas => {
+        AtomOp::Cas | AtomOp::CasSpin => {
             if old == v {
                 v2
             } else {

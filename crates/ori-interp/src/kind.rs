@@ -30,6 +30,10 @@ pub enum AtomOp {
     Xor,
     Exch,
     Cas,
+    /// `ATOMS.CAST.SPIN d, [a], b, c`: compare-and-swap whose result is 1
+    /// when it stored `c` (memory held `b`), else 0 (NVIDIA's loop for
+    /// float addition on shared memory tests it against 1).
+    CasSpin,
 }
 
 /// How IMAD forms its result.
@@ -296,6 +300,8 @@ fn atom_op(inst: &Inst) -> Option<AtomOp> {
         AtomOp::Xor
     } else if inst.has_mod("EXCH") {
         AtomOp::Exch
+    } else if inst.has_mod("CAST") && inst.has_mod("SPIN") {
+        AtomOp::CasSpin
     } else if inst.has_mod("CAS") {
         AtomOp::Cas
     } else if inst.has_mod("SUM") {

@@ -293,6 +293,8 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         (["cs"], _) => (&["EF"], &[]),
         (["cg"], _) => (&[], &["STRONG", "GPU"]),
         (["wt"], false) => (&[], &["STRONG", "SYS"]),
+        // NVIDIA's spinlock_fence: volatile accesses are strong at system scope.
+        (["volatile"], _) => (&[], &["STRONG", "SYS"]),
         _ => return Err(unsupported(inst)),
     };
     let mut mods = vec!["E"];

@@ -9,6 +9,7 @@ mod ctrl;
 mod cvt;
 mod divide;
 mod double;
+mod fence;
 mod float;
 mod half;
 mod ieee;
@@ -68,6 +69,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "selp" => cmp::selp(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "copysign" => float::copysign(cx, inst).map(|()| None),
+        "membar" | "fence" => fence::fence(cx, inst).map(|()| None),
+        "nanosleep" => fence::nanosleep(cx, inst).map(|()| None),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
         "call" => cx.inline_call(inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
