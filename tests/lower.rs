@@ -214,6 +214,7 @@ fn hand_written_kernels_encode() {
         ("int16", |sm| test_ptx("int16", sm)),
         ("fbits", |sm| test_ptx("fbits", sm)),
         ("shared_atomics", |sm| test_ptx("shared_atomics", sm)),
+        ("carry", |sm| test_ptx("carry", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

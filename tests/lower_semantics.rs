@@ -1519,6 +1519,67 @@ fn shared_atomics_match_nvidia() {
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
 
+/// `tests/ptx/carry.ptx`: carry chains through products, sums and
+/// differences (zero and constant operands, a borrow chain), and a `{ }`
+/// block whose `.reg` shadows an outer register, against the arithmetic
+/// done here (NVIDIA's cubin fuses the chains into forms our decoder does
+/// not read).
+#[test]
+fn carry_chains() {
+    let mut words: Vec<u32> = vec![0, 0, 0, 0, 0, 0, u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+    words.extend([1, 0, u32::MAX, 0, 0x8000_0000, 0x8000_0000, 5, 5, 5, 5, 5, 5]);
+    let mut x = 0x2545_f491u32;
+    for _ in 0..62 * 6 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        words.push(if x % 7 == 0 { x % 3 } else { x });
+    }
+    let n = words.len() / 6;
+    let mut want = Vec::with_capacity(68 * n);
+    for w in words.chunks(6) {
+        let [r1, r2, r3, r4, r5, r6] = [0, 1, 2, 3, 4, 5].map(|i| u64::from(w[i]));
+        // A 128-bit number from its words, least significant first.
+        let q = |a: u64, b: u64, c: u64, d: u64| u128::from(d) << 96 | u128::from(c) << 64 | u128::from(b) << 32 | u128::from(a);
+        // (r2:r1) * (r4:r3) + (r6:r5), 128 bits.
+        let prod = u128::from(r2 << 32 | r1) * u128::from(r4 << 32 | r3) + u128::from(r6 << 32 | r5);
+        let diff = q(r1, r2, r5, r6).wrapping_sub(q(r3, r4, 0, 5));
+        let sum = q(r1, r2, r5, r6).wrapping_add(q(r3, 3, r6, r1));
+        let hi = (r1 * r2) >> 32;
+        let carry = (hi + r3) >> 32;
+        let out: [u32; 17] = [
+            prod as u32,
+            (prod >> 32) as u32,
+            (prod >> 64) as u32,
+            (prod >> 96) as u32,
+            diff as u32,
+            (diff >> 32) as u32,
+            (diff >> 64) as u32,
+            (diff >> 96) as u32,
+            sum as u32,
+            (sum >> 32) as u32,
+            (sum >> 64) as u32,
+            (sum >> 96) as u32,
+            r1 as u32,
+            0,
+            (hi + r3) as u32,
+            (r4 + r5 + carry) as u32,
+            7,
+        ];
+        want.extend(out.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 68 * n])];
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("carry", sm)) {
+            let got = run(&module, "carry", [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+            for (t, (g, w)) in got.chunks(68).zip(want.chunks(68)).enumerate() {
+                assert_eq!(g, w, "sm_{sm} {stage}: thread {t} ({:x?})", &words[6 * t..6 * t + 6]);
+            }
+        }
+    }
+}
+
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
 /// calls of one function, a nested call, early returns, 64-bit and
 /// aggregate parameters).

@@ -29,6 +29,15 @@ pub(crate) struct WideProduct {
     pub stable: bool,
 }
 
+/// PTX's carry flag, held in a predicate by the last `.cc` instruction.
+#[derive(Copy, Clone)]
+pub(crate) struct Carry {
+    pub pred: Reg,
+    /// The predicate is "no borrow" (a subtraction's carry out), the
+    /// complement of PTX's flag after `sub.cc`.
+    pub no_borrow: bool,
+}
+
 /// The state of the lowering of one function.
 pub(crate) struct Lowerer<'m> {
     pub func: Function,
@@ -75,6 +84,8 @@ pub(crate) struct Lowerer<'m> {
     counts: Counts,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// The carry flag of the last `.cc` instruction (ops/carry.rs).
+    pub carry: Option<Carry>,
     /// The module's device functions with bodies, by name: calls inline them.
     callees: &'m HashMap<&'m str, &'m ast::Function>,
     /// Device functions being inlined, innermost last (a call of one of
@@ -173,6 +184,7 @@ impl<'m> Lowerer<'m> {
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
+            carry: None,
             converged: true,
             callees,
             inlining: Vec::new(),
@@ -233,7 +245,18 @@ impl<'m> Lowerer<'m> {
                     Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
                 }
                 Statement::Block(b) => {
+                    self.regs.enter();
                     self.statements(&b.statements, errors);
+                    // What was learnt about the block's own registers is
+                    // not about the outer ones of the same names.
+                    for name in self.regs.leave() {
+                        self.products.remove(&name);
+                        self.consts.remove(&name);
+                        self.param_values.remove(&name);
+                        self.local_ptrs.remove(&name);
+                        self.const_ptrs.remove(&name);
+                        self.param_ptrs.remove(&name);
+                    }
                     Ok(())
                 }
                 Statement::Pragma(_) | Statement::Directive(_) => Ok(()),

@@ -4,6 +4,7 @@
 mod approx;
 mod atomic;
 mod bits;
+mod carry;
 mod cmp;
 mod ctrl;
 mod cvt;
@@ -47,6 +48,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
+        "addc" | "subc" | "madc" => carry::lower(cx, inst).map(|()| None),
+        "add" | "sub" | "mad" if inst.has("cc") => carry::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
             let ty = ty(inst)?;
