@@ -62,6 +62,8 @@ const KERNELS: &[(&str, &str)] = &[
     ("math_float", "sm_90"),
     ("spinlock_fence", "sm_80"),
     ("spinlock_fence", "sm_90"),
+    ("math_double", "sm_80"),
+    ("math_double", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {
@@ -215,6 +217,8 @@ fn hand_written_kernels_encode() {
         ("fbits", |sm| test_ptx("fbits", sm)),
         ("shared_atomics", |sm| test_ptx("shared_atomics", sm)),
         ("carry", |sm| test_ptx("carry", sm)),
+        ("ddiv", |sm| test_ptx("ddiv", sm)),
+        ("dminmax", |sm| test_ptx("dminmax", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

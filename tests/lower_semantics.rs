@@ -1580,6 +1580,58 @@ fn carry_chains() {
     }
 }
 
+/// `div.rn`/`.rz`/`.rm.f64` (tests/ptx/ddiv.ptx, NVIDIA's fast path and
+/// slow path inline) on the f64 inputs of the IEEE test plus special and
+/// extreme values: the same bits as NVIDIA's cubin, both stages, both SMs.
+#[test]
+fn f64_division_matches_nvidia() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("f64_division_matches_nvidia") else { return };
+    let (a, b) = ieee_inputs();
+    let mut da: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
+    let mut db: Vec<u64> = da.iter().map(|d| d.rotate_left(29)).collect();
+    let special: [f64; 12] = [0.0, -0.0, 1.0, -3.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e300, 1e-300];
+    for x in special {
+        for y in special {
+            da.push(x.to_bits());
+            db.push(y.to_bits());
+        }
+    }
+    da.truncate(da.len() / 128 * 128);
+    db.truncate(da.len());
+    let n = da.len();
+    let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let args = || vec![Arg::Buffer(dwords(&da)), Arg::Buffer(dwords(&db)), Arg::Buffer(vec![0; 24 * n])];
+    let grid = [n as u32 / 128, 1, 1];
+    for sm in [90, 80] {
+        let want = run_nvidia(&oracle, "ddiv", sm, grid, [128, 1, 1], &args()).swap_remove(2);
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ddiv", sm)) {
+            let got = run(&module, "ddiv", grid, [128, 1, 1], &args()).swap_remove(2);
+            for (t, (g, w)) in got.chunks(24).zip(want.chunks(24)).enumerate() {
+                for (k, name) in ["div.rn", "div.rz", "div.rm"].iter().enumerate() {
+                    let (g, w) = (&g[8 * k..8 * k + 8], &w[8 * k..8 * k + 8]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}, {:#018x}", da[t], db[t]);
+                }
+            }
+        }
+    }
+}
+
+/// `tests/ptx/dminmax.ptx`: `min`/`max.f64` (NaNs, signed zeros,
+/// infinities, a constant bound), `copysign.f64`, `min`/`max` of u64 and
+/// s64, on all pairs of special and ordinary values.
+#[test]
+fn f64_min_max_match_nvidia() {
+    let values: [f64; 14] =
+        [0.0, -0.0, 1.5, -1.5, 2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::MAX, 5e-324, -1e300, 3.0, 3.0];
+    let mut bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+    bits.extend([0x7ff0_0000_0000_0001, 0xfff4_0000_dead_beef, 0x8000_0000_0000_0001, 0x0000_0001_ffff_ffff]);
+    let pairs: Vec<(u64, u64)> = bits.iter().flat_map(|&a| bits.iter().map(move |&b| (a, b))).collect();
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("dminmax", n as u32, args, 1, 64, |t| format!("{:#x}, {:#x}", pairs[t].0, pairs[t].1));
+}
+
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two
 /// calls of one function, a nested call, early returns, 64-bit and
 /// aggregate parameters).

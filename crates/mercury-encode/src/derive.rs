@@ -38,11 +38,13 @@
 //!   prints `[R2+URZ]` with bit 78 cleared, on both SMs; NVIDIA's shared
 //!   atomics use `ATOMS.ADD R8, [R7.X4], R0`).
 //!
-//! * **Absolute values of conversions.** `F2I` reads `|R|` with bit 62 set
-//!   ([`ABS_SOURCES`]); NVIDIA's corpus has `F2I.U32.NTZ R15, |R10|` and
+//! * **Source marks.** A negated or absolute source is one bit
+//!   ([`SOURCE_MARKS`], from nvdisasm probes on both SMs): `F2I` reads `|R|`
+//!   with bit 62 set (NVIDIA's corpus has `F2I.U32.NTZ R15, |R10|` and
 //!   `F2I.U64.F64.TRUNC R10, |R2|` only because their sources were `fabsf`
-//!   results; the plain `{R}` sibling is the word with bit 62 clear
-//!   (nvdisasm, both SMs).
+//!   results), `DFMA R, R, R, R` negates its sources with bits 72, 63 and
+//!   75 (NVIDIA's `div.rn.f64` has `DFMA R12, -R6, R10, R4`). Siblings with
+//!   a mark added or removed are derived, twice, so that marks combine.
 //!
 //! * **Probed forms** ([`PROBED`]): forms NVIDIA's corpus cubins lack
 //!   altogether, written from NVIDIA's words for small PTX probes and
@@ -147,9 +149,17 @@ pub static PROBED: &[Form] = &[
     },
 ];
 
-/// Opcodes (bits 0..11) whose last source is `|R|` when this bit is set:
-/// `F2I` of binary32 (`0x305`) and of binary64 (`0x311`).
-pub static ABS_SOURCES: &[(u16, u8)] = &[(0x305, 62), (0x311, 62)];
+/// A mark on a register source, toggled by one bit: (opcode bits 0..11,
+/// operand index in the text, the mark as printed around `{R}`, the bit).
+/// `F2I` of binary32 (`0x305`) and binary64 (`0x311`): `|R|`; `DFMA` of
+/// three registers (`0x22b`): `-R` for each source.
+pub static SOURCE_MARKS: &[(u16, usize, (&str, &str), u8)] = &[
+    (0x305, 1, ("|", "|"), 62),
+    (0x311, 1, ("|", "|"), 62),
+    (0x22b, 1, ("-", ""), 72),
+    (0x22b, 2, ("-", ""), 63),
+    (0x22b, 3, ("-", ""), 75),
+];
 
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
@@ -163,11 +173,20 @@ pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
     let mut out: Vec<Form> = PROBED.iter().filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
-        for d in [scale_sibling(form), plain_source_sibling(form)].into_iter().flatten() {
-            if known.insert(text(&d)) {
-                out.push(d);
-            }
+        if let Some(d) = scale_sibling(form)
+            && known.insert(text(&d))
+        {
+            out.push(d);
         }
+    }
+    let mut marked: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for _ in 0..2 {
+        let mut new = Vec::new();
+        for form in &marked {
+            new.extend(mark_siblings(form).into_iter().filter(|d| known.insert(text(d))));
+        }
+        out.extend(&new);
+        marked = new;
     }
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
@@ -290,18 +309,27 @@ fn scale_sibling(form: &Form) -> Option<Form> {
     Some(Form { operands: leak(operands), bits, ..*form })
 }
 
-/// `form` with its `|R|` last source plain, for [`ABS_SOURCES`].
-fn plain_source_sibling(form: &Form) -> Option<Form> {
+/// `form` with one mark of [`SOURCE_MARKS`] added or removed.
+fn mark_siblings(form: &Form) -> Vec<Form> {
     let opcode = form.bits as u16 & 0xfff;
-    let &(_, bit) = ABS_SOURCES.iter().find(|(o, _)| *o == opcode)?;
-    let b = 1u128 << bit;
-    let last = form.operands.len().checked_sub(1)?;
-    if form.operands[last] != "|{R}|" || form.mask & b == 0 || form.bits & b == 0 {
-        return None;
+    let mut out = Vec::new();
+    for &(_, k, (open, close), bit) in SOURCE_MARKS.iter().filter(|m| m.0 == opcode) {
+        let b = 1u128 << bit;
+        let Some(op) = form.operands.get(k) else { continue };
+        if form.mask & b == 0 {
+            continue;
+        }
+        let marked = format!("{open}{{R}}{close}");
+        let (operand, bits) = match (*op == "{R}", *op == marked, form.bits & b != 0) {
+            (true, _, false) => (marked, form.bits | b),
+            (_, true, true) => ("{R}".to_string(), form.bits & !b),
+            _ => continue,
+        };
+        let mut operands = form.operands.to_vec();
+        operands[k] = leak_str(operand);
+        out.push(Form { operands: leak(operands), bits, ..*form });
     }
-    let mut operands = form.operands.to_vec();
-    operands[last] = "{R}";
-    Some(Form { operands: leak(operands), bits: form.bits & !b, ..*form })
+    out
 }
 
 /// The offset field of the address operand `op` of `form`, when the table

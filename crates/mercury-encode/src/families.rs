@@ -92,6 +92,10 @@
 //! bits 76..77 the scope `CTA SM GPU SYS` (bit 78 is `.PARTIAL` on SM90,
 //! not derived).
 //!
+//! `DADD`, `DMUL`, `DFMA` (probed on `DADD R2, R2, R0`, `DMUL.RM R2, R2,
+//! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
+//! identical on SM80 and SM90: bits 78..79 the rounding (none) `RM RP RZ`.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -187,6 +191,8 @@ const ATOMS_TYPE: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "
 const MEMBAR_SEM: Slot = Slot::Field(WordField { pos: 79, len: 2, words: &["SC", "ALL", ""] });
 /// The scope of MEMBAR (bits 76..77).
 const MEMBAR_SCOPE: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["CTA", "SM", "GPU", "SYS"] });
+/// Rounding of DADD, DMUL and DFMA (bits 78..79).
+const DOUBLE_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -278,6 +284,9 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DFMA", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },

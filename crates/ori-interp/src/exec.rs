@@ -325,6 +325,19 @@ impl Cta<'_> {
                 let (p, q) = cmp::setp(cmp.test(a.partial_cmp(&b)), op, self.p_in(w, step, 2, lane)?);
                 (0, [p, q])
             }
+            Kind::DsetpMinMax { max, op } => {
+                let (a, b) =
+                    (f64::from_bits(self.d_in(w, step, 0, lane)?), f64::from_bits(self.d_in(w, step, 1, lane)?));
+                let c = self.p_in(w, step, 2, lane)?;
+                let pick_a = match (a.is_nan(), b.is_nan()) {
+                    (true, _) => false,
+                    (false, true) => true,
+                    _ if a == b => a.is_sign_negative() != max,
+                    _ => (a < b) != max,
+                };
+                let both_nan = a.is_nan() && b.is_nan();
+                (0, [cmp::setp(pick_a, op, c).0, cmp::setp(both_nan, op, c).0])
+            }
             Kind::Fchk => (0, [float::fchk(u(0)?, u(1)?), false]),
             Kind::Fmnmx { ftz } => {
                 let min = self.p_in(w, step, 2, lane)?;

@@ -219,6 +219,16 @@ pub enum Kind {
         cmp: Cmp,
         op: BoolOp,
     },
+    /// `DSETP.MIN`/`.MAX p, q, a, b, c`: `p` when `a` is the minimum
+    /// (maximum), `q` when both are NaN, each combined with `c`. Inferred
+    /// from NVIDIA's `min.f64`/`max.f64` sequence (`SEL`/`FSEL` by `p`, then
+    /// `@q` the quiet bit set on `b`'s high word), the only reading under
+    /// which it computes PTX's result: a NaN loses to a number, `-0` is
+    /// below `+0`, two NaNs give a quiet NaN. Not measured on hardware.
+    DsetpMinMax {
+        max: bool,
+        op: BoolOp,
+    },
     F2f64,
     F2f32 {
         rnd: Round,
@@ -396,9 +406,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
         "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
-        "DSETP" => match cmp_op(inst) {
-            Some((cmp, op)) => Kind::Dsetp { cmp, op },
-            None => Kind::Unsupported,
+        "DSETP" => match (cmp_op(inst), inst.mods.iter().find_map(|m| BoolOp::from_name(m.name()))) {
+            (Some((cmp, op)), _) => Kind::Dsetp { cmp, op },
+            (None, Some(op)) if m("MIN") || m("MAX") => Kind::DsetpMinMax { max: m("MAX"), op },
+            _ => Kind::Unsupported,
         },
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },

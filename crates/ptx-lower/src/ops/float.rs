@@ -78,6 +78,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// elsewhere), NVIDIA's form; constant sources go to registers first
 /// (`IMAD.MOV.U32`, as NVIDIA's code does for `copysign(x, 1.0)`).
 pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? == ScalarType::F64 {
+        return super::wide::copysign(cx, inst);
+    }
     if ty(inst)? != ScalarType::F32 {
         return Err(unsupported(inst));
     }

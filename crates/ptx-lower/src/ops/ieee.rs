@@ -64,6 +64,12 @@ const TEMPLATES: &[(&str, u16, &str)] = &[
     ("sqrt.rn.f64", 80, include_str!("ieee/sqrt_rn_f64.sm80.ori")),
     ("div.rp.f64", 90, include_str!("ieee/div_rp_f64.sm90.ori")),
     ("div.rp.f64", 80, include_str!("ieee/div_rp_f64.sm80.ori")),
+    ("div.rn.f64", 90, include_str!("ieee/div_rn_f64.sm90.ori")),
+    ("div.rn.f64", 80, include_str!("ieee/div_rn_f64.sm80.ori")),
+    ("div.rz.f64", 90, include_str!("ieee/div_rz_f64.sm90.ori")),
+    ("div.rz.f64", 80, include_str!("ieee/div_rz_f64.sm80.ori")),
+    ("div.rm.f64", 90, include_str!("ieee/div_rm_f64.sm90.ori")),
+    ("div.rm.f64", 80, include_str!("ieee/div_rm_f64.sm80.ori")),
 ];
 
 /// The template for `form` on `sm`.
