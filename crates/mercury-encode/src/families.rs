@@ -96,6 +96,12 @@
 //! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
 //! identical on SM80 and SM90: bits 78..79 the rounding (none) `RM RP RZ`.
 //!
+//! `FMUL` (probed on NVIDIA's `FMUL.D8 R23, R24, R9` of large_unroll, high
+//! word `0x100000`), identical on SM80 and SM90: bit 80 `.FTZ`, bits
+//! 84..86 a power-of-two scale of the product (0 prints `INVALID0`, not
+//! derived; `D8 D4 D2` (none) `M2 M4 M8`), bits 78..79 the rounding (none)
+//! `RM RP RZ`, printed in that order.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -107,7 +113,8 @@ use crate::Sm;
 use crate::form::{AtomKind, Form, Tables};
 
 /// A modifier field: value `v` at bits `pos..pos+len` prints
-/// `words[v]` (`""`: no word). Values past `words` are not derived.
+/// `words[v]` (`""`: no word; [`INVALID`]: an encoding nvdisasm prints as
+/// `INVALIDn`, never derived). Values past `words` are not derived.
 #[derive(Debug)]
 pub struct WordField {
     /// First instruction bit.
@@ -117,6 +124,9 @@ pub struct WordField {
     /// The word of each value.
     pub words: &'static [&'static str],
 }
+
+/// A field value with no valid meaning.
+pub const INVALID: &str = "?";
 
 impl WordField {
     fn mask(&self) -> u128 {
@@ -193,6 +203,9 @@ const MEMBAR_SEM: Slot = Slot::Field(WordField { pos: 79, len: 2, words: &["SC",
 const MEMBAR_SCOPE: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["CTA", "SM", "GPU", "SYS"] });
 /// Rounding of DADD, DMUL and DFMA (bits 78..79).
 const DOUBLE_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
+/// The product scale of FMUL (bits 84..86).
+const FMUL_SCALE: Slot =
+    Slot::Field(WordField { pos: 84, len: 3, words: &[INVALID, "D8", "D4", "D2", "", "M2", "M4", "M8"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -284,6 +297,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78], negate: None },
     Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DFMA", sm: None, slots: &[DOUBLE_ROUND], negate: None },
@@ -355,7 +369,7 @@ impl Family {
         let mut s = self.opcode.to_string();
         for (slot, &v) in self.slots.iter().zip(values) {
             let word = match slot {
-                Slot::Field(f) => *f.words.get(usize::from(v))?,
+                Slot::Field(f) => *f.words.get(usize::from(v)).filter(|w| **w != INVALID)?,
                 Slot::Word(w) => {
                     if v != 0 {
                         *w

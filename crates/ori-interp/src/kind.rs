@@ -158,6 +158,8 @@ pub enum Kind {
         rnd: Round,
         /// `.SAT`: clamp the result to [0, 1].
         sat: bool,
+        /// `.D8`..`.M8`: the power of two the product is scaled by (0 for none).
+        scale: i8,
     },
     Ffma {
         ftz: bool,
@@ -402,7 +404,11 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "SEL" | "FSEL" => Kind::Sel,
         "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
-        "FMUL" => Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT") },
+        "FMUL" => {
+            let scale = [("D8", -3), ("D4", -2), ("D2", -1), ("M2", 1), ("M4", 2), ("M8", 3)];
+            let scale = scale.iter().find(|(w, _)| m(w)).map_or(0, |s| s.1);
+            Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale }
+        }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
         "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },

@@ -122,6 +122,16 @@ pub fn fmul(a: u32, b: u32, flush: bool, mode: Round) -> u32 {
     finish(r, flush)
 }
 
+/// `FMUL.D8`..`.M8`: the product times `2^scale`, rounded once (the
+/// product of two binary32 values and its scaling are exact in f64).
+/// Scaling before the rounding is our reading; it only matters where the
+/// result underflows or overflows.
+pub fn fmul_scaled(a: u32, b: u32, scale: i8, flush: bool, mode: Round) -> u32 {
+    let (x, y) = (inputs(a, flush), inputs(b, flush));
+    let exact = f64::from(x) * f64::from(y) * 2f64.powi(i32::from(scale));
+    finish(round_to_f32(exact, mode), flush)
+}
+
 /// `FFMA`: fused, one rounding (the product of two binary32 values is
 /// exact in f64; directed modes round the exact sum).
 pub fn ffma(a: u32, b: u32, c: u32, flush: bool, mode: Round) -> u32 {
