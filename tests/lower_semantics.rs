@@ -313,8 +313,7 @@ fn struct_params() {
     let mut table = f32s(&w);
     table.extend(i32s(&[len]));
     let sel: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 610 - 10).collect();
-    let out: Vec<f32> =
-        (0..n).map(|i| w[sel[i].clamp(0, len - 1) as usize] + 0.5 * w[i & 511]).collect();
+    let out: Vec<f32> = (0..n).map(|i| w[sel[i].clamp(0, len - 1) as usize] + 0.5 * w[i & 511]).collect();
     let args = || {
         let t = Arg::Value(table.clone());
         vec![t, Arg::Buffer(i32s(&sel)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))]
@@ -1514,7 +1513,8 @@ fn shared_atomics_match_nvidia() {
     let n = 64usize;
     let ints: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 201 - 100).collect();
     let floats: Vec<f32> = (0..n).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
-    let input: Vec<u8> = ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let input: Vec<u8> =
+        ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
@@ -1533,14 +1533,16 @@ fn carry_chains() {
         x ^= x << 13;
         x ^= x >> 17;
         x ^= x << 5;
-        words.push(if x % 7 == 0 { x % 3 } else { x });
+        words.push(if x.is_multiple_of(7) { x % 3 } else { x });
     }
     let n = words.len() / 6;
     let mut want = Vec::with_capacity(68 * n);
     for w in words.chunks(6) {
         let [r1, r2, r3, r4, r5, r6] = [0, 1, 2, 3, 4, 5].map(|i| u64::from(w[i]));
         // A 128-bit number from its words, least significant first.
-        let q = |a: u64, b: u64, c: u64, d: u64| u128::from(d) << 96 | u128::from(c) << 64 | u128::from(b) << 32 | u128::from(a);
+        let q = |a: u64, b: u64, c: u64, d: u64| {
+            u128::from(d) << 96 | u128::from(c) << 64 | u128::from(b) << 32 | u128::from(a)
+        };
         // (r2:r1) * (r4:r3) + (r6:r5), 128 bits.
         let prod = u128::from(r2 << 32 | r1) * u128::from(r4 << 32 | r3) + u128::from(r6 << 32 | r5);
         let diff = q(r1, r2, r5, r6).wrapping_sub(q(r3, r4, 0, 5));
@@ -1587,9 +1589,23 @@ fn carry_chains() {
 fn f64_division_matches_nvidia() {
     let Some(oracle) = nv_oracle::Oracle::for_test("f64_division_matches_nvidia") else { return };
     let (a, b) = ieee_inputs();
-    let mut da: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
+    let mut da: Vec<u64> =
+        a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
     let mut db: Vec<u64> = da.iter().map(|d| d.rotate_left(29)).collect();
-    let special: [f64; 12] = [0.0, -0.0, 1.0, -3.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e300, 1e-300];
+    let special: [f64; 12] = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e300,
+        1e-300,
+    ];
     for x in special {
         for y in special {
             da.push(x.to_bits());
@@ -1621,8 +1637,22 @@ fn f64_division_matches_nvidia() {
 /// s64, on all pairs of special and ordinary values.
 #[test]
 fn f64_min_max_match_nvidia() {
-    let values: [f64; 14] =
-        [0.0, -0.0, 1.5, -1.5, 2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::MAX, 5e-324, -1e300, 3.0, 3.0];
+    let values: [f64; 14] = [
+        0.0,
+        -0.0,
+        1.5,
+        -1.5,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::MAX,
+        5e-324,
+        -1e300,
+        3.0,
+        3.0,
+    ];
     let mut bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
     bits.extend([0x7ff0_0000_0000_0001, 0xfff4_0000_dead_beef, 0x8000_0000_0000_0001, 0x0000_0001_ffff_ffff]);
     let pairs: Vec<(u64, u64)> = bits.iter().flat_map(|&a| bits.iter().map(move |&b| (a, b))).collect();

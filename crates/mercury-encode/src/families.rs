@@ -190,11 +190,8 @@ const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM
 /// Rounding of F2I (bits 78..79).
 const F2I_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "FLOOR", "CEIL", "TRUNC"] });
 /// The operation of ATOMS (bits 87..90).
-const ATOMS_OP: Slot = Slot::Field(WordField {
-    pos: 87,
-    len: 4,
-    words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH"],
-});
+const ATOMS_OP: Slot =
+    Slot::Field(WordField { pos: 87, len: 4, words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH"] });
 /// The operand type of ATOMS (bits 73..75).
 const ATOMS_TYPE: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64"] });
 /// The ordering of MEMBAR (bits 79..80).

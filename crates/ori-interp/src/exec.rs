@@ -295,7 +295,8 @@ impl Cta<'_> {
             }
             Kind::Fmul { ftz, rnd, sat, scale } => {
                 let (a, b) = (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?);
-                let r = if scale == 0 { float::fmul(a, b, ftz, rnd) } else { float::fmul_scaled(a, b, scale, ftz, rnd) };
+                let r =
+                    if scale == 0 { float::fmul(a, b, ftz, rnd) } else { float::fmul_scaled(a, b, scale, ftz, rnd) };
                 (u64::from(float::saturate(r, sat)), no)
             }
             Kind::Ffma { ftz, rnd, sat } => {

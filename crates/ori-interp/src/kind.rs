@@ -21,8 +21,12 @@ pub enum Space {
 pub enum AtomOp {
     Add,
     AddF32,
-    Min { signed: bool },
-    Max { signed: bool },
+    Min {
+        signed: bool,
+    },
+    Max {
+        signed: bool,
+    },
     Inc,
     Dec,
     And,

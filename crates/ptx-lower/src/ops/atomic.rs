@@ -221,7 +221,13 @@ fn shared_float_add(cx: &mut Lowerer<'_>, inst: &Instruction, result: Option<&st
     cx.emit(Opcode::ATOMS, &["CAST", "SPIN"], vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
     let p = cx.temp(RegFile::P, 1);
     let pt = Operand::reg(Reg::PT);
-    cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![p.into(), pt.clone()], vec![ok.into(), Operand::int(1), pt], span)?;
+    cx.emit(
+        Opcode::ISETP,
+        &["EQ", "U32", "AND"],
+        vec![p.into(), pt.clone()],
+        vec![ok.into(), Operand::int(1), pt],
+        span,
+    )?;
     cx.guard = Some(ori_ir::Guard { pred: p, negated: true });
     let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(body)], span);
     cx.guard = None;

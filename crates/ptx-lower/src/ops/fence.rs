@@ -8,11 +8,14 @@ use super::{src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
+/// One instruction of a fence sequence: opcode and modifiers.
+type FenceStep = (Opcode, &'static [&'static str]);
+
 /// What NVIDIA's ptxas puts after a `MEMBAR` of GPU or system scope, by
 /// the first SM it applies to (newest first): the error barriers and an
 /// invalidation of the L1 cache (`CCTL.IVALL`), so that later loads see
 /// other SMs' stores. CTA-scope fences stand alone.
-const WIDE_FENCE_TAIL: &[(u16, &[(Opcode, &[&str])])] = &[
+const WIDE_FENCE_TAIL: &[(u16, &[FenceStep])] = &[
     (90, &[(Opcode::ERRBAR, &[]), (Opcode::CGAERRBAR, &[]), (Opcode::CCTL, &["IVALL"])]),
     (0, &[(Opcode::ERRBAR, &[]), (Opcode::CCTL, &["IVALL"])]),
 ];
@@ -21,7 +24,8 @@ const WIDE_FENCE_TAIL: &[(u16, &[(Opcode, &[&str])])] = &[
 /// `MEMBAR.{SC,ALL}.{CTA,GPU,SYS}` (`membar` is `fence.sc`), then for the
 /// GPU and system scopes the SM's [`WIDE_FENCE_TAIL`].
 pub(super) fn fence(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let words: Vec<&str> = inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     let (sem, scope) = match (inst.opcode.name.as_str(), words.as_slice()) {
         ("membar", [scope]) => ("SC", *scope),
         ("fence", [sem @ ("sc" | "acq_rel"), scope]) => (if *sem == "sc" { "SC" } else { "ALL" }, *scope),

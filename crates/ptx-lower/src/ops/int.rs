@@ -40,8 +40,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     let narrow_ok = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "not" | "shl")
         || (matches!(op, "mul" | "mad") && inst.has("lo"));
     let shr16 = ty.bits() == 16 && op == "shr";
-    if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) && !(matches!(ty.bits(), 8 | 16) && narrow_ok) && !shr16
-    {
+    let wide16 = ty.bits() == 16 && inst.has("wide");
+    let narrow = matches!(ty.bits(), 8 | 16) && narrow_ok;
+    if !(ty.bits() == 32 || wide16 || narrow || shr16) {
         return Err(unsupported(inst));
     }
     let signed = matches!(ty, ScalarType::S32 | ScalarType::S16);

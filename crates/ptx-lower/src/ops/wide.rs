@@ -327,7 +327,8 @@ pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let mut dd = Dest::new(d, &[a, b]);
-    let uses = vec![b.word(1), Operand::int(0x8000_0000), a.word(1), Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
+    let uses =
+        vec![b.word(1), Operand::int(0x8000_0000), a.word(1), Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
     cx.emit(Opcode::LOP3, &["LUT"], vec![dd.word(1)], uses, inst.span)?;
     cx.emit(Opcode::MOV, &[], vec![dd.word(0)], vec![b.word(0)], inst.span)
 }
