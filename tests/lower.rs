@@ -219,6 +219,7 @@ fn hand_written_kernels_encode() {
         ("carry", |sm| test_ptx("carry", sm)),
         ("ddiv", |sm| test_ptx("ddiv", sm)),
         ("dminmax", |sm| test_ptx("dminmax", sm)),
+        ("ieee2", |sm| test_ptx("ieee2", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {
