@@ -51,7 +51,8 @@
 //!   read back with nvdisasm (both SMs print them alike): `ATOMS.ADD R5,
 //!   [R4], R7` (`0x38c`, the operation at bits 87..90, a family in
 //!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
-//!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints).
+//!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints),
+//!   and `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound).
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -138,6 +139,21 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // FMNMX R0, R0, -1, !PT: NVIDIA's 0x000fe40007800000_bf80000000007809
+    // (large_many_funcs; a binary32 immediate at bits 32..63).
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000809,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // ATOMS.CAS R9, [R4], R6, R7: NVIDIA's 0x002e680000000007_000000060409738d.
     Form {
         mnemonic: "ATOMS.CAS",
@@ -152,13 +168,19 @@ pub static PROBED: &[Form] = &[
 /// A mark on a register source, toggled by one bit: (opcode bits 0..11,
 /// operand index in the text, the mark as printed around `{R}`, the bit).
 /// `F2I` of binary32 (`0x305`) and binary64 (`0x311`): `|R|`; `DFMA` of
-/// three registers (`0x22b`): `-R` for each source.
+/// three registers (`0x22b`): `-R` for each source; `FMNMX` of two
+/// registers (`0x209`): `-R` and `|R|` for both (NVIDIA's `FMNMX R4, -RZ,
+/// R4, !PT` in large_many_funcs).
 pub static SOURCE_MARKS: &[(u16, usize, (&str, &str), u8)] = &[
     (0x305, 1, ("|", "|"), 62),
     (0x311, 1, ("|", "|"), 62),
     (0x22b, 1, ("-", ""), 72),
     (0x22b, 2, ("-", ""), 63),
     (0x22b, 3, ("-", ""), 75),
+    (0x209, 1, ("-", ""), 72),
+    (0x209, 1, ("|", "|"), 73),
+    (0x209, 2, ("-", ""), 63),
+    (0x209, 2, ("|", "|"), 62),
 ];
 
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
