@@ -1632,30 +1632,46 @@ fn f64_division_matches_nvidia() {
     }
 }
 
-/// `rcp`/`sqrt.rn.ftz.f32` and `rcp`/`sqrt.{rz,rm,rp}.f64`
+/// `div`/`rcp`/`sqrt.rn.ftz.f32` and `rcp`/`sqrt.{rz,rm,rp}.f64`
 /// (tests/ptx/ieee2.ptx) on the IEEE test's inputs and special values: the
 /// same bits as NVIDIA's cubin, both stages, both SMs.
 #[test]
 fn ieee_ftz_and_f64_directed_match_nvidia() {
     let Some(oracle) = nv_oracle::Oracle::for_test("ieee_ftz_and_f64_directed_match_nvidia") else { return };
-    let (mut a, b) = ieee_inputs();
-    let mut da: Vec<u64> = a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
-    let special: [f64; 12] = [0.0, -0.0, 1.0, 4.0, -3.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e-310];
+    let (mut a, mut b) = ieee_inputs();
+    let mut da: Vec<u64> =
+        a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
+    let special: [f64; 12] = [
+        0.0,
+        -0.0,
+        1.0,
+        4.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e-310,
+    ];
     for (i, x) in special.iter().enumerate() {
         da[i] = x.to_bits();
     }
     a.truncate(a.len() / 128 * 128);
+    b.truncate(a.len());
     da.truncate(a.len());
     let n = a.len();
     let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let args = || vec![Arg::Buffer(words(&a)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 56 * n])];
+    let args =
+        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 64 * n])];
     let grid = [n as u32 / 128, 1, 1];
     for sm in [90, 80] {
-        let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(2);
+        let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(3);
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ieee2", sm)) {
-            let got = run(&module, "ieee2", grid, [128, 1, 1], &args()).swap_remove(2);
-            for (t, (g, w)) in got.chunks(56).zip(want.chunks(56)).enumerate() {
+            let got = run(&module, "ieee2", grid, [128, 1, 1], &args()).swap_remove(3);
+            for (t, (g, w)) in got.chunks(64).zip(want.chunks(64)).enumerate() {
                 for (k, name) in ["rcp.rn.ftz", "sqrt.rn.ftz"].iter().enumerate() {
                     let (g, w) = (&g[4 * k..4 * k + 4], &w[4 * k..4 * k + 4]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f32 of {:#010x}", a[t]);
@@ -1665,6 +1681,8 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
                     let (g, w) = (&g[8 + 8 * k..16 + 8 * k], &w[8 + 8 * k..16 + 8 * k]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}", da[t]);
                 }
+                let (g, w) = (&g[56..60], &w[56..60]);
+                assert_eq!(g, w, "sm_{sm} {stage}: div.rn.ftz.f32 of {:#010x}, {:#010x}", a[t], b[t]);
             }
         }
     }

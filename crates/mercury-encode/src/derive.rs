@@ -52,7 +52,8 @@
 //!   [R4], R7` (`0x38c`, the operation at bits 87..90, a family in
 //!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
 //!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints),
-//!   and `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound).
+//!   `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound) and `BREAK
+//!   !P2, B2` (a predicate operand).
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -152,6 +153,31 @@ pub static PROBED: &[Form] = &[
         ],
         bits: 0x00000000040000000000000000000809,
         mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // BREAK !P2, B2 / BREAK P2, B2: NVIDIA's 0x000fea0005000000_0000000000028942
+    // (div.rn.ftz.f32's slow path; the predicate at bits 87..89, its
+    // negation bit 90; `PT` unnegated prints `BREAK B2`, the learned form).
+    Form {
+        mnemonic: "BREAK",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BREAK",
+        operands: &["{P}", "{B}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
         uniform_guard: false,
     },
     // ATOMS.CAS R9, [R4], R6, R7: NVIDIA's 0x002e680000000007_000000060409738d.

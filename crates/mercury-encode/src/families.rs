@@ -92,6 +92,11 @@
 //! bits 76..77 the scope `CTA SM GPU SYS` (bit 78 is `.PARTIAL` on SM90,
 //! not derived).
 //!
+//! `FADD` and `FFMA` (probed on `FADD R4, R9, R4` and NVIDIA's `FFMA.FTZ R0,
+//! R9, R0, R11` of `div.rn.ftz.f32`), identical on SM80 and SM90: bit 80
+//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ` (bit 77, `.SAT`, is
+//! left to learned forms).
+//!
 //! `DADD`, `DMUL`, `DFMA` (probed on `DADD R2, R2, R0`, `DMUL.RM R2, R2,
 //! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
 //! identical on SM80 and SM90: bits 78..79 the rounding (none) `RM RP RZ`.
@@ -294,6 +299,8 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78], negate: None },
     Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },

@@ -70,6 +70,8 @@ const TEMPLATES: &[(&str, u16, &str)] = &[
     ("div.rz.f64", 80, include_str!("ieee/div_rz_f64.sm80.ori")),
     ("div.rm.f64", 90, include_str!("ieee/div_rm_f64.sm90.ori")),
     ("div.rm.f64", 80, include_str!("ieee/div_rm_f64.sm80.ori")),
+    ("div.rn.ftz.f32", 90, include_str!("ieee/div_rn_ftz_f32.sm90.ori")),
+    ("div.rn.ftz.f32", 80, include_str!("ieee/div_rn_ftz_f32.sm80.ori")),
     ("rcp.rn.ftz.f32", 90, include_str!("ieee/rcp_rn_ftz_f32.sm90.ori")),
     ("rcp.rn.ftz.f32", 80, include_str!("ieee/rcp_rn_ftz_f32.sm80.ori")),
     ("sqrt.rn.ftz.f32", 90, include_str!("ieee/sqrt_rn_ftz_f32.sm90.ori")),
