@@ -63,15 +63,34 @@ const KERNELS: &[(&str, &str)] = &[
     ("cp_async_pipeline", "sm_90"),
     ("cp_async_pipeline", "sm_80"),
     ("cluster_dsmem", "sm_90"),
+    ("struct_params", "sm_80"),
+    ("struct_params", "sm_90"),
+    ("histogram", "sm_80"),
+    ("multi_entry", "sm_80"),
+    ("multi_entry", "sm_90"),
+    ("large_unroll", "sm_90"),
+    ("fp_convert", "sm_80"),
+    ("fp_convert", "sm_90"),
+    ("math_float", "sm_80"),
+    ("math_float", "sm_90"),
+    ("spinlock_fence", "sm_80"),
+    ("spinlock_fence", "sm_90"),
+    ("math_double", "sm_80"),
+    ("math_double", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap().join("shared/corpus")
 }
 
+/// The corpus folder of `kernel`: `large/` for the large_* ones.
+fn folder(kernel: &str) -> &'static str {
+    if kernel.starts_with("large_") { "large" } else { "kernels" }
+}
+
 fn source(kernel: &str, sm: &str) -> Source {
     let name = format!("{kernel}.{}.ptx", sm.replace('_', ""));
-    let text = std::fs::read_to_string(corpus().join("kernels").join(&name)).unwrap();
+    let text = std::fs::read_to_string(corpus().join(folder(kernel)).join(&name)).unwrap();
     Source { name, text }
 }
 
@@ -93,7 +112,7 @@ fn compile(kernel: &str, sm: &str, opt: u8) -> (Vec<u8>, ori_ir::Module, Vec<(St
 /// NVIDIA's register count for `function` of `kernel` on `sm` (ptxas-stats.tsv).
 fn nvidia_registers(kernel: &str, sm: &str, function: &str) -> Option<u32> {
     let stats = std::fs::read_to_string(corpus().join("ptxas-stats.tsv")).ok()?;
-    let file = format!("kernels/{kernel}.{}.ptx", sm.replace('_', ""));
+    let file = format!("{}/{kernel}.{}.ptx", folder(kernel), sm.replace('_', ""));
     stats
         .lines()
         .map(|l| l.split('\t').collect::<Vec<_>>())
@@ -186,6 +205,12 @@ fn nchw_decompose_alone() {
 #[path = "lower_kernels.rs"]
 mod lower_kernels;
 
+/// `tests/ptx/NAME.ptx` (written for sm_80) retargeted to `sm`.
+fn test_ptx(name: &str, sm: u32) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().join(format!("tests/ptx/{name}.ptx"));
+    std::fs::read_to_string(path).unwrap().replace(".target sm_80", &format!(".target sm_{sm}"))
+}
+
 /// The PTX text of a hand-written kernel for an SM.
 type KernelText = fn(u32) -> String;
 
@@ -195,14 +220,21 @@ type KernelText = fn(u32) -> String;
 #[test]
 fn hand_written_kernels_encode() {
     let oracle = Oracle::for_test("hand_written_kernels_encode");
-    let kernels: [(&str, KernelText); 5] = [
+    let kernels: &[(&str, KernelText)] = &[
         ("divs", lower_kernels::integer_division),
         ("fields", lower_kernels::bit_fields),
         ("cvts", lower_kernels::conversions),
         ("bf", lower_kernels::bf16),
         ("div64", |sm| lower_kernels::division_64(sm, false)),
+        ("int16", |sm| test_ptx("int16", sm)),
+        ("fbits", |sm| test_ptx("fbits", sm)),
+        ("shared_atomics", |sm| test_ptx("shared_atomics", sm)),
+        ("carry", |sm| test_ptx("carry", sm)),
+        ("ddiv", |sm| test_ptx("ddiv", sm)),
+        ("dminmax", |sm| test_ptx("dminmax", sm)),
+        ("ieee2", |sm| test_ptx("ieee2", sm)),
     ];
-    for (name, text) in kernels {
+    for &(name, text) in kernels {
         for sm in [90, 80] {
             for opt in [0, 3] {
                 let options = Options {

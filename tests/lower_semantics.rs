@@ -54,6 +54,9 @@ enum Arg {
     Buffer(Vec<u8>),
     /// A scalar passed by value.
     Value(Vec<u8>),
+    /// A structure passed by value whose pointer fields (at the given
+    /// offsets) address device buffers with these initial bytes.
+    Struct(Vec<u8>, Vec<(usize, Vec<u8>)>),
 }
 
 fn words<T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
@@ -81,6 +84,15 @@ fn lay_out(func: &ori_ir::Function, args: &[Arg], global: &mut Global) -> (Vec<u
                 addr.to_le_bytes().to_vec()
             }
             Arg::Value(v) => v.clone(),
+            Arg::Struct(bytes, pointers) => {
+                let mut bytes = bytes.clone();
+                for (at, init) in pointers {
+                    let addr = global.alloc(init.clone());
+                    buffers.push(addr);
+                    bytes[*at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                }
+                bytes
+            }
         };
         let at = slot.offset as usize;
         params[at..at + bytes.len()].copy_from_slice(&bytes);
@@ -258,7 +270,55 @@ fn histogram() {
         bins[d as usize] += 1;
     }
     let args = || vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[n])), Arg::Buffer(vec![0; 4 * 256])];
-    check("histogram", &[90], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
+    check("histogram", &[90, 80], "histogram256", 2, 256, args, &[data.clone(), words(&bins, u32::to_le_bytes)]);
+}
+
+/// struct_params: fields of by-value structures (padding, a float4, an
+/// array indexed at run time through a local copy, pointers inside), and
+/// big_param's 2 KiB array indexed through the address of the parameter
+/// (`LDC R, c[0x0][R+base]`), with clamped out-of-range indices.
+#[test]
+fn struct_params() {
+    let n = 4096usize;
+    // struct Params {i8 tag; i16 s; i32 count; f64 scale; float4 bias; i32 idx[5]; src; dst; u8 flags}
+    let params = |tag: i8, s: i16, count: i32, scale: f64, bias: [f32; 4], idx: [i32; 5], flags: u8| {
+        let mut b = vec![0u8; 80];
+        b[0] = tag as u8;
+        b[2..4].copy_from_slice(&s.to_le_bytes());
+        b[4..8].copy_from_slice(&count.to_le_bytes());
+        b[8..16].copy_from_slice(&scale.to_le_bytes());
+        b[16..32].copy_from_slice(&f32s(&bias));
+        b[32..52].copy_from_slice(&i32s(&idx));
+        b[72] = flags;
+        b
+    };
+    let src: Vec<f32> = pattern(n, 3).iter().map(|&v| v as f32).collect();
+    let (count, extra) = (3000, 3);
+    let p = params(-5, -300, count, 2.0, [1.0, 2.0, 3.0, 4.0], [10, -20, 30, -40, 50], 2);
+    let q = params(0, 0, 0, -7.0, [0.0; 4], [0, 0, 0, 0, 9], 0);
+    let mut dst = vec![0f32; n];
+    for (i, d) in dst.iter_mut().enumerate().take(count as usize) {
+        let k = [10, -20, 30, -40, 50][i % 5];
+        let b = if i & 1 == 1 { 1.0 } else { 2.0 };
+        *d = src[i] * 2.0 + b + 3.0 + (k - 5 - 300 + extra) as f32 + 9.0 - 7.0;
+    }
+    let args = || {
+        let p = Arg::Struct(p.clone(), vec![(56, f32s(&src)), (64, vec![0; 4 * n])]);
+        vec![p, Arg::Value(i32s(&[extra])), Arg::Value(q.clone())]
+    };
+    check("struct_params", &[90, 80], "struct_param", 16, 256, args, &[f32s(&src), f32s(&dst)]);
+
+    let w: Vec<f32> = (0..512).map(|i| (i % 23 - 11) as f32).collect();
+    let len = 300;
+    let mut table = f32s(&w);
+    table.extend(i32s(&[len]));
+    let sel: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 610 - 10).collect();
+    let out: Vec<f32> = (0..n).map(|i| w[sel[i].clamp(0, len - 1) as usize] + 0.5 * w[i & 511]).collect();
+    let args = || {
+        let t = Arg::Value(table.clone());
+        vec![t, Arg::Buffer(i32s(&sel)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(i32s(&[n as i32]))]
+    };
+    check("struct_params", &[90, 80], "big_param", 16, 256, args, &[i32s(&sel), f32s(&out)]);
 }
 
 #[test]
@@ -1385,6 +1445,277 @@ fn approx_functions_match_nvidia() {
             }
         }
     }
+}
+
+/// Runs `tests/ptx/NAME.ptx`'s kernel `NAME` on one block of `threads`,
+/// ours (lowered and compiled) and NVIDIA's cubin, on both SMs: argument
+/// `out` must come out the same, compared in `stride`-byte records (one
+/// per thread; `describe` names a record's inputs in a failure).
+fn matches_nvidia(
+    name: &str,
+    threads: u32,
+    args: impl Fn() -> Vec<Arg>,
+    out: usize,
+    stride: usize,
+    describe: impl Fn(usize) -> String,
+) {
+    let Some(oracle) = nv_oracle::Oracle::for_test(name) else { return };
+    for sm in [90, 80] {
+        let want = run_nvidia(&oracle, name, sm, [1, 1, 1], [threads, 1, 1], &args()).swap_remove(out);
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages(name, sm)) {
+            let got = run(&module, name, [1, 1, 1], [threads, 1, 1], &args()).swap_remove(out);
+            for (t, (g, w)) in got.chunks(stride).zip(want.chunks(stride)).enumerate() {
+                assert_eq!(g, w, "{name} sm_{sm} {stage}: thread {t} ({})", describe(t));
+            }
+        }
+    }
+}
+
+/// `tests/ptx/int16.ptx`: 16-bit shifts (by constants and registers, large
+/// amounts), comparisons, conversions and arithmetic on registers whose
+/// upper halves hold garbage.
+#[test]
+fn int16_ops_match_nvidia() {
+    let mut pairs: Vec<(u32, u32)> = vec![(0, 0), (0xffff, 1), (0x8000, 0x7fff), (0x1234_8001, 0xdead_0011)];
+    pairs.extend([(0xffff_7fff, 0x0000_ffff), (0x8765_4321, 0x2f), (0x10, 0xffff_ffe0), (5, 16)]);
+    let mut x = 0x9e37_79b9u32;
+    for _ in 0..56 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        pairs.push((x, x.rotate_left(11)));
+    }
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
+    matches_nvidia("int16", n as u32, args, 1, 48, |t| format!("{:#x}, {:#x}", pairs[t].0, pairs[t].1));
+}
+
+/// `tests/ptx/fbits.ptx`: `copysign` (registers and constants) and
+/// float-to-unsigned conversions of plain sources, on zeros, infinities,
+/// NaNs, subnormals, negative values and values past the integer ranges.
+#[test]
+fn float_bits_match_nvidia() {
+    let mut floats: Vec<f32> = vec![0.0, -0.0, 1.5, -1.5, 2.5, -2.5, 0.49, 1e-40, -1e-39, 3e9, 5e9, -7.0, 1e20, 4.5e15];
+    floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::MIN_POSITIVE, 65535.7, 123456.5]);
+    let pairs: Vec<(f32, f32)> = floats.iter().flat_map(|&a| floats.iter().map(move |&b| (a, b))).collect();
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 40 * n])];
+    matches_nvidia("fbits", n as u32, args, 1, 40, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
+}
+
+/// `tests/ptx/shared_atomics.ptx`: every shared-memory atomic with its
+/// result, a reduction, `atom.shared.add.f32` (NVIDIA's compare-and-swap
+/// loop), fences and a sleep; four threads of a warp on each word.
+#[test]
+fn shared_atomics_match_nvidia() {
+    let n = 64usize;
+    let ints: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 201 - 100).collect();
+    let floats: Vec<f32> = (0..n).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
+    let input: Vec<u8> =
+        ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
+}
+
+/// `tests/ptx/carry.ptx`: carry chains through products, sums and
+/// differences (zero and constant operands, a borrow chain), and a `{ }`
+/// block whose `.reg` shadows an outer register, against the arithmetic
+/// done here (NVIDIA's cubin fuses the chains into forms our decoder does
+/// not read).
+#[test]
+fn carry_chains() {
+    let mut words: Vec<u32> = vec![0, 0, 0, 0, 0, 0, u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX];
+    words.extend([1, 0, u32::MAX, 0, 0x8000_0000, 0x8000_0000, 5, 5, 5, 5, 5, 5]);
+    let mut x = 0x2545_f491u32;
+    for _ in 0..62 * 6 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        words.push(if x.is_multiple_of(7) { x % 3 } else { x });
+    }
+    let n = words.len() / 6;
+    let mut want = Vec::with_capacity(68 * n);
+    for w in words.chunks(6) {
+        let [r1, r2, r3, r4, r5, r6] = [0, 1, 2, 3, 4, 5].map(|i| u64::from(w[i]));
+        // A 128-bit number from its words, least significant first.
+        let q = |a: u64, b: u64, c: u64, d: u64| {
+            u128::from(d) << 96 | u128::from(c) << 64 | u128::from(b) << 32 | u128::from(a)
+        };
+        // (r2:r1) * (r4:r3) + (r6:r5), 128 bits.
+        let prod = u128::from(r2 << 32 | r1) * u128::from(r4 << 32 | r3) + u128::from(r6 << 32 | r5);
+        let diff = q(r1, r2, r5, r6).wrapping_sub(q(r3, r4, 0, 5));
+        let sum = q(r1, r2, r5, r6).wrapping_add(q(r3, 3, r6, r1));
+        let hi = (r1 * r2) >> 32;
+        let carry = (hi + r3) >> 32;
+        let out: [u32; 17] = [
+            prod as u32,
+            (prod >> 32) as u32,
+            (prod >> 64) as u32,
+            (prod >> 96) as u32,
+            diff as u32,
+            (diff >> 32) as u32,
+            (diff >> 64) as u32,
+            (diff >> 96) as u32,
+            sum as u32,
+            (sum >> 32) as u32,
+            (sum >> 64) as u32,
+            (sum >> 96) as u32,
+            r1 as u32,
+            0,
+            (hi + r3) as u32,
+            (r4 + r5 + carry) as u32,
+            7,
+        ];
+        want.extend(out.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 68 * n])];
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("carry", sm)) {
+            let got = run(&module, "carry", [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+            for (t, (g, w)) in got.chunks(68).zip(want.chunks(68)).enumerate() {
+                assert_eq!(g, w, "sm_{sm} {stage}: thread {t} ({:x?})", &words[6 * t..6 * t + 6]);
+            }
+        }
+    }
+}
+
+/// `div.rn`/`.rz`/`.rm.f64` (tests/ptx/ddiv.ptx, NVIDIA's fast path and
+/// slow path inline) on the f64 inputs of the IEEE test plus special and
+/// extreme values: the same bits as NVIDIA's cubin, both stages, both SMs.
+#[test]
+fn f64_division_matches_nvidia() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("f64_division_matches_nvidia") else { return };
+    let (a, b) = ieee_inputs();
+    let mut da: Vec<u64> =
+        a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
+    let mut db: Vec<u64> = da.iter().map(|d| d.rotate_left(29)).collect();
+    let special: [f64; 12] = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e300,
+        1e-300,
+    ];
+    for x in special {
+        for y in special {
+            da.push(x.to_bits());
+            db.push(y.to_bits());
+        }
+    }
+    da.truncate(da.len() / 128 * 128);
+    db.truncate(da.len());
+    let n = da.len();
+    let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let args = || vec![Arg::Buffer(dwords(&da)), Arg::Buffer(dwords(&db)), Arg::Buffer(vec![0; 24 * n])];
+    let grid = [n as u32 / 128, 1, 1];
+    for sm in [90, 80] {
+        let want = run_nvidia(&oracle, "ddiv", sm, grid, [128, 1, 1], &args()).swap_remove(2);
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ddiv", sm)) {
+            let got = run(&module, "ddiv", grid, [128, 1, 1], &args()).swap_remove(2);
+            for (t, (g, w)) in got.chunks(24).zip(want.chunks(24)).enumerate() {
+                for (k, name) in ["div.rn", "div.rz", "div.rm"].iter().enumerate() {
+                    let (g, w) = (&g[8 * k..8 * k + 8], &w[8 * k..8 * k + 8]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}, {:#018x}", da[t], db[t]);
+                }
+            }
+        }
+    }
+}
+
+/// `div`/`rcp`/`sqrt.rn.ftz.f32` and `rcp`/`sqrt.{rz,rm,rp}.f64`
+/// (tests/ptx/ieee2.ptx) on the IEEE test's inputs and special values: the
+/// same bits as NVIDIA's cubin, both stages, both SMs.
+#[test]
+fn ieee_ftz_and_f64_directed_match_nvidia() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("ieee_ftz_and_f64_directed_match_nvidia") else { return };
+    let (mut a, mut b) = ieee_inputs();
+    let mut da: Vec<u64> =
+        a.iter().zip(&b).map(|(&x, &y)| u64::from(x) << 32 | u64::from(y ^ x.rotate_left(7))).collect();
+    let special: [f64; 12] = [
+        0.0,
+        -0.0,
+        1.0,
+        4.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e-310,
+    ];
+    for (i, x) in special.iter().enumerate() {
+        da[i] = x.to_bits();
+    }
+    a.truncate(a.len() / 128 * 128);
+    b.truncate(a.len());
+    da.truncate(a.len());
+    let n = a.len();
+    let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let args =
+        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 64 * n])];
+    let grid = [n as u32 / 128, 1, 1];
+    for sm in [90, 80] {
+        let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(3);
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ieee2", sm)) {
+            let got = run(&module, "ieee2", grid, [128, 1, 1], &args()).swap_remove(3);
+            for (t, (g, w)) in got.chunks(64).zip(want.chunks(64)).enumerate() {
+                for (k, name) in ["rcp.rn.ftz", "sqrt.rn.ftz"].iter().enumerate() {
+                    let (g, w) = (&g[4 * k..4 * k + 4], &w[4 * k..4 * k + 4]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.f32 of {:#010x}", a[t]);
+                }
+                let names = ["rcp.rz", "rcp.rm", "rcp.rp", "sqrt.rz", "sqrt.rm", "sqrt.rp"];
+                for (k, name) in names.iter().enumerate() {
+                    let (g, w) = (&g[8 + 8 * k..16 + 8 * k], &w[8 + 8 * k..16 + 8 * k]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}", da[t]);
+                }
+                let (g, w) = (&g[56..60], &w[56..60]);
+                assert_eq!(g, w, "sm_{sm} {stage}: div.rn.ftz.f32 of {:#010x}, {:#010x}", a[t], b[t]);
+            }
+        }
+    }
+}
+
+/// `tests/ptx/dminmax.ptx`: `min`/`max.f64` (NaNs, signed zeros,
+/// infinities, a constant bound), `copysign.f64`, `min`/`max` of u64 and
+/// s64, on all pairs of special and ordinary values.
+#[test]
+fn f64_min_max_match_nvidia() {
+    let values: [f64; 14] = [
+        0.0,
+        -0.0,
+        1.5,
+        -1.5,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::MAX,
+        5e-324,
+        -1e300,
+        3.0,
+        3.0,
+    ];
+    let mut bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+    bits.extend([0x7ff0_0000_0000_0001, 0xfff4_0000_dead_beef, 0x8000_0000_0000_0001, 0x0000_0001_ffff_ffff]);
+    let pairs: Vec<(u64, u64)> = bits.iter().flat_map(|&a| bits.iter().map(move |&b| (a, b))).collect();
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("dminmax", n as u32, args, 1, 64, |t| format!("{:#x}, {:#x}", pairs[t].0, pairs[t].1));
 }
 
 /// Device functions of `tests/ptx/calls.ptx`, inlined at each call (two

@@ -30,6 +30,32 @@
 //!   forms whose operand bits are pinned (aliases like `IMAD.MOV`) nor for
 //!   the edits of [`NO_ANALOGY`] nvdisasm rejects.
 //!
+//! * **Address scales.** A shared-memory address `[R.X4+...]` is the same
+//!   instruction as `[R+...]` with the index scale field ([`ADDRESS_SCALE`],
+//!   bits 78..79: 0 none, 1 `.X4`, 2 `.X16`) changed; for the opcodes of
+//!   [`SCALED_OPCODES`] the sibling with the other of none and `.X4` is
+//!   derived (sm_80's only `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
+//!   prints `[R2+URZ]` with bit 78 cleared, on both SMs; NVIDIA's shared
+//!   atomics use `ATOMS.ADD R8, [R7.X4], R0`).
+//!
+//! * **Source marks.** A negated or absolute source is one bit
+//!   ([`SOURCE_MARKS`], from nvdisasm probes on both SMs): `F2I` reads `|R|`
+//!   with bit 62 set (NVIDIA's corpus has `F2I.U32.NTZ R15, |R10|` and
+//!   `F2I.U64.F64.TRUNC R10, |R2|` only because their sources were `fabsf`
+//!   results), `DFMA R, R, R, R` negates its sources with bits 72, 63 and
+//!   75 (NVIDIA's `div.rn.f64` has `DFMA R12, -R6, R10, R4`). Siblings with
+//!   a mark added or removed are derived, twice, so that marks combine.
+//!
+//! * **Probed forms** ([`PROBED`]): forms NVIDIA's corpus cubins lack
+//!   altogether, written from NVIDIA's words for small PTX probes and
+//!   read back with nvdisasm (both SMs print them alike): `ATOMS.ADD R5,
+//!   [R4], R7` (`0x38c`, the operation at bits 87..90, a family in
+//!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
+//!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints),
+//!   `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound) and `BREAK
+//!   !P2, B2` (a predicate operand).
+//!   The other rules apply to them as to learned forms.
+//!
 //! Learned forms always come first, so derived forms only answer where no
 //! learned form does, and the corpus figures do not move.
 
@@ -61,6 +87,7 @@ pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
     AddressOffset { opcode: 0x9a8, desc: true, field: OFFSET_40 }, // ATOMG
     AddressOffset { opcode: 0x98e, desc: true, field: OFFSET_40 }, // RED
     AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
+    AddressOffset { opcode: 0x38c, desc: false, field: OFFSET_40 }, // ATOMS.OP (register address)
 ];
 
 /// An address offset field.
@@ -85,17 +112,102 @@ pub static ANALOGY_OPCODES: &[&str] = &[
     "USHF", "USEL", "UMOV", "UISETP", "UPRMT",
 ];
 
-/// Operand edits one opcode's forms take from another opcode's pairs:
-/// (opcode, the opcode whose pairs show the edit, old operand, new
-/// operand). FMNMX and FSEL share their layout (`a` at 24..31 with its
-/// negation at bit 72, `b` at 32..39 with kind bits 9..11 = 1, or an
-/// immediate at 32..63 with kind 4, or a constant with kind 5, the
-/// predicate at 87..90), so `FMNMX R, R, -1, !PT` and `FMNMX R, -RZ, R,
-/// !PT` (which ptxas emits in the large modules, never in the corpus
-/// kernels) are `FMNMX R, R, R, !PT` edited as FSEL's pairs show. Being
-/// explicit, these edits may change an operand's marks.
-pub static CROSS_ANALOGIES: &[(&str, &str, &str, &str)] =
-    &[("FMNMX", "FSEL", "{R}", "{F}"), ("FMNMX", "FSEL", "{R}", "c[{X}][{X}]"), ("FMNMX", "FSEL", "{R}", "-{R}")];
+/// The index scale field of shared-memory addresses (`.X4` = 1, `.X16` = 2),
+/// found by flipping bits 78 and 79 of corpus `LDS`, `STS` and `ATOMS`
+/// words under nvdisasm (SM80 and SM90).
+pub const ADDRESS_SCALE: Field = Field { pos: 78, len: 2, shift: 0 };
+
+/// Opcodes (bits 0..11) whose addresses have [`ADDRESS_SCALE`]: `LDS`,
+/// `STS` (register base), `ATOMS.POPC.INC`, `ATOMS.OP`, `ATOMS.CAS`.
+pub static SCALED_OPCODES: &[u16] = &[0x984, 0x388, 0xf8c, 0x38c, 0x38d];
+
+/// A general register at bits `$pos..$pos+8`, read as source `$reuse`.
+macro_rules! reg_at {
+    ($pos:literal, $reuse:expr) => {
+        Atom { kind: AtomKind::R, fields: &[Field { pos: $pos, len: 8, shift: 0 }], signed: false, reuse: $reuse }
+    };
+}
+
+/// Forms established by probes rather than learned from the corpus (see
+/// the module comment), identical on SM80 and SM90.
+pub static PROBED: &[Form] = &[
+    // ATOMS.ADD R5, [R4], R7: NVIDIA's 0x004e680000000000_000000070405738c.
+    Form {
+        mnemonic: "ATOMS.ADD",
+        operands: &["{R}", "[{R}]", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000038c,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, -1, !PT: NVIDIA's 0x000fe40007800000_bf80000000007809
+    // (large_many_funcs; a binary32 immediate at bits 32..63).
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000809,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // BREAK !P2, B2 / BREAK P2, B2: NVIDIA's 0x000fea0005000000_0000000000028942
+    // (div.rn.ftz.f32's slow path; the predicate at bits 87..89, its
+    // negation bit 90; `PT` unnegated prints `BREAK B2`, the learned form).
+    Form {
+        mnemonic: "BREAK",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BREAK",
+        operands: &["{P}", "{B}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R9, [R4], R6, R7: NVIDIA's 0x002e680000000007_000000060409738d.
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x0000000000000000000000000000038d,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+];
+
+/// A mark on a register source, toggled by one bit: (opcode bits 0..11,
+/// operand index in the text, the mark as printed around `{R}`, the bit).
+/// `F2I` of binary32 (`0x305`) and binary64 (`0x311`): `|R|`; `DFMA` of
+/// three registers (`0x22b`): `-R` for each source; `FMNMX` of two
+/// registers (`0x209`): `-R` and `|R|` for both (NVIDIA's `FMNMX R4, -RZ,
+/// R4, !PT` in large_many_funcs).
+pub static SOURCE_MARKS: &[(u16, usize, (&str, &str), u8)] = &[
+    (0x305, 1, ("|", "|"), 62),
+    (0x311, 1, ("|", "|"), 62),
+    (0x22b, 1, ("-", ""), 72),
+    (0x22b, 2, ("-", ""), 63),
+    (0x22b, 3, ("-", ""), 75),
+    (0x209, 1, ("-", ""), 72),
+    (0x209, 1, ("|", "|"), 73),
+    (0x209, 2, ("-", ""), 63),
+    (0x209, 2, ("|", "|"), 62),
+];
 
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
@@ -106,8 +218,26 @@ const ROUNDS: usize = 2;
 /// The derived forms of one SM family, given its learned forms.
 pub(crate) fn derive(learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let mut out = Vec::new();
-    for form in learned {
+    let mut out: Vec<Form> = PROBED.iter().filter(|f| known.insert(text(f))).copied().collect();
+    let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for form in &bases {
+        if let Some(d) = scale_sibling(form)
+            && known.insert(text(&d))
+        {
+            out.push(d);
+        }
+    }
+    let mut marked: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for _ in 0..2 {
+        let mut new = Vec::new();
+        for form in &marked {
+            new.extend(mark_siblings(form).into_iter().filter(|d| known.insert(text(d))));
+        }
+        out.extend(&new);
+        marked = new;
+    }
+    let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
+    for form in &bases {
         for d in offset_siblings(form) {
             let t = text(&d);
             // The unpinned copy has the learned text on purpose.
@@ -205,6 +335,51 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
     out
 }
 
+/// `form` with its `[R.X4...]` address unscaled, or its `[R...]` address
+/// scaled by 4, for [`SCALED_OPCODES`].
+fn scale_sibling(form: &Form) -> Option<Form> {
+    let opcode = form.bits as u16 & 0xfff;
+    let fm = field_mask(&ADDRESS_SCALE);
+    let x4 = 1u128 << ADDRESS_SCALE.pos;
+    if !SCALED_OPCODES.contains(&opcode) || form.mask & fm != fm {
+        return None;
+    }
+    let k = form.operands.iter().position(|op| op.starts_with("[{R}"))?;
+    let (operand, bits) = match form.bits & fm {
+        0 if !form.operands[k].starts_with("[{R}.") => (form.operands[k].replacen("{R}", "{R}.X4", 1), form.bits | x4),
+        b if b == x4 && form.operands[k].starts_with("[{R}.X4") => {
+            (form.operands[k].replacen("{R}.X4", "{R}", 1), form.bits & !fm)
+        }
+        _ => return None,
+    };
+    let mut operands = form.operands.to_vec();
+    operands[k] = leak_str(operand);
+    Some(Form { operands: leak(operands), bits, ..*form })
+}
+
+/// `form` with one mark of [`SOURCE_MARKS`] added or removed.
+fn mark_siblings(form: &Form) -> Vec<Form> {
+    let opcode = form.bits as u16 & 0xfff;
+    let mut out = Vec::new();
+    for &(_, k, (open, close), bit) in SOURCE_MARKS.iter().filter(|m| m.0 == opcode) {
+        let b = 1u128 << bit;
+        let Some(op) = form.operands.get(k) else { continue };
+        if form.mask & b == 0 {
+            continue;
+        }
+        let marked = format!("{open}{{R}}{close}");
+        let (operand, bits) = match (*op == "{R}", *op == marked, form.bits & b != 0) {
+            (true, _, false) => (marked, form.bits | b),
+            (_, true, true) => ("{R}".to_string(), form.bits & !b),
+            _ => continue,
+        };
+        let mut operands = form.operands.to_vec();
+        operands[k] = leak_str(operand);
+        out.push(Form { operands: leak(operands), bits, ..*form });
+    }
+    out
+}
+
 /// The offset field of the address operand `op` of `form`, when the table
 /// has one.
 fn offset_field(form: &Form, op: &str) -> Option<Field> {
@@ -272,17 +447,15 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
     }
     let mut out = Vec::new();
     let mut made: HashSet<String> = HashSet::new();
-    // Edits keyed by (source index, old operand), per opcode, from pairs
-    // of forms of one spelling (grouped first: comparing across spellings
-    // would be quadratic in the whole opcode's forms, paid at every
-    // start-up).
-    let mut edits: HashMap<&str, HashMap<(usize, &str), Vec<Edit>>> = HashMap::new();
-    for (&opcode, group) in &groups {
+    for group in groups.values() {
+        // Edits keyed by (source index, old operand), from pairs of forms of
+        // one spelling (grouped first: comparing across spellings would be
+        // quadratic in the whole opcode's forms, paid at every start-up).
+        let mut edits: HashMap<(usize, &str), Vec<Edit>> = HashMap::new();
         let mut spellings: HashMap<(&str, usize, usize), Vec<&Form>> = HashMap::new();
         for f in group {
             spellings.entry((f.mnemonic, f.operands.len(), def_count(f))).or_default().push(f);
         }
-        let mine = edits.entry(opcode).or_default();
         for same in spellings.values() {
             for c in same {
                 for b in same {
@@ -291,35 +464,21 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
                         && slot >= def_count(c)
                     {
                         let key = (slot - def_count(c), c.operands[slot]);
-                        mine.entry(key).or_default().push(Edit { from: c, to: b, slot });
+                        edits.entry(key).or_default().push(Edit { from: c, to: b, slot });
                     }
                 }
             }
         }
-    }
-    let none = HashMap::new();
-    for (&opcode, group) in &groups {
-        let own = edits.get(opcode).unwrap_or(&none);
-        let borrowed: Vec<(&HashMap<(usize, &str), Vec<Edit>>, &str, &str)> = CROSS_ANALOGIES
-            .iter()
-            .filter(|c| c.0 == opcode)
-            .filter_map(|&(_, from, old, new)| Some((edits.get(from)?, old, new)))
-            .collect();
         for a in group {
             let defs = def_count(a);
             for i in defs..a.operands.len() {
-                let key = (i - defs, a.operands[i]);
-                let own_edits = own.get(&key).into_iter().flatten().map(|e| (e, false));
-                let other_edits =
-                    borrowed.iter().filter(|(_, old, _)| *old == a.operands[i]).flat_map(|(map, _, new)| {
-                        map.get(&key).into_iter().flatten().filter(|e| e.to.operands[e.slot] == *new).map(|e| (e, true))
-                    });
-                for (e, explicit) in own_edits.chain(other_edits) {
+                let Some(list) = edits.get(&(i - defs, a.operands[i])) else { continue };
+                for e in list {
                     let new = e.to.operands[e.slot];
                     if NO_ANALOGY.iter().any(|(m, s, o)| a.mnemonic.starts_with(m) && *s == i - defs && *o == new) {
                         continue;
                     }
-                    let Some(d) = apply(a, i, e, explicit) else { continue };
+                    let Some(d) = apply(a, i, e) else { continue };
                     let t = text(&d);
                     if !known.contains(&t) && made.insert(t) {
                         out.push(d);
@@ -331,8 +490,7 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
     out
 }
 
-/// `a` with source operand `i` edited as `e` shows (marks only from pairs
-/// of `a`'s own mnemonic unless `any_marks`), or `None` when the
+/// `a` with source operand `i` edited as `e` shows, or `None` when the
 /// other sources differ in kind or fields, or the fields would collide.
 ///
 /// The sources of `a` and of the pair's old form `c` are lined up from the
@@ -340,7 +498,7 @@ fn analogies<'a>(forms: impl Iterator<Item = &'a Form> + Clone, known: &HashSet<
 /// included: DFMA's `-a` and `-b` are one bit) with the same fields. The result has `a`'s destinations, the new form
 /// `b`'s fields for the shared sources, and `a`'s for sources `c` lacks
 /// (the carry-in predicates of `IADD3.X` when the pair is two `IADD3`s).
-fn apply(a: &Form, i: usize, e: &Edit, any_marks: bool) -> Option<Form> {
+fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
     let (c, b, j) = (e.from, e.to, e.slot);
     let (da, dc) = (def_count(a), def_count(c));
     let shared = (a.operands.len() - da).min(c.operands.len() - dc);
@@ -351,7 +509,7 @@ fn apply(a: &Form, i: usize, e: &Edit, any_marks: bool) -> Option<Form> {
     }
     // A mark's spelling depends on the mnemonic (`-R` of IADD3 is `~R` of
     // IADD3.X), so marks are only taken from pairs of `a`'s own mnemonic.
-    if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic && !any_marks {
+    if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic {
         return None;
     }
     let a_atoms = atom_range(a, da).start..atom_range(a, da + shared - 1).end;
@@ -425,6 +583,5 @@ mod tests {
         assert!(has("SHF.R.S64", &["{R}", "{R}", "{R}", "{R}"]));
         assert!(has("ST.E", &["desc[{U}][{R}.64+{X}]", "{R}"]));
         assert!(has("LDS", &["{R}", "[{R}+{U}+{X}]"]));
-        assert!(has("FMNMX", &["{R}", "{R}", "{F}", "!{P}"]));
     }
 }

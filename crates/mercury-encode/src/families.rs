@@ -30,12 +30,6 @@
 //!   1 = signed (no word);
 //! * bit 80: `.FTZ` of FSETP, HSETP2 and FMNMX (after the comparison);
 //!   bit 81: FMNMX `.NAN` (printed after `.FTZ`);
-//! * FMUL (`FMUL R23, R24, R9` = `0x220`, high word `0x400000`): bits
-//!   84..86 scale the product, `INVALID0 D8 D4 D2` (none) `M2 M4 M8`
-//!   (ptxas folds a multiplication by 1/8 into `FMUL.D8`); bits 78..79
-//!   the rounding (none) `RM RP RZ`, bit 77 `.SAT`, bit 80 `.FTZ`, printed
-//!   `FMUL.FTZ.D8.RM.SAT`; bit 76 is `.FMZ` (with `.FTZ` it prints
-//!   `INVALID3`: one two-bit field over bits 76 and 80, not derived);
 //! * bit 90: negation of the predicate at bits 87..89 (the combine
 //!   predicate of the SETPs, the min/max selector of FMNMX/IMNMX/VIMNMX:
 //!   `PT` is the minimum, `!PT` the maximum).
@@ -74,6 +68,45 @@
 //! the type (`S32 64 S64` on sm_90, whose float atomics are other
 //! opcodes; `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN` on sm_80).
 //!
+//! `I2F` (`0x306`, register source; `0xb06`, constant source) of a 32-bit
+//! integer, probed on `I2F R5, R0` (high word `0x201400`) and `I2F.U32 R5,
+//! R0` (`0x201000`, NVIDIA's sm_80 `cvt.rn.f32.u32`), identical on SM80
+//! and SM90: bit 74 is 0 = `.U32`, 1 = signed (no word), bits 78..79 the
+//! rounding (none) `RM RP RZ`. Other source sizes (bits 84..85: `S16`,
+//! `S64`, ...) and `.F64` results spell their types otherwise and are not
+//! in the family.
+//!
+//! `F2I` of binary32 to a 32-bit integer (`0x305`), probed on `F2I.FTZ.TRUNC.NTZ
+//! R15, R10` (high word `0x21f100`) and `F2I.U32.NTZ R15, |R10|`
+//! (`0x203000`), identical on SM80 and SM90: bit 80 `.FTZ`, bit 72 0 =
+//! `.U32`, 1 = signed, bits 78..79 the rounding (none) `FLOOR CEIL TRUNC`,
+//! then `.NTZ`.
+//!
+//! `ATOMS` with a register address (`0x38c`, the probed `ATOMS.ADD R5, [R4],
+//! R7` of `derive.rs`), identical on SM80 and SM90: the operation at bits
+//! 87..90 (`ADD MIN MAX INC DEC AND OR XOR EXCH`; 9 prints `INVALID9`),
+//! the type at bits 73..75 ((none) `S32 64`; 4 is `128` on SM90 only).
+//!
+//! `MEMBAR` (`0x992`), probed on `MEMBAR.SC.GPU` (high word `0x2000`),
+//! identical on SM80 and SM90: bits 79..80 the ordering `SC ALL` (2: none),
+//! bits 76..77 the scope `CTA SM GPU SYS` (bit 78 is `.PARTIAL` on SM90,
+//! not derived).
+//!
+//! `FADD` and `FFMA` (probed on `FADD R4, R9, R4` and NVIDIA's `FFMA.FTZ R0,
+//! R9, R0, R11` of `div.rn.ftz.f32`), identical on SM80 and SM90: bit 80
+//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ` (bit 77, `.SAT`, is
+//! left to learned forms).
+//!
+//! `DADD`, `DMUL`, `DFMA` (probed on `DADD R2, R2, R0`, `DMUL.RM R2, R2,
+//! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
+//! identical on SM80 and SM90: bits 78..79 the rounding (none) `RM RP RZ`.
+//!
+//! `FMUL` (probed on NVIDIA's `FMUL.D8 R23, R24, R9` of large_unroll, high
+//! word `0x100000`), identical on SM80 and SM90: bit 80 `.FTZ`, bits
+//! 84..86 a power-of-two scale of the product (0 prints `INVALID0`, not
+//! derived; `D8 D4 D2` (none) `M2 M4 M8`), bits 78..79 the rounding (none)
+//! `RM RP RZ`, printed in that order.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -85,7 +118,8 @@ use crate::Sm;
 use crate::form::{AtomKind, Form, Tables};
 
 /// A modifier field: value `v` at bits `pos..pos+len` prints
-/// `words[v]` (`""`: no word). Values past `words` are not derived.
+/// `words[v]` (`""`: no word; [`INVALID`]: an encoding nvdisasm prints as
+/// `INVALIDn`, never derived). Values past `words` are not derived.
 #[derive(Debug)]
 pub struct WordField {
     /// First instruction bit.
@@ -95,6 +129,9 @@ pub struct WordField {
     /// The word of each value.
     pub words: &'static [&'static str],
 }
+
+/// A field value with no valid meaning.
+pub const INVALID: &str = "?";
 
 impl WordField {
     fn mask(&self) -> u128 {
@@ -152,14 +189,25 @@ const U32_AT_73: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U32",
 const U32_AT_72: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", ""] });
 const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] });
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
-/// FMUL's power-of-two scale of the product (bits 84..86; 0 prints
-/// `INVALID0`, 4 is none).
-const FMUL_SCALE: Slot =
-    Slot::Field(WordField { pos: 84, len: 3, words: &["INVALID0", "D8", "D4", "D2", "", "M2", "M4", "M8"] });
-/// Rounding of FMUL (bits 78..79).
+const U32_AT_74: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
+/// Rounding of I2F (bits 78..79).
 const ROUND_78: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
-/// `.SAT` of FMUL (bit 77, printed last).
-const SAT_77: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["", "SAT"] });
+/// Rounding of F2I (bits 78..79).
+const F2I_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "FLOOR", "CEIL", "TRUNC"] });
+/// The operation of ATOMS (bits 87..90).
+const ATOMS_OP: Slot =
+    Slot::Field(WordField { pos: 87, len: 4, words: &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH"] });
+/// The operand type of ATOMS (bits 73..75).
+const ATOMS_TYPE: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64"] });
+/// The ordering of MEMBAR (bits 79..80).
+const MEMBAR_SEM: Slot = Slot::Field(WordField { pos: 79, len: 2, words: &["SC", "ALL", ""] });
+/// The scope of MEMBAR (bits 76..77).
+const MEMBAR_SCOPE: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["CTA", "SM", "GPU", "SYS"] });
+/// Rounding of DADD, DMUL and DFMA (bits 78..79).
+const DOUBLE_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
+/// The product scale of FMUL (bits 84..86).
+const FMUL_SCALE: Slot =
+    Slot::Field(WordField { pos: 84, len: 3, words: &[INVALID, "D8", "D4", "D2", "", "M2", "M4", "M8"] });
 const NOT_90: Option<Negate> = Some(Negate { pred_pos: 87, bit: 90 });
 
 /// `.E` (64-bit address; bit 72), never substituted.
@@ -245,9 +293,18 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
     Family { opcode: "DSETP", sm: None, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
     Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
-    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
     Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
+    Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
+    Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
+    Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
+    Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78], negate: None },
+    Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DFMA", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
@@ -316,7 +373,7 @@ impl Family {
         let mut s = self.opcode.to_string();
         for (slot, &v) in self.slots.iter().zip(values) {
             let word = match slot {
-                Slot::Field(f) => *f.words.get(usize::from(v))?,
+                Slot::Field(f) => *f.words.get(usize::from(v)).filter(|w| **w != INVALID)?,
                 Slot::Word(w) => {
                     if v != 0 {
                         *w
@@ -373,17 +430,16 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
             continue;
         }
         let negate = fam.negate_bit(form);
-        let n = skeletons.len();
-        if n == 0 {
-            continue;
-        }
-        let same_but_last = form.operands[..n - 1].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
-        let last_ok = form.operands.last().is_some_and(|l| {
-            *l == skeletons[n - 1]
-                || (negate.is_some() && l.trim_start_matches('!') == skeletons[n - 1].trim_start_matches('!'))
-        });
-        if !same_but_last || !last_ok {
-            continue;
+        // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
+        if let Some(n) = skeletons.len().checked_sub(1) {
+            let same_but_last = form.operands[..n].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
+            let last_ok = form.operands.last().is_some_and(|l| {
+                *l == skeletons[n]
+                    || (negate.is_some() && l.trim_start_matches('!') == skeletons[n].trim_start_matches('!'))
+            });
+            if !same_but_last || !last_ok {
+                continue;
+            }
         }
         let mut bits = form.bits;
         for (slot, &v) in fam.slots.iter().zip(&target) {
@@ -391,8 +447,8 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
                 bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
             }
         }
-        if let Some(bit) = negate {
-            let not = skeletons[n - 1].starts_with('!');
+        if let (Some(bit), Some(last)) = (negate, skeletons.last()) {
+            let not = last.starts_with('!');
             bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
         }
         out.push(Form { bits, ..copy(form) });

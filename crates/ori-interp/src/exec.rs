@@ -321,7 +321,9 @@ impl Cta<'_> {
                 (u64::from(float::saturate(r, sat)), no)
             }
             Kind::Fmul { ftz, rnd, sat, scale } => {
-                let r = float::fmul(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd, scale);
+                let (a, b) = (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?);
+                let r =
+                    if scale == 0 { float::fmul(a, b, ftz, rnd) } else { float::fmul_scaled(a, b, scale, ftz, rnd) };
                 (u64::from(float::saturate(r, sat)), no)
             }
             Kind::Ffma { ftz, rnd, sat } => {
@@ -351,6 +353,19 @@ impl Cta<'_> {
                     (f64::from_bits(self.d_in(w, step, 0, lane)?), f64::from_bits(self.d_in(w, step, 1, lane)?));
                 let (p, q) = cmp::setp(cmp.test(a.partial_cmp(&b)), op, self.p_in(w, step, 2, lane)?);
                 (0, [p, q])
+            }
+            Kind::DsetpMinMax { max, op } => {
+                let (a, b) =
+                    (f64::from_bits(self.d_in(w, step, 0, lane)?), f64::from_bits(self.d_in(w, step, 1, lane)?));
+                let c = self.p_in(w, step, 2, lane)?;
+                let pick_a = match (a.is_nan(), b.is_nan()) {
+                    (true, _) => false,
+                    (false, true) => true,
+                    _ if a == b => a.is_sign_negative() != max,
+                    _ => (a < b) != max,
+                };
+                let both_nan = a.is_nan() && b.is_nan();
+                (0, [cmp::setp(pick_a, op, c).0, cmp::setp(both_nan, op, c).0])
             }
             Kind::Fchk => (0, [float::fchk(u(0)?, u(1)?), false]),
             Kind::Fmnmx { ftz } => {
@@ -805,10 +820,12 @@ impl Cta<'_> {
                     let a = self.addr(w, step, 0, lane, space)?;
                     let words = u32::from(bytes / 4);
                     let v = if one { 1 } else { self.val(w, step, 1, lane, words)? };
-                    let v2 = if op == AtomOp::Cas { self.val(w, step, 2, lane, words)? } else { 0 };
+                    let cas = matches!(op, AtomOp::Cas | AtomOp::CasSpin);
+                    let v2 = if cas { self.val(w, step, 2, lane, words)? } else { 0 };
                     let data = self.bytes_mut(&mut w.local[lane], space, a, bytes.into(), lane)?;
                     let old = load_le(data);
                     store_le(data, atom(op, old, v, v2, bytes));
+                    let old = if op == AtomOp::CasSpin { u64::from(old == v) } else { old };
                     if let Some(&(loc, width)) = step.defs.iter().find(|d| !is_pred(d.0)) {
                         w.set(loc, lane, old as u32);
                         if width > 1 {
@@ -1003,7 +1020,7 @@ pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
         AtomOp::Or => old | v,
         AtomOp::Xor => old ^ v,
         AtomOp::Exch => v,
-        AtomOp::Cas => {
+        AtomOp::Cas | AtomOp::CasSpin => {
             if old == v {
                 v2
             } else {

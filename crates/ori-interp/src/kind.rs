@@ -24,8 +24,12 @@ pub enum Space {
 pub enum AtomOp {
     Add,
     AddF32,
-    Min { signed: bool },
-    Max { signed: bool },
+    Min {
+        signed: bool,
+    },
+    Max {
+        signed: bool,
+    },
     Inc,
     Dec,
     And,
@@ -33,6 +37,10 @@ pub enum AtomOp {
     Xor,
     Exch,
     Cas,
+    /// `ATOMS.CAST.SPIN d, [a], b, c`: compare-and-swap whose result is 1
+    /// when it stored `c` (memory held `b`), else 0 (NVIDIA's loop for
+    /// float addition on shared memory tests it against 1).
+    CasSpin,
 }
 
 /// How IMAD forms its result.
@@ -169,7 +177,7 @@ pub enum Kind {
         rnd: Round,
         /// `.SAT`: clamp the result to [0, 1].
         sat: bool,
-        /// `.D2`..`.M8`: the product is scaled by 2^scale before rounding.
+        /// `.D8`..`.M8`: the power of two the product is scaled by (0 for none).
         scale: i8,
     },
     Ffma {
@@ -230,6 +238,16 @@ pub enum Kind {
     },
     Dsetp {
         cmp: Cmp,
+        op: BoolOp,
+    },
+    /// `DSETP.MIN`/`.MAX p, q, a, b, c`: `p` when `a` is the minimum
+    /// (maximum), `q` when both are NaN, each combined with `c`. Inferred
+    /// from NVIDIA's `min.f64`/`max.f64` sequence (`SEL`/`FSEL` by `p`, then
+    /// `@q` the quiet bit set on `b`'s high word), the only reading under
+    /// which it computes PTX's result: a NaN loses to a number, `-0` is
+    /// below `+0`, two NaNs give a quiet NaN. Not measured on hardware.
+    DsetpMinMax {
+        max: bool,
         op: BoolOp,
     },
     F2f64,
@@ -358,6 +376,8 @@ fn atom_op(inst: &Inst) -> Option<AtomOp> {
         AtomOp::Xor
     } else if inst.has_mod("EXCH") {
         AtomOp::Exch
+    } else if inst.has_mod("CAST") && inst.has_mod("SPIN") {
+        AtomOp::CasSpin
     } else if inst.has_mod("CAS") {
         AtomOp::Cas
     } else if inst.has_mod("SUM") {
@@ -370,12 +390,6 @@ fn atom_op(inst: &Inst) -> Option<AtomOp> {
 /// The byte a P2R/R2P works on (`.B1` .. `.B3`; byte 0 unprinted).
 fn byte_sel(inst: &Inst) -> u8 {
     ["B1", "B2", "B3"].iter().position(|b| inst.has_mod(b)).map_or(0, |i| i as u8 + 1)
-}
-
-/// The power of two `FMUL.D8`..`FMUL.M8` scales its product by.
-fn fmul_scale(inst: &Inst) -> i8 {
-    const SCALES: [(&str, i8); 6] = [("D8", -3), ("D4", -2), ("D2", -1), ("M2", 1), ("M4", 2), ("M8", 3)];
-    SCALES.iter().find(|(name, _)| inst.has_mod(name)).map_or(0, |&(_, e)| e)
 }
 
 fn round(inst: &Inst) -> Round {
@@ -477,13 +491,18 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "SEL" | "FSEL" => Kind::Sel,
         "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
-        "FMUL" => Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale: fmul_scale(inst) },
+        "FMUL" => {
+            let scale = [("D8", -3), ("D4", -2), ("D2", -1), ("M2", 1), ("M4", 2), ("M8", 3)];
+            let scale = scale.iter().find(|(w, _)| m(w)).map_or(0, |s| s.1);
+            Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale }
+        }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
         "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
-        "DSETP" => match cmp_op(inst) {
-            Some((cmp, op)) => Kind::Dsetp { cmp, op },
-            None => Kind::Unsupported,
+        "DSETP" => match (cmp_op(inst), inst.mods.iter().find_map(|m| BoolOp::from_name(m.name()))) {
+            (Some((cmp, op)), _) => Kind::Dsetp { cmp, op },
+            (None, Some(op)) if m("MIN") || m("MAX") => Kind::DsetpMinMax { max: m("MAX"), op },
+            _ => Kind::Unsupported,
         },
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },

@@ -29,6 +29,15 @@ pub(crate) struct WideProduct {
     pub stable: bool,
 }
 
+/// PTX's carry flag, held in a predicate by the last `.cc` instruction.
+#[derive(Copy, Clone)]
+pub(crate) struct Carry {
+    pub pred: Reg,
+    /// The predicate is "no borrow" (a subtraction's carry out), the
+    /// complement of PTX's flag after `sub.cc`.
+    pub no_borrow: bool,
+}
+
 /// The state of the lowering of one function.
 pub(crate) struct Lowerer<'m> {
     pub func: Function,
@@ -61,6 +70,9 @@ pub(crate) struct Lowerer<'m> {
     /// PTX registers written once with the address of a `.const` variable
     /// (+ a constant): its offset in constant bank 3.
     pub const_ptrs: HashMap<String, i64>,
+    /// PTX registers written once with the address of a kernel parameter
+    /// (+ a constant): its offset in the parameter block.
+    pub param_ptrs: HashMap<String, i64>,
     /// PTX registers written once with a local address `R1 + offset` (the
     /// stack pointer after the prologue): local accesses through them
     /// address the frame directly, as NVIDIA's code does.
@@ -72,6 +84,8 @@ pub(crate) struct Lowerer<'m> {
     counts: Counts,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// The carry flag of the last `.cc` instruction (ops/carry.rs).
+    pub carry: Option<Carry>,
     /// The module's device functions with bodies, by name: calls inline them.
     callees: &'m HashMap<&'m str, &'m ast::Function>,
     /// Device functions compiled on their own: calls go through the ABI.
@@ -182,9 +196,11 @@ impl<'m> Lowerer<'m> {
             local_ptrs: HashMap::new(),
             globals: globals.clone(),
             const_ptrs: HashMap::new(),
+            param_ptrs: HashMap::new(),
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
             guard: None,
+            carry: None,
             converged: true,
             callees,
             out_of_line,
@@ -268,7 +284,18 @@ impl<'m> Lowerer<'m> {
                     Err(at(d.span, format!("lowering of .{} variables is not supported yet", d.space.name())))
                 }
                 Statement::Block(b) => {
+                    self.regs.enter();
                     self.statements(&b.statements, errors);
+                    // What was learnt about the block's own registers is
+                    // not about the outer ones of the same names.
+                    for name in self.regs.leave() {
+                        self.products.remove(&name);
+                        self.consts.remove(&name);
+                        self.param_values.remove(&name);
+                        self.local_ptrs.remove(&name);
+                        self.const_ptrs.remove(&name);
+                        self.param_ptrs.remove(&name);
+                    }
                     Ok(())
                 }
                 Statement::Pragma(_) | Statement::Directive(_) => Ok(()),
@@ -388,6 +415,7 @@ impl<'m> Lowerer<'m> {
             std::mem::take(&mut self.consts),
             std::mem::take(&mut self.local_ptrs),
             std::mem::take(&mut self.const_ptrs),
+            std::mem::take(&mut self.param_ptrs),
             std::mem::take(&mut self.labels),
             self.ret_target.replace(cont),
         );
@@ -407,6 +435,7 @@ impl<'m> Lowerer<'m> {
             self.consts,
             self.local_ptrs,
             self.const_ptrs,
+            self.param_ptrs,
             self.labels,
             self.ret_target,
         ) = saved;
@@ -718,6 +747,13 @@ impl<'m> Lowerer<'m> {
     /// True when PTX register `name` is written exactly once.
     pub fn single_def(&self, name: &str) -> bool {
         self.counts.defs.get(name) == Some(&1)
+    }
+
+    /// True when nothing writes PTX register `name` (NVVM reads such
+    /// registers as undefined values, e.g. the high word of a `mov.b64
+    /// d, {lo, %r39}` whose high half is never used).
+    pub fn never_written(&self, name: &str) -> bool {
+        !self.counts.defs.contains_key(name)
     }
 
     /// True when nothing reads PTX register `name`.

@@ -23,6 +23,12 @@ pub(crate) struct Regs {
     ranges: HashMap<String, (ScalarType, u32)>,
     /// Virtual registers handed out so far.
     vregs: HashMap<String, Reg>,
+    /// Nested `{ }` blocks, innermost last: the names their `.reg`
+    /// declarations shadow, and what those stand for inside (NVVM's inline
+    /// sequences declare `%r0`..`%r3` over the function's own).
+    scopes: Vec<HashMap<String, String>>,
+    /// Shadowing declarations so far (they are numbered).
+    shadows: u32,
 }
 
 impl Regs {
@@ -35,7 +41,15 @@ impl Regs {
             return Err(at(decl.span, "lowering of vector registers is not supported yet"));
         }
         for d in &decl.names {
-            let name = d.name.name.as_str().to_string();
+            let mut name = d.name.name.as_str().to_string();
+            if d.range.is_none() && !self.scopes.is_empty() && self.ty(&name).is_some() {
+                let unique = format!("{name}#{}", self.shadows);
+                self.shadows += 1;
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.insert(name, unique.clone());
+                }
+                name = unique;
+            }
             match d.range {
                 Some(n) => {
                     self.ranges.insert(name, (ty, n));
@@ -48,8 +62,25 @@ impl Regs {
         Ok(())
     }
 
+    /// Enters a `{ }` block: its declarations may shadow outer ones.
+    pub fn enter(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    /// Leaves the innermost `{ }` block; returns the names it shadowed.
+    pub fn leave(&mut self) -> Vec<String> {
+        self.scopes.pop().map(|s| s.into_keys().collect()).unwrap_or_default()
+    }
+
+    /// What PTX name `name` stands for here: an inner declaration's own
+    /// name when one shadows it.
+    fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
+        self.scopes.iter().rev().find_map(|s| s.get(name)).map_or(name, String::as_str)
+    }
+
     /// The declared type of register `name`, if it is one.
     pub fn ty(&self, name: &str) -> Option<ScalarType> {
+        let name = self.resolve(name);
         if let Some(&ty) = self.singles.get(name) {
             return Some(ty);
         }
@@ -61,12 +92,13 @@ impl Regs {
 
     /// The virtual register of PTX register `name`, created on first use.
     pub fn get(&mut self, func: &mut Function, name: &str) -> Option<Reg> {
-        if let Some(&reg) = self.vregs.get(name) {
+        let name = self.resolve(name).to_string();
+        if let Some(&reg) = self.vregs.get(&name) {
             return Some(reg);
         }
-        let (file, width) = shape(self.ty(name)?);
+        let (file, width) = shape(self.ty(&name)?);
         let reg = func.new_vreg(file, width);
-        self.vregs.insert(name.to_string(), reg);
+        self.vregs.insert(name, reg);
         Some(reg)
     }
 }
@@ -80,10 +112,11 @@ impl Regs {
     /// Makes PTX register `name` share `reg` (a copy that needs no
     /// instruction); false when `name` already has a register of its own.
     pub fn alias(&mut self, name: &str, reg: Reg) -> bool {
-        if self.vregs.contains_key(name) {
+        let name = self.resolve(name).to_string();
+        if self.vregs.contains_key(&name) {
             return false;
         }
-        self.vregs.insert(name.to_string(), reg);
+        self.vregs.insert(name, reg);
         true
     }
 }

@@ -30,6 +30,10 @@ FORMS = [
     ("rcp.rn.f32", 1), ("rcp.rz.f32", 1), ("rcp.rm.f32", 1), ("rcp.rp.f32", 1),
     ("sqrt.rn.f32", 1), ("sqrt.rz.f32", 1), ("sqrt.rm.f32", 1), ("sqrt.rp.f32", 1),
     ("rcp.rn.f64", 1), ("sqrt.rn.f64", 1), ("div.rp.f64", 2),
+    ("div.rn.f64", 2), ("div.rz.f64", 2), ("div.rm.f64", 2),
+    ("div.rn.ftz.f32", 2), ("rcp.rn.ftz.f32", 1), ("sqrt.rn.ftz.f32", 1),
+    ("rcp.rz.f64", 1), ("rcp.rm.f64", 1), ("rcp.rp.f64", 1),
+    ("sqrt.rz.f64", 1), ("sqrt.rm.f64", 1), ("sqrt.rp.f64", 1),
 ]
 
 # Parameter offsets of the three buffers (sm_80 bank layout, sm_90).

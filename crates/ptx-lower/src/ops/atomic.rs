@@ -1,7 +1,8 @@
 //! Atomics and reductions on global memory, relaxed at GPU scope (PTX's
 //! default): `REDG` (sm_90) / `RED` (sm_80) when the old value is never
-//! read, `ATOMG` when it is; the shared-memory increment as
-//! `ATOMS.POPC.INC`.
+//! read, `ATOMG` when it is; shared-memory atomics as `ATOMS` (the
+//! increment as `ATOMS.POPC.INC`, float addition as a compare-and-swap
+//! loop).
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
@@ -29,10 +30,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         .map(|m| m.name.as_str())
         .collect();
     let types: Vec<ScalarType> = inst.types().collect();
-    if inst.space() == Some(StateSpace::Shared) && !red && words == ["add"] {
-        return shared_increment(cx, inst);
-    }
     let ([op], [ty]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
+    if inst.space() == Some(StateSpace::Shared) {
+        return shared(cx, inst, red, op, *ty);
+    }
     if inst.space() != Some(StateSpace::Global) {
         return Err(unsupported(inst));
     }
@@ -132,17 +133,113 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
     Ok(t.into())
 }
 
+/// `atom.shared.OP.T d, [a], b[, c]` and `red.shared.OP.T [a], b`, 32 bits:
+/// NVIDIA's `ATOMS.OP[.S32] d, [a], b` (`RZ` for an unread result),
+/// `ATOMS.CAS d, [a], b, c`, the increment by 1 as `ATOMS.POPC.INC.32`,
+/// and `add.f32` as a compare-and-swap loop (below).
+fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: ScalarType) -> Lowered {
+    use ScalarType::*;
+    let first = usize::from(!red);
+    let result = if red {
+        None
+    } else {
+        let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+        (!cx.unread(d.name.as_str())).then_some(d)
+    };
+    let one = matches!(operand(inst, first + 1)?.kind, ExprKind::Int { value: 1, .. });
+    if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
+        return shared_increment(cx, inst, first);
+    }
+    if op == "add" && ty == F32 {
+        return shared_float_add(cx, inst, result.map(|d| d.name.as_str()));
+    }
+    let mods: &[&str] = match (op, ty) {
+        ("add", U32 | S32) => &["ADD"],
+        ("min", S32) => &["MIN", "S32"],
+        ("min", U32) => &["MIN"],
+        ("max", S32) => &["MAX", "S32"],
+        ("max", U32) => &["MAX"],
+        ("inc", U32) => &["INC"],
+        ("dec", U32) => &["DEC"],
+        ("and", B32) => &["AND"],
+        ("or", B32) => &["OR"],
+        ("xor", B32) => &["XOR"],
+        ("exch", B32 | U32 | S32 | F32) => &["EXCH"],
+        ("cas", B32 | U32 | S32) => &["CAS"],
+        _ => return Err(unsupported(inst)),
+    };
+    let b = value(cx, inst, first + 1, ty)?;
+    let mut uses = vec![shared_address(cx, inst, first)?, b];
+    if op == "cas" {
+        uses.push(value(cx, inst, first + 2, ty)?);
+    }
+    let d = match result {
+        Some(d) => cx.reg(d.name.as_str(), d.span)?,
+        None => Reg::RZ,
+    };
+    cx.emit(Opcode::ATOMS, mods, vec![d.into()], uses, inst.span)
+}
+
 /// `atom.shared.add.u32 d, [a], 1` with `d` never read: NVIDIA's
 /// `ATOMS.POPC.INC.32 RZ, [a+URZ]` (the hardware adds, per address, the
 /// number of the warp's threads that increment it).
-fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
-    let one = matches!(operand(inst, 2)?.kind, ExprKind::Int { value: 1, .. });
-    let u32 = matches!(inst.types().collect::<Vec<_>>().as_slice(), [ScalarType::U32 | ScalarType::S32]);
-    if !one || !u32 || !cx.unread(d.name.as_str()) {
-        return Err(unsupported(inst));
-    }
-    let OperandKind::Mem(mut addr) = shared_address(cx, inst, 1)?.kind else { return Err(unsupported(inst)) };
+fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize) -> Lowered {
+    let OperandKind::Mem(mut addr) = shared_address(cx, inst, first)?.kind else { return Err(unsupported(inst)) };
     addr.ubase = Some(Reg::URZ);
     cx.emit(Opcode::ATOMS, &["POPC", "INC", "32"], vec![Reg::RZ.into()], vec![OperandKind::Mem(addr).into()], inst.span)
+}
+
+/// `atom.shared.add.f32 d, [a], b`: NVIDIA's loop (no float add on shared
+/// memory), the old value read, the sum stored only if memory still holds
+/// it:
+///
+/// ```text
+/// loop: old = LDS [a]
+///       new = FADD b, old
+///       ok = ATOMS.CAST.SPIN [a], old, new    (1 when it stored)
+///       p = ISETP.EQ.U32.AND ok, 0x1
+///       @!p BRA loop
+/// ```
+///
+/// `d` is the last `old`. A guarded atomic is not lowered (the loop
+/// would need a branch around it).
+fn shared_float_add(cx: &mut Lowerer<'_>, inst: &Instruction, result: Option<&str>) -> Lowered {
+    if cx.guard.is_some() {
+        return Err(unsupported(inst));
+    }
+    let span = inst.span;
+    let b = value(cx, inst, 2, ScalarType::F32)?;
+    let addr = shared_address(cx, inst, 1)?;
+    let body = cx.func.add_block();
+    cx.func.layout.pop();
+    cx.place_block(body);
+    let old = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::LDS, &[], vec![old.into()], vec![addr.clone()], span)?;
+    let new = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::FADD, &[], vec![new.into()], vec![b, old.into()], span)?;
+    let ok = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::ATOMS, &["CAST", "SPIN"], vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
+    let p = cx.temp(RegFile::P, 1);
+    let pt = Operand::reg(Reg::PT);
+    cx.emit(
+        Opcode::ISETP,
+        &["EQ", "U32", "AND"],
+        vec![p.into(), pt.clone()],
+        vec![ok.into(), Operand::int(1), pt],
+        span,
+    )?;
+    cx.guard = Some(ori_ir::Guard { pred: p, negated: true });
+    let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(body)], span);
+    cx.guard = None;
+    branch?;
+    let after = cx.func.add_block();
+    cx.func.layout.pop();
+    cx.place_block(after);
+    match result {
+        Some(d) => {
+            let d = cx.reg(d, span)?;
+            cx.emit(Opcode::MOV, &[], vec![d.into()], vec![old.into()], span)
+        }
+        None => Ok(()),
+    }
 }

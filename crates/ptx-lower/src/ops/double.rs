@@ -16,8 +16,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let f64 = ScalarType::F64;
-    let d = dst(cx, inst, 0)?;
     let op = inst.opcode.name.as_str();
+    if matches!(op, "min" | "max") {
+        return min_max(cx, inst, op == "max");
+    }
+    let d = dst(cx, inst, 0)?;
     if matches!(op, "abs" | "neg") {
         // NVIDIA's `DADD d, -RZ, |a|` / `DADD d, -RZ, -a`: exact, and -0
         // plus a zero keeps the sign PTX wants.
@@ -120,4 +123,36 @@ fn short_imm(cx: &mut Lowerer<'_>, x: Operand, inst: &Instruction) -> Lowered<Op
         }
         _ => Ok(x),
     }
+}
+
+/// `min.f64`/`max.f64 d, a, b`: NVIDIA's `DSETP.MIN.AND p, q, a, b, PT`
+/// (`p`: `a` is the result; `q`: both are NaN), `SEL` of the low words and
+/// `FSEL` of the high words by `p`, and when `q` the high word of `b` with
+/// its quiet bit set (`LOP3.LUT 0x80000`): PTX's NaN result. Built in a
+/// fresh pair, copied to `d` under the PTX guard.
+fn min_max(cx: &mut Lowerer<'_>, inst: &Instruction, max: bool) -> Lowered {
+    use super::seq::{Seq, when};
+    let d = dst(cx, inst, 0)?;
+    let seq = Seq::start(cx, inst.span);
+    let pair = |i: usize, cx: &mut Lowerer<'_>| -> Lowered<Reg> {
+        match src(cx, inst, i, ScalarType::F64)? {
+            Operand { kind: OperandKind::Reg(r), .. } if r.width == 2 => Ok(r),
+            Operand { kind: OperandKind::Imm(Imm::F64(bits)), .. } => super::wide::materialize(cx, bits, inst.span),
+            _ => Err(unsupported(inst)),
+        }
+    };
+    let (a, b) = (pair(1, cx)?, pair(2, cx)?);
+    let (p, q) = (cx.temp(ori_ir::RegFile::P, 1), cx.temp(ori_ir::RegFile::P, 1));
+    let cmp = if max { "MAX" } else { "MIN" };
+    let pt = Operand::reg(Reg::PT);
+    seq.op(cx, Opcode::DSETP, &[cmp, "AND"], vec![p.into(), q.into()], vec![a.into(), b.into(), pt.clone()])?;
+    let t = cx.temp(ori_ir::RegFile::R, 2);
+    let word = |r: Reg, w: u8| Operand::reg(r.part(w, 1));
+    let lo = Operand::reg(t.part(0, 1)).undef();
+    seq.op(cx, Opcode::SEL, &[], vec![lo], vec![word(a, 0), word(b, 0), p.into()])?;
+    seq.op(cx, Opcode::FSEL, &[], vec![word(t, 1)], vec![word(a, 1), word(b, 1), p.into()])?;
+    let uses = vec![word(b, 1), Operand::int(0x80000), Operand::reg(Reg::RZ), Operand::int(0xfc), pt.inverted()];
+    seq.op_if(cx, when(q), Opcode::LOP3, &["LUT"], vec![word(t, 1)], uses)?;
+    seq.finish(cx);
+    cx.copy_pair(d.into(), t.into(), inst.span)
 }

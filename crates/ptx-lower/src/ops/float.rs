@@ -73,6 +73,35 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(op, &mods, vec![d.into()], uses, inst.span)
 }
 
+/// `copysign.f32 d, a, b`: `b` with the sign of `a`, one `LOP3.LUT d, b,
+/// 0x80000000, a, 0xb8` (bits of `a` where the mask is set, of `b`
+/// elsewhere), NVIDIA's form; constant sources go to registers first
+/// (`IMAD.MOV.U32`, as NVIDIA's code does for `copysign(x, 1.0)`).
+pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? == ScalarType::F64 {
+        return super::wide::copysign(cx, inst);
+    }
+    if ty(inst)? != ScalarType::F32 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let mut regs = Vec::with_capacity(2);
+    for i in [2, 1] {
+        let x = match src(cx, inst, i, ScalarType::F32)? {
+            Operand { kind: ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)), .. } => {
+                let t = cx.temp(ori_ir::RegFile::R, 1);
+                cx.imad_mov(t.into(), Operand::int(i64::from(bits)), inst.span)?;
+                Operand::reg(t)
+            }
+            x => x,
+        };
+        regs.push(x);
+    }
+    let [magnitude, sign] = <[Operand; 2]>::try_from(regs).map_err(|_| unsupported(inst))?;
+    let uses = vec![magnitude, Operand::int(0x8000_0000), sign, Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span)
+}
+
 /// SASS modifiers for PTX's rounding, flush-to-zero and saturation.
 fn modifiers(inst: &Instruction) -> Lowered<Vec<String>> {
     let mut out = Vec::new();

@@ -39,7 +39,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     // operands' low bits run at 32 bits.
     let narrow_ok = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "not" | "shl")
         || (matches!(op, "mul" | "mad") && inst.has("lo"));
-    if ty.bits() != 32 && !(ty.bits() == 16 && inst.has("wide")) && !(matches!(ty.bits(), 8 | 16) && narrow_ok) {
+    let shr16 = ty.bits() == 16 && op == "shr";
+    let wide16 = ty.bits() == 16 && inst.has("wide");
+    let narrow = matches!(ty.bits(), 8 | 16) && narrow_ok;
+    if !(ty.bits() == 32 || wide16 || narrow || shr16) {
         return Err(unsupported(inst));
     }
     let signed = matches!(ty, ScalarType::S32 | ScalarType::S16);
@@ -124,6 +127,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             lop3(cx, d, a, b, lut, span)?;
         }
         "not" => lop3(cx, d, Operand::reg(Reg::RZ), a, LUT_NOT_B, span)?,
+        "shr" if shr16 => shift16(cx, inst, d, a, signed)?,
         "shl" | "shr" => shift(cx, inst, d, a, signed)?,
         _ => return Err(unsupported(inst)),
     }
@@ -146,6 +150,34 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
         let kind = if signed { "S32" } else { "U32" };
         cx.emit(Opcode::SHF, &["R", kind, "HI"], vec![d.into()], vec![rz, amount, a], inst.span)
     }
+}
+
+/// `shr.{u16,s16,b16}`: the value widened from its low half first (`LOP3
+/// & 0xffff`, or `PRMT 0x9910` for `.s16`), then the 32-bit shift; a
+/// register amount is clamped with `IMNMX.U32 n, 0xffff` (`VIMNMX` on
+/// sm_90). NVIDIA's sequence (large_unroll's `shr.u16`, and probes).
+fn shift16(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: bool) -> Lowered {
+    let span = inst.span;
+    let rz = Operand::reg(Reg::RZ);
+    let wide = cx.temp(ori_ir::RegFile::R, 1);
+    if signed {
+        cx.emit(Opcode::PRMT, &[], vec![wide.into()], vec![a, Operand::int(0x9910), rz.clone()], span)?;
+    } else {
+        lop3(cx, wide, a, Operand::int(0xffff), LUT_AND, span)?;
+    }
+    let amount = src(cx, inst, 2, ScalarType::U32)?;
+    let amount = match amount.as_reg() {
+        Some(_) => {
+            let t = cx.temp(ori_ir::RegFile::R, 1);
+            let opcode = if cx.sm.version >= 90 { Opcode::VIMNMX } else { Opcode::IMNMX };
+            let uses = vec![amount, Operand::int(0xffff), Operand::reg(Reg::PT)];
+            cx.emit(opcode, &["U32"], vec![t.into()], uses, span)?;
+            t.into()
+        }
+        None => amount,
+    };
+    let kind = if signed { "S32" } else { "U32" };
+    cx.emit(Opcode::SHF, &["R", kind, "HI"], vec![d.into()], vec![rz, amount, wide.into()], span)
 }
 
 /// `add.{s,u}64 d, p, k` of a local address `p = R1 + o` (written once)

@@ -7,6 +7,7 @@ use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind
 use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::{GlobalRef, Lowerer};
+use crate::params::ParamAt;
 use crate::values::ParamValue;
 
 /// The element count of a `.v2`/`.v4` access.
@@ -27,7 +28,9 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return load_vector(cx, inst, ty, n);
     }
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
-    if inst.space() == Some(StateSpace::Param) {
+    // A register base is an address into the kernel's parameters, not a
+    // call-sequence variable.
+    if inst.space() == Some(StateSpace::Param) && cx.regs.ty(base.name.as_str()).is_none() {
         let words = if ty.bits() == 64 { 2 } else { 1 };
         if let Some(slot) = cx.param_slot(base.name.as_str(), offset, words, inst.span)? {
             let d = dst(cx, inst, 0)?;
@@ -39,9 +42,11 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     match inst.space() {
         Some(StateSpace::Param) => {
-            let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
-            let at = i64::from(cx.sm.target().param_base) + i64::from(slot.offset) + offset;
-            let at = i32::try_from(at).map_err(|_| unsupported(inst))?;
+            let at = match cx.param_at(base.name.as_str(), offset, inst.span)? {
+                Some(ParamAt::Fixed(at)) => at,
+                Some(ParamAt::Indexed(reg, at)) => return param_indexed(cx, inst, ty, reg, at),
+                None => return Err(unsupported(inst)),
+            };
             let ExprKind::Name(dest, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
             let words = match ty.bits() {
                 8 | 16 => return narrow_param(cx, inst, ty, at),
@@ -96,6 +101,31 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
 }
 
+/// `ld.param.T d, [r+off]` through a register holding an offset into the
+/// parameter block: `LDC[.U8/.S16/.64] d, c[0x0][r + off]` (on sm_80 too,
+/// NVIDIA's form in struct_params).
+fn param_indexed(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, reg: ori_ir::Reg, at: i32) -> Lowered {
+    let size = match ty.bits() {
+        8 | 16 => Some(ldc_narrow(ty)),
+        32 => None,
+        64 => Some("64"),
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let source = OperandKind::CBank(CBank { bank: Bank::Fixed(0), reg: Some(reg), offset: at }).into();
+    cx.emit(Opcode::LDC, &size.into_iter().collect::<Vec<_>>(), vec![d.into()], vec![source], inst.span)
+}
+
+/// The `LDC` size of an 8- or 16-bit type.
+fn ldc_narrow(ty: ScalarType) -> &'static str {
+    match (ty.bits(), matches!(ty, ScalarType::S8 | ScalarType::S16)) {
+        (8, false) => "U8",
+        (8, true) => "S8",
+        (_, false) => "U16",
+        (_, true) => "S16",
+    }
+}
+
 /// `ld.param.{u,s}{8,16} d, [p+off]`: `LDC.U8` etc. on sm_90 (NVIDIA's
 /// form, struct_params); sm_80 reads the word around it from the bank and
 /// cuts the value out with `PRMT`.
@@ -104,13 +134,7 @@ fn narrow_param(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, at: i3
     let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     let bytes = ty.bits() / 8;
     if cx.sm.version >= 90 {
-        let size = match (bytes, signed) {
-            (1, false) => "U8",
-            (1, true) => "S8",
-            (_, false) => "U16",
-            (_, true) => "S16",
-        };
-        return cx.emit(Opcode::LDC, &[size], vec![d.into()], vec![Operand::cbank(0, at)], inst.span);
+        return cx.emit(Opcode::LDC, &[ldc_narrow(ty)], vec![d.into()], vec![Operand::cbank(0, at)], inst.span);
     }
     let word = cx.temp(ori_ir::RegFile::R, 1);
     cx.emit(Opcode::MOV, &[], vec![word.into()], vec![Operand::cbank(0, at & !3)], inst.span)?;
@@ -272,6 +296,8 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         (["cs"], _) => (&["EF"], &[]),
         (["cg"], _) => (&[], &["STRONG", "GPU"]),
         (["wt"], false) => (&[], &["STRONG", "SYS"]),
+        // NVIDIA's spinlock_fence: volatile accesses are strong at system scope.
+        (["volatile"], _) => (&[], &["STRONG", "SYS"]),
         _ => return Err(unsupported(inst)),
     };
     let mut mods = vec!["E"];

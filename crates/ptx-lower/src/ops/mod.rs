@@ -7,11 +7,13 @@ mod atomic;
 mod bits;
 pub(crate) mod call;
 mod cluster;
+mod carry;
 mod cmp;
 mod ctrl;
 mod cvt;
 mod divide;
 mod double;
+mod fence;
 mod float;
 mod half;
 mod ieee;
@@ -55,6 +57,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "cvta" if inst.space() == Some(ptx_syntax::ast::StateSpace::Local) => call::cvta_local(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
+        "addc" | "subc" | "madc" => carry::lower(cx, inst).map(|()| None),
+        "add" | "sub" | "mad" if inst.has("cc") => carry::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
             let ty = ty(inst)?;
@@ -76,6 +80,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
+        "copysign" => float::copysign(cx, inst).map(|()| None),
+        "membar" | "fence" => fence::fence(cx, inst).map(|()| None),
+        "nanosleep" => fence::nanosleep(cx, inst).map(|()| None),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
         "call" => cx.inline_call(inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),

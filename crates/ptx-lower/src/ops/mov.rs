@@ -45,6 +45,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         if component.is_none() && cx.function_address(r.name.as_str(), d, s.span)? {
             return Ok(());
         }
+        if component.is_none() && cx.param_address(r.name.as_str(), d, dest.name.as_str(), s.span)? {
+            return Ok(());
+        }
         return special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), d, s.span);
     }
     if d.width == 2 {
@@ -107,18 +110,23 @@ fn pack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
     let mut words = Vec::with_capacity(2);
     for part in parts {
         words.push(match &part.kind {
-            ExprKind::Name(r, None) => Operand::reg(cx.reg(r.name.as_str(), part.span)?),
-            ExprKind::Int { value, .. } => Operand::int(i64::from(*value as u32)),
+            // A register never written is an undefined word: left as is.
+            ExprKind::Name(r, None) if cx.never_written(r.name.as_str()) => None,
+            ExprKind::Name(r, None) => Some(Operand::reg(cx.reg(r.name.as_str(), part.span)?)),
+            ExprKind::Int { value, .. } => Some(Operand::int(i64::from(*value as u32))),
             _ => return Err(unsupported(inst)),
         });
     }
     // Reading a word of `d` itself would read it after the first MOV
     // replaced it: go through a fresh pair then.
-    let reads_d = words.iter().any(|w| w.as_reg().is_some_and(|r| r.num == d.num && r.file == d.file));
+    let reads_d = words.iter().flatten().any(|w| w.as_reg().is_some_and(|r| r.num == d.num && r.file == d.file));
     let target = if reads_d { cx.temp(ori_ir::RegFile::R, 2) } else { d };
+    let mut first = true;
     for (i, w) in words.into_iter().enumerate() {
+        let Some(w) = w else { continue };
         let def = Operand::reg(target.part(i as u8, 1));
-        let def = if i == 0 { def.undef() } else { def };
+        let def = if first { def.undef() } else { def };
+        first = false;
         cx.emit(Opcode::MOV, &[], vec![def], vec![w], inst.span)?;
     }
     if reads_d {

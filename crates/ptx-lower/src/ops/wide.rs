@@ -13,6 +13,8 @@
 //! | `and`/`or`/`xor`/`not.b64` | `LOP3.LUT` on each word |
 //! | `setp.CMP.{s,u}64 p, a, b` | `ISETP.CMP.U32.AND p, PT, a.lo, b.lo, PT`; `ISETP.CMP[.U32].AND.EX p, PT, a.hi, b.hi, c, p` |
 //! | `selp.b64 d, a, b, p` | `SEL` on each word |
+//! | `min`/`max.{u64,s64} d, a, b` | the `setp.lt`/`setp.gt` pair above, then `SEL` on each word |
+//! | `copysign.f64 d, a, b` | `LOP3.LUT d.hi, b.hi, 0x80000000, a.hi, 0xb8`; `MOV d.lo, b.lo` |
 //!
 //! The first word written starts the destination's new value (`undef`),
 //! unless the destination is also a source, whose other word is still to
@@ -180,6 +182,31 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             }
             Ok(())
         }
+        "min" | "max" => {
+            // NVIDIA's: the comparison of the words chained by `.EX`, then a
+            // `SEL` of each word.
+            let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
+            let (a, b) = if matches!(a, Src64::Imm(_)) { (b, a) } else { (a, b) };
+            let b = match b {
+                Src64::Imm(v) => Src64::Reg(materialize(cx, v, span)?),
+                reg => reg,
+            };
+            let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
+            let cmp = if op == "min" { "LT" } else { "GT" };
+            let signed = ty == ScalarType::S64;
+            let (low, pick) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::P, 1));
+            let pt = || Operand::reg(Reg::PT);
+            let uses = vec![a.word(0), b.word(0), pt()];
+            cx.emit(Opcode::ISETP, &[cmp, "U32", "AND"], vec![low.into(), pt()], uses, span)?;
+            let mods: &[&str] = if signed { &[cmp, "AND", "EX"] } else { &[cmp, "U32", "AND", "EX"] };
+            let uses = vec![a.word(1), b.word(1), pt(), low.into()];
+            cx.emit(Opcode::ISETP, mods, vec![pick.into(), pt()], uses, span)?;
+            let mut dd = Dest::new(d, &[a, b]);
+            for w in 0..2 {
+                cx.emit(Opcode::SEL, &[], vec![dd.word(w)], vec![a.word(w), b.word(w), pick.into()], span)?;
+            }
+            Ok(())
+        }
         "shl" | "shr" => {
             let a = src64(cx, inst, 1)?;
             let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
@@ -281,6 +308,29 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         cx.emit(Opcode::SEL, &[], vec![dd.word(w)], vec![a.word(w), b.word(w), p.clone()], inst.span)?;
     }
     Ok(())
+}
+
+/// `copysign.f64 d, a, b`: `b` with the sign of `a`, NVIDIA's `LOP3.LUT
+/// d.hi, b.hi, 0x80000000, a.hi, 0xb8` and a copy of the low word (the
+/// high word first: it reads both sources).
+pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let mut regs = [Reg::RZ; 2];
+    for (k, i) in [1, 2].into_iter().enumerate() {
+        regs[k] = match src64(cx, inst, i)? {
+            Src64::Reg(r) => r,
+            Src64::Imm(v) => materialize(cx, v, inst.span)?,
+        };
+    }
+    let [a, b] = regs.map(Src64::Reg);
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let mut dd = Dest::new(d, &[a, b]);
+    let uses =
+        vec![b.word(1), Operand::int(0x8000_0000), a.word(1), Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![dd.word(1)], uses, inst.span)?;
+    cx.emit(Opcode::MOV, &[], vec![dd.word(0)], vec![b.word(0)], inst.span)
 }
 
 /// A fresh pair holding `value`, one `IMAD.MOV.U32` per word (NVIDIA's
