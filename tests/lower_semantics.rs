@@ -2010,7 +2010,11 @@ fn cluster_dsmem() {
         hist[i / per_cluster * 64 + usize::from(b & 63)] += 1;
     }
     let args = || {
-        vec![Arg::Buffer(data.clone()), Arg::Value(i32s(&[per_cluster as i32])), Arg::Buffer(vec![0; 4 * 64 * clusters])]
+        vec![
+            Arg::Buffer(data.clone()),
+            Arg::Value(i32s(&[per_cluster as i32])),
+            Arg::Buffer(vec![0; 4 * 64 * clusters]),
+        ]
     };
     let want = [data.clone(), words(&hist, u32::to_le_bytes)];
     check("cluster_dsmem", &[90], "cluster_hist", 2 * clusters as u32, 256, args, &want);

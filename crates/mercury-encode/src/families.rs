@@ -205,6 +205,8 @@ const MEMBAR_SEM: Slot = Slot::Field(WordField { pos: 79, len: 2, words: &["SC",
 const MEMBAR_SCOPE: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["CTA", "SM", "GPU", "SYS"] });
 /// Rounding of DADD, DMUL and DFMA (bits 78..79).
 const DOUBLE_ROUND: Slot = Slot::Field(WordField { pos: 78, len: 2, words: &["", "RM", "RP", "RZ"] });
+/// `.SAT` of FMUL (bit 77, printed last: `FMUL.FTZ.RZ.SAT`).
+const SAT_77: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["", "SAT"] });
 /// The product scale of FMUL (bits 84..86).
 const FMUL_SCALE: Slot =
     Slot::Field(WordField { pos: 84, len: 3, words: &[INVALID, "D8", "D4", "D2", "", "M2", "M4", "M8"] });
@@ -301,7 +303,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
     Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
-    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78], negate: None },
+    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
     Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DFMA", sm: None, slots: &[DOUBLE_ROUND], negate: None },

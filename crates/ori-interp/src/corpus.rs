@@ -1037,9 +1037,8 @@ fn conv1d_cp_async(k: &Kernel) -> Result<Stats, String> {
     let (px, pw, py) = (g.alloc(f32s(&x)), g.alloc(f32s(&w)), g.alloc(vec![0; 4 * nchunks * 1024]));
     let p = Params::new(k).set(0, &px.to_le_bytes())?.set(1, &pw.to_le_bytes())?.set(2, &py.to_le_bytes())?;
     let stats = launch(k, &mut g, 4, 256, p.set(3, &(nchunks as i32).to_le_bytes())?)?;
-    let want: Vec<u32> = (0..nchunks * 1024)
-        .map(|i| (0..7).fold(0f32, |s, t| w[t].mul_add(x[i + t], s)).to_bits())
-        .collect();
+    let want: Vec<u32> =
+        (0..nchunks * 1024).map(|i| (0..7).fold(0f32, |s, t| w[t].mul_add(x[i + t], s)).to_bits()).collect();
     exact("y", &read_u32(&g, py), &want).map(|_| stats)
 }
 

@@ -945,7 +945,8 @@ impl Cta<'_> {
                         let mut word = 0u32;
                         for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
                             let own = self.cluster_shared(rows[row] + byte).filter(|w| w.0 == self.rank);
-                            let Some(data) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2)) else {
+                            let Some(data) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2))
+                            else {
                                 return fault(format!("LDSM row address {:#x} out of bounds (lane {row})", rows[row]));
                             };
                             word |= (load_le(data) as u32) << (16 * k);

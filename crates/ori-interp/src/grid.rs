@@ -57,7 +57,9 @@ pub fn run_grid(
         .filter(|&t| t > 0 && t <= 1024)
         .ok_or_else(|| Error::Launch(format!("a CTA of {bx}x{by}x{bz} threads")))?;
     let cluster = func.attrs.cluster_dims.unwrap_or([1, 1, 1]);
-    if (0..3).any(|k| cluster[k] == 0 || !launch.grid[k].is_multiple_of(cluster[k])) || cluster.iter().product::<u32>() > 16 {
+    if (0..3).any(|k| cluster[k] == 0 || !launch.grid[k].is_multiple_of(cluster[k]))
+        || cluster.iter().product::<u32>() > 16
+    {
         return Err(Error::Launch(format!("a grid of {:?} CTAs in clusters of {cluster:?}", launch.grid)));
     }
     let ranks = cluster.iter().product::<u32>() as usize;

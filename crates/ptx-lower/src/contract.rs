@@ -33,7 +33,7 @@ pub(crate) struct Contraction {
     products: HashMap<String, Instruction>,
     /// Adds that become FMAs: their span's byte range, and the operand
     /// (1 or 2) that is a contracted product.
-    sites: HashMap<(u32, u32), usize>,
+    sites: HashMap<(usize, usize), usize>,
 }
 
 impl Contraction {
@@ -89,10 +89,7 @@ impl Contraction {
             let before = products.len();
             products.retain(|p, _| contracted.contains(p.as_str()) && !other_reads.contains(p));
             if products.len() == before {
-                return Contraction {
-                    products: products.into_iter().map(|(k, v)| (k, v.clone())).collect(),
-                    sites,
-                };
+                return Contraction { products: products.into_iter().map(|(k, v)| (k, v.clone())).collect(), sites };
             }
         }
     }
@@ -122,7 +119,7 @@ fn collect<'s>(statements: &'s [Statement], out: &mut Vec<&'s Instruction>) {
     }
 }
 
-fn range(i: &Instruction) -> (u32, u32) {
+fn range(i: &Instruction) -> (usize, usize) {
     let r = i.span.range();
     (r.start, r.end)
 }
@@ -166,7 +163,7 @@ fn site(i: &Instruction, products: &HashMap<String, &Instruction>) -> Option<usi
     if a.is_some() && a == b {
         return None;
     }
-    [1, 2].into_iter().find(|&k| {
-        name(&i.operands[k]).and_then(|n| products.get(n)).is_some_and(|p| contractible(p) == Some(kind))
-    })
+    [1, 2]
+        .into_iter()
+        .find(|&k| name(&i.operands[k]).and_then(|n| products.get(n)).is_some_and(|p| contractible(p) == Some(kind)))
 }

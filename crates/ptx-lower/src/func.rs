@@ -8,6 +8,7 @@ use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, Op
 use ptx_syntax::Span;
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 
+use crate::contract::Contraction;
 use crate::error::{Lowered, Pending, at};
 use crate::layout::VarLayout;
 use crate::params::Params;
@@ -82,6 +83,8 @@ pub(crate) struct Lowerer<'m> {
     pub consts: HashMap<String, i64>,
     /// Writes and reads of each PTX register in the body.
     counts: Counts,
+    /// The FMA contractions of the body being lowered (`contract.rs`).
+    pub(crate) contraction: Contraction,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
     /// The carry flag of the last `.cc` instruction (ops/carry.rs).
@@ -199,6 +202,7 @@ impl<'m> Lowerer<'m> {
             param_ptrs: HashMap::new(),
             consts: HashMap::new(),
             counts: Counts::of(&body.statements),
+            contraction: Contraction::default(),
             guard: None,
             carry: None,
             converged: true,
@@ -212,6 +216,7 @@ impl<'m> Lowerer<'m> {
             param_aliases: HashMap::new(),
             param_decls: 0,
         };
+        cx.contraction = Contraction::of(&body.statements, &cx.counts);
         let entry = cx.block();
         cx.order.push(entry);
         cx.current = Some(entry);
@@ -410,6 +415,7 @@ impl<'m> Lowerer<'m> {
         let saved = (
             std::mem::take(&mut self.regs),
             std::mem::replace(&mut self.counts, Counts::of(&body.statements)),
+            std::mem::take(&mut self.contraction),
             std::mem::take(&mut self.products),
             std::mem::take(&mut self.param_values),
             std::mem::take(&mut self.consts),
@@ -419,6 +425,7 @@ impl<'m> Lowerer<'m> {
             std::mem::take(&mut self.labels),
             self.ret_target.replace(cont),
         );
+        self.contraction = Contraction::of(&body.statements, &self.counts);
         self.inlining.push(fname);
         let mut errors = Vec::new();
         self.statements(&body.statements, &mut errors);
@@ -430,6 +437,7 @@ impl<'m> Lowerer<'m> {
         (
             self.regs,
             self.counts,
+            self.contraction,
             self.products,
             self.param_values,
             self.consts,
@@ -550,6 +558,13 @@ impl<'m> Lowerer<'m> {
         self.current = None;
         self.converged = false;
         self.products.retain(|_, p| p.stable);
+    }
+
+    /// The last instruction with opcode `op` in the block being filled.
+    pub fn last_emitted_mut(&mut self, op: Opcode) -> Option<&mut Inst> {
+        let block = self.current?;
+        let id = *self.func.blocks[block].insts.iter().rev().find(|&&i| self.func.insts[i].op == op)?;
+        Some(&mut self.func.insts[id])
     }
 
     fn current_block(&mut self) -> BlockId {

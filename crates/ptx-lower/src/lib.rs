@@ -11,6 +11,7 @@
 
 mod attrs;
 mod callgraph;
+mod contract;
 mod error;
 mod func;
 mod globals;

@@ -6,9 +6,10 @@ mod async_copy;
 mod atomic;
 mod bits;
 pub(crate) mod call;
-mod cluster;
 mod carry;
+mod cluster;
 mod cmp;
+mod contracted;
 mod ctrl;
 mod cvt;
 mod divide;
@@ -59,6 +60,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "addc" | "subc" | "madc" => carry::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mad" if inst.has("cc") => carry::lower(cx, inst).map(|()| None),
+        // FMA contraction (`contract.rs`): the product goes into its adds.
+        "mul" if cx.contraction.skips(inst) => Ok(None),
+        "add" | "sub" if cx.contraction.product_of(inst).is_some() => contracted::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
             let ty = ty(inst)?;

@@ -1,0 +1,51 @@
+//! Adds that NVIDIA's ptxas contracts with a product into one FMA
+//! (`contract.rs` decides which): lowered as the `fma` of the product's
+//! factors and the other addend, then the negation a `sub` needs is put on
+//! the FMA's addend (`p - c`) or first factor (`c - p`).
+
+use ori_ir::{Imm, Opcode, Operand, OperandKind};
+use ptx_syntax::Name;
+use ptx_syntax::ast::{Instruction, ScalarType};
+
+use super::{double, float, ty, unsupported};
+use crate::error::Lowered;
+use crate::func::Lowerer;
+
+/// Lowers `add`/`sub` `inst`, one operand of which is a contracted product.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let Some((k, mul)) = cx.contraction.product_of(inst).map(|(k, m)| (k, m.clone())) else {
+        return Err(unsupported(inst));
+    };
+    let mut fma = inst.clone();
+    fma.opcode.name = Name::from("fma");
+    fma.operands =
+        vec![inst.operands[0].clone(), mul.operands[1].clone(), mul.operands[2].clone(), inst.operands[3 - k].clone()];
+    let op = match ty(inst)? {
+        ScalarType::F64 => {
+            double::lower(cx, &fma)?;
+            Opcode::DFMA
+        }
+        _ => {
+            float::lower(cx, &fma)?;
+            Opcode::FFMA
+        }
+    };
+    if inst.opcode.name.as_str() == "sub" {
+        let emitted = cx.last_emitted_mut(op).ok_or_else(|| unsupported(inst))?;
+        // `p - c` negates the addend, `c - p` the product (through its
+        // first factor, a register wherever the lowering put one).
+        let slot = if k == 1 { 2 } else { 0 };
+        let operand = emitted.uses.get_mut(slot).ok_or_else(|| unsupported(inst))?;
+        negate(operand);
+    }
+    Ok(())
+}
+
+/// `-x`: the sign of an immediate flipped, else the operand's negation mark.
+fn negate(x: &mut Operand) {
+    match &mut x.kind {
+        OperandKind::Imm(Imm::F32(bits)) => *bits ^= 0x8000_0000,
+        OperandKind::Imm(Imm::F64(bits)) => *bits ^= 1 << 63,
+        _ => x.flags.neg = !x.flags.neg,
+    }
+}
