@@ -2019,3 +2019,32 @@ fn cluster_dsmem() {
     let want = [data.clone(), words(&hist, u32::to_le_bytes)];
     check("cluster_dsmem", &[90], "cluster_hist", 2 * clusters as u32, 256, args, &want);
 }
+
+/// `tests/ptx/contract.ptx`: FMA contraction of products into the adds
+/// that read them, as NVIDIA's ptxas does by default (fused or not, and
+/// with which signs); inputs whose products round.
+#[test]
+fn fma_contraction_matches_nvidia() {
+    let mut x = 0x2545_f491u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let n = 64usize;
+    let mut input = Vec::with_capacity(32 * n);
+    for _ in 0..n {
+        for _ in 0..4 {
+            // Mantissas with every bit busy, exponents near 1.
+            let f = f32::from_bits(0x3f00_0000 | (next() & 0x00ff_ffff)) * if next() & 1 == 0 { 1.0 } else { -3.0 };
+            input.extend(f.to_le_bytes());
+        }
+        for _ in 0..2 {
+            let d = f64::from_bits(0x3ff0_0000_0000_0000 | (u64::from(next()) << 20 | u64::from(next())));
+            input.extend(d.to_le_bytes());
+        }
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 72 * n])];
+    matches_nvidia("contract", n as u32, args, 1, 72, |t| format!("thread {t}"));
+}

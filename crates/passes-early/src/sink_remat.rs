@@ -49,7 +49,7 @@ impl Phase for SinkRemat {
         let live = Liveness::compute(func, &cfg);
         let facts = Facts::of(func);
         for block in func.layout.clone() {
-            while sink_block(func, block, &facts, &live) {}
+            sink_block(func, block, &facts, &live);
         }
         Ok(())
     }
@@ -86,26 +86,98 @@ impl Facts {
     }
 }
 
-/// One bottom-up pass over `block`; true when something moved.
-fn sink_block(func: &mut Function, block: BlockId, facts: &Facts, live: &Liveness) -> bool {
-    let mut moved = false;
-    let mut k = func.blocks[block].insts.len();
-    while k > 0 {
-        k -= 1;
-        let Some(to) = destination(func, block, k, facts, live) else { continue };
-        let insts = &mut func.blocks[block].insts;
-        let id = insts.remove(k);
-        insts.insert(to - 1, id);
-        moved = true;
-    }
-    moved
+/// The order of one block's instructions, with what the decisions need.
+struct BlockOrder {
+    insts: Vec<InstId>,
+    /// Position of each instruction.
+    pos: HashMap<InstId, usize>,
+    /// Positions writing each register, ascending.
+    writes: HashMap<VReg, Vec<usize>>,
+    /// Last position reading each register.
+    last_read: HashMap<VReg, usize>,
 }
 
-/// Where the instruction at `k` of `block` should go (the index of its
-/// reader), when it should move.
-fn destination(func: &Function, block: BlockId, k: usize, facts: &Facts, live: &Liveness) -> Option<usize> {
-    let insts = &func.blocks[block].insts;
-    let inst = &func.insts[insts[k]];
+impl BlockOrder {
+    fn of(func: &Function, block: BlockId) -> BlockOrder {
+        let insts = func.blocks[block].insts.clone();
+        let mut pos = HashMap::with_capacity(insts.len());
+        let mut writes: HashMap<VReg, Vec<usize>> = HashMap::new();
+        let mut last_read = HashMap::new();
+        for (k, &id) in insts.iter().enumerate() {
+            pos.insert(id, k);
+            for v in func.insts[id].written_regs().filter_map(VReg::of) {
+                writes.entry(v).or_default().push(k);
+            }
+            for v in func.insts[id].read_regs().filter_map(VReg::of) {
+                last_read.insert(v, k);
+            }
+        }
+        BlockOrder { insts, pos, writes, last_read }
+    }
+
+    /// True when an instruction in `from..to` writes `v`.
+    fn written_in(&self, v: VReg, from: usize, to: usize) -> bool {
+        self.writes.get(&v).is_some_and(|w| {
+            let i = w.partition_point(|&p| p < from);
+            w.get(i).is_some_and(|&p| p < to)
+        })
+    }
+}
+
+/// One bottom-up pass over `block`: each instruction is either kept in
+/// place or attached to its reader (chains follow their reader), then the
+/// block is rebuilt with attached instructions just before their reader.
+/// Decisions only look at the original order, so the pass is linear (up
+/// to the binary searches of [`BlockOrder::written_in`]).
+fn sink_block(func: &mut Function, block: BlockId, facts: &Facts, live: &Liveness) {
+    let order = BlockOrder::of(func, block);
+    let n = order.insts.len();
+    // Where each instruction ends up: its own position, or that of the
+    // instruction it is attached to (followed to the end of the chain).
+    let mut lands = vec![0usize; n];
+    let mut attached: HashMap<usize, Vec<usize>> = HashMap::new();
+    for k in (0..n).rev() {
+        lands[k] = k;
+        let Some(reader) = destination(func, block, k, facts, live, &order, &lands) else { continue };
+        lands[k] = lands[reader];
+        attached.entry(reader).or_default().push(k);
+    }
+    if attached.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(n);
+    let moved: std::collections::HashSet<usize> = attached.values().flatten().copied().collect();
+    for k in 0..n {
+        if !moved.contains(&k) {
+            emit(k, &order.insts, &attached, &mut out);
+        }
+    }
+    func.blocks[block].insts = out;
+}
+
+/// Pushes instruction `k`, preceded by those attached to it (in their
+/// original order, each preceded by its own).
+fn emit(k: usize, insts: &[InstId], attached: &HashMap<usize, Vec<usize>>, out: &mut Vec<InstId>) {
+    if let Some(list) = attached.get(&k) {
+        for &a in list.iter().rev() {
+            emit(a, insts, attached, out);
+        }
+    }
+    out.push(insts[k]);
+}
+
+/// The position of the reader the instruction at `k` should be attached
+/// to, when it should move.
+fn destination(
+    func: &Function,
+    block: BlockId,
+    k: usize,
+    facts: &Facts,
+    live: &Liveness,
+    order: &BlockOrder,
+    lands: &[usize],
+) -> Option<usize> {
+    let inst = &func.insts[order.insts[k]];
     // Variable-latency producers (S2R, MUFU, conversions, LDC) stay early:
     // their latency is hidden by what runs before their reader.
     let fixed = inst.op.info().latency == Latency::Fixed;
@@ -132,11 +204,12 @@ fn destination(func: &Function, block: BlockId, k: usize, facts: &Facts, live: &
         reader = Some(r);
         def_words += facts.width(v);
     }
-    let to = k + 1 + insts[k + 1..].iter().position(|&i| Some(i) == reader)?;
-    if to == k + 1 {
+    let to = *order.pos.get(&reader?)?;
+    // Attached to a reader that stays right after it: nothing moves.
+    if to <= k || (to == k + 1 && lands[to] == to) {
         return None;
     }
-    // Its operands must keep their values down to the reader, and the
+    // Its operands must keep their values down to where it lands, and the
     // operands that die at it (read by nothing later in the block, not
     // live out) must not outnumber its results in words. An operand read
     // further down anyway is not counted: the address base read by 32
@@ -146,16 +219,12 @@ fn destination(func: &Function, block: BlockId, k: usize, facts: &Facts, live: &
     let mut operands: Vec<VReg> = inst.read_regs().filter(|r| !r.is_zero()).map(VReg::of).collect::<Option<_>>()?;
     operands.sort();
     operands.dedup();
-    let between = &insts[k + 1..to];
-    if between.iter().any(|&i| func.insts[i].written_regs().filter_map(VReg::of).any(|w| operands.contains(&w))) {
+    if operands.iter().any(|&v| order.written_in(v, k + 1, lands[to] + 1)) {
         return None;
     }
     let stretched: u32 = operands
         .iter()
-        .filter(|&&v| {
-            !live.live_out(block).contains(v)
-                && !insts[k + 1..].iter().any(|&i| func.insts[i].read_regs().filter_map(VReg::of).any(|r| r == v))
-        })
+        .filter(|&&v| !live.live_out(block).contains(v) && order.last_read.get(&v).is_none_or(|&r| r <= k))
         .map(|&v| facts.width(v))
         .sum();
     (def_words > stretched).then_some(to)
