@@ -1632,7 +1632,8 @@ fn f64_division_matches_nvidia() {
     }
 }
 
-/// `div`/`rcp`/`sqrt.rn.ftz.f32` and `rcp`/`sqrt.{rz,rm,rp}.f64`
+/// `div`/`rcp`/`sqrt.rn.ftz.f32`, `rcp`/`sqrt.{rz,rm,rp}.ftz.f32` and
+/// `rcp`/`sqrt.{rz,rm,rp}.f64`
 /// (tests/ptx/ieee2.ptx) on the IEEE test's inputs and special values: the
 /// same bits as NVIDIA's cubin, both stages, both SMs.
 #[test]
@@ -1665,13 +1666,13 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
     let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let args =
-        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 64 * n])];
+        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 88 * n])];
     let grid = [n as u32 / 128, 1, 1];
     for sm in [90, 80] {
         let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(3);
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ieee2", sm)) {
             let got = run(&module, "ieee2", grid, [128, 1, 1], &args()).swap_remove(3);
-            for (t, (g, w)) in got.chunks(64).zip(want.chunks(64)).enumerate() {
+            for (t, (g, w)) in got.chunks(88).zip(want.chunks(88)).enumerate() {
                 for (k, name) in ["rcp.rn.ftz", "sqrt.rn.ftz"].iter().enumerate() {
                     let (g, w) = (&g[4 * k..4 * k + 4], &w[4 * k..4 * k + 4]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f32 of {:#010x}", a[t]);
@@ -1681,8 +1682,13 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
                     let (g, w) = (&g[8 + 8 * k..16 + 8 * k], &w[8 + 8 * k..16 + 8 * k]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f64 of {:#018x}", da[t]);
                 }
-                let (g, w) = (&g[56..60], &w[56..60]);
-                assert_eq!(g, w, "sm_{sm} {stage}: div.rn.ftz.f32 of {:#010x}, {:#010x}", a[t], b[t]);
+                let (gd, wd) = (&g[56..60], &w[56..60]);
+                assert_eq!(gd, wd, "sm_{sm} {stage}: div.rn.ftz.f32 of {:#010x}, {:#010x}", a[t], b[t]);
+                let names = ["rcp.rz", "rcp.rm", "rcp.rp", "sqrt.rz", "sqrt.rm", "sqrt.rp"];
+                for (k, name) in names.iter().enumerate() {
+                    let (g, w) = (&g[60 + 4 * k..64 + 4 * k], &w[60 + 4 * k..64 + 4 * k]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.ftz.f32 of {:#010x}", a[t]);
+                }
             }
         }
     }

@@ -32,6 +32,8 @@ FORMS = [
     ("rcp.rn.f64", 1), ("sqrt.rn.f64", 1), ("div.rp.f64", 2),
     ("div.rn.f64", 2), ("div.rz.f64", 2), ("div.rm.f64", 2),
     ("div.rn.ftz.f32", 2), ("rcp.rn.ftz.f32", 1), ("sqrt.rn.ftz.f32", 1),
+    ("rcp.rz.ftz.f32", 1), ("rcp.rm.ftz.f32", 1), ("rcp.rp.ftz.f32", 1),
+    ("sqrt.rz.ftz.f32", 1), ("sqrt.rm.ftz.f32", 1), ("sqrt.rp.ftz.f32", 1),
     ("rcp.rz.f64", 1), ("rcp.rm.f64", 1), ("rcp.rp.f64", 1),
     ("sqrt.rz.f64", 1), ("sqrt.rm.f64", 1), ("sqrt.rp.f64", 1),
 ]
