@@ -65,10 +65,23 @@ pub(crate) fn externals(items: &[ast::Item]) -> Vec<String> {
             });
         }
     }
+    // A forward declaration (math_double's `__internal_trig_reduction_
+    // slowpathd`) is not external when the module defines the function.
+    let defined: HashSet<&str> = items
+        .iter()
+        .filter_map(|i| match i {
+            ast::Item::Function(f) if f.body.is_some() => Some(f.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
     items
         .iter()
         .filter_map(|i| match i {
-            ast::Item::Function(f) if f.body.is_none() && called.contains(f.name.name.as_str()) => {
+            ast::Item::Function(f)
+                if f.body.is_none()
+                    && called.contains(f.name.name.as_str())
+                    && !defined.contains(f.name.name.as_str()) =>
+            {
                 Some(f.name.name.to_string())
             }
             _ => None,
