@@ -2051,6 +2051,6 @@ fn fma_contraction_matches_nvidia() {
             input.extend(d.to_le_bytes());
         }
     }
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 72 * n])];
-    matches_nvidia("contract", n as u32, args, 1, 72, |t| format!("thread {t}"));
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 80 * n])];
+    matches_nvidia("contract", n as u32, args, 1, 80, |t| format!("thread {t}"));
 }

@@ -32,9 +32,16 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     if inst.opcode.name.as_str() == "sub" {
         let emitted = cx.last_emitted_mut(op).ok_or_else(|| unsupported(inst))?;
-        // `p - c` negates the addend, `c - p` the product (through its
-        // first factor, a register wherever the lowering put one).
-        let slot = if k == 1 { 2 } else { 0 };
+        // `p - c` negates the addend, `c - p` the product: through an
+        // immediate factor when there is one (`FFMA R, -R, imm, R` has no
+        // encoding), else through the first factor, a register wherever
+        // the lowering put one.
+        let imm_factor = emitted.uses.get(1).is_some_and(|u| matches!(u.kind, OperandKind::Imm(_)));
+        let slot = match (k, imm_factor) {
+            (1, _) => 2,
+            (_, true) => 1,
+            _ => 0,
+        };
         let operand = emitted.uses.get_mut(slot).ok_or_else(|| unsupported(inst))?;
         negate(operand);
     }
