@@ -22,10 +22,16 @@
 //! dominator path reads that register instead, so the duplicate computation
 //! loses its readers and `EarlyOriSimpleLiveDead` deletes it. A tuple built
 //! word by word (`undef %r13:1 = F2I ...`, `%r13:0 = MOV 0x0`) matches
-//! another built the same way, word for word. Moves of constants get
-//! numbers too (so such tuples match), but a read is never redirected to
-//! a register that only holds constants: that would stretch a constant's
-//! life across the function, where rematerialising it is free.
+//! another built the same way, word for word.
+//!
+//! Only the results of variable-latency instructions (MUFU, conversions,
+//! constant-bank loads, S2R, f64 arithmetic) are worth a longer register
+//! life: a fixed-latency ALU result costs one cycle to recompute. Those
+//! get numbers too, so that the expensive instructions fed by them match,
+//! but a read is never redirected to a register holding only such cheap
+//! values. Redirecting every read made an inlined chain of 200 small
+//! functions (large_many_funcs) keep hundreds of values alive: 254
+//! registers and spills where 20 do.
 
 use std::collections::{HashMap, HashSet};
 
@@ -33,8 +39,8 @@ use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
 use ori_ir::{
-    Bank, BlockId, Function, Imm, Inst, Modifier, Opcode, OperandFlags, OperandKind, Phase, PhaseContext, PhaseError,
-    Property, PropertySet, Reg, RegFile, SpecialReg,
+    Bank, BlockId, Function, Imm, Inst, Latency, Modifier, Opcode, OperandFlags, OperandKind, Phase, PhaseContext,
+    PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
 };
 
 /// Makes reads of recomputed values read the first computation.
@@ -137,8 +143,9 @@ struct Numbering {
     /// Width of each virtual register, in words.
     widths: HashMap<(RegFile, u32), u8>,
     next: Vn,
-    /// Numbers made by moves of constants (never worth a longer life).
-    constant: HashSet<Vn>,
+    /// Numbers made by fixed-latency instructions (cheaper to recompute
+    /// than to keep).
+    cheap: HashSet<Vn>,
     /// Scoped: the number each single-definition word holds here.
     avail: HashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
@@ -163,7 +170,7 @@ impl Numbering {
             writes,
             widths: func.vreg_widths(),
             next: 0,
-            constant: Default::default(),
+            cheap: Default::default(),
             avail: HashMap::new(),
             exprs: HashMap::new(),
             holders: HashMap::new(),
@@ -246,13 +253,13 @@ impl Numbering {
         if let Some(numbers) = key.as_ref().and_then(|k| self.exprs.get(k)) {
             return numbers.clone();
         }
-        let constant = is_constant_move(inst);
+        let cheap = inst.op.info().latency == Latency::Fixed;
         let mut numbers = Vec::with_capacity(inst.defs.len());
         for def in &inst.defs {
             let words = def.as_reg().map_or(0, |r| r.width);
             let vns: Vec<Vn> = (0..words).map(|_| self.fresh()).collect();
-            if constant {
-                self.constant.extend(&vns);
+            if cheap {
+                self.cheap.extend(&vns);
             }
             numbers.push(vns);
         }
@@ -276,7 +283,7 @@ impl Numbering {
                 let whole = Reg { word: None, width, ..reg };
                 let part = if start == 0 && end == width { whole } else { whole.part(start, end - start) };
                 let Some(vns) = self.numbers(part) else { continue };
-                if vns.iter().all(|v| self.constant.contains(v)) {
+                if vns.iter().all(|v| self.cheap.contains(v)) {
                     continue;
                 }
                 let key = (reg.file, vns);
@@ -363,16 +370,6 @@ fn word(reg: Reg, w: u8) -> Word {
 /// The alignment SASS requires of a tuple of `width` words.
 fn alignment(width: u8) -> u8 {
     width.next_power_of_two()
-}
-
-/// A `MOV` of an immediate or a zero register.
-fn is_constant_move(inst: &Inst) -> bool {
-    inst.op == Opcode::MOV
-        && inst.uses.iter().all(|u| match &u.kind {
-            OperandKind::Imm(_) => true,
-            OperandKind::Reg(r) => r.is_zero(),
-            _ => false,
-        })
 }
 
 #[cfg(test)]
