@@ -21,7 +21,9 @@
 use std::collections::HashMap;
 
 use cfg::{Cfg, Liveness, VReg};
-use ori_ir::{BlockId, Function, InstId, Latency, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use ori_ir::{
+    BlockId, Function, InstId, Latency, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
+};
 
 use crate::pure::is_pure;
 
@@ -61,6 +63,9 @@ struct Facts {
     reader: HashMap<VReg, Option<InstId>>,
     /// Instructions writing the register (a guarded write counts twice).
     writes: HashMap<VReg, u32>,
+    /// Registers written by a move of a constant: such an
+    /// operand sinks along with its one reader, so it stretches nothing.
+    constants: std::collections::HashSet<VReg>,
     /// Width of each register, in words.
     widths: HashMap<(ori_ir::RegFile, u32), u8>,
 }
@@ -69,6 +74,7 @@ impl Facts {
     fn of(func: &Function) -> Facts {
         let mut reader: HashMap<VReg, Option<InstId>> = HashMap::new();
         let mut writes: HashMap<VReg, u32> = HashMap::new();
+        let mut constants = std::collections::HashSet::new();
         for (_, id, inst) in func.insts_in_order() {
             for v in inst.read_regs().filter_map(VReg::of) {
                 reader.entry(v).and_modify(|r| *r = r.filter(|&r| r == id)).or_insert(Some(id));
@@ -77,8 +83,19 @@ impl Facts {
             for v in inst.written_regs().filter_map(VReg::of) {
                 *writes.entry(v).or_insert(0) += times;
             }
+            // `MOV 0x4`, or lowering's `IMAD.MOV.U32 d, RZ, RZ, 0x4`.
+            let constant = matches!(inst.op, Opcode::MOV | Opcode::IMAD)
+                && inst.guard.is_none()
+                && inst.uses.iter().all(|u| match u.kind {
+                    OperandKind::Imm(_) => true,
+                    OperandKind::Reg(r) => r.is_zero(),
+                    _ => false,
+                });
+            if constant {
+                constants.extend(inst.written_regs().filter_map(VReg::of));
+            }
         }
-        Facts { reader, writes, widths: func.vreg_widths() }
+        Facts { reader, writes, constants, widths: func.vreg_widths() }
     }
 
     fn width(&self, v: VReg) -> u32 {
@@ -225,6 +242,7 @@ fn destination(
     let stretched: u32 = operands
         .iter()
         .filter(|&&v| !live.live_out(block).contains(v) && order.last_read.get(&v).is_none_or(|&r| r <= k))
+        .filter(|&&v| !(facts.constants.contains(&v) && facts.writes.get(&v) == Some(&1)))
         .map(|&v| facts.width(v))
         .sum();
     (def_words > stretched).then_some(to)
