@@ -105,7 +105,7 @@
 //! word `0x100000`), identical on SM80 and SM90: bit 80 `.FTZ`, bits
 //! 84..86 a power-of-two scale of the product (0 prints `INVALID0`, not
 //! derived; `D8 D4 D2` (none) `M2 M4 M8`), bits 78..79 the rounding (none)
-//! `RM RP RZ`, printed in that order.
+//! `RM RP RZ`, bit 77 `.SAT`, printed in that order (`FMUL.FTZ.RZ.SAT`).
 //!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store

@@ -290,20 +290,12 @@ impl Copies {
                         _ => *reg = last,
                     }
                 }
-                OperandKind::Mem(addr) => {
-                    for r in [&mut addr.desc, &mut addr.base, &mut addr.ubase].into_iter().flatten() {
+                // Address, bank and descriptor registers.
+                _ => {
+                    for r in operand.regs_mut() {
                         *r = self.resolve(*r, state).0;
                     }
                 }
-                OperandKind::CBank(cb) => {
-                    if let ori_ir::Bank::Indexed(r) = &mut cb.bank {
-                        *r = self.resolve(*r, state).0;
-                    }
-                    if let Some(r) = &mut cb.reg {
-                        *r = self.resolve(*r, state).0;
-                    }
-                }
-                _ => {}
             }
         }
     }

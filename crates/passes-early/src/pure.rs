@@ -22,5 +22,6 @@ pub(crate) fn is_pure(inst: &Inst) -> bool {
 
 /// Special registers whose value a thread sees unchanged while it runs.
 fn fixed_for_thread(sr: SpecialReg) -> bool {
-    matches!(sr.name(), "SR_TID.X" | "SR_TID.Y" | "SR_TID.Z" | "SR_CTAID.X" | "SR_CTAID.Y" | "SR_CTAID.Z" | "SR_LANEID")
+    use SpecialReg::*;
+    matches!(sr, TidX | TidY | TidZ | CtaidX | CtaidY | CtaidZ | LaneId)
 }

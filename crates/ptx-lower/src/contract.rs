@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, ModifierKind, ScalarType, Statement};
 
-use crate::values::Counts;
+use crate::values::{Counts, writes_first_operand};
 
 /// The contractions of one function body.
 #[derive(Default)]
@@ -74,7 +74,7 @@ impl Contraction {
             let mut other_reads: HashSet<String> = HashSet::new();
             for &i in &insts {
                 let skip = sites.get(&range(i)).copied();
-                let first_read = usize::from(writes(i));
+                let first_read = usize::from(writes_first_operand(i));
                 for (k, e) in i.operands.iter().enumerate().skip(first_read) {
                     if Some(k) != skip {
                         e.for_each_name(&mut |n| {
@@ -129,11 +129,6 @@ fn name(e: &Expr) -> Option<&str> {
         ExprKind::Name(n, None) => Some(n.name.as_str()),
         _ => None,
     }
-}
-
-/// True when the first operand is the instruction's result.
-fn writes(i: &Instruction) -> bool {
-    !matches!(i.opcode.name.as_str(), "st" | "bra" | "ret" | "exit" | "bar" | "barrier" | "red" | "call")
 }
 
 /// The type and `.ftz` of a float `add`/`sub`/`mul` that may contract: no

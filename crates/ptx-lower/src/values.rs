@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ptx_syntax::ast::{Expr, ExprKind, Statement};
+use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
 
 /// A PTX register that holds a kernel parameter for the whole function.
 #[derive(Copy, Clone, Debug)]
@@ -27,6 +27,16 @@ pub(crate) struct Counts {
     pub reads: HashMap<String, u32>,
 }
 
+/// True when `i`'s first operand is its result (stores, branches and
+/// barriers name no result first).
+pub(crate) fn writes_first_operand(i: &Instruction) -> bool {
+    !matches!(i.opcode.name.as_str(), "st" | "bra" | "ret" | "exit" | "bar" | "barrier" | "red" | "call")
+        && matches!(
+            i.operands.first().map(|e| &e.kind),
+            Some(ExprKind::Name(..) | ExprKind::Binary(..) | ExprKind::Braces(_))
+        )
+}
+
 impl Counts {
     /// Counts the writes and reads of every name in `statements`.
     pub fn of(statements: &[Statement]) -> Counts {
@@ -42,14 +52,7 @@ impl Counts {
                     let bump = |map: &mut HashMap<String, u32>, e: &Expr| {
                         e.for_each_name(&mut |n| *map.entry(n.name.as_str().to_string()).or_insert(0) += 1)
                     };
-                    // Stores, branches and barriers name no result first.
-                    let writes = !matches!(
-                        i.opcode.name.as_str(),
-                        "st" | "bra" | "ret" | "exit" | "bar" | "barrier" | "red" | "call"
-                    ) && matches!(
-                        i.operands.first().map(|e| &e.kind),
-                        Some(ExprKind::Name(..) | ExprKind::Binary(..) | ExprKind::Braces(_))
-                    );
+                    let writes = writes_first_operand(i);
                     for (k, e) in i.operands.iter().enumerate() {
                         bump(if k == 0 && writes { &mut self.defs } else { &mut self.reads }, e);
                     }
