@@ -171,16 +171,15 @@ pub struct Tables {
 
 impl Tables {
     /// The tables of `sm`: the learned forms only until something needed a
-    /// derived one ([`Tables::full`]), then all of them. Deriving costs a
-    /// few milliseconds, most of a small kernel's compile time, and most
-    /// code needs only learned forms; words encoded from learned forms
-    /// decode the same either way.
+    /// derived one ([`Tables::full`]), then all of them, so that code
+    /// NVIDIA's forms cover is encoded and decoded by learned forms alone
+    /// (a derived form may be more specific than a learned one).
     pub fn get(sm: Sm) -> &'static Tables {
         let (learned, full) = Self::cells(sm);
         full.get().unwrap_or_else(|| learned.get_or_init(|| Tables::new(sm, false)))
     }
 
-    /// The learned and derived forms of `sm` (derived on first use).
+    /// The learned and derived forms of `sm` (indexed on first use).
     pub fn full(sm: Sm) -> &'static Tables {
         Self::cells(sm).1.get_or_init(|| Tables::new(sm, true))
     }
@@ -201,13 +200,14 @@ impl Tables {
     }
 
     fn new(sm: Sm, derive: bool) -> Tables {
-        let (learned, special_regs) = match sm {
-            Sm::Sm80 => (crate::tables::sm80::FORMS, crate::tables::sm80::SPECIAL_REGS),
-            Sm::Sm90 => (crate::tables::sm90::FORMS, crate::tables::sm90::SPECIAL_REGS),
+        use crate::tables::{sm80, sm80_derived, sm90, sm90_derived};
+        let (learned, derived, special_regs) = match sm {
+            Sm::Sm80 => (sm80::FORMS, sm80_derived::FORMS, sm80::SPECIAL_REGS),
+            Sm::Sm90 => (sm90::FORMS, sm90_derived::FORMS, sm90::SPECIAL_REGS),
         };
         let mut all = learned.to_vec();
         if derive {
-            all.extend(crate::derive::derive(learned));
+            all.extend_from_slice(derived);
         }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());

@@ -17,7 +17,8 @@
 mod alias;
 pub mod ctrl;
 mod decode;
-pub mod derive;
+#[cfg(test)]
+mod derive;
 mod encode;
 pub mod families;
 pub mod float;
