@@ -103,6 +103,7 @@ fn dump_after_all_follows_the_manifest() {
             "EarlyOriSimpleLiveDead",
             "OriCopyProp",
             "GvnCse",
+            "FoldConstantOperands",
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
             "SinkRemat",

@@ -23,6 +23,7 @@ mod encode;
 pub mod families;
 pub mod float;
 pub mod form;
+mod forms;
 mod labels;
 pub mod listing;
 mod phase;
@@ -33,6 +34,7 @@ mod widths;
 
 pub use decode::decode;
 pub use encode::{UNSCHEDULED, encode};
+pub use forms::EncoderForms;
 pub use labels::{CodeLabels, Labels};
 pub use phase::{MercEncodeAndDecode, code_bytes, phases};
 pub use print::print;

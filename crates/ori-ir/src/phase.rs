@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::function::Function;
+use crate::inst::Inst;
 use crate::module::Module;
 use crate::props::PropertySet;
 use crate::target::Target;
@@ -91,8 +92,29 @@ impl Knobs {
     }
 }
 
+/// Which instructions the target's encoder has a form for: asked by
+/// phases that choose between equivalent operand shapes (a register or
+/// the constant it was loaded from), so that they only make what the
+/// encoder can write. The encoder implements it; passes see only this.
+pub trait Forms: Send + Sync {
+    /// True when `inst` (virtual registers allowed; only operand kinds,
+    /// modifiers and widths matter) has an encoding on this target.
+    fn encodes(&self, inst: &Inst) -> bool;
+}
+
+/// The answer for contexts without an encoder (tools that run single
+/// phases): nothing encodes, so phases that ask make no change.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoForms;
+
+impl Forms for NoForms {
+    fn encodes(&self, _inst: &Inst) -> bool {
+        false
+    }
+}
+
 /// What a phase sees besides the IR.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct PhaseContext<'a> {
     /// The target description.
     pub target: Target,
@@ -100,6 +122,18 @@ pub struct PhaseContext<'a> {
     pub opt_level: u8,
     /// This phase's knobs.
     pub knobs: &'a Knobs,
+    /// The encoder's forms.
+    pub forms: &'a dyn Forms,
+}
+
+impl fmt::Debug for PhaseContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PhaseContext")
+            .field("target", &self.target)
+            .field("opt_level", &self.opt_level)
+            .field("knobs", &self.knobs)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A phase failed on some function.

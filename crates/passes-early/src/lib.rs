@@ -6,6 +6,7 @@
 //! See `docs/passes.md` for how to add a phase and its file tests.
 
 mod branch_opt;
+mod const_operands;
 mod copy_prop;
 mod gvn_cse;
 mod live_dead;
@@ -13,6 +14,7 @@ mod pure;
 mod sink_remat;
 
 pub use branch_opt::OriBranchOpt;
+pub use const_operands::FoldConstantOperands;
 pub use copy_prop::OriCopyProp;
 pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
@@ -27,6 +29,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(EarlyOriSimpleLiveDead),
         Box::new(OriCopyProp),
         Box::new(GvnCse),
+        Box::new(FoldConstantOperands),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
     ]

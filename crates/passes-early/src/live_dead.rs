@@ -8,7 +8,10 @@
 //! zero register). Each block is walked backward from its live-out set, so
 //! a chain of dead instructions in one block goes in one sweep; liveness is
 //! then recomputed and the sweep repeated until nothing changes, which
-//! catches chains across blocks.
+//! catches chains across blocks. Liveness is per tuple, so when a sweep
+//! finds nothing, instructions whose written words no other instruction
+//! reads anywhere go too (the high halves of 64-bit values only the low
+//! word of which is used).
 //!
 //! Kept on purpose: instructions writing physical registers (ABI registers
 //! are live beyond what the function shows), instructions that write
@@ -19,7 +22,11 @@
 //! removed; that needs a mark-from-roots pass.
 
 use cfg::{Cfg, Liveness, RegSet, VReg};
-use ori_ir::{Function, Inst, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use std::collections::HashMap;
+
+use ori_ir::{
+    Function, Inst, InstId, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+};
 
 use crate::{InstSet, unlink};
 
@@ -47,13 +54,74 @@ impl Phase for EarlyOriSimpleLiveDead {
                 return Ok(());
             }
             let live = Liveness::compute(func, &cfg);
-            let dead = sweep(func, &live);
+            let mut dead = sweep(func, &live);
+            if dead.is_empty() {
+                dead = unread_words(func);
+            }
             if dead.is_empty() {
                 return Ok(());
             }
             unlink(func, &dead);
         }
     }
+}
+
+/// One word of a virtual register (`%r4:1`); predicates have word 0.
+type Word = (RegFile, u32, u8);
+
+fn words(reg: Reg) -> impl Iterator<Item = Word> {
+    reg.is_virtual.then_some(reg).into_iter().flat_map(|r| r.words().map(move |w| (r.file, r.num, w)))
+}
+
+/// Instructions whose written words no other instruction reads anywhere,
+/// found by counting readers per word. Liveness tracks whole tuples, so a
+/// tuple's high word computed for nothing (the upper half of a 64-bit
+/// local address of which `LDL` reads the low word: an `IADD3.X` and the
+/// `LOP3` feeding it) stays live there; here its readers run out one after
+/// the other.
+fn unread_words(func: &Function) -> InstSet {
+    let mut readers: HashMap<Word, u32> = HashMap::new();
+    let mut writers: HashMap<Word, Vec<InstId>> = HashMap::new();
+    let read_words = |inst: &Inst| -> Vec<Word> {
+        let written: Vec<Word> = inst.written_regs().flat_map(words).collect();
+        let mut read: Vec<Word> = inst.read_regs().flat_map(words).filter(|w| !written.contains(w)).collect();
+        read.sort_unstable();
+        read.dedup();
+        read
+    };
+    for (_, id, inst) in func.insts_in_order() {
+        for w in read_words(inst) {
+            *readers.entry(w).or_default() += 1;
+        }
+        for w in inst.written_regs().flat_map(words) {
+            writers.entry(w).or_default().push(id);
+        }
+    }
+    let unread = |inst: &Inst, readers: &HashMap<Word, u32>| {
+        removable(inst)
+            && inst.defs.iter().all(|def| match def.kind {
+                OperandKind::Reg(reg) => reg.is_zero() || (reg.is_virtual && words(reg).all(|w| !readers.contains_key(&w))),
+                _ => false,
+            })
+    };
+    let mut dead = InstSet::new(func);
+    let mut work: Vec<InstId> = func.insts_in_order().map(|(_, id, _)| id).collect();
+    while let Some(id) = work.pop() {
+        let inst = &func.insts[id];
+        if dead.contains(id) || !unread(inst, &readers) {
+            continue;
+        }
+        dead.insert(id);
+        for w in read_words(inst) {
+            let Some(n) = readers.get_mut(&w) else { continue };
+            *n -= 1;
+            if *n == 0 {
+                readers.remove(&w);
+                work.extend(writers.get(&w).into_iter().flatten());
+            }
+        }
+    }
+    dead
 }
 
 /// Dead instructions of every block, found walking backward from the
@@ -78,18 +146,19 @@ fn sweep(func: &Function, live: &Liveness) -> InstSet {
 /// True when deleting `inst` cannot change what the program does, given
 /// the registers live after it.
 fn is_dead(inst: &Inst, live_after: &RegSet) -> bool {
-    let effects = [OpFlags::SIDE_EFFECT, OpFlags::STORE, OpFlags::BRANCH];
-    if effects.into_iter().any(|f| inst.op.has(f)) || inst.defs.is_empty() {
-        return false;
-    }
-    if inst.op.has(OpFlags::LOAD) && inst.has_mod("STRONG") {
-        return false;
-    }
-    inst.defs.iter().all(|def| match def.kind {
+    removable(inst)
+        && inst.defs.iter().all(|def| match def.kind {
         OperandKind::Reg(reg) if reg.is_zero() => true,
         OperandKind::Reg(reg) => VReg::of(reg).is_some_and(|v| !live_after.contains(v)),
         _ => false,
     })
+}
+
+/// True when `inst` does nothing but write its registers.
+fn removable(inst: &Inst) -> bool {
+    let effects = [OpFlags::SIDE_EFFECT, OpFlags::STORE, OpFlags::BRANCH];
+    let strong_load = inst.op.has(OpFlags::LOAD) && inst.has_mod("STRONG");
+    !effects.into_iter().any(|f| inst.op.has(f)) && !inst.defs.is_empty() && !strong_load
 }
 
 #[cfg(test)]

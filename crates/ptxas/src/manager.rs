@@ -95,6 +95,11 @@ pub fn run(
     options: RunOptions<'_>,
 ) -> Result<RunReport, RunError> {
     let target = module.target.target();
+    let encoder = mercury_encode::Sm::from_number(u32::from(target.sm.version)).map(mercury_encode::EncoderForms);
+    let forms: &dyn ori_ir::Forms = match &encoder {
+        Some(forms) => forms,
+        None => &ori_ir::NoForms,
+    };
     let verify = options.verify_each || cfg!(debug_assertions);
     let mut report = RunReport { function_times: vec![Duration::ZERO; module.functions.len()], ..RunReport::default() };
     for planned in &plan.phases {
@@ -108,7 +113,7 @@ pub fn run(
         if let Some(missing) = phase.requires().minus(module.props).iter().next() {
             return Err(fail(&mut report, format!("requires {missing}, but the IR has {}", module.props)));
         }
-        let cx = PhaseContext { target, opt_level, knobs: &planned.knobs };
+        let cx = PhaseContext { target, opt_level, knobs: &planned.knobs, forms };
         let memory_before = options.meter.map(|m| m.snapshot());
         let start = Instant::now();
         let mut result = Ok(());

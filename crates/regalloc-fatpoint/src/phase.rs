@@ -98,7 +98,7 @@ mod tests {
     fn run(func: &mut Function, max_regs: i64) {
         let mut knobs = Knobs::defaults(AllocateRegisters.knobs());
         knobs.set("MaxRegs", KnobValue::Int(max_regs));
-        let cx = PhaseContext { target: Sm::new(90).target(), opt_level: 3, knobs: &knobs };
+        let cx = PhaseContext { target: Sm::new(90).target(), opt_level: 3, knobs: &knobs, forms: &ori_ir::NoForms };
         AllocateRegisters.run(func, &cx).unwrap();
     }
 

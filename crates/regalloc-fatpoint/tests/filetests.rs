@@ -9,5 +9,5 @@ mod filetest;
 
 #[test]
 fn filetests() {
-    filetest::run(env!("CARGO_MANIFEST_DIR"), regalloc_fatpoint::phases());
+    filetest::run(env!("CARGO_MANIFEST_DIR"), regalloc_fatpoint::phases(), |_| Box::new(ori_ir::NoForms));
 }

@@ -17,7 +17,7 @@ use sched::{ComputeScoreboards, ProcessO0WaitsAndSBs, ScheduleInstructions};
 
 #[test]
 fn filetests() {
-    filetest::run(env!("CARGO_MANIFEST_DIR"), sched::phases());
+    filetest::run(env!("CARGO_MANIFEST_DIR"), sched::phases(), |_| Box::new(ori_ir::NoForms));
 }
 
 /// The input modules of every case (each phase directory holds the same
@@ -42,7 +42,7 @@ fn run(module: &Module, pipeline: &[&dyn Phase]) -> Module {
     let mut out = module.clone();
     for phase in pipeline {
         let knobs = Knobs::defaults(phase.knobs());
-        let cx = PhaseContext { target: out.target.target(), opt_level: 3, knobs: &knobs };
+        let cx = PhaseContext { target: out.target.target(), opt_level: 3, knobs: &knobs, forms: &ori_ir::NoForms };
         ori_ir::phase::run_on_module(*phase, &mut out, &cx).expect("phase runs");
         out.props = out.props.minus(phase.invalidates()).union(phase.establishes());
     }

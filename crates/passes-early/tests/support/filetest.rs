@@ -17,14 +17,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ori_ir::text::{parse_module, print_module};
-use ori_ir::{Knobs, Phase, PhaseContext, verify_module};
+use ori_ir::{Forms, Knobs, Phase, PhaseContext, verify_module};
 use pretty_assertions::StrComparison;
 
 /// The line between input and expected output.
 const SEPARATOR: &str = "// ---- expected\n";
 
+/// What the encoder can encode on a target, for phases that ask.
+pub type FormsFor = fn(ori_ir::Sm) -> Box<dyn Forms>;
+
 /// Runs every file test of the crate at `manifest_dir` for `phases`.
-pub fn run(manifest_dir: &str, phases: Vec<Box<dyn Phase>>) {
+pub fn run(manifest_dir: &str, phases: Vec<Box<dyn Phase>>, forms: FormsFor) {
     let root = Path::new(manifest_dir).join("tests").join("filetests");
     let bless = std::env::var_os("BLESS").is_some_and(|v| v == "1");
     let mut failures = Vec::new();
@@ -36,7 +39,7 @@ pub fn run(manifest_dir: &str, phases: Vec<Box<dyn Phase>>) {
         }
         for path in files {
             count += 1;
-            if let Err(message) = run_file(phase.as_ref(), &path, bless) {
+            if let Err(message) = run_file(phase.as_ref(), &path, bless, forms) {
                 let shown = path.strip_prefix(manifest_dir).unwrap_or(&path);
                 failures.push(format!("{}: {message}", shown.display()));
             }
@@ -63,7 +66,7 @@ fn ori_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn run_file(phase: &dyn Phase, path: &Path, bless: bool) -> Result<(), String> {
+fn run_file(phase: &dyn Phase, path: &Path, bless: bool, forms: FormsFor) -> Result<(), String> {
     let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
     let (input, expected) = match text.split_once(SEPARATOR) {
         Some((input, expected)) => (input, Some(expected)),
@@ -76,7 +79,8 @@ fn run_file(phase: &dyn Phase, path: &Path, bless: bool) -> Result<(), String> {
         return Err(format!("input lacks {missing}, which {} requires", phase.name()));
     }
     let knobs = Knobs::defaults(phase.knobs());
-    let cx = PhaseContext { target: module.target.target(), opt_level: 3, knobs: &knobs };
+    let forms = forms(module.target);
+    let cx = PhaseContext { target: module.target.target(), opt_level: 3, knobs: &knobs, forms: forms.as_ref() };
     ori_ir::phase::run_on_module(phase, &mut module, &cx).map_err(|e| format!("phase failed: {e}"))?;
     module.props = module.props.minus(phase.invalidates()).union(phase.establishes());
     let actual = print_module(&module);

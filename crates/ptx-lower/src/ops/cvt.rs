@@ -236,17 +236,26 @@ fn half(
     }
 }
 
-/// `cvt.{u64,s64}.{u32,s32} d, a`: `IMAD.WIDE[.U32] d, a, 0x1, RZ`
-/// (sign- or zero-extended by the multiply).
+/// `cvt.{u64,s64}.{u32,s32} d, a`: the low word a copy of `a`, the high
+/// word `RZ` or `SHF.R.S32.HI d.hi, RZ, 0x1f, a` (NVIDIA's sign
+/// extension). Word by word, so that copy propagation reads `a` itself
+/// where the low word is read, and a high word nobody reads goes (a 64-bit
+/// multiply in one `IMAD.WIDE` kept both words alive).
 fn widen(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered<WideProduct> {
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::U32)?;
-    if a.as_reg().is_none() {
+    if a.as_reg().is_none() || d.width != 2 {
         return Err(unsupported(inst));
     }
-    let mods: &[&str] = if signed { &["WIDE"] } else { &["WIDE", "U32"] };
-    let uses = vec![a.clone(), Operand::int(1), Operand::reg(Reg::RZ.wide(2))];
-    cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
+    let span = inst.span;
+    cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1)).undef()], vec![a.clone()], span)?;
+    let hi = vec![Operand::reg(d.part(1, 1))];
+    if signed {
+        let uses = vec![Operand::reg(Reg::RZ), Operand::int(0x1f), a.clone()];
+        cx.emit(Opcode::SHF, &["R", "S32", "HI"], hi, uses, span)?;
+    } else {
+        cx.emit(Opcode::MOV, &[], hi, vec![Operand::reg(Reg::RZ)], span)?;
+    }
     Ok(WideProduct { src: a, factor: Operand::int(1), signed, stable: true })
 }
 

@@ -30,6 +30,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
                     return Ok(Some(product));
                 }
             }
+            "mul" if inst.has("lo") => {
+                if let Some(product) = mul64_of_widened(cx, inst)? {
+                    return Ok(Some(product));
+                }
+            }
             _ => {}
         }
         return super::wide::lower(cx, inst, ty).map(|()| None);
@@ -246,6 +251,38 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
     cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)?;
     Ok(true)
+}
+
+/// `mul.lo.{s,u}64 d, x, y` where `x` is a zero-extended 32-bit value
+/// (`cvt.u64.u32`) and `y` another or an immediate below 2^32: the
+/// product fits in 64 bits, one `IMAD.WIDE.U32` (NVIDIA's `UIMAD.WIDE.U32`
+/// for copy_bytes' grid stride) instead of the general three multiplies.
+/// `None` (nothing emitted) otherwise.
+fn mul64_of_widened(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
+    let widened = |cx: &Lowerer<'_>, i: usize| match &operand(inst, i).map(|e| &e.kind) {
+        Ok(ExprKind::Name(r, None)) => cx
+            .products
+            .get(r.name.as_str())
+            .filter(|p| !p.signed && matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1))))
+            .cloned(),
+        _ => None,
+    };
+    let small_imm = |i: usize| match &operand(inst, i).map(|e| &e.kind) {
+        Ok(ExprKind::Int { value, .. }) if *value < 1 << 32 => Some(Operand::int(*value as i64)),
+        _ => None,
+    };
+    let Some(x) = widened(cx, 1).or_else(|| widened(cx, 2)) else { return Ok(None) };
+    let other = if widened(cx, 1).is_some() { 2 } else { 1 };
+    let (factor, stable) = match (widened(cx, other), small_imm(other)) {
+        (Some(y), _) => (y.src, y.stable),
+        (None, Some(imm)) => (imm, true),
+        (None, None) => return Ok(None),
+    };
+    let d = dst(cx, inst, 0)?;
+    let (a, b) = register_first(x.src.clone(), factor);
+    let uses = vec![a.clone(), b.clone(), Operand::reg(Reg::RZ.wide(2))];
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], uses, inst.span)?;
+    Ok(Some(WideProduct { src: a, factor: b, signed: false, stable: stable && x.stable }))
 }
 
 /// `shl.b64 d, p, k` of a product `x * f` of this block with `f << k`

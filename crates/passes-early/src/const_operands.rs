@@ -1,0 +1,202 @@
+//! `FoldConstantOperands`: instructions read kernel parameters and other
+//! constant-bank words where they live, instead of through a register
+//! loaded from the bank.
+//!
+//! Lowering loads every parameter it reads into a register (`LDC R,
+//! c[0x0][0x220]`, sm_80 `MOV R, c[..]`), and each of those registers
+//! lives from the top of the kernel to its last reader. NVIDIA's code
+//! reads most of them in place: on sm_80 as a constant operand (`ISETP.GE.U32.AND
+//! P0, PT, R2, c[0x0][0x170], PT`), on sm_90 through a uniform register
+//! (`ULDC.64 UR10, c[0x0][0x220]` then `ISETP ... R2, UR10`), which costs
+//! no general register at all (the seed's ConvertToUniformReg).
+//!
+//! A constant load is an unguarded `LDC`, `LDC.64`, `MOV` or sm_80's
+//! `IMAD.WIDE.U32 d, RZ, RZ, c[..]` of a fixed bank offset into a virtual register nothing else writes. Each read of
+//! it that is a plain register operand becomes, when the encoder has a
+//! form for the result ([`ori_ir::Forms`]), the bank word itself; failing
+//! that, a uniform register loaded by a `ULDC` placed just after the load
+//! (so that it is defined wherever the load was). Loads left without
+//! readers are deleted by `EarlyOriSimpleLiveDead`.
+//!
+//! Uniform registers are few (63) and the allocator does not spill them,
+//! so at most [`UNIFORM_WORDS`] words are made per function.
+
+use std::collections::HashMap;
+
+use ori_ir::{
+    Bank, CBank, Function, Inst, InstId, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
+    Property, PropertySet, Reg, RegFile,
+};
+
+/// Uniform register words this phase may create in one function: NVIDIA's
+/// kernels keep about a dozen parameters in uniform registers, and the
+/// descriptor, loop-invariant uniform code and the ABI need the rest.
+pub const UNIFORM_WORDS: u32 = 24;
+
+/// Reads constant-bank words in place of the registers loaded from them.
+pub struct FoldConstantOperands;
+
+impl Phase for FoldConstantOperands {
+    fn name(&self) -> &'static str {
+        "FoldConstantOperands"
+    }
+
+    fn description(&self) -> &'static str {
+        "Instructions read constant-bank words as operands (sm_80) or uniform registers (sm_90) instead of loaded registers"
+    }
+
+    fn requires(&self) -> PropertySet {
+        PropertySet::of(&[Property::VirtualRegs])
+    }
+
+    fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        let loads = constant_loads(func);
+        if loads.is_empty() {
+            return Ok(());
+        }
+        let mut uniform: HashMap<u32, Reg> = HashMap::new();
+        let mut uniform_words = 0;
+        let ids: Vec<InstId> = func.layout.iter().flat_map(|&b| func.blocks[b].insts.clone()).collect();
+        for id in ids {
+            for i in 0..func.insts[id].uses.len() {
+                let op = &func.insts[id].uses[i];
+                let OperandKind::Reg(reg) = op.kind else { continue };
+                let Some(load) = loads.get(&reg.num).filter(|_| reg.is_virtual && reg.file == RegFile::R) else {
+                    continue;
+                };
+                let word = reg.word.unwrap_or(0);
+                if reg.width != 1 && (reg.width != load.width || word != 0) {
+                    continue;
+                }
+                let bank = CBank { bank: Bank::Fixed(load.bank), reg: None, offset: load.offset + 4 * i32::from(word) };
+                if let Some(inst) = with_operand(func, id, i, &OperandKind::CBank(bank), cx) {
+                    func.insts[id] = inst;
+                    continue;
+                }
+                // A stand-in register asks the question; the uniform
+                // register is made once an instruction can read it.
+                let ureg = uniform.get(&reg.num).copied().unwrap_or(Reg::virt(RegFile::UR, u32::MAX).wide(load.width));
+                let fresh = !uniform.contains_key(&reg.num);
+                if fresh && uniform_words + u32::from(load.width) > UNIFORM_WORDS {
+                    continue;
+                }
+                let part = |u: Reg| if reg.width == load.width { u } else { u.part(word, 1) };
+                let Some(mut inst) = with_operand(func, id, i, &OperandKind::Reg(part(ureg)), cx) else { continue };
+                if fresh {
+                    let u = func.new_vreg(RegFile::UR, load.width);
+                    uniform.insert(reg.num, u);
+                    uniform_words += u32::from(load.width);
+                    for op in &mut inst.uses {
+                        if op.kind == OperandKind::Reg(part(ureg)) {
+                            op.kind = OperandKind::Reg(part(u));
+                        }
+                    }
+                }
+                func.insts[id] = inst;
+            }
+        }
+        place_uniform_loads(func, &loads, &uniform);
+        Ok(())
+    }
+}
+
+/// A constant load: `width` words from `c[bank][offset]`.
+struct Load {
+    inst: InstId,
+    bank: u8,
+    offset: i32,
+    width: u8,
+}
+
+/// The constant loads of `func`, by virtual register number.
+fn constant_loads(func: &Function) -> HashMap<u32, Load> {
+    let mut writers: HashMap<u32, u32> = HashMap::new();
+    let mut loads = HashMap::new();
+    for (_, id, inst) in func.insts_in_order() {
+        for reg in inst.defs.iter().filter_map(Operand::as_reg) {
+            if reg.is_virtual && reg.file == RegFile::R {
+                *writers.entry(reg.num).or_default() += 1;
+            }
+        }
+        if let Some((reg, load)) = as_constant_load(id, inst) {
+            loads.insert(reg.num, load);
+        }
+    }
+    loads.retain(|num, _| writers.get(num) == Some(&1));
+    loads
+}
+
+fn as_constant_load(id: InstId, inst: &Inst) -> Option<(Reg, Load)> {
+    let width = match (inst.op, inst.mods.iter().map(|m| m.name()).collect::<Vec<_>>().as_slice()) {
+        (Opcode::LDC | Opcode::MOV, []) => 1,
+        (Opcode::LDC, ["64"]) => 2,
+        // sm_80's 64-bit parameter load: `0 * 0 + c` with a 64-bit addend.
+        (Opcode::IMAD, ["WIDE", "U32"]) => 2,
+        _ => return None,
+    };
+    let [def] = inst.defs.as_slice() else { return None };
+    let (src, zeros) = inst.uses.split_last()?;
+    let reg = def.as_reg()?;
+    let OperandKind::CBank(CBank { bank: Bank::Fixed(bank), reg: None, offset }) = src.kind else { return None };
+    let zeros_only = zeros.iter().all(|z| z.as_reg().is_some_and(Reg::is_zero) && z.flags == Default::default());
+    let plain = inst.guard.is_none() && reg.is_virtual && reg.word.is_none() && reg.width == width;
+    (plain && zeros_only && src.flags == Default::default()).then_some((reg, Load { inst: id, bank, offset, width }))
+}
+
+/// `id` with use `i` replaced by `kind` (marks kept), moved to another
+/// slot of a commutative operation if it must, when that encodes.
+fn with_operand(func: &Function, id: InstId, i: usize, kind: &OperandKind, cx: &PhaseContext<'_>) -> Option<Inst> {
+    let original = &func.insts[id];
+    let slots = commutative_slots(original);
+    let swaps = std::iter::once(i).chain(slots.iter().copied().filter(|&j| j != i && slots.contains(&i)));
+    for j in swaps {
+        let mut inst = original.clone();
+        inst.uses.swap(i, j);
+        inst.uses[j].kind = kind.clone();
+        if cx.forms.encodes(&inst) {
+            return Some(inst);
+        }
+    }
+    None
+}
+
+/// Sources of `inst` that may trade places without changing its result.
+fn commutative_slots(inst: &Inst) -> &'static [usize] {
+    // IMAD's alias spellings (`IMAD.MOV`, `IMAD.SHL`, `IMAD.IADD`) pin
+    // operands to particular values.
+    let alias = ["MOV", "SHL", "IADD"].iter().any(|m| inst.has_mod(m));
+    match inst.op {
+        Opcode::IADD3 => &[0, 1, 2],
+        Opcode::IMAD if !alias => &[0, 1],
+        Opcode::FFMA | Opcode::FADD | Opcode::FMUL | Opcode::DFMA | Opcode::DADD | Opcode::DMUL => &[0, 1],
+        Opcode::FMNMX | Opcode::IMNMX => &[0, 1],
+        _ => &[],
+    }
+}
+
+/// Puts a `ULDC` of each uniform register used just after the load it
+/// stands for.
+fn place_uniform_loads(func: &mut Function, loads: &HashMap<u32, Load>, uniform: &HashMap<u32, Reg>) {
+    let mut after: HashMap<InstId, InstId> = HashMap::new();
+    let mut by_load: Vec<(&u32, &Reg)> = uniform.iter().collect();
+    by_load.sort_by_key(|(num, _)| **num);
+    for (num, &ureg) in by_load {
+        let load = &loads[num];
+        let mut inst = Inst::new(Opcode::ULDC, vec![Operand::reg(ureg)], vec![Operand::cbank(load.bank, load.offset)]);
+        if load.width == 2 {
+            inst.mods = Modifier::list(&["64"]);
+        }
+        after.insert(load.inst, func.insts.alloc(inst));
+    }
+    for block in func.layout.clone() {
+        let insts = &mut func.blocks[block].insts;
+        let mut k = 0;
+        while k < insts.len() {
+            if let Some(&new) = after.get(&insts[k]) {
+                insts.insert(k + 1, new);
+                k += 1;
+            }
+            k += 1;
+        }
+    }
+}
