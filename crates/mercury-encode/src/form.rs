@@ -207,7 +207,7 @@ impl Tables {
         };
         let mut all = learned.to_vec();
         if derive {
-            all.extend(crate::derive::derive(learned));
+            all.extend(crate::derive::derive(sm, learned));
         }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());
