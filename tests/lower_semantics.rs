@@ -2105,7 +2105,8 @@ fn bulk_copy_per_thread() {
 #[test]
 fn bulk_copy_needs_its_phase_wait() {
     let text = test_ptx("bulk_copy.ptx", 90);
-    let mutated = text.replace("mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r14], %r15;", "setp.eq.u32 %p5, %r15, 0;");
+    let mutated =
+        text.replace("mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r14], %r15;", "setp.eq.u32 %p5, %r15, 0;");
     assert_ne!(mutated, text, "the wait is in the kernel");
     let (args, want) = bulk_copy_case();
     for (stage, module) in ["lowered", "final"].iter().zip(stages_of("bulk_copy", mutated, 90)) {
