@@ -77,6 +77,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("spinlock_fence", "sm_90"),
     ("math_double", "sm_80"),
     ("math_double", "sm_90"),
+    ("tma_bulk_copy", "sm_90"),
 ];
 
 fn corpus() -> PathBuf {

@@ -2054,3 +2054,63 @@ fn fma_contraction_matches_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 80 * n])];
     matches_nvidia("contract", n as u32, args, 1, 80, |t| format!("thread {t}"));
 }
+
+/// tma_bulk_copy's arguments (8 tiles of 4096 floats over 4 CTAs, so each
+/// CTA waits on its mbarrier in both phases) and the result `3x + 1`.
+fn bulk_scale_case() -> (impl Fn() -> Vec<Arg>, Vec<Vec<u8>>) {
+    let n = 8 * 4096;
+    let x: Vec<f32> = pattern(n, 3).iter().map(|&v| v as f32 * 0.125).collect();
+    let y: Vec<f32> = x.iter().map(|&v| 3.0f32.mul_add(v, 1.0)).collect();
+    let want = vec![f32s(&x), f32s(&y)];
+    let args = move || {
+        vec![Arg::Buffer(f32s(&x)), Arg::Buffer(vec![0; 4 * n]), Arg::Value(f32s(&[3.0])), Arg::Value(i32s(&[8]))]
+    };
+    (args, want)
+}
+
+/// tma_bulk_copy: mbarriers, bulk copies both ways (in the ELECT loop),
+/// bulk groups and `fence.proxy.async`, sm_90 only.
+#[test]
+fn tma_bulk_copy() {
+    let (args, want) = bulk_scale_case();
+    check("tma_bulk_copy", &[90], "bulk_scale", 4, 256, args, &want);
+}
+
+/// `tests/ptx/bulk_copy.ptx`'s arguments and results: `y = x`, and `z = x`
+/// plus the number of the 16-word segment.
+fn bulk_copy_case() -> (impl Fn() -> Vec<Arg>, Vec<Vec<u8>>) {
+    let x: Vec<i32> = pattern(128, 11);
+    let z: Vec<i32> = x.iter().enumerate().map(|(i, &v)| v + (i / 16) as i32).collect();
+    let want = vec![i32s(&x), i32s(&x), i32s(&z)];
+    let args = move || vec![Arg::Buffer(i32s(&x)), Arg::Buffer(vec![0; 512]), Arg::Buffer(vec![0; 512])];
+    (args, want)
+}
+
+/// Per-thread mbarrier and bulk-copy operands: eight threads of one warp
+/// each go once through the ELECT loops with their own addresses, the
+/// other warp waits on their mbarriers. (NVIDIA's cubin is not run: its
+/// `R2UR P, UR, R` uniformity loops are not decoded yet.)
+#[test]
+fn bulk_copy_per_thread() {
+    let (args, want) = bulk_copy_case();
+    for (stage, module) in ["lowered", "final"].iter().zip(stages_of("bulk_copy", test_ptx("bulk_copy.ptx", 90), 90)) {
+        let got = run(&module, "bulk_copy", [1, 1, 1], [128, 1, 1], &args());
+        assert!(got == want, "bulk_copy {stage}: results differ");
+    }
+}
+
+/// Without the wait (its phase test always true), warp 0 reads its
+/// segments before warp 1 has copied them: the mbarrier's phase is what
+/// orders them, in our code and on the interpreter.
+#[test]
+fn bulk_copy_needs_its_phase_wait() {
+    let text = test_ptx("bulk_copy.ptx", 90);
+    let mutated =
+        text.replace("mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r14], %r15;", "setp.eq.u32 %p5, %r15, 0;");
+    assert_ne!(mutated, text, "the wait is in the kernel");
+    let (args, want) = bulk_copy_case();
+    for (stage, module) in ["lowered", "final"].iter().zip(stages_of("bulk_copy", mutated, 90)) {
+        let got = run(&module, "bulk_copy", [1, 1, 1], [128, 1, 1], &args());
+        assert!(got != want, "bulk_copy without the wait, {stage}: same results");
+    }
+}

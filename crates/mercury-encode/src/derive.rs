@@ -55,7 +55,9 @@
 //!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
 //!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints),
 //!   `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound) and `BREAK
-//!   !P2, B2` (a predicate operand).
+//!   !P2, B2` (a predicate operand); sm_90 only ([`PROBED_SM90`]):
+//!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
+//!   per-thread address `[R0+URZ]`.
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -65,6 +67,7 @@
 // change from run to run.
 use std::collections::{BTreeMap, HashSet};
 
+use crate::Sm;
 use crate::form::{Atom, AtomKind, Field, Form};
 
 /// Where the immediate address offset lives, per opcode (bits 0..11 of
@@ -195,6 +198,44 @@ pub static PROBED: &[Form] = &[
     },
 ];
 
+/// Probed forms of instructions only sm_90 has: the mbarrier operations
+/// with a per-thread address `[R+URZ]` (NVIDIA's code for
+/// `mbarrier.arrive.expect_tx` / `mbarrier.try_wait.parity` on an address
+/// that differs between threads; the corpus has only `[UR]`). The register
+/// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
+pub static PROBED_SM90: &[Form] = &[
+    // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
+    // 0x0003e6000800003f_0000000300ff79a7.
+    Form {
+        mnemonic: "SYNCS.ARRIVE.TRANS64",
+        operands: &["{R}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(32, Some(1)),
+        ],
+        bits: 0x000000000800000000000000000009a7,
+        mask: 0x000001ffffffffc0ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R0+URZ], R5: NVIDIA's
+    // 0x000e64000800017f_00000005000075a7.
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+        operands: &["{P}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(32, Some(1)),
+        ],
+        bits: 0x000000000800014000000000000005a7,
+        mask: 0x000001fffff1ffc0ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+];
+
 /// A mark on a register source, toggled by one bit: (opcode bits 0..11,
 /// operand index in the text, the mark as printed around `{R}`, the bit).
 /// `F2I` of binary32 (`0x305`) and binary64 (`0x311`): `|R|`; `DFMA` of
@@ -220,9 +261,13 @@ const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
 const ROUNDS: usize = 2;
 
 /// The derived forms of one SM family, given its learned forms.
-fn derive(learned: &'static [Form]) -> Vec<Form> {
+fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let mut out: Vec<Form> = PROBED.iter().filter(|f| known.insert(text(f))).copied().collect();
+    let own: &[Form] = match sm {
+        Sm::Sm80 => &[],
+        Sm::Sm90 => PROBED_SM90,
+    };
+    let mut out: Vec<Form> = PROBED.iter().chain(own).filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
         if let Some(d) = scale_sibling(form)
@@ -614,10 +659,10 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tables");
         let mut stale = Vec::new();
         for (sm, file, learned) in [
-            ("sm_80", "sm80_derived.rs", crate::tables::sm80::FORMS),
-            ("sm_90", "sm90_derived.rs", crate::tables::sm90::FORMS),
+            (Sm::Sm80, "sm80_derived.rs", crate::tables::sm80::FORMS),
+            (Sm::Sm90, "sm90_derived.rs", crate::tables::sm90::FORMS),
         ] {
-            let want = render_table(sm, &derive(learned));
+            let want = render_table(sm.nvdisasm_name(), &derive(sm, learned));
             let path = dir.join(file);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
                 std::fs::write(&path, want).expect("write the derived table");

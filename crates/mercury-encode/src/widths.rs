@@ -77,6 +77,18 @@ pub fn apply(inst: &mut Inst) {
             widen(inst.defs.iter_mut().take(1), dst);
             widen(inst.uses.iter_mut().take(1), src);
         }
+        // sm_90 uniform pairs printed as one register: the mbarrier word
+        // `SYNCS.EXCH.64` writes, `UBLKCP`'s global address and the
+        // (shared destination, mbarrier) pair of `UBLKCP.S.G`.
+        SYNCS if inst.has_mod("EXCH") && inst.has_mod("64") => widen(inst.uses.iter_mut().skip(1).take(1), 2),
+        UBLKCP => {
+            let pairs = if inst.mods.first().is_some_and(|m| m.name() == "S") { 2 } else { 1 };
+            for op in inst.uses.iter_mut().take(pairs) {
+                if let OperandKind::Mem(addr) = &mut op.kind {
+                    addr.ubase = addr.ubase.map(|u| u.wide(2));
+                }
+            }
+        }
         // `LDSM.16.M88.4` loads four registers.
         LDSM => {
             let w = if inst.has_mod("4") {

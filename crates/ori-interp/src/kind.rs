@@ -324,7 +324,8 @@ pub enum AsyncOp {
     DepbarSb0 { keep: u32 },
     /// `SYNCS.EXCH.64 d, [bar], v`: writes an mbarrier word (`mbarrier.init`).
     SyncsExch,
-    /// `SYNCS.ARRIVE.TRANS64 d, [bar], tx`: expects `tx` bytes, then arrives.
+    /// `SYNCS.ARRIVE.TRANS64 d, [bar], tx`: expects `tx` bytes, then arrives
+    /// (`[bar]` a uniform register or, per thread, `[R+URZ]`).
     SyncsArrive,
     /// `SYNCS.PHASECHK.TRANS64.TRYWAIT p, [bar], parity`.
     SyncsTryWait,

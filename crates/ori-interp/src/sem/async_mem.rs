@@ -132,9 +132,10 @@ impl Cta<'_> {
     }
 
     /// Whether the phase of parity `bit 31 of operand 1` of the mbarrier
-    /// at operand 0 has completed, in `lane`.
+    /// at operand 0 (`[UR]`, or per thread `[R+URZ]`) has completed, in
+    /// `lane`.
     fn phase_done(&mut self, w: &Warp, step: &Step, lane: usize) -> R<bool> {
-        let addr = self.uniform(w, step, 0, 1)?;
+        let addr = self.addr(w, step, 0, lane, Space::Shared)?;
         let parity = self.u32v(w, step, 1, lane)? >> 31 != 0;
         Ok(mbar_phase(load_le(self.shared_bytes(addr, 8)?)) != parity)
     }
@@ -236,7 +237,7 @@ impl Cta<'_> {
             }
             AsyncOp::SyncsArrive => {
                 for lane in lanes(active) {
-                    let addr = self.uniform(w, step, 0, 1)?;
+                    let addr = self.addr(w, step, 0, lane, Space::Shared)?;
                     let tx = self.u32v(w, step, 1, lane)?;
                     let old = self.mbar_update(addr, i64::from(tx), 1)?;
                     Self::write(w, step, lane, old, &[]);

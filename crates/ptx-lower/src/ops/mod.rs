@@ -5,6 +5,7 @@ mod approx;
 mod async_copy;
 mod atomic;
 mod bits;
+mod bulk_copy;
 pub(crate) mod call;
 mod carry;
 mod cluster;
@@ -14,12 +15,14 @@ mod ctrl;
 mod cvt;
 mod divide;
 mod double;
+mod elect;
 mod fence;
 mod float;
 mod half;
 mod ieee;
 mod int;
 mod matrix;
+mod mbarrier;
 mod mem;
 mod mov;
 mod pred;
@@ -37,6 +40,8 @@ use crate::func::Lowerer;
 pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered {
     let product = match inst.opcode.name.as_str() {
         _ if cluster::handles(cx, inst) => cluster::lower(cx, inst).map(|()| None),
+        _ if mbarrier::handles(cx, inst) => mbarrier::lower(cx, inst).map(|()| None),
+        _ if bulk_copy::handles(cx, inst) => bulk_copy::lower(cx, inst).map(|()| None),
         "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" if !inst.has("bulk") => {
             async_copy::lower(cx, inst).map(|()| None)
         }
