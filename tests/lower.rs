@@ -77,6 +77,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("spinlock_fence", "sm_90"),
     ("math_double", "sm_80"),
     ("math_double", "sm_90"),
+    ("wgmma_m64n8k16", "sm_90a"),
 ];
 
 fn corpus() -> PathBuf {
