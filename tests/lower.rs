@@ -78,6 +78,7 @@ const KERNELS: &[(&str, &str)] = &[
     ("math_double", "sm_80"),
     ("math_double", "sm_90"),
     ("tma_bulk_copy", "sm_90"),
+    ("wgmma_m64n8k16", "sm_90a"),
 ];
 
 fn corpus() -> PathBuf {

@@ -109,6 +109,20 @@ pub fn apply(inst: &mut Inst) {
                 widen(inst.uses.iter_mut().skip(i).take(1), w);
             }
         }
+        // `HGMMA.64xNx16.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
+        // thread (N / 4 for F16 ones); with A in shared memory `gdesc[UR4]`
+        // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7.
+        HGMMA => {
+            let n = inst.mods.first().and_then(|m| m.name().strip_prefix("64x")?.split('x').next()?.parse::<u8>().ok());
+            if let Some(n) = n {
+                let acc = if inst.has_mod("F32") { n / 2 } else { n / 4 };
+                widen(inst.defs.iter_mut(), acc);
+                widen(inst.uses.iter_mut().filter(|u| matches!(u.kind, OperandKind::Reg(r) if r.file == RegFile::R)).last().into_iter(), acc);
+            }
+            if let Some(OperandKind::MatrixDesc(r)) = inst.uses.first_mut().map(|u| &mut u.kind) {
+                *r = r.wide(4);
+            }
+        }
         _ => {}
     }
 }

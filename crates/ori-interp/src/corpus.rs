@@ -63,11 +63,21 @@ pub const SM90_CASES: &[Case] = &[
     Case { file: "cluster_dsmem", entry: "cluster_hist", run: cluster_hist },
 ];
 
+/// Cases of kernels that exist for sm_90a only (`archs = ["compute_90a"]`,
+/// the architecture-specific features: wgmma).
+pub const SM90A_CASES: &[Case] = &[Case { file: "wgmma_m64n8k16", entry: "wgmma_gemm_64x8", run: wgmma_gemm_64x8 }];
+
 /// Compiles `corpus/kernels/<file>.sm<sm>.ptx` with `ptxas` into `dir`
 /// and loads `entry`.
 pub fn compile(ptxas: &Path, corpus: &Path, file: &str, entry: &str, sm: u32, dir: &Path) -> Result<Kernel, String> {
-    let ptx = corpus.join("kernels").join(format!("{file}.sm{sm}.ptx"));
-    compile_ptx(ptxas, &ptx, &format!("sm_{sm}"), dir, entry)
+    compile_arch(ptxas, corpus, file, entry, &format!("sm_{sm}"), dir)
+}
+
+/// Compiles `corpus/kernels/<file>.<arch without '_'>.ptx` (`sm_90a` ->
+/// `.sm90a.ptx`) for `arch` into `dir` and loads `entry`.
+pub fn compile_arch(ptxas: &Path, corpus: &Path, file: &str, entry: &str, arch: &str, dir: &Path) -> Result<Kernel, String> {
+    let ptx = corpus.join("kernels").join(format!("{file}.{}.ptx", arch.replace('_', "")));
+    compile_ptx(ptxas, &ptx, arch, dir, entry)
 }
 
 /// Compiles `ptx` for `arch` (`sm_90`, `sm_90a`, ...) with `ptxas` into
@@ -998,6 +1008,21 @@ fn mma_m16n8k16(k: &Kernel) -> Result<Stats, String> {
     let p =
         p.set(3, &(m as i32).to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?.set(5, &(kk as i32).to_le_bytes())?;
     let stats = launch_2d(k, &mut g, [(n / 32) as u32, (m / 16) as u32], [128, 1], p)?;
+    let got: Vec<f64> = read_u32(&g, pc).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
+    close("C", &got, &want, 1e-5).map(|_| stats)
+}
+
+/// wgmma_m64n8k16: one warpgroup per 64x8 tile, K in steps of 16 through
+/// shared memory. 2 x 3 tiles, K = 48: three HGMMAs accumulate per tile.
+fn wgmma_gemm_64x8(k: &Kernel) -> Result<Stats, String> {
+    let (m, n, kk) = (128usize, 24usize, 48usize);
+    let (a, bt, want) = half_gemm(m, n, kk, 33);
+    let mut g = Global::new();
+    let (pa, pb, pc) = (g.alloc(a), g.alloc(bt), g.alloc(vec![0; 4 * m * n]));
+    let p = Params::new(k).set(0, &pa.to_le_bytes())?.set(1, &pb.to_le_bytes())?.set(2, &pc.to_le_bytes())?;
+    let p =
+        p.set(3, &(m as i32).to_le_bytes())?.set(4, &(n as i32).to_le_bytes())?.set(5, &(kk as i32).to_le_bytes())?;
+    let stats = launch_2d(k, &mut g, [(n / 8) as u32, (m / 64) as u32], [128, 1], p)?;
     let got: Vec<f64> = read_u32(&g, pc).into_iter().map(|v| f64::from(f32::from_bits(v))).collect();
     close("C", &got, &want, 1e-5).map(|_| stats)
 }

@@ -638,6 +638,9 @@ impl Cta<'_> {
         {
             return Err(Stop::Blocked);
         }
+        if prog.has_wgmma && !matches!(step.kind, Kind::Wgmma(_)) {
+            self.wgmma_watch(w, step)?;
+        }
         self.warp_insts += 1;
         self.thread_insts += u64::from(active.count_ones());
         match step.kind {
@@ -687,6 +690,7 @@ impl Cta<'_> {
                 return Ok(());
             }
             Kind::Async(op) => self.step_async(w, step, op, active)?,
+            Kind::Wgmma(op) => self.step_wgmma(w, step, op, active, pc)?,
             Kind::BraDiv => {
                 let (Some(lane), Some((Src::Label(target), _))) = (lanes(active).next(), step.uses.get(1)) else {
                     return fault("BRA.DIV without a target");

@@ -301,6 +301,8 @@ pub enum Kind {
     /// `HMMA.16816.F32`: m16n8k16, binary16 inputs, binary32 accumulators
     /// (`sem::mma::hmma_16816_f32`).
     Hmma16816F32,
+    /// Warpgroup MMA (`sem/wgmma.rs`).
+    Wgmma(WgmmaOp),
     /// `BRA.U.ANY`: the whole group branches when the guard holds in any
     /// of its lanes.
     BraAny,
@@ -308,6 +310,19 @@ pub enum Kind {
     Async(AsyncOp),
     /// Not modelled: executing it is an error.
     Unsupported,
+}
+
+/// The warpgroup MMA operations of sm_90a, run by `sem/wgmma.rs`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WgmmaOp {
+    /// `WARPGROUP.ARRIVE` (`wgmma.fence`).
+    Arrive,
+    /// `HGMMA.64xNx16.F32 d, gdesc[UR], c[, scale-d][, gsb0]`: f16 A and B
+    /// from shared memory; `closes` when it carries `gsb0`
+    /// (`wgmma.commit_group`).
+    Hgmma { n: u32, closes: bool },
+    /// `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
+    Depbar { keep: u32 },
 }
 
 /// The asynchronous-copy, mbarrier and cluster operations (sm_80 LDGSTS,
@@ -403,6 +418,17 @@ fn cmp_op(inst: &Inst) -> Option<(Cmp, BoolOp)> {
     Some((cmp, op))
 }
 
+/// `HGMMA.64xNx16.F32` with both operands behind a descriptor (f16
+/// inputs: other input types add a modifier, an A in registers comes as
+/// a register operand before `gdesc`).
+fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
+    let [shape, ty] = &inst.mods[..] else { return None };
+    let n = shape.name().strip_prefix("64x")?.strip_suffix("x16")?.parse().ok()?;
+    let desc_first = matches!(inst.uses.first().map(|u| &u.kind), Some(OperandKind::MatrixDesc(_)));
+    let closes = inst.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(0)));
+    (ty.name() == "F32" && desc_first && n % 8 == 0 && (8..=256).contains(&n)).then_some(WgmmaOp::Hgmma { n, closes })
+}
+
 /// Decides what `inst` does; `Kind::Unsupported` when the interpreter has
 /// no model of it.
 pub fn decode_kind(inst: &Inst) -> Kind {
@@ -434,6 +460,14 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "CGABAR_ARV" => Kind::Async(AsyncOp::ClusterArrive),
         "CGABAR_WAIT" => Kind::Async(AsyncOp::ClusterWait),
         "ELECT" => Kind::Async(AsyncOp::Elect),
+        "WARPGROUP" if m("ARRIVE") && inst.mods.len() == 1 => Kind::Wgmma(WgmmaOp::Arrive),
+        "WARPGROUP" if m("DEPBAR") && m("LE") => match inst.uses.get(1).map(|u| &u.kind) {
+            Some(OperandKind::Imm(ori_ir::Imm::Int(n))) => {
+                Kind::Wgmma(WgmmaOp::Depbar { keep: u32::try_from(*n).unwrap_or(u32::MAX) })
+            }
+            _ => Kind::Unsupported,
+        },
+        "HGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
         "BSSY" => Kind::Bssy,
         "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,

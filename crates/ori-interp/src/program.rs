@@ -62,6 +62,10 @@ pub struct Program {
     pub steps: Vec<Step>,
     /// Slots per register file (indexed by `RegFile::index`).
     pub slots: [u32; 5],
+    /// True when it has warpgroup MMA instructions: every other
+    /// instruction is then watched for accesses to their accumulators
+    /// (`sem/wgmma.rs`).
+    pub has_wgmma: bool,
 }
 
 /// Assigns slots: physical registers keep their numbers; virtual ones
@@ -123,7 +127,8 @@ impl Program {
         for (_, id, inst) in func.insts_in_order() {
             steps.push(prepare(func, id, inst, &slots, &block_pc)?);
         }
-        Ok(Program { steps, slots: slots.next })
+        let has_wgmma = steps.iter().any(|s| matches!(s.kind, Kind::Wgmma(_)));
+        Ok(Program { steps, slots: slots.next, has_wgmma })
     }
 }
 
@@ -137,7 +142,7 @@ fn prepare(
     let mut uses = Vec::with_capacity(inst.uses.len());
     for u in &inst.uses {
         let src = match &u.kind {
-            OperandKind::Reg(r) => Src::Reg(slots.loc(*r), r.width),
+            OperandKind::Reg(r) | OperandKind::MatrixDesc(r) => Src::Reg(slots.loc(*r), r.width),
             OperandKind::Imm(ori_ir::Imm::Int(v)) => Src::Imm(*v as u64),
             OperandKind::Imm(ori_ir::Imm::F32(v)) => Src::Imm(u64::from(*v)),
             OperandKind::Imm(ori_ir::Imm::F64(v)) => Src::Imm(*v),

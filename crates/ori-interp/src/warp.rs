@@ -5,6 +5,7 @@ use ori_ir::RegFile;
 
 use crate::program::Loc;
 use crate::sem::async_mem::PendingCopies;
+use crate::sem::wgmma::WgmmaState;
 
 /// Lanes per warp.
 pub const LANES: usize = 32;
@@ -33,6 +34,8 @@ pub struct Warp {
     pub local: Vec<Vec<u8>>,
     /// `LDGSTS` copies not completed yet.
     pub copies: PendingCopies,
+    /// Warpgroup MMAs in flight and the fence state.
+    pub wgmma: WgmmaState,
 }
 
 impl Warp {
@@ -50,6 +53,7 @@ impl Warp {
             index,
             local: vec![Vec::new(); LANES],
             copies: PendingCopies::default(),
+            wgmma: WgmmaState::default(),
         }
     }
 

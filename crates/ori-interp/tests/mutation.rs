@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use ori_interp::Kernel;
-use ori_interp::corpus::{CASES, SM90_CASES, compile};
+use ori_interp::corpus::{CASES, SM90_CASES, SM90A_CASES, compile, compile_arch};
 use ori_ir::{Modifier, Opcode};
 
 fn corpus() -> PathBuf {
@@ -19,8 +19,15 @@ fn kernel(entry: &str, sm: u32) -> Option<(Kernel, Check)> {
     let oracle = nv_oracle::Oracle::for_test("mutation")?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ori-interp-mutation");
     std::fs::create_dir_all(&dir).unwrap();
-    let case = CASES.iter().chain(SM90_CASES).find(|c| c.entry == entry).unwrap();
-    let k = compile(&oracle.ptxas(), &corpus(), case.file, case.entry, sm, &dir).unwrap();
+    let k = match SM90A_CASES.iter().find(|c| c.entry == entry) {
+        Some(case) => compile_arch(&oracle.ptxas(), &corpus(), case.file, case.entry, "sm_90a", &dir),
+        None => {
+            let case = CASES.iter().chain(SM90_CASES).find(|c| c.entry == entry).unwrap();
+            compile(&oracle.ptxas(), &corpus(), case.file, case.entry, sm, &dir)
+        }
+    };
+    let k = k.unwrap();
+    let case = CASES.iter().chain(SM90_CASES).chain(SM90A_CASES).find(|c| c.entry == entry).unwrap();
     (case.run)(&k).expect("the unmutated kernel passes");
     Some((k, case.run))
 }
@@ -97,4 +104,30 @@ fn dropped_async_waits_are_caught() {
     let Some((mut k, run)) = kernel("bulk_scale", 90) else { return };
     drop_first(&mut k, Opcode::UBLKCP);
     run(&k).expect_err("without the bulk copy in, the mbarrier never completes or the tile is stale");
+}
+
+/// wgmma's synchronisation: without `WARPGROUP.DEPBAR` the stores read
+/// accumulators of an HGMMA still in flight, without `WARPGROUP.ARRIVE`
+/// the HGMMA has no fence before it; both are faults naming the cause.
+#[test]
+fn dropped_wgmma_fence_and_wait_are_caught() {
+    for (op, cause) in [(Opcode::WARPGROUP, "no WARPGROUP.DEPBAR has waited for"), (Opcode::HGMMA, "")] {
+        let Some((mut k, run)) = kernel("wgmma_gemm_64x8", 90) else { return };
+        if op == Opcode::HGMMA {
+            // Without the product every output is zero.
+            drop_first(&mut k, op);
+            run(&k).expect_err("without its HGMMA the kernel must fail");
+            continue;
+        }
+        // The first WARPGROUP is ARRIVE, the second DEPBAR.
+        let (b, id, _) =
+            k.func.insts_in_order().filter(|(_, _, i)| i.op == op).nth(1).expect("WARPGROUP.DEPBAR");
+        k.func.blocks[b].insts.retain(|&i| i != id);
+        let err = run(&k).expect_err("reading accumulators before the wait must fail");
+        assert!(err.contains(cause), "{err}");
+        let Some((mut k, run)) = kernel("wgmma_gemm_64x8", 90) else { return };
+        drop_first(&mut k, op);
+        let err = run(&k).expect_err("an HGMMA without a fence before it must fail");
+        assert!(err.contains("WARPGROUP.ARRIVE"), "{err}");
+    }
 }

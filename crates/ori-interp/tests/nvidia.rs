@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ori_interp::corpus::{CASES, SM90_CASES, compile};
+use ori_interp::corpus::{CASES, SM90_CASES, SM90A_CASES, compile, compile_arch};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
@@ -31,6 +31,14 @@ fn nvidia_cubins_pass_their_checks() {
         match result {
             Ok(stats) => eprintln!("sm_90 {}: ok, {} warp-instructions", case.entry, stats.warp_insts),
             Err(e) => failures.push(format!("sm_90 {}: {e}", case.entry)),
+        }
+    }
+    for case in SM90A_CASES {
+        let result =
+            compile_arch(&oracle.ptxas(), &corpus(), case.file, case.entry, "sm_90a", &dir).and_then(|k| (case.run)(&k));
+        match result {
+            Ok(stats) => eprintln!("sm_90a {}: ok, {} warp-instructions", case.entry, stats.warp_insts),
+            Err(e) => failures.push(format!("sm_90a {}: {e}", case.entry)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -233,6 +233,7 @@ impl<'m> Lowerer<'m> {
                 Err(e) => return Err(vec![e]),
             }
         }
+        ops::wgmma::bind_accumulators(&mut cx, &body.statements);
         cx.statements(&body.statements, &mut errors);
         if cx.current.is_some() {
             // PTX bodies end in ret/exit; a body that falls off the end

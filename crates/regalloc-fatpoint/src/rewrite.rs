@@ -1,7 +1,7 @@
 //! Rewriting: virtual registers replaced by their physical registers, and
 //! copies that the assignment made into `Rn = MOV Rn` removed.
 
-use ori_ir::{Bank, Function, Inst, OperandKind, Reg};
+use ori_ir::{Function, Inst, Reg};
 
 use crate::driver::Allocation;
 use crate::points::plain_mov;
@@ -13,23 +13,11 @@ pub(crate) fn map_regs(inst: &mut Inst, mut f: impl FnMut(Reg) -> Reg) {
     if let Some(guard) = &mut inst.guard {
         guard.pred = f(guard.pred);
     }
+    // `regs_mut` names every register an operand holds (addresses, bank
+    // references, wgmma descriptors).
     for op in inst.defs.iter_mut().chain(inst.uses.iter_mut()) {
-        match &mut op.kind {
-            OperandKind::Reg(r) => *r = f(*r),
-            OperandKind::CBank(cb) => {
-                if let Bank::Indexed(r) = &mut cb.bank {
-                    *r = f(*r);
-                }
-                if let Some(r) = &mut cb.reg {
-                    *r = f(*r);
-                }
-            }
-            OperandKind::Mem(addr) => {
-                for r in [&mut addr.desc, &mut addr.base, &mut addr.ubase].into_iter().flatten() {
-                    *r = f(*r);
-                }
-            }
-            _ => {}
+        for r in op.regs_mut() {
+            *r = f(*r);
         }
     }
 }

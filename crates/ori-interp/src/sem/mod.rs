@@ -9,3 +9,4 @@ pub mod half;
 pub mod int;
 pub mod mma;
 pub mod mufu;
+pub mod wgmma;

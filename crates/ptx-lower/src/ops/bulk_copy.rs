@@ -1,6 +1,5 @@
 //! sm_90 bulk asynchronous copies: `cp.async.bulk` between global and
-//! shared memory, its bulk groups, and `fence.proxy.async`, in NVIDIA's
-//! instructions (tma_bulk_copy and probes of per-thread addresses).
+//! shared memory and its bulk groups, in NVIDIA's instructions (tma_bulk_copy and probes of per-thread addresses).
 //!
 //! `UBLKCP` reads only uniform registers, so each copy runs in the
 //! [`elect`] loop, once per thread that reached it with that thread's
@@ -17,11 +16,10 @@ use crate::func::Lowerer;
 /// True for the instructions this module lowers on a target with the sm_90
 /// bulk-copy unit (the one with clusters).
 pub(super) fn handles(cx: &Lowerer<'_>, inst: &Instruction) -> bool {
-    cx.sm.target().features.clusters
-        && match inst.opcode.name.as_str() {
-            "fence" => inst.has("proxy"),
-            name => name.starts_with("cp") && (name.contains("bulk") || inst.has("bulk")),
-        }
+    let name = inst.opcode.name.as_str();
+    // `fence.proxy.async`, which orders shared writes before the copies,
+    // is fence.rs's.
+    cx.sm.target().features.clusters && name.starts_with("cp") && (name.contains("bulk") || inst.has("bulk"))
 }
 
 /// Lowers an instruction [`handles`] accepts.
@@ -46,12 +44,6 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let uses = vec![OperandKind::Scoreboard(0).into(), Operand::int(keep)];
             cx.emit(Opcode::DEPBAR, &["LE"], vec![], uses, span)?;
             if read { Ok(()) } else { cx.emit(Opcode::CCTL, &["IVALL"], vec![], vec![], span) }
-        }
-        // Orders this thread's generic-proxy shared accesses before later
-        // async-proxy ones (the bulk copies).
-        ["fence", "proxy", "async", "shared::cta"] => {
-            cx.emit(Opcode::MEMBAR, &["ALL", "CTA"], vec![], vec![], span)?;
-            cx.emit(Opcode::FENCE, &["VIEW", "ASYNC", "S"], vec![], vec![], span)
         }
         _ => Err(unsupported(inst)),
     }

@@ -24,6 +24,9 @@ const WIDE_FENCE_TAIL: &[(u16, &[FenceStep])] = &[
 /// `MEMBAR.{SC,ALL}.{CTA,GPU,SYS}` (`membar` is `fence.sc`), then for the
 /// GPU and system scopes the SM's [`WIDE_FENCE_TAIL`].
 pub(super) fn fence(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if inst.has("proxy") {
+        return proxy_async(cx, inst);
+    }
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     let (sem, scope) = match (inst.opcode.name.as_str(), words.as_slice()) {
@@ -46,6 +49,19 @@ pub(super) fn fence(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         cx.emit(op, mods, vec![], vec![], inst.span)?;
     }
     Ok(())
+}
+
+/// `fence.proxy.async.shared::cta` (the generic proxy's shared-memory
+/// writes become visible to the async proxy: bulk copies, wgmma):
+/// `MEMBAR.ALL.CTA` + `FENCE.VIEW.ASYNC.S`, NVIDIA's sequence in
+/// tma_bulk_copy and wgmma_m64n8k16. Other state spaces are not probed.
+fn proxy_async(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    if words != ["proxy", "async", "shared::cta"] {
+        return Err(unsupported(inst));
+    }
+    cx.emit(Opcode::MEMBAR, &["ALL", "CTA"], vec![], vec![], inst.span)?;
+    cx.emit(Opcode::FENCE, &["VIEW", "ASYNC", "S"], vec![], vec![], inst.span)
 }
 
 /// `nanosleep.u32 t`: `NANOSLEEP t` (a constant in a register first).

@@ -52,7 +52,7 @@ fn exactly(inst: &Instruction, words: &[&str], types: &[ScalarType]) -> bool {
 }
 
 /// The register names of brace-list operand `i`, which must have `n`.
-fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str, Span)>> {
+pub(super) fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str, Span)>> {
     let ExprKind::Braces(elems) = &operand(inst, i)?.kind else { return Err(unsupported(inst)) };
     let names: Vec<(&str, Span)> = elems
         .iter()
@@ -69,7 +69,7 @@ fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str, Span)>> {
 
 /// `regs` as one tuple, when they are the consecutive words of one
 /// virtual register starting at a multiple of their count.
-fn as_tuple(regs: &[Reg]) -> Option<Reg> {
+pub(super) fn as_tuple(regs: &[Reg]) -> Option<Reg> {
     let first = *regs.first()?;
     let start = first.word?;
     let n = u8::try_from(regs.len()).ok()?;

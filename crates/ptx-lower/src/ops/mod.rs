@@ -28,6 +28,7 @@ mod mov;
 mod pred;
 mod seq;
 mod warp;
+pub(crate) mod wgmma;
 mod wide;
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
@@ -102,6 +103,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
         "ldmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),
+        "wgmma" => wgmma::lower(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;
     // What the block knew about the old value of the written register is stale now.

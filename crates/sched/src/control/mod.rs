@@ -18,14 +18,24 @@ pub(crate) fn plain(stall: u8) -> Ctrl {
 /// True when `inst` writes a result the hardware signals late: it needs a
 /// write scoreboard and its readers a wait.
 pub(crate) fn is_variable_producer(inst: &Inst, table: &LatencyTable) -> bool {
-    table.is_variable(inst.op.name()) && !units::writes(inst).is_empty()
+    table.is_variable(inst.op.name()) && !units::writes(inst).is_empty() && !warpgroup_async(inst)
+}
+
+/// `HGMMA` reads and writes its accumulators asynchronously, tracked by
+/// the warpgroup barrier (`gsb0`, waited for by `WARPGROUP.DEPBAR`), not by
+/// scoreboards: NVIDIA sets none on it, and nvdisasm rejects an HGMMA with
+/// a write scoreboard as an illegal instruction. The scheduler keeps its
+/// accumulators' other readers and writers behind the `WARPGROUP.DEPBAR`
+/// (`list/deps.rs`).
+pub(crate) fn warpgroup_async(inst: &Inst) -> bool {
+    inst.op == Opcode::HGMMA
 }
 
 /// Per-thread registers `inst` may read after issue: the sources of a
 /// variable-latency instruction or a store (NVIDIA protects exactly these
 /// with read scoreboards; uniform registers and guards are read at issue).
 pub(crate) fn late_reads(inst: &Inst, table: &LatencyTable) -> Vec<Unit> {
-    if !(table.is_variable(inst.op.name()) || inst.op.has(OpFlags::STORE)) {
+    if !(table.is_variable(inst.op.name()) || inst.op.has(OpFlags::STORE)) || warpgroup_async(inst) {
         return Vec::new();
     }
     let writes = units::writes(inst);

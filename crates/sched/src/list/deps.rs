@@ -61,17 +61,26 @@ impl Dag {
         let mut readers: Vec<Vec<usize>> = vec![Vec::new(); Unit::COUNT];
         let (mut last_store, mut loads) = (None, Vec::new());
         let (mut last_effect, mut since_effect) = (None, Vec::new());
+        let warpgroup = warpgroup_units(func, region);
         for (j, &id) in region.iter().enumerate() {
             let inst = &func.insts[id];
             let guard = inst.guard.and_then(|g| Unit::of_reg(g.pred).next());
-            for u in units::reads(inst) {
+            // `WARPGROUP.ARRIVE`/`.DEPBAR` stand for every access of the
+            // HGMMAs' registers: none may move between an ARRIVE and its
+            // HGMMA or between an HGMMA and the DEPBAR that waits for it.
+            let extra: &[Unit] = if inst.op == Opcode::WARPGROUP { &warpgroup } else { &[] };
+            let mut reads = units::reads(inst);
+            reads.extend_from_slice(extra);
+            let mut writes = units::writes(inst);
+            writes.extend_from_slice(extra);
+            for u in reads {
                 if let Some(i) = last_write[u.index()] {
                     let lat = raw_latency(&func.insts[region[i]], guard == Some(u), table);
                     dag.edge(i, j, lat);
                 }
                 readers[u.index()].push(j);
             }
-            for u in units::writes(inst) {
+            for u in writes {
                 if let Some(i) = last_write[u.index()] {
                     dag.edge(i, j, 1);
                 }
@@ -127,6 +136,19 @@ impl Dag {
         }
         height
     }
+}
+
+/// The registers the `HGMMA`s of `region` read or write.
+fn warpgroup_units(func: &Function, region: &[InstId]) -> Vec<Unit> {
+    let mut out: Vec<Unit> = region
+        .iter()
+        .map(|&id| &func.insts[id])
+        .filter(|i| i.op == Opcode::HGMMA)
+        .flat_map(|i| units::reads(i).into_iter().chain(units::writes(i)))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Cycles a reader of `producer`'s result should come after it.

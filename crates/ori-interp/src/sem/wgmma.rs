@@ -1,0 +1,351 @@
+//! Warpgroup matrix multiply-accumulate (sm_90a `wgmma`): `HGMMA` with
+//! both operands in shared memory, addressed by matrix descriptors, and
+//! its synchronisation `WARPGROUP.ARRIVE` (`wgmma.fence`) and
+//! `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
+//!
+//! Models (what the tests can rely on, and where they are coarser than the
+//! hardware):
+//! - A warpgroup is four consecutive warps (`warp index / 4`); warp `w % 4`
+//!   owns rows `16 (w % 4) ..` of the 64-row tile, so each warp computes
+//!   its own quarter of `D = A B + C` from shared memory and its own
+//!   accumulators: no warp waits for the others.
+//! - `HGMMA` is queued, not performed: the warp's accumulators are written
+//!   by the `WARPGROUP.DEPBAR` that retires its group (operands read from
+//!   shared memory and C from the registers then, the latest point the
+//!   hardware may do it). An `HGMMA` with `gsb0` closes the open group
+//!   (`wgmma.commit_group`); `DEPBAR.LE gsb0, n` performs every closed
+//!   group but the `n` most recent.
+//! - While an `HGMMA` is queued, any other instruction of the warp that
+//!   reads or writes one of its accumulator registers is a fault (the
+//!   PTX ISA leaves such accesses undefined); so is an `HGMMA` whose
+//!   accumulators were written after the warp's last `WARPGROUP.ARRIVE`
+//!   (`wgmma.fence` must separate register writes from the wgmma that
+//!   reads them), and an `HGMMA` before any `ARRIVE`.
+//! - Descriptors (PTX ISA, "Matrix Descriptor Format"): start address
+//!   `>> 4` in bits 0-13, leading-dimension byte offset `>> 4` in bits
+//!   16-29, stride byte offset `>> 4` in bits 32-45, base offset in bits
+//!   49-51, swizzle mode in bits 62-63. Only the no-swizzle mode with base
+//!   offset 0 is modelled (the corpus' kernel); the others are errors.
+//!   Without swizzle, K-major operands are 8x8 core matrices of 16-bit
+//!   elements, 16 bytes a row, 128 bytes each: element (row r, column k)
+//!   lies at `start + (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2`
+//!   (A is M x K; B is stored N x K, its column `n` as row `n`).
+//! - Arithmetic: as `HMMA` (`sem::mma`): binary16 products exact in f64,
+//!   summed with C in f64 and rounded once to binary32; NaN canonical.
+
+use ori_ir::RegFile;
+
+use super::half;
+use crate::exec::{Cta, R, fault, lanes};
+use crate::kind::WgmmaOp;
+use crate::memory::load_le;
+use crate::program::{Loc, Src, Step};
+use crate::warp::{LANES, Warp};
+
+/// Rows of the tile each warp of the warpgroup owns.
+const WARP_ROWS: usize = 16;
+/// The K extent of an f16 HGMMA.
+const K: usize = 16;
+
+/// A shared-memory matrix descriptor, decoded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MatrixDesc {
+    /// Byte offset of the matrix in the CTA's shared memory.
+    pub start: u32,
+    /// Bytes between core matrices adjacent in K.
+    pub lbo: u32,
+    /// Bytes between core matrices adjacent in M (A) or N (B).
+    pub sbo: u32,
+}
+
+impl MatrixDesc {
+    /// Decodes a descriptor; swizzled layouts and a non-zero base offset
+    /// are errors naming the field.
+    pub fn decode(bits: u64) -> Result<MatrixDesc, String> {
+        let field = |shift: u32| ((bits >> shift) & 0x3fff) as u32 * 16;
+        let swizzle = bits >> 62;
+        let base_offset = bits >> 49 & 7;
+        if swizzle != 0 {
+            return Err(format!("matrix descriptor {bits:#018x}: swizzle mode {swizzle} is not modelled"));
+        }
+        if base_offset != 0 {
+            return Err(format!("matrix descriptor {bits:#018x}: base offset {base_offset} is not modelled"));
+        }
+        Ok(MatrixDesc { start: field(0), lbo: field(16), sbo: field(32) })
+    }
+
+    /// Byte offset of the 16-bit element at (`row`, `k`) of a K-major
+    /// operand without swizzle.
+    pub fn element(&self, row: usize, k: usize) -> u64 {
+        u64::from(self.start)
+            + (row / 8) as u64 * u64::from(self.sbo)
+            + (k / 8) as u64 * u64::from(self.lbo)
+            + (row % 8) as u64 * 16
+            + (k % 8) as u64 * 2
+    }
+}
+
+/// Where accumulator register `i` of `lane` sits in the warp's 16 rows of
+/// D (PTX ISA, "wgmma .m64nNk16 register fragment layout for D"): row
+/// `lane / 4` (+ 8 for registers 2, 3 of each four), column
+/// `8 (i / 4) + 2 (lane % 4) + i % 2`.
+pub fn accumulator_position(lane: usize, i: usize) -> (usize, usize) {
+    (lane / 4 + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2)
+}
+
+/// One warp's part of `HGMMA.64xNx16.F32` (f16 inputs): `a` holds the
+/// warp's 16 rows of A (16 x 16 binary16 bits), `b` B as N rows of K
+/// (B transposed), `c` the lanes' accumulators (N / 2 words each), read as
+/// zeros when `scale_d` is false. Returns the lanes' new accumulators.
+pub fn hgmma_f32_f16(a: &[[u16; K]; WARP_ROWS], b: &[[u16; K]], c: &[Vec<u32>], scale_d: bool) -> Vec<Vec<u32>> {
+    let h = |bits: u16| f64::from(half::to_f32(bits));
+    (0..LANES)
+        .map(|lane| {
+            (0..b.len() / 2)
+                .map(|i| {
+                    let (row, col) = accumulator_position(lane, i);
+                    let acc = if scale_d { f64::from(f32::from_bits(c[lane][i])) } else { 0.0 };
+                    let sum = (0..K).fold(acc, |s, k| s + h(a[row][k]) * h(b[col][k]));
+                    let bits = (sum as f32).to_bits();
+                    if f32::from_bits(bits).is_nan() { 0x7fff_ffff } else { bits }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An `HGMMA` issued and not performed yet.
+#[derive(Clone, Debug)]
+struct Queued {
+    /// Its instruction index (for messages).
+    pc: usize,
+    /// The group it belongs to.
+    group: u32,
+    /// N of the shape.
+    n: u32,
+    /// Accumulators written: first slot and words.
+    d: (Loc, u8),
+    /// Accumulators read (`RZ`: zeros).
+    c: (Loc, u8),
+    /// False when the product replaces C (`wgmma`'s scale-d = 0).
+    scale_d: bool,
+    a: MatrixDesc,
+    b: MatrixDesc,
+}
+
+/// A warp's warpgroup-MMA state.
+#[derive(Clone, Debug, Default)]
+pub struct WgmmaState {
+    /// HGMMAs issued, not performed, in issue order.
+    queued: Vec<Queued>,
+    /// Number of the open group (earlier ones are closed).
+    open: u32,
+    /// R slots written since the last `WARPGROUP.ARRIVE` (`true` before
+    /// the first: the fence must come before the first HGMMA).
+    unfenced: Vec<bool>,
+    /// Whether the warp executed an `ARRIVE` yet.
+    arrived: bool,
+}
+
+impl WgmmaState {
+    fn unfenced(&self, slot: u32) -> bool {
+        !self.arrived || self.unfenced.get(slot as usize).copied().unwrap_or(false)
+    }
+}
+
+/// R slots `loc .. loc + width` (none for `RZ`).
+fn r_slots(loc: Loc, width: u8) -> std::ops::Range<u32> {
+    match loc {
+        Loc::Slot(RegFile::R, s) => s..s + u32::from(width.max(1)),
+        _ => 0..0,
+    }
+}
+
+fn overlaps(a: &std::ops::Range<u32>, b: &std::ops::Range<u32>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+impl Cta<'_> {
+    /// Watches an instruction other than the wgmma family in a function
+    /// that has them: it must not touch a queued HGMMA's accumulators, and
+    /// its R destinations need a fence before an HGMMA reads them.
+    pub(crate) fn wgmma_watch(&self, w: &mut Warp, step: &Step) -> R<()> {
+        let st = &mut w.wgmma;
+        if !st.queued.is_empty() {
+            let regs = step.defs.iter().copied().chain(step.uses.iter().filter_map(|(s, _)| match *s {
+                Src::Reg(loc, width) => Some((loc, width)),
+                Src::Mem { base: Some(b), .. } => Some(b),
+                _ => None,
+            }));
+            for (loc, width) in regs {
+                let r = r_slots(loc, width);
+                if let Some(q) = st.queued.iter().find(|q| overlaps(&r, &r_slots(q.d.0, q.d.1)) || overlaps(&r, &r_slots(q.c.0, q.c.1))) {
+                    return fault(format!(
+                        "R{} is an accumulator of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
+                        r.start, q.pc
+                    ));
+                }
+            }
+        }
+        for &(loc, width) in &step.defs {
+            for s in r_slots(loc, width) {
+                let s = s as usize;
+                if st.unfenced.len() <= s {
+                    st.unfenced.resize(s + 1, false);
+                }
+                st.unfenced[s] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a wgmma-family instruction for warp `w`.
+    pub(crate) fn step_wgmma(&mut self, w: &mut Warp, step: &Step, op: WgmmaOp, active: u32, pc: usize) -> R<()> {
+        if active != u32::MAX {
+            return fault(format!("warpgroup MMA instruction with lanes {active:#010x} active: it needs the whole warp"));
+        }
+        match op {
+            WgmmaOp::Arrive => {
+                w.wgmma.arrived = true;
+                w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
+            }
+            WgmmaOp::Hgmma { n, closes } => {
+                let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
+                    (step.defs.first(), step.uses.first(), step.uses.get(1))
+                else {
+                    return fault("HGMMA operands are not gdesc[UR], C");
+                };
+                // A third register operand is the scale-d predicate (UPT
+                // or UPn, `!UPT` for a product that replaces C).
+                let scale_d = match step.uses.get(2) {
+                    Some((Src::Reg(..), _)) => self.p_in(w, step, 2, 0)?,
+                    _ => true,
+                };
+                let c = (c, cw);
+                if let Some(s) = r_slots(d.0, d.1).chain(r_slots(c.0, c.1)).find(|&s| w.wgmma.unfenced(s)) {
+                    return fault(format!("HGMMA reads R{s}, written after the last WARPGROUP.ARRIVE (wgmma.fence)"));
+                }
+                let word = |k: u32| u64::from(w.get_word(*desc, k, 0));
+                let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(|e| fault(e))?;
+                let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(|e| fault(e))?;
+                let group = w.wgmma.open;
+                w.wgmma.queued.push(Queued { pc, group, n, d, c, scale_d, a, b });
+                if closes {
+                    w.wgmma.open += 1;
+                }
+            }
+            WgmmaOp::Depbar { keep } => {
+                let until = w.wgmma.open.saturating_sub(keep);
+                let (done, left): (Vec<_>, Vec<_>) =
+                    std::mem::take(&mut w.wgmma.queued).into_iter().partition(|q| q.group < until);
+                w.wgmma.queued = left;
+                for q in done {
+                    self.perform_hgmma(w, &q)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Performs a queued HGMMA: reads A and B from the CTA's shared memory
+    /// and C from the registers, writes D.
+    fn perform_hgmma(&mut self, w: &mut Warp, q: &Queued) -> R<()> {
+        let first_row = WARP_ROWS * (w.index as usize % 4);
+        let shared = &self.shared[self.rank];
+        let read = |desc: &MatrixDesc, row: usize, k: usize| -> R<u16> {
+            let addr = desc.element(row, k);
+            match usize::try_from(addr).ok().and_then(|off| shared.get(off..off.checked_add(2)?)) {
+                Some(bytes) => Ok(load_le(bytes) as u16),
+                None => fault(format!("HGMMA (instruction {}) reads shared memory at {addr:#x}, out of bounds", q.pc)),
+            }
+        };
+        let mut a = [[0u16; K]; WARP_ROWS];
+        for (r, row) in a.iter_mut().enumerate() {
+            for (k, v) in row.iter_mut().enumerate() {
+                *v = read(&q.a, first_row + r, k)?;
+            }
+        }
+        let mut b = vec![[0u16; K]; q.n as usize];
+        for (col, row) in b.iter_mut().enumerate() {
+            for (k, v) in row.iter_mut().enumerate() {
+                *v = read(&q.b, col, k)?;
+            }
+        }
+        let words = q.n / 2;
+        let c: Vec<Vec<u32>> =
+            (0..LANES).map(|lane| (0..words).map(|k| w.get_word(q.c.0, k, lane)).collect()).collect();
+        let d = hgmma_f32_f16(&a, &b, &c, q.scale_d);
+        for lane in lanes(u32::MAX) {
+            for (k, &v) in d[lane].iter().enumerate() {
+                w.set_word(q.d.0, k as u32, lane, v);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// binary16 bits of a small integer.
+    fn h(v: f64) -> u16 {
+        half::from_f64(v)
+    }
+
+    #[test]
+    fn descriptor_fields_and_core_matrix_offsets() {
+        // The corpus kernel's descriptor: start 0x400, LBO 128, SBO 256.
+        let d = MatrixDesc::decode(0x0000_0010_0008_0040).unwrap();
+        assert_eq!(d, MatrixDesc { start: 0x400, lbo: 128, sbo: 256 });
+        assert_eq!(d.element(0, 0), 0x400);
+        assert_eq!(d.element(9, 3), 0x400 + 256 + 16 + 6);
+        assert_eq!(d.element(2, 12), 0x400 + 128 + 32 + 8);
+        assert!(MatrixDesc::decode(1 << 62).unwrap_err().contains("swizzle mode 1"));
+        assert!(MatrixDesc::decode(1 << 49).unwrap_err().contains("base offset 1"));
+    }
+
+    #[test]
+    fn accumulator_fragment() {
+        assert_eq!(accumulator_position(0, 0), (0, 0));
+        assert_eq!(accumulator_position(5, 1), (1, 3));
+        assert_eq!(accumulator_position(31, 3), (15, 7));
+        assert_eq!(accumulator_position(2, 4), (0, 12));
+    }
+
+    /// A[m][k] = m + 2k - 9, B[k][n] = k - n, C = m * n: exact, so each
+    /// lane's accumulators must be the reference at their positions.
+    #[test]
+    fn hgmma_matches_the_reference_product() {
+        let av = |m: usize, k: usize| m as f64 + 2.0 * k as f64 - 9.0;
+        let bv = |k: usize, n: usize| k as f64 - n as f64;
+        let mut a = [[0u16; K]; WARP_ROWS];
+        for (m, row) in a.iter_mut().enumerate() {
+            for (k, v) in row.iter_mut().enumerate() {
+                *v = h(av(m, k));
+            }
+        }
+        let b: Vec<[u16; K]> = (0..8).map(|n| std::array::from_fn(|k| h(bv(k, n)))).collect();
+        let c: Vec<Vec<u32>> = (0..LANES)
+            .map(|lane| {
+                (0..4)
+                    .map(|i| {
+                        let (m, n) = accumulator_position(lane, i);
+                        ((m * n) as f32).to_bits()
+                    })
+                    .collect()
+            })
+            .collect();
+        for scale_d in [true, false] {
+            let d = hgmma_f32_f16(&a, &b, &c, scale_d);
+            for (lane, out) in d.iter().enumerate() {
+                for (i, &v) in out.iter().enumerate() {
+                    let (m, n) = accumulator_position(lane, i);
+                    let acc = if scale_d { (m * n) as f64 } else { 0.0 };
+                    let want: f64 = (0..K).map(|k| av(m, k) * bv(k, n)).sum::<f64>() + acc;
+                    assert_eq!(f32::from_bits(v), want as f32, "lane {lane} register {i}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Warpgroup matrix multiply-accumulate (sm_90a), in NVIDIA's sequence
+//! (nvdisasm of ptxas 13.5's cubin of wgmma_m64n8k16 and one-instruction
+//! probes):
+//!
+//! | PTX | SASS |
+//! |---|---|
+//! | `wgmma.fence.sync.aligned` | `WARPGROUP.ARRIVE` |
+//! | `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {d0..d3}, da, db, p, 1, 1, 0, 0` (p known true) | `HGMMA.64x8x16.F32 d, gdesc[UR], d` (A's descriptor in `UR:UR+1`, B's in `UR+2:UR+3`) |
+//! | `wgmma.commit_group.sync.aligned` | `gsb0` on the group's last `HGMMA` |
+//! | `wgmma.wait_group.sync.aligned n` | `WARPGROUP.DEPBAR.LE gsb0, n` |
+//!
+//! NVIDIA computes the descriptors in uniform registers; here they are
+//! computed per thread (the lowering has no uniform datapath yet) and
+//! moved with four `R2UR`s. The accumulators are one tuple for the whole
+//! function ([`bind_accumulators`]): `HGMMA` updates them in place, and a
+//! copy after it would read them before the wait. A scale-d predicate is
+//! accepted only when the lowering can see that it is true (NVIDIA's code
+//! then has no predicate operand either; a runtime one is an `UPn`
+//! operand, a known false one `RZ, !UPT`, neither lowered yet).
+//!
+//! `HGMMA` runs asynchronously: its accumulators must not be read or
+//! written between it and the `WARPGROUP.DEPBAR` that waits for it, and
+//! must not be written between `WARPGROUP.ARRIVE` and it. The scheduler
+//! keeps that order (`crates/sched/src/list/deps.rs` makes `WARPGROUP`
+//! instructions read and write every register an `HGMMA` of the region
+//! touches); the register allocator sees the tuple live from the `HGMMA`
+//! to its readers after the wait.
+
+use ori_ir::{Inst, Opcode, Operand, OperandKind, Reg, RegFile};
+use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
+
+use super::matrix::{as_tuple, names};
+use super::unsupported;
+use crate::error::{Lowered, at};
+use crate::func::Lowerer;
+
+/// Accumulator registers per thread of `m64n8k16` with f32 results.
+const ACCUMULATORS: usize = 4;
+
+/// Lowers the `wgmma.*` instructions.
+pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if !cx.sm.target().features.wgmma {
+        return Err(at(inst.span, "wgmma requires an sm_90a target"));
+    }
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    match words.as_slice() {
+        ["fence", "sync", "aligned"] => cx.emit(Opcode::WARPGROUP, &["ARRIVE"], vec![], vec![], inst.span),
+        ["commit_group", "sync", "aligned"] => commit(cx, inst),
+        ["wait_group", "sync", "aligned"] => {
+            let Some(ExprKind::Int { value, .. }) = inst.operands.first().map(|o| &o.kind) else {
+                return Err(unsupported(inst));
+            };
+            let keep = Operand::int(i64::try_from(*value).map_err(|_| unsupported(inst))?);
+            let gsb = Operand::from(OperandKind::GroupScoreboard(0));
+            cx.emit(Opcode::WARPGROUP, &["DEPBAR", "LE"], vec![], vec![gsb, keep], inst.span)
+        }
+        ["mma_async", "sync", "aligned", "m64n8k16", "f32", "f16", "f16"] => mma_async(cx, inst),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `wgmma.mma_async ... {d}, da, db, p, 1, 1, 0, 0`: both operands from
+/// shared memory, no scaling or transposition.
+fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let [_, _, _, scale_d, rest @ ..] = &inst.operands[..] else { return Err(unsupported(inst)) };
+    let int = |e: &Expr| match e.kind {
+        ExprKind::Int { value, .. } => Some(value as i64),
+        ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, ref x) => match x.kind {
+            ExprKind::Int { value, .. } => Some((value as i64).wrapping_neg()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if rest.iter().map(int).collect::<Vec<_>>() != [Some(1), Some(1), Some(0), Some(0)] {
+        return Err(at(inst.span, "wgmma.mma_async with scaled, negated or transposed operands is not supported yet"));
+    }
+    if !scale_d_is_true(cx, scale_d) {
+        return Err(at(inst.span, "wgmma.mma_async with a scale-d not known to be true is not supported yet"));
+    }
+    let acc = names(inst, 0, ACCUMULATORS)?;
+    let regs = acc.iter().map(|&(n, s)| cx.reg(n, s)).collect::<Lowered<Vec<Reg>>>()?;
+    let Some(d) = as_tuple(&regs) else {
+        return Err(at(inst.span, "wgmma accumulators that are not one register tuple are not supported yet"));
+    };
+    let desc = cx.temp(RegFile::UR, 4);
+    for (k, name) in [1, 2].iter().flat_map(|&i| [(i, 0u8), (i, 1)]).enumerate() {
+        let pair = match &inst.operands[name.0].kind {
+            ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span)?,
+            _ => return Err(unsupported(inst)),
+        };
+        if pair.file != RegFile::R || pair.width != 2 {
+            return Err(at(inst.span, "wgmma descriptors must be 64-bit registers"));
+        }
+        let part = Operand::reg(desc.part(k as u8, 1));
+        let part = if k == 0 { part.undef() } else { part };
+        cx.emit(Opcode::R2UR, &[], vec![part], vec![Operand::reg(pair.part(name.1, 1))], inst.span)?;
+    }
+    let uses = vec![OperandKind::MatrixDesc(desc).into(), Operand::reg(d)];
+    cx.emit(Opcode::HGMMA, &["64x8x16", "F32"], vec![Operand::reg(d)], uses, inst.span)
+}
+
+/// `wgmma.commit_group`: NVIDIA marks the last `HGMMA` of the group with
+/// `gsb0`; one in the same block must be open.
+fn commit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let group_end = |i: &Inst| i.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(_)));
+    match cx.last_emitted_mut(Opcode::HGMMA) {
+        Some(hgmma) if !group_end(hgmma) => {
+            hgmma.uses.push(OperandKind::GroupScoreboard(0).into());
+            Ok(())
+        }
+        _ => Err(at(inst.span, "wgmma.commit_group without a wgmma.mma_async before it in its block is not supported yet")),
+    }
+}
+
+/// Whether scale-d operand `e` is a predicate the code before made true:
+/// `setp.ne/eq` of values the lowering wrote as constants (the inline
+/// assembly `setp.ne.b32 p, %r, 0` with `%r` = 1 of CUTLASS-style code).
+fn scale_d_is_true(cx: &Lowerer<'_>, e: &Expr) -> bool {
+    let ExprKind::Name(r, None) = &e.kind else { return false };
+    let Some(p) = cx.regs.existing(r.name.as_str()) else { return false };
+    let Some(def) = single_def(cx, p) else { return false };
+    let cmp = if def.op == Opcode::ISETP && def.has_mod("AND") {
+        if def.has_mod("NE") {
+            |a: i64, b: i64| a != b
+        } else if def.has_mod("EQ") {
+            |a: i64, b: i64| a == b
+        } else {
+            return false;
+        }
+    } else {
+        return false;
+    };
+    let [a, b, c] = &def.uses[..] else { return false };
+    let pt = matches!(c.as_reg(), Some(r) if r == Reg::PT && !c.flags.not);
+    match (known_int(cx, a), known_int(cx, b)) {
+        (Some(a), Some(b)) => pt && cmp(a, b),
+        _ => false,
+    }
+}
+
+/// The value of an integer operand the lowering wrote as a constant: an
+/// immediate, `RZ`, or a register whose only write is a move of one.
+fn known_int(cx: &Lowerer<'_>, op: &Operand) -> Option<i64> {
+    match op.kind {
+        OperandKind::Imm(ori_ir::Imm::Int(v)) => Some(v),
+        OperandKind::Reg(r) if r == Reg::RZ => Some(0),
+        OperandKind::Reg(r) if r.is_virtual => {
+            let def = single_def(cx, r)?;
+            match (def.op, &def.uses[..]) {
+                (Opcode::MOV, [v]) => imm(v),
+                (Opcode::IMAD, [a, b, v])
+                    if def.has_mod("MOV") && a.as_reg() == Some(Reg::RZ) && b.as_reg() == Some(Reg::RZ) =>
+                {
+                    imm(v)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn imm(op: &Operand) -> Option<i64> {
+    match op.kind {
+        OperandKind::Imm(ori_ir::Imm::Int(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// The one unguarded instruction that writes `reg`, if only one does (in
+/// any block: the layout is not known before the body is lowered).
+fn single_def<'f>(cx: &'f Lowerer<'_>, reg: Reg) -> Option<&'f Inst> {
+    let func = &cx.func;
+    let mut defs = func
+        .blocks
+        .iter()
+        .flat_map(|(_, b)| b.insts.iter().map(|&id| &func.insts[id]))
+        .filter(|i| i.written_regs().any(|w| w == reg));
+    let def = defs.next()?;
+    (defs.next().is_none() && def.guard.is_none()).then_some(def)
+}
+
+/// Gives the accumulators of every `wgmma.mma_async` in `statements` one
+/// fresh tuple before the body is lowered, so that the moves that set
+/// them up and the stores that read them work on the tuple itself.
+/// Registers already bound (or bound to another tuple) are left: the
+/// instruction then reports them.
+pub(crate) fn bind_accumulators(cx: &mut Lowerer<'_>, statements: &[Statement]) {
+    for s in statements {
+        match s {
+            Statement::Instruction(i) if i.opcode.name == "wgmma" && i.has("mma_async") => {
+                let Ok(acc) = names(i, 0, ACCUMULATORS) else { continue };
+                if acc.iter().any(|&(n, _)| cx.regs.existing(n).is_some()) {
+                    continue;
+                }
+                let t = cx.temp(RegFile::R, ACCUMULATORS as u8);
+                for (k, &(n, _)) in acc.iter().enumerate() {
+                    cx.regs.alias(n, t.part(k as u8, 1));
+                }
+            }
+            Statement::Block(b) => bind_accumulators(cx, &b.statements),
+            _ => {}
+        }
+    }
+}
