@@ -125,7 +125,10 @@ fn broken_schedules_are_caught() {
                     m.steps[j].ctrl.wait &= !(1 << sb);
                     mutants.push(("dropped wait", m));
                 }
-                if let Some(other) = (0..6u8).find(|&o| (k + 1..=reader).all(|j| !waits(j, o))) {
+                // A `DEPBAR.LE` on the other scoreboard may cover the
+                // result legitimately (operations retire in order).
+                let counts = |j: usize, sb: u8| program.steps[j].depbar.is_some_and(|(d, _)| d == sb);
+                if let Some(other) = (0..6u8).find(|&o| (k + 1..=reader).all(|j| !waits(j, o) && !counts(j, o))) {
                     let mut m = program.clone();
                     m.steps[k].ctrl.write_sb = Some(other);
                     mutants.push(("reused scoreboard", m));

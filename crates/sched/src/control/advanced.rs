@@ -80,6 +80,34 @@ struct Needs {
     drain_before: Vec<bool>,
     /// Smallest stall.
     min_stall: Vec<u8>,
+    /// Signals the copy-group scoreboard ([`group_signal`]).
+    group: Vec<Option<GroupSignal>>,
+    /// Scoreboards the general pool must leave alone.
+    reserved: u8,
+}
+
+/// The scoreboard that counts asynchronous copy groups: `DEPBAR.LE SB0, n`
+/// waits until at most `n` are pending. NVIDIA's `LDGDEPBAR` (closing a
+/// `cp.async` group) signals it as its write scoreboard, `UTMACMDFLUSH`
+/// (closing a bulk group) as its read scoreboard; without that the
+/// `DEPBAR` has nothing to count and lets the copies race (cp_async_pipeline,
+/// tma_bulk_copy). No other instruction of such a function takes it, so
+/// the count is the groups' alone.
+const GROUP_SB: u8 = 0;
+
+/// How an instruction signals [`GROUP_SB`].
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum GroupSignal {
+    Write,
+    Read,
+}
+
+fn group_signal(op: Opcode) -> Option<GroupSignal> {
+    match op {
+        Opcode::LDGDEPBAR => Some(GroupSignal::Write),
+        Opcode::UTMACMDFLUSH => Some(GroupSignal::Read),
+        _ => None,
+    }
 }
 
 impl Needs {
@@ -97,6 +125,8 @@ impl Needs {
             read_sb,
             drain_before: ids.iter().map(|&i| matches!(func.insts[i].op, Opcode::CALL | Opcode::RET)).collect(),
             min_stall: ids.iter().map(|&i| table.row(func.insts[i].op.name()).min_stall.max(1)).collect(),
+            group: ids.iter().map(|&i| group_signal(func.insts[i].op)).collect(),
+            reserved: if ids.iter().any(|&i| group_signal(func.insts[i].op).is_some()) { 1 << GROUP_SB } else { 0 },
         }
     }
 }
@@ -147,13 +177,16 @@ fn solve(program: &Program, needs: &Needs, table: &LatencyTable) -> Plan {
 struct Lru {
     last: [u64; Ctrl::SCOREBOARDS as usize],
     clock: u64,
+    /// Never picked.
+    reserved: u8,
 }
 
 impl Lru {
     /// A scoreboard not busy (else any) and not `except`, least recently
     /// used first.
     fn pick(&mut self, busy: u8, except: Option<u8>) -> u8 {
-        let candidates = || (0..Ctrl::SCOREBOARDS).filter(|&sb| Some(sb) != except);
+        let reserved = self.reserved;
+        let candidates = || (0..Ctrl::SCOREBOARDS).filter(|&sb| Some(sb) != except && reserved >> sb & 1 == 0);
         let pick = candidates()
             .filter(|sb| busy >> sb & 1 == 0)
             .min_by_key(|&sb| self.last[usize::from(sb)])
@@ -177,7 +210,7 @@ fn walk(
     plan: &mut Plan,
     entry_wait: u8,
 ) -> State {
-    let mut lru = Lru::default();
+    let mut lru = Lru { reserved: needs.reserved, ..Lru::default() };
     let range = program.blocks[b].clone();
     // Control leaves to other blocks: let fixed latencies drain first.
     let leaves = !program.succs[b].is_empty();
@@ -222,6 +255,11 @@ fn walk(
         }
         if needs.read_sb[k] {
             ctrl.read_sb = Some(lru.pick(state.busy(), ctrl.write_sb));
+        }
+        match needs.group[k] {
+            Some(GroupSignal::Write) => ctrl.write_sb = Some(GROUP_SB),
+            Some(GroupSignal::Read) => ctrl.read_sb = Some(GROUP_SB),
+            None => {}
         }
         let placed = Step { ctrl, ..step.clone() };
         // The stall is final only once the next instruction is placed; the
