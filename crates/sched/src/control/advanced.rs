@@ -237,6 +237,10 @@ fn walk(
         for sb in (0..Ctrl::SCOREBOARDS).filter(|sb| wait >> sb & 1 == 1) {
             delay = delay.max(state.arming[usize::from(sb)]);
         }
+        // `DEPBAR.LE` waits on its scoreboard too, and as late.
+        if let Some((sb, _)) = step.depbar {
+            delay = delay.max(state.arming[usize::from(sb)]);
+        }
         plan.pad_before[k] = 0;
         if delay > 0 {
             let room = if k > range.start { Ctrl::MAX_STALL - plan.ctrl[k - 1].stall } else { 0 };
