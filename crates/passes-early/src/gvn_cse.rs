@@ -39,8 +39,8 @@ use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
 use ori_ir::{
-    Bank, BlockId, Function, Imm, Inst, Latency, Modifier, Opcode, OperandFlags, OperandKind, Phase, PhaseContext,
-    PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
+    Bank, BlockId, Function, Imm, Inst, Latency, Modifier, Opcode, Operand, OperandFlags, OperandKind, Phase,
+    PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
 };
 
 /// Makes reads of recomputed values read the first computation.
@@ -134,6 +134,7 @@ enum Undo {
     Avail(Word),
     Expr(ExprKey),
     Holder(RegFile, Vec<Vn>),
+    Copy(Word),
 }
 
 struct Numbering {
@@ -152,6 +153,10 @@ struct Numbering {
     exprs: HashMap<ExprKey, Vec<Vec<Vn>>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
     holders: HashMap<(RegFile, Vec<Vn>), Reg>,
+    /// Scoped: single-definition words written by a plain copy, and what
+    /// their readers read instead (the copy's source, a zero register for
+    /// `MOV d, RZ`).
+    copies: HashMap<Word, Reg>,
     undo: Vec<Undo>,
 }
 
@@ -174,6 +179,7 @@ impl Numbering {
             avail: HashMap::new(),
             exprs: HashMap::new(),
             holders: HashMap::new(),
+            copies: HashMap::new(),
             undo: Vec::new(),
         }
     }
@@ -189,6 +195,9 @@ impl Numbering {
                 }
                 Some(Undo::Holder(f, v)) => {
                     self.holders.remove(&(f, v));
+                }
+                Some(Undo::Copy(w)) => {
+                    self.copies.remove(&w);
                 }
                 None => {}
             }
@@ -214,6 +223,7 @@ impl Numbering {
             let id = func.blocks[block].insts[k];
             let inst = &mut func.insts[id];
             self.redirect_reads(inst);
+            self.record_copy(inst);
             let numbers = match self.copied(inst) {
                 Some(source) => vec![source],
                 None => self.compute(inst),
@@ -231,6 +241,35 @@ impl Numbering {
                 self.add_holders(reg);
             }
         }
+    }
+
+    /// Remembers a plain one-word copy into a single-definition word, so
+    /// that the reads it dominates read the source. Every copy is worth
+    /// forwarding, whatever made its source: the source lives until the
+    /// copy anyway, and the copy's own register is saved (`cvt.u64.u32`
+    /// builds `d:0 = MOV a`, `d:1 = MOV RZ`; OriCopyProp forwards whole
+    /// registers only).
+    fn record_copy(&mut self, inst: &Inst) {
+        if let Some(dst) = zero_result(inst).filter(|&d| self.single_def(d)) {
+            let w = word(dst, dst.words().start);
+            self.copies.insert(w, Reg::RZ);
+            self.undo.push(Undo::Copy(w));
+            return;
+        }
+        if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() || inst.uses.len() != 1 {
+            return;
+        }
+        let (Some(dst), src) = (inst.defs.first().and_then(Operand::as_reg), &inst.uses[0]) else { return };
+        let OperandKind::Reg(s) = src.kind else { return };
+        let same_shape = s.width == 1 && dst.width == 1 && s.file == dst.file && !s.file.is_predicate();
+        let source_stays = s.is_zero() || self.single_def(s);
+        if src.flags != OperandFlags::default() || !same_shape || !source_stays || !self.single_def(dst) {
+            return;
+        }
+        let w = word(dst, dst.words().start);
+        let to = if s.is_virtual { self.copies.get(&word(s, s.words().start)).copied().unwrap_or(s) } else { s };
+        self.copies.insert(w, to);
+        self.undo.push(Undo::Copy(w));
     }
 
     /// The numbers of the source of a plain one-word copy `d = MOV s`: the
@@ -310,8 +349,20 @@ impl Numbering {
         if let Some(guard) = &mut inst.guard {
             redirect(&mut guard.pred);
         }
+        // A forwarded copy: a zero register only where a plain register
+        // operand is read (addresses and bank offsets keep theirs).
+        let forward = |reg: &mut Reg, plain: bool| {
+            if reg.is_virtual && reg.width == 1 {
+                match self.copies.get(&word(*reg, reg.words().start)) {
+                    Some(&to) if plain || !to.is_zero() => *reg = to,
+                    _ => {}
+                }
+            }
+        };
         for operand in &mut inst.uses {
+            let plain = matches!(operand.kind, OperandKind::Reg(_));
             for reg in operand.regs_mut() {
+                forward(reg, plain);
                 redirect(reg);
             }
         }
@@ -361,6 +412,22 @@ impl Numbering {
     fn virtual_numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
         if reg.is_virtual { self.numbers(reg) } else { None }
     }
+}
+
+/// The one-word register of an unguarded `LOP3.LUT d, RZ, RZ, RZ, lut,
+/// !PT` whose table maps zeros to zero: the high word of a 64-bit `and`
+/// of a zero-extended value, once its copies are forwarded.
+fn zero_result(inst: &Inst) -> Option<Reg> {
+    let [def] = inst.defs.as_slice() else { return None };
+    let d = def.as_reg().filter(|d| d.width == 1 && d.file == RegFile::R)?;
+    let zero = |o: &Operand| o.as_reg().is_some_and(Reg::is_zero) && o.flags == OperandFlags::default();
+    let lut_maps_zero_to_zero = match inst.uses.as_slice() {
+        [a, b, c, lut, _] if inst.op == Opcode::LOP3 && zero(a) && zero(b) && zero(c) => {
+            matches!(lut.kind, OperandKind::Imm(Imm::Int(t)) if t & 1 == 0)
+        }
+        _ => false,
+    };
+    (inst.guard.is_none() && lut_maps_zero_to_zero).then_some(d)
 }
 
 fn word(reg: Reg, w: u8) -> Word {
