@@ -2114,3 +2114,21 @@ fn bulk_copy_needs_its_phase_wait() {
         assert!(got != want, "bulk_copy without the wait, {stage}: same results");
     }
 }
+
+/// `tests/ptx/widened_mul.ptx`: 64-bit products of zero- and
+/// sign-extended words (one `IMAD.WIDE[.U32]` where both extend alike),
+/// on words with the sign bit set or not.
+#[test]
+fn widened_multiplies_match_nvidia() {
+    let words: [u32; 8] = [0, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x1234_5678, 0xdead_beef, 3];
+    let mut input = Vec::new();
+    for a in words {
+        for b in words {
+            input.extend(a.to_le_bytes());
+            input.extend(b.to_le_bytes());
+        }
+    }
+    let n = words.len() * words.len();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
+    matches_nvidia("widened_mul", n as u32, args, 1, 48, |t| format!("words {t}"));
+}

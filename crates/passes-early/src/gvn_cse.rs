@@ -262,7 +262,10 @@ impl Numbering {
         let (Some(dst), src) = (inst.defs.first().and_then(Operand::as_reg), &inst.uses[0]) else { return };
         let OperandKind::Reg(s) = src.kind else { return };
         let same_shape = s.width == 1 && dst.width == 1 && s.file == dst.file && !s.file.is_predicate();
-        let source_stays = s.is_zero() || self.single_def(s);
+        // A part of a tuple would keep the whole tuple alive up to the
+        // copy's readers (an accumulator fragment, a 64-bit address).
+        let one_word = self.widths.get(&(s.file, s.num)) == Some(&1);
+        let source_stays = s.is_zero() || (one_word && self.single_def(s));
         if src.flags != OperandFlags::default() || !same_shape || !source_stays || !self.single_def(dst) {
             return;
         }

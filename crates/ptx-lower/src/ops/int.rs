@@ -253,36 +253,45 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     Ok(true)
 }
 
-/// `mul.lo.{s,u}64 d, x, y` where `x` is a zero-extended 32-bit value
-/// (`cvt.u64.u32`) and `y` another or an immediate below 2^32: the
-/// product fits in 64 bits, one `IMAD.WIDE.U32` (NVIDIA's `UIMAD.WIDE.U32`
-/// for copy_bytes' grid stride) instead of the general three multiplies.
-/// `None` (nothing emitted) otherwise.
+/// `mul.lo.{s,u}64 d, x, y` where `x` and `y` are both zero-extended
+/// (`cvt.u64.u32`) or both sign-extended (`cvt.s64.s32`) 32-bit values,
+/// or one is and the other an immediate that extends the same way: the
+/// product fits in 64 bits, one `IMAD.WIDE[.U32]` (NVIDIA's
+/// `UIMAD.WIDE.U32` for copy_bytes' grid stride) instead of the general
+/// three multiplies. `None` (nothing emitted) otherwise.
 fn mul64_of_widened(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let widened = |cx: &Lowerer<'_>, i: usize| match &operand(inst, i).map(|e| &e.kind) {
         Ok(ExprKind::Name(r, None)) => cx
             .products
             .get(r.name.as_str())
-            .filter(|p| !p.signed && matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1))))
+            .filter(|p| matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1))))
             .cloned(),
         _ => None,
     };
-    let small_imm = |i: usize| match &operand(inst, i).map(|e| &e.kind) {
-        Ok(ExprKind::Int { value, .. }) if *value < 1 << 32 => Some(Operand::int(*value as i64)),
+    let immediate = |i: usize, signed: bool| match &operand(inst, i).map(|e| &e.kind) {
+        Ok(ExprKind::Int { value, .. }) => {
+            let v = *value as i64;
+            let fits = if signed { i64::from(v as i32) == v } else { *value < 1 << 32 };
+            fits.then(|| Operand::int(v))
+        }
         _ => None,
     };
-    let Some(x) = widened(cx, 1).or_else(|| widened(cx, 2)) else { return Ok(None) };
-    let other = if widened(cx, 1).is_some() { 2 } else { 1 };
-    let (factor, stable) = match (widened(cx, other), small_imm(other)) {
-        (Some(y), _) => (y.src, y.stable),
-        (None, Some(imm)) => (imm, true),
+    let (x, other) = match (widened(cx, 1), widened(cx, 2)) {
+        (Some(x), _) => (x, 2),
+        (None, Some(y)) => (y, 1),
         (None, None) => return Ok(None),
+    };
+    let (factor, stable) = match (widened(cx, other), immediate(other, x.signed)) {
+        (Some(y), _) if y.signed == x.signed => (y.src, y.stable),
+        (None, Some(imm)) => (imm, true),
+        _ => return Ok(None),
     };
     let d = dst(cx, inst, 0)?;
     let (a, b) = register_first(x.src.clone(), factor);
     let uses = vec![a.clone(), b.clone(), Operand::reg(Reg::RZ.wide(2))];
-    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], uses, inst.span)?;
-    Ok(Some(WideProduct { src: a, factor: b, signed: false, stable: stable && x.stable }))
+    let mods: &[&str] = if x.signed { &["WIDE"] } else { &["WIDE", "U32"] };
+    cx.emit(Opcode::IMAD, mods, vec![d.into()], uses, inst.span)?;
+    Ok(Some(WideProduct { src: a, factor: b, signed: x.signed, stable: stable && x.stable }))
 }
 
 /// `shl.b64 d, p, k` of a product `x * f` of this block with `f << k`
