@@ -104,6 +104,7 @@ fn dump_after_all_follows_the_manifest() {
             "OriCopyProp",
             "GvnCse",
             "FoldConstantOperands",
+            "RematConstantLoads",
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
             "SinkRemat",
@@ -135,7 +136,7 @@ fn dump_after_all_follows_the_manifest() {
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 16);
+    assert_eq!(dumped_phases(&removed).len(), 17);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same
@@ -145,7 +146,7 @@ fn dump_after_all_follows_the_manifest() {
         "\"OriCopyProp\",\n                \"AdvancedPhaseEarlyEnforceArgs\",",
     );
     let moved = run(Some(&reordered), &[]);
-    assert_eq!(dumped_phases(&moved)[3..6], ["OriBranchOpt", "EarlyOriSimpleLiveDead", "SinkRemat"]);
+    assert_eq!(dumped_phases(&moved)[4..7], ["OriBranchOpt", "EarlyOriSimpleLiveDead", "SinkRemat"]);
     assert!(before_allocation(&moved).contains("= MOV"), "{}", before_allocation(&moved));
 
     // The -O0 recipe keeps the literal translation.

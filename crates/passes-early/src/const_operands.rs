@@ -118,20 +118,28 @@ fn constant_loads(func: &Function) -> HashMap<u32, Load> {
                 *writers.entry(reg.num).or_default() += 1;
             }
         }
-        if let Some((reg, load)) = as_constant_load(id, inst) {
-            loads.insert(reg.num, load);
+        if let Some(c) = constant_load(inst) {
+            loads.insert(c.reg.num, Load { inst: id, bank: c.bank, offset: c.offset, width: c.reg.width });
         }
     }
     loads.retain(|num, _| writers.get(num) == Some(&1));
     loads
 }
 
-fn as_constant_load(id: InstId, inst: &Inst) -> Option<(Reg, Load)> {
+/// An unguarded load of a fixed constant-bank word into a whole virtual
+/// register: `LDC`, `LDC.64`, `MOV`, or sm_80's 64-bit parameter load
+/// `IMAD.WIDE.U32 d, RZ, RZ, c[..]` (`0 * 0 + c` with a 64-bit addend).
+pub(crate) struct ConstantLoad {
+    pub reg: Reg,
+    pub bank: u8,
+    pub offset: i32,
+}
+
+/// The constant load `inst` is, if it is one.
+pub(crate) fn constant_load(inst: &Inst) -> Option<ConstantLoad> {
     let width = match (inst.op, inst.mods.iter().map(|m| m.name()).collect::<Vec<_>>().as_slice()) {
         (Opcode::LDC | Opcode::MOV, []) => 1,
-        (Opcode::LDC, ["64"]) => 2,
-        // sm_80's 64-bit parameter load: `0 * 0 + c` with a 64-bit addend.
-        (Opcode::IMAD, ["WIDE", "U32"]) => 2,
+        (Opcode::LDC, ["64"]) | (Opcode::IMAD, ["WIDE", "U32"]) => 2,
         _ => return None,
     };
     let [def] = inst.defs.as_slice() else { return None };
@@ -140,7 +148,7 @@ fn as_constant_load(id: InstId, inst: &Inst) -> Option<(Reg, Load)> {
     let OperandKind::CBank(CBank { bank: Bank::Fixed(bank), reg: None, offset }) = src.kind else { return None };
     let zeros_only = zeros.iter().all(|z| z.as_reg().is_some_and(Reg::is_zero) && z.flags == Default::default());
     let plain = inst.guard.is_none() && reg.is_virtual && reg.word.is_none() && reg.width == width;
-    (plain && zeros_only && src.flags == Default::default()).then_some((reg, Load { inst: id, bank, offset, width }))
+    (plain && zeros_only && src.flags == Default::default()).then_some(ConstantLoad { reg, bank, offset })
 }
 
 /// `id` with use `i` replaced by `kind` (marks kept), moved to another

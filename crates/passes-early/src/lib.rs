@@ -10,6 +10,7 @@ mod const_operands;
 mod copy_prop;
 mod gvn_cse;
 mod live_dead;
+mod remat_constants;
 mod pure;
 mod sink_remat;
 
@@ -18,6 +19,7 @@ pub use const_operands::FoldConstantOperands;
 pub use copy_prop::OriCopyProp;
 pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
+pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
 
 use fixedbitset::FixedBitSet;
@@ -30,6 +32,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(OriCopyProp),
         Box::new(GvnCse),
         Box::new(FoldConstantOperands),
+        Box::new(RematConstantLoads),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
     ]
