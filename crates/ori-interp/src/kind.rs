@@ -329,9 +329,13 @@ pub enum WgmmaOp {
 /// sm_90 SYNCS/UBLKCP/UCGABAR), run by `sem/async_mem.rs`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AsyncOp {
-    /// `LDGSTS.E[.BYPASS][.64/.128] [smem], [gmem]`: a copy of `bytes`
-    /// queued in the lane's open group.
-    Ldgsts { bytes: u8 },
+    /// `LDGSTS.E[.BYPASS][.LTCnB][.64/.128][.ZFILL] [smem], [gmem][, p]`:
+    /// a copy of `bytes` queued in the lane's open group. A false `p`
+    /// fills the destination with zeros without reading; with `zfill`
+    /// the source's low address bits (below `bytes`) count the bytes at
+    /// the end that are zeros rather than read (NVIDIA's `cp.async` with
+    /// a source size adds `(bytes - size) % bytes` to the address).
+    Ldgsts { bytes: u8, zfill: bool },
     /// `LDGDEPBAR`: closes the lane's open group of copies.
     LdgDepbar,
     /// `DEPBAR.LE SB0, n`: completes the lane's committed groups but the
@@ -451,7 +455,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // left in flight for `UTMACMDFLUSH` to push out.
         "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
         | "CGAERRBAR" | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
-        "LDGSTS" if !m("ZFILL") => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0 }),
+        "LDGSTS" => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0, zfill: m("ZFILL") }),
         "LDGDEPBAR" => Kind::Async(AsyncOp::LdgDepbar),
         "SYNCS" if m("EXCH") && m("64") => Kind::Async(AsyncOp::SyncsExch),
         "SYNCS" if m("ARRIVE") && m("TRANS64") && inst.mods.len() == 2 => Kind::Async(AsyncOp::SyncsArrive),

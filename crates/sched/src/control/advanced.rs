@@ -237,6 +237,11 @@ fn walk(
         for sb in (0..Ctrl::SCOREBOARDS).filter(|sb| wait >> sb & 1 == 1) {
             delay = delay.max(state.arming[usize::from(sb)]);
         }
+        // `DEPBAR.LE SB, n` reads its scoreboard like a wait (`wait_all`
+        // is `LDGDEPBAR` right before one).
+        if let Some((sb, _)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
+            delay = delay.max(state.arming[usize::from(sb)]);
+        }
         plan.pad_before[k] = 0;
         if delay > 0 {
             let room = if k > range.start { Ctrl::MAX_STALL - plan.ctrl[k - 1].stall } else { 0 };
