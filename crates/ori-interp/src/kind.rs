@@ -298,9 +298,8 @@ pub enum Kind {
         matrices: u8,
         trans: bool,
     },
-    /// `HMMA.16816.F32`: m16n8k16, binary16 inputs, binary32 accumulators
-    /// (`sem::mma::hmma_16816_f32`).
-    Hmma16816F32,
+    /// `HMMA.{16816,1688}.{F32,F16}[.BF16/.TF32]` (`sem::mma::hmma`).
+    Hmma(crate::sem::mma::Hmma),
     /// Warpgroup MMA (`sem/wgmma.rs`).
     Wgmma(WgmmaOp),
     /// `BRA.U.ANY`: the whole group branches when the guard holds in any
@@ -358,6 +357,29 @@ pub enum AsyncOp {
     ClusterWait,
     /// `ELECT p, ur, q`: the lowest active lane with `q` gets `p`.
     Elect,
+}
+
+/// The form of an `HMMA` the interpreter models: a shape, an accumulator
+/// type and at most an input type, nothing else.
+fn hmma(inst: &Inst) -> Option<crate::sem::mma::Hmma> {
+    use crate::sem::mma::{Hmma, MmaInput};
+    let mods: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    let (k, f32_acc, input) = match mods.as_slice() {
+        [shape, acc, rest @ ..] if rest.len() <= 1 => (*shape, *acc == "F32", rest.first().copied()),
+        _ => return None,
+    };
+    let k = match k {
+        "16816" => 16,
+        "1688" => 8,
+        _ => return None,
+    };
+    let input = match input {
+        None => MmaInput::F16,
+        Some("BF16") if f32_acc => MmaInput::Bf16,
+        Some("TF32") if f32_acc && k == 8 => MmaInput::Tf32,
+        _ => return None,
+    };
+    (f32_acc || mods[1] == "F16").then_some(Hmma { k, input, f32_acc })
 }
 
 fn mem_bytes(inst: &Inst) -> (u8, bool) {
@@ -651,7 +673,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             trans: m("MT88"),
         },
         // The f16-accumulator and bf16/tf32 forms have other layouts.
-        "HMMA" if m("16816") && m("F32") && inst.mods.len() == 2 => Kind::Hmma16816F32,
+        "HMMA" => hmma(inst).map_or(Kind::Unsupported, Kind::Hmma),
         _ => Kind::Unsupported,
     }
 }
