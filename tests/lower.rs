@@ -235,6 +235,8 @@ fn hand_written_kernels_encode() {
         ("ddiv", |sm| test_ptx("ddiv", sm)),
         ("dminmax", |sm| test_ptx("dminmax", sm)),
         ("ieee2", |sm| test_ptx("ieee2", sm)),
+        ("cp_async", |sm| test_ptx("cp_async", sm)),
+        ("mma_forms", |sm| test_ptx("mma_forms", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -2132,3 +2132,242 @@ fn widened_multiplies_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
     matches_nvidia("widened_mul", n as u32, args, 1, 48, |t| format!("words {t}"));
 }
+
+/// `tests/ptx/cp_async.ptx`: every `cp.async` form (sizes, `.ca`/`.cg`,
+/// L2 hints, source sizes in registers and constants, both waits). The
+/// bytes each record must hold are computed here: what the copy reads,
+/// zeros up to its size, the 0xaa fill elsewhere. NVIDIA's cubin must give
+/// them on the interpreter (which checks the model of `LDGSTS.ZFILL` and
+/// its predicate), and ours the same bytes.
+#[test]
+fn cp_async_forms_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x1234_5678u32;
+    let input: Vec<u8> = (0..128 * n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let mut want = vec![0xaa; 128 * n];
+    for t in 0..n {
+        // (offset, size, bytes read) of each copy of thread t.
+        let (s16, s8, s4) = ((t & 31).min(16), ((t >> 1) & 15).min(8), (t & 7).min(4));
+        let copies = [
+            (0, 16, s16),
+            (16, 16, s16),
+            (32, 8, s8),
+            (40, 4, s4),
+            (44, 4, 4),
+            (48, 16, 8),
+            (64, 16, 0),
+            (80, 16, 16),
+            (96, 8, 8),
+            (104, 4, 4),
+            (112, 16, s8),
+        ];
+        for (off, size, read) in copies {
+            let at = 128 * t + off;
+            want[at..at + read].copy_from_slice(&input[at..at + read]);
+            want[at + read..at + size].fill(0);
+        }
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 128 * n])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("cp_async") else { return };
+    for sm in [90, 80] {
+        let nvidia = run_nvidia(&oracle, "cp_async", sm, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+        for (t, (g, w)) in nvidia.chunks(128).zip(want.chunks(128)).enumerate() {
+            assert_eq!(g, w, "NVIDIA's cp_async sm_{sm}: thread {t}");
+        }
+    }
+    matches_nvidia("cp_async", n as u32, args, 1, 128, |t| format!("thread {t}'s sizes"));
+}
+
+/// One `mma` form of `tests/ptx/mma_forms.ptx`: k, the input type
+/// (16: f16, 'b': bf16, 't': tf32), binary32 accumulators, and the input
+/// words of A, B and C (per lane, `tests/ptx/mma_forms.ptx`'s comment).
+struct MmaCase {
+    k: usize,
+    input: char,
+    f32_acc: bool,
+    a: &'static [usize],
+    b: &'static [usize],
+    c: &'static [usize],
+}
+
+/// The forms in the order of their results.
+const MMA_CASES: &[MmaCase] = &[
+    MmaCase { k: 16, input: 'b', f32_acc: true, a: &[12, 13, 14, 15], b: &[16, 17], c: &[6, 7, 8, 9] },
+    MmaCase { k: 8, input: 't', f32_acc: true, a: &[18, 19, 20, 21], b: &[22, 23], c: &[6, 7, 8, 9] },
+    MmaCase { k: 16, input: 'h', f32_acc: false, a: &[0, 1, 2, 3], b: &[4, 5], c: &[10, 11] },
+    MmaCase { k: 8, input: 'h', f32_acc: true, a: &[0, 1], b: &[4], c: &[6, 7, 8, 9] },
+    MmaCase { k: 8, input: 'h', f32_acc: false, a: &[0, 1], b: &[4], c: &[10, 11] },
+    MmaCase { k: 8, input: 'b', f32_acc: true, a: &[12, 13], b: &[16], c: &[6, 7, 8, 9] },
+    MmaCase { k: 16, input: 'h', f32_acc: true, a: &[0, 1, 2, 3], b: &[4, 5], c: &[6, 7, 8, 9] },
+];
+
+/// The result words of every lane for one `mma` form, computed in f64
+/// from the PTX ISA's fragment layouts ("Matrix fragments for
+/// mma.m16n8k16 / mma.m16n8k8"): lane `4g + t`; 16-bit A register `r`
+/// holds A[g + 8 (r % 2)][2t + 8 (r / 2) ..+1], B register `r`
+/// B[2t + 8r ..+1][g]; tf32 A register `r` A[g + 8 (r % 2)][t + 4 (r / 2)],
+/// B register `r` B[t + 4r][g]; binary32 C register `r` C[g + 8 (r / 2)]
+/// [2t + r % 2], binary16 C register `r` C[g + 8r][2t ..+1].
+fn mma_reference(case: &MmaCase, words: &[[u32; 32]]) -> Vec<Vec<u32>> {
+    let value = |w: u32, half: usize| -> f64 {
+        let h = (w >> (16 * half)) as u16;
+        match case.input {
+            'h' => f64::from(half_to_f32(h)),
+            'b' => f64::from(f32::from_bits(u32::from(h) << 16)),
+            _ => f64::from(f32::from_bits(w)),
+        }
+    };
+    let (mut a, mut b, mut c) = (vec![[0f64; 16]; 16], vec![[0f64; 8]; 16], vec![[0f64; 8]; 16]);
+    let c_at = |g: usize, t: usize, r: usize, e: usize| {
+        if case.f32_acc { (g + 8 * (r / 2), 2 * t + r % 2) } else { (g + 8 * r, 2 * t + e) }
+    };
+    for (lane, w) in words.iter().enumerate() {
+        let (g, t) = (lane / 4, lane % 4);
+        for (r, &i) in case.a.iter().enumerate() {
+            if case.input == 't' {
+                a[g + 8 * (r % 2)][t + 4 * (r / 2)] = value(w[i], 0);
+            } else {
+                for e in 0..2 {
+                    a[g + 8 * (r % 2)][2 * t + 8 * (r / 2) + e] = value(w[i], e);
+                }
+            }
+        }
+        for (r, &i) in case.b.iter().enumerate() {
+            if case.input == 't' {
+                b[t + 4 * r][g] = value(w[i], 0);
+            } else {
+                for e in 0..2 {
+                    b[2 * t + 8 * r + e][g] = value(w[i], e);
+                }
+            }
+        }
+        for (r, &i) in case.c.iter().enumerate() {
+            for e in 0..if case.f32_acc { 1 } else { 2 } {
+                let (row, col) = c_at(g, t, r, e);
+                c[row][col] = if case.f32_acc {
+                    f64::from(f32::from_bits(w[i]))
+                } else {
+                    f64::from(half_to_f32((w[i] >> (16 * e)) as u16))
+                };
+            }
+        }
+    }
+    let d = |row: usize, col: usize| (0..case.k).fold(c[row][col], |s, k| s + a[row][k] * b[k][col]);
+    (0..32)
+        .map(|lane| {
+            let (g, t) = (lane / 4, lane % 4);
+            (0..case.c.len())
+                .map(|r| {
+                    if case.f32_acc {
+                        let (row, col) = c_at(g, t, r, 0);
+                        (d(row, col) as f32).to_bits()
+                    } else {
+                        (0..2).map(|e| c_at(g, t, r, e)).fold(0, |acc, (row, col)| {
+                            acc | u32::from(f16_bits(d(row, col))) << (16 * (col % 2))
+                        })
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// binary16 bits to binary32.
+fn half_to_f32(h: u16) -> f32 {
+    let (sign, exp, man) = (u32::from(h >> 15), u32::from(h >> 10 & 0x1f), u32::from(h & 0x3ff));
+    let v = match exp {
+        0 => man as f32 / 1024.0 * 2f32.powi(-14),
+        31 => if man == 0 { f32::INFINITY } else { f32::NAN },
+        _ => (1.0 + man as f32 / 1024.0) * 2f32.powi(exp as i32 - 15),
+    };
+    if sign == 1 { -v } else { v }
+}
+
+/// The ldmatrix results of every lane (`tests/ptx/mma_forms.ptx`): lane
+/// `l`'s words 0-15 are bytes `64 l ..` of the tile, lane `l` addresses
+/// row `32 l` (`+16` where the PTX says so); destination register `i` of
+/// lane `4g + t` holds row `g` of matrix `i`, elements `2t`, `2t + 1`, or
+/// transposed, column `g` of rows `2t` and `2t + 1` (PTX ISA, ldmatrix).
+fn ldmatrix_reference(words: &[[u32; 32]]) -> Vec<Vec<u32>> {
+    let tile: Vec<u8> = words.iter().flat_map(|w| w[..16].iter().flat_map(|x| x.to_le_bytes())).collect();
+    let half = |at: usize| u32::from(u16::from_le_bytes([tile[at], tile[at + 1]]));
+    // (matrices, transposed, byte offset of the row addresses).
+    let forms = [(4, false, 0), (4, true, 0), (2, false, 16), (2, true, 16), (1, false, 0), (1, true, 16)];
+    (0..32)
+        .map(|lane| {
+            let (g, t) = (lane / 4, lane % 4);
+            let mut out = Vec::new();
+            for (n, trans, off) in forms {
+                let row = |l: usize| 32 * l + off;
+                for i in 0..n {
+                    out.push(if trans {
+                        half(row(8 * i + 2 * t) + 2 * g) | half(row(8 * i + 2 * t + 1) + 2 * g) << 16
+                    } else {
+                        half(row(8 * i + g) + 4 * t) | half(row(8 * i + g) + 4 * t + 2) << 16
+                    });
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// `tests/ptx/mma_forms.ptx`: bf16, tf32 and f16-accumulating `mma`
+/// forms of m16n8k16 and m16n8k8, and every ldmatrix variant. Inputs are
+/// multiples of 1/2 in [-2, 2], so every product and sum is exact. NVIDIA's
+/// cubin must give the references above on the interpreter (which checks
+/// the interpreter's HMMA and LDSM forms), ours the same words.
+#[test]
+fn mma_forms_match_nvidia() {
+    let mut x = 0x9e37_79b9u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut small = || (next() % 9) as f64 / 2.0 - 2.0;
+    let words: Vec<[u32; 32]> = (0..32)
+        .map(|_| {
+            let mut w = [0u32; 32];
+            let pair = |lo: u16, hi: u16| u32::from(lo) | u32::from(hi) << 16;
+            let bf = |v: f64| ((v as f32).to_bits() >> 16) as u16;
+            for (i, slot) in w.iter_mut().enumerate() {
+                *slot = match i {
+                    0..=5 | 10 | 11 => pair(f16_bits(small()), f16_bits(small())),
+                    6..=9 | 18..=23 => (small() as f32).to_bits(),
+                    12..=17 => pair(bf(small()), bf(small())),
+                    _ => 0x5555_aaaa,
+                };
+            }
+            w
+        })
+        .collect();
+    let mma: Vec<Vec<Vec<u32>>> = MMA_CASES.iter().map(|c| mma_reference(c, &words)).collect();
+    let ldsm = ldmatrix_reference(&words);
+    let want: Vec<u8> = (0..32)
+        .flat_map(|lane| {
+            let mut out: Vec<u32> = mma.iter().flat_map(|m| m[lane].clone()).collect();
+            out.extend(&ldsm[lane]);
+            out.resize(40, 0);
+            out.into_iter().flat_map(u32::to_le_bytes)
+        })
+        .collect();
+    let input: Vec<u8> = words.iter().flat_map(|w| w.iter().flat_map(|x| x.to_le_bytes())).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 160 * 32])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("mma_forms") else { return };
+    for sm in [90, 80] {
+        let nvidia = run_nvidia(&oracle, "mma_forms", sm, [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+        for (lane, (g, w)) in nvidia.chunks(160).zip(want.chunks(160)).enumerate() {
+            assert_eq!(g, w, "NVIDIA's mma_forms sm_{sm}: lane {lane}");
+        }
+    }
+    matches_nvidia("mma_forms", 32, args, 1, 160, |lane| format!("lane {lane}"));
+}

@@ -58,6 +58,10 @@
 //!   !P2, B2` (a predicate operand); sm_90 only ([`PROBED_SM90`]):
 //!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
 //!   per-thread address `[R0+URZ]`.
+//!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
+//!   only `.BYPASS.128` without offsets) and with the predicate operand of
+//!   `cp.async`'s source size; the family of `families.rs` gives its
+//!   other sizes, cache operators and `.ZFILL`.
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -95,6 +99,9 @@ pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
     AddressOffset { opcode: 0x98e, desc: true, field: OFFSET_40 }, // RED
     AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
     AddressOffset { opcode: 0x38c, desc: false, field: OFFSET_40 }, // ATOMS.OP (register address)
+    AddressOffset { opcode: 0x83b, desc: false, field: OFFSET_40 }, // LDSM
+    AddressOffset { opcode: 0xfae, desc: false, field: LDGSTS_SHARED }, // LDGSTS's shared destination
+    AddressOffset { opcode: 0xfae, desc: true, field: LDGSTS_GLOBAL }, // LDGSTS's global source
 ];
 
 /// An address offset field.
@@ -187,6 +194,69 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001fffc7ffffffffffffffff00fff,
         uniform_guard: false,
     },
+    // LDGSTS.E [R13+0x10], desc[UR6][R2.64+0x20]: NVIDIA's
+    // 0x000fe2000b921846_00010020020d7fae (cp.async.ca 4 bytes; the
+    // corpus has only `.BYPASS.128` without offsets).
+    Form {
+        mnemonic: "LDGSTS.E",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::X, fields: &[LDGSTS_SHARED], signed: true, reuse: None },
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[LDGSTS_GLOBAL], signed: true, reuse: None },
+        ],
+        bits: 0x000000000b9218400000000000000fae,
+        mask: 0x000001ffffffffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.ZFILL [R13+0x90], desc[UR6][R4.64+0x90], P0: NVIDIA's
+    // 0x000fe80008161846_00090090040d7fae (cp.async.ca with a source
+    // size; `.ZFILL` is a family field, the predicate at bits 87..89).
+    Form {
+        mnemonic: "LDGSTS.E",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::X, fields: &[LDGSTS_SHARED], signed: true, reuse: None },
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[LDGSTS_GLOBAL], signed: true, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081218400000000000000fae,
+        mask: 0x000001fffc7fffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // Both without offsets (the rule for offsets removes one at a time);
+    // the plain one decodes `PT` words, which nvdisasm prints without the
+    // predicate.
+    Form {
+        mnemonic: "LDGSTS.E",
+        operands: &["[{R}]", "desc[{U}][{R}.64]"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000b9218400000000000000fae,
+        mask: 0x000001ffffffffc0ffffffff00000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "LDGSTS.E",
+        operands: &["[{R}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081218400000000000000fae,
+        mask: 0x000001fffc7fffc0ffffffff00000fff,
+        uniform_guard: false,
+    },
     // ATOMS.CAS R9, [R4], R6, R7: NVIDIA's 0x002e680000000007_000000060409738d.
     Form {
         mnemonic: "ATOMS.CAS",
@@ -255,6 +325,12 @@ pub static SOURCE_MARKS: &[(u16, usize, (&str, &str), u8)] = &[
 ];
 
 const OFFSET_40: Field = Field { pos: 40, len: 24, shift: 0 };
+/// LDGSTS's two offsets (NVIDIA's `LDGSTS.E [R13+0x7ff0],
+/// desc[UR6][R2.64+-0x10]` is `0x07ff0ff0` in bits 32..63): the shared
+/// one at bits 44..63, the global one at 32..43 (ptxas adds larger global
+/// offsets to the address first).
+const LDGSTS_SHARED: Field = Field { pos: 44, len: 20, shift: 0 };
+const LDGSTS_GLOBAL: Field = Field { pos: 32, len: 12, shift: 0 };
 const OFFSET_32: Field = Field { pos: 32, len: 32, shift: 0 };
 
 /// How many rounds of analogies build on derived forms.

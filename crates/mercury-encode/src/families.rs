@@ -107,6 +107,20 @@
 //! derived; `D8 D4 D2` (none) `M2 M4 M8`), bits 78..79 the rounding (none)
 //! `RM RP RZ`, bit 77 `.SAT`, printed in that order (`FMUL.FTZ.RZ.SAT`).
 //!
+//! `LDGSTS` (`0xfae`, probed on NVIDIA's words for `cp.async` with every
+//! size, cache operator, `.L2::` hint and source size, identical on SM80
+//! and SM90): bits 71..72 the L2 prefetch (none) `LTC64B LTC128B
+//! LTC256B`, bits 73..74 the size (none) `64 128`, bit 81 clear for
+//! `.BYPASS` (`.cg`), bit 82 `.ZFILL`; the predicate at bits 87..89
+//! (negated by bit 90) says whether the source is read at all.
+//!
+//! `HMMA` (`0x23c`, probed on NVIDIA's words for `mma.sync` m16n8k16 and
+//! m16n8k8 with f16, bf16 and tf32 inputs, identical on SM80 and SM90):
+//! bit 75 the shape `1688 16816`, bit 76 the accumulator `F16 F32`, bits
+//! 82..83 the input type (f16: none) `BF16 TF32`. `LDSM` (`0x83b`,
+//! ldmatrix `.x1/.x2/.x4`, `.trans`): bits 72..73 the count (none) `2 4`,
+//! bit 78 `M88 MT88`.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -288,6 +302,27 @@ const ATOM_TYPE_90: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["",
 /// The operand type of sm_90 REDG (4..7 print `INVALID4`..).
 const RED_TYPE_90: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["", "S32", "64", "S64"] });
 
+/// `.BYPASS` of LDGSTS (bit 81 clear: `cp.async.cg`).
+const LDGSTS_BYPASS: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["BYPASS", ""] });
+/// The L2 prefetch of LDGSTS (bits 71..72, `cp.async`'s `.L2::NB`).
+const LDGSTS_LTC: Slot = Slot::Field(WordField { pos: 71, len: 2, words: &["", "LTC64B", "LTC128B", "LTC256B"] });
+/// The size of LDGSTS (bits 73..74; 3 is not derived).
+const LDGSTS_WIDTH: Slot = Slot::Field(WordField { pos: 73, len: 2, words: &["", "64", "128"] });
+/// `.ZFILL` of LDGSTS (bit 82): the low address bits count the bytes to
+/// fill with zeros.
+const ZFILL: Slot = Slot::Field(WordField { pos: 82, len: 1, words: &["", "ZFILL"] });
+
+/// The shape of HMMA (bit 75).
+const HMMA_SHAPE: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["1688", "16816"] });
+/// The accumulator type of HMMA (bit 76).
+const HMMA_ACC: Slot = Slot::Field(WordField { pos: 76, len: 1, words: &["F16", "F32"] });
+/// The input type of HMMA (bits 82..83; binary16 has no word).
+const HMMA_INPUT: Slot = Slot::Field(WordField { pos: 82, len: 2, words: &["", "BF16", "TF32"] });
+/// Transposition of LDSM (bit 78).
+const LDSM_TRANS: Slot = Slot::Field(WordField { pos: 78, len: 1, words: &["M88", "MT88"] });
+/// The matrix count of LDSM (bits 72..73).
+const LDSM_COUNT: Slot = Slot::Field(WordField { pos: 72, len: 2, words: &["", "2", "4"] });
+
 /// The families, from the nvdisasm probes above.
 pub static FAMILIES: &[Family] = &[
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
@@ -320,6 +355,9 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "ATOMG", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
     Family { opcode: "RED", sm: Some(Sm::Sm80), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
     Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "HMMA", sm: None, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
+    Family { opcode: "LDSM", sm: None, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family { opcode: "LDGSTS", sm: None, slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL], negate: NOT_90 },
 ];
 
 /// The family of `opcode` on `sm`.

@@ -100,12 +100,14 @@ pub fn apply(inst: &mut Inst) {
             };
             widen(inst.defs.iter_mut(), w);
         }
-        // m16n8k16: A is four registers, B two, C and D four for F32
-        // accumulators and two for F16 ones.
-        HMMA if inst.has_mod("16816") => {
+        // m16n8k16 (and m16n8k8 of tf32): A is four registers, B two;
+        // m16n8k8 of 16-bit inputs: A two, B one. C and D are four
+        // registers for F32 accumulators and two for F16 ones.
+        HMMA => {
             let acc = if inst.has_mod("F32") { 4 } else { 2 };
+            let (a, b) = if inst.has_mod("16816") || inst.has_mod("TF32") { (4, 2) } else { (2, 1) };
             widen(inst.defs.iter_mut(), acc);
-            for (i, w) in [4, 2, acc].into_iter().enumerate() {
+            for (i, w) in [a, b, acc].into_iter().enumerate() {
                 widen(inst.uses.iter_mut().skip(i).take(1), w);
             }
         }

@@ -959,20 +959,20 @@ impl Cta<'_> {
                     }
                 }
             }
-            Kind::Hmma16816F32 => {
+            Kind::Hmma(op) => {
                 if active != u32::MAX {
                     return fault(format!("HMMA with lanes {:#010x} active: it needs the whole warp", active));
                 }
-                let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 2]; LANES], [[0; 4]; LANES]);
+                let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 4]; LANES], [[0; 4]; LANES]);
                 for lane in 0..LANES {
-                    self.words(w, step, 0, lane, &mut a[lane])?;
-                    self.words(w, step, 1, lane, &mut b[lane])?;
-                    self.words(w, step, 2, lane, &mut c[lane])?;
+                    self.words(w, step, 0, lane, &mut a[lane][..op.a_regs()])?;
+                    self.words(w, step, 1, lane, &mut b[lane][..op.b_regs()])?;
+                    self.words(w, step, 2, lane, &mut c[lane][..op.c_regs()])?;
                 }
-                let d = mma::hmma_16816_f32(&a, &b, &c);
+                let d = mma::hmma(op, &a, &b, &c);
                 let Some(&(loc, _)) = step.defs.first() else { return fault("HMMA without a destination") };
                 for (lane, out) in d.iter().enumerate() {
-                    for (k, &v) in out.iter().enumerate() {
+                    for (k, &v) in out[..op.c_regs()].iter().enumerate() {
                         w.set_word(loc, k as u32, lane, v);
                     }
                 }

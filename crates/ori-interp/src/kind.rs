@@ -298,9 +298,8 @@ pub enum Kind {
         matrices: u8,
         trans: bool,
     },
-    /// `HMMA.16816.F32`: m16n8k16, binary16 inputs, binary32 accumulators
-    /// (`sem::mma::hmma_16816_f32`).
-    Hmma16816F32,
+    /// `HMMA.{16816,1688}.{F32,F16}[.BF16/.TF32]` (`sem::mma::hmma`).
+    Hmma(crate::sem::mma::Hmma),
     /// Warpgroup MMA (`sem/wgmma.rs`).
     Wgmma(WgmmaOp),
     /// `BRA.U.ANY`: the whole group branches when the guard holds in any
@@ -329,9 +328,13 @@ pub enum WgmmaOp {
 /// sm_90 SYNCS/UBLKCP/UCGABAR), run by `sem/async_mem.rs`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AsyncOp {
-    /// `LDGSTS.E[.BYPASS][.64/.128] [smem], [gmem]`: a copy of `bytes`
-    /// queued in the lane's open group.
-    Ldgsts { bytes: u8 },
+    /// `LDGSTS.E[.BYPASS][.LTCnB][.64/.128][.ZFILL] [smem], [gmem][, p]`:
+    /// a copy of `bytes` queued in the lane's open group. A false `p`
+    /// fills the destination with zeros without reading; with `zfill`
+    /// the source's low address bits (below `bytes`) count the bytes at
+    /// the end that are zeros rather than read (NVIDIA's `cp.async` with
+    /// a source size adds `(bytes - size) % bytes` to the address).
+    Ldgsts { bytes: u8, zfill: bool },
     /// `LDGDEPBAR`: closes the lane's open group of copies.
     LdgDepbar,
     /// `DEPBAR.LE SB0, n`: completes the lane's committed groups but the
@@ -354,6 +357,29 @@ pub enum AsyncOp {
     ClusterWait,
     /// `ELECT p, ur, q`: the lowest active lane with `q` gets `p`.
     Elect,
+}
+
+/// The form of an `HMMA` the interpreter models: a shape, an accumulator
+/// type and at most an input type, nothing else.
+fn hmma(inst: &Inst) -> Option<crate::sem::mma::Hmma> {
+    use crate::sem::mma::{Hmma, MmaInput};
+    let mods: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    let (k, f32_acc, input) = match mods.as_slice() {
+        [shape, acc, rest @ ..] if rest.len() <= 1 => (*shape, *acc == "F32", rest.first().copied()),
+        _ => return None,
+    };
+    let k = match k {
+        "16816" => 16,
+        "1688" => 8,
+        _ => return None,
+    };
+    let input = match input {
+        None => MmaInput::F16,
+        Some("BF16") if f32_acc => MmaInput::Bf16,
+        Some("TF32") if f32_acc && k == 8 => MmaInput::Tf32,
+        _ => return None,
+    };
+    (f32_acc || mods[1] == "F16").then_some(Hmma { k, input, f32_acc })
 }
 
 fn mem_bytes(inst: &Inst) -> (u8, bool) {
@@ -451,7 +477,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // left in flight for `UTMACMDFLUSH` to push out.
         "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
         | "CGAERRBAR" | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
-        "LDGSTS" if !m("ZFILL") => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0 }),
+        "LDGSTS" => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0, zfill: m("ZFILL") }),
         "LDGDEPBAR" => Kind::Async(AsyncOp::LdgDepbar),
         "SYNCS" if m("EXCH") && m("64") => Kind::Async(AsyncOp::SyncsExch),
         "SYNCS" if m("ARRIVE") && m("TRANS64") && inst.mods.len() == 2 => Kind::Async(AsyncOp::SyncsArrive),
@@ -647,7 +673,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             trans: m("MT88"),
         },
         // The f16-accumulator and bf16/tf32 forms have other layouts.
-        "HMMA" if m("16816") && m("F32") && inst.mods.len() == 2 => Kind::Hmma16816F32,
+        "HMMA" => hmma(inst).map_or(Kind::Unsupported, Kind::Hmma),
         _ => Kind::Unsupported,
     }
 }

@@ -391,6 +391,9 @@ static MODIFIERS: &[&str] = &[
     "LEU",
     "LG2",
     "LT",
+    "LTC128B",
+    "LTC256B",
+    "LTC64B",
     "LTU",
     "LU",
     "LUT",
@@ -443,6 +446,7 @@ static MODIFIERS: &[&str] = &[
     "SYNC",
     "SYS",
     "T",
+    "TF32",
     "TRANS64",
     "TRUNC",
     "TRYWAIT",
@@ -461,6 +465,7 @@ static MODIFIERS: &[&str] = &[
     "X4",
     "X8",
     "XOR",
+    "ZFILL",
 ];
 
 #[cfg(test)]

@@ -283,8 +283,8 @@ fn votes_matches_and_predicate_copies() {
 }
 
 /// Fragments as tuples: `ldmatrix` results are the parts of its `LDSM`
-/// tuple, which `HMMA` reads as they are (an address offset is added
-/// first); results not seen before are the parts of the `HMMA` tuple;
+/// tuple, which `HMMA` reads as they are (an address offset stays in the
+/// address); results not seen before are the parts of the `HMMA` tuple;
 /// other lists are gathered into a tuple with `MOV`s, and results written
 /// back; an unsupported shape is an error naming it.
 #[test]
@@ -304,44 +304,43 @@ fn ldmatrix_and_mma_use_fragment_tuples() {
         body,
         [
             "%r3.128 = LDSM.16.M88.4 [%r0]",
-            "%r4 = IADD3 %r0, 0x10, RZ",
-            "%r5.64 = LDSM.16.MT88.2 [%r4]",
-            "undef %r8:0 = MOV %r1",
-            "%r8:1 = MOV %r2",
-            "%r8:2 = MOV %r6",
-            "%r8:3 = MOV %r7",
-            "%r9.128 = HMMA.16816.F32 %r3:0.128, %r5:0.64, %r8.128",
-            "%r1 = MOV %r9:0",
-            "%r2 = MOV %r9:1",
-            "%r6 = MOV %r9:2",
-            "%r7 = MOV %r9:3",
-            "undef %r10:0 = MOV %r1",
-            "%r10:1 = MOV %r2",
-            "%r10:2 = MOV %r6",
-            "%r10:3 = MOV %r7",
-            "%r11.128 = HMMA.16816.F32 %r3:0.128, %r5:0.64, %r10.128",
-            "undef %r12:0 = MOV %r11:3",
-            "%r12:1 = MOV %r11:2",
-            "%r12:2 = MOV %r11:1",
-            "%r12:3 = MOV %r11:0",
-            "%r13.128 = HMMA.16816.F32 %r3:0.128, %r5:0.64, %r12.128",
-            "undef %r14:0 = MOV %r1",
-            "%r14:1 = MOV %r2",
-            "%r14:2 = MOV %r6",
-            "%r14:3 = MOV %r7",
-            "%r15.128 = HMMA.16816.F32 %r3:0.128, %r5:0.64, %r14.128",
-            "%r11:3 = MOV %r15:0",
-            "%r11:2 = MOV %r15:1",
-            "%r11:1 = MOV %r15:2",
-            "%r11:0 = MOV %r15:3",
+            "%r4.64 = LDSM.16.MT88.2 [%r0+0x10]",
+            "undef %r7:0 = MOV %r1",
+            "%r7:1 = MOV %r2",
+            "%r7:2 = MOV %r5",
+            "%r7:3 = MOV %r6",
+            "%r8.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r7.128",
+            "%r1 = MOV %r8:0",
+            "%r2 = MOV %r8:1",
+            "%r5 = MOV %r8:2",
+            "%r6 = MOV %r8:3",
+            "undef %r9:0 = MOV %r1",
+            "%r9:1 = MOV %r2",
+            "%r9:2 = MOV %r5",
+            "%r9:3 = MOV %r6",
+            "%r10.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r9.128",
+            "undef %r11:0 = MOV %r10:3",
+            "%r11:1 = MOV %r10:2",
+            "%r11:2 = MOV %r10:1",
+            "%r11:3 = MOV %r10:0",
+            "%r12.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r11.128",
+            "undef %r13:0 = MOV %r1",
+            "%r13:1 = MOV %r2",
+            "%r13:2 = MOV %r5",
+            "%r13:3 = MOV %r6",
+            "%r14.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r13.128",
+            "%r10:3 = MOV %r14:0",
+            "%r10:2 = MOV %r14:1",
+            "%r10:1 = MOV %r14:2",
+            "%r10:0 = MOV %r14:3",
             "EXIT",
             "}",
         ]
     );
-    // f16 accumulators: another HMMA form and layout.
-    let bad = "\t.reg .b32 %r<11>;\n\
-        \tmma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, {%r9, %r10};\n\tret;";
+    // Mixed accumulators (f16 D, f32 C): not an HMMA form of the table.
+    let bad = "\t.reg .b32 %r<13>;\n\
+        \tmma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r1, %r2}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, {%r9, %r10, %r11, %r12};\n\tret;";
     let errors = lower("", bad, 90).unwrap_err();
-    let name = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16";
+    let name = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32";
     assert!(errors[0].contains(&format!("lowering of '{name}' is not supported yet")), "{errors:?}");
 }

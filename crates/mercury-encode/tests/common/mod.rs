@@ -81,7 +81,10 @@ pub fn generate(rng: &mut Rng, tables: &Tables, form: &Form, tame: bool) -> Opti
             AtomKind::R if tame => 4 * rng.below(63) as i64,
             AtomKind::U if tame => 4 * rng.below(15) as i64,
             AtomKind::X if tame && offsets.contains(&index) => {
-                let v = 16 * (1 + rng.below(0x7fe)) as i64;
+                // Multiples of 16 that fit the field (LDGSTS's global
+                // offset has 12 bits).
+                let room = (1u64 << (atom.width() - u32::from(atom.signed))) / 16 - 1;
+                let v = 16 * (1 + rng.below(room.min(0x7ff) - 1)) as i64;
                 if atom.signed && rng.below(2) == 0 { -v } else { v }
             }
             AtomKind::SR => {
@@ -96,6 +99,10 @@ pub fn generate(rng: &mut Rng, tables: &Tables, form: &Form, tame: bool) -> Opti
             // Keep targets inside the listing's address range so that
             // nvdisasm prints them as plain addresses.
             AtomKind::L => 16 * rng.below(64) as i64,
+            // nvdisasm leaves out a trailing `PT` operand of some forms
+            // (`LDGSTS ..., PT`, `BREAK PT, B2`): their text is then
+            // another form's.
+            AtomKind::P if tame => rng.below(7) as i64,
             // Register tuples must be aligned (R4.64, R8.128); multiples of
             // four suit every width, RZ stays possible.
             AtomKind::R => [255, 4 * rng.below(63) as i64][usize::from(rng.below(4) != 0)],

@@ -5,7 +5,9 @@
 //!
 //! Models (what the tests can rely on, and where they are coarser than the
 //! hardware):
-//! - `LDGSTS` queues its copy in the lane's open group; `LDGDEPBAR` closes
+//! - `LDGSTS` queues its copy in the lane's open group (with `.ZFILL` or
+//!   a false predicate operand, the part of it that reads and the zeros
+//!   after it, as decided at issue); `LDGDEPBAR` closes
 //!   that group; `DEPBAR.LE SB0, n` performs (reads global, writes shared)
 //!   every copy of the lane's committed groups but the `n` most recent.
 //!   Reading shared memory before the wait sees the old bytes, so a missing
@@ -72,8 +74,9 @@ pub fn mbar_next_phase(word: u64) -> u64 {
 /// Copies a lane issued with `LDGSTS` and has not completed yet.
 #[derive(Clone, Debug, Default)]
 pub struct PendingCopies {
-    /// (lane, group, global source, shared destination, bytes).
-    copies: Vec<(u8, u32, u64, u64, u8)>,
+    /// (lane, group, global source, shared destination, bytes, bytes
+    /// read from the source: the rest are zeros).
+    copies: Vec<(u8, u32, u64, u64, u8, u8)>,
     /// Per lane: the number of its open group (groups before it are
     /// committed).
     open: [u32; LANES],
@@ -189,11 +192,15 @@ impl Cta<'_> {
         let (done, left): (Vec<_>, Vec<_>) =
             w.copies.copies.drain(..).partition(|c| usize::from(c.0) == lane && c.1 < until);
         w.copies.copies = left;
-        for (_, _, src, dst, bytes) in done {
-            let data = match self.global.slice_mut(src, bytes.into()) {
+        for (_, _, src, dst, bytes, read) in done {
+            // A copy that reads nothing may have any source address
+            // (masked-off loads point past their buffer).
+            let mut data = match self.global.slice_mut(src, read.into()) {
+                _ if read == 0 => Vec::new(),
                 Some(d) => d.to_vec(),
-                None => return fault(format!("LDGSTS: global read of {bytes} bytes at {src:#x} out of bounds")),
+                None => return fault(format!("LDGSTS: global read of {read} bytes at {src:#x} out of bounds")),
             };
+            data.resize(bytes.into(), 0);
             self.bytes_mut(&mut Vec::new(), Space::Shared, dst, bytes.into(), lane)?.copy_from_slice(&data);
         }
         Ok(())
@@ -202,12 +209,19 @@ impl Cta<'_> {
     /// Runs `op` for the lanes `active` of a group of warp `w`.
     pub(crate) fn step_async(&mut self, w: &mut Warp, step: &Step, op: AsyncOp, active: u32) -> R<()> {
         match op {
-            AsyncOp::Ldgsts { bytes } => {
+            AsyncOp::Ldgsts { bytes, zfill } => {
                 for lane in lanes(active) {
                     let dst = self.addr(w, step, 0, lane, Space::Shared)?;
-                    let src = self.addr(w, step, 1, lane, Space::Global)?;
+                    let mut src = self.addr(w, step, 1, lane, Space::Global)?;
+                    let reads = step.uses.len() < 3 || self.p_in(w, step, 2, lane)?;
+                    let mut read = if reads { bytes } else { 0 };
+                    if zfill {
+                        let zeros = src % u64::from(bytes);
+                        src -= zeros;
+                        read = read.saturating_sub(zeros as u8);
+                    }
                     let group = w.copies.open[lane];
-                    w.copies.copies.push((lane as u8, group, src, dst, bytes));
+                    w.copies.copies.push((lane as u8, group, src, dst, bytes, read));
                 }
             }
             AsyncOp::LdgDepbar => {

@@ -1,5 +1,6 @@
-//! Warp-level matrix operations: `LDSM` (ldmatrix) and `HMMA.16816.F32`
-//! (mma.sync m16n8k16 with f16 inputs and f32 accumulators), as functions
+//! Warp-level matrix operations: `LDSM` (ldmatrix) and `HMMA` (mma.sync
+//! m16n8k16 and m16n8k8 with f16, bf16 or tf32 inputs and f32 or f16
+//! accumulators), as functions
 //! of the whole warp's registers. The fragment layouts are the PTX ISA's
 //! ("Matrix fragments for mma.m16n8k16", "ldmatrix"); NVIDIA's own cubins
 //! of mma_ldmatrix and wmma_gemm give the manifest's results with them
@@ -28,50 +29,128 @@ pub fn ldsm_source(i: usize, lane: usize, trans: bool) -> [(usize, u64); 2] {
     }
 }
 
-/// `HMMA.16816.F32 d, a, b, c` for the whole warp: `D = A * B + C` with
-/// A 16x16 and B 16x8 in binary16, C and D 16x8 in binary32.
+/// The input type of an `HMMA`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MmaInput {
+    /// binary16, two per register.
+    F16,
+    /// bfloat16, two per register.
+    Bf16,
+    /// TensorFloat-32: a binary32 register whose low 13 bits are ignored.
+    Tf32,
+}
+
+/// An `HMMA` form: `HMMA.16816` (k = 16) or `HMMA.1688` (k = 8), its
+/// input type, binary32 (`.F32`) or binary16 (`.F16`) accumulators.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Hmma {
+    /// The shared dimension, 8 or 16.
+    pub k: usize,
+    /// The type of A and B.
+    pub input: MmaInput,
+    /// C and D are binary32 (else pairs of binary16).
+    pub f32_acc: bool,
+}
+
+impl Hmma {
+    /// Registers of A per lane.
+    pub fn a_regs(self) -> usize {
+        if self.k == 16 || self.input == MmaInput::Tf32 { 4 } else { 2 }
+    }
+
+    /// Registers of B per lane.
+    pub fn b_regs(self) -> usize {
+        self.a_regs() / 2
+    }
+
+    /// Registers of C and D per lane.
+    pub fn c_regs(self) -> usize {
+        if self.f32_acc { 4 } else { 2 }
+    }
+
+    /// An input register's elements as values (one for tf32, the low
+    /// then the high half otherwise).
+    fn elements(self, w: u32) -> Vec<f64> {
+        let h = |b: u16| match self.input {
+            MmaInput::Bf16 => f64::from(f32::from_bits(u32::from(b) << 16)),
+            _ => f64::from(half::to_f32(b)),
+        };
+        match self.input {
+            MmaInput::Tf32 => vec![f64::from(f32::from_bits(w & !0x1fff))],
+            _ => vec![h(w as u16), h((w >> 16) as u16)],
+        }
+    }
+}
+
+/// `HMMA d, a, b, c` for the whole warp: `D = A * B + C` with A 16 x k, B
+/// k x 8, C and D 16 x 8. Each lane's registers are `a[lane][..a_regs]`,
+/// `b[lane][..b_regs]`, `c[lane][..c_regs]`; so is the result.
 ///
-/// Fragments per lane (PTX ISA): `a[0]` holds A[g][2t..2t+1] (low half
-/// first), `a[1]` A[g+8][2t..], `a[2]` A[g][2t+8..], `a[3]` A[g+8][2t+8..];
-/// `b[0]` holds B[2t..2t+1][g], `b[1]` B[2t+8..2t+9][g]; `c[0]`, `c[1]` are
-/// C[g][2t], C[g][2t+1] and `c[2]`, `c[3]` the same in row g+8.
+/// Fragments (PTX ISA, "Matrix fragments for mma.m16n8k16 / m16n8k8"),
+/// lane `l` in group `g = l / 4` as thread `t = l % 4`: with 16-bit
+/// inputs, A register `r` holds A[g + 8 (r % 2)][2t + 8 (r / 2)] and the
+/// next column, B register `r` holds B[2t + 8r][g] and the next row; with
+/// tf32, A register `r` holds A[g + 8 (r % 2)][t + 4 (r / 2)] and B
+/// register `r` B[t + 4r][g]. binary32 C and D register `r` hold
+/// C[g + 8 (r / 2)][2t + r % 2]; binary16 ones pack C[g + 8r][2t] and
+/// C[g + 8r][2t + 1].
 ///
-/// Rounding: the products of binary16 values are exact in f64 and so, for
-/// the corpus' magnitudes, is their sum with C; the result is rounded once
-/// to binary32 (nearest even). The tensor core's own order and truncation
-/// of the additions are not documented; results may differ from a GPU in
-/// the last bits, which the manifest's tolerance allows.
-pub fn hmma_16816_f32(a: &[[u32; 4]; LANES], b: &[[u32; 2]; LANES], c: &[[u32; 4]; LANES]) -> [[u32; 4]; LANES] {
+/// Rounding: the products are exact in f64 and so, for the magnitudes of
+/// the tests, is their sum with C; the result is rounded once (nearest
+/// even). The tensor core's own order and truncation of the additions
+/// are not documented; results may differ from a GPU in the last bits.
+pub fn hmma(op: Hmma, a: &[[u32; 4]; LANES], b: &[[u32; 4]; LANES], c: &[[u32; 4]; LANES]) -> [[u32; 4]; LANES] {
     let mut am = [[0f64; 16]; 16];
     let mut bm = [[0f64; 8]; 16];
     let mut cm = [[0f64; 8]; 16];
-    let h = |w: u32, hi: bool| f64::from(half::to_f32(if hi { (w >> 16) as u16 } else { w as u16 }));
+    let tf32 = op.input == MmaInput::Tf32;
     for lane in 0..LANES {
         let (g, t) = (lane / 4, lane % 4);
-        for (r, (row, col)) in [(g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8), (g + 8, 2 * t + 8)].into_iter().enumerate()
-        {
-            am[row][col] = h(a[lane][r], false);
-            am[row][col + 1] = h(a[lane][r], true);
+        for r in 0..op.a_regs() {
+            let (row, col) = if tf32 { (g + 8 * (r % 2), t + 4 * (r / 2)) } else { (g + 8 * (r % 2), 2 * t + 8 * (r / 2)) };
+            for (e, v) in op.elements(a[lane][r]).into_iter().enumerate() {
+                am[row][col + e] = v;
+            }
         }
-        for (r, k) in [2 * t, 2 * t + 8].into_iter().enumerate() {
-            bm[k][g] = h(b[lane][r], false);
-            bm[k + 1][g] = h(b[lane][r], true);
+        for r in 0..op.b_regs() {
+            let k = if tf32 { t + 4 * r } else { 2 * t + 8 * r };
+            for (e, v) in op.elements(b[lane][r]).into_iter().enumerate() {
+                bm[k + e][g] = v;
+            }
         }
-        for (r, (row, col)) in [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)].into_iter().enumerate()
-        {
-            cm[row][col] = f64::from(f32::from_bits(c[lane][r]));
+        for (row, col, r, hi) in acc_positions(op, lane) {
+            let w = c[lane][r];
+            cm[row][col] = if op.f32_acc {
+                f64::from(f32::from_bits(w))
+            } else {
+                f64::from(half::to_f32(if hi { (w >> 16) as u16 } else { w as u16 }))
+            };
         }
     }
     let mut d = [[0u32; 4]; LANES];
     for (lane, out) in d.iter_mut().enumerate() {
-        let (g, t) = (lane / 4, lane % 4);
-        for (r, (row, col)) in [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)].into_iter().enumerate()
-        {
-            let sum = (0..16).fold(cm[row][col], |acc, k| acc + am[row][k] * bm[k][col]);
-            out[r] = canonical((sum as f32).to_bits());
+        for (row, col, r, hi) in acc_positions(op, lane) {
+            let sum = (0..op.k).fold(cm[row][col], |acc, k| acc + am[row][k] * bm[k][col]);
+            if op.f32_acc {
+                out[r] = canonical((sum as f32).to_bits());
+            } else {
+                out[r] |= u32::from(half::from_f64(sum)) << if hi { 16 } else { 0 };
+            }
         }
     }
     d
+}
+
+/// `(row, column, register, high half)` of each accumulator element of
+/// `lane`.
+fn acc_positions(op: Hmma, lane: usize) -> [(usize, usize, usize, bool); 4] {
+    let (g, t) = (lane / 4, lane % 4);
+    let mut out = [(0, 0, 0, false); 4];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let (row, col) = (g + 8 * (i / 2), 2 * t + i % 2);
+        *slot = if op.f32_acc { (row, col, i, false) } else { (row, col, i / 2, i % 2 == 1) };
+    }
+    out
 }
 
 /// The FP32 pipe's canonical NaN for any NaN result.
@@ -103,7 +182,7 @@ mod tests {
         let av = |m: usize, k: usize| (m + 2 * k) as f64;
         let bv = |k: usize, n: usize| k as f64 - n as f64;
         let cv = |m: usize, n: usize| (m * n) as f64;
-        let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 2]; LANES], [[0; 4]; LANES]);
+        let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 4]; LANES], [[0; 4]; LANES]);
         for lane in 0..LANES {
             let (g, t) = (lane / 4, lane % 4);
             for (r, (row, col)) in
@@ -120,7 +199,7 @@ mod tests {
                 c[lane][r] = (cv(row, col) as f32).to_bits();
             }
         }
-        let d = hmma_16816_f32(&a, &b, &c);
+        let d = hmma(Hmma { k: 16, input: MmaInput::F16, f32_acc: true }, &a, &b, &c);
         for (lane, out) in d.iter().enumerate() {
             let (g, t) = (lane / 4, lane % 4);
             for (r, (row, col)) in

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d..}, [a]` | `LDSM.16.M88[.2/.4]` (`.MT88` transposed) `d, [a]` |
 //! | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c` | `HMMA.16816.F32 d, a, b, c` |
+//! | `mma` m16n8k16 `.f32.bf16.bf16.f32`, `.f16.f16.f16.f16`; m16n8k8 `.f32.tf32.tf32.f32`, `.f32.{f16,bf16}`, `.f16` | `HMMA.16816.F32.BF16`, `HMMA.16816.F16`; `HMMA.1688.F32.TF32`, `HMMA.1688.F32[.BF16]`, `HMMA.1688.F16` |
 //! | `wmma.load.a.sync.aligned.row.m16n16k16.global.f16`, `wmma.load.b ... .col ...` | lane offset `(lane / 4) * (ldm / 2) + lane % 4` words (`S2R SR_LANEID`, `SHF`, `LOP3`, `IMAD.WIDE.U32`), `p = base + 4 * offset`, `q = p + 16 ldm` (`IMAD.WIDE.U32 q, ldm, 0x10, p`); four `LDG.E`: A `[p] [q] [p+0x10] [q+0x10]`, B `[p] [p+0x10] [q] [q+0x10]` |
 //! | `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c` | `HMMA.16816.F32 d0..3, a0..3, b0..1, c0..3`; `HMMA.16816.F32 d4..7, a0..3, b2..3, c4..7` |
 //! | `wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [a], d, ldm` | the same lane offset in 8-byte units, `q = p + 64 (ldm / 2)`; `STG.E.64 [p] d0..1, [q] d2..3, [p+0x20] d4..5, [q+0x20] d6..7` |
@@ -159,17 +160,7 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if !exactly(inst, &words, &[ScalarType::B16]) {
         return Err(unsupported(inst));
     }
-    let mut addr = shared_address(cx, inst, 1)?;
-    // NVIDIA writes `[r+0x10]`, but the encoder has learned only the
-    // form without an offset: the offset is added first.
-    if let OperandKind::Mem(Address { base: Some(base), offset, .. }) = addr.kind
-        && offset != 0
-    {
-        let t = cx.temp(RegFile::R, 1);
-        let uses = vec![base.into(), Operand::int(offset), Operand::reg(Reg::RZ)];
-        cx.emit(Opcode::IADD3, &[], vec![t.into()], uses, inst.span)?;
-        addr = OperandKind::Mem(Address { base: Some(t), ..Address::default() }).into();
-    }
+    let addr = shared_address(cx, inst, 1)?;
     let dests = names(inst, 0, n)?;
     let out = place(cx, &dests, &[])?;
     let mut mods = vec!["16", if trans { "MT88" } else { "M88" }];
@@ -182,17 +173,35 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     out.finish(cx, inst.span)
 }
 
-/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c`.
+/// The `mma.sync` forms NVIDIA's tensor cores run as one `HMMA`: (shape,
+/// types d, a, b, c, the HMMA's modifiers, registers of A, B and C/D).
+const MMA_FORMS: &[(&str, [ScalarType; 4], &[&str], [usize; 3])] = {
+    use ScalarType::{Bf16, F16, F32, Tf32};
+    &[
+        ("m16n8k16", [F32, F16, F16, F32], &["16816", "F32"], [4, 2, 4]),
+        ("m16n8k16", [F32, Bf16, Bf16, F32], &["16816", "F32", "BF16"], [4, 2, 4]),
+        ("m16n8k16", [F16, F16, F16, F16], &["16816", "F16"], [4, 2, 2]),
+        ("m16n8k8", [F32, Tf32, Tf32, F32], &["1688", "F32", "TF32"], [4, 2, 4]),
+        ("m16n8k8", [F32, F16, F16, F32], &["1688", "F32"], [2, 1, 4]),
+        ("m16n8k8", [F32, Bf16, Bf16, F32], &["1688", "F32", "BF16"], [2, 1, 4]),
+        ("m16n8k8", [F16, F16, F16, F16], &["1688", "F16"], [2, 1, 2]),
+    ]
+};
+
+/// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`MMA_FORMS`]:
+/// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c`.
 fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let f32_f16 = [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32];
-    if !exactly(inst, &["sync", "aligned", "m16n8k16", "row", "col"], &f32_f16) {
+    let Some(&(_, _, mods, [an, bn, cn])) = MMA_FORMS
+        .iter()
+        .find(|(shape, types, _, _)| exactly(inst, &["sync", "aligned", shape, "row", "col"], types))
+    else {
         return Err(unsupported(inst));
-    }
-    let a = gather(cx, &names(inst, 1, 4)?, inst.span)?;
-    let b = gather(cx, &names(inst, 2, 2)?, inst.span)?;
-    let c = gather(cx, &names(inst, 3, 4)?, inst.span)?;
-    let d = place(cx, &names(inst, 0, 4)?, &[])?;
-    hmma(cx, d.tuple, a, b, c, inst.span)?;
+    };
+    let a = gather(cx, &names(inst, 1, an)?, inst.span)?;
+    let b = gather(cx, &names(inst, 2, bn)?, inst.span)?;
+    let c = gather(cx, &names(inst, 3, cn)?, inst.span)?;
+    let d = place(cx, &names(inst, 0, cn)?, &[])?;
+    cx.emit(Opcode::HMMA, mods, vec![d.tuple.into()], vec![a.into(), b.into(), c.into()], inst.span)?;
     d.finish(cx, inst.span)
 }
 

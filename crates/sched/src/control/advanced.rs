@@ -237,8 +237,9 @@ fn walk(
         for sb in (0..Ctrl::SCOREBOARDS).filter(|sb| wait >> sb & 1 == 1) {
             delay = delay.max(state.arming[usize::from(sb)]);
         }
-        // `DEPBAR.LE` waits on its scoreboard too, and as late.
-        if let Some((sb, _)) = step.depbar {
+        // `DEPBAR.LE SB, n` reads its scoreboard like a wait, and as late
+        // (`wait_all` is `LDGDEPBAR` right before one).
+        if let Some((sb, _)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
             delay = delay.max(state.arming[usize::from(sb)]);
         }
         plan.pad_before[k] = 0;
