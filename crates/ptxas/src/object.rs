@@ -180,6 +180,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             uses_ctaid_z: usage.uses_ctaid_z,
             syscalls: calls.syscalls,
             coop_group: notes::coop_group(func),
+            uses_wmma: attrs.uses_wmma,
             ..Default::default()
         },
         shared: object::SharedMemory {
