@@ -70,10 +70,10 @@ const ALLOWED: &[Allowed] = &[
     // NVIDIA calls device functions and its library routines
     // (`__cuda_sm20_*` slow paths) that we inline: no call, so no CRS record
     // where nothing else needs it, and on sm_90 no resolved call
-    // relocation, hence no empty `.rela.text.<fn>`. device_calls: our
-    // indirect calls take the callees' addresses without recording the
-    // relocations NVIDIA resolves (R_CUDA_UNIFIED32_*, ABS32_LO/HI of
-    // return addresses; ptxas -c shows them).
+    // relocation, hence no empty `.rela.text.<fn>`. device_calls: besides,
+    // the function addresses it takes are relocations NVIDIA resolves
+    // (R_CUDA_UNIFIED32_*); OriResolveCallAddresses writes them as plain
+    // immediates without telling the writer.
     ("device_calls.sm90.ptx", "", ".rela.text.device_calls", Only::Nvidia),
     ("multi_entry.sm80.ptx", ".nv.info.k_hash", "0x1e", Only::Nvidia),
     ("multi_entry.sm90.ptx", ".nv.info.k_hash", "0x1e", Only::Nvidia),
