@@ -31,6 +31,11 @@ type Word = (RegFile, u32);
 /// True when `func`'s code has a conditional branch whose condition may
 /// differ between the threads of a warp.
 pub(super) fn has_divergent_branch(func: &Function) -> bool {
+    !divergent_branches(func).is_empty()
+}
+
+/// The blocks holding a conditional branch that may split a warp.
+fn divergent_branches(func: &Function) -> HashSet<BlockId> {
     let cfg = Cfg::compute(func);
     let pdom = PostDomTree::compute(&cfg);
     let mut divergent_branches: HashSet<BlockId> = HashSet::new();
@@ -42,7 +47,7 @@ pub(super) fn has_divergent_branch(func: &Function) -> bool {
         let found: HashSet<BlockId> =
             cfg.rpo().iter().copied().filter(|b| has_divergent_branch_in(func, *b, entry[b].clone())).collect();
         if found.is_subset(&divergent_branches) {
-            return !divergent_branches.is_empty();
+            return divergent_branches;
         }
         divergent_branches.extend(found);
     }
@@ -173,4 +178,57 @@ fn targets_lone_exit(func: &Function, bra: &Inst) -> bool {
 fn words_of(reg: Reg) -> impl Iterator<Item = Word> {
     let words = if reg.is_zero() { 0 } else { u32::from(reg.width) };
     (0..words).map(move |k| (reg.file, reg.num + k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{divergent_branches, has_divergent_branch};
+
+    /// A counted loop whose bound comes from `count` (an instruction
+    /// writing R2), after a store guarded by `guard`.
+    fn looped(count: &str, exit_to_lone_exit: bool) -> bool {
+        let tail = if exit_to_lone_exit { "bb2:\n    EXIT\n" } else { "bb2:\n    R3 = IADD3 R0, 0x1, RZ\n    EXIT\n" };
+        let text = format!(
+            ".target sm_90\n.props PhysicalRegs\n\n.entry k {{\nbb0:\n    R0 = MOV 0x0\n    {count}\n\
+             bb1:\n    R0 = IADD3 R0, 0x1, RZ\n    P0, PT = ISETP.LT.AND R0, R2, PT\n    @P0 BRA bb1\n{tail}}}\n"
+        );
+        let module = ori_ir::text::parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        has_divergent_branch(&module.functions[0])
+    }
+
+    #[test]
+    fn a_loop_over_a_thread_index_is_divergent() {
+        assert!(looped("R2 = S2R SR_TID.X", false));
+        assert!(looped("R2 = S2R SR_LANEID", true));
+    }
+
+    #[test]
+    fn a_loop_over_a_parameter_is_uniform() {
+        assert!(!looped("R2 = LDC c[0x0][0x210]", false));
+        assert!(!looped("R2 = S2R SR_CTAID.X", false));
+    }
+
+    #[test]
+    fn values_from_a_divergent_loop_are_divergent_after_it() {
+        // R0 counts a %tid-bounded loop's trips; the branch on it after the
+        // loop (bb2) splits the warp although R0 only ever gets constants.
+        let text = ".target sm_90\n.props PhysicalRegs\n\n.entry k {\nbb0:\n    R0 = MOV 0x0\n    R2 = S2R SR_TID.X\n\
+             bb1:\n    R0 = IADD3 R0, 0x1, RZ\n    P0, PT = ISETP.LT.AND R0, R2, PT\n    @P0 BRA bb1\n\
+             bb2:\n    P1, PT = ISETP.EQ.AND R0, 0x4, PT\n    @P1 BRA bb4\n\
+             bb3:\n    R3 = MOV 0x1\n\
+             bb4:\n    R4 = MOV 0x2\n    EXIT\n}\n";
+        let module = ori_ir::text::parse_module(text).unwrap();
+        let func = &module.functions[0];
+        assert!(divergent_branches(func).contains(&func.layout[2]));
+    }
+
+    #[test]
+    fn a_branch_to_a_lone_exit_counts_as_a_predicated_exit() {
+        let text = ".target sm_90\n.props PhysicalRegs\n\n.entry k {\nbb0:\n    R2 = S2R SR_TID.X\n\
+             P0, PT = ISETP.LT.AND R2, 0x20, PT\n    @P0 BRA bb2\n\
+             bb1:\n    R3 = MOV 0x1\n\
+             bb2:\n    EXIT\n}\n";
+        let module = ori_ir::text::parse_module(text).unwrap();
+        assert!(!has_divergent_branch(&module.functions[0]));
+    }
 }
