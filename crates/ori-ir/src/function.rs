@@ -69,6 +69,9 @@ pub struct FunctionAttrs {
     /// Device functions placed after this kernel's own code (whole
     /// program: every function it may call, cloned in), in placement order.
     pub subroutines: Vec<Subroutine>,
+    /// The PTX uses `wmma` instructions (EIATTR_WMMA_USED; the HMMA they
+    /// become look like those of `mma.sync`). Not kept in the Ori text.
+    pub uses_wmma: bool,
 }
 
 /// A device function cloned into a kernel's code.

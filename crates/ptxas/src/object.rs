@@ -3,12 +3,14 @@
 //! driver reads.
 
 use ori_ir::object::{self, FrameInfo, LaunchBounds, ObjectModule, OutputMode, Param};
-use ori_ir::{Function, FunctionKind, Imm, Module, Opcode, OperandKind, SpecialReg, VarSpace, Variant};
+use ori_ir::{Function, FunctionKind, Imm, Module, OpFlags, Opcode, OperandKind, SpecialReg, VarSpace, Variant};
 
 use crate::Options;
 use crate::diag::Diagnostic;
 
 mod calls;
+mod divergence;
+mod notes;
 
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
@@ -145,6 +147,11 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
     let attrs = &func.attrs;
     let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
     let calls = calls::of(func, target, code.len() as u64);
+    let mut resolved_relocations = calls.resolved;
+    if target.sm.version >= 90 {
+        resolved_relocations.extend(notes::shared_address_relocations(func));
+        resolved_relocations.sort_by_key(|r| r.offset);
+    }
     Ok(object::Function {
         name: func.name.clone(),
         kind: object::FunctionKind::Entry,
@@ -154,7 +161,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         frame_size: attrs.frame_bytes,
         stack_size: calls.stack_size,
         subroutines: calls.subroutines,
-        resolved_relocations: calls.resolved,
+        resolved_relocations,
         params: attrs.params.iter().map(|p| Param { offset: p.offset, size: p.size }).collect(),
         exit_offsets: usage.exit_offsets,
         launch: LaunchBounds {
@@ -164,7 +171,18 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             min_ctas_per_sm: attrs.minnctapersm,
             cluster_dims: attrs.cluster_dims,
         },
-        notes: object::CodeNotes { uses_ctaid_z: usage.uses_ctaid_z, syscalls: calls.syscalls, ..Default::default() },
+        // NVIDIA records a call/return/sync stack size (always 0 since
+        // Volta) exactly when the final code calls a function (k_hash,
+        // printf_kernel) or keeps a branch that may split a warp
+        // (fill_iota; docs/elfw.md).
+        crs_stack_size: (usage.calls || divergence::has_divergent_branch(func)).then_some(0),
+        notes: object::CodeNotes {
+            uses_ctaid_z: usage.uses_ctaid_z,
+            syscalls: calls.syscalls,
+            coop_group: notes::coop_group(func),
+            uses_wmma: attrs.uses_wmma,
+            ..Default::default()
+        },
         shared: object::SharedMemory {
             size: attrs.shared_bytes.into(),
             align: attrs.shared_align.into(),
@@ -195,6 +213,8 @@ pub struct Usage {
     pub exit_offsets: Vec<u32>,
     /// Reads `%ctaid.z`.
     pub uses_ctaid_z: bool,
+    /// Calls a function (a cloned callee or an external one).
+    pub calls: bool,
 }
 
 impl Usage {
@@ -205,6 +225,7 @@ impl Usage {
             barriers: 0,
             exit_offsets: Vec::new(),
             uses_ctaid_z: false,
+            calls: false,
         };
         for (index, (_, _, inst)) in func.insts_in_order().enumerate() {
             if inst.op == Opcode::EXIT {
@@ -215,6 +236,7 @@ impl Usage {
             {
                 usage.barriers = usage.barriers.max(*id as u32 + 1);
             }
+            usage.calls |= inst.op.has(OpFlags::CALL);
             usage.uses_ctaid_z |= inst.uses.iter().any(|u| u.kind == OperandKind::Special(SpecialReg::CtaidZ));
         }
         usage

@@ -34,6 +34,8 @@ use crate::func::Lowerer;
 
 /// Lowers `ldmatrix`, `mma` and `wmma`.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    // The cubin records `wmma` use (EIATTR_WMMA_USED), `mma.sync` not.
+    cx.func.attrs.uses_wmma |= inst.opcode.name == "wmma";
     match inst.opcode.name.as_str() {
         "ldmatrix" => ldmatrix(cx, inst),
         "mma" => mma(cx, inst),
