@@ -19,7 +19,13 @@
 //! readers are deleted by `EarlyOriSimpleLiveDead`.
 //!
 //! Uniform registers are few (63) and the allocator does not spill them,
-//! so at most [`UNIFORM_WORDS`] words are made per function.
+//! so at most [`UNIFORM_WORDS`] words are made per function. Uniform
+//! copies are only made of loads in the entry block: a warp runs the
+//! sides of a divergent branch one after the other, possibly interleaved,
+//! and a uniform register the allocator gives to values on both sides
+//! would be overwritten by the other side; at the entry every thread is
+//! still together, and a value made there interferes with everything
+//! after it.
 
 use std::collections::HashMap;
 
@@ -77,7 +83,7 @@ impl Phase for FoldConstantOperands {
                 // register is made once an instruction can read it.
                 let ureg = uniform.get(&reg.num).copied().unwrap_or(Reg::virt(RegFile::UR, u32::MAX).wide(load.width));
                 let fresh = !uniform.contains_key(&reg.num);
-                if fresh && uniform_words + u32::from(load.width) > UNIFORM_WORDS {
+                if fresh && (!load.at_entry || uniform_words + u32::from(load.width) > UNIFORM_WORDS) {
                     continue;
                 }
                 let part = |u: Reg| if reg.width == load.width { u } else { u.part(word, 1) };
@@ -106,20 +112,26 @@ struct Load {
     bank: u8,
     offset: i32,
     width: u8,
+    /// In the entry block, which every thread runs together: the only
+    /// place a uniform copy is made (below).
+    at_entry: bool,
 }
 
 /// The constant loads of `func`, by virtual register number.
 fn constant_loads(func: &Function) -> HashMap<u32, Load> {
     let mut writers: HashMap<u32, u32> = HashMap::new();
     let mut loads = HashMap::new();
-    for (_, id, inst) in func.insts_in_order() {
+    let entry = func.layout.first().copied();
+    for (block, id, inst) in func.insts_in_order() {
         for reg in inst.defs.iter().filter_map(Operand::as_reg) {
             if reg.is_virtual && reg.file == RegFile::R {
                 *writers.entry(reg.num).or_default() += 1;
             }
         }
         if let Some(c) = constant_load(inst) {
-            loads.insert(c.reg.num, Load { inst: id, bank: c.bank, offset: c.offset, width: c.reg.width });
+            let at_entry = Some(block) == entry;
+            let load = Load { inst: id, bank: c.bank, offset: c.offset, width: c.reg.width, at_entry };
+            loads.insert(c.reg.num, load);
         }
     }
     loads.retain(|num, _| writers.get(num) == Some(&1));
