@@ -80,12 +80,22 @@ impl Inst {
     /// surely replaces all of it: unguarded writes of whole registers, and
     /// of parts marked [`OperandFlags::undef`](crate::OperandFlags::undef).
     /// A guarded write may not happen, and a plain partial write keeps the
-    /// rest of its tuple, so neither ends anything.
+    /// rest of its tuple, so neither ends anything. A guarded write of a
+    /// whole register marked `undef` ends it too: the register holds
+    /// nothing anyone reads before it (if-conversion marks the guarded
+    /// write of a register written nowhere else, whose readers run under
+    /// the same guard); a guarded partial write keeps its tuple either way.
     pub fn killed_regs(&self) -> impl Iterator<Item = Reg> + '_ {
         let unguarded = self.guard.is_none();
         self.defs
             .iter()
-            .filter(move |d| unguarded && d.as_reg().is_some_and(|r| r.word.is_none() || d.flags.undef))
+            .filter(move |d| {
+                d.as_reg().is_some_and(|r| match (unguarded, r.word) {
+                    (true, None) => true,
+                    (true, Some(_)) | (false, None) => d.flags.undef,
+                    (false, Some(_)) => false,
+                })
+            })
             .filter_map(Operand::as_reg)
             .filter(|r| !r.is_zero())
     }

@@ -129,7 +129,9 @@ pub struct OperandFlags {
     /// the words this instruction does not write hold nothing worth
     /// keeping, so the write starts a new value of the whole tuple and ends
     /// the old one's life (LLVM's read-undef). Without it a partial write
-    /// keeps the rest of the tuple alive through it.
+    /// keeps the rest of the tuple alive through it. On a guarded write of
+    /// a whole register: nothing before it is read, so the write ends the
+    /// old life though it may not happen ([`Inst::killed_regs`](crate::Inst::killed_regs)).
     pub undef: bool,
 }
 

@@ -182,9 +182,10 @@ impl Checker<'_> {
             self.error(at, Some(inst), "guard is not a predicate register");
         }
         for def in &inst.defs {
-            // `undef` is the one flag a destination may carry, on a part.
-            let undef_part = matches!(def.kind, OperandKind::Reg(r) if r.word.is_some());
-            let flags = OperandFlags { undef: def.flags.undef && !undef_part, ..def.flags };
+            // `undef` is the one flag a destination may carry: on a part,
+            // or on a guarded write of a whole register.
+            let undef_ok = matches!(def.kind, OperandKind::Reg(r) if r.word.is_some() || inst.guard.is_some());
+            let flags = OperandFlags { undef: def.flags.undef && !undef_ok, ..def.flags };
             let ok = matches!(def.kind, OperandKind::Reg(_) | OperandKind::PredFile { .. })
                 && flags == OperandFlags::default();
             if !ok {

@@ -10,17 +10,21 @@ mod const_operands;
 mod copy_prop;
 mod gvn_cse;
 mod live_dead;
+mod predication;
 mod remat_constants;
 mod pure;
 mod sink_remat;
+mod sync_opt;
 
 pub use branch_opt::OriBranchOpt;
 pub use const_operands::FoldConstantOperands;
 pub use copy_prop::OriCopyProp;
 pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
+pub use predication::OriDoPredication;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
+pub use sync_opt::OptimizeSyncInstructions;
 
 use fixedbitset::FixedBitSet;
 use ori_ir::{Function, InstId, Phase};
@@ -35,6 +39,8 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(RematConstantLoads),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
+        Box::new(OriDoPredication),
+        Box::new(OptimizeSyncInstructions),
     ]
 }
 
