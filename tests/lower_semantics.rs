@@ -1519,6 +1519,26 @@ fn shared_atomics_match_nvidia() {
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
 
+/// `tests/ptx/shared_atomics64.ptx`: 64-bit shared atomics (`cas`, `exch`,
+/// the `add.u64` loop with a register and a constant addend whose low
+/// word carries), eight threads of a warp on each word.
+#[test]
+fn shared_atomics64_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut words = Vec::with_capacity(2 * n);
+    for i in 0..2 * n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Some all-ones low words, so that additions carry into the high word.
+        words.push(if i % 5 == 0 { x | 0xffff_ffff } else { x });
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("shared_atomics64", n as u32, args, 1, 64, |t| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]));
+}
+
 /// `tests/ptx/carry.ptx`: carry chains through products, sums and
 /// differences (zero and constant operands, a borrow chain), and a `{ }`
 /// block whose `.reg` shadows an outer register, against the arithmetic
