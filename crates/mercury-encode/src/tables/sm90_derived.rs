@@ -122,6 +122,20 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00008000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "ATOMS.CAS.64",
         operands: &["{R}", "[{R}]", "{R}", "{R}"],
         atoms: &[
