@@ -83,12 +83,6 @@ const ALLOWED: &[Allowed] = &[
     ("math_double.sm90.ptx", "", ".rela.text.math_double", Only::Nvidia),
     ("math_float.sm90.ptx", "", ".rela.text.math_float", Only::Nvidia),
     ("softmax_rows.sm90.ptx", "", ".rela.text.softmax_rows", Only::Nvidia),
-    // sm_8x: NVIDIA moves some immediates of these kernels into constant
-    // bank 2; our instructions keep them (a lowering/legalization matter).
-    ("fp_convert.sm80.ptx", "", ".nv.constant2.fp_convert", Only::Nvidia),
-    ("math_double.sm80.ptx", "", ".nv.constant2.math_double", Only::Nvidia),
-    ("math_float.sm80.ptx", "", ".nv.constant2.math_float", Only::Nvidia),
-    ("printf_kernel.sm80.ptx", "", ".nv.constant2.printf_kernel", Only::Nvidia),
     // EIATTR_INT_WARP_WIDE_INSTR_OFFSETS lists warp-wide instructions
     // ptxas adds itself (VOTEU/REDUX of its atomic aggregation, VOTEU.ALL
     // in tma_bulk_copy); our code has none of them.

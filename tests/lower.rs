@@ -231,6 +231,7 @@ fn hand_written_kernels_encode() {
         ("int16", |sm| test_ptx("int16", sm)),
         ("fbits", |sm| test_ptx("fbits", sm)),
         ("shared_atomics", |sm| test_ptx("shared_atomics", sm)),
+        ("shared_atomics64", |sm| test_ptx("shared_atomics64", sm)),
         ("carry", |sm| test_ptx("carry", sm)),
         ("ddiv", |sm| test_ptx("ddiv", sm)),
         ("dminmax", |sm| test_ptx("dminmax", sm)),

@@ -1519,7 +1519,28 @@ fn shared_atomics_match_nvidia() {
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
 
-/// `tests/ptx/carry.ptx`: carry chains through products, sums and
+/// `tests/ptx/shared_atomics64.ptx`: 64-bit shared atomics (`cas`, `exch`,
+/// the `add.u64` loop with a register and a constant addend whose low
+/// word carries), eight threads of a warp on each word.
+#[test]
+fn shared_atomics64_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut words = Vec::with_capacity(2 * n);
+    for i in 0..2 * n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Some all-ones low words, so that additions carry into the high word.
+        words.push(if i % 5 == 0 { x | 0xffff_ffff } else { x });
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("shared_atomics64", n as u32, args, 1, 64, |t| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]));
+}
+
+/// `tests/ptx/carry.ptx`: carry chains through products (signed and
+/// unsigned high words), sums and
 /// differences (zero and constant operands, a borrow chain), and a `{ }`
 /// block whose `.reg` shadows an outer register, against the arithmetic
 /// done here (NVIDIA's cubin fuses the chains into forms our decoder does
@@ -1536,7 +1557,7 @@ fn carry_chains() {
         words.push(if x.is_multiple_of(7) { x % 3 } else { x });
     }
     let n = words.len() / 6;
-    let mut want = Vec::with_capacity(68 * n);
+    let mut want = Vec::with_capacity(80 * n);
     for w in words.chunks(6) {
         let [r1, r2, r3, r4, r5, r6] = [0, 1, 2, 3, 4, 5].map(|i| u64::from(w[i]));
         // A 128-bit number from its words, least significant first.
@@ -1549,7 +1570,12 @@ fn carry_chains() {
         let sum = q(r1, r2, r5, r6).wrapping_add(q(r3, 3, r6, r1));
         let hi = (r1 * r2) >> 32;
         let carry = (hi + r3) >> 32;
-        let out: [u32; 17] = [
+        // The signed chain: high words of signed products.
+        let shi = |a: u64, b: u64| u64::from(((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32);
+        let s1 = shi(r1, r2) + r3;
+        let s2 = shi(r2, r4) + r5 + (s1 >> 32);
+        let s3 = u64::from((r6 as u32).wrapping_mul(-7i32 as u32)) + r1 + (s2 >> 32);
+        let out: [u32; 20] = [
             prod as u32,
             (prod >> 32) as u32,
             (prod >> 64) as u32,
@@ -1567,15 +1593,18 @@ fn carry_chains() {
             (hi + r3) as u32,
             (r4 + r5 + carry) as u32,
             7,
+            s1 as u32,
+            s2 as u32,
+            s3 as u32,
         ];
         want.extend(out.iter().flat_map(|v| v.to_le_bytes()));
     }
     let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 68 * n])];
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 80 * n])];
     for sm in [90, 80] {
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("carry", sm)) {
             let got = run(&module, "carry", [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
-            for (t, (g, w)) in got.chunks(68).zip(want.chunks(68)).enumerate() {
+            for (t, (g, w)) in got.chunks(80).zip(want.chunks(80)).enumerate() {
                 assert_eq!(g, w, "sm_{sm} {stage}: thread {t} ({:x?})", &words[6 * t..6 * t + 6]);
             }
         }
@@ -1632,7 +1661,7 @@ fn f64_division_matches_nvidia() {
     }
 }
 
-/// `div`/`rcp`/`sqrt.rn.ftz.f32`, `rcp`/`sqrt.{rz,rm,rp}.ftz.f32` and
+/// `div`/`rcp`/`sqrt.{rn,rz,rm,rp}.ftz.f32` and
 /// `rcp`/`sqrt.{rz,rm,rp}.f64`
 /// (tests/ptx/ieee2.ptx) on the IEEE test's inputs and special values: the
 /// same bits as NVIDIA's cubin, both stages, both SMs.
@@ -1666,13 +1695,13 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
     let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let args =
-        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 88 * n])];
+        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 100 * n])];
     let grid = [n as u32 / 128, 1, 1];
     for sm in [90, 80] {
         let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(3);
         for (stage, module) in ["lowered", "final"].iter().zip(test_stages("ieee2", sm)) {
             let got = run(&module, "ieee2", grid, [128, 1, 1], &args()).swap_remove(3);
-            for (t, (g, w)) in got.chunks(88).zip(want.chunks(88)).enumerate() {
+            for (t, (g, w)) in got.chunks(100).zip(want.chunks(100)).enumerate() {
                 for (k, name) in ["rcp.rn.ftz", "sqrt.rn.ftz"].iter().enumerate() {
                     let (g, w) = (&g[4 * k..4 * k + 4], &w[4 * k..4 * k + 4]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.f32 of {:#010x}", a[t]);
@@ -1689,6 +1718,25 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
                     let (g, w) = (&g[60 + 4 * k..64 + 4 * k], &w[60 + 4 * k..64 + 4 * k]);
                     assert_eq!(g, w, "sm_{sm} {stage}: {name}.ftz.f32 of {:#010x}", a[t]);
                 }
+                // NVIDIA's code runs on the interpreter too: the truncated
+                // quotient is also checked against the host's, where it is
+                // normal (the f64 quotient is never within an f64 ulp of an
+                // f32 value it is not equal to).
+                let (x, y) = (f32::from_bits(a[t]), f32::from_bits(b[t]));
+                let q = f64::from(x) / f64::from(y);
+                let mut rz = q as f32;
+                if f64::from(rz).abs() > q.abs() {
+                    rz = f32::from_bits(rz.to_bits() - 1);
+                }
+                if x.is_normal() && y.is_normal() && rz.is_normal() {
+                    assert_eq!(g[84..88], rz.to_le_bytes(), "sm_{sm} {stage}: div.rz.ftz.f32 of {x:e}, {y:e}");
+                }
+                for (k, name) in ["div.rz", "div.rm", "div.rp"].iter().enumerate() {
+                    let (g, w) = (&g[84 + 4 * k..88 + 4 * k], &w[84 + 4 * k..88 + 4 * k]);
+                    assert_eq!(g, w, "sm_{sm} {stage}: {name}.ftz.f32 of {:#010x}, {:#010x}", a[t], b[t]);
+                }
+                let (g, w) = (&g[96..100], &w[96..100]);
+                assert_eq!(g, w, "sm_{sm} {stage}: div.rp.ftz.f32 of {:#010x}, {:#010x}", b[t], a[t]);
             }
         }
     }

@@ -54,6 +54,8 @@
 //!   [R4], R7` (`0x38c`, the operation at bits 87..90, a family in
 //!   `families.rs`) and `ATOMS.CAS R9, [R4], R6, R7` (`0x38d`; NVIDIA's
 //!   shared atomics with results, e.g. `atomicAdd` on `__shared__` ints),
+//!   `ATOMS.CAS.64` and `ATOMS.CAST.SPIN.64` (bit 74; 64-bit shared
+//!   atomics), `LEA.HI R6, R5, -R6, RZ, 0x8` (`div.rz.ftz.f32`),
 //!   `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound) and `BREAK
 //!   !P2, B2` (a predicate operand); sm_90 only ([`PROBED_SM90`]):
 //!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
@@ -263,6 +265,44 @@ pub static PROBED: &[Form] = &[
         operands: &["{R}", "[{R}]", "{R}", "{R}"],
         atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
         bits: 0x0000000000000000000000000000038d,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R6, R5, -R6, RZ, 0x8: NVIDIA's 0x000fc600078f40ff8000000605067211
+    // (`div.rz.ftz.f32`; bit 63 negates the addend here, but is `~` on
+    // `LEA.HI.X`, so it is no source-mark rule).
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(32, Some(1)),
+            reg_at!(64, Some(2)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00008000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS.64 R2, [R9], R4, R6: NVIDIA's 0x000e280000000406_000000040902738d
+    // (`atom.shared.cas.b64`; bit 74 is `.64`, which the ATOMS family of
+    // `0x38c` does not cover for `0x38d`).
+    Form {
+        mnemonic: "ATOMS.CAS.64",
+        operands: &["{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x0000000000000400000000000000038d,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAST.SPIN.64 R6, [R9], R4, R6: NVIDIA's
+    // 0x000e640001800406_000000040906738d (`atom.shared.add.u64`'s loop).
+    Form {
+        mnemonic: "ATOMS.CAST.SPIN.64",
+        operands: &["{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x0000000001800400000000000000038d,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },

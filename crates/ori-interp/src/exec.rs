@@ -283,7 +283,10 @@ impl Cta<'_> {
             }
             Kind::Lea { hi: false, .. } => {
                 let cin = self.carries(w, step, 3, lane)? as u32;
-                let (r, c) = int::lea(self.int_in(w, step, 0, lane)? as u32, u(1)?, u(2)?, cin);
+                // `-b` (bit 63, NVIDIA's `LEA.HI R6, R5, -R6, RZ, 0x8`) is
+                // the two's complement word.
+                let b = self.int_in(w, step, 1, lane)? as u32;
+                let (r, c) = int::lea(self.int_in(w, step, 0, lane)? as u32, b, u(2)?, cin);
                 (u64::from(r), [c, false])
             }
             Kind::Lea { hi: true, sx32, .. } => {
@@ -294,7 +297,7 @@ impl Cta<'_> {
                     (self.int_in(w, step, 2, lane)? as u32, u(3)?, 4)
                 };
                 let cin = self.carries(w, step, from, lane)? as u32;
-                (u64::from(int::lea_hi(a, u(1)?, c, s, cin)), no)
+                (u64::from(int::lea_hi(a, self.int_in(w, step, 1, lane)? as u32, c, s, cin)), no)
             }
             Kind::Prmt => (u64::from(int::prmt(u(0)?, u(1)?, u(2)?)), no),
             Kind::Imnmx { signed } => (u64::from(int::imnmx(u(0)?, u(1)?, self.p_in(w, step, 2, lane)?, signed)), no),

@@ -152,6 +152,13 @@ pub fn run(
     global: &mut Global,
 ) -> Result<Stats, Error> {
     let prog = program::Program::new(func)?;
+    // The function's literal pool is its bank 2 (a cubin's comes in the
+    // launch, from `.nv.constant2.<fn>`).
+    if !func.attrs.bank2.is_empty() && !launch.banks.iter().any(|b| b.0 == 2) {
+        let mut launch = launch.clone();
+        launch.banks.push((2, func.attrs.bank2.iter().flat_map(|v| v.to_le_bytes()).collect()));
+        return grid::run_grid(func, &prog, sm, static_shared, &launch, global);
+    }
     grid::run_grid(func, &prog, sm, static_shared, launch, global)
 }
 

@@ -72,6 +72,10 @@ pub struct FunctionAttrs {
     /// The PTX uses `wmma` instructions (EIATTR_WMMA_USED; the HMMA they
     /// become look like those of `mma.sync`). Not kept in the Ori text.
     pub uses_wmma: bool,
+    /// Constant bank 2 (`.nv.constant2.<fn>`, sm_8x): the 64-bit
+    /// constants instructions read as `c[0x2][8 * i]`, in order
+    /// (`.bank2 0dXXXXXXXXXXXXXXXX` lines in the text form).
+    pub bank2: Vec<u64>,
 }
 
 /// A device function cloned into a kernel's code.

@@ -602,6 +602,33 @@ impl<'m> Lowerer<'m> {
         self.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d], vec![rz.clone(), rz, s], span)
     }
 
+    /// `c[0x2][offset]`, the slot of the 64-bit `value` in the function's
+    /// constant bank 2, added on first use (NVIDIA's literal pool on
+    /// sm_8x: one slot per value, in order of first use); `None` on sm_90+
+    /// (NVIDIA uses `UMOV` pairs there) and in functions lowered on their
+    /// own, whose code is cloned into kernels with pools of their own.
+    pub fn bank2_constant(&mut self, value: u64) -> Option<Operand> {
+        if self.sm.version >= 90 || self.func.kind != FunctionKind::Entry {
+            return None;
+        }
+        let pool = &mut self.func.attrs.bank2;
+        let slot = pool.iter().position(|&v| v == value).unwrap_or_else(|| {
+            pool.push(value);
+            pool.len() - 1
+        });
+        Some(Operand::cbank(2, 8 * slot as i32))
+    }
+
+    /// The value of `c[0x2][offset]` when `x` reads a slot of bank 2.
+    pub fn bank2_value(&self, x: &Operand) -> Option<u64> {
+        let ori_ir::OperandKind::CBank(c) = &x.kind else { return None };
+        if c.bank != ori_ir::Bank::Fixed(2) || c.reg.is_some() {
+            return None;
+        }
+        let slot = usize::try_from(c.offset / 8).ok()?;
+        self.func.attrs.bank2.get(slot).copied()
+    }
+
     /// `d = x` as `IMAD.MOV.U32 d, RZ, RZ, x`: a move that copy
     /// propagation leaves alone, for constants that must sit in a register
     /// (a plain `MOV` would be folded back into the operand slot).

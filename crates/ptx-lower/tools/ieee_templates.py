@@ -14,8 +14,9 @@ virtual ones: `%r0`, `%r1` are the sources (read once, by copies at the
 start), `%r2` the result (written once, at the end, where the store was);
 pairs (`.64` anywhere) become 64-bit virtual registers.
 
-Usage: ieee_templates.py OUTDIR   (NV_ORACLE_DIR must point at the oracle;
-run from the repository root).
+Usage: ieee_templates.py OUTDIR [FORM...]   (only the FORMs named, e.g.
+div.rz.ftz.f32, when given; NV_ORACLE_DIR must point at the oracle; run
+from the repository root).
 """
 
 import os
@@ -36,6 +37,7 @@ FORMS = [
     ("sqrt.rz.ftz.f32", 1), ("sqrt.rm.ftz.f32", 1), ("sqrt.rp.ftz.f32", 1),
     ("rcp.rz.f64", 1), ("rcp.rm.f64", 1), ("rcp.rp.f64", 1),
     ("sqrt.rz.f64", 1), ("sqrt.rm.f64", 1), ("sqrt.rp.f64", 1),
+    ("div.rz.ftz.f32", 2), ("div.rm.ftz.f32", 2), ("div.rp.ftz.f32", 2),
 ]
 
 # Parameter offsets of the three buffers (sm_80 bank layout, sm_90).
@@ -353,9 +355,12 @@ def convert(op, arity, sm, work):
 
 def main():
     out = sys.argv[1]
+    only = set(sys.argv[2:])
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         for op, arity in FORMS:
+            if only and op not in only:
+                continue
             for sm in (90, 80):
                 text = convert(op, arity, sm, work)
                 with open(os.path.join(out, f"{op.replace('.', '_')}.sm{sm}.ori"), "w") as f:

@@ -192,6 +192,12 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             uses_extern: attrs.extern_shared,
             ..Default::default()
         },
+        // NVIDIA's `.nv.constant2.<fn>`: the literal pool, 4-aligned.
+        bank2: (!attrs.bank2.is_empty()).then(|| object::ConstantBank {
+            bytes: attrs.bank2.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            align: 4,
+            symbols: Vec::new(),
+        }),
         frame: FrameInfo {
             return_register: u32::MAX,
             cie_instructions: KERNEL_CIE_INSTRUCTIONS.to_vec(),

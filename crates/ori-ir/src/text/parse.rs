@@ -313,6 +313,13 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
             attrs.shared_align = cur.u32()?;
         }
         ".extern_shared" => attrs.extern_shared = true,
+        ".bank2" => {
+            let start = cur.pos;
+            match parse_imm(cur)? {
+                Imm::F64(bits) => attrs.bank2.push(bits),
+                _ => return Err(cur.error_at(start, "expected a binary64 constant (0dXXXXXXXXXXXXXXXX)")),
+            }
+        }
         ".frame_bytes" => attrs.frame_bytes = cur.u32()?,
         ".spill_bytes" => {
             attrs.spill_store_bytes = cur.u32()?;

@@ -83,6 +83,9 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     if attrs.extern_shared {
         writeln!(out, "    .extern_shared")?;
     }
+    for value in &attrs.bank2 {
+        writeln!(out, "    .bank2 0d{value:016X}")?;
+    }
     if attrs.frame_bytes != 0 {
         writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
     }

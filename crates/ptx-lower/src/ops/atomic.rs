@@ -8,6 +8,7 @@ use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
 
 use super::mem::{global_address, shared_address};
+use super::wide::{Src64, src64};
 use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -113,11 +114,16 @@ fn modifiers(op: &str, ty: ScalarType) -> Option<Vec<&'static str>> {
 }
 
 /// Source `i` of an atomic of type `ty` in a register: a constant goes to
-/// a fresh register (`IMAD.MOV.U32 t, RZ, RZ, c`; 0 is `RZ`).
+/// a fresh register (`IMAD.MOV.U32 t, RZ, RZ, c`; 0 is `RZ`; a 64-bit one
+/// to a pair, a move per word).
 fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> Lowered<Operand> {
     let v = src(cx, inst, i, ty)?;
     if v.as_reg().is_some() {
         return Ok(v);
+    }
+    if ty.bits() == 64 {
+        let OperandKind::Imm(ori_ir::Imm::Int(v)) = v.kind else { return Err(unsupported(inst)) };
+        return Ok(super::wide::materialize(cx, v as u64, inst.span)?.into());
     }
     if ty.bits() != 32 {
         return Err(unsupported(inst));
@@ -133,10 +139,11 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
     Ok(t.into())
 }
 
-/// `atom.shared.OP.T d, [a], b[, c]` and `red.shared.OP.T [a], b`, 32 bits:
+/// `atom.shared.OP.T d, [a], b[, c]` and `red.shared.OP.T [a], b`:
 /// NVIDIA's `ATOMS.OP[.S32] d, [a], b` (`RZ` for an unread result),
-/// `ATOMS.CAS d, [a], b, c`, the increment by 1 as `ATOMS.POPC.INC.32`,
-/// and `add.f32` as a compare-and-swap loop (below).
+/// `ATOMS.CAS d, [a], b, c`, `ATOMS.EXCH.64`/`ATOMS.CAS.64` for 64-bit
+/// exchanges, the increment by 1 as `ATOMS.POPC.INC.32`, and `add.f32`/
+/// `add.u64` as a compare-and-swap loop (below).
 fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: ScalarType) -> Lowered {
     use ScalarType::*;
     let first = usize::from(!red);
@@ -150,8 +157,8 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
-    if op == "add" && ty == F32 {
-        return shared_float_add(cx, inst, result.map(|d| d.name.as_str()));
+    if op == "add" && matches!(ty, F32 | U64) {
+        return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), ty == U64);
     }
     let mods: &[&str] = match (op, ty) {
         ("add", U32 | S32) => &["ADD"],
@@ -166,6 +173,8 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
         ("xor", B32) => &["XOR"],
         ("exch", B32 | U32 | S32 | F32) => &["EXCH"],
         ("cas", B32 | U32 | S32) => &["CAS"],
+        ("exch", B64 | U64 | S64) => &["EXCH", "64"],
+        ("cas", B64 | U64 | S64) => &["CAS", "64"],
         _ => return Err(unsupported(inst)),
     };
     let b = value(cx, inst, first + 1, ty)?;
@@ -189,45 +198,73 @@ fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize) -> L
     cx.emit(Opcode::ATOMS, &["POPC", "INC", "32"], vec![Reg::RZ.into()], vec![OperandKind::Mem(addr).into()], inst.span)
 }
 
-/// `atom.shared.add.f32 d, [a], b`: NVIDIA's loop (no float add on shared
-/// memory), the old value read, the sum stored only if memory still holds
-/// it:
+/// What a compare-and-swap loop adds (shared-memory atomics the hardware
+/// has no operation for).
+enum Addend {
+    /// `add.f32`: `FADD new, b, old`.
+    F32(Operand),
+    /// `add.u64`: `IADD3 new.lo, P, b.lo, old.lo, RZ` + `IADD3.X new.hi,
+    /// b.hi, old.hi, RZ, P, !PT` (a constant second).
+    U64(Src64),
+}
+
+/// `atom.shared.add.f32 d, [a], b` and `atom.shared.add.u64 d, [a], b`:
+/// NVIDIA's loop (no float or 64-bit add on shared memory), the old value
+/// read, the sum stored only if memory still holds it:
 ///
 /// ```text
-/// loop: old = LDS [a]
-///       new = FADD b, old
-///       ok = ATOMS.CAST.SPIN [a], old, new    (1 when it stored)
-///       p = ISETP.EQ.U32.AND ok, 0x1
+/// loop: old = LDS[.64] [a]
+///       new = old + b                           (FADD / IADD3 + IADD3.X)
+///       ok = ATOMS.CAST.SPIN[.64] [a], old, new (1 when it stored)
+///       p = ISETP.EQ.U32.AND ok, 0x1            (64 bits: and ok.hi == 0,
+///                                                ISETP.EQ.U32.AND.EX)
 ///       @!p BRA loop
 /// ```
 ///
 /// `d` is the last `old`. A guarded atomic is not lowered (the loop
 /// would need a branch around it).
-fn shared_float_add(cx: &mut Lowerer<'_>, inst: &Instruction, result: Option<&str>) -> Lowered {
+fn shared_cas_loop(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize, result: Option<&str>, wide: bool) -> Lowered {
     if cx.guard.is_some() {
         return Err(unsupported(inst));
     }
     let span = inst.span;
-    let b = value(cx, inst, 2, ScalarType::F32)?;
-    let addr = shared_address(cx, inst, 1)?;
+    let addr = shared_address(cx, inst, first)?;
+    let addend = if wide {
+        Addend::U64(src64(cx, inst, first + 1)?)
+    } else {
+        Addend::F32(value(cx, inst, first + 1, ScalarType::F32)?)
+    };
+    let (width, size): (u8, &[&str]) = if wide { (2, &["64"]) } else { (1, &[]) };
     let body = cx.func.add_block();
     cx.func.layout.pop();
     cx.place_block(body);
-    let old = cx.temp(RegFile::R, 1);
-    cx.emit(Opcode::LDS, &[], vec![old.into()], vec![addr.clone()], span)?;
-    let new = cx.temp(RegFile::R, 1);
-    cx.emit(Opcode::FADD, &[], vec![new.into()], vec![b, old.into()], span)?;
-    let ok = cx.temp(RegFile::R, 1);
-    cx.emit(Opcode::ATOMS, &["CAST", "SPIN"], vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
+    let old = cx.temp(RegFile::R, width);
+    cx.emit(Opcode::LDS, size, vec![old.into()], vec![addr.clone()], span)?;
+    let new = cx.temp(RegFile::R, width);
+    let rz = || Operand::reg(Reg::RZ);
+    let pt = || Operand::reg(Reg::PT);
+    match addend {
+        Addend::F32(b) => cx.emit(Opcode::FADD, &[], vec![new.into()], vec![b, old.into()], span)?,
+        Addend::U64(b) => {
+            let old = Src64::Reg(old);
+            let (x, y) = if matches!(b, Src64::Imm(_)) { (old, b) } else { (b, old) };
+            let carry = cx.temp(RegFile::P, 1);
+            let lo = Operand::reg(new.part(0, 1)).undef();
+            cx.emit(Opcode::IADD3, &[], vec![lo, carry.into()], vec![x.word(0), y.word(0), rz()], span)?;
+            let uses = vec![x.word(1), y.word(1), rz(), carry.into(), pt().inverted()];
+            cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(new.part(1, 1))], uses, span)?;
+        }
+    }
+    let ok = cx.temp(RegFile::R, width);
+    let cast: Vec<&str> = ["CAST", "SPIN"].iter().chain(size).copied().collect();
+    cx.emit(Opcode::ATOMS, &cast, vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
     let p = cx.temp(RegFile::P, 1);
-    let pt = Operand::reg(Reg::PT);
-    cx.emit(
-        Opcode::ISETP,
-        &["EQ", "U32", "AND"],
-        vec![p.into(), pt.clone()],
-        vec![ok.into(), Operand::int(1), pt],
-        span,
-    )?;
+    let ok_lo = if width == 1 { ok } else { ok.part(0, 1) };
+    cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![p.into(), pt()], vec![ok_lo.into(), Operand::int(1), pt()], span)?;
+    if width == 2 {
+        let uses = vec![ok.part(1, 1).into(), rz(), pt(), p.into()];
+        cx.emit(Opcode::ISETP, &["EQ", "U32", "AND", "EX"], vec![p.into(), pt()], uses, span)?;
+    }
     cx.guard = Some(ori_ir::Guard { pred: p, negated: true });
     let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(body)], span);
     cx.guard = None;
@@ -238,7 +275,11 @@ fn shared_float_add(cx: &mut Lowerer<'_>, inst: &Instruction, result: Option<&st
     match result {
         Some(d) => {
             let d = cx.reg(d, span)?;
-            cx.emit(Opcode::MOV, &[], vec![d.into()], vec![old.into()], span)
+            if width == 1 {
+                cx.emit(Opcode::MOV, &[], vec![d.into()], vec![old.into()], span)
+            } else {
+                cx.copy_pair(d.into(), old.into(), span)
+            }
         }
         None => Ok(()),
     }

@@ -35,10 +35,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (x, y) = if matches!(op, "mad" | "madc") {
         let c = src(cx, inst, 3, ty)?;
         let mods: &[&str] = if inst.has("hi") {
-            if ty == ScalarType::S32 {
-                return Err(unsupported(inst));
-            }
-            &["HI", "U32"]
+            // The high word of the signed or unsigned product; the sum
+            // and its carry are the same either way.
+            if ty == ScalarType::S32 { &["HI"] } else { &["HI", "U32"] }
         } else if inst.has("lo") {
             &[]
         } else {

@@ -20,6 +20,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     fma.opcode.name = Name::from("fma");
     fma.operands =
         vec![inst.operands[0].clone(), mul.operands[1].clone(), mul.operands[2].clone(), inst.operands[3 - k].clone()];
+    let pool = cx.func.attrs.bank2.len();
     let op = match ty(inst)? {
         ScalarType::F64 => {
             double::lower(cx, &fma)?;
@@ -42,8 +43,25 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             (_, true) => 1,
             _ => 0,
         };
-        let operand = emitted.uses.get_mut(slot).ok_or_else(|| unsupported(inst))?;
-        negate(operand);
+        let operand = emitted.uses.get(slot).cloned().ok_or_else(|| unsupported(inst))?;
+        // A constant of bank 2 is replaced by its negation's slot (SASS
+        // reads no negated bank operand of DFMA).
+        let negated = match cx.bank2_value(&operand) {
+            Some(bits) => {
+                // A slot this add made holds the negation instead.
+                if cx.func.attrs.bank2.len() > pool && cx.func.attrs.bank2.last() == Some(&bits) {
+                    cx.func.attrs.bank2.pop();
+                }
+                cx.bank2_constant(bits ^ 1 << 63).ok_or_else(|| unsupported(inst))?
+            }
+            None => {
+                let mut x = operand;
+                negate(&mut x);
+                x
+            }
+        };
+        let emitted = cx.last_emitted_mut(op).ok_or_else(|| unsupported(inst))?;
+        emitted.uses[slot] = negated;
     }
     Ok(())
 }

@@ -50,17 +50,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let (op, uses) = match op {
-        "add" => (Opcode::DADD, vec![a, short_imm(cx, b, inst)?]),
-        "sub" => (Opcode::DADD, vec![a, short_imm(cx, negate(b), inst)?]),
-        "mul" => (Opcode::DMUL, vec![a, short_imm(cx, b, inst)?]),
+        "add" => (Opcode::DADD, vec![a, short_imm(cx, b, inst, true)?]),
+        "sub" => (Opcode::DADD, vec![a, short_imm(cx, negate(b), inst, true)?]),
+        "mul" => (Opcode::DMUL, vec![a, short_imm(cx, b, inst, true)?]),
         "fma" | "mad" => {
-            // An immediate is taken only as the addend: a factor goes to a pair.
+            // An immediate is taken only as the addend: a factor goes to
+            // bank 2 when the addend is a register (one constant operand
+            // per instruction; NVIDIA gives it to the addend: atomics_mix's
+            // `DFMA R8, R2, R8, 1`), else to a pair.
+            let c = src(cx, inst, 3, f64)?;
             let b = match b.kind {
+                OperandKind::Imm(Imm::F64(bits)) if bits as u32 != 0 && c.as_reg().is_some() => {
+                    short_imm(cx, b, inst, true)?
+                }
                 OperandKind::Imm(Imm::F64(bits)) => Operand::reg(super::wide::materialize(cx, bits, inst.span)?),
                 _ => b,
             };
-            let c = src(cx, inst, 3, f64)?;
-            (Opcode::DFMA, vec![a, b, short_imm(cx, c, inst)?])
+            let c = short_imm(cx, c, inst, !is_bank(&b))?;
+            (Opcode::DFMA, vec![a, b, c])
         }
         _ => return Err(unsupported(inst)),
     };
@@ -105,7 +112,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         Some(bank) => bank,
         None => {
             let b = src(cx, inst, 2, f64)?;
-            short_imm(cx, b, inst)?
+            short_imm(cx, b, inst, true)?
         }
     };
     let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
@@ -114,15 +121,26 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 }
 
 /// An f64 immediate as SASS takes it (its high word only: `DFMA R8, R2,
-/// R8, 1`, `DADD R6, R8, -6.755e15`) when its low word is zero, otherwise
-/// in a register pair; other operands as they are.
-fn short_imm(cx: &mut Lowerer<'_>, x: Operand, inst: &Instruction) -> Lowered<Operand> {
+/// R8, 1`, `DADD R6, R8, -6.755e15`) when its low word is zero; otherwise
+/// a slot of constant bank 2 where the instruction has no other bank
+/// operand (`bank_free`; sm_8x kernels: `DMUL R2, R2, c[0x2][0x0]`, as
+/// NVIDIA's fp_convert and math_double), else a register pair; other
+/// operands as they are.
+fn short_imm(cx: &mut Lowerer<'_>, x: Operand, inst: &Instruction, bank_free: bool) -> Lowered<Operand> {
     match x.kind {
         OperandKind::Imm(Imm::F64(bits)) if bits as u32 != 0 => {
-            Ok(Operand::reg(super::wide::materialize(cx, bits, inst.span)?))
+            let slot = if bank_free { cx.bank2_constant(bits) } else { None };
+            match slot {
+                Some(slot) => Ok(slot),
+                None => Ok(Operand::reg(super::wide::materialize(cx, bits, inst.span)?)),
+            }
         }
         _ => Ok(x),
     }
+}
+
+fn is_bank(x: &Operand) -> bool {
+    matches!(x.kind, OperandKind::CBank(_))
 }
 
 /// `min.f64`/`max.f64 d, a, b`: NVIDIA's `DSETP.MIN.AND p, q, a, b, PT`

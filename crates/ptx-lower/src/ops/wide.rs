@@ -29,14 +29,14 @@ use crate::func::Lowerer;
 
 /// A 64-bit source: a register pair or a constant.
 #[derive(Copy, Clone, Debug)]
-enum Src64 {
+pub(super) enum Src64 {
     Reg(Reg),
     Imm(u64),
 }
 
 impl Src64 {
     /// Word `i` (0 = low) as a 32-bit operand; a zero constant word is `RZ`.
-    fn word(self, i: u8) -> Operand {
+    pub(super) fn word(self, i: u8) -> Operand {
         match self {
             Src64::Reg(r) => Operand::reg(r.part(i, 1)),
             Src64::Imm(v) => match (v >> (32 * u32::from(i))) as u32 {
@@ -52,7 +52,7 @@ impl Src64 {
 }
 
 /// Source operand `i` of a 64-bit instruction.
-fn src64(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Src64> {
+pub(super) fn src64(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Src64> {
     let e: &Expr = operand(inst, i)?;
     match &e.kind {
         ExprKind::Name(r, None) if cx.regs.ty(r.name.as_str()).is_some() => {
