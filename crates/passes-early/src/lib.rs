@@ -13,6 +13,7 @@ mod live_dead;
 mod remat_constants;
 mod pure;
 mod sink_remat;
+mod undef_parts;
 
 pub use branch_opt::OriBranchOpt;
 pub use const_operands::FoldConstantOperands;
@@ -21,6 +22,7 @@ pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
+pub use undef_parts::OriMarkUndefParts;
 
 use fixedbitset::FixedBitSet;
 use ori_ir::{Function, InstId, Phase};
@@ -35,6 +37,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(RematConstantLoads),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
+        Box::new(OriMarkUndefParts),
     ]
 }
 
