@@ -87,6 +87,10 @@ pub(crate) struct Lowerer<'m> {
     pub(crate) contraction: Contraction,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// 64-bit registers written once as `shl.b64 s, x, k` (`x` written
+    /// once too, `k` in 1..=31), by the register of `s`: `x` and `k`. An
+    /// `add.s64` of one becomes `LEA` + `LEA.HI.X` (ops/int.rs).
+    pub(crate) shifted: HashMap<Reg, (Reg, i64)>,
     /// Per-lane byte offsets of wmma fragments computed once in the entry
     /// block (`ops/matrix.rs`), by stride and shift.
     pub(crate) lane_offsets: HashMap<(crate::ops::matrix::Stride, i64), Reg>,
@@ -208,6 +212,7 @@ impl<'m> Lowerer<'m> {
             contraction: Contraction::default(),
             guard: None,
             lane_offsets: HashMap::new(),
+            shifted: HashMap::new(),
             carry: None,
             converged: true,
             callees,

@@ -21,7 +21,13 @@
 //! virtual register yet becomes the parts of a fresh tuple (no copies);
 //! a source list that is already the consecutive parts of one tuple is
 //! read as it; any other list is gathered into a fresh tuple with `MOV`s
-//! (and a result list written back from one).
+//! (and a result list written back from one). Accumulator lists are bound
+//! to tuples before the body is lowered ([`bind_fragments`]), so that
+//! `HMMA` updates them in place, as NVIDIA's code does.
+//!
+//! The lane offset of `wmma.load` is computed once in the entry block
+//! when the stride is the same in the whole function ([`lane_offset`]):
+//! NVIDIA hoists it out of the loop.
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::Span;
