@@ -424,9 +424,10 @@ fn wmma_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         exactly(inst, &words, &[ScalarType::F16])
     };
     // Register k of the fragment: (second row block, second column block).
+    let is_b = is("b", "col");
     let order: [(bool, bool); 4] = if is("a", "row") {
         [(false, false), (true, false), (false, true), (true, true)]
-    } else if is("b", "col") {
+    } else if is_b {
         [(false, false), (false, true), (true, false), (true, true)]
     } else {
         return Err(unsupported(inst));
@@ -439,18 +440,27 @@ fn wmma_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let p = add_pair(cx, base, bytes, span)?;
     // Eight rows down: 8 * ldm halves.
     let q = row_step(cx, ldm, 0x10, p, span)?;
-    let out = place(cx, &dests[..4], &[])?;
+    // A is read by `HMMA` as four registers; B as two pairs, one per
+    // `HMMA`, which the allocator may then place apart.
+    let outs = if is_b {
+        vec![place(cx, &dests[..2], &[])?, place(cx, &dests[2..4], &[])?]
+    } else {
+        vec![place(cx, &dests[..4], &[])?]
+    };
+    let width = 4 / outs.len();
+    let parts: Vec<Reg> = (0..4).map(|k| outs[k / width].tuple.part((k % width) as u8, 1)).collect();
     for (k, (down, right)) in order.into_iter().enumerate() {
         let addr = cx.global_address(if down { q } else { p }, offset + if right { 0x10 } else { 0 }, span)?;
-        let part = Operand::reg(out.tuple.part(k as u8, 1));
-        let part = if k == 0 { part.undef() } else { part };
+        let part = Operand::reg(parts[k]);
+        let part = if k % width == 0 { part.undef() } else { part };
         cx.emit(Opcode::LDG, &["E"], vec![part], vec![addr], span)?;
     }
-    let tuple = out.tuple;
-    out.finish(cx, span)?;
+    for out in outs {
+        out.finish(cx, span)?;
+    }
     for (k, &(name, s)) in dests[4..].iter().enumerate() {
         let d = cx.reg(name, s)?;
-        cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::reg(tuple.part(k as u8, 1))], span)?;
+        cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::reg(parts[k])], span)?;
     }
     Ok(())
 }
