@@ -348,7 +348,12 @@ fn lane_offset(cx: &mut Lowerer<'_>, inst: &Instruction, ldm: &Operand, shift: i
     let span = inst.span;
     let r = cx.in_entry(|cx| {
         let ldm = match stride {
-            Stride::Imm(v) => Operand::int(v),
+            // In a register, as `stride` puts it: `SHF` reads it there.
+            Stride::Imm(v) => {
+                let t = cx.temp(RegFile::R, 1);
+                cx.imad_mov(t.into(), Operand::int(v), span)?;
+                t.into()
+            }
             Stride::Param(offset) => {
                 // Read as `ld.param` reads it (mem.rs).
                 let t = cx.temp(RegFile::R, 1);
