@@ -15,6 +15,7 @@ mod remat_constants;
 mod pure;
 mod sink_remat;
 mod sync_opt;
+mod undef_parts;
 
 pub use branch_opt::OriBranchOpt;
 pub use const_operands::FoldConstantOperands;
@@ -25,6 +26,7 @@ pub use predication::OriDoPredication;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
 pub use sync_opt::OptimizeSyncInstructions;
+pub use undef_parts::OriMarkUndefParts;
 
 use fixedbitset::FixedBitSet;
 use ori_ir::{Function, InstId, Phase};
@@ -39,6 +41,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(RematConstantLoads),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
+        Box::new(OriMarkUndefParts),
         Box::new(OriDoPredication),
         Box::new(OptimizeSyncInstructions),
     ]

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, Opcode, Operand, Reg, RegFile, Sm};
+use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm};
 use ptx_syntax::Span;
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 
@@ -87,6 +87,13 @@ pub(crate) struct Lowerer<'m> {
     pub(crate) contraction: Contraction,
     /// Guard of the instruction being lowered.
     pub guard: Option<Guard>,
+    /// 64-bit registers written once as `shl.b64 s, x, k` (`x` written
+    /// once too, `k` in 1..=31), by the register of `s`: `x` and `k`. An
+    /// `add.s64` of one becomes `LEA` + `LEA.HI.X` (ops/int.rs).
+    pub(crate) shifted: HashMap<Reg, (Reg, i64)>,
+    /// Per-lane byte offsets of wmma fragments computed once in the entry
+    /// block (`ops/matrix.rs`), by stride and shift.
+    pub(crate) lane_offsets: HashMap<(crate::ops::matrix::Stride, i64), Reg>,
     /// The carry flag of the last `.cc` instruction (ops/carry.rs).
     pub carry: Option<Carry>,
     /// The module's device functions with bodies, by name: calls inline them.
@@ -204,6 +211,8 @@ impl<'m> Lowerer<'m> {
             counts: Counts::of(&body.statements),
             contraction: Contraction::default(),
             guard: None,
+            lane_offsets: HashMap::new(),
+            shifted: HashMap::new(),
             carry: None,
             converged: true,
             callees,
@@ -234,6 +243,7 @@ impl<'m> Lowerer<'m> {
             }
         }
         ops::wgmma::bind_accumulators(&mut cx, &body.statements);
+        ops::matrix::bind_fragments(&mut cx, &body.statements);
         cx.statements(&body.statements, &mut errors);
         if cx.current.is_some() {
             // PTX bodies end in ret/exit; a body that falls off the end
@@ -578,6 +588,26 @@ impl<'m> Lowerer<'m> {
                 b
             }
         }
+    }
+
+    /// Runs `f` so that what it emits lands at the end of the entry block
+    /// (before its branch), unguarded: values computed there are available
+    /// everywhere.
+    pub(crate) fn in_entry<T>(&mut self, f: impl FnOnce(&mut Self) -> Lowered<T>) -> Lowered<T> {
+        let entry = self.order[0];
+        let here = self.current_block();
+        let guard = self.guard.take();
+        let start = self.func.blocks[here].insts.len();
+        let result = f(self);
+        self.guard = guard;
+        if here != entry {
+            let moved = self.func.blocks[here].insts.split_off(start);
+            let insts = &self.func.blocks[entry].insts;
+            let branch = insts.last().is_some_and(|&i| self.func.insts[i].op.has(OpFlags::BRANCH));
+            let at = insts.len() - usize::from(branch);
+            self.func.blocks[entry].insts.splice(at..at, moved);
+        }
+        result
     }
 
     /// Appends `op.mods defs, uses` (guarded like the PTX instruction) to

@@ -284,9 +284,10 @@ fn votes_matches_and_predicate_copies() {
 
 /// Fragments as tuples: `ldmatrix` results are the parts of its `LDSM`
 /// tuple, which `HMMA` reads as they are (an address offset stays in the
-/// address); results not seen before are the parts of the `HMMA` tuple;
-/// other lists are gathered into a tuple with `MOV`s, and results written
-/// back; an unsupported shape is an error naming it.
+/// address); accumulator lists are bound to tuples before lowering (the
+/// first, `%f1..4`, is updated in place; `%f5..8` is the second's result);
+/// other lists (`%f8..5`, reversed) are gathered into a tuple with `MOV`s,
+/// and results written back; an unsupported shape is an error naming it.
 #[test]
 fn ldmatrix_and_mma_use_fragment_tuples() {
     let body = "\t.reg .b32 %r<8>;\n\t.reg .f32 %f<13>;\n\
@@ -303,36 +304,20 @@ fn ldmatrix_and_mma_use_fragment_tuples() {
     assert_eq!(
         body,
         [
-            "%r3.128 = LDSM.16.M88.4 [%r0]",
-            "%r4.64 = LDSM.16.MT88.2 [%r0+0x10]",
-            "undef %r7:0 = MOV %r1",
-            "%r7:1 = MOV %r2",
-            "%r7:2 = MOV %r5",
-            "%r7:3 = MOV %r6",
-            "%r8.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r7.128",
-            "%r1 = MOV %r8:0",
-            "%r2 = MOV %r8:1",
-            "%r5 = MOV %r8:2",
-            "%r6 = MOV %r8:3",
-            "undef %r9:0 = MOV %r1",
-            "%r9:1 = MOV %r2",
-            "%r9:2 = MOV %r5",
-            "%r9:3 = MOV %r6",
-            "%r10.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r9.128",
-            "undef %r11:0 = MOV %r10:3",
-            "%r11:1 = MOV %r10:2",
-            "%r11:2 = MOV %r10:1",
-            "%r11:3 = MOV %r10:0",
-            "%r12.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r11.128",
-            "undef %r13:0 = MOV %r1",
-            "%r13:1 = MOV %r2",
-            "%r13:2 = MOV %r5",
-            "%r13:3 = MOV %r6",
-            "%r14.128 = HMMA.16816.F32 %r3:0.128, %r4:0.64, %r13.128",
-            "%r10:3 = MOV %r14:0",
-            "%r10:2 = MOV %r14:1",
-            "%r10:1 = MOV %r14:2",
-            "%r10:0 = MOV %r14:3",
+            "%r4.128 = LDSM.16.M88.4 [%r3]",
+            "%r5.64 = LDSM.16.MT88.2 [%r3+0x10]",
+            "%r0:0.128 = HMMA.16816.F32 %r4:0.128, %r5:0.64, %r0:0.128",
+            "%r1:0.128 = HMMA.16816.F32 %r4:0.128, %r5:0.64, %r0:0.128",
+            "undef %r6:0 = MOV %r1:3",
+            "%r6:1 = MOV %r1:2",
+            "%r6:2 = MOV %r1:1",
+            "%r6:3 = MOV %r1:0",
+            "%r2:0.128 = HMMA.16816.F32 %r4:0.128, %r5:0.64, %r6.128",
+            "%r7.128 = HMMA.16816.F32 %r4:0.128, %r5:0.64, %r0:0.128",
+            "%r1:3 = MOV %r7:0",
+            "%r1:2 = MOV %r7:1",
+            "%r1:1 = MOV %r7:2",
+            "%r1:0 = MOV %r7:3",
             "EXIT",
             "}",
         ]
@@ -343,4 +328,30 @@ fn ldmatrix_and_mma_use_fragment_tuples() {
     let errors = lower("", bad, 90).unwrap_err();
     let name = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32";
     assert!(errors[0].contains(&format!("lowering of '{name}' is not supported yet")), "{errors:?}");
+}
+
+/// `base + (x << k)` is NVIDIA's `LEA` + `LEA.HI.X` (the shift stays for
+/// dead-code elimination); on sm_80 a parameter base is read from the
+/// bank. A shifted register written twice is not fused.
+#[test]
+fn shifted_adds_become_lea() {
+    let params = ".param .u64 a, .param .u32 i";
+    let body = "\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<8>;\n\
+        \tld.param.u64 %rd1, [a];\n\tld.param.u32 %r1, [i];\n\tcvt.u64.u32 %rd2, %r1;\n\
+        \tadd.s64 %rd3, %rd2, %rd2;\n\tshl.b64 %rd4, %rd3, 2;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
+        \tst.global.u64 [%rd5], %rd5;\n\
+        \tshl.b64 %rd6, %rd3, 3;\n\tshl.b64 %rd6, %rd6, 1;\n\tadd.s64 %rd7, %rd6, %rd5;\n\
+        \tst.global.u64 [%rd7], %rd7;\n\tret;";
+    for (sm, lo, hi) in [(80, "c[0x0][0x160]", "c[0x0][0x164]"), (90, "%r0:0", "%r0:1")] {
+        let text = lower(params, body, sm).unwrap();
+        let leas: Vec<&str> = text.lines().map(str::trim).filter(|l| l.contains("LEA")).collect();
+        assert_eq!(
+            leas,
+            [
+                format!("undef %r5:0, %p0 = LEA %r3:0, {lo}, 0x2"),
+                format!("%r5:1 = LEA.HI.X %r3:0, {hi}, %r3:1, 0x2, %p0"),
+            ],
+            "sm_{sm}:\n{text}"
+        );
+    }
 }

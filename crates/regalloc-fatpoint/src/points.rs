@@ -194,8 +194,12 @@ impl Builder {
         let unguarded = inst.guard.is_none();
         for reg in inst.written_regs() {
             let kills = inst.killed_regs().any(|k| k == reg);
-            let start = if early_clobber(inst, reg) { use_pt } else { def_pt };
             if let Some(v) = VReg::of(reg) {
+                // A virtual result starts at its write, matrix results
+                // too: the sources they must avoid reach the write point
+                // instead (`clobbered_source`), so that the accumulator
+                // they may share does not conflict with them.
+                let start = def_pt;
                 let bit = self.bit(v);
                 let width = self.widths[&(v.file, v.num)];
                 let info = &mut self.vregs[bit];
@@ -208,6 +212,7 @@ impl Builder {
                     vlive.remove(v);
                 }
             } else {
+                let start = if early_clobber(inst, reg) { use_pt } else { def_pt };
                 for u in units_of(reg) {
                     self.def_unit(u, plive, start, def_pt, kills);
                 }
@@ -245,7 +250,7 @@ impl Builder {
                 info.weight += freq;
                 if !vlive.contains(v) {
                     vlive.insert(v);
-                    self.vreg_end[bit] = use_pt;
+                    self.vreg_end[bit] = if clobbered_source(inst, reg) { use_pt + 1 } else { use_pt };
                 }
             }
         }
@@ -256,9 +261,11 @@ impl Builder {
         });
     }
 
-    /// Records a copy between registers of the same file and width.
+    /// Records a copy between registers of the same file and width, or a
+    /// matrix result and its accumulator (in place, as NVIDIA's code
+    /// updates it: `HMMA.16816.F32 R4, R12, R20, R4`).
     fn hint(&mut self, inst: &Inst) {
-        let Some((dst, src)) = plain_copy(inst) else { return };
+        let Some((dst, src)) = plain_copy(inst).or_else(|| self.accumulator(inst)) else { return };
         match (VReg::of(dst), VReg::of(src)) {
             (Some(d), Some(s)) => {
                 let (d, s) = (self.bit(d), self.bit(s));
@@ -275,6 +282,23 @@ impl Builder {
             }
             (None, None) => {}
         }
+    }
+}
+
+impl Builder {
+    /// The result and the accumulator (last source) of a matrix
+    /// instruction, when each is a whole virtual register of the same
+    /// width.
+    fn accumulator(&self, inst: &Inst) -> Option<(Reg, Reg)> {
+        if !matches!(inst.op, Opcode::HMMA | Opcode::IMMA | Opcode::DMMA) || inst.guard.is_some() {
+            return None;
+        }
+        let dst = inst.defs.first()?.as_reg()?;
+        let src = inst.uses.last()?.as_reg()?;
+        let whole = |r: Reg| {
+            r.is_virtual && r.words().start == 0 && self.widths.get(&(r.file, r.num)) == Some(&r.width)
+        };
+        (whole(dst) && whole(src) && dst.file == src.file && dst.width == src.width).then_some((dst, src))
     }
 }
 
@@ -309,6 +333,16 @@ pub(crate) fn plain_mov(inst: &Inst) -> Option<(Reg, Reg)> {
 pub(crate) fn early_clobber(inst: &Inst, def: Reg) -> bool {
     matches!(inst.op, Opcode::HMMA | Opcode::IMMA | Opcode::DMMA | Opcode::HGMMA)
         && inst.uses.iter().flat_map(|op| op.regs()).any(|r| r.file == def.file && !r.is_zero() && r.width != def.width)
+}
+
+/// True when source `src` of `inst` must stay clear of a result of
+/// `inst`: a source of a matrix instruction of another shape than a result
+/// ([`early_clobber`]). Its range then reaches the write point, so that
+/// the result avoids it while an accumulator of the result's shape, dying
+/// at the read point, may still share the result's register (NVIDIA's
+/// `HMMA.16816.F32 R4, R12, R20, R4`).
+fn clobbered_source(inst: &Inst, src: Reg) -> bool {
+    !src.is_zero() && inst.written_regs().any(|d| early_clobber(inst, d) && d.file == src.file && d.width != src.width)
 }
 
 /// Sorts ranges and merges those that touch.
@@ -417,9 +451,11 @@ bb0:
 }
 ",
         );
-        assert_eq!(of(&lr, RegFile::R, 0), [(3, 6)]);
+        assert_eq!(of(&lr, RegFile::R, 0), [(3, 7)], "a source of another shape reaches the HMMA's write");
+        assert_eq!(of(&lr, RegFile::R, 12), [(0, 7)], "so does the B fragment");
+        assert_eq!(of(&lr, RegFile::R, 8), [(0, 6)], "the accumulator of the result's shape ends at the read");
         assert_eq!(of(&lr, RegFile::R, 4), [(5, 8)], "IMAD.WIDE may write over its sources");
-        assert_eq!(of(&lr, RegFile::R, 16), [(6, 8)], "an HMMA result starts at its read point");
+        assert_eq!(of(&lr, RegFile::R, 16), [(7, 8)], "an HMMA result starts at its write point");
     }
 
     #[test]

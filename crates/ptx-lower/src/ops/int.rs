@@ -1,6 +1,6 @@
 //! Integer arithmetic and logic on 32-bit values, and the 64-bit forms
 //! NVIDIA builds from `IMAD.WIDE` (`mul.wide`, `mad.wide`, and `add.s64`
-//! of a `mul.wide` product).
+//! of a `mul.wide` product) and `LEA` (`add.s64` of a `shl.b64`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
 use ptx_syntax::ast::{ExprKind, Instruction, ScalarType};
@@ -25,10 +25,17 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         match op {
             "add" if local_add(cx, inst)? => return Ok(None),
             "add" if add64(cx, inst)? => return Ok(None),
+            "add" if lea64(cx, inst)? => return Ok(None),
             "shl" => {
                 if let Some(product) = shl64(cx, inst)? {
                     return Ok(Some(product));
                 }
+                let shifted = shifted64(cx, inst)?;
+                super::wide::lower(cx, inst, ty)?;
+                if let Some((s, x)) = shifted {
+                    cx.shifted.insert(s, x);
+                }
+                return Ok(None);
             }
             "mul" if inst.has("lo") => {
                 if let Some(product) = mul64_of_widened(cx, inst)? {
@@ -250,6 +257,62 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     };
     let mods: &[&str] = if product.signed { &["WIDE"] } else { &["WIDE", "U32"] };
     cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![product.src, factor, c], inst.span)?;
+    Ok(true)
+}
+
+/// `shl.b64 s, x, k` with `s` and `x` registers written once and `k` in
+/// 1..=31: the register of `s` and what it holds, for [`lea64`].
+fn shifted64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<(Reg, (Reg, i64))>> {
+    let (ExprKind::Name(s, None), ExprKind::Name(x, None), ExprKind::Int { value: k, .. }) =
+        (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind, &operand(inst, 2)?.kind)
+    else {
+        return Ok(None);
+    };
+    if !(1..=31).contains(k) || !cx.single_def(s.name.as_str()) || !cx.single_def(x.name.as_str()) {
+        return Ok(None);
+    }
+    let (s, x) = (cx.reg(s.name.as_str(), s.span)?, cx.reg(x.name.as_str(), x.span)?);
+    Ok((s.width == 2 && x.width == 2).then_some((s, (x, *k as i64))))
+}
+
+/// `add.s64 d, base, s` (either order) where `s = x << k` ([`shifted64`]):
+/// NVIDIA's scaled add, `LEA d.lo, P, x.lo, base.lo, k` + `LEA.HI.X d.hi,
+/// x.lo, base.hi, x.hi, k, P`, instead of the shift's two `SHF`s and the
+/// add's two `IADD3`s. The base is a register pair, or on sm_80 a 64-bit
+/// parameter read from the bank. False (nothing emitted) for other adds.
+fn lea64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
+    let shifted = |cx: &Lowerer<'_>, i: usize| match &operand(inst, i).map(|e| &e.kind) {
+        Ok(ExprKind::Name(r, None)) => cx.regs.existing(r.name.as_str()).and_then(|reg| cx.shifted.get(&reg).copied()),
+        _ => None,
+    };
+    let ((x, k), other) = match (shifted(cx, 2), shifted(cx, 1)) {
+        (Some(s), _) => (s, 1),
+        (None, Some(s)) => (s, 2),
+        (None, None) => return Ok(false),
+    };
+    let ExprKind::Name(base, None) = &operand(inst, other)?.kind else { return Ok(false) };
+    let param = cx.param_values.get(base.name.as_str()).copied().filter(|p| p.words == 2 && cx.sm.version < 90);
+    let (lo, hi) = match param {
+        Some(p) => (Operand::cbank(0, p.offset), Operand::cbank(0, p.offset + 4)),
+        None => {
+            let b = super::read_reg(cx, base.name.as_str(), base.span)?;
+            if b.width != 2 {
+                return Ok(false);
+            }
+            (Operand::reg(b.part(0, 1)), Operand::reg(b.part(1, 1)))
+        }
+    };
+    let d = dst(cx, inst, 0)?;
+    // `d` may be the base (read word by word, the low word first), never
+    // `x` (written once, by the shift).
+    let fresh = !lo.as_reg().is_some_and(|r| r.num == d.num && r.file == d.file && r.is_virtual == d.is_virtual);
+    let d_lo = Operand::reg(d.part(0, 1));
+    let d_lo = if fresh { d_lo.undef() } else { d_lo };
+    let carry = cx.temp(ori_ir::RegFile::P, 1);
+    let (x_lo, x_hi) = (Operand::reg(x.part(0, 1)), Operand::reg(x.part(1, 1)));
+    cx.emit(Opcode::LEA, &[], vec![d_lo, carry.into()], vec![x_lo.clone(), lo, Operand::int(k)], inst.span)?;
+    let uses = vec![x_lo, hi, x_hi, Operand::int(k), carry.into()];
+    cx.emit(Opcode::LEA, &["HI", "X"], vec![Operand::reg(d.part(1, 1))], uses, inst.span)?;
     Ok(true)
 }
 

@@ -21,11 +21,17 @@
 //! virtual register yet becomes the parts of a fresh tuple (no copies);
 //! a source list that is already the consecutive parts of one tuple is
 //! read as it; any other list is gathered into a fresh tuple with `MOV`s
-//! (and a result list written back from one).
+//! (and a result list written back from one). Accumulator lists are bound
+//! to tuples before the body is lowered ([`bind_fragments`]), so that
+//! `HMMA` updates them in place, as NVIDIA's code does.
+//!
+//! The lane offset of `wmma.load` is computed once in the entry block
+//! when the stride is the same in the whole function ([`lane_offset`]):
+//! NVIDIA hoists it out of the loop.
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::Span;
-use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType};
+use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, Statement};
 
 use super::mem::{global_address, shared_address};
 use super::{operand, src, unsupported};
@@ -68,6 +74,55 @@ pub(super) fn names(inst: &Instruction, i: usize, n: usize) -> Lowered<Vec<(&str
         return Err(unsupported(inst));
     }
     Ok(names)
+}
+
+/// Gives the accumulator lists (C and D) of every `mma` and `wmma.mma` in
+/// `statements` a fresh tuple each before the body is lowered, four
+/// registers at a time (the accumulators of one `HMMA`), so that the
+/// moves that initialise them, the `HMMA`s that update them and the
+/// stores that read them all work on the tuple: otherwise each `HMMA`
+/// gathers its accumulators into a tuple and scatters its results back
+/// with `MOV`s (NVIDIA's code has none). A list with a register already
+/// bound (to another list, in another order) or named twice is left to
+/// [`gather`] and [`place`].
+pub(crate) fn bind_fragments(cx: &mut Lowerer<'_>, statements: &[Statement]) {
+    for s in statements {
+        match s {
+            Statement::Instruction(i) => {
+                let lists: &[(usize, usize)] = match (i.opcode.name.as_str(), i.has("mma")) {
+                    ("mma", _) => match mma_form(i) {
+                        Some((_, [_, _, 4])) => &[(0, 4), (3, 4)][..],
+                        Some((_, [_, _, 2])) => &[(0, 2), (3, 2)][..],
+                        _ => &[],
+                    },
+                    ("wmma", true) => &[(0, 8), (3, 8)],
+                    _ => &[],
+                };
+                for &(operand, n) in lists {
+                    let Ok(list) = names(i, operand, n) else { continue };
+                    for chunk in list.chunks(n.min(4)) {
+                        bind(cx, chunk);
+                    }
+                }
+            }
+            Statement::Block(b) => bind_fragments(cx, &b.statements),
+            _ => {}
+        }
+    }
+}
+
+/// Makes `names` the parts of one fresh tuple, unless one of them is
+/// bound already or named twice.
+fn bind(cx: &mut Lowerer<'_>, names: &[(&str, Span)]) {
+    let fresh = names.iter().all(|&(n, _)| cx.regs.existing(n).is_none());
+    let distinct = names.iter().enumerate().all(|(k, (n, _))| names[..k].iter().all(|(m, _)| m != n));
+    if !fresh || !distinct {
+        return;
+    }
+    let t = cx.temp(RegFile::R, names.len() as u8);
+    for (k, &(n, _)) in names.iter().enumerate() {
+        cx.regs.alias(n, t.part(k as u8, 1));
+    }
 }
 
 /// `regs` as one tuple, when they are the consecutive words of one
@@ -190,15 +245,19 @@ const MMA_FORMS: &[(&str, [ScalarType; 4], &[&str], [usize; 3])] = {
     ]
 };
 
+/// The HMMA modifiers and register counts of `inst`'s form in
+/// [`MMA_FORMS`].
+fn mma_form(inst: &Instruction) -> Option<(&'static [&'static str], [usize; 3])> {
+    MMA_FORMS
+        .iter()
+        .find(|(shape, types, _, _)| exactly(inst, &["sync", "aligned", shape, "row", "col"], types))
+        .map(|&(_, _, mods, counts)| (mods, counts))
+}
+
 /// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`MMA_FORMS`]:
 /// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c`.
 fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some(&(_, _, mods, [an, bn, cn])) = MMA_FORMS
-        .iter()
-        .find(|(shape, types, _, _)| exactly(inst, &["sync", "aligned", shape, "row", "col"], types))
-    else {
-        return Err(unsupported(inst));
-    };
+    let Some((mods, [an, bn, cn])) = mma_form(inst) else { return Err(unsupported(inst)) };
     let a = gather(cx, &names(inst, 1, an)?, inst.span)?;
     let b = gather(cx, &names(inst, 2, bn)?, inst.span)?;
     let c = gather(cx, &names(inst, 3, cn)?, inst.span)?;
@@ -252,15 +311,70 @@ fn stride(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand
     Ok(t.into())
 }
 
-/// `p = base + (((lane / 4) * (ldm / 2) + lane % 4) << shift)`, NVIDIA's
-/// per-lane start of a wmma fragment (`shift` 2 for f16 pairs, 3 for f32
-/// pairs); also returns `ldm / 2`.
-fn lane_start(cx: &mut Lowerer<'_>, base: Reg, ldm: &Operand, shift: i64, span: Span) -> Lowered<(Reg, Reg)> {
+/// A wmma stride known for the whole function: an immediate, or a
+/// parameter (its offset in constant bank 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Stride {
+    Imm(i64),
+    Param(i32),
+}
+
+/// The stride operand `i` when it is the same everywhere in the function.
+fn invariant_stride(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<Stride>> {
+    Ok(match &operand(inst, i)?.kind {
+        ExprKind::Int { value, .. } => Some(Stride::Imm(i64::from(*value as u32))),
+        ExprKind::Name(r, None) => match (cx.consts.get(r.name.as_str()), cx.param_values.get(r.name.as_str())) {
+            (Some(&v), _) => Some(Stride::Imm(i64::from(v as u32))),
+            (None, Some(p)) if p.words == 1 => Some(Stride::Param(p.offset)),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// The per-lane byte offset of a wmma fragment, `((lane / 4) * (ldm / 2) +
+/// lane % 4) << shift` (`shift` 2 for f16 pairs, 3 for f32 pairs), as a
+/// 64-bit value. A fragment load in a loop would compute it at every
+/// iteration: with a stride known for the whole function it is computed
+/// once, at the end of the entry block (NVIDIA's code hoists it out of the
+/// loop too).
+fn lane_offset(cx: &mut Lowerer<'_>, inst: &Instruction, ldm: &Operand, shift: i64) -> Lowered<Reg> {
+    let Some(stride) = invariant_stride(cx, inst, 2)? else {
+        return lane_bytes(cx, ldm.clone(), shift, inst.span);
+    };
+    if let Some(&r) = cx.lane_offsets.get(&(stride, shift)) {
+        return Ok(r);
+    }
+    let span = inst.span;
+    let r = cx.in_entry(|cx| {
+        let ldm = match stride {
+            // In a register, as `stride` puts it: `SHF` reads it there.
+            Stride::Imm(v) => {
+                let t = cx.temp(RegFile::R, 1);
+                cx.imad_mov(t.into(), Operand::int(v), span)?;
+                t.into()
+            }
+            Stride::Param(offset) => {
+                // Read as `ld.param` reads it (mem.rs).
+                let t = cx.temp(RegFile::R, 1);
+                let op = if cx.sm.version >= 90 { Opcode::LDC } else { Opcode::MOV };
+                cx.emit(op, &[], vec![t.into()], vec![Operand::cbank(0, offset)], span)?;
+                t.into()
+            }
+        };
+        lane_bytes(cx, ldm, shift, span)
+    })?;
+    cx.lane_offsets.insert((stride, shift), r);
+    Ok(r)
+}
+
+/// Emits the computation of [`lane_offset`] here.
+fn lane_bytes(cx: &mut Lowerer<'_>, ldm: Operand, shift: i64, span: Span) -> Lowered<Reg> {
     let rz = || Operand::reg(Reg::RZ);
     let lane = cx.temp(RegFile::R, 1);
     cx.emit(Opcode::S2R, &[], vec![lane.into()], vec![OperandKind::Special(SpecialReg::LaneId).into()], span)?;
     let half = cx.temp(RegFile::R, 1);
-    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![half.into()], vec![rz(), Operand::int(1), ldm.clone()], span)?;
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![half.into()], vec![rz(), Operand::int(1), ldm], span)?;
     let group = cx.temp(RegFile::R, 1);
     cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![group.into()], vec![rz(), Operand::int(2), lane.into()], span)?;
     // (lane % 4, 0) as the 64-bit addend.
@@ -271,12 +385,17 @@ fn lane_start(cx: &mut Lowerer<'_>, base: Reg, ldm: &Operand, shift: i64, span: 
     let words = cx.temp(RegFile::R, 2);
     let uses = vec![group.into(), half.into(), index.into()];
     cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![words.into()], uses, span)?;
-    // The byte offset, then the 64-bit sum.
     let bytes = cx.temp(RegFile::R, 2);
     let uses = vec![Operand::reg(words.part(0, 1)), Operand::int(shift), Operand::reg(words.part(1, 1))];
     cx.emit(Opcode::SHF, &["L", "U64", "HI"], vec![Operand::reg(bytes.part(1, 1)).undef()], uses, span)?;
     let uses = vec![Operand::reg(words.part(0, 1)), Operand::int(shift), rz()];
     cx.emit(Opcode::SHF, &["L", "U32"], vec![Operand::reg(bytes.part(0, 1))], uses, span)?;
+    Ok(bytes)
+}
+
+/// `p = base + bytes`, 64-bit.
+fn add_pair(cx: &mut Lowerer<'_>, base: Reg, bytes: Reg, span: Span) -> Lowered<Reg> {
+    let rz = || Operand::reg(Reg::RZ);
     let p = cx.temp(RegFile::R, 2);
     let carry = cx.temp(RegFile::P, 1);
     let uses = vec![Operand::reg(base.part(0, 1)), Operand::reg(bytes.part(0, 1)), rz()];
@@ -289,7 +408,7 @@ fn lane_start(cx: &mut Lowerer<'_>, base: Reg, ldm: &Operand, shift: i64, span: 
         Operand::reg(Reg::PT).inverted(),
     ];
     cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(p.part(1, 1))], uses, span)?;
-    Ok((p, half))
+    Ok(p)
 }
 
 /// `q = a * k + p` for a 32-bit `a` and a pair `p` (`IMAD.WIDE.U32`).
@@ -310,9 +429,10 @@ fn wmma_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         exactly(inst, &words, &[ScalarType::F16])
     };
     // Register k of the fragment: (second row block, second column block).
+    let is_b = is("b", "col");
     let order: [(bool, bool); 4] = if is("a", "row") {
         [(false, false), (true, false), (false, true), (true, true)]
-    } else if is("b", "col") {
+    } else if is_b {
         [(false, false), (false, true), (true, false), (true, true)]
     } else {
         return Err(unsupported(inst));
@@ -321,21 +441,31 @@ fn wmma_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (base, offset) = global_base(cx, inst, 1)?;
     let ldm = stride(cx, inst, 2)?;
     let span = inst.span;
-    let (p, _) = lane_start(cx, base, &ldm, 2, span)?;
+    let bytes = lane_offset(cx, inst, &ldm, 2)?;
+    let p = add_pair(cx, base, bytes, span)?;
     // Eight rows down: 8 * ldm halves.
     let q = row_step(cx, ldm, 0x10, p, span)?;
-    let out = place(cx, &dests[..4], &[])?;
+    // A is read by `HMMA` as four registers; B as two pairs, one per
+    // `HMMA`, which the allocator may then place apart.
+    let outs = if is_b {
+        vec![place(cx, &dests[..2], &[])?, place(cx, &dests[2..4], &[])?]
+    } else {
+        vec![place(cx, &dests[..4], &[])?]
+    };
+    let width = 4 / outs.len();
+    let parts: Vec<Reg> = (0..4).map(|k| outs[k / width].tuple.part((k % width) as u8, 1)).collect();
     for (k, (down, right)) in order.into_iter().enumerate() {
         let addr = cx.global_address(if down { q } else { p }, offset + if right { 0x10 } else { 0 }, span)?;
-        let part = Operand::reg(out.tuple.part(k as u8, 1));
-        let part = if k == 0 { part.undef() } else { part };
+        let part = Operand::reg(parts[k]);
+        let part = if k % width == 0 { part.undef() } else { part };
         cx.emit(Opcode::LDG, &["E"], vec![part], vec![addr], span)?;
     }
-    let tuple = out.tuple;
-    out.finish(cx, span)?;
+    for out in outs {
+        out.finish(cx, span)?;
+    }
     for (k, &(name, s)) in dests[4..].iter().enumerate() {
         let d = cx.reg(name, s)?;
-        cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::reg(tuple.part(k as u8, 1))], span)?;
+        cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::reg(parts[k])], span)?;
     }
     Ok(())
 }
@@ -351,8 +481,14 @@ fn wmma_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (base, offset) = global_base(cx, inst, 0)?;
     let ldm = stride(cx, inst, 2)?;
     let span = inst.span;
-    let (p, half) = lane_start(cx, base, &ldm, 3, span)?;
+    // Computed here: stores are rarely in loops, and a value computed in
+    // the entry block would stay live through them.
+    let bytes = lane_bytes(cx, ldm.clone(), 3, span)?;
+    let p = add_pair(cx, base, bytes, span)?;
     // Eight rows down: 8 * 4 * ldm bytes, as 64 * (ldm / 2).
+    let half = cx.temp(RegFile::R, 1);
+    let uses = vec![Operand::reg(Reg::RZ), Operand::int(1), ldm];
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![half.into()], uses, span)?;
     let q = row_step(cx, half.into(), 0x40, p, span)?;
     for (k, (down, right)) in [(false, false), (true, false), (false, true), (true, true)].into_iter().enumerate() {
         let pair = gather(cx, &values[2 * k..2 * k + 2], span)?;

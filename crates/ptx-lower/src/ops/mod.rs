@@ -21,7 +21,7 @@ mod float;
 mod half;
 mod ieee;
 mod int;
-mod matrix;
+pub(crate) mod matrix;
 mod mbarrier;
 mod mem;
 mod mov;
