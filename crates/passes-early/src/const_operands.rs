@@ -165,7 +165,7 @@ pub(crate) fn constant_load(inst: &Inst) -> Option<ConstantLoad> {
 
 /// `id` with use `i` replaced by `kind` (marks kept), moved to another
 /// slot of a commutative operation if it must, when that encodes.
-fn with_operand(func: &Function, id: InstId, i: usize, kind: &OperandKind, cx: &PhaseContext<'_>) -> Option<Inst> {
+pub(crate) fn with_operand(func: &Function, id: InstId, i: usize, kind: &OperandKind, cx: &PhaseContext<'_>) -> Option<Inst> {
     let original = &func.insts[id];
     let slots = commutative_slots(original);
     let swaps = std::iter::once(i).chain(slots.iter().copied().filter(|&j| j != i && slots.contains(&i)));

@@ -15,6 +15,7 @@ mod remat_constants;
 mod pure;
 mod sink_remat;
 mod sync_opt;
+mod uniform_pairs;
 mod undef_parts;
 
 pub use branch_opt::OriBranchOpt;
@@ -26,6 +27,7 @@ pub use predication::OriDoPredication;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
 pub use sync_opt::OptimizeSyncInstructions;
+pub use uniform_pairs::UniformConstantPairs;
 pub use undef_parts::OriMarkUndefParts;
 
 use fixedbitset::FixedBitSet;
@@ -39,6 +41,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(GvnCse),
         Box::new(FoldConstantOperands),
         Box::new(RematConstantLoads),
+        Box::new(UniformConstantPairs),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
         Box::new(OriMarkUndefParts),
