@@ -567,6 +567,18 @@ pub fn run_manifest(
 mod tests {
     use super::*;
 
+    /// The test command's difftest: every launch of the corpus manifest,
+    /// NVIDIA's cubin and ours (compiled in process) on the interpreter,
+    /// each against the manifest's check and against each other.
+    #[test]
+    fn the_corpus_manifest_passes() {
+        let Some(oracle) = nv_oracle::Oracle::for_test("the_corpus_manifest_passes") else { return };
+        let manifest = crate::workspace_root().join("../shared/corpus/manifest.toml");
+        let dir = std::env::temp_dir().join(format!("difftest-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        run_manifest(&manifest, &[], &oracle.ptxas(), &dir, false).unwrap();
+    }
+
     /// vadd at 1000 elements, from the corpus.
     fn vadd() -> (Case, PathBuf) {
         let kernels = crate::workspace_root().join("../shared/corpus/kernels");
