@@ -12,17 +12,16 @@
 //! This is a conservative reading of the hardware (the one NVIDIA's
 //! scheduling model allows), not something measured on a GPU.
 
-use ori_ir::{Function, RegFile};
+use ori_ir::{Function, OpFlags, RegFile};
 
 use crate::divergence::DivergentRegions;
 use crate::points::{LiveRanges, Range, normalize};
-use crate::units::file_start;
 
 /// No class at this point.
 const NONE: u32 = u32::MAX;
 
-/// Widens the ranges of uniform virtual registers, and of physical
-/// uniform registers named in the code, over the regions they touch.
+/// Widens the ranges of uniform virtual registers over the regions they
+/// touch.
 pub(crate) fn widen(func: &Function, regions: &DivergentRegions, lr: &mut LiveRanges) {
     if regions.classes() == 0 {
         return;
@@ -34,30 +33,46 @@ pub(crate) fn widen(func: &Function, regions: &DivergentRegions, lr: &mut LiveRa
             widen_ranges(&mut info.ranges, &class_at, &spans, &mut touched);
         }
     }
-    for file in [RegFile::UR, RegFile::UP] {
-        let start = file_start(file);
-        for ranges in &mut lr.units[start..start + file.physical_count() as usize] {
-            widen_ranges(ranges, &class_at, &spans, &mut touched);
-        }
-    }
 }
 
-/// Per point, the class it lies in (or [`NONE`]); per class, its points as
-/// sorted ranges. Points are numbered as in [`LiveRanges`]: two per
-/// instruction in layout order.
+/// Per point, the class it lies in (or [`NONE`]); per class, the points
+/// its values are widened over, as sorted ranges. Points are numbered as
+/// in [`LiveRanges`]: two per instruction in layout order.
+///
+/// The write point of a call is left out of the spans: there the callee
+/// clobbers UR0-UR35, and a value widened over it would be pushed into
+/// the callee-saved UR36 and up (which device functions cannot save yet)
+/// though its own threads no longer need it. Calls keep plain liveness: a
+/// callee run by one half of a warp may still clobber a caller-saved value
+/// of the other half (a known gap). Physical uniform registers are not
+/// widened for the same reason: before allocation, theirs are the calls'
+/// clobbers.
 fn points_of(func: &Function, regions: &DivergentRegions, points: u32) -> (Vec<u32>, Vec<Vec<Range>>) {
     let mut class_at = vec![NONE; points as usize];
     let mut spans: Vec<Vec<Range>> = vec![Vec::new(); regions.classes() as usize];
     let mut k: u32 = 0;
     for &block in &func.layout {
-        let count = func.blocks[block].insts.len() as u32;
+        let insts = &func.blocks[block].insts;
+        let count = insts.len() as u32;
         if let Some((class, first)) = regions.member(block).filter(|_| count > 0) {
             // The region starts once the branch has been taken or not:
             // at the branch's write point.
-            let start = if first == 0 { 2 * k } else { 2 * (k + first) + 1 };
+            let mut start = if first == 0 { 2 * k } else { 2 * (k + first) + 1 };
             let end = 2 * (k + count) - 1;
             class_at[start as usize..=end as usize].fill(class);
-            spans[class as usize].push(Range { start, end });
+            let span = &mut spans[class as usize];
+            for (j, &id) in insts.iter().enumerate().skip(first as usize) {
+                if func.insts[id].op.has(OpFlags::CALL) {
+                    let write = 2 * (k + j as u32) + 1;
+                    if start < write {
+                        span.push(Range { start, end: write - 1 });
+                    }
+                    start = write + 1;
+                }
+            }
+            if start <= end {
+                span.push(Range { start, end });
+            }
         }
         k += count;
     }
@@ -155,5 +170,37 @@ bb3:
         assert_eq!(of(RegFile::UR, 1), [(7, 25)], "from the branch to the join");
         assert_eq!(of(RegFile::UR, 0), [(3, 25)], "live into the region: widened over it");
         assert_eq!(of(RegFile::UR, 4), [(27, 30)], "after the join: untouched");
+    }
+
+    #[test]
+    fn a_call_in_a_region_keeps_plain_liveness() {
+        let func = ori_ir::text::parse_function(
+            "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %ur0 = ULDC c[0x0][0x210]
+    %p0, PT = ISETP.LT.AND %r0, 0x10, PT
+    @%p0 BRA bb2
+bb1:
+    %r1 = IADD3 %r0, %ur0, RZ
+    CALL.REL.NOINC `(g)
+    %ur1 = ULDC c[0x0][0x214]
+    %r1 = IADD3 %r1, %ur1, RZ
+    BRA bb3
+bb2:
+    %r1 = MOV %r0
+bb3:
+    STG.E [%r4.64], %r1
+    EXIT
+}
+",
+        )
+        .unwrap();
+        let lr = LiveRanges::compute(&func);
+        let bit = lr.space.bit(cfg::VReg { file: RegFile::UR, num: 0 }).expect("named");
+        let ranges: Vec<(u32, u32)> = lr.vregs[bit].ranges.iter().map(|r| (r.start, r.end)).collect();
+        // Points: bb0 0-7, bb1 8-17 (the call writes at 11), bb2 18-19.
+        assert_eq!(ranges, [(3, 10), (12, 19)], "widened over the region but for the callee's clobber");
     }
 }
