@@ -14,11 +14,13 @@
 //!
 //! Register files R, UR, P, UP and B are allocated alike; tuples are
 //! aligned; `R1` (the stack pointer), the zero registers and physical
-//! registers already in the code (ABI registers) are respected. Only R
-//! values are spilled. See `docs/regalloc.md`.
+//! registers already in the code (ABI registers) are respected. Uniform
+//! registers keep their register over every divergent region they touch
+//! ([`uniform`]). Only R values are spilled. See `docs/regalloc.md`.
 
 mod assign;
 mod check;
+mod divergence;
 mod driver;
 mod interference;
 mod limits;
@@ -27,6 +29,7 @@ mod phys_live;
 mod points;
 mod rewrite;
 mod spill;
+mod uniform;
 mod units;
 
 pub use check::check_allocation;

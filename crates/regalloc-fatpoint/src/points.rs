@@ -16,12 +16,18 @@
 //! guarded writes included (a guarded write keeps the old value alive, and
 //! so does a plain write of part of a tuple). A tuple is one unit whose
 //! width is that of the whole register, however its parts are named.
+//!
+//! Uniform registers (UR, UP) are then widened over the divergent regions
+//! they touch ([`crate::uniform`]): one per warp, they must survive the
+//! interleaved sides of a split warp.
 
 use cfg::{Cfg, DomTree, Liveness, LoopNest, VReg, VRegSpace, branch_targets};
 use fixedbitset::FixedBitSet;
 use ori_ir::{Function, Inst, InstId, Opcode, OperandFlags, OperandKind, Reg};
 
+use crate::divergence::DivergentRegions;
 use crate::phys_live::{PhysEffects, PhysLiveness};
+use crate::uniform;
 use crate::units::{UNIT_COUNT, Unit, units_of};
 
 /// A closed interval of program points.
@@ -152,7 +158,9 @@ impl LiveRanges {
         for ranges in &mut b.units {
             normalize(ranges);
         }
-        LiveRanges { space, vregs: b.vregs, units: b.units, points: 2 * k }
+        let mut lr = LiveRanges { space, vregs: b.vregs, units: b.units, points: 2 * k };
+        uniform::widen(func, &DivergentRegions::compute(func, &cfg), &mut lr);
+        lr
     }
 }
 
@@ -295,9 +303,8 @@ impl Builder {
         }
         let dst = inst.defs.first()?.as_reg()?;
         let src = inst.uses.last()?.as_reg()?;
-        let whole = |r: Reg| {
-            r.is_virtual && r.words().start == 0 && self.widths.get(&(r.file, r.num)) == Some(&r.width)
-        };
+        let whole =
+            |r: Reg| r.is_virtual && r.words().start == 0 && self.widths.get(&(r.file, r.num)) == Some(&r.width);
         (whole(dst) && whole(src) && dst.file == src.file && dst.width == src.width).then_some((dst, src))
     }
 }
@@ -346,7 +353,7 @@ fn clobbered_source(inst: &Inst, src: Reg) -> bool {
 }
 
 /// Sorts ranges and merges those that touch.
-fn normalize(ranges: &mut Vec<Range>) {
+pub(crate) fn normalize(ranges: &mut Vec<Range>) {
     ranges.sort_unstable();
     let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
     for r in ranges.drain(..) {
