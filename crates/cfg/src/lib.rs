@@ -19,6 +19,7 @@
 
 mod blockset;
 mod defuse;
+mod divergence;
 mod dom;
 mod graph;
 mod liveness;
@@ -26,6 +27,7 @@ mod loops;
 
 pub use blockset::BlockSet;
 pub use defuse::{Def, DefId, DefUse, Use, UseId};
+pub use divergence::{splits_warp, targets_only_exits};
 pub use dom::{DomTree, PostDomTree};
 pub use graph::{Cfg, branch_targets};
 pub use liveness::{Liveness, RegSet, VReg, VRegSpace};

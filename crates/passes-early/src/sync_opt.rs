@@ -14,8 +14,8 @@
 //! that leave do not hold the others up); a block is together when all its
 //! predecessors leave it so. A `WARPSYNC` reached together goes.
 
-use cfg::Cfg;
-use ori_ir::{BlockId, Function, OpFlags, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use cfg::{Cfg, splits_warp};
+use ori_ir::{BlockId, Function, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
 
 /// Deletes reconvergence instructions no divergent branch precedes.
 pub struct OptimizeSyncInstructions;
@@ -58,7 +58,7 @@ fn rewrite(func: &mut Function, together_in: &[bool]) {
                     continue;
                 }
                 together = true;
-            } else if splits(func, inst) {
+            } else if splits_warp(func, inst) {
                 together = false;
             }
             keep.push(id);
@@ -85,7 +85,7 @@ fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
                 let inst = &func.insts[id];
                 if is_full_warpsync(inst) {
                     together = true;
-                } else if splits(func, inst) {
+                } else if splits_warp(func, inst) {
                     // A branch mid-block splits its target and what
                     // follows it alike.
                     together = false;
@@ -109,20 +109,4 @@ fn is_full_warpsync(inst: &ori_ir::Inst) -> bool {
         && inst.guard.is_none()
         && (inst.has_mod("ALL")
             || matches!(inst.uses.as_slice(), [op] if matches!(op.kind, OperandKind::Imm(ori_ir::Imm::Int(m)) if m as u32 == u32::MAX)))
-}
-
-/// A conditional branch that may send the warp's threads different ways:
-/// guarded, and not to a block that only exits.
-fn splits(func: &Function, inst: &ori_ir::Inst) -> bool {
-    if !inst.op.has(OpFlags::BRANCH) || inst.guard.is_none() && inst.op != Opcode::BRX {
-        return false;
-    }
-    let to_exit = inst.uses.iter().all(|op| match op.kind {
-        OperandKind::Label(target) => {
-            let insts = &func.blocks[target].insts;
-            insts.len() == 1 && func.insts[insts[0]].op == Opcode::EXIT && func.insts[insts[0]].guard.is_none()
-        }
-        _ => false,
-    });
-    !to_exit
 }

@@ -13,8 +13,8 @@
 //! (the usual case) then give the outer one, which is what the rule asks;
 //! overlapping ones give their union, which is only more cautious.
 
-use cfg::{Cfg, PostDomTree};
-use ori_ir::{BlockId, Function, Inst, Opcode, OperandKind, RegFile};
+use cfg::{Cfg, PostDomTree, splits_warp};
+use ori_ir::{BlockId, Function};
 
 /// Per block, the class of divergent regions it belongs to and the first
 /// instruction of the block inside it.
@@ -108,29 +108,6 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
 
 fn index(block: BlockId) -> usize {
     u32::from(block.into_raw()) as usize
-}
-
-/// A branch that may send the threads of a warp different ways: an
-/// indirect `BRX`, or a `BRA`/`JMP` guarded by a per-thread predicate,
-/// unless every target only exits (threads that leave run nothing in
-/// between; `OptimizeSyncInstructions` reads branches the same way). A
-/// guard in the UP file is the same for the whole warp.
-pub(crate) fn splits_warp(func: &Function, inst: &Inst) -> bool {
-    let conditional = match inst.op {
-        Opcode::BRX => true,
-        Opcode::BRA | Opcode::JMP => inst.guard.is_some_and(|g| g.pred.file == RegFile::P && !g.pred.is_zero()),
-        _ => false,
-    };
-    conditional
-        && !inst.uses.iter().all(|op| match op.kind {
-            OperandKind::Label(target) => exits_only(func, target),
-            _ => false,
-        })
-}
-
-/// True when `block` is a lone unguarded `EXIT`.
-fn exits_only(func: &Function, block: BlockId) -> bool {
-    matches!(func.blocks[block].insts.as_slice(), [id] if func.insts[*id].op == Opcode::EXIT && func.insts[*id].guard.is_none())
 }
 
 #[cfg(test)]

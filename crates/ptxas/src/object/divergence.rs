@@ -152,7 +152,7 @@ fn has_divergent_branch_in(func: &Function, b: BlockId, mut state: HashSet<Word>
     for &i in &func.blocks[b].insts {
         let inst = &func.insts[i];
         let conditional = match inst.op {
-            Opcode::BRA => inst.guard.is_some() && !targets_lone_exit(func, inst),
+            Opcode::BRA => inst.guard.is_some() && !cfg::targets_only_exits(func, inst),
             Opcode::BRX => true,
             _ => false,
         };
@@ -162,16 +162,6 @@ fn has_divergent_branch_in(func: &Function, b: BlockId, mut state: HashSet<Word>
         transfer(inst, &mut state);
     }
     false
-}
-
-/// True when `bra` jumps to a block that only exits: NVIDIA's final code
-/// never has such a branch (it predicates the `EXIT` instead, vadd's
-/// `@P0 EXIT`), so it counts as that `@P EXIT`, which splits no warp that
-/// meets again.
-fn targets_lone_exit(func: &Function, bra: &Inst) -> bool {
-    cfg::branch_targets(bra).all(|t| {
-        matches!(func.blocks[t].insts.as_slice(), [only] if func.insts[*only].op == Opcode::EXIT && func.insts[*only].guard.is_none())
-    })
 }
 
 /// The 32-bit words `reg` covers; none for the zero registers.
