@@ -121,7 +121,8 @@ mod tests {
     #[test]
     fn a_module_is_placed_once_per_global() {
         let module =
-            ori_ir::text::parse_module(".target sm_90\n.props VirtualRegs\n.global n @0x0, 4, 4 = 0x05000000\n").unwrap();
+            ori_ir::text::parse_module(".target sm_90\n.props VirtualRegs\n.global n @0x0, 4, 4 = 0x05000000\n")
+                .unwrap();
         let statics = Statics::of_module(&module);
         let mut global = Global::new();
         let banks = statics.place(&mut global);

@@ -92,7 +92,10 @@ mod tests {
         let module_data = crate::ModuleData { gmem: 77, cmem: vec![(3, 16), (4, 40)] };
         let mut out = Vec::new();
         write(&Report { module_data, ..Report::default() }, &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "ptxas info    : 77 bytes gmem, 16 bytes cmem[3], 40 bytes cmem[4]\n");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "ptxas info    : 77 bytes gmem, 16 bytes cmem[3], 40 bytes cmem[4]\n"
+        );
         assert!(text(vec![function("v", 90)]).contains("ptxas info    : Used 12 registers, used 0 barriers\n"));
         let reduce = FunctionReport { barriers: 1, shared: 1024, stack_frame: 16, ..function("reduce_smem", 80) };
         assert!(text(vec![reduce]).contains(
