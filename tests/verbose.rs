@@ -50,3 +50,47 @@ fn verbose_report_matches_nvidia() {
         assert_eq!(normalized(&ours.stderr), normalized(&theirs.stderr), "{file} for {arch}");
     }
 }
+
+/// The module data line (`.global` data in both sections, alignment gaps
+/// included; before sm_90 also constant banks 3 and 4) for every corpus
+/// kernel with module variables, and for a module whose variables leave
+/// gaps.
+#[test]
+fn module_data_matches_nvidia() {
+    let Some(oracle) = Oracle::for_test("module_data_matches_nvidia") else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let mut inputs = Vec::new();
+    for arch in ["sm_80", "sm_90"] {
+        let gapped = dir.join(format!("module_data_gaps.{arch}.ptx"));
+        std::fs::write(
+            &gapped,
+            format!(
+                ".version 8.0\n.target {arch}\n.address_size 64\n\
+                 .global .align 8 .b8 x[3];\n.global .align 8 .b8 y[3];\n\
+                 .global .align 8 .b8 z[3] = {{1, 2, 3}};\n.global .align 1 .u8 w = 4;\n\
+                 .const .align 4 .b8 k[6] = {{1}};\n\
+                 .visible .entry f()\n{{\n\tret;\n}}\n"
+            ),
+        )
+        .unwrap();
+        inputs.push((gapped, arch));
+    }
+    for name in
+        ["printf_kernel", "globals_const", "math_double", "multi_entry", "spinlock_fence", "atomics_mix", "unroll_loops"]
+    {
+        inputs.push((corpus(&format!("{name}.sm80.ptx")), "sm_80"));
+        inputs.push((corpus(&format!("{name}.sm90.ptx")), "sm_90"));
+    }
+    let out = dir.join("module_data.cubin");
+    for (file, arch) in inputs {
+        let first_line = |ptxas: &Path| {
+            let output =
+                Command::new(ptxas).arg(format!("-arch={arch}")).arg("-v").arg(&file).arg("-o").arg(&out).output().unwrap();
+            assert!(output.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
+            normalized(&output.stderr).into_iter().find(|line| line.contains(" bytes gmem"))
+        };
+        let theirs = first_line(&oracle.ptxas());
+        assert!(theirs.is_some(), "{}: NVIDIA's -v has no gmem line", file.display());
+        assert_eq!(first_line(Path::new(env!("CARGO_BIN_EXE_ptxas"))), theirs, "{} for {arch}", file.display());
+    }
+}

@@ -75,14 +75,14 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
             (sym.kind() == 1).then(|| (sym.name.clone(), bank, sym.value as u32))
         })
         .collect();
-    let statics = statics(&cubin);
+    let statics = statics(&cubin, bytes);
     Ok(Kernel { func, sm, static_shared, banks, constant_symbols, statics })
 }
 
 /// The cubin's `.global` variables (symbols of `.nv.global[.init]`, their
 /// initial bytes and pointer relocations) and the address table its
 /// `.nv.constant4` relocations describe.
-fn statics(cubin: &elfw::Cubin) -> crate::Statics {
+fn statics(cubin: &elfw::Cubin, bytes: &[u8]) -> crate::Statics {
     use elfw::section::SectionData;
     let symbols = cubin.symbols();
     let relocations = |section: &str| -> Vec<(u64, String, i64)> {
@@ -127,7 +127,10 @@ fn statics(cubin: &elfw::Cubin) -> crate::Statics {
         });
     }
     let address_slots = relocations(".nv.constant4").into_iter().map(|(off, name, _)| (off as u32, name)).collect();
-    crate::Statics { variables, address_slots }
+    // Kernels loaded from the same cubin share its variables.
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(bytes, &mut hasher);
+    crate::Statics { variables, address_slots, origin: std::hash::Hasher::finish(&hasher) }
 }
 
 /// Parameter slots from `EIATTR_KPARAM_INFO` records (listed last to first).

@@ -6,6 +6,11 @@
 pub struct Global {
     buffers: Vec<(u64, Vec<u8>)>,
     next: u64,
+    /// The modules whose variables live here, with the constant banks
+    /// placing them gave (`Statics::place`): a module is placed once, as
+    /// CUDA loads it once, so its variables keep their values across
+    /// launches.
+    pub(crate) modules: Vec<(crate::Statics, Vec<(u8, Vec<u8>)>)>,
 }
 
 /// Where the first buffer is placed: a typical device address, far from 0
@@ -15,7 +20,7 @@ const FIRST_ADDR: u64 = 0x7f00_0000_0000;
 impl Global {
     /// No buffers.
     pub fn new() -> Global {
-        Global { buffers: Vec::new(), next: FIRST_ADDR }
+        Global { buffers: Vec::new(), next: FIRST_ADDR, modules: Vec::new() }
     }
 
     /// Places `bytes` at a fresh 256-aligned address (with a gap after the

@@ -18,6 +18,9 @@ pub struct Statics {
     pub variables: Vec<Variable>,
     /// Constant bank 4: byte offset of each 64-bit address, and whose.
     pub address_slots: Vec<(u32, String)>,
+    /// Which module: a hash of the cubin's bytes for a cubin's variables,
+    /// 0 for an Ori module's (there the variables tell modules apart).
+    pub origin: u64,
 }
 
 impl Statics {
@@ -25,7 +28,7 @@ impl Statics {
     pub fn of_module(module: &ori_ir::Module) -> Statics {
         let names = module.externals.iter().chain(module.variables.iter().map(|v| &v.name));
         let address_slots = names.filter_map(|n| Some((module.address_slot(n)?, n.clone()))).collect();
-        Statics { variables: module.variables.clone(), address_slots }
+        Statics { variables: module.variables.clone(), address_slots, origin: 0 }
     }
 
     /// True when there is nothing to place.
@@ -33,10 +36,23 @@ impl Statics {
         self.variables.is_empty()
     }
 
-    /// Places the `.global` variables in `global` and returns the constant
-    /// banks they and the `.const` ones fill: bank 3 (when a `.const`
-    /// variable exists) and bank 4 (when the table has slots).
+    /// Places the `.global` variables in `global`, the first time this
+    /// module runs there, and returns the constant banks they and the
+    /// `.const` ones fill: bank 3 (when a `.const` variable exists) and
+    /// bank 4 (when the table has slots). Later launches of the module's
+    /// kernels (equal `Statics`) on the same `global` get the same
+    /// variables, with the values earlier launches left, as on CUDA.
     pub fn place(&self, global: &mut Global) -> Vec<(u8, Vec<u8>)> {
+        if let Some((_, banks)) = global.modules.iter().find(|m| m.0 == *self) {
+            return banks.clone();
+        }
+        let banks = self.place_fresh(global);
+        global.modules.push((self.clone(), banks.clone()));
+        banks
+    }
+
+    /// Allocates and initialises the variables; the banks they need.
+    fn place_fresh(&self, global: &mut Global) -> Vec<(u8, Vec<u8>)> {
         let mut addresses: Vec<(&str, u64)> = Vec::new();
         for v in self.variables.iter().filter(|v| v.space == VarSpace::Global) {
             let bytes = v.init.clone().unwrap_or_else(|| vec![0; v.size as usize]);
@@ -100,5 +116,22 @@ mod tests {
         let ptr_at = u64::from_le_bytes(table[8..16].try_into().unwrap());
         assert_eq!(global.buffer(table_at).unwrap(), &[1, 0, 0, 0, 2, 0, 0, 0]);
         assert_eq!(global.buffer(ptr_at).unwrap(), &(table_at + 4).to_le_bytes());
+    }
+
+    #[test]
+    fn a_module_is_placed_once_per_global() {
+        let module =
+            ori_ir::text::parse_module(".target sm_90\n.props VirtualRegs\n.global n @0x0, 4, 4 = 0x05000000\n")
+                .unwrap();
+        let statics = Statics::of_module(&module);
+        let mut global = Global::new();
+        let banks = statics.place(&mut global);
+        let at = u64::from_le_bytes(banks[0].1[0..8].try_into().unwrap());
+        global.slice_mut(at, 4).unwrap().copy_from_slice(&[9, 0, 0, 0]);
+        assert_eq!(statics.place(&mut global), banks, "the same variables again");
+        assert_eq!(global.buffer(at).unwrap(), &[9, 0, 0, 0], "with the value the last launch left");
+        let other = Statics { origin: 1, ..statics.clone() };
+        let other_banks = other.place(&mut global);
+        assert_ne!(other_banks, banks, "another module with the same variables gets its own");
     }
 }

@@ -205,6 +205,11 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("bar_thread_count_not_warp_multiple", &[("ret;", "bar.sync 1, 33;\n\tret;")]),
     ("fence_with_operand", &[("ret;", "fence.sc.gpu %r1;\n\tret;")]),
     ("membar_with_operand", &[("ret;", "membar.gl %r1;\n\tret;")]),
+    ("shr_u16_16bit_amount", &[("ret;", ".reg .b16 %rs<3>;\n\tshr.u16 %rs1, %rs2, %rs1;\n\tret;")]),
+    ("shr_s16_32bit_amount", &[("ret;", ".reg .b16 %rs<3>;\n\tshr.s16 %rs1, %rs2, %r1;\n\tret;")]),
+    ("shl_b64_64bit_amount", &[("ret;", "shl.b64 %rd1, %rd2, %rd3;\n\tret;")]),
+    ("shl_b32_f32_amount", &[("ret;", "shl.b32 %r1, %r2, %f1;\n\tret;")]),
+    ("shr_u64_immediate_amount", &[("ret;", "shr.u64 %rd1, %rd2, 3;\n\tret;")]),
     ("param_load_missing_comma", &[("ld.param.u64 \t%rd1, [vadd_param_0]", "ld.param.u64 %rd1 [vadd_param_0]")]),
     ("cluster_register_on_sm_80", &[("mov.u32 \t%r3, %ctaid.x", "mov.u32 %r3, %cluster_ctarank")]),
     (

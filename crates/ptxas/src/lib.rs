@@ -62,6 +62,33 @@ pub struct Report {
     pub timeline: Vec<Span>,
     /// Resource usage per function, in input order (what `-v` prints).
     pub functions: Vec<FunctionReport>,
+    /// The module data `-v`'s first line reports.
+    pub module_data: ModuleData,
+}
+
+/// Module data sizes, as the first line of `ptxas -v` gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModuleData {
+    /// Bytes of `.global` data (`gmem`).
+    pub gmem: u64,
+    /// Bytes per constant bank, for the banks the target reports
+    /// (`cmem[3]`: `.const` data, `cmem[4]`: the address table), in bank
+    /// order, those with no bytes left out.
+    pub cmem: Vec<(u8, u64)>,
+}
+
+impl ModuleData {
+    /// Adds another module's sizes.
+    fn add(&mut self, other: ModuleData) {
+        self.gmem += other.gmem;
+        for (bank, bytes) in other.cmem {
+            match self.cmem.iter_mut().find(|(b, _)| *b == bank) {
+                Some((_, total)) => *total += bytes,
+                None => self.cmem.push((bank, bytes)),
+            }
+        }
+        self.cmem.sort_unstable();
+    }
 }
 
 /// The resources one compiled function uses, as `ptxas -v` reports them.
@@ -289,6 +316,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         for (func, time) in module.functions.iter().zip(run_report.function_times) {
             report_function(report, options, module.target, func, time);
         }
+        report.module_data.add(object::module_data(module));
     }
     let unencoded: Vec<String> =
         modules.iter().filter(|m| !m.props.contains(ori_ir::Property::Encoded)).map(|m| m.props.to_string()).collect();

@@ -117,6 +117,28 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     })
 }
 
+/// The sizes `-v` reports for `module`'s data, measured with NVIDIA's
+/// ptxas 13.5: `gmem` is the size of `.nv.global.init` plus that of
+/// `.nv.global` (alignment gaps included: two `.align 8 .b8 x[3]` make an
+/// 11-byte section); before sm_90 it also gives the sizes of constant
+/// bank 3 (`.const` data) and bank 4 (8 bytes per address-table entry),
+/// when not empty.
+pub fn module_data(module: &Module) -> crate::ModuleData {
+    let section_end = |keep: &dyn Fn(&ori_ir::Variable) -> bool| {
+        module.variables.iter().filter(|v| keep(v)).map(|v| v.offset + v.size).max().unwrap_or(0)
+    };
+    let global = |v: &ori_ir::Variable| v.space == VarSpace::Global;
+    let gmem = section_end(&|v| global(v) && v.init.is_some()) + section_end(&|v| global(v) && v.init.is_none());
+    let mut cmem = Vec::new();
+    // The same targets that report cmem[0] per kernel.
+    if module.target.target().verbose_reports_cmem0 {
+        let bank3 = section_end(&|v| v.space == VarSpace::Const);
+        let addresses = module.externals.len() + module.variables.iter().filter(|v| global(v)).count();
+        cmem = [(3, bank3), (4, 8 * addresses as u64)].into_iter().filter(|&(_, bytes)| bytes != 0).collect();
+    }
+    crate::ModuleData { gmem, cmem }
+}
+
 /// A module variable as the cubin describes it.
 fn variable(v: &ori_ir::Variable) -> object::Variable {
     object::Variable {

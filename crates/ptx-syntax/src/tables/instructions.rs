@@ -152,8 +152,8 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("cnot", "ds").ty(1, 1).mods(NONE),
     I::new("lop3", "dxxxx*").ty(1, 1).sm(50).ptx(4, 3),
     I::new("shf", "dxxx").ty(1, 1).sm(32).ptx(3, 1).mods(&["l", "r", "clamp", "wrap"]),
-    I::new("shl", "dsx").ty(1, 1).mods(NONE),
-    I::new("shr", "dsx").ty(1, 1).mods(NONE),
+    I::new("shl", "dsu").ty(1, 1).mods(NONE),
+    I::new("shr", "dsu").ty(1, 1).mods(NONE),
     // Data movement and conversion.
     I::new("mov", "ds").ty(1, 1).mods(&["v2", "v4"]),
     I::new("ld", "xax?").ty(1, 1).mods(LD),
@@ -293,7 +293,7 @@ mod tests {
     fn rows_are_well_formed() {
         for spec in INSTRUCTIONS {
             let codes: Vec<_> = spec.operand_codes().collect();
-            assert!(codes.iter().all(|(c, _)| b"dsPpalx".contains(c)), "{}", spec.name);
+            assert!(codes.iter().all(|(c, _)| b"dsPpalux".contains(c)), "{}", spec.name);
             assert!(spec.types.0 <= spec.types.1, "{}", spec.name);
             assert_eq!(INSTRUCTIONS.iter().filter(|s| s.name == spec.name).count(), 1, "{}", spec.name);
         }

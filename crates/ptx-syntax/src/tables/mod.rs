@@ -23,6 +23,8 @@ pub struct InstrSpec {
     /// `d` result register of the instruction type, `s` source of that type
     /// (register or immediate), `P` predicate result (`p` or `p|q`), `p`
     /// predicate source, `a` address `[...]`, `l` label or function name,
+    /// `u` 32-bit integer source whatever the instruction type (a `.b32`,
+    /// `.u32` or `.s32` register or an integer immediate: shift amounts),
     /// `x` anything; `?` makes the code before it optional and `*` allows any
     /// number of further operands (`*` alone: any operands at all).
     pub operands: &'static str,

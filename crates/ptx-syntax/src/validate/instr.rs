@@ -285,6 +285,7 @@ impl Checker<'_> {
                     self.is_pred_result(operand)
                 }
                 b'p' => self.is_pred_operand(operand),
+                b'u' => self.is_u32_operand(operand),
                 b'a' => {
                     if !matches!(operand.kind, ExprKind::Address(_)) {
                         false
@@ -318,7 +319,7 @@ impl Checker<'_> {
                 self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }
-            if matches!(code, b'd' | b's' | b'x') && is_vector_special(operand) {
+            if matches!(code, b'd' | b's' | b'u' | b'x') && is_vector_special(operand) {
                 self.error(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
                 return;
             }
@@ -396,6 +397,23 @@ impl Checker<'_> {
             ExprKind::Int { .. } => !ty.is_float() || ty == ScalarType::Pred,
             ExprKind::Float(_) => ty.is_float(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty)),
+            _ => true,
+        }
+    }
+
+    /// Whether `operand` is a 32-bit integer: ptxas takes shift amounts
+    /// only from `.b32`/`.u32`/`.s32` registers or integer immediates (for
+    /// `shl.b16` as for `shr.s64`; 16-, 64-bit and `.f32` registers are an
+    /// argument mismatch).
+    fn is_u32_operand(&self, operand: &Expr) -> bool {
+        match &operand.kind {
+            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
+                None => false,
+                Some(Some(reg)) => matches!(reg, ScalarType::B32 | ScalarType::U32 | ScalarType::S32),
+                Some(None) => !matches!(self.env.lookup(&ident.name), Some(Resolved::Symbol(SymbolKind::Label))),
+            },
+            ExprKind::Float(_) => false,
+            ExprKind::Unary(UnaryOp::Neg, inner) => self.is_u32_operand(inner),
             _ => true,
         }
     }

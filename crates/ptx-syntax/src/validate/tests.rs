@@ -37,6 +37,10 @@ fn instruction_rules() {
     assert_eq!(first("sm_90", "\tadd.s32 %r1, %r2;"), "11: Arguments mismatch for instruction 'add'");
     assert_eq!(first("sm_90", "\tadd.f32 %f1, %f2, 1;"), "11: Arguments mismatch for instruction 'add'");
     assert_eq!(first("sm_90", "\tadd.s32 %r1, %r2, %rd1;"), "11: Arguments mismatch for instruction 'add'");
+    // Shift amounts are 32-bit integers whatever the type shifted.
+    assert_eq!(first("sm_90", "\tshl.b64 %rd1, %rd2, %rd3;"), "11: Arguments mismatch for instruction 'shl'");
+    assert_eq!(first("sm_90", "\tshr.u32 %r1, %r2, %f1;"), "11: Arguments mismatch for instruction 'shr'");
+    assert_eq!(first("sm_90", "\tshr.s64 %rd1, %rd2, %r3;\n\tshl.b64 %rd1, %rd2, -1;"), "");
     assert_eq!(first("sm_90", "\tadd.s32 5, %r2, %r1;"), "11: Result register required for instruction 'add'");
     assert_eq!(first("sm_90", "\tadd.s33 %r1, %r2, %r1;"), "11: Unknown modifier '.s33'");
     assert_eq!(first("sm_90", "\tst.global.nc.u32 [g], %r1;"), "11: Illegal modifier '.nc' for instruction 'st'");

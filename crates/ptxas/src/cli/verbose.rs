@@ -8,7 +8,11 @@ use crate::{FunctionReport, Report};
 /// Writes the `-v` report.
 pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let info = |out: &mut dyn Write, text: String| writeln!(out, "{}", Diagnostic::info(text));
-    info(out, "0 bytes gmem".into())?;
+    let mut data = format!("{} bytes gmem", report.module_data.gmem);
+    for (bank, bytes) in &report.module_data.cmem {
+        data += &format!(", {bytes} bytes cmem[{bank}]");
+    }
+    info(out, data)?;
     // ptxas reports entries last-first, then the device functions.
     for f in report.functions.iter().rev().filter(|f| f.entry) {
         info(out, format!("Compiling entry function '{}' for '{}'", f.name, f.sm))?;
@@ -84,6 +88,13 @@ mod tests {
                 "ptxas info    : Used 12 registers, used 0 barriers, 380 bytes cmem[0]",
                 "ptxas info    : Compile time = 2.142 ms",
             ]
+        );
+        let module_data = crate::ModuleData { gmem: 77, cmem: vec![(3, 16), (4, 40)] };
+        let mut out = Vec::new();
+        write(&Report { module_data, ..Report::default() }, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "ptxas info    : 77 bytes gmem, 16 bytes cmem[3], 40 bytes cmem[4]\n"
         );
         assert!(text(vec![function("v", 90)]).contains("ptxas info    : Used 12 registers, used 0 barriers\n"));
         let reduce = FunctionReport { barriers: 1, shared: 1024, stack_frame: 16, ..function("reduce_smem", 80) };
