@@ -2419,3 +2419,14 @@ fn mma_forms_match_nvidia() {
     }
     matches_nvidia("mma_forms", 32, args, 1, 160, |lane| format!("lane {lane}"));
 }
+
+/// `tests/ptx/cvt_narrow64.ptx`: 8- and 16-bit values widened to 64 bits,
+/// with the sign bits of each width set and clear.
+#[test]
+fn narrow_to_64_bit_conversions_match_nvidia() {
+    let words: [u32; 8] = [0, 1, 0x0000_8000, 0x0080_0080, 0xffff_ffff, 0x1234_5678, 0x80ff_7f01, 0xdead_beef];
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let n = words.len();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
+    matches_nvidia("cvt_narrow64", n as u32, args, 1, 48, |t| format!("word {:#x}", words[t]));
+}

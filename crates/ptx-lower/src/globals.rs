@@ -2,10 +2,12 @@
 //! constant bank 3, laid out as NVIDIA's ptxas lays them out, with their
 //! initial values.
 //!
-//! Layout (measured on globals_const): each space is filled in order of
-//! decreasing alignment, declaration order among equals, each variable at a
-//! multiple of its alignment: `.const` from 0 in bank 3; initialised
-//! `.global` ones in `.nv.global.init`, the others in `.nv.global`. Code
+//! Layout (measured on globals_const and a probe with `.b8 k[6]` before a
+//! `.u64`): `.const` variables in declaration order from 0 in bank 3;
+//! initialised `.global` ones in `.nv.global.init`, the others in
+//! `.nv.global`, each of those two in order of decreasing alignment
+//! (declaration order among equals); every variable at a multiple of its
+//! alignment. Code
 //! reaches a `.global` variable through its 64-bit address, which the
 //! whole-program cubin keeps in constant bank 4 (`Module::address_slot`).
 
@@ -42,10 +44,12 @@ pub(crate) fn layout(decls: &[&VarDecl]) -> Result<Vec<Variable>, Vec<Pending>> 
     if !errors.is_empty() {
         return Err(errors);
     }
-    // Three sections, each packed by decreasing alignment.
+    // Three sections: `.global` ones packed by decreasing alignment,
+    // `.const` ones in declaration order.
     let section = |v: &Variable| (v.space, v.space == VarSpace::Global && v.init.is_none());
     let mut order: Vec<usize> = (0..vars.len()).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(vars[i].align), i));
+    let packing = |v: &Variable| if v.space == VarSpace::Const { 0 } else { v.align };
+    order.sort_by_key(|&i| (std::cmp::Reverse(packing(&vars[i])), i));
     let mut ends: Vec<((VarSpace, bool), u64)> = Vec::new();
     for i in order {
         let key = section(&vars[i]);

@@ -181,6 +181,9 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
             _ => Err(unsupported(inst)),
         };
     }
+    if to.bits() == 64 && from.bits() <= 16 {
+        return widen_narrow(cx, inst, d, a, from);
+    }
     let selector = match (to.bits(), from) {
         (16 | 32, S8) => 0x8880,
         (32, S16) => 0x9910,
@@ -190,6 +193,35 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     };
     let uses = vec![a.into(), Operand::int(selector), Operand::reg(Reg::RZ)];
     cx.emit(Opcode::PRMT, &[], vec![d.into()], uses, inst.span)
+}
+
+/// `cvt.{u,s}64.{u,s,b}{8,16} d, a`: the source's low bits extended as its
+/// type says (zero for unsigned and untyped, sign for signed) into the low
+/// word (`LOP3.LUT` with the mask; `PRMT` with NVIDIA's sign-extension
+/// selector), the high word `RZ` or the low word's sign
+/// (`SHF.R.S32.HI`), word by word as `widen` builds 64-bit values.
+fn widen_narrow(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, from: ScalarType) -> Lowered {
+    use ScalarType::*;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let (lo, hi) = (Operand::reg(d.part(0, 1)).undef(), Operand::reg(d.part(1, 1)));
+    let span = inst.span;
+    let rz = Operand::reg(Reg::RZ);
+    match from {
+        S8 | S16 => {
+            let selector = if from == S8 { 0x8880 } else { 0x9910 };
+            cx.emit(Opcode::PRMT, &[], vec![lo], vec![a.into(), Operand::int(selector), rz.clone()], span)?;
+            let uses = vec![rz, Operand::int(0x1f), Operand::reg(d.part(0, 1))];
+            cx.emit(Opcode::SHF, &["R", "S32", "HI"], vec![hi], uses, span)
+        }
+        _ => {
+            let mask = Operand::int((1 << from.bits()) - 1);
+            let uses = vec![a.into(), mask, rz.clone(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+            cx.emit(Opcode::LOP3, &["LUT"], vec![lo], uses, span)?;
+            cx.emit(Opcode::MOV, &[], vec![hi], vec![rz], span)
+        }
+    }
 }
 
 /// Conversions to and from binary16 and bfloat16 (held in the low half of
