@@ -45,7 +45,7 @@ fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Lab
     // IMAD's alias spellings share one encoding (alias.rs).
     let spellings = crate::alias::spellings(inst, &mnemonic);
     let candidates = spellings.iter().flat_map(|m| tables.forms_for_text(m, skeletons.iter().map(String::as_str)));
-    for &i in candidates {
+    for i in candidates {
         let form = &tables.forms[i];
         match place(tables, form, inst, &values, &reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),

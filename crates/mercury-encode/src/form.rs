@@ -164,7 +164,9 @@ pub struct Tables {
     /// Special registers: hardware number and nvdisasm name.
     pub special_regs: &'static [(u16, &'static str)],
     by_opcode_bits: HashMap<u16, Vec<usize>>,
-    by_text: HashMap<String, Vec<usize>>,
+    /// Forms by a hash of their text (`text_hash`); a lookup compares the
+    /// text itself, so collisions only cost a comparison.
+    by_text: HashMap<u64, Vec<usize>>,
     /// The derived forms are in `forms` too.
     complete: bool,
 }
@@ -212,10 +214,12 @@ impl Tables {
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());
         let mut by_opcode_bits: HashMap<u16, Vec<usize>> = HashMap::new();
-        let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+        // Hashed text, not the text: building thousands of keys as strings
+        // cost most of the first use of the full tables.
+        let mut by_text: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, form) in forms.iter().enumerate() {
             by_opcode_bits.entry(form.bits as u16 & OPCODE_BITS).or_default().push(i);
-            by_text.entry(text_key(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
+            by_text.entry(text_hash(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
         }
         Tables { forms, learned: learned.len(), special_regs, by_opcode_bits, by_text, complete: derive }
     }
@@ -249,8 +253,19 @@ impl Tables {
 
     /// The forms printed as `mnemonic` with these operand skeletons, most
     /// frequent in NVIDIA's code first.
-    pub fn forms_for_text<'a>(&self, mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> &[usize] {
-        self.by_text.get(&text_key(mnemonic, operands)).map_or(&[], Vec::as_slice)
+    pub fn forms_for_text<'a>(
+        &self,
+        mnemonic: &str,
+        operands: impl Iterator<Item = &'a str> + Clone,
+    ) -> impl Iterator<Item = usize> + '_ {
+        let same = {
+            let (mnemonic, operands) = (mnemonic.to_string(), operands.clone().map(str::to_string).collect::<Vec<_>>());
+            move |&i: &usize| {
+                let form = &self.forms[i];
+                form.mnemonic == mnemonic && form.operands.iter().eq(operands.iter())
+            }
+        };
+        self.by_text.get(&text_hash(mnemonic, operands)).into_iter().flatten().copied().filter(same)
     }
 
     /// The name of special register `number`.
@@ -267,11 +282,19 @@ impl Tables {
 /// Bits 0..12 select the opcode and its operand-kind variant on sm_70+.
 const OPCODE_BITS: u16 = 0xfff;
 
-fn text_key<'a>(mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> String {
-    let mut key = mnemonic.to_string();
+/// FNV-1a over the mnemonic and the operand skeletons, each preceded by a
+/// separator byte.
+fn text_hash<'a>(mnemonic: &str, operands: impl Iterator<Item = &'a str>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(mnemonic.as_bytes());
     for op in operands {
-        key.push(' ');
-        key.push_str(op);
+        eat(b"\0");
+        eat(op.as_bytes());
     }
-    key
+    h
 }
