@@ -2,6 +2,9 @@
 //! phases that choose operand shapes before registers are allocated
 //! ([`ori_ir::Forms`]).
 
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
 use ori_ir::{Forms, Inst, Reg};
 
 use crate::{CodeLabels, Sm, encode};
@@ -22,8 +25,32 @@ impl Forms for EncoderForms {
                 *reg = Reg::phys(reg.file, 0).wide(reg.width);
             }
         }
-        encode(self.0, &inst, 0, &CodeLabels::new()).is_ok()
+        // A refusal is the slow answer: every family is searched first.
+        // The whole normalised instruction is the key, so a cached answer
+        // is the answer, whichever thread asked first.
+        let key = format!("{inst:?}");
+        let refused = refusals(self.0);
+        if refused.lock().is_ok_and(|set| set.contains(&key)) {
+            return false;
+        }
+        let ok = encode(self.0, &inst, 0, &CodeLabels::new()).is_ok();
+        if !ok && let Ok(mut set) = refused.lock() {
+            set.insert(key);
+        }
+        ok
     }
+}
+
+/// The normalised instructions `sm` has no form for, asked so far in this
+/// process.
+fn refusals(sm: Sm) -> &'static Mutex<HashSet<String>> {
+    static SM80: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    static SM90: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    match sm {
+        Sm::Sm80 => &SM80,
+        Sm::Sm90 => &SM90,
+    }
+    .get_or_init(Default::default)
 }
 
 #[cfg(test)]
