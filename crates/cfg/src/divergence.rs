@@ -24,10 +24,10 @@ pub fn targets_only_exits(func: &Function, inst: &Inst) -> bool {
         OperandKind::Label(target) => Some(target),
         _ => None,
     });
-    let exits = |b: BlockId| {
-        matches!(func.blocks[b].insts.as_slice(), [id] if func.insts[*id].op == Opcode::EXIT && func.insts[*id].guard.is_none())
-    };
-    labels.next().is_some_and(exits) && labels.all(exits) && inst.uses.iter().all(|op| matches!(op.kind, OperandKind::Label(_)))
+    let exits = |b: BlockId| matches!(func.blocks[b].insts.as_slice(), [id] if func.insts[*id].op == Opcode::EXIT && func.insts[*id].guard.is_none());
+    labels.next().is_some_and(exits)
+        && labels.all(exits)
+        && inst.uses.iter().all(|op| matches!(op.kind, OperandKind::Label(_)))
 }
 
 #[cfg(test)]

@@ -253,19 +253,21 @@ impl Tables {
 
     /// The forms printed as `mnemonic` with these operand skeletons, most
     /// frequent in NVIDIA's code first.
-    pub fn forms_for_text<'a>(
-        &self,
-        mnemonic: &str,
-        operands: impl Iterator<Item = &'a str> + Clone,
-    ) -> impl Iterator<Item = usize> + '_ {
-        let same = {
-            let (mnemonic, operands) = (mnemonic.to_string(), operands.clone().map(str::to_string).collect::<Vec<_>>());
-            move |&i: &usize| {
-                let form = &self.forms[i];
-                form.mnemonic == mnemonic && form.operands.iter().eq(operands.iter())
-            }
+    pub fn forms_for_text<'s, 'a, I>(
+        &'s self,
+        mnemonic: &'a str,
+        operands: I,
+    ) -> impl Iterator<Item = usize> + use<'s, 'a, I>
+    where
+        I: Iterator<Item = &'a str> + Clone + 's,
+        'a: 's,
+    {
+        let hash = text_hash(mnemonic, operands.clone());
+        let same = move |&i: &usize| {
+            let form = &self.forms[i];
+            form.mnemonic == mnemonic && form.operands.iter().copied().eq(operands.clone())
         };
-        self.by_text.get(&text_hash(mnemonic, operands)).into_iter().flatten().copied().filter(same)
+        self.by_text.get(&hash).into_iter().flatten().copied().filter(same)
     }
 
     /// The name of special register `number`.

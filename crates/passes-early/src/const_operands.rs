@@ -119,22 +119,17 @@ struct Load {
 
 /// The constant loads of `func`, by virtual register number.
 fn constant_loads(func: &Function) -> HashMap<u32, Load> {
-    let mut writers: HashMap<u32, u32> = HashMap::new();
+    let writers = crate::write_counts(func);
     let mut loads = HashMap::new();
     let entry = func.layout.first().copied();
     for (block, id, inst) in func.insts_in_order() {
-        for reg in inst.defs.iter().filter_map(Operand::as_reg) {
-            if reg.is_virtual && reg.file == RegFile::R {
-                *writers.entry(reg.num).or_default() += 1;
-            }
-        }
         if let Some(c) = constant_load(inst) {
             let at_entry = Some(block) == entry;
             let load = Load { inst: id, bank: c.bank, offset: c.offset, width: c.reg.width, at_entry };
             loads.insert(c.reg.num, load);
         }
     }
-    loads.retain(|num, _| writers.get(num) == Some(&1));
+    loads.retain(|&num, _| writers.get(&(RegFile::R, num)) == Some(&1));
     loads
 }
 
@@ -165,7 +160,13 @@ pub(crate) fn constant_load(inst: &Inst) -> Option<ConstantLoad> {
 
 /// `id` with use `i` replaced by `kind` (marks kept), moved to another
 /// slot of a commutative operation if it must, when that encodes.
-pub(crate) fn with_operand(func: &Function, id: InstId, i: usize, kind: &OperandKind, cx: &PhaseContext<'_>) -> Option<Inst> {
+pub(crate) fn with_operand(
+    func: &Function,
+    id: InstId,
+    i: usize,
+    kind: &OperandKind,
+    cx: &PhaseContext<'_>,
+) -> Option<Inst> {
     let original = &func.insts[id];
     let slots = commutative_slots(original);
     let swaps = std::iter::once(i).chain(slots.iter().copied().filter(|&j| j != i && slots.contains(&i)));

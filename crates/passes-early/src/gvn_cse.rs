@@ -256,17 +256,12 @@ impl Numbering {
             self.undo.push(Undo::Copy(w));
             return;
         }
-        if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() || inst.uses.len() != 1 {
-            return;
-        }
-        let (Some(dst), src) = (inst.defs.first().and_then(Operand::as_reg), &inst.uses[0]) else { return };
-        let OperandKind::Reg(s) = src.kind else { return };
-        let same_shape = s.width == 1 && dst.width == 1 && s.file == dst.file && !s.file.is_predicate();
+        let Some((dst, s)) = one_word_copy(inst) else { return };
         // A part of a tuple would keep the whole tuple alive up to the
         // copy's readers (an accumulator fragment, a 64-bit address).
         let one_word = self.widths.get(&(s.file, s.num)) == Some(&1);
         let source_stays = s.is_zero() || (one_word && self.single_def(s));
-        if src.flags != OperandFlags::default() || !same_shape || !source_stays || !self.single_def(dst) {
+        if s.file.is_predicate() || !source_stays || !self.single_def(dst) {
             return;
         }
         let w = word(dst, dst.words().start);
@@ -279,13 +274,8 @@ impl Numbering {
     /// copy holds the same value (copy propagation across the dominator
     /// tree, for the copies `OriCopyProp` cannot prove available).
     fn copied(&self, inst: &Inst) -> Option<Vec<Vn>> {
-        if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() || inst.uses.len() != 1 {
-            return None;
-        }
-        let (dst, src) = (inst.defs.first()?.as_reg()?, &inst.uses[0]);
-        let OperandKind::Reg(s) = src.kind else { return None };
-        let plain = src.flags == OperandFlags::default();
-        (plain && s.is_virtual && s.width == 1 && dst.width == 1 && s.file == dst.file).then(|| self.numbers(s))?
+        let (_, s) = one_word_copy(inst)?;
+        if s.is_virtual { self.numbers(s) } else { None }
     }
 
     /// The numbers of `inst`'s results: an earlier identical pure
@@ -415,6 +405,18 @@ impl Numbering {
     fn virtual_numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
         if reg.is_virtual { self.numbers(reg) } else { None }
     }
+}
+
+/// The destination and source of a plain one-word copy `d = MOV s`
+/// (unguarded, no modifiers or operand marks, one register file).
+fn one_word_copy(inst: &Inst) -> Option<(Reg, Reg)> {
+    if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() {
+        return None;
+    }
+    let ([def], [src]) = (inst.defs.as_slice(), inst.uses.as_slice()) else { return None };
+    let (dst, s) = (def.as_reg()?, src.as_reg()?);
+    let plain = src.flags == OperandFlags::default();
+    (plain && s.width == 1 && dst.width == 1 && s.file == dst.file).then_some((dst, s))
 }
 
 /// The one-word register of an unguarded `LOP3.LUT d, RZ, RZ, RZ, lut,

@@ -11,12 +11,12 @@ mod copy_prop;
 mod gvn_cse;
 mod live_dead;
 mod predication;
-mod remat_constants;
 mod pure;
+mod remat_constants;
 mod sink_remat;
 mod sync_opt;
-mod uniform_pairs;
 mod undef_parts;
+mod uniform_pairs;
 
 pub use branch_opt::OriBranchOpt;
 pub use const_operands::FoldConstantOperands;
@@ -27,11 +27,13 @@ pub use predication::OriDoPredication;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
 pub use sync_opt::OptimizeSyncInstructions;
-pub use uniform_pairs::UniformConstantPairs;
 pub use undef_parts::OriMarkUndefParts;
+pub use uniform_pairs::UniformConstantPairs;
+
+use std::collections::HashMap;
 
 use fixedbitset::FixedBitSet;
-use ori_ir::{Function, InstId, Phase};
+use ori_ir::{Function, InstId, Phase, RegFile};
 
 /// Every phase of this crate, for the driver's registry.
 pub fn phases() -> Vec<Box<dyn Phase>> {
@@ -48,6 +50,18 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(OriDoPredication),
         Box::new(OptimizeSyncInstructions),
     ]
+}
+
+/// How many instructions write each virtual register (any part of it),
+/// by file and number.
+fn write_counts(func: &Function) -> HashMap<(RegFile, u32), u32> {
+    let mut counts = HashMap::new();
+    for (_, _, inst) in func.insts_in_order() {
+        for r in inst.written_regs().filter(|r| r.is_virtual) {
+            *counts.entry((r.file, r.num)).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// A set of instructions of one function, by arena index.

@@ -100,7 +100,9 @@ fn unread_words(func: &Function) -> InstSet {
     let unread = |inst: &Inst, readers: &HashMap<Word, u32>| {
         removable(inst)
             && inst.defs.iter().all(|def| match def.kind {
-                OperandKind::Reg(reg) => reg.is_zero() || (reg.is_virtual && words(reg).all(|w| !readers.contains_key(&w))),
+                OperandKind::Reg(reg) => {
+                    reg.is_zero() || (reg.is_virtual && words(reg).all(|w| !readers.contains_key(&w)))
+                }
                 _ => false,
             })
     };
@@ -148,10 +150,10 @@ fn sweep(func: &Function, live: &Liveness) -> InstSet {
 fn is_dead(inst: &Inst, live_after: &RegSet) -> bool {
     removable(inst)
         && inst.defs.iter().all(|def| match def.kind {
-        OperandKind::Reg(reg) if reg.is_zero() => true,
-        OperandKind::Reg(reg) => VReg::of(reg).is_some_and(|v| !live_after.contains(v)),
-        _ => false,
-    })
+            OperandKind::Reg(reg) if reg.is_zero() => true,
+            OperandKind::Reg(reg) => VReg::of(reg).is_some_and(|v| !live_after.contains(v)),
+            _ => false,
+        })
 }
 
 /// True when `inst` does nothing but write its registers.

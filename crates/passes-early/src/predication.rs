@@ -33,6 +33,7 @@ use ori_ir::{
 };
 
 use crate::pure::is_pure;
+use crate::write_counts;
 
 /// Most instructions predicated on one side of a region.
 pub const MAX_SIDE: usize = 8;
@@ -170,7 +171,8 @@ fn predicable(func: &Function, insts: &[ori_ir::InstId], guard: Guard, max: usiz
         && insts.iter().all(|&id| {
             let inst = &func.insts[id];
             let flags = inst.op.info().flags;
-            let atomic = flags.contains(OpFlags::LOAD.union(OpFlags::STORE)) || matches!(inst.op, Opcode::RED | Opcode::REDG);
+            let atomic =
+                flags.contains(OpFlags::LOAD.union(OpFlags::STORE)) || matches!(inst.op, Opcode::RED | Opcode::REDG);
             // A store's effect is its write, which the guard controls;
             // other effects (fences, barriers, traps) stay branched around.
             let other_effect = flags.contains(OpFlags::SIDE_EFFECT) && !flags.contains(OpFlags::STORE);
@@ -258,15 +260,4 @@ fn replaced_on_both_sides(func: &Function, region: &Region) -> Vec<(RegFile, u32
             false
         })
         .collect()
-}
-
-/// How many instructions write each virtual register (any part of it).
-fn write_counts(func: &Function) -> HashMap<(RegFile, u32), u32> {
-    let mut counts = HashMap::new();
-    for (_, _, inst) in func.insts_in_order() {
-        for r in inst.written_regs().filter(|r| r.is_virtual) {
-            *counts.entry((r.file, r.num)).or_insert(0) += 1;
-        }
-    }
-    counts
 }

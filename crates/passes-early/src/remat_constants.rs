@@ -81,7 +81,8 @@ impl Phase for RematConstantLoads {
             let insts = &mut func.blocks[target].insts;
             // Before the first reader, or in a dominating block before
             // its first branch (a guarded branch may leave mid-block).
-            let leaves = |i: &InstId| func.insts[*i].op.has(OpFlags::BRANCH) || func.insts[*i].op.has(OpFlags::TERMINATOR);
+            let leaves =
+                |i: &InstId| func.insts[*i].op.has(OpFlags::BRANCH) || func.insts[*i].op.has(OpFlags::TERMINATOR);
             let at = insts.iter().position(|i| readers.contains(i) || leaves(i)).unwrap_or(insts.len());
             insts.insert(at, copy);
             for id in readers {
@@ -133,16 +134,13 @@ struct Load {
 /// The constant loads of `func` whose register nothing else writes, by
 /// virtual register number.
 fn constant_loads(func: &Function) -> HashMap<u32, Load> {
-    let mut writers: HashMap<u32, u32> = HashMap::new();
+    let writers = crate::write_counts(func);
     let mut loads = HashMap::new();
     for (block, id, inst) in func.insts_in_order() {
-        for reg in inst.written_regs().filter(|r| r.is_virtual && r.file == RegFile::R) {
-            *writers.entry(reg.num).or_default() += 1;
-        }
         if let Some(load) = constant_load(inst) {
             loads.insert(load.reg.num, Load { inst: id, block, reg: load.reg });
         }
     }
-    loads.retain(|num, _| writers.get(num) == Some(&1));
+    loads.retain(|&num, _| writers.get(&(RegFile::R, num)) == Some(&1));
     loads
 }

@@ -15,7 +15,7 @@
 //! predecessors leave it so. A `WARPSYNC` reached together goes.
 
 use cfg::{Cfg, splits_warp};
-use ori_ir::{BlockId, Function, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use ori_ir::{BlockId, Function, Inst, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
 
 /// Deletes reconvergence instructions no divergent branch precedes.
 pub struct OptimizeSyncInstructions;
@@ -49,22 +49,22 @@ impl Phase for OptimizeSyncInstructions {
 fn rewrite(func: &mut Function, together_in: &[bool]) {
     for block in func.layout.clone() {
         let mut together = together_in[index(block)];
-        let insts = std::mem::take(&mut func.blocks[block].insts);
-        let mut keep = Vec::with_capacity(insts.len());
-        for id in insts {
-            let inst = &func.insts[id];
-            if is_full_warpsync(inst) {
-                if together {
-                    continue;
-                }
-                together = true;
-            } else if splits_warp(func, inst) {
-                together = false;
-            }
-            keep.push(id);
-        }
-        func.blocks[block].insts = keep;
+        let mut insts = std::mem::take(&mut func.blocks[block].insts);
+        insts.retain(|&id| !step(func, &func.insts[id], &mut together));
+        func.blocks[block].insts = insts;
     }
+}
+
+/// Moves the state over `inst`; true when `inst` is a `WARPSYNC` the
+/// warp reaches together (redundant).
+fn step(func: &Function, inst: &Inst, together: &mut bool) -> bool {
+    if is_full_warpsync(inst) {
+        return std::mem::replace(together, true);
+    }
+    if splits_warp(func, inst) {
+        *together = false;
+    }
+    false
 }
 
 fn index(block: BlockId) -> usize {
@@ -81,19 +81,18 @@ fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
         changed = false;
         for &block in cfg.rpo() {
             let mut together = together_in[index(block)];
+            let mut split = false;
             for &id in &func.blocks[block].insts {
                 let inst = &func.insts[id];
-                if is_full_warpsync(inst) {
-                    together = true;
-                } else if splits_warp(func, inst) {
-                    // A branch mid-block splits its target and what
-                    // follows it alike.
-                    together = false;
-                }
+                step(func, inst, &mut together);
+                split |= splits_warp(func, inst);
             }
+            // A branch mid-block leaves split for its target even when a
+            // WARPSYNC later in the block reconverges the fall-through.
+            let out = together && !split;
             for &succ in cfg.succs(block) {
                 let slot = &mut together_in[index(succ)];
-                if *slot && !together {
+                if *slot && !out {
                     *slot = false;
                     changed = true;
                 }
@@ -104,7 +103,7 @@ fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
 }
 
 /// `WARPSYNC.ALL` or `WARPSYNC 0xffffffff`, unguarded.
-fn is_full_warpsync(inst: &ori_ir::Inst) -> bool {
+fn is_full_warpsync(inst: &Inst) -> bool {
     inst.op == Opcode::WARPSYNC
         && inst.guard.is_none()
         && (inst.has_mod("ALL")

@@ -91,7 +91,9 @@ impl Words {
     /// The bits of the words `reg` covers (none for a one-word register).
     fn bits(&self, reg: Reg) -> std::ops::Range<usize> {
         match self.regs.get(&(reg.file, reg.num)) {
-            Some(&(first, _)) if reg.is_virtual => first + usize::from(reg.words().start)..first + usize::from(reg.words().end),
+            Some(&(first, _)) if reg.is_virtual => {
+                first + usize::from(reg.words().start)..first + usize::from(reg.words().end)
+            }
             _ => 0..0,
         }
     }

@@ -21,8 +21,8 @@
 use std::collections::HashMap;
 
 use ori_ir::{
-    Function, Imm, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property,
-    PropertySet, Reg, RegFile,
+    Function, Imm, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
+    Reg, RegFile,
 };
 
 use crate::const_operands::with_operand;
@@ -89,19 +89,16 @@ impl Phase for UniformConstantPairs {
 /// Register pairs written exactly by one immediate move per word,
 /// unguarded, and their values.
 fn constant_pairs(func: &Function) -> HashMap<u32, u64> {
-    let mut writers: HashMap<u32, u32> = HashMap::new();
+    let writers = crate::write_counts(func);
     let mut words: HashMap<u32, [Option<u32>; 2]> = HashMap::new();
     for (_, _, inst) in func.insts_in_order() {
-        for r in inst.written_regs().filter(|r| r.is_virtual && r.file == RegFile::R) {
-            *writers.entry(r.num).or_default() += 1;
-        }
         if let Some((reg, value)) = word_move(inst) {
             words.entry(reg.num).or_default()[usize::from(reg.word.unwrap_or(0))] = Some(value);
         }
     }
     words
         .into_iter()
-        .filter(|(num, _)| writers.get(num) == Some(&2))
+        .filter(|&(num, _)| writers.get(&(RegFile::R, num)) == Some(&2))
         .filter_map(|(num, w)| Some((num, u64::from(w[0]?) | u64::from(w[1]?) << 32)))
         .collect()
 }

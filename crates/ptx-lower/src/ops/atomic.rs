@@ -40,12 +40,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mods = modifiers(op, *ty).ok_or_else(|| unsupported(inst))?;
     let first = usize::from(!red);
-    let result = if red {
-        None
-    } else {
-        let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
-        (!cx.unread(d.name.as_str())).then_some(d)
-    };
+    let result = read_result(cx, inst, red)?;
     let cas = *op == "cas";
     let b = value(cx, inst, first + 1, *ty)?;
     let swap = if cas { Some(value(cx, inst, first + 2, *ty)?) } else { None };
@@ -82,6 +77,16 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`, `None` for what is not
 /// lowered: 64-bit `min`/`max` (signed 64-bit forms unprobed), `inc`/`dec`
 /// beyond `u32`, float operations but `add.f32`.
+/// The PTX register an `atom` writes when something reads it (`None`
+/// for `red` and for unread results, which SASS writes to `RZ`).
+fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowered<Option<&'i ptx_syntax::ast::Ident>> {
+    if red {
+        return Ok(None);
+    }
+    let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    Ok((!cx.unread(d.name.as_str())).then_some(d))
+}
+
 fn modifiers(op: &str, ty: ScalarType) -> Option<Vec<&'static str>> {
     use ScalarType::*;
     let (word, ty_word): (&'static str, &'static str) = match (op, ty) {
@@ -147,12 +152,7 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
 fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: ScalarType) -> Lowered {
     use ScalarType::*;
     let first = usize::from(!red);
-    let result = if red {
-        None
-    } else {
-        let ExprKind::Name(d, None) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
-        (!cx.unread(d.name.as_str())).then_some(d)
-    };
+    let result = read_result(cx, inst, red)?;
     let one = matches!(operand(inst, first + 1)?.kind, ExprKind::Int { value: 1, .. });
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
@@ -223,7 +223,13 @@ enum Addend {
 ///
 /// `d` is the last `old`. A guarded atomic is not lowered (the loop
 /// would need a branch around it).
-fn shared_cas_loop(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize, result: Option<&str>, wide: bool) -> Lowered {
+fn shared_cas_loop(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    first: usize,
+    result: Option<&str>,
+    wide: bool,
+) -> Lowered {
     if cx.guard.is_some() {
         return Err(unsupported(inst));
     }
@@ -260,7 +266,13 @@ fn shared_cas_loop(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize, resul
     cx.emit(Opcode::ATOMS, &cast, vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
     let p = cx.temp(RegFile::P, 1);
     let ok_lo = if width == 1 { ok } else { ok.part(0, 1) };
-    cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![p.into(), pt()], vec![ok_lo.into(), Operand::int(1), pt()], span)?;
+    cx.emit(
+        Opcode::ISETP,
+        &["EQ", "U32", "AND"],
+        vec![p.into(), pt()],
+        vec![ok_lo.into(), Operand::int(1), pt()],
+        span,
+    )?;
     if width == 2 {
         let uses = vec![ok.part(1, 1).into(), rz(), pt(), p.into()];
         cx.emit(Opcode::ISETP, &["EQ", "U32", "AND", "EX"], vec![p.into(), pt()], uses, span)?;
