@@ -7,7 +7,9 @@
 //!   latter with a virtual exit), by the Cooper–Harvey–Kennedy algorithm;
 //! - [`LoopNest`]: natural loops from back edges, nesting and depth;
 //! - [`Liveness`]: live-in/live-out sets of virtual registers per block;
-//! - [`DefUse`]: def-use chains from reaching definitions.
+//! - [`DefUse`]: def-use chains from reaching definitions;
+//! - [`splits_warp`] and [`divergent_branches`]: which branches may
+//!   split a warp, by their form and by the values they test.
 //!
 //! Every analysis is a snapshot: a phase that changes the function
 //! recomputes what it still needs. Blocks are named by [`BlockId`]
@@ -24,6 +26,7 @@ mod dom;
 mod graph;
 mod liveness;
 mod loops;
+mod varying;
 
 pub use blockset::BlockSet;
 pub use defuse::{Def, DefId, DefUse, Use, UseId};
@@ -32,6 +35,7 @@ pub use dom::{DomTree, PostDomTree};
 pub use graph::{Cfg, branch_targets};
 pub use liveness::{Liveness, RegSet, VReg, VRegSpace};
 pub use loops::{Loop, LoopId, LoopNest};
+pub use varying::divergent_branches;
 
 use ori_ir::BlockId;
 

@@ -653,6 +653,35 @@ impl Cta<'_> {
                     w.set(loc, 0, mask);
                 }
             }
+            Kind::Bsync => {
+                let Some((Src::Reg(barrier, _), _)) = step.uses.first() else {
+                    return fault("BSYNC without a barrier register");
+                };
+                let running_elsewhere = w
+                    .groups
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != g)
+                    .fold(0, |acc, (_, &(_, m))| acc | (m & !w.parked));
+                // Lanes that wait at a BSYNC themselves are not waited for:
+                // recursion reuses one barrier register at several depths
+                // (NVIDIA's `BMOV`-saved B6), whose arbitration the hardware
+                // does not document; letting the group go keeps such code
+                // running, at the price of not reporting real deadlocks.
+                if running_elsewhere & w.get(*barrier, 0) != 0 {
+                    // Wait here; the group merges with the lanes arriving.
+                    w.parked |= mask;
+                    return Ok(());
+                }
+                w.parked &= !mask;
+            }
+            Kind::Break => {
+                let Some((Src::Reg(barrier, _), _)) = step.uses.first() else {
+                    return fault("BREAK without a barrier register");
+                };
+                let left = w.get(*barrier, 0) & !active;
+                w.set(*barrier, 0, left);
+            }
             Kind::Bmov { clear } => {
                 let (Some(&(dst, _)), Some((Src::Reg(src, _), _))) = (step.defs.first(), step.uses.first()) else {
                     return fault("BMOV without a register operand");

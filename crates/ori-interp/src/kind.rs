@@ -77,7 +77,14 @@ pub enum ShflMode {
 pub enum Kind {
     /// No effect on the state the interpreter models.
     Nop,
+    /// `BSSY B, label`: arms a convergence barrier with the group's lanes.
     Bssy,
+    /// `BSYNC B`: waits until every lane the barrier holds has arrived
+    /// here (exited lanes and lanes waiting at a `BSYNC` aside), so the
+    /// warp goes on as one group.
+    Bsync,
+    /// `BREAK B`: takes the active lanes out of the barrier.
+    Break,
     /// `BMOV.32[.CLEAR]`: a barrier register to or from a general register
     /// (callees save the convergence barriers they use); `.CLEAR` zeroes
     /// the barrier register read.
@@ -463,8 +470,6 @@ pub fn decode_kind(inst: &Inst) -> Kind {
     let name = inst.op.name();
     let base = name.strip_prefix('U').filter(|_| !matches!(name, "UFLO" | "UPOPC")).unwrap_or(name);
     match base {
-        // `BREAK` takes lanes out of a convergence barrier: as `BSYNC`, a
-        // no-op where divergent lanes run lowest pc first.
         "DEPBAR" if m("LE") && matches!(inst.uses.first().map(|u| &u.kind), Some(OperandKind::Scoreboard(0))) => {
             match inst.uses.get(1).map(|u| &u.kind) {
                 Some(OperandKind::Imm(ori_ir::Imm::Int(n))) => {
@@ -475,8 +480,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         // Bulk copies complete when issued (`sem/async_mem.rs`): nothing is
         // left in flight for `UTMACMDFLUSH` to push out.
-        "NOP" | "BSYNC" | "BREAK" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE"
-        | "CGAERRBAR" | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
+        "NOP" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE" | "CGAERRBAR"
+        | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
         "LDGSTS" => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0, zfill: m("ZFILL") }),
         "LDGDEPBAR" => Kind::Async(AsyncOp::LdgDepbar),
         "SYNCS" if m("EXCH") && m("64") => Kind::Async(AsyncOp::SyncsExch),
@@ -495,6 +500,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "HGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
         "BSSY" => Kind::Bssy,
+        "BSYNC" => Kind::Bsync,
+        "BREAK" => Kind::Break,
         "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,
         "BRA" if m("ANY") => Kind::BraAny,

@@ -26,6 +26,8 @@ pub struct Warp {
     /// Groups of lanes that share a program counter, never two with the
     /// same pc; lanes not in any group have exited or never existed.
     pub groups: Vec<(usize, u32)>,
+    /// Lanes waiting at a `BSYNC` for others of its barrier.
+    pub parked: u32,
     /// `%tid` of each lane.
     pub tid: [[u32; 3]; LANES],
     /// Index of the warp in its CTA.
@@ -49,6 +51,7 @@ impl Warp {
             up: vec![false; n(RegFile::UP)],
             b: vec![0; n(RegFile::B)],
             groups: if live == 0 { Vec::new() } else { vec![(0, live)] },
+            parked: 0,
             tid,
             index,
             local: vec![Vec::new(); LANES],
@@ -124,11 +127,17 @@ impl Warp {
         }
     }
 
-    /// The group to run next: the one with the lowest pc. Running the
+    /// The group to run next: the one with the lowest pc, passing over
+    /// groups waiting at a `BSYNC` while another can run. Running the
     /// lowest pc first lets the others' lanes catch up with it at the
     /// join point of structured code, where groups merge.
     pub fn next_group(&self) -> Option<usize> {
-        (0..self.groups.len()).min_by_key(|&i| self.groups[i].0)
+        let lowest = |waiting: bool| {
+            (0..self.groups.len())
+                .filter(|&i| waiting || self.groups[i].1 & !self.parked != 0)
+                .min_by_key(|&i| self.groups[i].0)
+        };
+        lowest(false).or_else(|| lowest(true))
     }
 
     /// Replaces group `g` by the lanes `moves` (mask, pc), merging groups

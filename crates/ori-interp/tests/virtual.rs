@@ -61,3 +61,45 @@ fn faults_name_the_instruction() {
     let text = err.to_string();
     assert!(text.contains("STG.E") && text.contains("out of bounds") && text.contains("lane 8"), "{text}");
 }
+
+/// `KERNEL` with the taken side laid out after the join: running the
+/// lowest pc first brings the fall-through lanes to the `BSYNC` before the
+/// others, and they must wait there for them.
+const LATE_SIDE: &str = "
+.entry diverge {
+    .param 0x0, 8
+bb0:
+    %r0 = S2R SR_TID.X
+    %r4.64 = LDC.64 c[0x0][0x210]
+    %r2.64 = IMAD.WIDE.U32 %r0, 0x4, %r4.64
+    %p0, PT = ISETP.GE.U32.AND %r0, 0xa, PT
+    %b0 = BSSY bb3
+    @%p0 BRA bb4
+bb1:
+    %r6 = IADD3 %r0, 0x64, RZ
+bb2:
+    BSYNC %b0
+bb3:
+    PT, %r7 = SHFL.DOWN %r6, 0x1, 0x1f
+    STG.E [%r2.64], %r7
+    EXIT
+bb4:
+    %r6 = IADD3 %r0, 0xc8, RZ
+    BRA bb2
+}
+";
+
+#[test]
+fn bsync_waits_for_the_lanes_of_its_barrier() {
+    let func = ori_ir::text::parse_function(LATE_SIDE).expect("parses");
+    let mut g = Global::new();
+    let out = g.alloc(vec![0; 4 * 32]);
+    let launch = Launch::new([1, 1, 1], [32, 1, 1], out.to_le_bytes().to_vec());
+    ori_interp::run(&func, 90, 0, &launch, &mut g).expect("runs");
+    let got: Vec<u32> =
+        g.buffer(out).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    // The shuffle sees every lane's value: the warp was whole again.
+    let want: Vec<u32> =
+        (0..32u32).map(|t| if t < 31 { t + 1 } else { t }).map(|s| if s >= 10 { s + 200 } else { s + 100 }).collect();
+    assert_eq!(got, want);
+}

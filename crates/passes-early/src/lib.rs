@@ -12,6 +12,7 @@ mod gvn_cse;
 mod live_dead;
 mod predication;
 mod pure;
+mod reconverge;
 mod remat_constants;
 mod sink_remat;
 mod sync_opt;
@@ -24,6 +25,7 @@ pub use copy_prop::OriCopyProp;
 pub use gvn_cse::GvnCse;
 pub use live_dead::EarlyOriSimpleLiveDead;
 pub use predication::OriDoPredication;
+pub use reconverge::LateExpandSyncInstructions;
 pub use remat_constants::RematConstantLoads;
 pub use sink_remat::SinkRemat;
 pub use sync_opt::OptimizeSyncInstructions;
@@ -48,6 +50,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(SinkRemat),
         Box::new(OriMarkUndefParts),
         Box::new(OriDoPredication),
+        Box::new(LateExpandSyncInstructions),
         Box::new(OptimizeSyncInstructions),
     ]
 }

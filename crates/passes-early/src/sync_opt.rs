@@ -12,10 +12,16 @@
 //! and after a `WARPSYNC`; a conditional branch may split it for both of
 //! its successors, unless it only leads to an `EXIT`-only block (threads
 //! that leave do not hold the others up); a block is together when all its
-//! predecessors leave it so. A `WARPSYNC` reached together goes.
+//! predecessors leave it so. A `WARPSYNC` reached together goes. A
+//! `BSYNC` brings the warp back to how its `BSSY` found it
+//! (`LateExpandSyncInstructions` brackets divergent regions with them).
+
+use std::collections::HashMap;
 
 use cfg::{Cfg, splits_warp};
-use ori_ir::{BlockId, Function, Inst, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use ori_ir::{
+    BlockId, Function, Inst, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
+};
 
 /// Deletes reconvergence instructions no divergent branch precedes.
 pub struct OptimizeSyncInstructions;
@@ -38,28 +44,44 @@ impl Phase for OptimizeSyncInstructions {
         if cfg.has_unknown_targets() {
             return Ok(());
         }
-        let together_in = solve(func, &cfg);
-        rewrite(func, &together_in);
+        let mut armed = Armed::new();
+        let together_in = solve(func, &cfg, &mut armed);
+        rewrite(func, &together_in, &mut armed);
         Ok(())
     }
 }
 
 /// Deletes the redundant `WARPSYNC`s, given whether each block is entered
 /// together.
-fn rewrite(func: &mut Function, together_in: &[bool]) {
+fn rewrite(func: &mut Function, together_in: &[bool], armed: &mut Armed) {
     for block in func.layout.clone() {
         let mut together = together_in[index(block)];
         let mut insts = std::mem::take(&mut func.blocks[block].insts);
-        insts.retain(|&id| !step(func, &func.insts[id], &mut together));
+        insts.retain(|&id| !step(func, &func.insts[id], &mut together, armed));
         func.blocks[block].insts = insts;
     }
 }
 
+/// Whether the warp was together at each convergence barrier's `BSSY`
+/// (on every visit so far).
+type Armed = HashMap<Reg, bool>;
+
 /// Moves the state over `inst`; true when `inst` is a `WARPSYNC` the
 /// warp reaches together (redundant).
-fn step(func: &Function, inst: &Inst, together: &mut bool) -> bool {
+fn step(func: &Function, inst: &Inst, together: &mut bool, armed: &mut Armed) -> bool {
     if is_full_warpsync(inst) {
         return std::mem::replace(together, true);
+    }
+    let barrier = || inst.defs.iter().chain(&inst.uses).find_map(|o| o.as_reg());
+    match (inst.op, barrier()) {
+        (Opcode::BSSY, Some(b)) => {
+            let was = armed.entry(b).or_insert(true);
+            *was &= *together;
+        }
+        // The threads `BSSY` saw leave together; a guarded `BSYNC` may not
+        // run, so it proves nothing.
+        (Opcode::BSYNC, Some(b)) if inst.guard.is_none() => *together |= armed.get(&b).copied().unwrap_or(false),
+        _ => {}
     }
     if splits_warp(func, inst) {
         *together = false;
@@ -72,7 +94,7 @@ fn index(block: BlockId) -> usize {
 }
 
 /// Whether each block (by arena index) is entered with the warp together.
-fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
+fn solve(func: &Function, cfg: &Cfg, armed: &mut Armed) -> Vec<bool> {
     let n = func.blocks.len();
     // Optimistic start: together everywhere; the entry stays together.
     let mut together_in = vec![true; n];
@@ -84,7 +106,7 @@ fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
             let mut split = false;
             for &id in &func.blocks[block].insts {
                 let inst = &func.insts[id];
-                step(func, inst, &mut together);
+                step(func, inst, &mut together, armed);
                 split |= splits_warp(func, inst);
             }
             // A branch mid-block leaves split for its target even when a
@@ -103,7 +125,7 @@ fn solve(func: &Function, cfg: &Cfg) -> Vec<bool> {
 }
 
 /// `WARPSYNC.ALL` or `WARPSYNC 0xffffffff`, unguarded.
-fn is_full_warpsync(inst: &Inst) -> bool {
+pub(crate) fn is_full_warpsync(inst: &Inst) -> bool {
     inst.op == Opcode::WARPSYNC
         && inst.guard.is_none()
         && (inst.has_mod("ALL")

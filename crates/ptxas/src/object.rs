@@ -9,7 +9,6 @@ use crate::Options;
 use crate::diag::Diagnostic;
 
 mod calls;
-mod divergence;
 mod notes;
 
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
@@ -197,7 +196,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         // Volta) exactly when the final code calls a function (k_hash,
         // printf_kernel) or keeps a branch that may split a warp
         // (fill_iota; docs/elfw.md).
-        crs_stack_size: (usage.calls || divergence::has_divergent_branch(func)).then_some(0),
+        crs_stack_size: (usage.calls || !cfg::divergent_branches(func).is_empty()).then_some(0),
         notes: object::CodeNotes {
             uses_ctaid_z: usage.uses_ctaid_z,
             syscalls: calls.syscalls,

@@ -5,7 +5,8 @@
 //! Built in one pass with the last writer and the readers since of each
 //! register unit, the last store and the loads since, and the last
 //! instruction with side effects and the memory and warp-synchronous
-//! instructions since, so it is linear in the region's size.
+//! instructions since, and the last reconvergence point and everything
+//! since, so it is linear in the region's size.
 
 use ori_ir::{Function, Inst, InstId, OpFlags, Opcode, OperandKind, SpecialReg};
 
@@ -39,6 +40,14 @@ fn memory(inst: &Inst) -> (bool, bool) {
     (inst.op.has(OpFlags::LOAD) && !constant, inst.op.has(OpFlags::STORE))
 }
 
+/// Instructions nothing may cross: before a `WARPSYNC` or `BSYNC` the
+/// warp may still be split, so an instruction moved above one would run
+/// once per group of threads; a uniform register written there could
+/// clobber a value another group still reads.
+fn reconverges(inst: &Inst) -> bool {
+    matches!(inst.op, Opcode::WARPSYNC | Opcode::BSYNC)
+}
+
 /// Side effects, clock reads included (their order is what they measure).
 fn has_side_effect(inst: &Inst) -> bool {
     let clock = inst.uses.iter().any(|o| {
@@ -61,9 +70,21 @@ impl Dag {
         let mut readers: Vec<Vec<usize>> = vec![Vec::new(); Unit::COUNT];
         let (mut last_store, mut loads) = (None, Vec::new());
         let (mut last_effect, mut since_effect) = (None, Vec::new());
+        let (mut last_fence, mut since_fence) = (None, Vec::new());
         let warpgroup = warpgroup_units(func, region);
         for (j, &id) in region.iter().enumerate() {
             let inst = &func.insts[id];
+            if reconverges(inst) {
+                for i in std::mem::take(&mut since_fence) {
+                    dag.edge(i, j, 0);
+                }
+                last_fence = Some(j);
+            } else {
+                if let Some(f) = last_fence {
+                    dag.edge(f, j, 1);
+                }
+                since_fence.push(j);
+            }
             let guard = inst.guard.and_then(|g| Unit::of_reg(g.pred).next());
             // `WARPGROUP.ARRIVE`/`.DEPBAR` stand for every access of the
             // HGMMAs' registers: none may move between an ARRIVE and its
