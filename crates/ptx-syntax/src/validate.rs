@@ -6,6 +6,7 @@ mod instr;
 mod rules;
 mod scope;
 mod signature;
+mod typecheck;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;

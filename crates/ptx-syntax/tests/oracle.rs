@@ -8,6 +8,12 @@ use ptx_syntax::{Diagnostic, FileId, Sm, ValidateOptions, parse, validate};
 /// The corpus `vadd` kernel (`.target sm_80`); cases edit copies of it.
 const BASE: &str = include_str!("vadd.ptx");
 
+/// Declares registers of the types vadd lacks, for the register-type cases.
+const MORE_REGISTERS: (&str, &str) = (
+    ".reg .pred \t%p<2>;",
+    ".reg .pred \t%p<2>;\n\t.reg .b16 %rs<4>;\n\t.reg .u16 %us<4>;\n\t.reg .f16 %h<4>;\n\t.reg .u32 %u<4>;\n\t.reg .f64 %fd<4>;",
+);
+
 /// Each case: name, then (find, replace) edits applied to [`BASE`].
 const CASES: &[(&str, &[(&str, &str)])] = &[
     ("ok", &[]),
@@ -216,6 +222,47 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
         "reserved_smem_register_on_old_ptx",
         &[(".version 9.5", ".version 7.5"), ("mov.u32 \t%r3, %ctaid.x", "mov.u32 %r3, %reserved_smem_offset_begin")],
     ),
+    ("size_b32_in_u16", &[MORE_REGISTERS, ("ret;", "add.u16 %rs1, %rs2, %r3; ret;")]),
+    ("size_b16_in_u32", &[MORE_REGISTERS, ("ret;", "add.u32 %r1, %r2, %rs3; ret;")]),
+    ("kind_f32_in_u32", &[MORE_REGISTERS, ("ret;", "add.u32 %r1, %r2, %f1; ret;")]),
+    ("kind_u32_in_f32", &[MORE_REGISTERS, ("ret;", "add.f32 %f1, %f2, %u1; ret;")]),
+    ("kind_b32_in_f32_ok", &[MORE_REGISTERS, ("ret;", "add.f32 %f1, %f2, %r1; ret;")]),
+    ("kind_f32_in_b32_ok", &[MORE_REGISTERS, ("ret;", "and.b32 %r1, %f2, %r1; ret;")]),
+    ("kind_f16_in_u16", &[MORE_REGISTERS, ("ret;", "add.u16 %rs1, %rs2, %h1; ret;")]),
+    ("kind_u16_in_f16", &[MORE_REGISTERS, ("ret;", "add.f16 %h1, %h2, %us1; ret;")]),
+    ("kind_f16_in_bf16", &[MORE_REGISTERS, ("ret;", "add.bf16 %rs1, %rs2, %h1; ret;")]),
+    ("kind_u32_in_f16x2", &[MORE_REGISTERS, ("ret;", "add.f16x2 %r1, %r2, %u1; ret;")]),
+    ("kind_f32_in_setp_u32", &[MORE_REGISTERS, ("ret;", "setp.eq.u32 %p1, %r1, %f1; ret;")]),
+    ("kind_u32_in_selp_b32_ok", &[MORE_REGISTERS, ("ret;", "selp.b32 %r1, %f1, %u1, %p1; ret;")]),
+    ("load_wider_register_ok", &[MORE_REGISTERS, ("ret;", "ld.global.u16 %r1, [%rd1]; ret;")]),
+    ("load_f32_into_b64_ok", &[MORE_REGISTERS, ("ret;", "ld.global.f32 %rd1, [%rd1]; ret;")]),
+    ("load_f32_into_f64", &[MORE_REGISTERS, ("ret;", "ld.global.f32 %fd1, [%rd1]; ret;")]),
+    ("load_u16_into_f32", &[MORE_REGISTERS, ("ret;", "ld.global.u16 %f1, [%rd1]; ret;")]),
+    ("load_b16_into_f32_ok", &[MORE_REGISTERS, ("ret;", "ld.global.b16 %f1, [%rd1]; ret;")]),
+    ("store_u16_from_f32", &[MORE_REGISTERS, ("ret;", "st.global.u16 [%rd1], %f1; ret;")]),
+    ("cvt_f16_from_f32_register", &[MORE_REGISTERS, ("ret;", "cvt.f32.f16 %f1, %f2; ret;")]),
+    ("cvt_f16_into_u16_register", &[MORE_REGISTERS, ("ret;", "cvt.rn.f16.f32 %us1, %f2; ret;")]),
+    ("cvt_wider_registers_ok", &[MORE_REGISTERS, ("ret;", "cvt.u16.u32 %r1, %rd2; ret;")]),
+    ("special_in_add", &[MORE_REGISTERS, ("ret;", "add.u32 %r1, %tid.x, 1; ret;")]),
+    ("special_in_shift_amount", &[MORE_REGISTERS, ("ret;", "shl.b32 %r1, %r1, %laneid; ret;")]),
+    ("special_in_store", &[MORE_REGISTERS, ("ret;", "st.global.u32 [%rd1], %tid.x; ret;")]),
+    ("special_wrong_size_in_add", &[MORE_REGISTERS, ("ret;", "add.u64 %rd1, %tid.x, 1; ret;")]),
+    ("special_mov_f32", &[MORE_REGISTERS, ("ret;", "mov.f32 %f1, %laneid; ret;")]),
+    ("special_mov_b32_into_f32_ok", &[MORE_REGISTERS, ("ret;", "mov.b32 %f1, %clock; ret;")]),
+    ("special_mov_u16_tid_ok", &[MORE_REGISTERS, ("ret;", "mov.u16 %rs1, %tid.x; ret;")]),
+    ("special_mov_u16_laneid", &[MORE_REGISTERS, ("ret;", "mov.u16 %rs1, %laneid; ret;")]),
+    ("special_mov_u32_gridid_ok", &[MORE_REGISTERS, ("ret;", "mov.u32 %r1, %gridid; ret;")]),
+    ("special_mov_u32_clock64", &[MORE_REGISTERS, ("ret;", "mov.u32 %r1, %clock64; ret;")]),
+    ("special_mov_u64_pm_64_ok", &[MORE_REGISTERS, ("ret;", "mov.u64 %rd1, %pm0_64; ret;")]),
+    ("special_cvt_narrower_ok", &[MORE_REGISTERS, ("ret;", "cvt.u16.u32 %rs1, %laneid; ret;")]),
+    ("special_cvt_float", &[MORE_REGISTERS, ("ret;", "cvt.rn.f32.u32 %f1, %laneid; ret;")]),
+    ("special_cvt_from_float", &[MORE_REGISTERS, ("ret;", "cvt.rzi.u32.f32 %r1, %laneid; ret;")]),
+    ("mad_lo_name", &[MORE_REGISTERS, ("ret;", "mad.lo.s32 %r1, %r3, %r4, %f1; ret;")]),
+    ("mul_wide_narrow_result", &[MORE_REGISTERS, ("ret;", "mul.wide.s32 %r1, %r1, 4; ret;")]),
+    ("mad_wide_narrow_addend", &[MORE_REGISTERS, ("ret;", "mad.wide.s32 %rd1, %r1, %r2, %r3; ret;")]),
+    ("mad_wide_ok", &[MORE_REGISTERS, ("ret;", "mad.wide.s32 %rd1, %r1, %r2, %rd3; ret;")]),
+    ("mul_lo_result_required", &[MORE_REGISTERS, ("ret;", "mul.lo.u32 1, %r1, %r1; ret;")]),
+    ("cvta_to_name", &[MORE_REGISTERS, ("ret;", "cvta.to.global.u64 %rd1; ret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

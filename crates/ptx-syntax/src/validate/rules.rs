@@ -4,6 +4,7 @@
 
 use super::instr::{Checker, Resolved};
 use super::scope::SymbolKind;
+use super::typecheck::{Fit, Verdict, register_fits, special_fits};
 use crate::ast::*;
 
 /// Families whose integer forms take no rounding modifier.
@@ -62,9 +63,20 @@ impl Checker<'_> {
                 }
                 // As for loads: registers at least as wide as their type.
                 let (dst, src) = (*dst, *src);
-                let fits = inst.operands.iter().enumerate().all(|(i, o)| self.holds(o, if i == 0 { dst } else { src }));
-                if !fits {
+                let (mut mismatch, mut special) = (false, false);
+                for (i, operand) in inst.operands.iter().enumerate() {
+                    match self.holds(operand, if i == 0 { dst } else { src }) {
+                        // A conversion to or from a float type reads no special register.
+                        Verdict::Fits if dst.is_float() && self.is_special(operand) => special = true,
+                        Verdict::Fits => {}
+                        Verdict::Mismatch => mismatch = true,
+                        Verdict::SpecialNotAllowed => special = true,
+                    }
+                }
+                if mismatch {
                     self.report(span, "Arguments mismatch for instruction 'cvt'".to_owned());
+                } else if special {
+                    self.report(span, "Special register argument not allowed for instruction 'cvt'".to_owned());
                 }
             }
             ("div" | "sqrt" | "rcp", [ScalarType::F32 | ScalarType::F64])
@@ -191,7 +203,7 @@ impl Checker<'_> {
                 ExprKind::Braces(items) => items.as_slice(),
                 _ => std::slice::from_ref(operand),
             };
-            if !values.iter().all(|v| self.holds(v, ty)) {
+            if values.iter().any(|v| self.holds(v, ty) == Verdict::Mismatch) {
                 self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }
@@ -212,19 +224,29 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
-    /// Whether `value` can be loaded into or stored from as type `ty`: a
-    /// register at least as wide (ptxas extends and truncates), or an
-    /// immediate of the right kind.
-    fn holds(&self, value: &Expr, ty: ScalarType) -> bool {
+    fn is_special(&self, operand: &Expr) -> bool {
+        matches!(&operand.kind, ExprKind::Name(ident, _)
+            if matches!(self.env.lookup(&ident.name), Some(Resolved::Special(_))))
+    }
+
+    /// Whether `value` can be loaded into or stored from or converted as
+    /// type `ty`: a register at least as wide (ptxas extends and truncates),
+    /// or an immediate of the right kind. Special registers are judged as
+    /// `cvt` reads them (`st` refuses them later, as every instruction but
+    /// `mov` and `cvt` does).
+    fn holds(&self, value: &Expr, ty: ScalarType) -> Verdict {
         match &value.kind {
-            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
-                Some(Some(reg)) => (reg == ScalarType::Pred) == (ty == ScalarType::Pred) && reg.bits() >= ty.bits(),
-                Some(None) => true,
-                None => false,
+            ExprKind::Name(ident, component) => match self.env.lookup(&ident.name) {
+                Some(Resolved::Special(reg)) => special_fits(&ident.name, reg, ty, Fit::AtLeast),
+                _ => match self.type_of(&ident.name, component.is_some()) {
+                    Some(Some(reg)) => register_fits(reg, ty, Fit::AtLeast).into(),
+                    Some(None) => Verdict::Fits,
+                    None => Verdict::Mismatch,
+                },
             },
-            ExprKind::Int { .. } => !ty.is_float(),
-            ExprKind::Float(_) => ty.is_float(),
-            _ => true,
+            ExprKind::Int { .. } => (!ty.is_float()).into(),
+            ExprKind::Float(_) => ty.is_float().into(),
+            _ => Verdict::Fits,
         }
     }
 }
