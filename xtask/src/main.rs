@@ -88,3 +88,18 @@ pub fn target_dir() -> Result<std::path::PathBuf, String> {
 pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
 }
+
+#[cfg(test)]
+mod tests {
+    /// Cargo's own answer: `CARGO_TARGET_DIR` when the tests run with it (a
+    /// relative one from the workspace root, where xtask runs cargo), else
+    /// `target/` under the workspace root.
+    #[test]
+    fn target_dir_is_cargos() {
+        let expected = match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) => super::workspace_root().join(dir),
+            None => super::workspace_root().join("target"),
+        };
+        assert_eq!(super::target_dir().unwrap(), expected);
+    }
+}
