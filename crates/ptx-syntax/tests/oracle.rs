@@ -263,6 +263,14 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("mad_wide_ok", &[MORE_REGISTERS, ("ret;", "mad.wide.s32 %rd1, %r1, %r2, %rd3; ret;")]),
     ("mul_lo_result_required", &[MORE_REGISTERS, ("ret;", "mul.lo.u32 1, %r1, %r1; ret;")]),
     ("cvta_to_name", &[MORE_REGISTERS, ("ret;", "cvta.to.global.u64 %rd1; ret;")]),
+    ("popc_result_64_bit", &[MORE_REGISTERS, ("ret;", "popc.b32 %rd1, %r1; ret;")]),
+    ("popc_b64_result_32_bit_ok", &[MORE_REGISTERS, ("ret;", "popc.b64 %r1, %rd1; ret;")]),
+    ("bfe_position_64_bit", &[MORE_REGISTERS, ("ret;", "bfe.u32 %r1, %r1, %rd1, 8; ret;")]),
+    ("bfi_length_float", &[MORE_REGISTERS, ("ret;", "bfi.b32 %r1, %r1, %r2, 0, %f1; ret;")]),
+    ("cvta_source_32_bit", &[MORE_REGISTERS, ("ret;", "cvta.global.u64 %rd1, %r1; ret;")]),
+    ("prmt_selector_64_bit", &[MORE_REGISTERS, ("ret;", "prmt.b32 %r1, %r1, %r2, %rd1; ret;")]),
+    ("shfl_lane_64_bit", &[MORE_REGISTERS, ("ret;", "shfl.sync.bfly.b32 %r1, %r2, %rd1, 31, -1; ret;")]),
+    ("vote_mask_float", &[MORE_REGISTERS, ("ret;", "vote.sync.ballot.b32 %r1, %p1, %f1; ret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

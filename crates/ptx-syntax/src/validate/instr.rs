@@ -288,6 +288,13 @@ impl Checker<'_> {
                 }
                 b'p' => self.is_pred_operand(operand).into(),
                 b'u' => self.is_u32_operand(operand).into(),
+                b'U' => {
+                    if !Self::is_result(operand) {
+                        self.error(inst.span, format!("Result register required for instruction '{name}'"));
+                        continue;
+                    }
+                    self.is_u32_operand(operand).into()
+                }
                 b'a' => {
                     if !matches!(operand.kind, ExprKind::Address(_)) {
                         Verdict::Mismatch
@@ -327,7 +334,7 @@ impl Checker<'_> {
                 // A size mismatch in a later operand is reported instead.
                 Verdict::SpecialNotAllowed => verdict = fits,
             }
-            if matches!(code, b'd' | b's' | b'u' | b'x') && is_vector_special(operand) {
+            if matches!(code, b'd' | b's' | b'u' | b'U' | b'x') && is_vector_special(operand) {
                 self.error(inst.span, format!("Argument vector size mismatch for instruction '{name}'"));
                 return;
             }
