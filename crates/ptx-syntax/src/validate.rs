@@ -3,6 +3,7 @@
 //! and target/version requirements. Every problem of a module is reported.
 
 mod instr;
+mod negation;
 mod rules;
 mod scope;
 mod signature;

@@ -271,6 +271,12 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("prmt_selector_64_bit", &[MORE_REGISTERS, ("ret;", "prmt.b32 %r1, %r1, %r2, %rd1; ret;")]),
     ("shfl_lane_64_bit", &[MORE_REGISTERS, ("ret;", "shfl.sync.bfly.b32 %r1, %r2, %rd1, 31, -1; ret;")]),
     ("vote_mask_float", &[MORE_REGISTERS, ("ret;", "vote.sync.ballot.b32 %r1, %p1, %f1; ret;")]),
+    ("negated_integer_register", &[MORE_REGISTERS, ("ret;", "sub.s32 %r1, %r2, -%r3; ret;")]),
+    ("negated_float_register", &[MORE_REGISTERS, ("ret;", "add.f32 %f1, -%f2, %f1; ret;")]),
+    ("negated_64_bit_register", &[MORE_REGISTERS, ("ret;", "add.s64 %rd1, %rd1, -%rd2; ret;")]),
+    ("negated_register_wrong_size", &[MORE_REGISTERS, ("ret;", "add.u64 %rd1, -%r2, 1; ret;")]),
+    ("negated_special_register", &[MORE_REGISTERS, ("ret;", "add.u32 %r1, -%tid.x, 1; ret;")]),
+    ("negative_immediate_ok", &[MORE_REGISTERS, ("ret;", "add.s32 %r1, %r2, -5; ret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

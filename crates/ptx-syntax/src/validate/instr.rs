@@ -1,5 +1,6 @@
 //! Checks of one instruction against its [`InstrSpec`] row.
 
+use super::negation::Negation;
 use super::scope::{Scope, SymbolKind};
 use super::signature::Signature;
 use super::typecheck::{Fit, Verdict, register_fits, special_fits};
@@ -267,6 +268,11 @@ impl Checker<'_> {
             self.error(inst.span, format!("Arguments mismatch for instruction '{name}'"));
             return;
         }
+        let negation = self.negation(inst);
+        if negation == Negation::IllegalMinus {
+            self.error(inst.span, "Illegal argument to unary minus".to_owned());
+            return;
+        }
         let mov = op == "mov";
         let mut verdict = Verdict::Fits;
         for (index, (operand, (code, _))) in inst.operands.iter().zip(codes).enumerate() {
@@ -342,6 +348,8 @@ impl Checker<'_> {
         // Only `mov` and `cvt` read special registers.
         if verdict == Verdict::SpecialNotAllowed || (!mov && op != "cvt" && self.reads_special(inst)) {
             self.error(inst.span, format!("Special register argument not allowed for instruction '{name}'"));
+        } else if negation == Negation::NotAllowed {
+            self.error(inst.span, format!("Operand negation not allowed for instruction '{name}'"));
         }
     }
 

@@ -155,3 +155,12 @@ fn register_types_follow_ptxas() {
     );
     assert_eq!(first("sm_90", "\tmov.u32 %r1, %clock64;"), "11: Arguments mismatch for instruction 'mov'");
 }
+
+#[test]
+fn negated_registers_are_refused() {
+    assert_eq!(first("sm_90", "\tsub.s32 %r1, %r2, -%r3;"), "11: Operand negation not allowed for instruction 'sub'");
+    assert_eq!(first("sm_90", "\tadd.f32 %f1, -%f2, %f1;"), "11: Illegal argument to unary minus");
+    assert_eq!(first("sm_90", "\tadd.s64 %rd1, %rd2, -%rd3;"), "11: Illegal argument to unary minus");
+    assert_eq!(first("sm_90", "\tadd.s64 %rd1, -%r2, 1;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(messages(&kernel("sm_90", "\tadd.s32 %r1, %r2, -5;")), Vec::<String>::new());
+}
