@@ -8,6 +8,7 @@ mod rules;
 mod scope;
 mod signature;
 mod typecheck;
+mod vectors;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;

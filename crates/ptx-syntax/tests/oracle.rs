@@ -277,6 +277,16 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("negated_register_wrong_size", &[MORE_REGISTERS, ("ret;", "add.u64 %rd1, -%r2, 1; ret;")]),
     ("negated_special_register", &[MORE_REGISTERS, ("ret;", "add.u32 %r1, -%tid.x, 1; ret;")]),
     ("negative_immediate_ok", &[MORE_REGISTERS, ("ret;", "add.s32 %r1, %r2, -5; ret;")]),
+    ("vector_elements_of_two_sizes", &[MORE_REGISTERS, ("ret;", "mov.b32 %r1, {%rs1, %r2}; ret;")]),
+    ("vector_elements_of_two_kinds", &[MORE_REGISTERS, ("ret;", "mov.b64 %rd1, {%f1, %u2}; ret;")]),
+    ("vector_f16_with_integer_immediate", &[MORE_REGISTERS, ("ret;", "mov.b32 %r1, {%h1, 0}; ret;")]),
+    ("vector_three_elements", &[MORE_REGISTERS, ("ret;", "mov.b64 %rd1, {%r1, %r2, %r1}; ret;")]),
+    ("vector_too_narrow_for_mov", &[MORE_REGISTERS, ("ret;", "mov.b64 %rd1, {%rs1, %rs2}; ret;")]),
+    ("vector_in_unsigned_mov", &[MORE_REGISTERS, ("ret;", "mov.u32 %r1, {%rs1, %rs2}; ret;")]),
+    ("vector_b_with_float_ok", &[MORE_REGISTERS, ("ret;", "mov.b64 %rd1, {%f1, %r2}; ret;")]),
+    ("load_vector_two_kinds", &[MORE_REGISTERS, ("ret;", "ld.global.v2.f32 {%f1, %u1}, [%rd1]; ret;")]),
+    ("store_vector_two_sizes", &[MORE_REGISTERS, ("ret;", "st.global.v2.b32 [%rd1], {%r1, %rs1}; ret;")]),
+    ("store_vector_b32_and_f32_as_u32_ok", &[MORE_REGISTERS, ("ret;", "st.global.v2.u32 [%rd1], {%r1, %f1}; ret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -3,7 +3,7 @@
 use super::negation::Negation;
 use super::scope::{Scope, SymbolKind};
 use super::signature::Signature;
-use super::typecheck::{Fit, Verdict, register_fits, special_fits};
+use super::typecheck::{Fit, Kind, Verdict, kind, register_fits, special_fits};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
@@ -274,6 +274,10 @@ impl Checker<'_> {
             return;
         }
         let mov = op == "mov";
+        if mov && let Some(message) = self.mov_vectors(inst) {
+            self.error(inst.span, message);
+            return;
+        }
         let mut verdict = Verdict::Fits;
         for (index, (operand, (code, _))) in inst.operands.iter().zip(codes).enumerate() {
             let fits = match code {
@@ -351,6 +355,19 @@ impl Checker<'_> {
         } else if negation == Negation::NotAllowed {
             self.error(inst.span, format!("Operand negation not allowed for instruction '{name}'"));
         }
+    }
+
+    /// ptxas's message about a `{..}` operand of `mov` whose elements do
+    /// not go together or are not two or four.
+    fn mov_vectors(&self, inst: &Instruction) -> Option<String> {
+        inst.operands.iter().find_map(|operand| {
+            let ExprKind::Braces(items) = &operand.kind else { return None };
+            match self.vector_type(items, "mov") {
+                Err(message) => Some(message),
+                Ok(_) if !matches!(items.len(), 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
+                Ok(_) => None,
+            }
+        })
     }
 
     /// Whether an operand of `inst` is a special register (vector operands
@@ -448,6 +465,13 @@ impl Checker<'_> {
             ExprKind::Int { .. } => (!ty.is_float() || ty == ScalarType::Pred).into(),
             ExprKind::Float(_) => ty.is_float().into(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty), mov),
+            // `mov` packs or unpacks a `.bN` value whole: the elements fill it.
+            ExprKind::Braces(items) if mov => match self.vector_type(items, "mov") {
+                Ok(element) => (kind(ty) == Kind::Bits
+                    && element.is_none_or(|e| e.bits() as usize * items.len() == ty.bits() as usize))
+                .into(),
+                Err(_) => Verdict::Mismatch,
+            },
             _ => Verdict::Fits,
         }
     }

@@ -199,11 +199,17 @@ impl Checker<'_> {
         }
         let mut types = inst.types();
         if let (Some(ty), None, Some(operand)) = (types.next(), types.next(), inst.operands.get(value)) {
-            let values = match &operand.kind {
-                ExprKind::Braces(items) => items.as_slice(),
-                _ => std::slice::from_ref(operand),
+            let fits = match &operand.kind {
+                ExprKind::Braces(items) => match self.vector_type(items, op) {
+                    Err(message) => {
+                        self.report(inst.span, message);
+                        return;
+                    }
+                    Ok(element) => element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast)),
+                },
+                _ => self.holds(operand, ty) != Verdict::Mismatch,
             };
-            if values.iter().any(|v| self.holds(v, ty) == Verdict::Mismatch) {
+            if !fits {
                 self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }

@@ -77,15 +77,21 @@ pub fn special_fits(name: &str, reg: ScalarType, ty: ScalarType, fit: Fit) -> Ve
     }
 }
 
+/// A type's family for the compatibility rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
+    /// `.bN`.
     Bits,
+    /// `.uN`, `.sN`.
     Int,
+    /// Every float and packed-float type.
     Float,
+    /// `.pred`.
     Pred,
 }
 
-fn kind(t: ScalarType) -> Kind {
+/// The family of `t`.
+pub fn kind(t: ScalarType) -> Kind {
     use ScalarType::*;
     match t {
         Pred => Kind::Pred,
