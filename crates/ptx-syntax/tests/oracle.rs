@@ -287,6 +287,10 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("load_vector_two_kinds", &[MORE_REGISTERS, ("ret;", "ld.global.v2.f32 {%f1, %u1}, [%rd1]; ret;")]),
     ("store_vector_two_sizes", &[MORE_REGISTERS, ("ret;", "st.global.v2.b32 [%rd1], {%r1, %rs1}; ret;")]),
     ("store_vector_b32_and_f32_as_u32_ok", &[MORE_REGISTERS, ("ret;", "st.global.v2.u32 [%rd1], {%r1, %f1}; ret;")]),
+    ("mul_lo_float", &[MORE_REGISTERS, ("ret;", "mul.lo.f32 %f1, %f1, %f1; ret;")]),
+    ("mad_wide_float", &[MORE_REGISTERS, ("ret;", "mad.wide.f32 %fd1, %f1, %f1, %fd1; ret;")]),
+    ("atom_cas_swap_64_bit", &[MORE_REGISTERS, ("ret;", "atom.global.cas.b32 %r1, [%rd1], %r1, %rd1; ret;")]),
+    ("load_into_immediate", &[MORE_REGISTERS, ("ret;", "ld.global.v2.u32 {%r1, 5}, [%rd1]; ret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

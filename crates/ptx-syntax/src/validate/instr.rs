@@ -445,7 +445,7 @@ impl Checker<'_> {
     /// Whether `operand` may be a `d`/`s` operand of type `ty` (`None`: the
     /// type is not known here, anything goes). `mov` may read special
     /// registers; elsewhere only their size is judged here.
-    fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>, mov: bool) -> Verdict {
+    pub(super) fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>, mov: bool) -> Verdict {
         let Some(ty) = ty else { return Verdict::Fits };
         match &operand.kind {
             ExprKind::Name(ident, component) => match self.env.lookup(&ident.name) {
@@ -539,7 +539,7 @@ impl Checker<'_> {
 /// The type operand `index` (a `d` or `s` operand) must have: the
 /// instruction's one type, doubled for `.wide`'s result and `mad.wide`'s
 /// addend; `None` when the instruction has several types.
-fn operand_type(inst: &Instruction, index: usize) -> Option<ScalarType> {
+pub(super) fn operand_type(inst: &Instruction, index: usize) -> Option<ScalarType> {
     let mut types = inst.types();
     let (Some(ty), None) = (types.next(), types.next()) else { return None };
     let wide_operand = index == 0 || (index == 3 && inst.opcode.name == "mad");

@@ -2,7 +2,7 @@
 //! comparison and signedness requirements, vector widths, state spaces,
 //! barrier numbers. Messages are ptxas's.
 
-use super::instr::{Checker, Resolved};
+use super::instr::{Checker, Resolved, display_name, operand_type};
 use super::scope::SymbolKind;
 use super::typecheck::{Fit, Verdict, register_fits, special_fits};
 use crate::ast::*;
@@ -84,8 +84,9 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
-            ("mul" | "mad", [t]) if is_int(*t) && !["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
-                self.report(span, format!("Unexpected instruction types specified for '{op}'"));
+            ("mul" | "mad", [t]) if is_int(*t) != ["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
+                // Integer forms need `.lo`/`.hi`/`.wide`, float forms refuse them.
+                self.report(span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
             }
             ("setp" | "set", _) if !COMPARISONS.iter().any(|c| inst.has(c)) => {
                 self.report(span, format!("Comparison modifier required for instruction '{op}'"));
@@ -127,6 +128,14 @@ impl Checker<'_> {
         // Counts outside the table row's range are reported by the row check.
         let in_row_range = (base..=base + 2).contains(&inst.operands.len());
         if in_row_range && inst.operands.len() != expected {
+            self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+            return;
+        }
+        // The row types the first source only; `.cas` has a second.
+        if inst.has("cas")
+            && let Some(swap) = inst.operands.get(3)
+            && self.fits_type(swap, operand_type(inst, 3), false) == Verdict::Mismatch
+        {
             self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
         }
     }
@@ -197,6 +206,10 @@ impl Checker<'_> {
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
             self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
         }
+        if !is_store && inst.operands.get(value).is_some_and(has_immediate) {
+            self.report(inst.span, format!("Result register required for instruction '{op}'"));
+            return;
+        }
         let mut types = inst.types();
         if let (Some(ty), None, Some(operand)) = (types.next(), types.next(), inst.operands.get(value)) {
             let fits = match &operand.kind {
@@ -254,6 +267,15 @@ impl Checker<'_> {
             ExprKind::Float(_) => ty.is_float().into(),
             _ => Verdict::Fits,
         }
+    }
+}
+
+/// Whether `value` is an immediate or a vector holding one.
+fn has_immediate(value: &Expr) -> bool {
+    match &value.kind {
+        ExprKind::Int { .. } | ExprKind::Float(_) => true,
+        ExprKind::Braces(items) => items.iter().any(has_immediate),
+        _ => false,
     }
 }
 
