@@ -12,7 +12,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if status.success() { Ok(()) } else { std::process::exit(status.code().unwrap_or(1)) }
 }
 
-/// Builds the release `ptxas` and returns its path.
+/// Builds the release `ptxas` and returns its path (in cargo's target
+/// directory, which `CARGO_TARGET_DIR` may move).
 pub fn release_ptxas() -> Result<PathBuf, String> {
     let root = crate::workspace_root();
     let status = Command::new(env!("CARGO"))
@@ -23,5 +24,5 @@ pub fn release_ptxas() -> Result<PathBuf, String> {
     if !status.success() {
         return Err("building ptxas failed".into());
     }
-    Ok(root.join("target/release/ptxas"))
+    Ok(crate::target_dir()?.join("release/ptxas"))
 }

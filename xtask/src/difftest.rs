@@ -1,8 +1,9 @@
 //! `cargo xtask difftest [--sm N] [KERNEL...]`: compiles corpus kernels with
 //! NVIDIA's ptxas, runs the cubins under the Ori interpreter on the
 //! launches of `ori_interp::corpus`, and checks the outputs against the CPU
-//! references of the manifest's checks. When our own `target/debug/ptxas`
-//! compiles the PTX to a cubin, that cubin is run and checked the same way.
+//! references of the manifest's checks. When our own debug `ptxas` (in
+//! cargo's target directory, so `CARGO_TARGET_DIR` is honoured) compiles
+//! the PTX to a cubin, that cubin is run and checked the same way.
 //!
 //! `cargo xtask difftest --manifest [M.toml] [KERNEL...]`: every launch of
 //! the manifest at its own size, NVIDIA's cubin against ours
@@ -63,7 +64,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let oracle = nv_oracle::Oracle::find().ok_or("NVIDIA's tools are missing: run `cargo xtask oracle`")?;
     let root = crate::workspace_root();
     let corpus = root.join("../shared/corpus");
-    let ours = root.join("target/debug/ptxas");
+    let ours = crate::target_dir()?.join("debug/ptxas");
     let dir = root.join("target/difftest");
     let (nv_dir, our_dir) = (dir.join("nvidia"), dir.join("ours"));
     for d in [&nv_dir, &our_dir] {

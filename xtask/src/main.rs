@@ -64,7 +64,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// Cargo's target directory for this workspace, as cargo itself resolves it
+/// (`CARGO_TARGET_DIR`, `build.target-dir` in a config file, or `target/`
+/// under the workspace root): where the binaries cargo builds land.
+pub fn target_dir() -> Result<std::path::PathBuf, String> {
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr).trim()));
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).map_err(|e| format!("cargo metadata output: {e}"))?;
+    metadata["target_directory"]
+        .as_str()
+        .map(std::path::PathBuf::from)
+        .ok_or_else(|| "cargo metadata gave no target_directory".to_owned())
+}
+
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Cargo's own answer: `CARGO_TARGET_DIR` when the tests run with it (a
+    /// relative one from the workspace root, where xtask runs cargo), else
+    /// `target/` under the workspace root.
+    #[test]
+    fn target_dir_is_cargos() {
+        let expected = match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) => super::workspace_root().join(dir),
+            None => super::workspace_root().join("target"),
+        };
+        assert_eq!(super::target_dir().unwrap(), expected);
+    }
 }

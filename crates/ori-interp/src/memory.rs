@@ -6,11 +6,19 @@
 pub struct Global {
     buffers: Vec<(u64, Vec<u8>)>,
     next: u64,
-    /// The modules whose variables live here, with the constant banks
-    /// placing them gave (`Statics::place`): a module is placed once, as
-    /// CUDA loads it once, so its variables keep their values across
-    /// launches.
-    pub(crate) modules: Vec<(crate::Statics, Vec<(u8, Vec<u8>)>)>,
+    /// The modules whose variables live here (`Statics::place`): a module
+    /// is placed once, as CUDA loads it once, so its variables keep their
+    /// values across launches.
+    pub(crate) modules: Vec<PlacedModule>,
+}
+
+/// A module whose variables were placed in global memory.
+#[derive(Clone, Debug)]
+pub(crate) struct PlacedModule {
+    /// Its variables.
+    pub(crate) statics: crate::Statics,
+    /// The constant banks placing them gave: (bank, bytes).
+    pub(crate) banks: Vec<(u8, Vec<u8>)>,
 }
 
 /// Where the first buffer is placed: a typical device address, far from 0

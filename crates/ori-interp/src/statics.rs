@@ -9,7 +9,7 @@
 
 use ori_ir::{VarSpace, Variable};
 
-use crate::memory::Global;
+use crate::memory::{Global, PlacedModule};
 
 /// What a module's variables need at launch.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,11 +43,11 @@ impl Statics {
     /// kernels (equal `Statics`) on the same `global` get the same
     /// variables, with the values earlier launches left, as on CUDA.
     pub fn place(&self, global: &mut Global) -> Vec<(u8, Vec<u8>)> {
-        if let Some((_, banks)) = global.modules.iter().find(|m| m.0 == *self) {
-            return banks.clone();
+        if let Some(placed) = global.modules.iter().find(|m| m.statics == *self) {
+            return placed.banks.clone();
         }
         let banks = self.place_fresh(global);
-        global.modules.push((self.clone(), banks.clone()));
+        global.modules.push(PlacedModule { statics: self.clone(), banks: banks.clone() });
         banks
     }
 

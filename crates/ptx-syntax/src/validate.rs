@@ -3,9 +3,12 @@
 //! and target/version requirements. Every problem of a module is reported.
 
 mod instr;
+mod negation;
 mod rules;
 mod scope;
 mod signature;
+mod typecheck;
+mod vectors;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;

@@ -139,8 +139,9 @@ impl LiveRanges {
                         }
                     }
                 }
-                b.defs(inst, &effects, &mut vlive, &mut plive, use_pt, def_pt, freq);
-                b.uses(id, inst, &effects, &mut vlive, &mut plive, use_pt, freq);
+                let at = Point { use_pt, def_pt, freq };
+                b.defs(inst, &effects, &mut vlive, &mut plive, at);
+                b.uses(id, inst, &effects, &mut vlive, &mut plive, at);
                 b.hint(inst);
             }
             for v in vlive.iter() {
@@ -162,6 +163,15 @@ impl LiveRanges {
         uniform::widen(func, &DivergentRegions::compute(func, &cfg), &mut lr);
         lr
     }
+}
+
+/// Where an instruction sits in the backward walk: its read and write
+/// points and how often it runs (the weight its registers gain).
+#[derive(Clone, Copy)]
+struct Point {
+    use_pt: u32,
+    def_pt: u32,
+    freq: f64,
 }
 
 /// Accumulates ranges during the backward walk.
@@ -188,17 +198,15 @@ impl Builder {
     /// write ends the value that was live above it; a guarded one does
     /// not (the old value survives when the guard is false). A write that
     /// nothing reads still occupies its register at the write.
-    #[allow(clippy::too_many_arguments)]
     fn defs(
         &mut self,
         inst: &Inst,
         effects: &PhysEffects,
         vlive: &mut cfg::RegSet,
         plive: &mut FixedBitSet,
-        use_pt: u32,
-        def_pt: u32,
-        freq: f64,
+        at: Point,
     ) {
+        let Point { use_pt, def_pt, freq } = at;
         let unguarded = inst.guard.is_none();
         for reg in inst.written_regs() {
             let kills = inst.killed_regs().any(|k| k == reg);
@@ -246,9 +254,9 @@ impl Builder {
         effects: &PhysEffects,
         vlive: &mut cfg::RegSet,
         plive: &mut FixedBitSet,
-        use_pt: u32,
-        freq: f64,
+        at: Point,
     ) {
+        let Point { use_pt, freq, .. } = at;
         for reg in inst.read_regs() {
             if let Some(v) = VReg::of(reg) {
                 let bit = self.bit(v);

@@ -150,8 +150,9 @@ bb3:
         }
         // After the join the warp is whole again: plain liveness applies,
         // and the region's registers are free for reuse.
-        assert_eq!(physical(&alloc, 4), 0, "{regs:?}");
-        assert_eq!(alloc.used[RegFile::UR.index()], 4);
+        // (UR0-UR3 are never handed out, as with NVIDIA's ptxas.)
+        assert_eq!(physical(&alloc, 4), 4, "{regs:?}");
+        assert_eq!(alloc.used[RegFile::UR.index()], 8);
     }
 
     #[test]

@@ -44,11 +44,18 @@ pub(crate) fn alignment(width: u8) -> u32 {
     }
 }
 
-/// True when `num` of `file` is never handed out: the stack pointer.
-/// Zero registers are outside every file's allocatable range already.
+/// True when `num` of `file` is never handed out: the stack pointer, and
+/// `UR0`-`UR3`, which NVIDIA's ptxas never uses (no uniform register below
+/// `UR4` in its code for any corpus kernel, sm_80 and sm_90; the memory
+/// descriptor of sm_80 loads and stores, which nvdisasm does not print,
+/// is `UR4` in the encoding too). Zero registers are outside every file's
+/// allocatable range already.
 pub(crate) fn is_reserved(file: RegFile, num: u32) -> bool {
-    file == STACK_POINTER.file && num == STACK_POINTER.num
+    (file == STACK_POINTER.file && num == STACK_POINTER.num) || (file == RegFile::UR && num < FIRST_UR)
 }
+
+/// First uniform register handed out.
+const FIRST_UR: u32 = 4;
 
 /// True when a call may change unit `unit`: the general registers the ABI
 /// makes caller-saved, and every predicate.
@@ -117,6 +124,7 @@ mod tests {
     #[test]
     fn tuple_alignment() {
         assert_eq!([1, 2, 3, 4].map(alignment), [1, 2, 4, 4]);
-        assert!(is_reserved(RegFile::R, 1) && !is_reserved(RegFile::UR, 1));
+        assert!(is_reserved(RegFile::R, 1) && !is_reserved(RegFile::R, 0));
+        assert!((0..4).all(|n| is_reserved(RegFile::UR, n)) && !is_reserved(RegFile::UR, 4));
     }
 }

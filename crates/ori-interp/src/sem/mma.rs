@@ -106,15 +106,16 @@ pub fn hmma(op: Hmma, a: &[[u32; 4]; LANES], b: &[[u32; 4]; LANES], c: &[[u32; 4
     let tf32 = op.input == MmaInput::Tf32;
     for lane in 0..LANES {
         let (g, t) = (lane / 4, lane % 4);
-        for r in 0..op.a_regs() {
-            let (row, col) = if tf32 { (g + 8 * (r % 2), t + 4 * (r / 2)) } else { (g + 8 * (r % 2), 2 * t + 8 * (r / 2)) };
-            for (e, v) in op.elements(a[lane][r]).into_iter().enumerate() {
+        for (r, &word) in a[lane].iter().enumerate().take(op.a_regs()) {
+            let (row, col) =
+                if tf32 { (g + 8 * (r % 2), t + 4 * (r / 2)) } else { (g + 8 * (r % 2), 2 * t + 8 * (r / 2)) };
+            for (e, v) in op.elements(word).into_iter().enumerate() {
                 am[row][col + e] = v;
             }
         }
-        for r in 0..op.b_regs() {
+        for (r, &word) in b[lane].iter().enumerate().take(op.b_regs()) {
             let k = if tf32 { t + 4 * r } else { 2 * t + 8 * r };
-            for (e, v) in op.elements(b[lane][r]).into_iter().enumerate() {
+            for (e, v) in op.elements(word).into_iter().enumerate() {
                 bm[k + e][g] = v;
             }
         }

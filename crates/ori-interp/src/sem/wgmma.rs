@@ -179,7 +179,11 @@ impl Cta<'_> {
             }));
             for (loc, width) in regs {
                 let r = r_slots(loc, width);
-                if let Some(q) = st.queued.iter().find(|q| overlaps(&r, &r_slots(q.d.0, q.d.1)) || overlaps(&r, &r_slots(q.c.0, q.c.1))) {
+                if let Some(q) = st
+                    .queued
+                    .iter()
+                    .find(|q| overlaps(&r, &r_slots(q.d.0, q.d.1)) || overlaps(&r, &r_slots(q.c.0, q.c.1)))
+                {
                     return fault(format!(
                         "R{} is an accumulator of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
                         r.start, q.pc
@@ -202,7 +206,9 @@ impl Cta<'_> {
     /// Runs a wgmma-family instruction for warp `w`.
     pub(crate) fn step_wgmma(&mut self, w: &mut Warp, step: &Step, op: WgmmaOp, active: u32, pc: usize) -> R<()> {
         if active != u32::MAX {
-            return fault(format!("warpgroup MMA instruction with lanes {active:#010x} active: it needs the whole warp"));
+            return fault(format!(
+                "warpgroup MMA instruction with lanes {active:#010x} active: it needs the whole warp"
+            ));
         }
         match op {
             WgmmaOp::Arrive => {
@@ -226,8 +232,8 @@ impl Cta<'_> {
                     return fault(format!("HGMMA reads R{s}, written after the last WARPGROUP.ARRIVE (wgmma.fence)"));
                 }
                 let word = |k: u32| u64::from(w.get_word(*desc, k, 0));
-                let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(|e| fault(e))?;
-                let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(|e| fault(e))?;
+                let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?;
+                let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(fault)?;
                 let group = w.wgmma.open;
                 w.wgmma.queued.push(Queued { pc, group, n, d, c, scale_d, a, b });
                 if closes {

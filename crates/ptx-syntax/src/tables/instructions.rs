@@ -114,13 +114,13 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("neg", "ds").ty(1, 1).mods(&["ftz", "relu"]),
     I::new("min", "dss*").ty(1, 1).mods(&["ftz", "NaN", "xorsign", "abs", "relu"]),
     I::new("max", "dss*").ty(1, 1).mods(&["ftz", "NaN", "xorsign", "abs", "relu"]),
-    I::new("popc", "xs").ty(1, 1).sm(20).mods(NONE),
-    I::new("clz", "xs").ty(1, 1).sm(20).mods(NONE),
-    I::new("bfind", "xs").ty(1, 1).sm(20).mods(&["shiftamt"]),
+    I::new("popc", "Us").ty(1, 1).sm(20).mods(NONE),
+    I::new("clz", "Us").ty(1, 1).sm(20).mods(NONE),
+    I::new("bfind", "Us").ty(1, 1).sm(20).mods(&["shiftamt"]),
     I::new("fns", "xxxx").ty(1, 1).sm(30).ptx(6, 0),
     I::new("brev", "ds").ty(1, 1).sm(20).mods(NONE),
-    I::new("bfe", "dsxx").ty(1, 1).sm(20).mods(NONE),
-    I::new("bfi", "dssxx").ty(1, 1).sm(20).mods(NONE),
+    I::new("bfe", "dsuu").ty(1, 1).sm(20).mods(NONE),
+    I::new("bfi", "dssuu").ty(1, 1).sm(20).mods(NONE),
     I::new("szext", "dsx").ty(1, 1).sm(70).ptx(7, 6),
     I::new("bmsk", "dxx").ty(1, 1).sm(70).ptx(7, 6),
     I::new("dp4a", "dxxx").ty(2, 2).sm(61).ptx(5, 0),
@@ -168,7 +168,7 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("discard", "ax").sm(80).ptx(7, 4),
     I::new("createpolicy", "dx*").sm(80).ptx(7, 4),
     I::new("isspacep", "Px").sm(20).ptx(2, 0),
-    I::new("cvta", "dx").sm(20).ty(1, 1).mods(&[
+    I::new("cvta", "ds").sm(20).ty(1, 1).mods(&[
         "to",
         "global",
         "shared",
@@ -183,8 +183,8 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("cvt.pack", "dxxx").ty(2, 3).sm(72).ptx(6, 5),
     I::new("mapa", "dxx").sm(90).ptx(7, 8),
     I::new("getctarank", "dx").sm(90).ptx(7, 8),
-    I::new("shfl", "dxxxx?").sm(30).ty(1, 1),
-    I::new("prmt", "dxxx").ty(1, 1).sm(20).mods(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]),
+    I::new("shfl", "dsuuu?").sm(30).ty(1, 1),
+    I::new("prmt", "dsss").ty(1, 1).sm(20).mods(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]),
     I::new("tensormap.replace", "*").arch(90).ptx(8, 3),
     I::new("tensormap.cp_fenceproxy", "*").sm(90).ptx(8, 3),
     // Texture and surface.
@@ -223,7 +223,7 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("fence.proxy.async", "").sm(90).ptx(8, 0),
     I::new("fence.proxy.tensormap::generic", "*").sm(90).ptx(8, 3),
     I::new("fence.mbarrier_init", "").sm(90).ptx(8, 0),
-    I::new("vote", "dpx?").ty(1, 1),
+    I::new("vote", "dpu?").ty(1, 1),
     I::new("match", "xsx").sm(70).ptx(6, 0).ty(1, 1),
     I::new("redux", "dsx").sm(80).ptx(7, 0).ty(1, 1),
     I::new("activemask", "d").sm(30).ptx(6, 2).ty(1, 1),
@@ -293,7 +293,7 @@ mod tests {
     fn rows_are_well_formed() {
         for spec in INSTRUCTIONS {
             let codes: Vec<_> = spec.operand_codes().collect();
-            assert!(codes.iter().all(|(c, _)| b"dsPpalux".contains(c)), "{}", spec.name);
+            assert!(codes.iter().all(|(c, _)| b"dsUPpalux".contains(c)), "{}", spec.name);
             assert!(spec.types.0 <= spec.types.1, "{}", spec.name);
             assert_eq!(INSTRUCTIONS.iter().filter(|s| s.name == spec.name).count(), 1, "{}", spec.name);
         }

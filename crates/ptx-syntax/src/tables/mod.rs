@@ -18,13 +18,14 @@ pub struct InstrSpec {
     /// The opcode and the leading modifiers that select the family, dotted
     /// (`cp.async.bulk`); ptxas names the family this way in messages.
     pub name: &'static str,
-    /// Operand signature, one code per operand (results whose type differs
-    /// from the instruction type, like `popc.b64`'s 32-bit result, use `x`):
-    /// `d` result register of the instruction type, `s` source of that type
+    /// Operand signature, one code per operand: `d` result register of the
+    /// instruction type, `U` 32-bit integer result register whatever the
+    /// instruction type (`popc.b64`), `s` source of that type
     /// (register or immediate), `P` predicate result (`p` or `p|q`), `p`
     /// predicate source, `a` address `[...]`, `l` label or function name,
     /// `u` 32-bit integer source whatever the instruction type (a `.b32`,
-    /// `.u32` or `.s32` register or an integer immediate: shift amounts),
+    /// `.u32` or `.s32` register or an integer immediate: shift amounts,
+    /// bit-field positions, lane and mask operands),
     /// `x` anything; `?` makes the code before it optional and `*` allows any
     /// number of further operands (`*` alone: any operands at all).
     pub operands: &'static str,

@@ -1,7 +1,9 @@
 //! Checks of one instruction against its [`InstrSpec`] row.
 
+use super::negation::Negation;
 use super::scope::{Scope, SymbolKind};
 use super::signature::Signature;
+use super::typecheck::{Fit, Kind, Verdict, kind, register_fits, special_fits};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
@@ -77,12 +79,17 @@ fn is_vector_special(operand: &Expr) -> bool {
     matches!(&operand.kind, ExprKind::Name(ident, None) if VECTOR_SPECIAL.contains(&ident.name.as_str()))
 }
 
-/// `%pm0`..`%pm7`, `%pm0_64`.., `%envreg0`..`%envreg31`.
-fn is_numbered_special(name: &str) -> bool {
+/// `%pm0`..`%pm7`, `%envreg0`..`%envreg31` (32-bit) and `%pm0_64`..`%pm7_64`
+/// (64-bit): the type of a numbered special register.
+fn numbered_special(name: &str) -> Option<ScalarType> {
     let numbered = |prefix: &str, max: u32, rest: &str| {
         rest.strip_prefix(prefix).and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n <= max)
     };
-    numbered("%pm", 7, name.trim_end_matches("_64")) || numbered("%envreg", 31, name)
+    if let Some(counter) = name.strip_suffix("_64") {
+        numbered("%pm", 7, counter).then_some(ScalarType::U64)
+    } else {
+        (numbered("%pm", 7, name) || numbered("%envreg", 31, name)).then_some(ScalarType::U32)
+    }
 }
 
 /// The names visible at an instruction.
@@ -112,7 +119,7 @@ impl Env<'_> {
             .find_map(|scope| scope.get(name))
             .map(Resolved::Symbol)
             .or_else(|| SPECIAL.iter().find(|(n, _)| *n == name).map(|(_, t)| Resolved::Special(*t)))
-            .or_else(|| is_numbered_special(name).then_some(Resolved::Special(ScalarType::U32)))
+            .or_else(|| numbered_special(name).map(Resolved::Special))
     }
 }
 
@@ -150,7 +157,7 @@ impl Checker<'_> {
         let modifiers_ok = self.modifiers(inst, spec);
         let ntypes = inst.types().count();
         if modifiers_ok && !(spec.types.0 as usize..=spec.types.1 as usize).contains(&ntypes) {
-            self.error(inst.span, format!("Unexpected instruction types specified for '{op}'"));
+            self.error(inst.span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
         }
         self.requirements(inst, spec);
         self.special_register_requirements(inst);
@@ -253,47 +260,59 @@ impl Checker<'_> {
             return;
         }
         self.register_indexing(inst);
+        let name = display_name(inst);
         let codes = spec.operand_codes();
         let required = codes.clone().filter(|(_, optional)| !optional).count();
         let n = inst.operands.len();
         if n < required || (n > codes.clone().count() && !spec.variadic()) {
-            self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+            self.error(inst.span, format!("Arguments mismatch for instruction '{name}'"));
             return;
         }
-        // Only instructions with one type and no widening have all `d`/`s`
-        // operands of that type.
-        let mut types = inst.types();
-        let ty = match (types.next(), types.next()) {
-            (Some(t), None) if !inst.has("wide") => Some(t),
-            _ => None,
-        };
+        let negation = self.negation(inst);
+        if negation == Negation::IllegalMinus {
+            self.error(inst.span, "Illegal argument to unary minus".to_owned());
+            return;
+        }
+        let mov = op == "mov";
+        if mov && let Some(message) = self.mov_vectors(inst) {
+            self.error(inst.span, message);
+            return;
+        }
+        let mut verdict = Verdict::Fits;
         for (index, (operand, (code, _))) in inst.operands.iter().zip(codes).enumerate() {
             let fits = match code {
                 b'd' => {
                     if !Self::is_result(operand) {
-                        self.error(inst.span, format!("Result register required for instruction '{op}'"));
+                        self.error(inst.span, format!("Result register required for instruction '{name}'"));
                         continue;
                     }
-                    self.fits_type(operand, ty)
+                    self.fits_type(operand, operand_type(inst, index), mov)
                 }
-                b's' => self.fits_type(operand, ty),
+                b's' => self.fits_type(operand, operand_type(inst, index), mov),
                 b'P' => {
                     if !Self::is_result(operand) {
-                        self.error(inst.span, format!("Result register required for instruction '{op}'"));
+                        self.error(inst.span, format!("Result register required for instruction '{name}'"));
                         continue;
                     }
-                    self.is_pred_result(operand)
+                    self.is_pred_result(operand).into()
                 }
-                b'p' => self.is_pred_operand(operand),
-                b'u' => self.is_u32_operand(operand),
+                b'p' => self.is_pred_operand(operand).into(),
+                b'u' => self.is_u32_operand(operand).into(),
+                b'U' => {
+                    if !Self::is_result(operand) {
+                        self.error(inst.span, format!("Result register required for instruction '{name}'"));
+                        continue;
+                    }
+                    self.is_u32_operand(operand).into()
+                }
                 b'a' => {
                     if !matches!(operand.kind, ExprKind::Address(_)) {
-                        false
+                        Verdict::Mismatch
                     } else if !self.address_known(operand) {
-                        self.error(inst.span, format!("Illegal operand type to instruction '{op}'"));
+                        self.error(inst.span, format!("Illegal operand type to instruction '{name}'"));
                         continue;
                     } else {
-                        true
+                        Verdict::Fits
                     }
                 }
                 b'l' => {
@@ -305,25 +324,63 @@ impl Checker<'_> {
                         _ => false,
                     };
                     if !is_label {
-                        self.error(inst.span, format!("Label expected for argument {index} of instruction '{op}'"));
+                        self.error(inst.span, format!("Label expected for argument {index} of instruction '{name}'"));
                         continue;
                     }
-                    true
+                    Verdict::Fits
                 }
                 // An undeclared register has no type, so it fits nowhere; labels
                 // are operands of branches only.
-                _ => !matches!(&operand.kind, ExprKind::Name(ident, _)
-                    if matches!(self.env.lookup(&ident.name), None | Some(Resolved::Symbol(SymbolKind::Label)))),
+                _ => (!matches!(&operand.kind, ExprKind::Name(ident, _)
+                    if matches!(self.env.lookup(&ident.name), None | Some(Resolved::Symbol(SymbolKind::Label)))))
+                .into(),
             };
-            if !fits {
-                self.error(inst.span, format!("Arguments mismatch for instruction '{op}'"));
-                return;
+            match fits {
+                Verdict::Fits => {}
+                Verdict::Mismatch => {
+                    self.error(inst.span, format!("Arguments mismatch for instruction '{name}'"));
+                    return;
+                }
+                // A size mismatch in a later operand is reported instead.
+                Verdict::SpecialNotAllowed => verdict = fits,
             }
-            if matches!(code, b'd' | b's' | b'u' | b'x') && is_vector_special(operand) {
-                self.error(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
+            if matches!(code, b'd' | b's' | b'u' | b'U' | b'x') && is_vector_special(operand) {
+                self.error(inst.span, format!("Argument vector size mismatch for instruction '{name}'"));
                 return;
             }
         }
+        // Only `mov` and `cvt` read special registers.
+        if verdict == Verdict::SpecialNotAllowed || (!mov && op != "cvt" && self.reads_special(inst)) {
+            self.error(inst.span, format!("Special register argument not allowed for instruction '{name}'"));
+        } else if negation == Negation::NotAllowed {
+            self.error(inst.span, format!("Operand negation not allowed for instruction '{name}'"));
+        }
+    }
+
+    /// ptxas's message about a `{..}` operand of `mov` whose elements do
+    /// not go together or are not two or four.
+    fn mov_vectors(&self, inst: &Instruction) -> Option<String> {
+        inst.operands.iter().find_map(|operand| {
+            let ExprKind::Braces(items) = &operand.kind else { return None };
+            match self.vector_type(items, "mov") {
+                Err(message) => Some(message),
+                Ok(_) if !matches!(items.len(), 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
+                Ok(_) => None,
+            }
+        })
+    }
+
+    /// Whether an operand of `inst` is a special register (vector operands
+    /// of `mov` and addresses aside).
+    fn reads_special(&self, inst: &Instruction) -> bool {
+        inst.operands.iter().any(|operand| {
+            let mut operand = operand;
+            while let ExprKind::Unary(_, inner) = &operand.kind {
+                operand = inner;
+            }
+            matches!(&operand.kind, ExprKind::Name(ident, _)
+                if matches!(self.env.lookup(&ident.name), Some(Resolved::Special(_))))
+        })
     }
 
     /// `call [(rets),] target [, (args)] [, prototype];`: the target must be
@@ -385,19 +442,37 @@ impl Checker<'_> {
     }
 
     /// Whether `operand` can be an operand of type `ty` (`None`: any type).
-    fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>) -> bool {
-        let Some(ty) = ty else { return true };
+    /// Whether `operand` may be a `d`/`s` operand of type `ty` (`None`: the
+    /// type is not known here, anything goes). `mov` may read special
+    /// registers; elsewhere only their size is judged here.
+    pub(super) fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>, mov: bool) -> Verdict {
+        let Some(ty) = ty else { return Verdict::Fits };
         match &operand.kind {
-            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
-                // Undeclared registers have no type: ptxas reports a mismatch too.
-                None => false,
-                Some(Some(reg)) => sizes_fit(reg, ty),
-                Some(None) => !matches!(self.env.lookup(&ident.name), Some(Resolved::Symbol(SymbolKind::Label))),
+            ExprKind::Name(ident, component) => match self.env.lookup(&ident.name) {
+                Some(Resolved::Special(reg)) => match special_fits(&ident.name, reg, ty, Fit::Exact) {
+                    Verdict::SpecialNotAllowed if !mov => Verdict::Fits,
+                    verdict => verdict,
+                },
+                _ => match self.type_of(&ident.name, component.is_some()) {
+                    // Undeclared registers have no type: ptxas reports a mismatch too.
+                    None => Verdict::Mismatch,
+                    Some(Some(reg)) => register_fits(reg, ty, Fit::Exact).into(),
+                    Some(None) => {
+                        (!matches!(self.env.lookup(&ident.name), Some(Resolved::Symbol(SymbolKind::Label)))).into()
+                    }
+                },
             },
-            ExprKind::Int { .. } => !ty.is_float() || ty == ScalarType::Pred,
-            ExprKind::Float(_) => ty.is_float(),
-            ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty)),
-            _ => true,
+            ExprKind::Int { .. } => (!ty.is_float() || ty == ScalarType::Pred).into(),
+            ExprKind::Float(_) => ty.is_float().into(),
+            ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty), mov),
+            // `mov` packs or unpacks a `.bN` value whole: the elements fill it.
+            ExprKind::Braces(items) if mov => match self.vector_type(items, "mov") {
+                Ok(element) => (kind(ty) == Kind::Bits
+                    && element.is_none_or(|e| e.bits() as usize * items.len() == ty.bits() as usize))
+                .into(),
+                Err(_) => Verdict::Mismatch,
+            },
+            _ => Verdict::Fits,
         }
     }
 
@@ -461,14 +536,38 @@ impl Checker<'_> {
     }
 }
 
-/// ptxas's register/type compatibility as far as we enforce it: predicates
-/// only with predicates, and registers of 32 bits or more must match the
-/// instruction's size (narrow types may use wider registers).
-fn sizes_fit(reg: ScalarType, ty: ScalarType) -> bool {
-    if (reg == ScalarType::Pred) != (ty == ScalarType::Pred) {
-        return false;
+/// The type operand `index` (a `d` or `s` operand) must have: the
+/// instruction's one type, doubled for `.wide`'s result and `mad.wide`'s
+/// addend; `None` when the instruction has several types.
+pub(super) fn operand_type(inst: &Instruction, index: usize) -> Option<ScalarType> {
+    let mut types = inst.types();
+    let (Some(ty), None) = (types.next(), types.next()) else { return None };
+    let wide_operand = index == 0 || (index == 3 && inst.opcode.name == "mad");
+    if !(inst.has("wide") && wide_operand) {
+        return Some(ty);
     }
-    reg.bits() < 32 || ty.bits() < 32 || reg.bits() == ty.bits()
+    match ty {
+        ScalarType::U16 => Some(ScalarType::U32),
+        ScalarType::S16 => Some(ScalarType::S32),
+        ScalarType::U32 => Some(ScalarType::U64),
+        ScalarType::S32 => Some(ScalarType::S64),
+        _ => None,
+    }
+}
+
+/// The instruction's name in ptxas's messages: `mul.lo`, `mad.wide`,
+/// `cvta.to` carry the modifier that selects their form.
+pub(super) fn display_name(inst: &Instruction) -> std::borrow::Cow<'_, str> {
+    let op = inst.opcode.name.as_str();
+    let forms: &[&str] = match op {
+        "mul" | "mad" | "mul24" | "mad24" => &["lo", "hi", "wide"],
+        "cvta" => &["to"],
+        _ => &[],
+    };
+    match forms.iter().find(|form| inst.has(form)) {
+        Some(form) => format!("{op}.{form}").into(),
+        None => op.into(),
+    }
 }
 
 /// `.f33`, `.u31`, `.v3`: shaped like a type or vector width but not one.

@@ -2,8 +2,9 @@
 //! comparison and signedness requirements, vector widths, state spaces,
 //! barrier numbers. Messages are ptxas's.
 
-use super::instr::{Checker, Resolved};
+use super::instr::{Checker, Resolved, display_name, operand_type};
 use super::scope::SymbolKind;
+use super::typecheck::{Fit, Verdict, register_fits, special_fits};
 use crate::ast::*;
 
 /// Families whose integer forms take no rounding modifier.
@@ -62,9 +63,20 @@ impl Checker<'_> {
                 }
                 // As for loads: registers at least as wide as their type.
                 let (dst, src) = (*dst, *src);
-                let fits = inst.operands.iter().enumerate().all(|(i, o)| self.holds(o, if i == 0 { dst } else { src }));
-                if !fits {
+                let (mut mismatch, mut special) = (false, false);
+                for (i, operand) in inst.operands.iter().enumerate() {
+                    match self.holds(operand, if i == 0 { dst } else { src }) {
+                        // A conversion to or from a float type reads no special register.
+                        Verdict::Fits if dst.is_float() && self.is_special(operand) => special = true,
+                        Verdict::Fits => {}
+                        Verdict::Mismatch => mismatch = true,
+                        Verdict::SpecialNotAllowed => special = true,
+                    }
+                }
+                if mismatch {
                     self.report(span, "Arguments mismatch for instruction 'cvt'".to_owned());
+                } else if special {
+                    self.report(span, "Special register argument not allowed for instruction 'cvt'".to_owned());
                 }
             }
             ("div" | "sqrt" | "rcp", [ScalarType::F32 | ScalarType::F64])
@@ -72,8 +84,9 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
-            ("mul" | "mad", [t]) if is_int(*t) && !["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
-                self.report(span, format!("Unexpected instruction types specified for '{op}'"));
+            ("mul" | "mad", [t]) if is_int(*t) != ["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
+                // Integer forms need `.lo`/`.hi`/`.wide`, float forms refuse them.
+                self.report(span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
             }
             ("setp" | "set", _) if !COMPARISONS.iter().any(|c| inst.has(c)) => {
                 self.report(span, format!("Comparison modifier required for instruction '{op}'"));
@@ -115,6 +128,14 @@ impl Checker<'_> {
         // Counts outside the table row's range are reported by the row check.
         let in_row_range = (base..=base + 2).contains(&inst.operands.len());
         if in_row_range && inst.operands.len() != expected {
+            self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
+            return;
+        }
+        // The row types the first source only; `.cas` has a second.
+        if inst.has("cas")
+            && let Some(swap) = inst.operands.get(3)
+            && self.fits_type(swap, operand_type(inst, 3), false) == Verdict::Mismatch
+        {
             self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
         }
     }
@@ -185,13 +206,23 @@ impl Checker<'_> {
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
             self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
         }
+        if !is_store && inst.operands.get(value).is_some_and(has_immediate) {
+            self.report(inst.span, format!("Result register required for instruction '{op}'"));
+            return;
+        }
         let mut types = inst.types();
         if let (Some(ty), None, Some(operand)) = (types.next(), types.next(), inst.operands.get(value)) {
-            let values = match &operand.kind {
-                ExprKind::Braces(items) => items.as_slice(),
-                _ => std::slice::from_ref(operand),
+            let fits = match &operand.kind {
+                ExprKind::Braces(items) => match self.vector_type(items, op) {
+                    Err(message) => {
+                        self.report(inst.span, message);
+                        return;
+                    }
+                    Ok(element) => element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast)),
+                },
+                _ => self.holds(operand, ty) != Verdict::Mismatch,
             };
-            if !values.iter().all(|v| self.holds(v, ty)) {
+            if !fits {
                 self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
                 return;
             }
@@ -212,20 +243,39 @@ impl Checker<'_> {
 }
 
 impl Checker<'_> {
-    /// Whether `value` can be loaded into or stored from as type `ty`: a
-    /// register at least as wide (ptxas extends and truncates), or an
-    /// immediate of the right kind.
-    fn holds(&self, value: &Expr, ty: ScalarType) -> bool {
+    fn is_special(&self, operand: &Expr) -> bool {
+        matches!(&operand.kind, ExprKind::Name(ident, _)
+            if matches!(self.env.lookup(&ident.name), Some(Resolved::Special(_))))
+    }
+
+    /// Whether `value` can be loaded into or stored from or converted as
+    /// type `ty`: a register at least as wide (ptxas extends and truncates),
+    /// or an immediate of the right kind. Special registers are judged as
+    /// `cvt` reads them (`st` refuses them later, as every instruction but
+    /// `mov` and `cvt` does).
+    fn holds(&self, value: &Expr, ty: ScalarType) -> Verdict {
         match &value.kind {
-            ExprKind::Name(ident, component) => match self.type_of(&ident.name, component.is_some()) {
-                Some(Some(reg)) => (reg == ScalarType::Pred) == (ty == ScalarType::Pred) && reg.bits() >= ty.bits(),
-                Some(None) => true,
-                None => false,
+            ExprKind::Name(ident, component) => match self.env.lookup(&ident.name) {
+                Some(Resolved::Special(reg)) => special_fits(&ident.name, reg, ty, Fit::AtLeast),
+                _ => match self.type_of(&ident.name, component.is_some()) {
+                    Some(Some(reg)) => register_fits(reg, ty, Fit::AtLeast).into(),
+                    Some(None) => Verdict::Fits,
+                    None => Verdict::Mismatch,
+                },
             },
-            ExprKind::Int { .. } => !ty.is_float(),
-            ExprKind::Float(_) => ty.is_float(),
-            _ => true,
+            ExprKind::Int { .. } => (!ty.is_float()).into(),
+            ExprKind::Float(_) => ty.is_float().into(),
+            _ => Verdict::Fits,
         }
+    }
+}
+
+/// Whether `value` is an immediate or a vector holding one.
+fn has_immediate(value: &Expr) -> bool {
+    match &value.kind {
+        ExprKind::Int { .. } | ExprKind::Float(_) => true,
+        ExprKind::Braces(items) => items.iter().any(has_immediate),
+        _ => false,
     }
 }
 

@@ -128,3 +128,39 @@ fn arch_is_checked_against_the_target() {
     let options = ValidateOptions { arch: crate::Sm::parse("sm_90a"), ..ValidateOptions::default() };
     assert_eq!(validate(&module, &options)[0].message, "Instruction 'wgmma.fence' not supported on .target 'sm_80'");
 }
+
+#[test]
+fn register_types_follow_ptxas() {
+    let ok = |body: &str| assert_eq!(messages(&kernel("sm_90", body)), Vec::<String>::new(), "{body}");
+    ok("\tadd.f32 %f1, %f2, %r1;\n\tand.b32 %r1, %f1, %r2;\n\tld.global.f32 %rd1, [g];\n\tmov.b32 %f1, %clock;");
+    ok("\tmad.wide.s32 %rd1, %r1, %r2, %rd3;\n\tcvt.u32.u64 %r1, %clock64;\n\tmov.u64 %rd1, %pm0_64;");
+    assert_eq!(first("sm_90", "\tadd.u32 %r1, %r2, %f1;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(
+        first("sm_90", "\tld.global.f32 %rd1, [g];\n\tld.global.u32 %f1, [g];"),
+        "12: Arguments mismatch for instruction 'ld'"
+    );
+    assert_eq!(first("sm_90", "\tmad.lo.s32 %r1, %r2, %r3, %f1;"), "11: Arguments mismatch for instruction 'mad.lo'");
+    assert_eq!(first("sm_90", "\tmul.wide.s32 %r1, %r2, 4;"), "11: Arguments mismatch for instruction 'mul.wide'");
+    assert_eq!(
+        first("sm_90", "\tadd.u32 %r1, %tid.x, 1;"),
+        "11: Special register argument not allowed for instruction 'add'"
+    );
+    assert_eq!(
+        first("sm_90", "\tmov.f32 %f1, %laneid;"),
+        "11: Special register argument not allowed for instruction 'mov'"
+    );
+    assert_eq!(
+        first("sm_90", "\tcvt.rn.f32.u32 %f1, %laneid;"),
+        "11: Special register argument not allowed for instruction 'cvt'"
+    );
+    assert_eq!(first("sm_90", "\tmov.u32 %r1, %clock64;"), "11: Arguments mismatch for instruction 'mov'");
+}
+
+#[test]
+fn negated_registers_are_refused() {
+    assert_eq!(first("sm_90", "\tsub.s32 %r1, %r2, -%r3;"), "11: Operand negation not allowed for instruction 'sub'");
+    assert_eq!(first("sm_90", "\tadd.f32 %f1, -%f2, %f1;"), "11: Illegal argument to unary minus");
+    assert_eq!(first("sm_90", "\tadd.s64 %rd1, %rd2, -%rd3;"), "11: Illegal argument to unary minus");
+    assert_eq!(first("sm_90", "\tadd.s64 %rd1, -%r2, 1;"), "11: Arguments mismatch for instruction 'add'");
+    assert_eq!(messages(&kernel("sm_90", "\tadd.s32 %r1, %r2, -5;")), Vec::<String>::new());
+}
