@@ -16,9 +16,16 @@
 use std::collections::{HashMap, HashSet};
 
 use ori_ir::{
-    BlockId, Function, FunctionKind, Module, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property,
-    PropertySet, Subroutine,
+    BlockId, Function, FunctionKind, Imm, Knob, KnobValue, Modifier, Module, Opcode, OperandKind, Phase, PhaseContext,
+    PhaseError, Property, PropertySet, Subroutine,
 };
+
+/// The knobs of [`OriLinkCallees`].
+static KNOBS: &[Knob] = &[Knob {
+    name: "Relocatable",
+    default: KnobValue::Bool(false),
+    doc: "-c: keep every function in its own section and leave calls to the linker",
+}];
 
 /// Clones device functions into the kernels that call them.
 pub struct OriLinkCallees;
@@ -40,13 +47,58 @@ impl Phase for OriLinkCallees {
         PropertySet::of(&[Property::Scheduled, Property::Encoded])
     }
 
+    fn knobs(&self) -> &'static [Knob] {
+        KNOBS
+    }
+
     fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
         Err(PhaseError::in_function(func, "OriLinkCallees places functions into kernels: it runs on whole modules"))
     }
 
-    fn run_module(&self, module: &mut Module, _cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+    fn run_module(&self, module: &mut Module, cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+        if cx.knobs.bool("Relocatable") {
+            return Some(module.functions.iter_mut().try_for_each(|f| relocatable_calls(f, &module.externals)));
+        }
         Some(link(module))
     }
+}
+
+/// `-c`: rewrites `func`'s calls and returns for the linker (see the module
+/// comment). Calls through pointers and taken addresses (`__UFT` tables in
+/// NVIDIA's objects) are not written yet.
+fn relocatable_calls(func: &mut Function, externals: &[String]) -> Result<(), PhaseError> {
+    let start = func.layout[0];
+    let ids: Vec<_> = func.insts_in_order().map(|(_, id, _)| id).collect();
+    for id in ids {
+        let inst = &func.insts[id];
+        let symbol = inst.uses.iter().find_map(|u| match &u.kind {
+            OperandKind::Symbol(name) => Some(name.clone()),
+            _ => None,
+        });
+        match (inst.op, inst.uses.len(), symbol) {
+            (Opcode::CALL, 1, Some(name)) if name == func.name => {
+                func.insts[id].uses[0].kind = OperandKind::Label(start);
+            }
+            (Opcode::CALL, 1, Some(name)) => {
+                if externals.contains(&name) {
+                    let message = format!("call of external function '{name}' in relocatable (-c) output");
+                    return Err(PhaseError::in_function(func, format!("{message} is not implemented yet")));
+                }
+                func.insts[id].mods = Modifier::list(&["ABS", "NOINC"]);
+            }
+            (Opcode::RET, 2, _) => {
+                let ret = &mut func.insts[id];
+                ret.mods = Modifier::list(&["ABS", "NODEC"]);
+                ret.uses[1].kind = OperandKind::Imm(Imm::Int(0));
+            }
+            (Opcode::CALL, 2, _) | (Opcode::MOV, _, Some(_)) => {
+                let message = "calls through function pointers in relocatable (-c) output are not implemented yet";
+                return Err(PhaseError::in_function(func, message));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn link(module: &mut Module) -> Result<(), PhaseError> {

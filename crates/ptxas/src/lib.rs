@@ -282,6 +282,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         if let Some(limit) = register_limit(options) {
             plan.override_knob("MaxRegs", ori_ir::KnobValue::Int(limit.into()));
         }
+        // `-c`: functions keep their own sections, calls go through the linker.
+        plan.override_knob("Relocatable", ori_ir::KnobValue::Bool(options.compile_only));
         plan.check(module.props).map_err(|e| Diagnostic::fatal(e.to_string()))?;
         let run_options = manager::RunOptions {
             verify_each: options.verify_each,

@@ -11,6 +11,7 @@ use crate::diag::Diagnostic;
 mod calls;
 mod divergence;
 mod notes;
+mod relocatable;
 
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
@@ -65,17 +66,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     let target = module.target.target();
     let mut functions = Vec::new();
     for func in &module.functions {
-        if func.kind == FunctionKind::Func {
-            return Err(Diagnostic::fatal(format!(
-                "device function '{}': writing .func code on its own (-c) is not implemented yet",
-                func.name
-            )));
-        }
-        if options.compile_only && !func.attrs.subroutines.is_empty() {
-            return Err(Diagnostic::fatal(format!(
-                "kernel '{}': calls in relocatable (-c) output are not implemented yet",
-                func.name
-            )));
+        // Whole programs clone device functions into their callers
+        // (OriLinkCallees); `-c` keeps them (object/relocatable.rs).
+        if func.kind == FunctionKind::Func && !options.compile_only {
+            return Err(Diagnostic::fatal(format!("device function '{}' was not placed in a kernel", func.name)));
         }
         let mut f = function(func, &target)?;
         if !f.notes.syscalls.is_empty() {
@@ -83,12 +77,18 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
             // `CALL.ABS` goes through a register, so every one counts.
             f.callees = module.externals.clone();
         }
+        if options.compile_only {
+            relocatable::adapt(&mut f, func, target.sm.version.into())?;
+        }
         functions.push(f);
     }
     if options.compile_only && !module.variables.is_empty() {
         return Err(Diagnostic::fatal(
             "module-scope variables in relocatable (-c) output are not implemented yet".to_string(),
         ));
+    }
+    if options.compile_only {
+        relocatable::order(&mut functions);
     }
     let variables = module.variables.iter().map(variable).collect();
     // The address table of constant bank 4: every external function, then
@@ -99,6 +99,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     let mut command_line = format!("-arch {} ", module.target);
     if options.opt_level != 3 {
         command_line = format!("-O {} {command_line}", options.opt_level);
+    }
+    if options.compile_only {
+        // Measured: "-arch sm_90 -c  " (two spaces), also after "-O 2 ".
+        command_line.push_str("-c  ");
     }
     Ok(ObjectModule {
         target: object::Target {

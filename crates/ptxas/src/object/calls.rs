@@ -121,7 +121,10 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
         if !inst.op.has(OpFlags::CALL) {
             continue;
         }
-        if inst.has_mod("ABS") {
+        // `CALL.ABS.NOINC `(f)` calls a module function through the linker
+        // (`-c`); through a register it is a system call.
+        let linked = matches!(inst.uses.as_slice(), [u] if matches!(u.kind, OperandKind::Symbol(_)));
+        if inst.has_mod("ABS") && !linked {
             syscalls.push(16 * index as u32);
         }
         let callee = inst.uses.iter().find_map(|u| match u.kind {
