@@ -10,6 +10,10 @@ use elfw::section::SectionData;
 use nv_oracle::Oracle;
 use ori_interp::{Global, Launch};
 
+fn test_ptx(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx").join(file)
+}
+
 fn corpus(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/kernels").join(file)
 }
@@ -112,6 +116,62 @@ fn recursion_links_and_runs() {
             .unwrap_or_else(|e| panic!("nvlink {}: {e}", obj.display()));
         let out = run_recursion(&std::fs::read(&linked).unwrap());
         assert!(out == reference, "{}: outputs differ from NVIDIA's whole program", linked.display());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `out[i] = ext_mix(i, 7 i)` for `i < n` on the linked cubin `bytes`.
+fn run_calls_extern(bytes: &[u8], n: u32) -> Vec<u32> {
+    let kernel = ori_interp::load_kernel(bytes, "calls_extern").unwrap();
+    let mut global = Global::new();
+    let out = global.alloc(vec![0; 4 * 64]);
+    let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+    let [p_out, p_n] = &kernel.func.attrs.params[..] else { panic!("calls_extern has two parameters") };
+    params[p_out.offset as usize..][..8].copy_from_slice(&out.to_le_bytes());
+    params[p_n.offset as usize..][..4].copy_from_slice(&n.to_le_bytes());
+    ori_interp::run_kernel(&kernel, &Launch::new([1, 1, 1], [64, 1, 1], params), &mut global).unwrap();
+    global.buffer(out).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// A call of an `.extern .func` defined in another module
+/// (`tests/ptx/calls_extern*.ptx`): an undefined GLOBAL FUNC symbol, the
+/// call's relocations against it and its `.nv.prototype` entry, as NVIDIA's;
+/// the defining module's `.visible .func` is a GLOBAL symbol; nvlink links
+/// the two objects and the result computes `ext_mix`.
+#[test]
+fn extern_function_links_and_runs() {
+    let Some(oracle) = Oracle::for_test("extern_function_links_and_runs") else { return };
+    let dir = scratch("extern");
+    let ours = Path::new(env!("CARGO_BIN_EXE_ptxas"));
+    let mut objects = Vec::new();
+    for file in ["calls_extern", "calls_extern_def"] {
+        let ptx = test_ptx(&format!("{file}.ptx"));
+        let (our_obj, nv_obj) = (dir.join(format!("{file}.ours.o")), dir.join(format!("{file}.nv.o")));
+        compile(ours, &ptx, &our_obj, true);
+        compile(&oracle.ptxas(), &ptx, &nv_obj, true);
+        let ours_shape = shape(&std::fs::read(&our_obj).unwrap());
+        let nv_shape = shape(&std::fs::read(&nv_obj).unwrap());
+        assert_eq!(ours_shape.0, nv_shape.0, "{file}: section names");
+        assert_eq!(ours_shape.2, nv_shape.2, "{file}: relocations");
+        // NVIDIA places a GLOBAL device function's symbol after the unified
+        // table symbols; the builder puts it before them (the same set).
+        let (mut a, mut b) = (ours_shape.1, nv_shape.1);
+        if file == "calls_extern" {
+            assert_eq!(a, b, "{file}: symbols");
+        }
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{file}: symbols");
+        objects.push((our_obj, nv_obj));
+    }
+    let want: Vec<u32> =
+        (0..64u32).map(|i| if i < 50 { (i * i ^ 7 * i).wrapping_add(12345) } else { 0 }).collect();
+    for (k, pick) in [|o: &(PathBuf, PathBuf)| o.0.clone(), |o: &(PathBuf, PathBuf)| o.1.clone()].iter().enumerate() {
+        let linked = dir.join(format!("linked{k}.cubin"));
+        let (a, b) = (pick(&objects[0]), pick(&objects[1]));
+        run(&oracle.nvlink(), &[Path::new("-arch=sm_90"), &a, &b, Path::new("-o"), &linked])
+            .unwrap_or_else(|e| panic!("nvlink: {e}"));
+        assert_eq!(run_calls_extern(&std::fs::read(&linked).unwrap(), 50), want, "{}", linked.display());
     }
     std::fs::remove_dir_all(&dir).ok();
 }

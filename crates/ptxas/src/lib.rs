@@ -331,7 +331,10 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     let post_start = started.elapsed();
     let mut cubin = None;
     for module in &modules {
-        let object = object::object_module(module, options)?;
+        let mut object = object::object_module(module, options)?;
+        if options.compile_only {
+            object::ptx_facts(&mut object, ptx.iter().map(|(_, checked)| &checked.module))?;
+        }
         let bytes = elfw::build(&object).map_err(|e| Diagnostic::fatal(format!("writing the cubin failed: {e}")))?;
         if cubin.replace(bytes).is_some() {
             return Err(Diagnostic::fatal("several Ori modules cannot go into one cubin yet").into());

@@ -13,6 +13,8 @@ mod divergence;
 mod notes;
 mod relocatable;
 
+pub(crate) use relocatable::ptx_facts;
+
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
 /// CFA rule and the registers kept across the kernel.

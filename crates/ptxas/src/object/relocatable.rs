@@ -141,3 +141,79 @@ fn is_zero_mov(inst: &Inst) -> bool {
     inst.op == ori_ir::Opcode::MOV
         && matches!(inst.uses.as_slice(), [u] if u.kind == OperandKind::Imm(ori_ir::Imm::Int(0)))
 }
+
+/// What a `-c` object takes from the PTX that Ori does not keep: the
+/// binding of `.visible`/`.weak` device functions (GLOBAL/WEAK symbols)
+/// and, in `.nv.prototype`, the signature of each of them and of each
+/// external function the code calls (NVIDIA's: `ext_mix` of `.extern .func (.param .b32 r)
+/// ext_mix(.param .b32, .param .b32)` has `#iii`).
+pub(crate) fn ptx_facts<'a>(
+    object: &mut object::ObjectModule,
+    modules: impl IntoIterator<Item = &'a ptx_syntax::ast::Module>,
+) -> Result<(), Diagnostic> {
+    use ptx_syntax::ast::{Item, Linkage as PtxLinkage};
+    let called: Vec<String> = object.functions.iter().flat_map(|f| f.callees.iter().cloned()).collect();
+    let mut prototypes = Vec::new();
+    for module in modules {
+        for item in &module.items {
+            let Item::Function(f) = item else { continue };
+            let name = f.name.name.as_str();
+            match (f.linkage, &f.body) {
+                (Some(PtxLinkage::Extern), None) if called.iter().any(|c| c == name) => {
+                    prototypes.push(object::Prototype { function: name.to_string(), signature: signature(f)? });
+                }
+                (Some(linkage @ (PtxLinkage::Visible | PtxLinkage::Weak)), Some(_)) => {
+                    let Some(g) = object.functions.iter_mut().find(|g| g.name == name) else { continue };
+                    if g.kind == FunctionKind::Device {
+                        g.linkage = if linkage == PtxLinkage::Weak { Linkage::Weak } else { Linkage::Global };
+                        // Exported device functions get a prototype too.
+                        prototypes.push(object::Prototype { function: name.to_string(), signature: signature(f)? });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    object.prototypes = prototypes;
+    Ok(())
+}
+
+/// ptxas's signature string of a function: `#`, the result (`v` for none),
+/// then each parameter; measured with probes (ptxas 13.5, sm_90): `i` 32-bit
+/// integer, `l` 64-bit integer, `h` 16-bit, `f` `.f32`, `d` `.f64`, `bN` a
+/// byte array of N (`#vli`, `#lf`, `#ihdb12`, `#v`).
+fn signature(f: &ptx_syntax::ast::Function) -> Result<String, Diagnostic> {
+    use ptx_syntax::ast::{DeclType, ScalarType};
+    let mut out = String::from("#");
+    let code = |d: &ptx_syntax::ast::VarDecl| -> Option<Vec<String>> {
+        let DeclType::Scalar(ty) = d.ty else { return None };
+        d.names
+            .iter()
+            .map(|n| match (n.dims.as_slice(), ty) {
+                ([Some(len)], ScalarType::B8 | ScalarType::U8 | ScalarType::S8) => Some(format!("b{len}")),
+                ([], ScalarType::F32) => Some("f".into()),
+                ([], ScalarType::F64) => Some("d".into()),
+                ([], t) if d.vector().is_none() && !t.is_float() => match t.bits() {
+                    16 => Some("h".into()),
+                    32 => Some("i".into()),
+                    64 => Some("l".into()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    };
+    let unknown = || Diagnostic::fatal(format!("the prototype of '{}' has a parameter type not measured yet", f.name.name));
+    match &f.returns {
+        Some(returns) if !returns.is_empty() => {
+            for d in returns {
+                out.extend(code(d).ok_or_else(unknown)?);
+            }
+        }
+        _ => out.push('v'),
+    }
+    for d in f.params.iter().flatten() {
+        out.extend(code(d).ok_or_else(unknown)?);
+    }
+    Ok(out)
+}
