@@ -50,7 +50,9 @@ pub(crate) fn image(cubin: &Cubin, text: usize) -> Result<Vec<u8>, Error> {
                 continue;
             }
             let target = symbols.get(r.sym as usize).map(|s| usize::from(s.shndx)).filter(|&s| s != 0);
-            let target = target.ok_or_else(|| Error::Load(format!("{name}+{:#x}: relocation against an undefined symbol", r.offset)))?;
+            let target = target.ok_or_else(|| {
+                Error::Load(format!("{name}+{:#x}: relocation against an undefined symbol", r.offset))
+            })?;
             if !queue.contains(&target) {
                 queue.push(target);
             }

@@ -94,7 +94,8 @@ fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> 
                 continue;
             };
             if sm < 90 {
-                let message = "calls of external functions in relocatable (-c) output before sm_90 are not implemented yet";
+                let message =
+                    "calls of external functions in relocatable (-c) output before sm_90 are not implemented yet";
                 return Err(PhaseError::in_function(func, message));
             }
             let before = &insts[..k];

@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 
 mod calls;
 mod divergence;
+mod frame_rows;
 mod notes;
 mod relocatable;
 
@@ -46,9 +47,12 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
         }
     }
     let (Some(cfa), Some(exit)) = (first_transfer, last_exit) else { return (Vec::new(), 0) };
-    let mut rows: Vec<(u32, &[u8])> = vec![(cfa, DEF_CFA), (exit, &[])];
+    // A kernel with a frame has its row after making it (object/frame_rows.rs).
+    let own = func.insts_in_order().take_while(|(b, _, _)| !func.attrs.subroutines.iter().any(|s| s.entry == *b));
+    let cfa_row = frame_rows::kernel_frame_row(own.map(|(_, _, i)| i)).unwrap_or((cfa, DEF_CFA.to_vec()));
+    let mut rows: Vec<(u32, Vec<u8>)> = vec![cfa_row, (exit, Vec::new())];
     if sm < 90 {
-        rows.push((0x10, &[]));
+        rows.push((0x10, Vec::new()));
     }
     rows.sort_by_key(|r| r.0);
     let mut out = Vec::new();
@@ -56,7 +60,7 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
     for (row, rules) in rows {
         out.push(ADVANCE_LOC4);
         out.extend_from_slice(&((row - at) / 4).to_le_bytes());
-        out.extend_from_slice(rules);
+        out.extend_from_slice(&rules);
         at = row;
     }
     (out, if sm >= 90 { 5 } else { 0 })

@@ -64,7 +64,8 @@ pub(super) fn adapt(f: &mut object::Function, func: &Function, sm: u32) -> Resul
         f.crs_stack_size = None;
         f.frame.return_register = DEVICE_RETURN_REGISTER;
         f.frame.cie_instructions = DEVICE_CIE_INSTRUCTIONS.to_vec();
-        f.frame.fde_instructions.clear();
+        let insts: Vec<&Inst> = func.insts_in_order().map(|(_, _, i)| i).collect();
+        f.frame.fde_instructions = super::frame_rows::device_function_rows(&insts, true);
         f.frame.dropped_bytes = 0;
     }
     Ok(())
@@ -87,7 +88,8 @@ struct Calls {
 
 /// True when `inst` writes general register `n`.
 fn writes(inst: &Inst, n: u32) -> bool {
-    inst.written_regs().any(|r: Reg| r.file == RegFile::R && !r.is_virtual && (r.num..r.num + u32::from(r.width)).contains(&n))
+    inst.written_regs()
+        .any(|r: Reg| r.file == RegFile::R && !r.is_virtual && (r.num..r.num + u32::from(r.width)).contains(&n))
 }
 
 /// The relocations of `func`'s direct calls: the callee and the two halves
@@ -203,7 +205,8 @@ fn signature(f: &ptx_syntax::ast::Function) -> Result<String, Diagnostic> {
             })
             .collect()
     };
-    let unknown = || Diagnostic::fatal(format!("the prototype of '{}' has a parameter type not measured yet", f.name.name));
+    let unknown =
+        || Diagnostic::fatal(format!("the prototype of '{}' has a parameter type not measured yet", f.name.name));
     match &f.returns {
         Some(returns) if !returns.is_empty() => {
             for d in returns {
