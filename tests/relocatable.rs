@@ -176,3 +176,42 @@ fn extern_function_links_and_runs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `calls_stack_args` (one pointer parameter) with 64 threads; returns
+/// `out[0..64]`.
+fn run_stack_args(bytes: &[u8]) -> Vec<u8> {
+    let kernel = ori_interp::load_kernel(bytes, "calls_stack_args").unwrap();
+    let mut global = Global::new();
+    let out = global.alloc(vec![0; 4 * 64]);
+    let mut params = vec![0u8; kernel.func.attrs.param_bytes() as usize];
+    params[kernel.func.attrs.params[0].offset as usize..][..8].copy_from_slice(&out.to_le_bytes());
+    ori_interp::run_kernel(&kernel, &Launch::new([1, 1, 1], [64, 1, 1], params), &mut global).unwrap();
+    global.buffer(out).unwrap().to_vec()
+}
+
+/// Stack arguments through the linker (`tests/ptx/calls_stack_args.ptx`,
+/// 20 + 3 parameters of a recursive function): NVIDIA's sections, symbols
+/// and relocations; linked, the results of NVIDIA's whole program.
+#[test]
+fn stack_arguments_link_and_run() {
+    let Some(oracle) = Oracle::for_test("stack_arguments_link_and_run") else { return };
+    let dir = scratch("stack-args");
+    let text =
+        std::fs::read_to_string(test_ptx("calls_stack_args.ptx")).unwrap().replace(".target sm_80", ".target sm_90");
+    let ptx = dir.join("calls_stack_args.ptx");
+    std::fs::write(&ptx, text).unwrap();
+    let ours = Path::new(env!("CARGO_BIN_EXE_ptxas"));
+    let (our_obj, nv_obj, nv_whole) = (dir.join("ours.o"), dir.join("nv.o"), dir.join("nv.cubin"));
+    compile(ours, &ptx, &our_obj, true);
+    compile(&oracle.ptxas(), &ptx, &nv_obj, true);
+    compile(&oracle.ptxas(), &ptx, &nv_whole, false);
+    let (a, b) = (shape(&std::fs::read(&our_obj).unwrap()), shape(&std::fs::read(&nv_obj).unwrap()));
+    assert_eq!(a, b, "sections, symbols, relocations");
+    let reference = run_stack_args(&std::fs::read(&nv_whole).unwrap());
+    assert!(reference.iter().any(|&b| b != 0), "NVIDIA's whole program wrote nothing");
+    let linked = dir.join("ours.linked.cubin");
+    run(&oracle.nvlink(), &[Path::new("-arch=sm_90"), &our_obj, Path::new("-o"), &linked])
+        .unwrap_or_else(|e| panic!("nvlink: {e}"));
+    assert!(run_stack_args(&std::fs::read(&linked).unwrap()) == reference, "linked: outputs differ");
+    std::fs::remove_dir_all(&dir).ok();
+}
