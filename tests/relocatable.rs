@@ -32,7 +32,12 @@ fn run(tool: &Path, args: &[&Path]) -> Result<(), String> {
 
 /// `ptxas -c -arch=sm_90 ptx -o out` with `ptxas`.
 fn compile(ptxas: &Path, ptx: &Path, out: &Path, relocatable: bool) {
-    let mut args = vec![Path::new("-arch=sm_90")];
+    compile_for(ptxas, Path::new("-arch=sm_90"), ptx, out, relocatable);
+}
+
+/// `ptxas [-c] ARCH ptx -o out` with `ptxas`.
+fn compile_for(ptxas: &Path, arch: &Path, ptx: &Path, out: &Path, relocatable: bool) {
+    let mut args = vec![arch];
     if relocatable {
         args.push(Path::new("-c"));
     }
@@ -93,31 +98,37 @@ fn run_recursion(bytes: &[u8]) -> Vec<u8> {
     global.buffer(b).unwrap().to_vec()
 }
 
-/// recursion (fib, qsort_local: recursive device functions): our `-c`
+/// recursion (fib, qsort_local: recursive device functions), sm_90 and
+/// sm_80 (whose call targets are R_CUDA_ABS47_34 in `.rel.text`): our `-c`
 /// object against NVIDIA's, then linked and run.
 #[test]
 fn recursion_links_and_runs() {
     let Some(oracle) = Oracle::for_test("recursion_links_and_runs") else { return };
     let dir = scratch("recursion");
-    let ptx = corpus("recursion.sm90.ptx");
     let ours = Path::new(env!("CARGO_BIN_EXE_ptxas"));
-    let (our_obj, nv_obj, nv_whole) = (dir.join("ours.o"), dir.join("nv.o"), dir.join("nv.cubin"));
-    compile(ours, &ptx, &our_obj, true);
-    compile(&oracle.ptxas(), &ptx, &nv_obj, true);
-    compile(&oracle.ptxas(), &ptx, &nv_whole, false);
-    let (a, b) = (std::fs::read(&our_obj).unwrap(), std::fs::read(&nv_obj).unwrap());
-    let (ours_shape, nv_shape) = (shape(&a), shape(&b));
-    assert_eq!(ours_shape.0, nv_shape.0, "section names");
-    assert_eq!(ours_shape.1, nv_shape.1, "symbols");
-    assert_eq!(ours_shape.2, nv_shape.2, "relocations");
+    for sm in [90, 80] {
+        let ptx = corpus(&format!("recursion.sm{sm}.ptx"));
+        let arch = format!("-arch=sm_{sm}");
+        let arch = Path::new(&arch);
+        let at = |name: &str| dir.join(format!("sm{sm}.{name}"));
+        let (our_obj, nv_obj, nv_whole) = (at("ours.o"), at("nv.o"), at("nv.cubin"));
+        compile_for(ours, arch, &ptx, &our_obj, true);
+        compile_for(&oracle.ptxas(), arch, &ptx, &nv_obj, true);
+        compile_for(&oracle.ptxas(), arch, &ptx, &nv_whole, false);
+        let (a, b) = (std::fs::read(&our_obj).unwrap(), std::fs::read(&nv_obj).unwrap());
+        let (ours_shape, nv_shape) = (shape(&a), shape(&b));
+        assert_eq!(ours_shape.0, nv_shape.0, "sm_{sm}: section names");
+        assert_eq!(ours_shape.1, nv_shape.1, "sm_{sm}: symbols");
+        assert_eq!(ours_shape.2, nv_shape.2, "sm_{sm}: relocations");
 
-    let reference = run_recursion(&std::fs::read(&nv_whole).unwrap());
-    assert!(reference.iter().any(|&b| b != 0), "NVIDIA's whole program wrote nothing");
-    for (obj, linked) in [(&nv_obj, dir.join("nv.linked.cubin")), (&our_obj, dir.join("ours.linked.cubin"))] {
-        run(&oracle.nvlink(), &[Path::new("-arch=sm_90"), obj, Path::new("-o"), &linked])
-            .unwrap_or_else(|e| panic!("nvlink {}: {e}", obj.display()));
-        let out = run_recursion(&std::fs::read(&linked).unwrap());
-        assert!(out == reference, "{}: outputs differ from NVIDIA's whole program", linked.display());
+        let reference = run_recursion(&std::fs::read(&nv_whole).unwrap());
+        assert!(reference.iter().any(|&b| b != 0), "NVIDIA's whole program wrote nothing");
+        for (obj, linked) in [(&nv_obj, at("nv.linked.cubin")), (&our_obj, at("ours.linked.cubin"))] {
+            run(&oracle.nvlink(), &[arch, obj, Path::new("-o"), &linked])
+                .unwrap_or_else(|e| panic!("nvlink {}: {e}", obj.display()));
+            let out = run_recursion(&std::fs::read(&linked).unwrap());
+            assert!(out == reference, "{}: outputs differ from NVIDIA's whole program", linked.display());
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

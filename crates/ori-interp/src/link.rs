@@ -43,10 +43,22 @@ pub(crate) fn image(cubin: &Cubin, text: usize) -> Result<Vec<u8>, Error> {
         image.extend_from_slice(bytes);
         placed.push((section, base));
         let name = &cubin.sections[section].name;
-        let Some((_, rela)) = cubin.section(&format!(".rela{name}")) else { continue };
-        let SectionData::Rela(list) = &rela.data else { continue };
-        for r in list {
-            if ![r_cuda::ABS32_LO_32, r_cuda::ABS32_HI_32, r_cuda::ABS55_16_34].contains(&r.kind) {
+        // sm_8x keeps the relocations without addend in `.rel` sections.
+        let mut list: Vec<elfw::reloc::Rela> = Vec::new();
+        for prefix in [".rela", ".rel"] {
+            match cubin.section(&format!("{prefix}{name}")).map(|(_, s)| &s.data) {
+                Some(SectionData::Rela(l)) => list.extend(l),
+                Some(SectionData::Rel(l)) => list.extend(l.iter().map(|r| elfw::reloc::Rela {
+                    offset: r.offset,
+                    sym: r.sym,
+                    kind: r.kind,
+                    addend: 0,
+                })),
+                _ => {}
+            }
+        }
+        for r in &list {
+            if ![r_cuda::ABS32_LO_32, r_cuda::ABS32_HI_32, r_cuda::ABS55_16_34, r_cuda::ABS47_34].contains(&r.kind) {
                 continue;
             }
             let target = symbols.get(r.sym as usize).map(|s| usize::from(s.shndx)).filter(|&s| s != 0);
@@ -70,7 +82,9 @@ pub(crate) fn image(cubin: &Cubin, text: usize) -> Result<Vec<u8>, Error> {
             // A 32-bit immediate at bits 32..63 (`MOV R20, 32@lo(...)`).
             r_cuda::ABS32_LO_32 => set(&mut bits, 32, 32, value & 0xffff_ffff),
             r_cuda::ABS32_HI_32 => set(&mut bits, 32, 32, value >> 32),
-            // `CALL.ABS.NOINC`: address bits 2..9 at 16..23, 10..56 at 34..80.
+            // sm_8x's `CALL.ABS.NOINC`: address bits 2..48 at 34..80.
+            r_cuda::ABS47_34 => set(&mut bits, 34, 47, value >> 2),
+            // sm_90's: address bits 2..9 at 16..23, 10..56 at 34..80.
             _ => {
                 set(&mut bits, 16, 8, value >> 2);
                 set(&mut bits, 34, 47, value >> 10);

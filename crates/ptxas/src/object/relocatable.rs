@@ -2,10 +2,10 @@
 //! module has device functions: each function keeps its own `.text`
 //! section and its calls are left to the linker (`OriLinkCallees` with
 //! `Relocatable`), as in NVIDIA's `-c` objects of the corpus (recursion,
-//! multi_entry, device_calls; ptxas 13.5, sm_90):
+//! multi_entry, device_calls; ptxas 13.5, sm_90 and sm_80):
 //!
 //! * a call of another function, `CALL.ABS.NOINC `(f)`: R_CUDA_ABS55_16_34
-//!   against `f`, addend 0; a function calling itself keeps
+//!   (sm_8x: R_CUDA_ABS47_34) against `f`, addend 0; a function calling itself keeps
 //!   `CALL.REL.NOINC` to its own start, which needs no relocation;
 //! * the absolute return address, `MOV R20, 32@lo(caller + ret)` and
 //!   `MOV R21, 32@hi(caller + ret)`: R_CUDA_ABS32_LO_32 / _HI_32 against
@@ -45,14 +45,8 @@ pub(super) fn adapt(f: &mut object::Function, func: &Function, sm: u32) -> Resul
     f.stack_size = 0;
     let mut callees = Vec::new();
     if func.attrs.subroutines.is_empty() {
-        let calls = call_relocations(func)?;
+        let calls = call_relocations(func, sm)?;
         callees = calls.callees;
-        if sm < 90 && !calls.relocations.is_empty() {
-            return Err(Diagnostic::fatal(format!(
-                "function '{}': calls in relocatable (-c) output before sm_90 are not implemented yet",
-                func.name
-            )));
-        }
         f.relocations.extend(calls.relocations);
         f.relocations.sort_by_key(|r| r.offset);
     }
@@ -95,7 +89,10 @@ fn writes(inst: &Inst, n: u32) -> bool {
 /// The relocations of `func`'s direct calls: the callee and the two halves
 /// of the return address, whose `MOV`s are the last writers of R20 and
 /// R21 before the call.
-fn call_relocations(func: &Function) -> Result<Calls, Diagnostic> {
+fn call_relocations(func: &Function, sm: u32) -> Result<Calls, Diagnostic> {
+    // sm_8x's call-target field is bits 34..80 (R_CUDA_ABS47_34, written in
+    // `.rel.text` as its addend is 0; recursion -c on sm_80).
+    let target_kind = if sm >= 90 { r_cuda::ABS55_16_34 } else { r_cuda::ABS47_34 };
     let mut relocations = Vec::new();
     let mut callees: Vec<String> = Vec::new();
     let (mut lo, mut hi) = (None, None);
@@ -125,7 +122,7 @@ fn call_relocations(func: &Function) -> Result<Calls, Diagnostic> {
             relocations.push(own(lo_at, r_cuda::ABS32_LO_32));
             relocations.push(own(hi_at, r_cuda::ABS32_HI_32));
             if let Some(symbol) = target {
-                relocations.push(CodeRelocation { offset: at, kind: r_cuda::ABS55_16_34, symbol, addend: 0 });
+                relocations.push(CodeRelocation { offset: at, kind: target_kind, symbol, addend: 0 });
             }
         }
         if writes(inst, RETURN_LO) {
