@@ -177,7 +177,7 @@ fn extern_function_links_and_runs() {
         assert_eq!(a, b, "{file}: symbols");
         objects.push((our_obj, nv_obj));
     }
-    let want: Vec<u32> = (0..64u32).map(|i| if i < 50 { (i * i ^ 7 * i).wrapping_add(12345) } else { 0 }).collect();
+    let want: Vec<u32> = (0..64u32).map(|i| if i < 50 { ((i * i) ^ (7 * i)).wrapping_add(12345) } else { 0 }).collect();
     for (k, pick) in [|o: &(PathBuf, PathBuf)| o.0.clone(), |o: &(PathBuf, PathBuf)| o.1.clone()].iter().enumerate() {
         let linked = dir.join(format!("linked{k}.cubin"));
         let (a, b) = (pick(&objects[0]), pick(&objects[1]));

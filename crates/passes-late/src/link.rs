@@ -78,7 +78,6 @@ impl Phase for OriLinkCallees {
 /// external function's bank-4 slot. The `LDC` goes when nothing else reads
 /// its register (a scan in layout order up to the register's next write).
 fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> Result<(), PhaseError> {
-    let return_lo = ori_ir::Reg::phys(ori_ir::RegFile::R, 20);
     let mut loads = Vec::new();
     for b in func.layout.clone() {
         let mut k = 0;
@@ -118,7 +117,8 @@ fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> 
                 let dest = ori_ir::Operand::reg(ori_ir::Reg::phys(ori_ir::RegFile::R, r));
                 ori_ir::Inst::new(Opcode::MOV, vec![dest], vec![ori_ir::Operand::int(0)])
             };
-            func.insts[insts[lepc]] = mov(return_lo.num);
+            // `LEPC R20, ret` becomes the two halves of the return address.
+            func.insts[insts[lepc]] = mov(20);
             let hi = func.insts.alloc(mov(21));
             func.blocks[b].insts.insert(lepc + 1, hi);
             k += 2;

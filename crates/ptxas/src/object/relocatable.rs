@@ -67,7 +67,7 @@ pub(super) fn adapt(f: &mut object::Function, func: &Function, sm: u32) -> Resul
 
 /// Puts `functions` (kernels, then device functions, each in PTX order, as
 /// ptx-lower makes them) in NVIDIA's `-c` order.
-pub(super) fn order(functions: &mut Vec<object::Function>) {
+pub(super) fn order(functions: &mut [object::Function]) {
     functions.reverse();
     functions.sort_by_key(|f| f.kind == FunctionKind::Entry);
 }
