@@ -2430,3 +2430,51 @@ fn narrow_to_64_bit_conversions_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
     matches_nvidia("cvt_narrow64", n as u32, args, 1, 48, |t| format!("word {:#x}", words[t]));
 }
+
+/// Stack arguments (`tests/ptx/calls_stack_args.ptx`): a recursive device
+/// function with 20 32-bit and 3 64-bit parameters; R4..R15 carry the
+/// first 12 words, the rest go through the bottom of the caller's frame.
+/// NVIDIA's cubin gives the same results.
+#[test]
+fn calls_stack_args() {
+    fn many(a: &[u32; 20], x: &[u64; 3]) -> u32 {
+        let mut s = a[0];
+        for (i, &v) in a.iter().enumerate().skip(1) {
+            s = s.wrapping_add(v.wrapping_mul(i as u32 + 1));
+        }
+        for (i, &v) in x.iter().enumerate() {
+            s = s.wrapping_add((v as u32).wrapping_mul(31 + i as u32)) ^ (v >> 32) as u32;
+        }
+        if a[0] == 0 {
+            return s;
+        }
+        let mut b = [0u32; 20];
+        b[0] = a[0] - 1;
+        for i in 1..20 {
+            b[i] = a[if i + 1 < 20 { i + 1 } else { 1 }];
+        }
+        let y = [x[1], x[2], x[0]];
+        many(&b, &y).wrapping_mul(3).wrapping_add(s)
+    }
+    let n = 64u32;
+    let mut want = Vec::new();
+    for t in 0..n {
+        let k = t & 3;
+        let mut a = [k; 20];
+        for (i, v) in a.iter_mut().enumerate().skip(1) {
+            *v = k + 7 * i as u32 + 1;
+        }
+        let x: [u64; 3] = std::array::from_fn(|i| u64::from(k) * (1_000_003 + i as u64) + ((i as u64 + 1) << 32));
+        want.extend_from_slice(&many(&a, &x).to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(vec![0; 4 * n as usize])];
+    for sm in [90, 80] {
+        let [_, module] = test_stages("calls_stack_args", sm);
+        let got = run(&module, "calls_stack_args", [1, 1, 1], [n, 1, 1], &args());
+        assert!(got[0] == want, "sm_{sm} final: results differ");
+        if let Some(oracle) = nv_oracle::Oracle::for_test("calls_stack_args") {
+            let theirs = run_nvidia(&oracle, "calls_stack_args", sm, [1, 1, 1], [n, 1, 1], &args());
+            assert!(theirs[0] == want, "sm_{sm}: NVIDIA's cubin gives other results");
+        }
+    }
+}

@@ -59,7 +59,9 @@
 //!   `FMNMX R0, R0, -1, !PT` (`0x809`, an immediate bound) and `BREAK
 //!   !P2, B2` (a predicate operand); sm_90 only ([`PROBED_SM90`]):
 //!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
-//!   per-thread address `[R0+URZ]`.
+//!   per-thread address `[R0+URZ]`; `CALL.ABS.NOINC 0x0` and
+//!   `RET.ABS.NODEC R20 0x0` with an absolute code address (`-c` calls;
+//!   sm_80's in [`PROBED_SM80`], its address field elsewhere).
 //!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
@@ -344,7 +346,70 @@ pub static PROBED_SM90: &[Form] = &[
         mask: 0x000001fffff1ffc0ffffff0000ff0fff,
         uniform_guard: false,
     },
+    // CALL.ABS.NOINC 0x0: NVIDIA's 0x000fea0003c00000_0000000000007943
+    // (`-c` calls of another function, the target an R_CUDA_ABS55_16_34
+    // relocation). nvdisasm probes: address bits 2..9 at bits 16..23,
+    // bits 10..56 at bits 34..80.
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{X}"],
+        atoms: &[CODE_ADDRESS],
+        bits: 0x0000000003c000000000000000000943,
+        mask: 0x000001fffffe000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // RET.ABS.NODEC R20 0x0: NVIDIA's 0x000fec0003e00000_0000000014007950
+    // (`-c` device functions return to the absolute address in R20:R21);
+    // the address fields as CALL.ABS's.
+    Form {
+        mnemonic: "RET.ABS.NODEC",
+        operands: &["{R}", "{X}"],
+        atoms: &[reg_at!(24, Some(0)), CODE_ADDRESS],
+        bits: 0x0000000003e000000000000000000950,
+        mask: 0x000001fffffe00000000000300000fff,
+        uniform_guard: false,
+    },
 ];
+
+/// Probed forms of sm_80 only: `CALL.ABS.NOINC 0x0` and `RET.ABS.NODEC R20
+/// 0x0` (NVIDIA's `-c` calls, the same words as sm_90's) with sm_80's
+/// address field: bits 34..80 hold address bits 2..48 (nvdisasm probes;
+/// bits 16..23 print nothing), the R_CUDA_ABS47_34 relocation's field.
+pub static PROBED_SM80: &[Form] = &[
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{X}"],
+        atoms: &[CODE_ADDRESS_SM80],
+        bits: 0x0000000003c000000000000000000943,
+        mask: 0x000001fffffe000000000003ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "RET.ABS.NODEC",
+        operands: &["{R}", "{X}"],
+        atoms: &[reg_at!(24, Some(0)), CODE_ADDRESS_SM80],
+        bits: 0x0000000003e000000000000000000950,
+        mask: 0x000001fffffe00000000000300ff0fff,
+        uniform_guard: false,
+    },
+];
+
+/// sm_80's absolute code address of `CALL.ABS`/`RET.ABS`.
+const CODE_ADDRESS_SM80: Atom = Atom {
+    kind: AtomKind::X,
+    fields: &[Field { pos: 34, len: 47, shift: 2 }],
+    signed: false,
+    reuse: None,
+};
+
+/// An absolute code address of `CALL.ABS`/`RET.ABS` (probed with nvdisasm
+/// on sm_90: bits 16..23 hold address bits 2..9, bits 34..80 bits 10..56).
+const CODE_ADDRESS: Atom = Atom {
+    kind: AtomKind::X,
+    fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+    signed: false,
+    reuse: None,
+};
 
 /// A mark on a register source, toggled by one bit: (opcode bits 0..11,
 /// operand index in the text, the mark as printed around `{R}`, the bit).
@@ -380,7 +445,7 @@ const ROUNDS: usize = 2;
 fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
     let own: &[Form] = match sm {
-        Sm::Sm80 => &[],
+        Sm::Sm80 => PROBED_SM80,
         Sm::Sm90 => PROBED_SM90,
     };
     let mut out: Vec<Form> = PROBED.iter().chain(own).filter(|f| known.insert(text(f))).copied().collect();

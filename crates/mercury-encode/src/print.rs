@@ -41,10 +41,10 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     let carry_pt = |d: &&Operand| carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero());
     let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d));
     for (i, op) in shown.chain(&inst.uses).enumerate() {
-        // `RET.REL.NODEC R20 `(f)`: a return or call through a register
-        // names its target after a space.
-        let relative =
-            prev_is_reg && matches!(op.kind, OperandKind::Label(_)) && matches!(inst.op, Opcode::CALL | Opcode::RET);
+        // `RET.REL.NODEC R20 `(f)`, `RET.ABS.NODEC R20 0x0`: a return or
+        // call through a register names its target after a space.
+        let target = matches!(op.kind, OperandKind::Label(_) | OperandKind::Imm(_) | OperandKind::Symbol(_));
+        let relative = prev_is_reg && target && matches!(inst.op, Opcode::CALL | Opcode::RET);
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
         let (mut skeleton, atoms) = shape(op)?;

@@ -121,7 +121,12 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
             s.push_str("{L}");
             atoms.push(Value::Label(*b));
         }
-        OperandKind::Symbol(name) => return Err(Error::Unsupported(format!("symbol operand `({name})"))),
+        // A symbol left for the linker (`-c`: `CALL.ABS.NOINC `(f)`): the
+        // field holds 0 and a relocation names the symbol.
+        OperandKind::Symbol(_) => {
+            s.push_str("{X}");
+            atoms.push(Value::Int(0));
+        }
         OperandKind::MatrixDesc(r) => {
             s.push_str("gdesc[{U}]");
             atoms.push(Value::Reg(*r));

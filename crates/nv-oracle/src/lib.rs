@@ -73,6 +73,11 @@ impl Oracle {
         self.bin.join("cuobjdump")
     }
 
+    /// Path of `nvlink` (from the nvcc package): links `-c` objects.
+    pub fn nvlink(&self) -> PathBuf {
+        self.bin.join("nvlink")
+    }
+
     /// Runs NVIDIA's ptxas with `args` in `cwd`.
     pub fn run_ptxas(&self, args: &[&str], cwd: &Path) -> std::io::Result<Output> {
         Command::new(self.ptxas()).args(args).current_dir(cwd).output()

@@ -774,6 +774,15 @@ impl Cta<'_> {
                 let mut moves = vec![(mask & !active, pc + 1)];
                 for lane in lanes(active) {
                     let target = self.val(w, step, 0, lane, 2)?;
+                    // A function of the linked image (loader: crate::link).
+                    if target % 16 == 0 && target / 16 < prog.steps.len() as u64 {
+                        let to = (target / 16) as usize;
+                        match moves.iter_mut().find(|m| m.1 == to) {
+                            Some(m) => m.0 |= 1 << lane,
+                            None => moves.push((1 << lane, to)),
+                        }
+                        continue;
+                    }
                     let name = target
                         .checked_sub(crate::EXTERNAL_BASE)
                         .and_then(|off| crate::EXTERNALS.get(off as usize / 16))

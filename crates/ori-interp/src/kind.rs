@@ -509,7 +509,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "CALL" if m("REL") => Kind::Call,
         "CALL" if m("ABS") => Kind::CallAbs,
         "LEPC" => Kind::Lepc,
-        "RET" if m("REL") => Kind::Ret,
+        // `RET.ABS.NODEC R20 0x0` (linked `-c` code) returns to R20 too.
+        "RET" if m("REL") || m("ABS") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
         // R2UR runs once per warp and takes the first active lane's value.

@@ -12,6 +12,7 @@ pub mod corpus;
 mod exec;
 mod grid;
 mod kind;
+mod link;
 mod loader;
 pub mod memory;
 mod printf;

@@ -49,11 +49,13 @@ pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
     let cubin = elfw::read(bytes).map_err(|e| Error::Load(format!("reading the cubin: {e}")))?;
     let sm = cubin.header.eflags().sm();
     let family = mercury_encode::Sm::from_number(sm).ok_or_else(|| Error::Load(format!("sm_{sm} has no decoder")))?;
-    let text = cubin
+    let (text, _) = cubin
         .section(&format!(".text.{name}"))
-        .and_then(|(_, s)| s.bytes())
+        .filter(|(_, s)| s.bytes().is_some())
         .ok_or_else(|| Error::Load(format!("no .text.{name} in the cubin")))?;
-    let mut func = decode_code(family, text, name)?;
+    // With its callees when the driver would link them (crate::link).
+    let text = crate::link::image(&cubin, text)?;
+    let mut func = decode_code(family, &text, name)?;
     if let Some(attrs) = cubin.section(&format!(".nv.info.{name}")).and_then(|(_, s)| s.attributes()) {
         func.attrs.params = params(attrs);
         func.attrs.cluster_dims = cluster_dims(attrs);

@@ -30,6 +30,13 @@ pub enum FunctionKind {
     Func,
 }
 
+/// Added to the offset of a device function's loads of its incoming stack
+/// arguments (parameters beyond the ABI's registers, at `[R1 + o]` of the
+/// caller's stack pointer) until `OriSetupStackFrame` knows the function's
+/// frame and rewrites `[R1 + INCOMING_ARGS + o]` to `[R1 + frame_bytes + o]`.
+/// Too large for an `LDL` offset, so a load left unrewritten cannot encode.
+pub const INCOMING_ARGS: i64 = 1 << 24;
+
 /// Launch-shape and register directives of a function (`.maxntid`,
 /// `.reqntid`, `.maxnreg`, `.minnctapersm`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -59,7 +66,8 @@ pub struct FunctionAttrs {
     /// (`.extern_shared` in the text form).
     pub extern_shared: bool,
     /// Bytes of the local-memory stack frame below the stack pointer `R1`
-    /// (local arrays, then spill slots the register allocator adds).
+    /// (the outgoing stack arguments of its calls, local arrays, then spill
+    /// slots the register allocator adds).
     pub frame_bytes: u32,
     /// Bytes the register allocator's spill stores write (`-v`'s "bytes
     /// spill stores").

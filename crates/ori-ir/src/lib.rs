@@ -25,7 +25,7 @@ pub mod text;
 pub mod verify;
 
 pub use builder::Builder;
-pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, InstId, ParamSlot, Subroutine};
+pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Subroutine};
 pub use inst::{Ctrl, Guard, Inst};
 pub use module::{Module, PointerInit, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};

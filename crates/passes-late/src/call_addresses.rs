@@ -8,12 +8,25 @@
 //! known only after scheduling, so this runs just before encoding.
 //! NVIDIA's code has the same immediates (`MOV R20, 0x2a0` before the call
 //! at 0x290; `UMOV UR4, 0x820` for `op_add` at 0x820).
+//!
+//! With the knob `Relocatable` (`-c`) return addresses are absolute and
+//! belong to the linker: the `MOV R20, 0` / `MOV R21, 0` stay as they are
+//! and the object writer relocates them (`ptxas/src/object/calls.rs`);
+//! only the `LEPC`-relative return of external calls is computed here.
 
 use std::collections::HashMap;
 
 use ori_ir::{
-    BlockId, Function, Imm, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+    BlockId, Function, Imm, Knob, KnobValue, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property,
+    PropertySet, Reg, RegFile,
 };
+
+/// The knobs of [`OriResolveCallAddresses`].
+static KNOBS: &[Knob] = &[Knob {
+    name: "Relocatable",
+    default: KnobValue::Bool(false),
+    doc: "-c: leave return addresses of calls within the module to the linker",
+}];
 
 /// Fills in return addresses and function addresses.
 pub struct OriResolveCallAddresses;
@@ -38,7 +51,12 @@ impl Phase for OriResolveCallAddresses {
         PropertySet::of(&[Property::Encoded])
     }
 
-    fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+    fn knobs(&self) -> &'static [Knob] {
+        KNOBS
+    }
+
+    fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        let relocatable = cx.knobs.bool("Relocatable");
         let mut block_addr: HashMap<BlockId, i64> = HashMap::new();
         let mut at = 0i64;
         for &b in &func.layout {
@@ -62,8 +80,12 @@ impl Phase for OriResolveCallAddresses {
                 if func.insts[id].op != Opcode::CALL {
                     continue;
                 }
-                if func.insts[id].has_mod("ABS") {
+                let direct = matches!(func.insts[id].uses.first().map(|u| &u.kind), Some(OperandKind::Symbol(_)));
+                if func.insts[id].has_mod("ABS") && !direct {
                     pc_relative_return(func, &insts[..k], k)?;
+                    continue;
+                }
+                if relocatable {
                     continue;
                 }
                 let ret = block_addr[&b] + 16 * (k as i64 + 1);

@@ -16,9 +16,16 @@
 use std::collections::{HashMap, HashSet};
 
 use ori_ir::{
-    BlockId, Function, FunctionKind, Module, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property,
-    PropertySet, Subroutine,
+    BlockId, Function, FunctionKind, Imm, Knob, KnobValue, Modifier, Module, Opcode, OperandKind, Phase, PhaseContext,
+    PhaseError, Property, PropertySet, Subroutine,
 };
+
+/// The knobs of [`OriLinkCallees`].
+static KNOBS: &[Knob] = &[Knob {
+    name: "Relocatable",
+    default: KnobValue::Bool(false),
+    doc: "-c: keep every function in its own section and leave calls to the linker",
+}];
 
 /// Clones device functions into the kernels that call them.
 pub struct OriLinkCallees;
@@ -40,13 +47,148 @@ impl Phase for OriLinkCallees {
         PropertySet::of(&[Property::Scheduled, Property::Encoded])
     }
 
+    fn knobs(&self) -> &'static [Knob] {
+        KNOBS
+    }
+
     fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
         Err(PhaseError::in_function(func, "OriLinkCallees places functions into kernels: it runs on whole modules"))
     }
 
-    fn run_module(&self, module: &mut Module, _cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+    fn run_module(&self, module: &mut Module, cx: &PhaseContext<'_>) -> Option<Result<(), PhaseError>> {
+        if cx.knobs.bool("Relocatable") {
+            let externals: Vec<(u32, String)> =
+                module.externals.iter().filter_map(|e| Some((module.address_slot(e)?, e.clone()))).collect();
+            let sm = u32::from(module.target.version);
+            return Some(module.functions.iter_mut().try_for_each(|f| {
+                external_calls(f, &externals, sm)?;
+                relocatable_calls(f)
+            }));
+        }
         Some(link(module))
     }
+}
+
+/// `-c`: calls of functions outside the module. Whole programs load their
+/// address from constant bank 4 (`LDC.64 R6, c[0x4][slot]`, `LEPC R20,
+/// ret`, `CALL.ABS.NOINC R6`; ptx-lower `ops/call.rs`); objects have no
+/// bank 4 and call them like module functions, `CALL.ABS.NOINC `(f)` with
+/// the absolute return address in `R20:R21`, which the linker resolves
+/// (NVIDIA's `-c` code for an `.extern .func`). `externals` gives each
+/// external function's bank-4 slot. The `LDC` goes when nothing else reads
+/// its register (a scan in layout order up to the register's next write).
+fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> Result<(), PhaseError> {
+    let mut loads = Vec::new();
+    for b in func.layout.clone() {
+        let mut k = 0;
+        while k < func.blocks[b].insts.len() {
+            let insts = func.blocks[b].insts.clone();
+            let call = &func.insts[insts[k]];
+            let target = match call.uses.as_slice() {
+                [u] if call.op == Opcode::CALL && call.has_mod("ABS") => u.as_reg(),
+                _ => None,
+            };
+            let Some(fp) = target else {
+                k += 1;
+                continue;
+            };
+            if sm < 90 {
+                let message =
+                    "calls of external functions in relocatable (-c) output before sm_90 are not implemented yet";
+                return Err(PhaseError::in_function(func, message));
+            }
+            let before = &insts[..k];
+            let load = before.iter().rposition(|&i| func.insts[i].written_regs().any(|r| overlaps(r, fp)));
+            let slot = load.and_then(|l| match (&func.insts[before[l]].op, func.insts[before[l]].uses.as_slice()) {
+                (Opcode::LDC, [u]) => match &u.kind {
+                    OperandKind::CBank(c) if c.bank == ori_ir::Bank::Fixed(4) && c.reg.is_none() => Some(c.offset),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let name = slot.and_then(|s| externals.iter().find(|e| i64::from(e.0) == i64::from(s)));
+            let lepc = before.iter().rposition(|&i| func.insts[i].op == Opcode::LEPC);
+            let (Some((_, name)), Some(load), Some(lepc)) = (name, load, lepc) else {
+                return Err(PhaseError::in_function(func, "an external call without its LDC and LEPC"));
+            };
+            loads.push(before[load]);
+            func.insts[insts[k]].uses[0].kind = OperandKind::Symbol(name.clone());
+            let mov = |r: u32| {
+                let dest = ori_ir::Operand::reg(ori_ir::Reg::phys(ori_ir::RegFile::R, r));
+                ori_ir::Inst::new(Opcode::MOV, vec![dest], vec![ori_ir::Operand::int(0)])
+            };
+            // `LEPC R20, ret` becomes the two halves of the return address.
+            func.insts[insts[lepc]] = mov(20);
+            let hi = func.insts.alloc(mov(21));
+            func.blocks[b].insts.insert(lepc + 1, hi);
+            k += 2;
+        }
+    }
+    for load in loads {
+        remove_if_unread(func, load)?;
+    }
+    Ok(())
+}
+
+/// True when registers `a` and `b` share a word.
+fn overlaps(a: ori_ir::Reg, b: ori_ir::Reg) -> bool {
+    a.file == b.file
+        && a.is_virtual == b.is_virtual
+        && a.num < b.num + u32::from(b.width)
+        && b.num < a.num + u32::from(a.width)
+}
+
+/// Removes instruction `id` when no instruction after it (in layout order)
+/// reads what it writes before the register is written again.
+fn remove_if_unread(func: &mut Function, id: ori_ir::InstId) -> Result<(), PhaseError> {
+    let Some(dest) = func.insts[id].written_regs().next() else { return Ok(()) };
+    let order: Vec<_> = func.insts_in_order().map(|(b, i, _)| (b, i)).collect();
+    let Some(at) = order.iter().position(|&(_, i)| i == id) else { return Ok(()) };
+    for &(_, i) in &order[at + 1..] {
+        let inst = &func.insts[i];
+        if inst.read_regs().any(|r| overlaps(r, dest)) {
+            let message = "an external function's address kept for another use in relocatable (-c) output";
+            return Err(PhaseError::in_function(func, format!("{message} is not implemented yet")));
+        }
+        if inst.written_regs().any(|r| overlaps(r, dest)) {
+            break;
+        }
+    }
+    let block = order[at].0;
+    func.blocks[block].insts.retain(|&i| i != id);
+    Ok(())
+}
+
+/// `-c`: rewrites `func`'s calls and returns for the linker (see the module
+/// comment). Calls through pointers and taken addresses (`__UFT` tables in
+/// NVIDIA's objects) are not written yet.
+fn relocatable_calls(func: &mut Function) -> Result<(), PhaseError> {
+    let start = func.layout[0];
+    let ids: Vec<_> = func.insts_in_order().map(|(_, id, _)| id).collect();
+    for id in ids {
+        let inst = &func.insts[id];
+        let symbol = inst.uses.iter().find_map(|u| match &u.kind {
+            OperandKind::Symbol(name) => Some(name.clone()),
+            _ => None,
+        });
+        match (inst.op, inst.uses.len(), symbol) {
+            (Opcode::CALL, 1, Some(name)) if name == func.name => {
+                func.insts[id].uses[0].kind = OperandKind::Label(start);
+            }
+            (Opcode::CALL, 1, Some(_)) => func.insts[id].mods = Modifier::list(&["ABS", "NOINC"]),
+            (Opcode::RET, 2, _) => {
+                let ret = &mut func.insts[id];
+                ret.mods = Modifier::list(&["ABS", "NODEC"]);
+                ret.uses[1].kind = OperandKind::Imm(Imm::Int(0));
+            }
+            (Opcode::CALL, 2, _) | (Opcode::MOV, _, Some(_)) => {
+                let message = "calls through function pointers in relocatable (-c) output are not implemented yet";
+                return Err(PhaseError::in_function(func, message));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn link(module: &mut Module) -> Result<(), PhaseError> {

@@ -16,10 +16,13 @@
 //! compiled out of line takes its frame off the caller's stack pointer and
 //! gives it back before each `RET` (NVIDIA's callees: `IADD3 R1, R1,
 //! -size, RZ` first, `IADD3 R1, R1, size, RZ` just before `RET`). A kernel
-//! that calls functions loads `R1` even without a frame of its own.
+//! that calls functions loads `R1` even without a frame of its own. A
+//! device function's stack arguments lie above its frame, in the caller's
+//! outgoing area: their loads get the frame's size added to their offset.
 
 use ori_ir::{
-    Function, FunctionKind, Inst, Opcode, Operand, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+    Function, FunctionKind, INCOMING_ARGS, Inst, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
+    Property, PropertySet, Reg, RegFile,
 };
 
 /// Inserts the stack-pointer prologue of kernels that use the stack.
@@ -88,6 +91,7 @@ impl Phase for OriSetupStackFrame {
 /// already).
 fn callee_frame(func: &mut Function) {
     let size = i64::from(func.attrs.frame_bytes);
+    incoming_arguments(func, size);
     let Some(&entry) = func.layout.first() else { return };
     if size == 0 || func.insts_in_order().any(|(_, _, inst)| inst.written_regs().any(|r| r == SP)) {
         return;
@@ -106,6 +110,23 @@ fn callee_frame(func: &mut Function) {
             out.push(id);
         }
         func.blocks[block].insts = out;
+    }
+}
+
+/// The loads of stack arguments (`[R1 + INCOMING_ARGS + o]`, ptx-lower
+/// `ops/call.rs`) read above the frame of `size` bytes: `[R1 + size + o]`
+/// (NVIDIA's `LDL R0, [R1+0x80]` in a callee with a 0x80-byte frame).
+fn incoming_arguments(func: &mut Function, size: i64) {
+    let ids: Vec<_> = func.insts_in_order().map(|(_, id, _)| id).collect();
+    for id in ids {
+        for op in func.insts[id].uses.iter_mut() {
+            if let OperandKind::Mem(a) = &mut op.kind
+                && a.base == Some(SP)
+                && a.offset >= INCOMING_ARGS
+            {
+                a.offset += size - INCOMING_ARGS;
+            }
+        }
     }
 }
 

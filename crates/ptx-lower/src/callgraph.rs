@@ -121,7 +121,7 @@ fn reaches(calls: &HashMap<&str, Vec<&str>>, from: &str, to: &str) -> bool {
     false
 }
 
-fn walk<'m>(statements: &'m [Statement], f: &mut impl FnMut(&'m ast::Instruction)) {
+pub(crate) fn walk<'m>(statements: &'m [Statement], f: &mut impl FnMut(&'m ast::Instruction)) {
     for s in statements {
         match s {
             Statement::Instruction(i) => f(i),

@@ -119,6 +119,9 @@ pub(crate) struct Lowerer<'m> {
     param_aliases: HashMap<String, String>,
     /// Call-sequence `.param` declarations so far (they are numbered).
     param_decls: usize,
+    /// Bytes at the bottom of the frame for the stack arguments of the
+    /// calls this function makes (ops/call.rs `outgoing_bytes`).
+    pub(crate) outgoing: u32,
     /// The warp's threads are known to run together here: nothing since the
     /// function's start or the last `WARPSYNC` could have split them.
     converged: bool,
@@ -224,6 +227,7 @@ impl<'m> Lowerer<'m> {
             param_slots: HashMap::new(),
             param_aliases: HashMap::new(),
             param_decls: 0,
+            outgoing: ops::call::outgoing_bytes(&body.statements, callees),
         };
         cx.contraction = Contraction::of(&body.statements, &cx.counts);
         let entry = cx.block();
@@ -264,7 +268,7 @@ impl<'m> Lowerer<'m> {
             attrs.shared_bytes = attrs.shared_bytes.max(sm.target().reserved_shared);
             attrs.shared_align = attrs.shared_align.max(cx.extern_shared_align);
         }
-        cx.func.attrs.frame_bytes = cx.locals.section().0;
+        cx.func.attrs.frame_bytes = cx.locals.section().0.max(cx.outgoing);
         Ok(cx.func)
     }
 
@@ -280,7 +284,8 @@ impl<'m> Lowerer<'m> {
                 Statement::Decl(d) if d.space == StateSpace::Shared => {
                     self.shared.declare(d, self.sm.target().reserved_shared)
                 }
-                Statement::Decl(d) if d.space == StateSpace::Local => self.locals.declare(d, 0),
+                // Above the stack arguments of the calls it makes.
+                Statement::Decl(d) if d.space == StateSpace::Local => self.locals.declare(d, self.outgoing),
                 // Call-sequence parameters: storage made at the first
                 // `st.param`. Each declaration is a new variable (callees
                 // declare the same names), named apart by a number.

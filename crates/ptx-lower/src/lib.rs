@@ -65,7 +65,15 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         .collect();
     let out_of_line = callgraph::out_of_line(&bodies, &callees);
     let kernels = bodies.iter().filter(|f| f.kind == FunctionKind::Entry);
-    let separate = bodies.iter().filter(|f| out_of_line.contains(f.name.name.as_str()));
+    // `.visible`/`.weak` functions other modules may call keep code of
+    // their own too (with -c a GLOBAL symbol; whole programs drop the
+    // ones no kernel reaches).
+    let exported = |f: &ptx_syntax::ast::Function| {
+        matches!(f.linkage, Some(ptx_syntax::ast::Linkage::Visible | ptx_syntax::ast::Linkage::Weak))
+    };
+    let separate = bodies
+        .iter()
+        .filter(|f| out_of_line.contains(f.name.name.as_str()) || (f.kind == FunctionKind::Func && exported(f)));
     for f in kernels.chain(separate) {
         let Some(body) = &f.body else { continue };
         match func::Lowerer::lower(f, body, target, &refs, &callees, &out_of_line) {

@@ -282,6 +282,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         if let Some(limit) = register_limit(options) {
             plan.override_knob("MaxRegs", ori_ir::KnobValue::Int(limit.into()));
         }
+        // `-c`: functions keep their own sections, calls go through the linker.
+        plan.override_knob("Relocatable", ori_ir::KnobValue::Bool(options.compile_only));
         plan.check(module.props).map_err(|e| Diagnostic::fatal(e.to_string()))?;
         let run_options = manager::RunOptions {
             verify_each: options.verify_each,
@@ -329,7 +331,10 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     let post_start = started.elapsed();
     let mut cubin = None;
     for module in &modules {
-        let object = object::object_module(module, options)?;
+        let mut object = object::object_module(module, options)?;
+        if options.compile_only {
+            object::ptx_facts(&mut object, ptx.iter().map(|(_, checked)| &checked.module))?;
+        }
         let bytes = elfw::build(&object).map_err(|e| Diagnostic::fatal(format!("writing the cubin failed: {e}")))?;
         if cubin.replace(bytes).is_some() {
             return Err(Diagnostic::fatal("several Ori modules cannot go into one cubin yet").into());

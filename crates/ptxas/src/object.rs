@@ -9,7 +9,11 @@ use crate::Options;
 use crate::diag::Diagnostic;
 
 mod calls;
+mod frame_rows;
 mod notes;
+mod relocatable;
+
+pub(crate) use relocatable::ptx_facts;
 
 /// The `.debug_frame` CIE instructions of every kernel NVIDIA's ptxas 13.5
 /// wrote for the corpus (86 cubins, sm_80 and sm_90, all identical): the
@@ -42,9 +46,12 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
         }
     }
     let (Some(cfa), Some(exit)) = (first_transfer, last_exit) else { return (Vec::new(), 0) };
-    let mut rows: Vec<(u32, &[u8])> = vec![(cfa, DEF_CFA), (exit, &[])];
+    // A kernel with a frame has its row after making it (object/frame_rows.rs).
+    let own = func.insts_in_order().take_while(|(b, _, _)| !func.attrs.subroutines.iter().any(|s| s.entry == *b));
+    let cfa_row = frame_rows::kernel_frame_row(own.map(|(_, _, i)| i)).unwrap_or((cfa, DEF_CFA.to_vec()));
+    let mut rows: Vec<(u32, Vec<u8>)> = vec![cfa_row, (exit, Vec::new())];
     if sm < 90 {
-        rows.push((0x10, &[]));
+        rows.push((0x10, Vec::new()));
     }
     rows.sort_by_key(|r| r.0);
     let mut out = Vec::new();
@@ -52,7 +59,7 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
     for (row, rules) in rows {
         out.push(ADVANCE_LOC4);
         out.extend_from_slice(&((row - at) / 4).to_le_bytes());
-        out.extend_from_slice(rules);
+        out.extend_from_slice(&rules);
         at = row;
     }
     (out, if sm >= 90 { 5 } else { 0 })
@@ -64,17 +71,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     let target = module.target.target();
     let mut functions = Vec::new();
     for func in &module.functions {
-        if func.kind == FunctionKind::Func {
-            return Err(Diagnostic::fatal(format!(
-                "device function '{}': writing .func code on its own (-c) is not implemented yet",
-                func.name
-            )));
-        }
-        if options.compile_only && !func.attrs.subroutines.is_empty() {
-            return Err(Diagnostic::fatal(format!(
-                "kernel '{}': calls in relocatable (-c) output are not implemented yet",
-                func.name
-            )));
+        // Whole programs clone device functions into their callers
+        // (OriLinkCallees); `-c` keeps them (object/relocatable.rs).
+        if func.kind == FunctionKind::Func && !options.compile_only {
+            return Err(Diagnostic::fatal(format!("device function '{}' was not placed in a kernel", func.name)));
         }
         let mut f = function(func, &target)?;
         if !f.notes.syscalls.is_empty() {
@@ -82,12 +82,18 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
             // `CALL.ABS` goes through a register, so every one counts.
             f.callees = module.externals.clone();
         }
+        if options.compile_only {
+            relocatable::adapt(&mut f, func, target.sm.version.into())?;
+        }
         functions.push(f);
     }
     if options.compile_only && !module.variables.is_empty() {
         return Err(Diagnostic::fatal(
             "module-scope variables in relocatable (-c) output are not implemented yet".to_string(),
         ));
+    }
+    if options.compile_only {
+        relocatable::order(&mut functions);
     }
     let variables = module.variables.iter().map(variable).collect();
     // The address table of constant bank 4: every external function, then
@@ -98,6 +104,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
     let mut command_line = format!("-arch {} ", module.target);
     if options.opt_level != 3 {
         command_line = format!("-O {} {command_line}", options.opt_level);
+    }
+    if options.compile_only {
+        // Measured: "-arch sm_90 -c  " (two spaces), also after "-O 2 ".
+        command_line.push_str("-c  ");
     }
     Ok(ObjectModule {
         target: object::Target {

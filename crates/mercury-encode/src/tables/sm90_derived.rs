@@ -188,6 +188,27 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{X}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000003c000000000000000000943,
+        mask: 0x000001fffffe000000000003ff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "RET.ABS.NODEC",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000003e000000000000000000950,
+        mask: 0x000001fffffe00000000000300000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "STS",
         operands: &["[{R}.X4]", "{R}"],
         atoms: &[

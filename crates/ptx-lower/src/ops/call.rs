@@ -4,10 +4,11 @@
 //!
 //! **Calls** of functions compiled out of line (recursive or address-taken
 //! ones, `callgraph.rs`) follow NVIDIA's ABI (seed-digest-A §12, checked on
-//! NVIDIA's recursion and device_calls code): arguments in `R4` upwards,
+//! NVIDIA's recursion and device_calls code): arguments in `R4..R15`,
 //! each at the lowest free register aligned to its size (a pair on an even
-//! register; a later 32-bit argument fills a hole), results likewise from
-//! `R4`; the return address in `R20` (`R21` = 0), set just before
+//! register; a later 32-bit argument fills a hole), the rest on the stack
+//! at the bottom of the caller's frame (`abi_places`), results likewise
+//! from `R4`; the return address in `R20` (`R21` = 0), set just before
 //! `CALL.REL.NOINC` (its value, the byte offset after the call in the
 //! kernel's code, is known once the code is placed: `OriResolveCallAddresses`);
 //! an indirect call is `CALL.REL.NOINC fp.lo, kernel` (the pointer is an
@@ -34,25 +35,101 @@ use crate::func::Lowerer;
 
 /// First register of arguments and results.
 const FIRST_ARG: u32 = 4;
-/// Registers `R4..` that carry arguments (the return address follows).
-const ARG_WORDS: usize = 16;
+/// Registers `R4..R15` that carry arguments (R16 on are callee-saved;
+/// NVIDIA's code for 20 32-bit arguments passes 12 in registers).
+const ARG_WORDS: usize = 12;
 /// The return address register (`R21`, its high word, is 0).
 pub(crate) const RETURN_ADDRESS: Reg = Reg::phys(RegFile::R, 20);
 
-/// The ABI registers of values `widths` words wide, in order: each at the
-/// lowest free register aligned to its width. `None` when they do not fit
-/// in `R4..R19` (NVIDIA's code then passes the rest on the stack).
-pub(crate) fn abi_regs(widths: &[u8]) -> Option<Vec<Reg>> {
+/// Where an argument travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// In ABI registers.
+    Reg(Reg),
+    /// On the stack: at `[R1 + offset]` of the caller's stack pointer (the
+    /// bottom of its frame), `[R1 + frame + offset]` in the callee.
+    Stack(u32),
+}
+
+/// The places of values `widths` words wide, in order (NVIDIA's code, sm_90
+/// probes `tests/ptx/calls_stack_args.ptx`): each at the lowest free
+/// register of `R4..R15` aligned to its width (a later 32-bit value fills
+/// a hole: 11 words, a 64-bit value, a 32-bit one -> R4..R14, the stack,
+/// R15), else on the stack at the next offset aligned to its size.
+pub(crate) fn abi_places(widths: &[u8]) -> Vec<Place> {
     let mut used = [false; ARG_WORDS];
+    let mut stack = 0u32;
     widths
         .iter()
         .map(|&w| {
             let w = usize::from(w.max(1));
-            let at = (0..ARG_WORDS).step_by(w).find(|&i| i + w <= ARG_WORDS && used[i..i + w].iter().all(|u| !u))?;
-            used[at..at + w].fill(true);
-            Some(Reg::phys(RegFile::R, FIRST_ARG + at as u32).wide(w as u8))
+            match (0..ARG_WORDS).step_by(w).find(|&i| i + w <= ARG_WORDS && used[i..i + w].iter().all(|u| !u)) {
+                Some(at) => {
+                    used[at..at + w].fill(true);
+                    Place::Reg(Reg::phys(RegFile::R, FIRST_ARG + at as u32).wide(w as u8))
+                }
+                None => {
+                    let at = stack.next_multiple_of(4 * w as u32);
+                    stack = at + 4 * w as u32;
+                    Place::Stack(at)
+                }
+            }
         })
         .collect()
+}
+
+/// Bytes of stack the places take.
+fn stack_bytes(places: &[Place], widths: &[u8]) -> u32 {
+    let end = |(p, &w): (&Place, &u8)| match p {
+        Place::Stack(at) => at + 4 * u32::from(w.max(1)),
+        Place::Reg(_) => 0,
+    };
+    places.iter().zip(widths).map(end).max().unwrap_or(0)
+}
+
+/// The ABI registers of values `widths` words wide (results), `None` when
+/// some would go on the stack.
+pub(crate) fn abi_regs(widths: &[u8]) -> Option<Vec<Reg>> {
+    abi_places(widths)
+        .into_iter()
+        .map(|p| match p {
+            Place::Reg(r) => Some(r),
+            Place::Stack(_) => None,
+        })
+        .collect()
+}
+
+/// The stack bytes the direct calls in `statements` pass (the outgoing
+/// area at the bottom of the caller's frame, below its locals), given the
+/// module's device functions.
+pub(crate) fn outgoing_bytes(
+    statements: &[ptx_syntax::ast::Statement],
+    callees: &std::collections::HashMap<&str, &ptx_syntax::ast::Function>,
+) -> u32 {
+    let mut bytes = 0;
+    crate::callgraph::walk(statements, &mut |inst| {
+        if inst.opcode.name.as_str() != "call" {
+            return;
+        }
+        let target = crate::callgraph::call_target(inst).and_then(|i| inst.operands.get(i));
+        let Some(ExprKind::Name(name, None)) = target.map(|t| &t.kind) else { return };
+        let Some(f) = callees.get(name.name.as_str()) else { return };
+        let Ok(params) = param_words(f.params.iter().flatten()) else { return };
+        let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
+        bytes = bytes.max(stack_bytes(&abi_places(&widths), &widths));
+    });
+    bytes
+}
+
+/// `[R1 + offset]`.
+fn stack_slot(offset: i64) -> Operand {
+    let sp = Reg::phys(RegFile::R, 1);
+    OperandKind::Mem(ori_ir::Address { base: Some(sp), offset, ..ori_ir::Address::default() }).into()
+}
+
+/// The `LDL`/`STL` size modifier of a value `width` words wide.
+fn local_size(width: u8) -> &'static [&'static str] {
+    if width == 2 { &["64"] } else { &[] }
 }
 
 /// The names and widths in words of `.param` declarations: scalars only
@@ -120,13 +197,27 @@ pub(crate) fn call(
     if cx.guard.is_some() {
         return Err(at(span, "lowering of a guarded call is not supported yet"));
     }
-    let too_many = || at(span, "lowering of a call with arguments on the stack is not supported yet");
-    let arg_regs = abi_regs(&args.iter().map(|a| a.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
+    let widths: Vec<u8> = args.iter().map(|a| a.1).collect();
+    let places = abi_places(&widths);
+    if stack_bytes(&places, &widths) > cx.outgoing {
+        // Only direct calls of the module's functions were counted.
+        return Err(at(
+            span,
+            "lowering of an indirect or external call with arguments on the stack is not supported yet",
+        ));
+    }
+    let too_many = || at(span, "lowering of a call with results on the stack is not supported yet");
     let ret_regs = abi_regs(&rets.iter().map(|r| r.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
-    for ((name, width), abi) in args.iter().zip(&arg_regs) {
+    for ((name, width), place) in args.iter().zip(&places) {
         let slot =
             cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
-        move_words(cx, *abi, slot, span)?;
+        match *place {
+            Place::Reg(abi) => move_words(cx, abi, slot, span)?,
+            Place::Stack(offset) => {
+                let uses = vec![stack_slot(offset.into()), Operand::reg(slot)];
+                cx.emit(Opcode::STL, local_size(*width), vec![], uses, span)?;
+            }
+        }
     }
     if let Callee::External(slot) = callee {
         external_call(cx, slot, span)?;
@@ -193,12 +284,17 @@ fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
 /// them. Returns where the return address is (`R20` in a leaf).
 pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
     let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
-    let regs = abi_regs(&widths)
-        .ok_or_else(|| at(span, "lowering of a function with arguments on the stack is not supported yet"))?;
-    for ((name, width), abi) in params.iter().zip(regs) {
+    for ((name, width), place) in params.iter().zip(abi_places(&widths)) {
         let slot =
             cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
-        move_words(cx, slot, abi, span)?;
+        match place {
+            Place::Reg(abi) => move_words(cx, slot, abi, span)?,
+            // Above the frame this function will make (OriSetupStackFrame).
+            Place::Stack(offset) => {
+                let addr = stack_slot(ori_ir::INCOMING_ARGS + i64::from(offset));
+                cx.emit(Opcode::LDL, local_size(*width), vec![Operand::reg(slot)], vec![addr], span)?;
+            }
+        }
     }
     if !calls {
         return Ok(RETURN_ADDRESS);

@@ -93,6 +93,12 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
     for (k, s) in subs.iter().enumerate() {
         let offset = block_at[&s.entry];
         let end = subs.get(k + 1).map_or(code_len, |n| block_at[&n.entry]);
+        let insts: Vec<&ori_ir::Inst> = func
+            .insts_in_order()
+            .enumerate()
+            .filter(|(i, _)| (offset..end).contains(&(16 * *i as u64)))
+            .map(|(_, (_, _, inst))| inst)
+            .collect();
         subroutines.push(Subroutine {
             name: format!("${}${}", func.name, s.name),
             offset,
@@ -103,6 +109,7 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
                 return_register: CALLEE_RETURN_REGISTER,
                 cie_instructions: CALLEE_CIE_INSTRUCTIONS.to_vec(),
                 cie_relocations: vec![FrameRelocation { offset: CIE_ADDR_AT, addend: offset }],
+                fde_instructions: super::frame_rows::device_function_rows(&insts, false),
                 ..FrameInfo::default()
             },
             mercury_offset: None,
@@ -121,7 +128,10 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
         if !inst.op.has(OpFlags::CALL) {
             continue;
         }
-        if inst.has_mod("ABS") {
+        // `CALL.ABS.NOINC `(f)` calls a module function through the linker
+        // (`-c`); through a register it is a system call.
+        let linked = matches!(inst.uses.as_slice(), [u] if matches!(u.kind, OperandKind::Symbol(_)));
+        if inst.has_mod("ABS") && !linked {
             syscalls.push(16 * index as u32);
         }
         let callee = inst.uses.iter().find_map(|u| match u.kind {
