@@ -676,10 +676,20 @@ impl Cta<'_> {
                 w.parked &= !mask;
             }
             Kind::Break => {
-                let Some((Src::Reg(barrier, _), _)) = step.uses.first() else {
-                    return fault("BREAK without a barrier register");
+                // `BREAK [P,] B`: a predicate operand narrows the lanes as
+                // `BRA P, target`'s does.
+                let (lanes_out, barrier) = match (step.uses.first(), step.uses.get(1)) {
+                    (Some((Src::Reg(b, _), _)), None) => (active, b),
+                    (Some((Src::Reg(..), _)), Some((Src::Reg(b, _), _))) => {
+                        let mut m = 0;
+                        for lane in lanes(active) {
+                            m |= u32::from(self.p_in(w, step, 0, lane)?) << lane;
+                        }
+                        (m, b)
+                    }
+                    _ => return fault("BREAK without a barrier register"),
                 };
-                let left = w.get(*barrier, 0) & !active;
+                let left = w.get(*barrier, 0) & !lanes_out;
                 w.set(*barrier, 0, left);
             }
             Kind::Bmov { clear } => {
