@@ -2430,3 +2430,29 @@ fn narrow_to_64_bit_conversions_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
     matches_nvidia("cvt_narrow64", n as u32, args, 1, 48, |t| format!("word {:#x}", words[t]));
 }
+
+/// `tests/ptx/carry_blocks.ptx`: carry chains across blocks (a multi-word
+/// sum around a loop's back edge, a chain split by a conditional block, a
+/// borrow chain into a join), the same words as NVIDIA's cubin.
+#[test]
+fn carry_blocks_match_nvidia() {
+    let mut words: Vec<u32> = vec![u32::MAX; 8];
+    words.extend([u32::MAX, u32::MAX, 200, 0, 1, 0, 0, 0]);
+    words.extend([0, 1, 40, 7, 0, u32::MAX, 0, 9]);
+    let mut x = 0x2545_f491u32;
+    for i in 0..61 * 8 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        // Small third words take both sides of the branches; all-ones words carry.
+        words.push(match i % 8 {
+            2 => x % 160,
+            _ if x.is_multiple_of(3) => u32::MAX,
+            _ => x,
+        });
+    }
+    let n = words.len() / 8;
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * n]), Arg::Value(4u32.to_le_bytes().to_vec())];
+    matches_nvidia("carry_blocks", n as u32, args, 1, 32, |t| format!("{:x?}", &words[8 * t..8 * t + 8]));
+}
