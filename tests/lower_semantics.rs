@@ -2456,3 +2456,26 @@ fn carry_blocks_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * n]), Arg::Value(4u32.to_le_bytes().to_vec())];
     matches_nvidia("carry_blocks", n as u32, args, 1, 32, |t| format!("{:x?}", &words[8 * t..8 * t + 8]));
 }
+
+/// `tests/ptx/shared_atomics64_ops.ptx`: 64-bit shared `min`/`max`
+/// (signed and unsigned, a constant bound), `and`/`or`/`xor` (a constant
+/// operand) and `red`, eight threads of a warp on each word; inputs
+/// spread over both signs and equal high words.
+#[test]
+fn shared_atomics64_ops_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut words = Vec::with_capacity(2 * n);
+    for i in 0..2 * n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Some share their high word with a neighbour, so that the low
+        // words decide the comparisons.
+        words.push(if i % 3 == 0 { (0x5555_5555 << 32) | (x & 0xffff_ffff) } else { x });
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 128 * n])];
+    let describe = |t: usize| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]);
+    matches_nvidia("shared_atomics64_ops", n as u32, args, 1, 128, describe);
+}
