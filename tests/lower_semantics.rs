@@ -2479,3 +2479,64 @@ fn shared_atomics64_ops_match_nvidia() {
     let describe = |t: usize| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]);
     matches_nvidia("shared_atomics64_ops", n as u32, args, 1, 128, describe);
 }
+
+/// `tests/ptx/cp_async_hint.ptx` (sm_90: cp.async with an L2 cache
+/// policy from a parameter and from a register, and with `ignore-src`)
+/// and `cp_async_ignore.ptx` (its `ignore-src` copies, sm_90 and sm_80):
+/// NVIDIA's cubins leave the bytes computed here on the interpreter, and
+/// ours the same, lowered and compiled.
+#[test]
+fn cp_async_hints_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x8765_4321u32;
+    let input: Vec<u8> = (0..64 * n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    // (offset, size, bytes read) of each copy of thread t.
+    let ignoring = |t: usize| [(32, 16, if t & 1 == 1 { 0 } else { 16 }), (48, 4, if t & 2 != 0 { 0 } else { 4 })];
+    let hinted = |t: usize| [(0, 16, 16), (16, 8, 8), (52, 4, 4)].into_iter().chain(ignoring(t)).collect::<Vec<_>>();
+    let expect = |copies: &dyn Fn(usize) -> Vec<(usize, usize, usize)>| {
+        let mut want = vec![0xaa; 64 * n];
+        for t in 0..n {
+            for (off, size, read) in copies(t) {
+                let at = 64 * t + off;
+                want[at..at + read].copy_from_slice(&input[at..at + read]);
+                want[at + read..at + size].fill(0);
+            }
+        }
+        want
+    };
+    // An evict-last policy as createpolicy makes it (a hint only).
+    let policy = 0x14f0_0000_0000_0000u64.to_le_bytes().to_vec();
+    let cases: [(&str, &[u32], Vec<u8>, bool); 2] = [
+        ("cp_async_hint", &[90], expect(&hinted), true),
+        ("cp_async_ignore", &[90, 80], expect(&|t| ignoring(t).to_vec()), false),
+    ];
+    let Some(oracle) = nv_oracle::Oracle::for_test("cp_async_hint") else { return };
+    for (name, sms, want, with_policy) in cases {
+        let args = || {
+            let mut args = vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+            args.extend(with_policy.then(|| Arg::Value(policy.clone())));
+            args
+        };
+        for &sm in sms {
+            let nvidia = run_nvidia(&oracle, name, sm, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+            for (stage, module) in ["NVIDIA's", "lowered", "final"].iter().zip(
+                std::iter::once(None).chain(test_stages(name, sm).into_iter().map(Some)),
+            ) {
+                let got = match module {
+                    None => nvidia.clone(),
+                    Some(m) => run(&m, name, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1),
+                };
+                for (t, (g, w)) in got.chunks(64).zip(want.chunks(64)).enumerate() {
+                    assert_eq!(g, w, "{name} sm_{sm} {stage}: thread {t}");
+                }
+            }
+        }
+    }
+}
