@@ -157,11 +157,7 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
-    let looped = match (op, ty) {
-        ("add", F32 | U64) | ("and" | "or" | "xor", B64) => true,
-        ("min" | "max", U64 | S64) => true,
-        _ => false,
-    };
+    let looped = matches!((op, ty), ("add", F32 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
     if looped {
         return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), op, ty);
     }

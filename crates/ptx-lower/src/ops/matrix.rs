@@ -230,18 +230,36 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     out.finish(cx, inst.span)
 }
 
-/// The `mma.sync` forms NVIDIA's tensor cores run as one `HMMA`: (shape,
-/// types d, a, b, c, the HMMA's modifiers, registers of A, B and C/D).
-const MMA_FORMS: &[(&str, [ScalarType; 4], &[&str], [usize; 3])] = {
+/// One `mma.sync` form NVIDIA's tensor cores run as one `HMMA`.
+struct MmaForm {
+    shape: &'static str,
+    /// Types of d, a, b and c.
+    types: [ScalarType; 4],
+    /// The HMMA's modifiers.
+    mods: &'static [&'static str],
+    /// Registers of A, B and C/D.
+    counts: [usize; 3],
+}
+
+/// The `mma.sync` forms lowered.
+const MMA_FORMS: &[MmaForm] = {
     use ScalarType::{Bf16, F16, F32, Tf32};
+    const fn form(
+        shape: &'static str,
+        types: [ScalarType; 4],
+        mods: &'static [&'static str],
+        counts: [usize; 3],
+    ) -> MmaForm {
+        MmaForm { shape, types, mods, counts }
+    }
     &[
-        ("m16n8k16", [F32, F16, F16, F32], &["16816", "F32"], [4, 2, 4]),
-        ("m16n8k16", [F32, Bf16, Bf16, F32], &["16816", "F32", "BF16"], [4, 2, 4]),
-        ("m16n8k16", [F16, F16, F16, F16], &["16816", "F16"], [4, 2, 2]),
-        ("m16n8k8", [F32, Tf32, Tf32, F32], &["1688", "F32", "TF32"], [4, 2, 4]),
-        ("m16n8k8", [F32, F16, F16, F32], &["1688", "F32"], [2, 1, 4]),
-        ("m16n8k8", [F32, Bf16, Bf16, F32], &["1688", "F32", "BF16"], [2, 1, 4]),
-        ("m16n8k8", [F16, F16, F16, F16], &["1688", "F16"], [2, 1, 2]),
+        form("m16n8k16", [F32, F16, F16, F32], &["16816", "F32"], [4, 2, 4]),
+        form("m16n8k16", [F32, Bf16, Bf16, F32], &["16816", "F32", "BF16"], [4, 2, 4]),
+        form("m16n8k16", [F16, F16, F16, F16], &["16816", "F16"], [4, 2, 2]),
+        form("m16n8k8", [F32, Tf32, Tf32, F32], &["1688", "F32", "TF32"], [4, 2, 4]),
+        form("m16n8k8", [F32, F16, F16, F32], &["1688", "F32"], [2, 1, 4]),
+        form("m16n8k8", [F32, Bf16, Bf16, F32], &["1688", "F32", "BF16"], [2, 1, 4]),
+        form("m16n8k8", [F16, F16, F16, F16], &["1688", "F16"], [2, 1, 2]),
     ]
 };
 
@@ -250,8 +268,8 @@ const MMA_FORMS: &[(&str, [ScalarType; 4], &[&str], [usize; 3])] = {
 fn mma_form(inst: &Instruction) -> Option<(&'static [&'static str], [usize; 3])> {
     MMA_FORMS
         .iter()
-        .find(|(shape, types, _, _)| exactly(inst, &["sync", "aligned", shape, "row", "col"], types))
-        .map(|&(_, _, mods, counts)| (mods, counts))
+        .find(|f| exactly(inst, &["sync", "aligned", f.shape, "row", "col"], &f.types))
+        .map(|f| (f.mods, f.counts))
 }
 
 /// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`MMA_FORMS`]:

@@ -36,7 +36,7 @@ pub(super) fn records(func: &Function) -> (Vec<u32>, Option<u16>) {
     for (index, (_, _, inst)) in func.insts_in_order().enumerate() {
         let Some(kind) = kind(inst) else { continue };
         let Some(OperandKind::Mem(addr)) = inst.uses.first().map(|u| &u.kind) else { continue };
-        let reg = |r: Option<Reg>, zero: Reg| u32::from(r.unwrap_or(zero).num);
+        let reg = |r: Option<Reg>, zero: Reg| r.unwrap_or(zero).num;
         words.extend([
             16 * index as u32,
             reg(addr.base, Reg::RZ),
