@@ -2453,7 +2453,8 @@ fn carry_blocks_match_nvidia() {
     }
     let n = words.len() / 8;
     let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * n]), Arg::Value(4u32.to_le_bytes().to_vec())];
+    let args =
+        || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * n]), Arg::Value(4u32.to_le_bytes().to_vec())];
     matches_nvidia("carry_blocks", n as u32, args, 1, 32, |t| format!("{:x?}", &words[8 * t..8 * t + 8]));
 }
 
@@ -2526,9 +2527,10 @@ fn cp_async_hints_match_nvidia() {
         };
         for &sm in sms {
             let nvidia = run_nvidia(&oracle, name, sm, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
-            for (stage, module) in ["NVIDIA's", "lowered", "final"].iter().zip(
-                std::iter::once(None).chain(test_stages(name, sm).into_iter().map(Some)),
-            ) {
+            for (stage, module) in ["NVIDIA's", "lowered", "final"]
+                .iter()
+                .zip(std::iter::once(None).chain(test_stages(name, sm).into_iter().map(Some)))
+            {
                 let got = match module {
                     None => nvidia.clone(),
                     Some(m) => run(&m, name, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1),
@@ -2539,4 +2541,82 @@ fn cp_async_hints_match_nvidia() {
             }
         }
     }
+}
+
+/// `tests/ptx/imma.ptx`: the sixteen 8-bit integer `mma` forms (k = 32 and
+/// 16, `.s8`/`.u8` A and B, `.satfinite`) on NVIDIA's cubin against a
+/// reference from the PTX ISA's fragment layouts, and ours against NVIDIA's.
+/// Some accumulators lie near the ends of the 32-bit range, so that sums
+/// overflow (wrap, or clamp with `.satfinite`).
+#[test]
+fn imma_matches_nvidia() {
+    let mut x = 0x9e37_79b9u32;
+    let mut words = [[0u32; 8]; 32];
+    for (lane, w) in words.iter_mut().enumerate() {
+        for v in w.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *v = x;
+        }
+        // C's first words near the ends of the range (lanes 0-7 high, 8-15 low).
+        match lane / 8 {
+            0 => w[6] = 0x7fff_0000 | (w[6] & 0xffff),
+            1 => w[6] = 0x8000_ffff & w[6],
+            _ => {}
+        }
+    }
+    let input: Vec<u8> = words.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+    // The reference, in the order of the file: k, .satfinite, A signed, B signed.
+    let mut want = vec![0u8; 256 * 32];
+    let mut case = 0;
+    for k in [32usize, 16] {
+        for sat in [false, true] {
+            for a_signed in [true, false] {
+                for b_signed in [true, false] {
+                    let byte = |w: u32, e: usize, signed: bool| {
+                        let b = (w >> (8 * e)) as u8;
+                        if signed { i64::from(b as i8) } else { i64::from(b) }
+                    };
+                    let (mut am, mut bm) = ([[0i64; 32]; 16], [[0i64; 8]; 32]);
+                    for (lane, w) in words.iter().enumerate() {
+                        let (g, t) = (lane / 4, lane % 4);
+                        for r in 0..k / 8 {
+                            let (row, col) =
+                                if k == 32 { (g + 8 * (r % 2), 4 * t + 16 * (r / 2)) } else { (g + 8 * r, 4 * t) };
+                            for e in 0..4 {
+                                am[row][col + e] = byte(w[r], e, a_signed);
+                            }
+                        }
+                        for r in 0..k / 16 {
+                            for e in 0..4 {
+                                bm[4 * t + 16 * r + e][g] = byte(w[4 + r], e, b_signed);
+                            }
+                        }
+                    }
+                    for (lane, w) in words.iter().enumerate() {
+                        let (g, t) = (lane / 4, lane % 4);
+                        let c = [w[6], w[7], w[0], w[1]];
+                        for r in 0..4 {
+                            let (row, col) = (g + 8 * (r / 2), 2 * t + r % 2);
+                            let sum = (0..k).fold(i64::from(c[r] as i32), |s, i| s + am[row][i] * bm[i][col]);
+                            let v = if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as u32 } else { sum as u32 };
+                            let at = 256 * lane + 16 * case + 4 * r;
+                            want[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    case += 1;
+                }
+            }
+        }
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 256 * 32])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("imma") else { return };
+    for sm in [90, 80] {
+        let nvidia = run_nvidia(&oracle, "imma", sm, [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+        for (lane, (g, w)) in nvidia.chunks(256).zip(want.chunks(256)).enumerate() {
+            assert_eq!(g, w, "NVIDIA's imma sm_{sm}: lane {lane}");
+        }
+    }
+    matches_nvidia("imma", 32, args, 1, 256, |t| format!("lane {t}: {:x?}", words[t]));
 }

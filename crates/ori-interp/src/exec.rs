@@ -6,6 +6,7 @@ use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
+use crate::sem::imma::Imma;
 use crate::sem::{cmp, dround, float, half, int, mma, mufu};
 use crate::warp::{LANES, Warp};
 
@@ -976,6 +977,24 @@ impl Cta<'_> {
                 let Some(&(loc, _)) = step.defs.first() else { return fault("HMMA without a destination") };
                 for (lane, out) in d.iter().enumerate() {
                     for (k, &v) in out[..op.c_regs()].iter().enumerate() {
+                        w.set_word(loc, k as u32, lane, v);
+                    }
+                }
+            }
+            Kind::Imma(op) => {
+                if active != u32::MAX {
+                    return fault(format!("IMMA with lanes {:#010x} active: it needs the whole warp", active));
+                }
+                let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 4]; LANES], [[0; 4]; LANES]);
+                for lane in 0..LANES {
+                    self.words(w, step, 0, lane, &mut a[lane][..op.a_regs()])?;
+                    self.words(w, step, 1, lane, &mut b[lane][..op.b_regs()])?;
+                    self.words(w, step, 2, lane, &mut c[lane][..Imma::C_REGS])?;
+                }
+                let d = crate::sem::imma::imma(op, &a, &b, &c);
+                let Some(&(loc, _)) = step.defs.first() else { return fault("IMMA without a destination") };
+                for (lane, out) in d.iter().enumerate() {
+                    for (k, &v) in out.iter().enumerate() {
                         w.set_word(loc, k as u32, lane, v);
                     }
                 }

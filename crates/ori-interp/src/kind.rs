@@ -300,6 +300,8 @@ pub enum Kind {
     },
     /// `HMMA.{16816,1688}.{F32,F16}[.BF16/.TF32]` (`sem::mma::hmma`).
     Hmma(crate::sem::mma::Hmma),
+    /// `IMMA.{16832,16816}.{S8,U8}.{S8,U8}[.SAT]` (`sem::imma::imma`).
+    Imma(crate::sem::imma::Imma),
     /// Warpgroup MMA (`sem/wgmma.rs`).
     Wgmma(WgmmaOp),
     /// `BRA.U.ANY`: the whole group branches when the guard holds in any
@@ -380,6 +382,27 @@ fn hmma(inst: &Inst) -> Option<crate::sem::mma::Hmma> {
         _ => return None,
     };
     (f32_acc || mods[1] == "F16").then_some(Hmma { k, input, f32_acc })
+}
+
+/// The form of an `IMMA`: a shape, the signedness of A and B, `.SAT`.
+fn imma(inst: &Inst) -> Option<crate::sem::imma::Imma> {
+    let mods: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    let (shape, a, b, sat) = match mods.as_slice() {
+        [shape, a, b] => (*shape, *a, *b, false),
+        [shape, a, b, "SAT"] => (*shape, *a, *b, true),
+        _ => return None,
+    };
+    let k = match shape {
+        "16832" => 32,
+        "16816" => 16,
+        _ => return None,
+    };
+    let signed = |t: &str| match t {
+        "S8" => Some(true),
+        "U8" => Some(false),
+        _ => None,
+    };
+    Some(crate::sem::imma::Imma { k, a_signed: signed(a)?, b_signed: signed(b)?, sat })
 }
 
 fn mem_bytes(inst: &Inst) -> (u8, bool) {
@@ -674,6 +697,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         // The f16-accumulator and bf16/tf32 forms have other layouts.
         "HMMA" => hmma(inst).map_or(Kind::Unsupported, Kind::Hmma),
+        "IMMA" => imma(inst).map_or(Kind::Unsupported, Kind::Imma),
         _ => Kind::Unsupported,
     }
 }

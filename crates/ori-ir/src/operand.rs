@@ -125,6 +125,8 @@ pub struct OperandFlags {
     /// Which 16-bit halves of a packed pair the operand supplies
     /// (`R5.H0_H0`); `None` takes the pair as it is.
     pub halves: Option<Halves>,
+    /// The matrix layout of an `IMMA` input (`R12.ROW`, `R16.COL`).
+    pub layout: Option<Layout>,
     /// On a definition of part of a virtual tuple (`undef %r5:0 = ...`):
     /// the words this instruction does not write hold nothing worth
     /// keeping, so the write starts a new value of the whole tuple and ends
@@ -154,6 +156,29 @@ impl Halves {
         match self {
             Halves::H0H0 => ".H0_H0",
             Halves::H1H1 => ".H1_H1",
+        }
+    }
+}
+
+/// The layout marker nvdisasm prints after an `IMMA` input (after
+/// `.reuse`): A is row-major, B column-major.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `.ROW`.
+    Row,
+    /// `.COL`.
+    Col,
+}
+
+impl Layout {
+    /// Every layout.
+    pub const ALL: [Layout; 2] = [Layout::Row, Layout::Col];
+
+    /// The suffix written after the operand.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Layout::Row => ".ROW",
+            Layout::Col => ".COL",
         }
     }
 }

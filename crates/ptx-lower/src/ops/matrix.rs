@@ -90,9 +90,9 @@ pub(crate) fn bind_fragments(cx: &mut Lowerer<'_>, statements: &[Statement]) {
         match s {
             Statement::Instruction(i) => {
                 let lists: &[(usize, usize)] = match (i.opcode.name.as_str(), i.has("mma")) {
-                    ("mma", _) => match mma_form(i) {
-                        Some((_, [_, _, 4])) => &[(0, 4), (3, 4)][..],
-                        Some((_, [_, _, 2])) => &[(0, 2), (3, 2)][..],
+                    ("mma", _) => match mma_form(i).map(|f| f.counts[2]) {
+                        Some(4) => &[(0, 4), (3, 4)][..],
+                        Some(2) => &[(0, 2), (3, 2)][..],
                         _ => &[],
                     },
                     ("wmma", true) => &[(0, 8), (3, 8)],
@@ -263,24 +263,59 @@ const MMA_FORMS: &[MmaForm] = {
     ]
 };
 
-/// The HMMA modifiers and register counts of `inst`'s form in
-/// [`MMA_FORMS`].
-fn mma_form(inst: &Instruction) -> Option<(&'static [&'static str], [usize; 3])> {
-    MMA_FORMS
-        .iter()
-        .find(|f| exactly(inst, &["sync", "aligned", f.shape, "row", "col"], &f.types))
-        .map(|f| (f.mods, f.counts))
+/// An `mma.sync` form: the opcode, its modifiers and the registers of A,
+/// B and C/D.
+struct Mma {
+    op: Opcode,
+    mods: Vec<&'static str>,
+    counts: [usize; 3],
 }
 
-/// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`MMA_FORMS`]:
-/// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c`.
+/// `inst`'s form: one of [`MMA_FORMS`] (`HMMA`) or an 8-bit integer one
+/// ([`imma_form`]).
+fn mma_form(inst: &Instruction) -> Option<Mma> {
+    if let Some(f) = MMA_FORMS.iter().find(|f| exactly(inst, &["sync", "aligned", f.shape, "row", "col"], &f.types)) {
+        return Some(Mma { op: Opcode::HMMA, mods: f.mods.to_vec(), counts: f.counts });
+    }
+    imma_form(inst)
+}
+
+/// `mma.sync.aligned.{m16n8k32,m16n8k16}.row.col[.satfinite].s32.A.B.s32`
+/// with A and B `.s8` or `.u8`: NVIDIA's `IMMA.{16832,16816}.A.B[.SAT]`
+/// (A four registers and B two for k = 32, two and one for k = 16).
+fn imma_form(inst: &Instruction) -> Option<Mma> {
+    use ScalarType::{S8, S32, U8};
+    let (ptx_shape, shape, counts) =
+        [("m16n8k32", "16832", [4, 2, 4]), ("m16n8k16", "16816", [2, 1, 4])].into_iter().find(|f| inst.has(f.0))?;
+    let sat = inst.has("satfinite");
+    let mut words = vec!["sync", "aligned", ptx_shape, "row", "col"];
+    words.extend(sat.then_some("satfinite"));
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [S32, a @ (S8 | U8), b @ (S8 | U8), S32] = types[..] else { return None };
+    if !exactly(inst, &words, &types) {
+        return None;
+    }
+    let name = |t: ScalarType| if t == S8 { "S8" } else { "U8" };
+    let mut mods = vec![shape, name(a), name(b)];
+    mods.extend(sat.then_some("SAT"));
+    Some(Mma { op: Opcode::IMMA, mods, counts })
+}
+
+/// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`mma_form`]:
+/// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c` or `IMMA.SHAPE.A.B[.SAT] d, a.ROW,
+/// b.COL, c` (nvdisasm's layout marks).
 fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some((mods, [an, bn, cn])) = mma_form(inst) else { return Err(unsupported(inst)) };
+    let Some(Mma { op, mods, counts: [an, bn, cn] }) = mma_form(inst) else { return Err(unsupported(inst)) };
     let a = gather(cx, &names(inst, 1, an)?, inst.span)?;
     let b = gather(cx, &names(inst, 2, bn)?, inst.span)?;
     let c = gather(cx, &names(inst, 3, cn)?, inst.span)?;
     let d = place(cx, &names(inst, 0, cn)?, &[])?;
-    cx.emit(Opcode::HMMA, mods, vec![d.tuple.into()], vec![a.into(), b.into(), c.into()], inst.span)?;
+    let (mut a, mut b) = (Operand::reg(a), Operand::reg(b));
+    if op == Opcode::IMMA {
+        a.flags.layout = Some(ori_ir::Layout::Row);
+        b.flags.layout = Some(ori_ir::Layout::Col);
+    }
+    cx.emit(op, &mods, vec![d.tuple.into()], vec![a, b, c.into()], inst.span)?;
     d.finish(cx, inst.span)
 }
 
