@@ -34,10 +34,7 @@ pub(crate) struct WideProduct {
 #[derive(Copy, Clone)]
 pub(crate) struct Carry {
     pub pred: Reg,
-    /// The predicate is "no borrow" (a subtraction's carry out), the
-    /// complement of PTX's flag after `sub.cc`.
-    pub no_borrow: bool,
-    /// The chain keeps one predicate and polarity (`ops::carry::plan`).
+    /// The chain keeps one predicate (`ops::carry::plan`).
     pub fixed: bool,
 }
 

@@ -6,9 +6,11 @@
 //! PTX's carry flag becomes a predicate: `IADD3 d, P, a, b, RZ` writes the
 //! carry out, `IADD3.X d, P', a, b, RZ, P, !PT` adds it in (NVIDIA's forms,
 //! probed with the chains of math_double). A subtraction adds the
-//! complement (`-b`, or `~b` with the carry in), so its predicate holds
-//! "no borrow", the complement of PTX's borrow flag; products are
-//! `IMAD`/`IMAD.HI.U32` into a fresh register, then the add.
+//! complement (`-b`, or `~b` with the carry in): its flag is the carry out
+//! of that addition ("no borrow"), and every reader takes the flag as it
+//! is, whichever instruction wrote it, as NVIDIA's code does (`sub.cc`
+//! then `addc` adds 0 after a borrow: tests/ptx/carry_blocks.ptx);
+//! products are `IMAD`/`IMAD.HI.U32` into a fresh register, then the add.
 //!
 //! A chain runs from a `.cc` instruction without carry in to the next
 //! one. Within a block each write goes to a fresh predicate. A chain whose
@@ -18,8 +20,7 @@
 //! chain in one `P` register (tests/ptx/carry_blocks.ptx); [`plan`] finds
 //! those chains before the body is lowered, and joins chains that meet at
 //! a label (a branch from one into a block of another that reads the
-//! flag first). Such a predicate has one polarity, its first writer's; a
-//! writer of the other polarity inverts it after (`PLOP3`).
+//! flag first).
 
 use std::collections::HashMap;
 
@@ -76,9 +77,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     let incoming = if carry_in {
         let c = cx.carry.ok_or_else(|| unsupported(inst))?;
-        // The predicate holds PTX's flag, or its complement after a subtraction.
-        let want_no_borrow = subtract;
-        Some(if c.no_borrow == want_no_borrow { Operand::reg(c.pred) } else { Operand::reg(c.pred).inverted() })
+        Some(Operand::reg(c.pred))
     } else {
         None
     };
@@ -87,21 +86,21 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let fixed = if starts {
         match cx.carry_plan.fixed.get(&span.start).copied() {
             Some(root) => Some(match cx.carry_plan.preds.get(&root).copied() {
-                Some(held) => held,
+                Some(pred) => pred,
                 None => {
-                    let held = (cx.temp(RegFile::P, 1), subtract);
-                    cx.carry_plan.preds.insert(root, held);
-                    held
+                    let pred = cx.temp(RegFile::P, 1);
+                    cx.carry_plan.preds.insert(root, pred);
+                    pred
                 }
             }),
             None => None,
         }
     } else {
-        cx.carry.filter(|c| c.fixed).map(|c| (c.pred, c.no_borrow))
+        cx.carry.filter(|c| c.fixed).map(|c| c.pred)
     };
     let out = match (carry_out, fixed) {
         (false, _) => None,
-        (true, Some((pred, _))) => Some(pred),
+        (true, Some(pred)) => Some(pred),
         (true, None) => Some(cx.temp(RegFile::P, 1)),
     };
     let mut defs = vec![Operand::reg(d)];
@@ -116,18 +115,8 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         None => &[],
     };
     cx.emit(Opcode::IADD3, mods, defs, uses, span)?;
-    match (out, fixed) {
-        (Some(pred), Some((_, no_borrow))) => {
-            if no_borrow != subtract {
-                // Back to the chain's polarity (guarded like the write).
-                let pt = Operand::reg(Reg::PT);
-                let uses = vec![Operand::reg(pred), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
-                cx.emit(Opcode::PLOP3, &["LUT"], vec![Operand::reg(pred), pt], uses, span)?;
-            }
-            cx.carry = Some(Carry { pred, no_borrow, fixed: true });
-        }
-        (Some(pred), None) => cx.carry = Some(Carry { pred, no_borrow: subtract, fixed: false }),
-        (None, _) => {}
+    if let Some(pred) = out {
+        cx.carry = Some(Carry { pred, fixed: fixed.is_some() });
     }
     Ok(())
 }
@@ -139,8 +128,8 @@ pub(crate) struct Plan {
     /// The first instruction of each such chain (by its span's start) and
     /// the chain it joins (chains that meet at a label share one).
     fixed: HashMap<u32, usize>,
-    /// Each joined chain's predicate and polarity, made at its first start.
-    preds: HashMap<usize, (Reg, bool)>,
+    /// Each joined chain's predicate, made at its first start.
+    preds: HashMap<usize, Reg>,
 }
 
 /// Before the body is lowered: which chains need one predicate
