@@ -60,7 +60,8 @@
 //!   !P2, B2` (a predicate operand); sm_90 only ([`PROBED_SM90`]):
 //!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
 //!   per-thread address `[R0+URZ]`; both SMs ([`PROBED_IMMA`]): every
-//!   `IMMA` of mma.sync's 8-bit integer forms.
+//!   `IMMA` of mma.sync's 8-bit integer forms; sm_90 also
+//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`).
 //!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
@@ -348,12 +349,35 @@ pub static PROBED_IMMA: &[Form] = &[
     imma!("IMMA.16816.U8.U8.SAT", 0x440400),
 ];
 
+/// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]` (opcode 0x23e; NVIDIA's
+/// sm_90 code for mma.sync with fp8 inputs, which it runs as HMMA on
+/// unpacked binary16 pairs): two 8-bit floats of the low (or, with `.H1`,
+/// the high) half of `a` as a binary16 pair. NVIDIA's words, e.g.
+/// `F2FP.F16.E4M3.UNPACK_B R16, R4` = 0x004fe400020006ff_00000004ff10723e:
+/// bit 73 E4M3 (else E5M2), bit 88 `.H1`; `$hi` is bits 64..95.
+macro_rules! unpack_fp8 {
+    ($mnemonic:literal, $source:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", $source],
+            atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | 0xff00_023e,
+            mask: 0x000001ffffffffffffffff00ff000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
 /// Probed forms of instructions only sm_90 has: the mbarrier operations
 /// with a per-thread address `[R+URZ]` (NVIDIA's code for
 /// `mbarrier.arrive.expect_tx` / `mbarrier.try_wait.parity` on an address
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}", 0x020006ff),
+    unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
+    unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),
+    unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}.H1", 0x030004ff),
     // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
     // 0x0003e6000800003f_0000000300ff79a7.
     Form {

@@ -48,8 +48,10 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
         let (mut skeleton, atoms) = shape(op)?;
-        // nvdisasm writes an IMMA input's layout after `.reuse`: `R4.reuse.ROW`.
-        let layout = op.flags.layout.map(|l| l.suffix());
+        // nvdisasm writes an IMMA input's layout and F2FP's `.H1` after
+        // `.reuse`: `R4.reuse.ROW`, `R8.reuse.H1`.
+        let high_half = (op.flags.halves == Some(ori_ir::Halves::H1)).then_some(ori_ir::Halves::H1.suffix());
+        let layout = op.flags.layout.map(|l| l.suffix()).or(high_half);
         if let Some(suffix) = layout {
             skeleton.truncate(skeleton.len() - suffix.len());
         }

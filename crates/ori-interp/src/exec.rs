@@ -413,6 +413,15 @@ impl Cta<'_> {
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
             }
+            Kind::Fp8Unpack { e4m3 } => {
+                let v = self.u32v(w, step, 0, lane)?;
+                let pair = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
+                let convert = |b: u32| half::fp8_to_f16(b as u8, e4m3);
+                match (convert(pair & 0xff), convert((pair >> 8) & 0xff)) {
+                    (Some(lo), Some(hi)) => (u64::from(u32::from(hi) << 16 | u32::from(lo)), no),
+                    _ => return fault("F2FP.UNPACK_B of an E4M3 NaN (its binary16 result is not known)"),
+                }
+            }
             Kind::Hadd2F32 => {
                 let lane_f32 = |i: usize| -> R<f32> {
                     let f = Self::flags(step, i);
@@ -492,6 +501,7 @@ impl Cta<'_> {
                 let (lo, hi) = match f.halves {
                     Some(ori_ir::Halves::H0H0) => (lo, lo),
                     Some(ori_ir::Halves::H1H1) => (hi, hi),
+                    Some(ori_ir::Halves::H1) => return fault("a packed half-precision source with `.H1`"),
                     None => (lo, hi),
                 };
                 (to_f64(lo), to_f64(hi))

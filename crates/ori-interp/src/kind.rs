@@ -209,6 +209,11 @@ pub enum Kind {
     F2fp {
         bf16: bool,
     },
+    /// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]`: the two 8-bit floats of
+    /// `a`'s low (or high) half as a binary16 pair (`sem::half::fp8_to_f16`).
+    Fp8Unpack {
+        e4m3: bool,
+    },
     /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
     /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
     Hadd2F32,
@@ -599,6 +604,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             None => Kind::Unsupported,
         },
         "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => Kind::Fp8Unpack { e4m3: m("E4M3") },
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).

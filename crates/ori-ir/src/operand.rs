@@ -145,17 +145,21 @@ pub enum Halves {
     H0H0,
     /// The high half in both lanes (`.H1_H1`).
     H1H1,
+    /// The high half alone (`.H1`: `F2FP...UNPACK_B` unpacks the two 8-bit
+    /// values of the high half rather than the low one).
+    H1,
 }
 
 impl Halves {
-    /// Every selection.
-    pub const ALL: [Halves; 2] = [Halves::H0H0, Halves::H1H1];
+    /// Every selection, longer suffixes first (`.H1_H1` before `.H1`).
+    pub const ALL: [Halves; 3] = [Halves::H0H0, Halves::H1H1, Halves::H1];
 
     /// The suffix written after the operand.
     pub fn suffix(self) -> &'static str {
         match self {
             Halves::H0H0 => ".H0_H0",
             Halves::H1H1 => ".H1_H1",
+            Halves::H1 => ".H1",
         }
     }
 }
