@@ -89,11 +89,6 @@ const ALLOWED: &[Allowed] = &[
     ("atomics_mix.sm80.ptx", ".nv.info.atomics_mix", "0x31", Only::Nvidia),
     ("atomics_mix.sm90.ptx", ".nv.info.atomics_mix", "0x31", Only::Nvidia),
     ("tma_bulk_copy.sm90.ptx", ".nv.info.bulk_scale", "0x31", Only::Nvidia),
-    // EIATTR_NUM_MBARRIERS / EIATTR_MBARRIER_INSTR_OFFSETS: the payload's
-    // per-instruction word is only partly decoded (docs/elfw.md), so not
-    // written yet.
-    ("tma_bulk_copy.sm90.ptx", ".nv.info.bulk_scale", "0x38", Only::Nvidia),
-    ("tma_bulk_copy.sm90.ptx", ".nv.info.bulk_scale", "0x39", Only::Nvidia),
     // EIATTR_ANNOTATIONS of a `.maxnreg` kernel that spills: payload not
     // decoded.
     ("launch_bounds.sm90.ptx", ".nv.info.lb_maxnreg40", "0x55", Only::Nvidia),

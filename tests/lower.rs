@@ -247,6 +247,10 @@ fn hand_written_kernels_encode() {
         ("cp_async", |sm| test_ptx("cp_async", sm)),
         ("mma_forms", |sm| test_ptx("mma_forms", sm)),
         ("undefined_reads", |sm| test_ptx("undefined_reads", sm)),
+        ("carry_blocks", |sm| test_ptx("carry_blocks", sm)),
+        ("shared_atomics64_ops", |sm| test_ptx("shared_atomics64_ops", sm)),
+        ("cp_async_ignore", |sm| test_ptx("cp_async_ignore", sm)),
+        ("imma", |sm| test_ptx("imma", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

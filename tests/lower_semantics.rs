@@ -2475,6 +2475,271 @@ fn calls_stack_args() {
         if let Some(oracle) = nv_oracle::Oracle::for_test("calls_stack_args") {
             let theirs = run_nvidia(&oracle, "calls_stack_args", sm, [1, 1, 1], [n, 1, 1], &args());
             assert!(theirs[0] == want, "sm_{sm}: NVIDIA's cubin gives other results");
+/// `tests/ptx/carry_blocks.ptx`: carry chains across blocks (a multi-word
+/// sum around a loop's back edge, a chain split by a conditional block, a
+/// borrow chain into a join, an addition and a subtraction chain meeting at
+/// a label, mixed chains in a block), the same words as NVIDIA's cubin.
+#[test]
+fn carry_blocks_match_nvidia() {
+    let mut words: Vec<u32> = vec![u32::MAX; 8];
+    words.extend([u32::MAX, u32::MAX, 200, 0, 1, 0, 0, 0]);
+    words.extend([0, 1, 40, 7, 0, u32::MAX, 0, 9]);
+    let mut x = 0x2545_f491u32;
+    for i in 0..61 * 8 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        // Small third words take both sides of the branches; all-ones words carry.
+        words.push(match i % 8 {
+            2 => x % 160,
+            _ if x.is_multiple_of(3) => u32::MAX,
+            _ => x,
+        });
+    }
+    let n = words.len() / 8;
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args =
+        || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n]), Arg::Value(4u32.to_le_bytes().to_vec())];
+    matches_nvidia("carry_blocks", n as u32, args, 1, 48, |t| format!("{:x?}", &words[8 * t..8 * t + 8]));
+}
+
+/// `tests/ptx/shared_atomics64_ops.ptx`: 64-bit shared `min`/`max`
+/// (signed and unsigned, a constant bound), `and`/`or`/`xor` (a constant
+/// operand) and `red`, eight threads of a warp on each word; inputs
+/// spread over both signs and equal high words.
+#[test]
+fn shared_atomics64_ops_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut words = Vec::with_capacity(2 * n);
+    for i in 0..2 * n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Some share their high word with a neighbour, so that the low
+        // words decide the comparisons.
+        words.push(if i % 3 == 0 { (0x5555_5555 << 32) | (x & 0xffff_ffff) } else { x });
+    }
+    let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 128 * n])];
+    let describe = |t: usize| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]);
+    matches_nvidia("shared_atomics64_ops", n as u32, args, 1, 128, describe);
+}
+
+/// `tests/ptx/cp_async_hint.ptx` (sm_90: cp.async with an L2 cache
+/// policy from a parameter and from a register, and with `ignore-src`)
+/// and `cp_async_ignore.ptx` (its `ignore-src` copies, sm_90 and sm_80):
+/// NVIDIA's cubins leave the bytes computed here on the interpreter, and
+/// ours the same, lowered and compiled.
+#[test]
+fn cp_async_hints_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x8765_4321u32;
+    let input: Vec<u8> = (0..64 * n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    // (offset, size, bytes read) of each copy of thread t.
+    let ignoring = |t: usize| [(32, 16, if t & 1 == 1 { 0 } else { 16 }), (48, 4, if t & 2 != 0 { 0 } else { 4 })];
+    let hinted = |t: usize| [(0, 16, 16), (16, 8, 8), (52, 4, 4)].into_iter().chain(ignoring(t)).collect::<Vec<_>>();
+    let expect = |copies: &dyn Fn(usize) -> Vec<(usize, usize, usize)>| {
+        let mut want = vec![0xaa; 64 * n];
+        for t in 0..n {
+            for (off, size, read) in copies(t) {
+                let at = 64 * t + off;
+                want[at..at + read].copy_from_slice(&input[at..at + read]);
+                want[at + read..at + size].fill(0);
+            }
+        }
+        want
+    };
+    // An evict-last policy as createpolicy makes it (a hint only).
+    let policy = 0x14f0_0000_0000_0000u64.to_le_bytes().to_vec();
+    let cases: [(&str, &[u32], Vec<u8>, bool); 2] = [
+        ("cp_async_hint", &[90], expect(&hinted), true),
+        ("cp_async_ignore", &[90, 80], expect(&|t| ignoring(t).to_vec()), false),
+    ];
+    let Some(oracle) = nv_oracle::Oracle::for_test("cp_async_hint") else { return };
+    for (name, sms, want, with_policy) in cases {
+        let args = || {
+            let mut args = vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+            args.extend(with_policy.then(|| Arg::Value(policy.clone())));
+            args
+        };
+        for &sm in sms {
+            let nvidia = run_nvidia(&oracle, name, sm, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+            for (stage, module) in ["NVIDIA's", "lowered", "final"]
+                .iter()
+                .zip(std::iter::once(None).chain(test_stages(name, sm).into_iter().map(Some)))
+            {
+                let got = match module {
+                    None => nvidia.clone(),
+                    Some(m) => run(&m, name, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1),
+                };
+                for (t, (g, w)) in got.chunks(64).zip(want.chunks(64)).enumerate() {
+                    assert_eq!(g, w, "{name} sm_{sm} {stage}: thread {t}");
+                }
+            }
+        }
+    }
+}
+
+/// `tests/ptx/imma.ptx`: the sixteen 8-bit integer `mma` forms (k = 32 and
+/// 16, `.s8`/`.u8` A and B, `.satfinite`) on NVIDIA's cubin against a
+/// reference from the PTX ISA's fragment layouts, and ours against NVIDIA's.
+/// Some accumulators lie near the ends of the 32-bit range, so that sums
+/// overflow (wrap, or clamp with `.satfinite`).
+#[test]
+fn imma_matches_nvidia() {
+    let mut x = 0x9e37_79b9u32;
+    let mut words = [[0u32; 8]; 32];
+    for (lane, w) in words.iter_mut().enumerate() {
+        for v in w.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *v = x;
+        }
+        // C's first words near the ends of the range (lanes 0-7 high, 8-15 low).
+        match lane / 8 {
+            0 => w[6] = 0x7fff_0000 | (w[6] & 0xffff),
+            1 => w[6] = 0x8000_ffff & w[6],
+            _ => {}
+        }
+    }
+    let input: Vec<u8> = words.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+    // The reference, in the order of the file: k, .satfinite, A signed, B signed.
+    let mut want = vec![0u8; 256 * 32];
+    let mut case = 0;
+    for k in [32usize, 16] {
+        for sat in [false, true] {
+            for a_signed in [true, false] {
+                for b_signed in [true, false] {
+                    let byte = |w: u32, e: usize, signed: bool| {
+                        let b = (w >> (8 * e)) as u8;
+                        if signed { i64::from(b as i8) } else { i64::from(b) }
+                    };
+                    let (mut am, mut bm) = ([[0i64; 32]; 16], [[0i64; 8]; 32]);
+                    for (lane, w) in words.iter().enumerate() {
+                        let (g, t) = (lane / 4, lane % 4);
+                        for r in 0..k / 8 {
+                            let (row, col) =
+                                if k == 32 { (g + 8 * (r % 2), 4 * t + 16 * (r / 2)) } else { (g + 8 * r, 4 * t) };
+                            for e in 0..4 {
+                                am[row][col + e] = byte(w[r], e, a_signed);
+                            }
+                        }
+                        for r in 0..k / 16 {
+                            for e in 0..4 {
+                                bm[4 * t + 16 * r + e][g] = byte(w[4 + r], e, b_signed);
+                            }
+                        }
+                    }
+                    for (lane, w) in words.iter().enumerate() {
+                        let (g, t) = (lane / 4, lane % 4);
+                        let c = [w[6], w[7], w[0], w[1]];
+                        for r in 0..4 {
+                            let (row, col) = (g + 8 * (r / 2), 2 * t + r % 2);
+                            let sum = (0..k).fold(i64::from(c[r] as i32), |s, i| s + am[row][i] * bm[i][col]);
+                            let v = if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as u32 } else { sum as u32 };
+                            let at = 256 * lane + 16 * case + 4 * r;
+                            want[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    case += 1;
+                }
+            }
+        }
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 256 * 32])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("imma") else { return };
+    for sm in [90, 80] {
+        let nvidia = run_nvidia(&oracle, "imma", sm, [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+        for (lane, (g, w)) in nvidia.chunks(256).zip(want.chunks(256)).enumerate() {
+            assert_eq!(g, w, "NVIDIA's imma sm_{sm}: lane {lane}");
+        }
+    }
+    matches_nvidia("imma", 32, args, 1, 256, |t| format!("lane {t}: {:x?}", words[t]));
+}
+
+/// `tests/ptx/fp8_mma.ptx` (sm_90): fp8 `mma` with every pair of E4M3 and
+/// E5M2 inputs, on NVIDIA's cubin against an exact reference (inputs whose
+/// products and sums need no rounding in binary32) and ours against
+/// NVIDIA's, lowered and compiled.
+#[test]
+fn fp8_mma_matches_nvidia() {
+    let mut x = 0x2545_f491u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    // Bytes read as either format stay small: E4M3 exponents 6..=8 (bias
+    // 7, values in [2^-1, 2^2)) with any mantissa are E5M2 exponents
+    // 12..=17 (bias 15, [2^-3, 2^3)); products and sums of 32 then need
+    // fewer than 24 bits, so every order of addition is exact.
+    let mut words = [[0u32; 8]; 32];
+    for w in words.iter_mut() {
+        for v in w[..6].iter_mut() {
+            *v = (0..4).fold(0, |acc, i| {
+                let r = next();
+                let byte = (r & 0x80) | ((6 + (r >> 8) % 3) << 3) | ((r >> 16) & 7);
+                acc | byte << (8 * i)
+            });
+        }
+        w[6] = ((next() % 64) as f32 / 4.0 - 8.0).to_bits();
+        w[7] = ((next() % 64) as f32 / 4.0 - 8.0).to_bits();
+    }
+    let value = |b: u32, e4m3: bool| -> f64 {
+        let b = b as u8;
+        let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+        let (exp, man, bias, bits) = if e4m3 { ((b >> 3) & 0xf, b & 7, 7, 3) } else { ((b >> 2) & 0x1f, b & 3, 15, 2) };
+        sign * (1.0 + f64::from(man) / f64::from(1u8 << bits)) * 2f64.powi(i32::from(exp) - bias)
+    };
+    let mut want = vec![0u8; 64 * 32];
+    let cases = [(true, true), (false, true), (true, false), (false, false)];
+    for (case, (a_e4m3, b_e4m3)) in cases.into_iter().enumerate() {
+        let (mut am, mut bm) = ([[0f64; 32]; 16], [[0f64; 8]; 32]);
+        for (lane, w) in words.iter().enumerate() {
+            let (g, t) = (lane / 4, lane % 4);
+            for r in 0..4 {
+                for e in 0..4 {
+                    am[g + 8 * (r % 2)][4 * t + 16 * (r / 2) + e] = value(w[r] >> (8 * e), a_e4m3);
+                }
+            }
+            for r in 0..2 {
+                for e in 0..4 {
+                    bm[4 * t + 16 * r + e][g] = value(w[4 + r] >> (8 * e), b_e4m3);
+                }
+            }
+        }
+        for (lane, w) in words.iter().enumerate() {
+            let (g, t) = (lane / 4, lane % 4);
+            for r in 0..4 {
+                let (row, col) = (g + 8 * (r / 2), 2 * t + r % 2);
+                let c = f64::from(f32::from_bits(w[6 + r % 2]));
+                let sum = (0..32).fold(c, |s, k| s + am[row][k] * bm[k][col]);
+                let at = 64 * lane + 16 * case + 4 * r;
+                want[at..at + 4].copy_from_slice(&(sum as f32).to_le_bytes());
+            }
+        }
+    }
+    let input: Vec<u8> = words.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * 32])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("fp8_mma") else { return };
+    let nvidia = run_nvidia(&oracle, "fp8_mma", 90, [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+    for (lane, (g, w)) in nvidia.chunks(64).zip(want.chunks(64)).enumerate() {
+        assert_eq!(g, w, "NVIDIA's fp8_mma: lane {lane}");
+    }
+    for (stage, module) in ["lowered", "final"].iter().zip(test_stages("fp8_mma", 90)) {
+        let got = run(&module, "fp8_mma", [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+        for (lane, (g, w)) in got.chunks(64).zip(nvidia.chunks(64)).enumerate() {
+            assert_eq!(g, w, "fp8_mma sm_90 {stage}: lane {lane}");
         }
     }
 }

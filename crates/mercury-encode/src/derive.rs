@@ -61,7 +61,10 @@
 //!   `SYNCS.ARRIVE.TRANS64` and `SYNCS.PHASECHK.TRANS64.TRYWAIT` with a
 //!   per-thread address `[R0+URZ]`; `CALL.ABS.NOINC 0x0` and
 //!   `RET.ABS.NODEC R20 0x0` with an absolute code address (`-c` calls;
-//!   sm_80's in [`PROBED_SM80`], its address field elsewhere).
+//!   sm_80's in [`PROBED_SM80`], its address field elsewhere); both SMs
+//!   ([`PROBED_IMMA`]): every
+//!   `IMMA` of mma.sync's 8-bit integer forms; sm_90 also
+//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`).
 //!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
@@ -310,12 +313,74 @@ pub static PROBED: &[Form] = &[
     },
 ];
 
+/// `IMMA d, a.ROW, b.COL, c` (mma.sync with 8-bit integer inputs),
+/// opcode 0x237 on sm_80 and sm_90 alike, from NVIDIA's words for every
+/// shape, type and `.satfinite` combination (e.g. `IMMA.16832.S8.S8 R8,
+/// R12.ROW, R16.COL, R8` = 0x000fe20000405c08_000000100c087237): bit 75 the
+/// k = 32 shape, 76 a signed A, 78 a signed B, 82 `.SAT`; bits 74 and 86
+/// always set. `$hi` is bits 64..95 of the fixed part.
+macro_rules! imma {
+    ($mnemonic:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}.ROW", "{R}.COL", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+            bits: ($hi as u128) << 64 | 0x237,
+            mask: 0x000001ffffffff00ffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// The IMMA forms (see [`imma!`]), on both SMs.
+pub static PROBED_IMMA: &[Form] = &[
+    imma!("IMMA.16832.S8.S8", 0x405c00),
+    imma!("IMMA.16832.S8.S8.SAT", 0x445c00),
+    imma!("IMMA.16832.S8.U8", 0x401c00),
+    imma!("IMMA.16832.S8.U8.SAT", 0x441c00),
+    imma!("IMMA.16832.U8.S8", 0x404c00),
+    imma!("IMMA.16832.U8.S8.SAT", 0x444c00),
+    imma!("IMMA.16832.U8.U8", 0x400c00),
+    imma!("IMMA.16832.U8.U8.SAT", 0x440c00),
+    imma!("IMMA.16816.S8.S8", 0x405400),
+    imma!("IMMA.16816.S8.S8.SAT", 0x445400),
+    imma!("IMMA.16816.S8.U8", 0x401400),
+    imma!("IMMA.16816.S8.U8.SAT", 0x441400),
+    imma!("IMMA.16816.U8.S8", 0x404400),
+    imma!("IMMA.16816.U8.S8.SAT", 0x444400),
+    imma!("IMMA.16816.U8.U8", 0x400400),
+    imma!("IMMA.16816.U8.U8.SAT", 0x440400),
+];
+
+/// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]` (opcode 0x23e; NVIDIA's
+/// sm_90 code for mma.sync with fp8 inputs, which it runs as HMMA on
+/// unpacked binary16 pairs): two 8-bit floats of the low (or, with `.H1`,
+/// the high) half of `a` as a binary16 pair. NVIDIA's words, e.g.
+/// `F2FP.F16.E4M3.UNPACK_B R16, R4` = 0x004fe400020006ff_00000004ff10723e:
+/// bit 73 E4M3 (else E5M2), bit 88 `.H1`; `$hi` is bits 64..95.
+macro_rules! unpack_fp8 {
+    ($mnemonic:literal, $source:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", $source],
+            atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | 0xff00_023e,
+            mask: 0x000001ffffffffffffffff00ff000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
 /// Probed forms of instructions only sm_90 has: the mbarrier operations
 /// with a per-thread address `[R+URZ]` (NVIDIA's code for
 /// `mbarrier.arrive.expect_tx` / `mbarrier.try_wait.parity` on an address
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}", 0x020006ff),
+    unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
+    unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),
+    unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}.H1", 0x030004ff),
     // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
     // 0x0003e6000800003f_0000000300ff79a7.
     Form {
@@ -448,7 +513,8 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
         Sm::Sm80 => PROBED_SM80,
         Sm::Sm90 => PROBED_SM90,
     };
-    let mut out: Vec<Form> = PROBED.iter().chain(own).filter(|f| known.insert(text(f))).copied().collect();
+    let probed = PROBED.iter().chain(PROBED_IMMA).chain(own);
+    let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
         if let Some(d) = scale_sibling(form)
@@ -793,7 +859,8 @@ fn render_table(sm: &str, forms: &[Form]) -> String {
     );
     for f in forms {
         let ops: Vec<String> = f.operands.iter().map(|o| format!("{o:?}")).collect();
-        let _ = writeln!(s, "    Form {{\n        mnemonic: {:?},\n        operands: &[{}],", f.mnemonic, ops.join(", "));
+        let _ =
+            writeln!(s, "    Form {{\n        mnemonic: {:?},\n        operands: &[{}],", f.mnemonic, ops.join(", "));
         if f.atoms.is_empty() {
             s.push_str("        atoms: &[],\n");
         } else {

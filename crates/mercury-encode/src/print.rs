@@ -48,6 +48,13 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
         let (mut skeleton, atoms) = shape(op)?;
+        // nvdisasm writes an IMMA input's layout and F2FP's `.H1` after
+        // `.reuse`: `R4.reuse.ROW`, `R8.reuse.H1`.
+        let high_half = (op.flags.halves == Some(ori_ir::Halves::H1)).then_some(ori_ir::Halves::H1.suffix());
+        let layout = op.flags.layout.map(|l| l.suffix()).or(high_half);
+        if let Some(suffix) = layout {
+            skeleton.truncate(skeleton.len() - suffix.len());
+        }
         // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
         // without a descriptor prints as `[R6]` (widths.rs).
         if crate::widths::implicit_pair_address(inst) && skeleton.starts_with("[{R}.64") {
@@ -62,6 +69,7 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         if op.flags.reuse {
             out.push_str(".reuse");
         }
+        out.push_str(layout.unwrap_or(""));
     }
     Ok(out)
 }

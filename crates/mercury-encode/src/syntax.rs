@@ -6,7 +6,8 @@
 //! which are inverses of each other.
 
 use ori_ir::{
-    Address, Bank, BlockId, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Reg, RegFile, Scale, SpecialReg,
+    Address, Bank, BlockId, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Reg, RegFile, Scale,
+    SpecialReg,
 };
 
 use crate::Error;
@@ -140,6 +141,9 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
     if let Some(h) = f.halves {
         s.push_str(h.suffix());
     }
+    if let Some(l) = f.layout {
+        s.push_str(l.suffix());
+    }
     Ok((s, atoms))
 }
 
@@ -159,6 +163,10 @@ pub fn build(skeleton: &str, atoms: &mut impl Iterator<Item = Value>) -> Result<
     let unsupported = || Error::Unsupported(format!("operand syntax `{skeleton}`"));
     let mut flags = OperandFlags::default();
     let mut rest = skeleton;
+    if let Some(l) = Layout::ALL.into_iter().find(|l| rest.ends_with(l.suffix())) {
+        flags.layout = Some(l);
+        rest = &rest[..rest.len() - l.suffix().len()];
+    }
     if let Some(h) = Halves::ALL.into_iter().find(|h| rest.ends_with(h.suffix())) {
         flags.halves = Some(h);
         rest = &rest[..rest.len() - h.suffix().len()];

@@ -111,6 +111,15 @@ pub fn apply(inst: &mut Inst) {
                 widen(inst.uses.iter_mut().skip(i).take(1), w);
             }
         }
+        // `IMMA.16832.S8.S8 R8, R12.ROW, R16.COL, R8`: four 32-bit
+        // accumulators; A four registers and B two (k = 32) or two and one.
+        IMMA => {
+            let (a, b) = if inst.has_mod("16832") { (4, 2) } else { (2, 1) };
+            widen(inst.defs.iter_mut(), 4);
+            for (i, w) in [a, b, 4].into_iter().enumerate() {
+                widen(inst.uses.iter_mut().skip(i).take(1), w);
+            }
+        }
         // `HGMMA.64xNx16.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
         // thread (N / 4 for F16 ones); with A in shared memory `gdesc[UR4]`
         // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7.
@@ -119,7 +128,14 @@ pub fn apply(inst: &mut Inst) {
             if let Some(n) = n {
                 let acc = if inst.has_mod("F32") { n / 2 } else { n / 4 };
                 widen(inst.defs.iter_mut(), acc);
-                widen(inst.uses.iter_mut().filter(|u| matches!(u.kind, OperandKind::Reg(r) if r.file == RegFile::R)).last().into_iter(), acc);
+                widen(
+                    inst.uses
+                        .iter_mut()
+                        .filter(|u| matches!(u.kind, OperandKind::Reg(r) if r.file == RegFile::R))
+                        .last()
+                        .into_iter(),
+                    acc,
+                );
             }
             if let Some(OperandKind::MatrixDesc(r)) = inst.uses.first_mut().map(|u| &mut u.kind) {
                 *r = r.wide(4);

@@ -6,6 +6,7 @@ use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
+use crate::sem::imma::Imma;
 use crate::sem::{cmp, dround, float, half, int, mma, mufu};
 use crate::warp::{LANES, Warp};
 
@@ -412,6 +413,15 @@ impl Cta<'_> {
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
             }
+            Kind::Fp8Unpack { e4m3 } => {
+                let v = self.u32v(w, step, 0, lane)?;
+                let pair = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
+                let convert = |b: u32| half::fp8_to_f16(b as u8, e4m3);
+                match (convert(pair & 0xff), convert((pair >> 8) & 0xff)) {
+                    (Some(lo), Some(hi)) => (u64::from(u32::from(hi) << 16 | u32::from(lo)), no),
+                    _ => return fault("F2FP.UNPACK_B of an E4M3 NaN (its binary16 result is not known)"),
+                }
+            }
             Kind::Hadd2F32 => {
                 let lane_f32 = |i: usize| -> R<f32> {
                     let f = Self::flags(step, i);
@@ -491,6 +501,7 @@ impl Cta<'_> {
                 let (lo, hi) = match f.halves {
                     Some(ori_ir::Halves::H0H0) => (lo, lo),
                     Some(ori_ir::Halves::H1H1) => (hi, hi),
+                    Some(ori_ir::Halves::H1) => return fault("a packed half-precision source with `.H1`"),
                     None => (lo, hi),
                 };
                 (to_f64(lo), to_f64(hi))
@@ -1024,6 +1035,24 @@ impl Cta<'_> {
                 let Some(&(loc, _)) = step.defs.first() else { return fault("HMMA without a destination") };
                 for (lane, out) in d.iter().enumerate() {
                     for (k, &v) in out[..op.c_regs()].iter().enumerate() {
+                        w.set_word(loc, k as u32, lane, v);
+                    }
+                }
+            }
+            Kind::Imma(op) => {
+                if active != u32::MAX {
+                    return fault(format!("IMMA with lanes {:#010x} active: it needs the whole warp", active));
+                }
+                let (mut a, mut b, mut c) = ([[0; 4]; LANES], [[0; 4]; LANES], [[0; 4]; LANES]);
+                for lane in 0..LANES {
+                    self.words(w, step, 0, lane, &mut a[lane][..op.a_regs()])?;
+                    self.words(w, step, 1, lane, &mut b[lane][..op.b_regs()])?;
+                    self.words(w, step, 2, lane, &mut c[lane][..Imma::C_REGS])?;
+                }
+                let d = crate::sem::imma::imma(op, &a, &b, &c);
+                let Some(&(loc, _)) = step.defs.first() else { return fault("IMMA without a destination") };
+                for (lane, out) in d.iter().enumerate() {
+                    for (k, &v) in out.iter().enumerate() {
                         w.set_word(loc, k as u32, lane, v);
                     }
                 }

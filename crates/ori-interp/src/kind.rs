@@ -216,6 +216,11 @@ pub enum Kind {
     F2fp {
         bf16: bool,
     },
+    /// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]`: the two 8-bit floats of
+    /// `a`'s low (or high) half as a binary16 pair (`sem::half::fp8_to_f16`).
+    Fp8Unpack {
+        e4m3: bool,
+    },
     /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
     /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
     Hadd2F32,
@@ -307,6 +312,8 @@ pub enum Kind {
     },
     /// `HMMA.{16816,1688}.{F32,F16}[.BF16/.TF32]` (`sem::mma::hmma`).
     Hmma(crate::sem::mma::Hmma),
+    /// `IMMA.{16832,16816}.{S8,U8}.{S8,U8}[.SAT]` (`sem::imma::imma`).
+    Imma(crate::sem::imma::Imma),
     /// Warpgroup MMA (`sem/wgmma.rs`).
     Wgmma(WgmmaOp),
     /// `BRA.U.ANY`: the whole group branches when the guard holds in any
@@ -387,6 +394,27 @@ fn hmma(inst: &Inst) -> Option<crate::sem::mma::Hmma> {
         _ => return None,
     };
     (f32_acc || mods[1] == "F16").then_some(Hmma { k, input, f32_acc })
+}
+
+/// The form of an `IMMA`: a shape, the signedness of A and B, `.SAT`.
+fn imma(inst: &Inst) -> Option<crate::sem::imma::Imma> {
+    let mods: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    let (shape, a, b, sat) = match mods.as_slice() {
+        [shape, a, b] => (*shape, *a, *b, false),
+        [shape, a, b, "SAT"] => (*shape, *a, *b, true),
+        _ => return None,
+    };
+    let k = match shape {
+        "16832" => 32,
+        "16816" => 16,
+        _ => return None,
+    };
+    let signed = |t: &str| match t {
+        "S8" => Some(true),
+        "U8" => Some(false),
+        _ => None,
+    };
+    Some(crate::sem::imma::Imma { k, a_signed: signed(a)?, b_signed: signed(b)?, sat })
 }
 
 fn mem_bytes(inst: &Inst) -> (u8, bool) {
@@ -584,6 +612,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             None => Kind::Unsupported,
         },
         "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => Kind::Fp8Unpack { e4m3: m("E4M3") },
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
@@ -682,6 +711,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         // The f16-accumulator and bf16/tf32 forms have other layouts.
         "HMMA" => hmma(inst).map_or(Kind::Unsupported, Kind::Hmma),
+        "IMMA" => imma(inst).map_or(Kind::Unsupported, Kind::Imma),
         _ => Kind::Unsupported,
     }
 }

@@ -29,7 +29,7 @@ pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMI
 pub use inst::{Ctrl, Guard, Inst};
 pub use module::{Module, PointerInit, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};
-pub use operand::{Address, Bank, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Scale};
+pub use operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Scale};
 pub use phase::{Forms, Knob, KnobValue, Knobs, NoForms, Phase, PhaseContext, PhaseError};
 pub use props::{Property, PropertySet};
 pub use reg::{Reg, RegFile, SpecialReg};

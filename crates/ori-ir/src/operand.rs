@@ -125,6 +125,8 @@ pub struct OperandFlags {
     /// Which 16-bit halves of a packed pair the operand supplies
     /// (`R5.H0_H0`); `None` takes the pair as it is.
     pub halves: Option<Halves>,
+    /// The matrix layout of an `IMMA` input (`R12.ROW`, `R16.COL`).
+    pub layout: Option<Layout>,
     /// On a definition of part of a virtual tuple (`undef %r5:0 = ...`):
     /// the words this instruction does not write hold nothing worth
     /// keeping, so the write starts a new value of the whole tuple and ends
@@ -143,17 +145,44 @@ pub enum Halves {
     H0H0,
     /// The high half in both lanes (`.H1_H1`).
     H1H1,
+    /// The high half alone (`.H1`: `F2FP...UNPACK_B` unpacks the two 8-bit
+    /// values of the high half rather than the low one).
+    H1,
 }
 
 impl Halves {
-    /// Every selection.
-    pub const ALL: [Halves; 2] = [Halves::H0H0, Halves::H1H1];
+    /// Every selection, longer suffixes first (`.H1_H1` before `.H1`).
+    pub const ALL: [Halves; 3] = [Halves::H0H0, Halves::H1H1, Halves::H1];
 
     /// The suffix written after the operand.
     pub fn suffix(self) -> &'static str {
         match self {
             Halves::H0H0 => ".H0_H0",
             Halves::H1H1 => ".H1_H1",
+            Halves::H1 => ".H1",
+        }
+    }
+}
+
+/// The layout marker nvdisasm prints after an `IMMA` input (after
+/// `.reuse`): A is row-major, B column-major.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `.ROW`.
+    Row,
+    /// `.COL`.
+    Col,
+}
+
+impl Layout {
+    /// Every layout.
+    pub const ALL: [Layout; 2] = [Layout::Row, Layout::Col];
+
+    /// The suffix written after the operand.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Layout::Row => ".ROW",
+            Layout::Col => ".COL",
         }
     }
 }

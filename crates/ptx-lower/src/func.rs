@@ -34,9 +34,8 @@ pub(crate) struct WideProduct {
 #[derive(Copy, Clone)]
 pub(crate) struct Carry {
     pub pred: Reg,
-    /// The predicate is "no borrow" (a subtraction's carry out), the
-    /// complement of PTX's flag after `sub.cc`.
-    pub no_borrow: bool,
+    /// The chain keeps one predicate (`ops::carry::plan`).
+    pub fixed: bool,
 }
 
 /// The state of the lowering of one function.
@@ -96,6 +95,8 @@ pub(crate) struct Lowerer<'m> {
     pub(crate) lane_offsets: HashMap<(crate::ops::matrix::Stride, i64), Reg>,
     /// The carry flag of the last `.cc` instruction (ops/carry.rs).
     pub carry: Option<Carry>,
+    /// The carry chains that keep one predicate (ops/carry.rs).
+    pub(crate) carry_plan: ops::carry::Plan,
     /// The module's device functions with bodies, by name: calls inline them.
     callees: &'m HashMap<&'m str, &'m ast::Function>,
     /// Device functions compiled on their own: calls go through the ABI.
@@ -217,6 +218,7 @@ impl<'m> Lowerer<'m> {
             lane_offsets: HashMap::new(),
             shifted: HashMap::new(),
             carry: None,
+            carry_plan: Default::default(),
             converged: true,
             callees,
             out_of_line,
@@ -248,6 +250,7 @@ impl<'m> Lowerer<'m> {
         }
         ops::wgmma::bind_accumulators(&mut cx, &body.statements);
         ops::matrix::bind_fragments(&mut cx, &body.statements);
+        ops::carry::plan(&mut cx, &body.statements);
         cx.statements(&body.statements, &mut errors);
         if cx.current.is_some() {
             // PTX bodies end in ret/exit; a body that falls off the end

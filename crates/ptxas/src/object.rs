@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 
 mod calls;
 mod frame_rows;
+mod mbarrier;
 mod notes;
 mod relocatable;
 
@@ -178,6 +179,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
     let attrs = &func.attrs;
     let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
     let calls = calls::of(func, target, code.len() as u64);
+    let (mbarrier_instrs, mbarriers) = mbarrier::records(func);
     let mut resolved_relocations = calls.resolved;
     if target.sm.version >= 90 {
         resolved_relocations.extend(notes::shared_address_relocations(func));
@@ -212,6 +214,8 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
             syscalls: calls.syscalls,
             coop_group: notes::coop_group(func),
             uses_wmma: attrs.uses_wmma,
+            mbarrier_instrs,
+            mbarriers,
             ..Default::default()
         },
         shared: object::SharedMemory {

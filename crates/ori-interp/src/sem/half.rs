@@ -101,6 +101,26 @@ pub fn fma(a: u16, b: u16, c: u16) -> u16 {
     from_f64(f64::from(to_f32(a)) * f64::from(to_f32(b)) + f64::from(to_f32(c)))
 }
 
+/// An 8-bit float as binary16 (exact): E5M2 is binary16's high byte; E4M3
+/// (bias 7, no infinities) is scaled into binary16's range. `None` for an
+/// E4M3 NaN (`S.1111.111`), whose binary16 pattern on the GPU is unknown.
+pub fn fp8_to_f16(b: u8, e4m3: bool) -> Option<u16> {
+    if !e4m3 {
+        return Some(u16::from(b) << 8);
+    }
+    let (sign, exp, man) = (b >> 7, (b >> 3) & 0xf, b & 7);
+    if exp == 0xf && man == 7 {
+        return None;
+    }
+    // Subnormals (exp 0) are man * 2^-9; normals (1 + man/8) * 2^(exp-7).
+    let magnitude = if exp == 0 {
+        f64::from(man) * 2f64.powi(-9)
+    } else {
+        (1.0 + f64::from(man) / 8.0) * 2f64.powi(i32::from(exp) - 7)
+    };
+    Some(from_f64(magnitude) | u16::from(sign) << 15)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +140,16 @@ mod tests {
             assert_eq!(bf16_from_f64(f64::from(f32::from_bits(bits))), bf16_from_f32(bits), "{bits:#x}");
         }
         assert_eq!(min_max(-4.0, 1.5, false, true), 0x3fc0);
+    }
+
+    #[test]
+    fn fp8_values() {
+        // E4M3: 1.0 (0x38), -448 (0xfe, the largest), the smallest subnormal 2^-9.
+        assert_eq!(fp8_to_f16(0x38, true), Some(0x3c00));
+        assert_eq!(fp8_to_f16(0xfe, true), Some(0xdf00));
+        assert_eq!(fp8_to_f16(0x01, true), Some(0x1800));
+        assert_eq!(fp8_to_f16(0x7f, true), None);
+        // E5M2: binary16's high byte (infinity included).
+        assert_eq!(fp8_to_f16(0x7c, false), Some(0x7c00));
     }
 }

@@ -6,6 +6,7 @@ pub mod cmp;
 pub mod dround;
 pub mod float;
 pub mod half;
+pub mod imma;
 pub mod int;
 pub mod mma;
 pub mod mufu;

@@ -11,7 +11,7 @@ use crate::function::{BlockId, Function, FunctionKind, ParamSlot};
 use crate::inst::{Ctrl, Guard, Inst};
 use crate::module::{Module, PointerInit, VarSpace, Variable};
 use crate::opcode::{Modifier, Opcode};
-use crate::operand::{Address, Bank, CBank, Halves, Imm, Operand, OperandFlags, OperandKind, Scale};
+use crate::operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Scale};
 use crate::props::{Property, PropertySet};
 use crate::reg::{Reg, RegFile, SpecialReg};
 use crate::target::Sm;
@@ -437,6 +437,10 @@ fn parse_operand(cur: &mut Cursor, func: &mut Function, labels: &mut Labels) -> 
     if cur.rest().starts_with(".reuse") {
         cur.pos += ".reuse".len();
         flags.reuse = true;
+    }
+    if let Some(l) = Layout::ALL.into_iter().find(|l| cur.rest().starts_with(l.suffix())) {
+        cur.pos += l.suffix().len();
+        flags.layout = Some(l);
     }
     for reg in Operand::from(kind.clone()).regs() {
         func.reserve_vreg(reg);

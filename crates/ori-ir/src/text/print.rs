@@ -189,6 +189,9 @@ fn write_operand(out: &mut String, func: &Function, op: &Operand) -> fmt::Result
     if f.reuse {
         out.push_str(".reuse");
     }
+    if let Some(l) = f.layout {
+        out.push_str(l.suffix());
+    }
     Ok(())
 }
 

@@ -9,6 +9,8 @@
 //! | `.L2::64B` / `.L2::128B` / `.L2::256B` | `.LTC64B` / `.LTC128B` / `.LTC256B` after `.BYPASS` |
 //! | `..., n, r` (source size in a register) | `z = (n - r) & (n - 1)` (`IADD3`, `LOP3`), `s + z` (`IADD3` + `IADD3.X`), `p = r != 0` (`ISETP.NE.U32`), `LDGSTS...ZFILL [d], [s + z], p` |
 //! | `..., n, k` (a constant size) | `n`: plain; `0`: the plain form with `!PT`; else `.ZFILL` with `n - k` added to the source offset |
+//! | `..., n, p` (`ignore-src`, a predicate) | the plain form with `!p` (false: zeros, nothing read) |
+//! | `.L2::cache_hint ..., policy` | the 64-bit policy is the access's descriptor: `desc[UR]` with `ULDC.64 UR, c[0x0][off]` for a parameter, else `R2UR` of each word (NVIDIA's code, no uniformity loop); sm_90 only |
 //! | `cp.async.commit_group` | `LDGDEPBAR` |
 //! | `cp.async.wait_group n` | `DEPBAR.LE SB0, n` |
 //! | `cp.async.wait_all` | `LDGDEPBAR`, `DEPBAR.LE SB0, 0x0` |
@@ -20,6 +22,7 @@
 use ori_ir::{Address, Guard, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction};
 
+use super::wide::{Src64, src64};
 use super::{mem, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -70,12 +73,21 @@ enum Fill {
     Tail(i64),
     /// A size in a register.
     Reg(Operand),
+    /// `ignore-src`: nothing read when the predicate holds.
+    Ignore(Operand),
 }
 
 /// `cp.async.{ca,cg}.shared.global[.L2::NB] [d], [s], n[, size]`: the three
 /// never-executed `@!PT LDS RZ, [RZ]` NVIDIA's code puts before every
 /// `LDGSTS` (sm_90), then the copy.
 fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) -> Lowered {
+    let (cache_hint, hints) = match hints {
+        // sm_80 marks a policy descriptor with a bit (101) of its own,
+        // which the encoder has no form for.
+        ["L2::cache_hint", ..] if cx.sm.version < 90 => return Err(unsupported(inst)),
+        ["L2::cache_hint", rest @ ..] => (true, rest),
+        _ => (false, hints),
+    };
     let ltc = match hints {
         [] => None,
         ["L2::64B"] => Some("LTC64B"),
@@ -89,9 +101,12 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
         ExprKind::Int { value: 16, .. } => (16, Some("128")),
         _ => return Err(unsupported(inst)),
     };
-    let fill = match inst.operands.len() {
+    // The cache policy is the last operand.
+    let policy = if cache_hint { Some(policy(cx, inst, inst.operands.len().saturating_sub(1))?) } else { None };
+    let fill = match inst.operands.len() - usize::from(cache_hint) {
         3 => Fill::None,
         4 => match src(cx, inst, 3, ptx_syntax::ast::ScalarType::U32)? {
+            s if s.as_reg().is_some_and(|r| r.file == RegFile::P) => Fill::Ignore(s),
             s if s.as_reg().is_some() => Fill::Reg(s),
             s => match s.kind {
                 OperandKind::Imm(ori_ir::Imm::Int(k)) if k == bytes => Fill::None,
@@ -111,6 +126,7 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     match fill {
         Fill::None => {}
         Fill::All => pred = Some(Operand::reg(Reg::PT).inverted()),
+        Fill::Ignore(p) => pred = Some(p.inverted()),
         Fill::Tail(n) => {
             if let OperandKind::Mem(a) = &mut src_addr.kind {
                 a.offset += n;
@@ -122,7 +138,10 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
             pred = Some(reads);
         }
     }
-    let src_addr = in_range(cx, src_addr, &GLOBAL_OFFSETS, inst)?;
+    let mut src_addr = in_range(cx, src_addr, &GLOBAL_OFFSETS, inst)?;
+    if let (Some(policy), OperandKind::Mem(a)) = (policy, &mut src_addr.kind) {
+        a.desc = Some(policy);
+    }
     let mut mods = vec!["E"];
     if bypass {
         mods.push("BYPASS");
@@ -141,6 +160,25 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     let mut uses = vec![dst, src_addr];
     uses.extend(pred);
     cx.emit(Opcode::LDGSTS, &mods, vec![], uses, span)
+}
+
+/// The 64-bit cache policy operand `i` in a uniform pair: `ULDC.64` of a
+/// parameter, else `R2UR` of each word of the register pair.
+fn policy(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Reg> {
+    let u = cx.temp(RegFile::UR, 2);
+    let param = match &operand(inst, i)?.kind {
+        ExprKind::Name(r, None) => cx.param_values.get(r.name.as_str()).copied().filter(|p| p.words == 2),
+        _ => None,
+    };
+    if let Some(p) = param {
+        cx.emit(Opcode::ULDC, &["64"], vec![u.into()], vec![Operand::cbank(0, p.offset)], inst.span)?;
+        return Ok(u);
+    }
+    let Src64::Reg(r) = src64(cx, inst, i)? else { return Err(unsupported(inst)) };
+    for w in 0..2 {
+        cx.emit(Opcode::R2UR, &[], vec![Operand::reg(u.part(w, 1))], vec![Operand::reg(r.part(w, 1))], inst.span)?;
+    }
+    Ok(u)
 }
 
 /// NVIDIA's zero count `(bytes - size) & (bytes - 1)` and the predicate

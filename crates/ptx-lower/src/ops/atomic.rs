@@ -8,7 +8,7 @@ use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
 
 use super::mem::{global_address, shared_address};
-use super::wide::{Src64, src64};
+use super::wide::{Src64, materialize, src64};
 use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -157,8 +157,9 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
-    if op == "add" && matches!(ty, F32 | U64) {
-        return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), ty == U64);
+    let looped = matches!((op, ty), ("add", F32 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
+    if looped {
+        return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), op, ty);
     }
     let mods: &[&str] = match (op, ty) {
         ("add", U32 | S32) => &["ADD"],
@@ -198,19 +199,28 @@ fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize) -> L
     cx.emit(Opcode::ATOMS, &["POPC", "INC", "32"], vec![Reg::RZ.into()], vec![OperandKind::Mem(addr).into()], inst.span)
 }
 
-/// What a compare-and-swap loop adds (shared-memory atomics the hardware
-/// has no operation for).
+/// What a compare-and-swap loop stores (shared-memory atomics the
+/// hardware has no operation for).
 enum Addend {
     /// `add.f32`: `FADD new, b, old`.
     F32(Operand),
     /// `add.u64`: `IADD3 new.lo, P, b.lo, old.lo, RZ` + `IADD3.X new.hi,
     /// b.hi, old.hi, RZ, P, !PT` (a constant second).
     U64(Src64),
+    /// `and`/`or`/`xor.b64`: `LOP3.LUT new.w, old.w, b.w, RZ, lut, !PT`
+    /// per word.
+    Logic64(Src64, i64),
+    /// `min`/`max.{u64,s64}` (`b` in a register): no store when `b` is
+    /// not below (min) or above (max) `old` (`ISETP.GE`/`LE.U32` of the
+    /// low words, `.EX` of the high ones, `@p BRA` out of the loop), else
+    /// `new = b`.
+    Bound64 { b: Reg, max: bool, signed: bool },
 }
 
-/// `atom.shared.add.f32 d, [a], b` and `atom.shared.add.u64 d, [a], b`:
-/// NVIDIA's loop (no float or 64-bit add on shared memory), the old value
-/// read, the sum stored only if memory still holds it:
+/// `atom.shared.add.f32 d, [a], b`, `atom.shared.add.u64` and the other
+/// 64-bit operations but exchanges ([`Addend`]): NVIDIA's loop (no float
+/// or 64-bit arithmetic on shared memory), the old value read, the result
+/// stored only if memory still holds it:
 ///
 /// ```text
 /// loop: old = LDS[.64] [a]
@@ -228,18 +238,34 @@ fn shared_cas_loop(
     inst: &Instruction,
     first: usize,
     result: Option<&str>,
-    wide: bool,
+    op: &str,
+    ty: ScalarType,
 ) -> Lowered {
     if cx.guard.is_some() {
         return Err(unsupported(inst));
     }
     let span = inst.span;
     let addr = shared_address(cx, inst, first)?;
-    let addend = if wide {
-        Addend::U64(src64(cx, inst, first + 1)?)
-    } else {
-        Addend::F32(value(cx, inst, first + 1, ScalarType::F32)?)
+    let addend = match op {
+        _ if ty == ScalarType::F32 => Addend::F32(value(cx, inst, first + 1, ScalarType::F32)?),
+        "add" => Addend::U64(src64(cx, inst, first + 1)?),
+        "min" | "max" => {
+            let b = match src64(cx, inst, first + 1)? {
+                Src64::Reg(r) => r,
+                Src64::Imm(v) => materialize(cx, v, span)?,
+            };
+            Addend::Bound64 { b, max: op == "max", signed: ty == ScalarType::S64 }
+        }
+        _ => {
+            let lut = match op {
+                "and" => 0xc0,
+                "or" => 0xfc,
+                _ => 0x3c,
+            };
+            Addend::Logic64(src64(cx, inst, first + 1)?, lut)
+        }
     };
+    let wide = !matches!(addend, Addend::F32(_));
     let (width, size): (u8, &[&str]) = if wide { (2, &["64"]) } else { (1, &[]) };
     let body = cx.func.add_block();
     cx.func.layout.pop();
@@ -247,6 +273,9 @@ fn shared_cas_loop(
     let old = cx.temp(RegFile::R, width);
     cx.emit(Opcode::LDS, size, vec![old.into()], vec![addr.clone()], span)?;
     let new = cx.temp(RegFile::R, width);
+    // min/max leave the loop without storing.
+    let after = cx.func.add_block();
+    cx.func.layout.pop();
     let rz = || Operand::reg(Reg::RZ);
     let pt = || Operand::reg(Reg::PT);
     match addend {
@@ -259,6 +288,31 @@ fn shared_cas_loop(
             cx.emit(Opcode::IADD3, &[], vec![lo, carry.into()], vec![x.word(0), y.word(0), rz()], span)?;
             let uses = vec![x.word(1), y.word(1), rz(), carry.into(), pt().inverted()];
             cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(new.part(1, 1))], uses, span)?;
+        }
+        Addend::Logic64(b, lut) => {
+            for w in 0..2 {
+                let d = Operand::reg(new.part(w, 1));
+                let d = if w == 0 { d.undef() } else { d };
+                let uses = vec![Operand::reg(old.part(w, 1)), b.word(w), rz(), Operand::int(lut), pt().inverted()];
+                cx.emit(Opcode::LOP3, &["LUT"], vec![d], uses, span)?;
+            }
+        }
+        Addend::Bound64 { b, max, signed } => {
+            let cmp = if max { "LE" } else { "GE" };
+            let done = cx.temp(RegFile::P, 1);
+            let uses = vec![Operand::reg(b.part(0, 1)), Operand::reg(old.part(0, 1)), pt()];
+            cx.emit(Opcode::ISETP, &[cmp, "U32", "AND"], vec![done.into(), pt()], uses, span)?;
+            let mods: &[&str] = if signed { &[cmp, "AND", "EX"] } else { &[cmp, "U32", "AND", "EX"] };
+            let uses = vec![Operand::reg(b.part(1, 1)), Operand::reg(old.part(1, 1)), pt(), done.into()];
+            cx.emit(Opcode::ISETP, mods, vec![done.into(), pt()], uses, span)?;
+            cx.guard = Some(ori_ir::Guard { pred: done, negated: false });
+            let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(after)], span);
+            cx.guard = None;
+            branch?;
+            let swap = cx.func.add_block();
+            cx.func.layout.pop();
+            cx.place_block(swap);
+            cx.copy_pair(new.into(), b.into(), span)?;
         }
     }
     let ok = cx.temp(RegFile::R, width);
@@ -281,8 +335,6 @@ fn shared_cas_loop(
     let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(body)], span);
     cx.guard = None;
     branch?;
-    let after = cx.func.add_block();
-    cx.func.layout.pop();
     cx.place_block(after);
     match result {
         Some(d) => {

@@ -6,12 +6,26 @@
 //! PTX's carry flag becomes a predicate: `IADD3 d, P, a, b, RZ` writes the
 //! carry out, `IADD3.X d, P', a, b, RZ, P, !PT` adds it in (NVIDIA's forms,
 //! probed with the chains of math_double). A subtraction adds the
-//! complement (`-b`, or `~b` with the carry in), so its predicate holds
-//! "no borrow", the complement of PTX's borrow flag; products are
-//! `IMAD`/`IMAD.HI.U32` into a fresh register, then the add.
+//! complement (`-b`, or `~b` with the carry in): its flag is the carry out
+//! of that addition ("no borrow"), and every reader takes the flag as it
+//! is, whichever instruction wrote it, as NVIDIA's code does (`sub.cc`
+//! then `addc` adds 0 after a borrow: tests/ptx/carry_blocks.ptx);
+//! products are `IMAD`/`IMAD.HI.U32` into a fresh register, then the add.
+//!
+//! A chain runs from a `.cc` instruction without carry in to the next
+//! one. Within a block each write goes to a fresh predicate. A chain whose
+//! flag flows across a label (around a loop's back edge, into a join) or
+//! that has a guarded `.cc` instruction (its flag must survive a false
+//! guard) keeps one predicate from start to end, as NVIDIA's code keeps a
+//! chain in one `P` register (tests/ptx/carry_blocks.ptx); [`plan`] finds
+//! those chains before the body is lowered, and joins chains that meet at
+//! a label (a branch from one into a block of another that reads the
+//! flag first).
+
+use std::collections::HashMap;
 
 use ori_ir::{Opcode, Operand, Reg, RegFile};
-use ptx_syntax::ast::{Instruction, ScalarType};
+use ptx_syntax::ast::{ExprKind, Instruction, ScalarType, Statement};
 
 use super::{dst, src, ty, unsupported};
 use crate::error::Lowered;
@@ -63,13 +77,32 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     let incoming = if carry_in {
         let c = cx.carry.ok_or_else(|| unsupported(inst))?;
-        // The predicate holds PTX's flag, or its complement after a subtraction.
-        let want_no_borrow = subtract;
-        Some(if c.no_borrow == want_no_borrow { Operand::reg(c.pred) } else { Operand::reg(c.pred).inverted() })
+        Some(Operand::reg(c.pred))
     } else {
         None
     };
-    let out = if carry_out { Some(cx.temp(RegFile::P, 1)) } else { None };
+    // The chain's one predicate, if it has one: a new chain's from the plan.
+    let starts = carry_out && !carry_in && (cx.guard.is_none() || cx.carry.is_none());
+    let fixed = if starts {
+        match cx.carry_plan.fixed.get(&span.start).copied() {
+            Some(root) => Some(match cx.carry_plan.preds.get(&root).copied() {
+                Some(pred) => pred,
+                None => {
+                    let pred = cx.temp(RegFile::P, 1);
+                    cx.carry_plan.preds.insert(root, pred);
+                    pred
+                }
+            }),
+            None => None,
+        }
+    } else {
+        cx.carry.filter(|c| c.fixed).map(|c| c.pred)
+    };
+    let out = match (carry_out, fixed) {
+        (false, _) => None,
+        (true, Some(pred)) => Some(pred),
+        (true, None) => Some(cx.temp(RegFile::P, 1)),
+    };
     let mut defs = vec![Operand::reg(d)];
     defs.extend(out.map(Operand::reg));
     let mut uses = vec![x, y, Operand::reg(Reg::RZ)];
@@ -83,9 +116,125 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     cx.emit(Opcode::IADD3, mods, defs, uses, span)?;
     if let Some(pred) = out {
-        cx.carry = Some(Carry { pred, no_borrow: subtract });
+        cx.carry = Some(Carry { pred, fixed: fixed.is_some() });
     }
     Ok(())
+}
+
+/// The chains that keep one predicate (found by [`plan`]) and the
+/// predicates made for them so far.
+#[derive(Default)]
+pub(crate) struct Plan {
+    /// The first instruction of each such chain (by its span's start) and
+    /// the chain it joins (chains that meet at a label share one).
+    fixed: HashMap<u32, usize>,
+    /// Each joined chain's predicate, made at its first start.
+    preds: HashMap<usize, Reg>,
+}
+
+/// Before the body is lowered: which chains need one predicate
+/// (`Lowerer::carry_plan`).
+pub(crate) fn plan(cx: &mut Lowerer<'_>, statements: &[Statement]) {
+    let mut scan = Scan::default();
+    scan.walk(statements);
+    // A branch into a block that reads the flag first joins its chain to
+    // the block's.
+    for (target, from) in std::mem::take(&mut scan.branches) {
+        if let (Some(from), Some(&(Some(to), true))) = (from, scan.labels.get(target)) {
+            let (a, b) = (scan.root(from), scan.root(to));
+            if a != b {
+                scan.parent[a] = b;
+                scan.fixed[b] = true;
+                scan.fixed[a] = true;
+            }
+        }
+    }
+    for (k, &start) in scan.starts.clone().iter().enumerate() {
+        let root = scan.root(k);
+        if scan.fixed[root] || scan.fixed[k] {
+            cx.carry_plan.fixed.insert(start, root);
+        }
+    }
+}
+
+/// What [`plan`] learns from one walk over the statements in order (the
+/// order the lowering sees them).
+#[derive(Default)]
+struct Scan<'a> {
+    /// Each chain's first instruction (its span's start), by chain number.
+    starts: Vec<u32>,
+    /// Whether the chain needs one predicate.
+    fixed: Vec<bool>,
+    /// Joined chains (union-find).
+    parent: Vec<usize>,
+    /// The chain that the flag belongs to at this point, if any.
+    current: Option<usize>,
+    /// A `.cc` instruction since the last label.
+    written_in_block: bool,
+    /// The label that started the current block.
+    label: Option<&'a str>,
+    /// Each label's chain and whether its block reads the flag first.
+    labels: HashMap<&'a str, (Option<usize>, bool)>,
+    /// Each branch's target and chain.
+    branches: Vec<(&'a str, Option<usize>)>,
+}
+
+impl<'a> Scan<'a> {
+    fn walk(&mut self, statements: &'a [Statement]) {
+        for s in statements {
+            match s {
+                Statement::Label(l) => {
+                    self.written_in_block = false;
+                    self.label = Some(l.name.as_str());
+                    self.labels.insert(l.name.as_str(), (self.current, false));
+                }
+                Statement::Block(b) => self.walk(&b.statements),
+                Statement::Instruction(i) => self.instruction(i),
+                _ => {}
+            }
+        }
+    }
+
+    fn instruction(&mut self, inst: &'a Instruction) {
+        let op = inst.opcode.name.as_str();
+        if op == "bra" {
+            if let Some(ExprKind::Name(target, None)) = inst.operands.first().map(|e| &e.kind) {
+                self.branches.push((target.name.as_str(), self.current));
+            }
+            return;
+        }
+        let reads = matches!(op, "addc" | "subc" | "madc");
+        let writes = inst.has("cc") && (reads || matches!(op, "add" | "sub" | "mad"));
+        if reads && !self.written_in_block {
+            if let Some(c) = self.current {
+                self.fixed[c] = true;
+            }
+            if let Some(entry) = self.label.and_then(|l| self.labels.get_mut(l)) {
+                entry.1 = true;
+            }
+        }
+        if !writes {
+            return;
+        }
+        self.written_in_block = true;
+        let guarded = inst.guard.is_some();
+        if !reads && (!guarded || self.current.is_none()) {
+            self.current = Some(self.starts.len());
+            self.starts.push(inst.span.start);
+            self.fixed.push(false);
+            self.parent.push(self.parent.len());
+        }
+        if let (true, Some(c)) = (guarded, self.current) {
+            self.fixed[c] = true;
+        }
+    }
+
+    fn root(&mut self, mut k: usize) -> usize {
+        while self.parent[k] != k {
+            k = self.parent[k];
+        }
+        k
+    }
 }
 
 fn is_zero(x: &Operand) -> bool {

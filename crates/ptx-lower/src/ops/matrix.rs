@@ -90,9 +90,9 @@ pub(crate) fn bind_fragments(cx: &mut Lowerer<'_>, statements: &[Statement]) {
         match s {
             Statement::Instruction(i) => {
                 let lists: &[(usize, usize)] = match (i.opcode.name.as_str(), i.has("mma")) {
-                    ("mma", _) => match mma_form(i) {
-                        Some((_, [_, _, 4])) => &[(0, 4), (3, 4)][..],
-                        Some((_, [_, _, 2])) => &[(0, 2), (3, 2)][..],
+                    ("mma", _) => match mma_form(i).map(|f| f.counts[2]) {
+                        Some(4) => &[(0, 4), (3, 4)][..],
+                        Some(2) => &[(0, 2), (3, 2)][..],
                         _ => &[],
                     },
                     ("wmma", true) => &[(0, 8), (3, 8)],
@@ -230,40 +230,153 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     out.finish(cx, inst.span)
 }
 
-/// The `mma.sync` forms NVIDIA's tensor cores run as one `HMMA`: (shape,
-/// types d, a, b, c, the HMMA's modifiers, registers of A, B and C/D).
-const MMA_FORMS: &[(&str, [ScalarType; 4], &[&str], [usize; 3])] = {
+/// One `mma.sync` form NVIDIA's tensor cores run as one `HMMA`.
+struct MmaForm {
+    shape: &'static str,
+    /// Types of d, a, b and c.
+    types: [ScalarType; 4],
+    /// The HMMA's modifiers.
+    mods: &'static [&'static str],
+    /// Registers of A, B and C/D.
+    counts: [usize; 3],
+}
+
+/// The `mma.sync` forms lowered.
+const MMA_FORMS: &[MmaForm] = {
     use ScalarType::{Bf16, F16, F32, Tf32};
+    const fn form(
+        shape: &'static str,
+        types: [ScalarType; 4],
+        mods: &'static [&'static str],
+        counts: [usize; 3],
+    ) -> MmaForm {
+        MmaForm { shape, types, mods, counts }
+    }
     &[
-        ("m16n8k16", [F32, F16, F16, F32], &["16816", "F32"], [4, 2, 4]),
-        ("m16n8k16", [F32, Bf16, Bf16, F32], &["16816", "F32", "BF16"], [4, 2, 4]),
-        ("m16n8k16", [F16, F16, F16, F16], &["16816", "F16"], [4, 2, 2]),
-        ("m16n8k8", [F32, Tf32, Tf32, F32], &["1688", "F32", "TF32"], [4, 2, 4]),
-        ("m16n8k8", [F32, F16, F16, F32], &["1688", "F32"], [2, 1, 4]),
-        ("m16n8k8", [F32, Bf16, Bf16, F32], &["1688", "F32", "BF16"], [2, 1, 4]),
-        ("m16n8k8", [F16, F16, F16, F16], &["1688", "F16"], [2, 1, 2]),
+        form("m16n8k16", [F32, F16, F16, F32], &["16816", "F32"], [4, 2, 4]),
+        form("m16n8k16", [F32, Bf16, Bf16, F32], &["16816", "F32", "BF16"], [4, 2, 4]),
+        form("m16n8k16", [F16, F16, F16, F16], &["16816", "F16"], [4, 2, 2]),
+        form("m16n8k8", [F32, Tf32, Tf32, F32], &["1688", "F32", "TF32"], [4, 2, 4]),
+        form("m16n8k8", [F32, F16, F16, F32], &["1688", "F32"], [2, 1, 4]),
+        form("m16n8k8", [F32, Bf16, Bf16, F32], &["1688", "F32", "BF16"], [2, 1, 4]),
+        form("m16n8k8", [F16, F16, F16, F16], &["1688", "F16"], [2, 1, 2]),
     ]
 };
 
-/// The HMMA modifiers and register counts of `inst`'s form in
-/// [`MMA_FORMS`].
-fn mma_form(inst: &Instruction) -> Option<(&'static [&'static str], [usize; 3])> {
-    MMA_FORMS
-        .iter()
-        .find(|(shape, types, _, _)| exactly(inst, &["sync", "aligned", shape, "row", "col"], types))
-        .map(|&(_, _, mods, counts)| (mods, counts))
+/// An `mma.sync` form: the opcode, its modifiers and the registers of A,
+/// B and C/D.
+struct Mma {
+    op: Opcode,
+    mods: Vec<&'static str>,
+    counts: [usize; 3],
+    /// fp8 inputs: the `F2FP.F16.*.UNPACK_B` type of A and of B ([`fp8`]).
+    unpack: Option<[&'static str; 2]>,
 }
 
-/// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`MMA_FORMS`]:
-/// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c`.
+/// `inst`'s form: one of [`MMA_FORMS`] (`HMMA`) or an 8-bit integer one
+/// ([`imma_form`]).
+fn mma_form(inst: &Instruction) -> Option<Mma> {
+    if let Some(f) = MMA_FORMS.iter().find(|f| exactly(inst, &["sync", "aligned", f.shape, "row", "col"], &f.types)) {
+        return Some(Mma { op: Opcode::HMMA, mods: f.mods.to_vec(), counts: f.counts, unpack: None });
+    }
+    imma_form(inst).or_else(|| fp8_form(inst))
+}
+
+/// `mma.sync.aligned.m16n8k32.row.col.f32.A.B.f32` with A and B `.e4m3` or
+/// `.e5m2`: sm_90 runs it as two `HMMA.16816.F32` of unpacked binary16
+/// pairs ([`fp8`]).
+fn fp8_form(inst: &Instruction) -> Option<Mma> {
+    use ScalarType::{E4m3, E5m2, F32};
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [F32, a @ (E4m3 | E5m2), b @ (E4m3 | E5m2), F32] = types[..] else { return None };
+    if !exactly(inst, &["sync", "aligned", "m16n8k32", "row", "col"], &types) {
+        return None;
+    }
+    let name = |t: ScalarType| if t == E4m3 { "E4M3" } else { "E5M2" };
+    let unpack = Some([name(a), name(b)]);
+    Some(Mma { op: Opcode::HMMA, mods: vec!["16816", "F32"], counts: [4, 2, 4], unpack })
+}
+
+/// `mma.sync.aligned.{m16n8k32,m16n8k16}.row.col[.satfinite].s32.A.B.s32`
+/// with A and B `.s8` or `.u8`: NVIDIA's `IMMA.{16832,16816}.A.B[.SAT]`
+/// (A four registers and B two for k = 32, two and one for k = 16).
+fn imma_form(inst: &Instruction) -> Option<Mma> {
+    use ScalarType::{S8, S32, U8};
+    let (ptx_shape, shape, counts) =
+        [("m16n8k32", "16832", [4, 2, 4]), ("m16n8k16", "16816", [2, 1, 4])].into_iter().find(|f| inst.has(f.0))?;
+    let sat = inst.has("satfinite");
+    let mut words = vec!["sync", "aligned", ptx_shape, "row", "col"];
+    words.extend(sat.then_some("satfinite"));
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [S32, a @ (S8 | U8), b @ (S8 | U8), S32] = types[..] else { return None };
+    if !exactly(inst, &words, &types) {
+        return None;
+    }
+    let name = |t: ScalarType| if t == S8 { "S8" } else { "U8" };
+    let mut mods = vec![shape, name(a), name(b)];
+    mods.extend(sat.then_some("SAT"));
+    Some(Mma { op: Opcode::IMMA, mods, counts, unpack: None })
+}
+
+/// `mma.sync.aligned.SHAPE.row.col.D.A.B.C d, a, b, c` of [`mma_form`]:
+/// `HMMA.SHAPE.ACC[.TYPE] d, a, b, c` or `IMMA.SHAPE.A.B[.SAT] d, a.ROW,
+/// b.COL, c` (nvdisasm's layout marks).
 fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some((mods, [an, bn, cn])) = mma_form(inst) else { return Err(unsupported(inst)) };
+    let Some(Mma { op, mods, counts: [an, bn, cn], unpack }) = mma_form(inst) else { return Err(unsupported(inst)) };
     let a = gather(cx, &names(inst, 1, an)?, inst.span)?;
     let b = gather(cx, &names(inst, 2, bn)?, inst.span)?;
     let c = gather(cx, &names(inst, 3, cn)?, inst.span)?;
     let d = place(cx, &names(inst, 0, cn)?, &[])?;
-    cx.emit(Opcode::HMMA, mods, vec![d.tuple.into()], vec![a.into(), b.into(), c.into()], inst.span)?;
+    if let Some(types) = unpack {
+        if cx.sm.version < 90 {
+            return Err(unsupported(inst));
+        }
+        fp8(cx, types, [a, b, c, d.tuple], inst.span)?;
+        return d.finish(cx, inst.span);
+    }
+    let (mut a, mut b) = (Operand::reg(a), Operand::reg(b));
+    if op == Opcode::IMMA {
+        a.flags.layout = Some(ori_ir::Layout::Row);
+        b.flags.layout = Some(ori_ir::Layout::Col);
+    }
+    cx.emit(op, &mods, vec![d.tuple.into()], vec![a, b, c.into()], inst.span)?;
     d.finish(cx, inst.span)
+}
+
+/// fp8 `mma` (sm_90), NVIDIA's sequence: the low halves of A's four and
+/// B's two registers unpacked to binary16 pairs (`F2FP.F16.E4M3.UNPACK_B`
+/// / `E5M2`), `HMMA.16816.F32 t, a_lo, b_lo, RZ`; the high halves (`.H1`),
+/// `HMMA.16816.F32 t, a_hi, b_hi, t`; then `d = FADD c, t` per element (C
+/// is added last). The two halves' products use the same order of k in A
+/// and B, so together they sum over all 32.
+fn fp8(cx: &mut Lowerer<'_>, [a_type, b_type]: [&'static str; 2], [a, b, c, d]: [Reg; 4], span: Span) -> Lowered {
+    let mut t = Reg::RZ;
+    for high in [false, true] {
+        let a = unpack_fp8(cx, a, a_type, high, span)?;
+        let b = unpack_fp8(cx, b, b_type, high, span)?;
+        let sum = cx.temp(RegFile::R, 4);
+        cx.emit(Opcode::HMMA, &["16816", "F32"], vec![sum.into()], vec![a.into(), b.into(), t.into()], span)?;
+        t = sum;
+    }
+    for k in 0..4 {
+        let uses = vec![Operand::reg(c.part(k, 1)), Operand::reg(t.part(k, 1))];
+        cx.emit(Opcode::FADD, &[], vec![Operand::reg(d.part(k, 1))], uses, span)?;
+    }
+    Ok(())
+}
+
+/// The low (or high) halves of `src`'s registers unpacked into a fresh
+/// tuple of binary16 pairs: `F2FP.F16.TYPE.UNPACK_B t.k, src.k[.H1]`.
+fn unpack_fp8(cx: &mut Lowerer<'_>, src: Reg, ty: &'static str, high: bool, span: Span) -> Lowered<Reg> {
+    let out = cx.temp(RegFile::R, src.width);
+    for k in 0..src.width {
+        let mut from = Operand::reg(src.part(k, 1));
+        from.flags.halves = high.then_some(ori_ir::Halves::H1);
+        let to = Operand::reg(out.part(k, 1));
+        let to = if k == 0 { to.undef() } else { to };
+        cx.emit(Opcode::F2FP, &["F16", ty, "UNPACK_B"], vec![to], vec![from], span)?;
+    }
+    Ok(out)
 }
 
 /// `HMMA.16816.F32 d, a, b, c`.

@@ -7,7 +7,7 @@ mod atomic;
 mod bits;
 mod bulk_copy;
 pub(crate) mod call;
-mod carry;
+pub(crate) mod carry;
 mod cluster;
 mod cmp;
 mod contracted;
