@@ -20,6 +20,7 @@
 
 mod assign;
 mod check;
+mod defined;
 mod divergence;
 mod driver;
 mod interference;
