@@ -16,6 +16,7 @@ use ori_ir::{Function, PhaseError, Reg, RegFile, Target};
 use crate::assign::{Assignment, Order, assign};
 use crate::limits::allocatable;
 use crate::points::LiveRanges;
+use crate::remat::remat_predicates;
 use crate::spill::{SpillStats, spill, spill_predicates, spillable};
 
 /// How the allocator may proceed.
@@ -112,7 +113,15 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
                 return Err(failure(func, options.limit, v, width));
             }
         }
-        temps.extend(spill_predicates(func, &preds));
+        // Recomputing a compare costs no register: while some qualify, the
+        // predicates that fail are made room for that way (one round at a
+        // time, as many as failed), and only then moved to R registers.
+        let remat =
+            if preds.is_empty() { Vec::new() } else { remat_predicates(func, &lr, &temp_bits, &preds, preds.len()) };
+        if remat.is_empty() {
+            temps.extend(spill_predicates(func, &preds));
+        }
+        temps.extend(remat);
         temps.extend(spill(func, &to_spill, &mut stats));
     }
     Err(PhaseError::in_function(
@@ -153,9 +162,11 @@ mod tests {
 
     #[test]
     fn eight_live_predicates_spill_one_to_a_general_register() {
-        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        // The compares read %r1, dead by the time the predicates are read:
+        // none can be made again there.
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n    %r1 = S2R SR_TID.Y\n");
         for p in 0..8 {
-            text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
+            text += &format!("    %p{p}, PT = ISETP.LT.AND %r1, {p:#x}, PT\n");
         }
         for p in 0..8 {
             text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
@@ -173,9 +184,31 @@ mod tests {
         assert_eq!(printed.matches("ISETP.NE.U32.AND").count(), spilled, "{printed}");
         crate::check_allocation(&func, &a).unwrap();
         let seven =
-            text.replace("    %p7, PT = ISETP.LT.AND %r0, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
+            text.replace("    %p7, PT = ISETP.LT.AND %r1, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
         let a = run(&seven, 255).unwrap();
         assert_eq!((a.used[RegFile::P.index()], a.spill_rounds), (7, 0));
+    }
+
+    #[test]
+    fn compares_whose_sources_stay_live_are_made_again() {
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        for p in 0..8 {
+            text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
+        }
+        for p in 0..8 {
+            text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
+        }
+        text += "    EXIT\n}\n";
+        let mut func = ori_ir::text::parse_function(&text).unwrap();
+        let a = allocate(&mut func, &Sm::new(90).target(), Options { limit: 255, no_spill_trials: 2 }).unwrap();
+        let printed = ori_ir::text::print_function(&func);
+        assert_eq!(printed.matches("SEL RZ, 0x1, !").count(), 0, "{printed}");
+        // The cheapest predicate is computed again just before its reader,
+        // the original compare gone.
+        assert_eq!(printed.matches("ISETP.LT.AND").count(), 8, "{printed}");
+        assert_eq!(a.used[RegFile::P.index()], 7);
+        assert_eq!(a.used[RegFile::R.index()], 4, "R0, R2-R3: no general register for a predicate");
+        crate::check_allocation(&func, &a).unwrap();
     }
 
     #[test]

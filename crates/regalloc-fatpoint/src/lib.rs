@@ -28,6 +28,7 @@ mod limits;
 mod phase;
 mod phys_live;
 mod points;
+mod remat;
 mod rewrite;
 mod spill;
 mod uniform;
