@@ -14,6 +14,7 @@ use fixedbitset::FixedBitSet;
 use ori_ir::{Function, PhaseError, Reg, RegFile, Target};
 
 use crate::assign::{Assignment, Order, assign};
+use crate::constants::remat_constants;
 use crate::limits::allocatable;
 use crate::points::LiveRanges;
 use crate::remat::remat_predicates;
@@ -81,17 +82,28 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
     let limits = RegFile::ALL.map(|f| allocatable(f, target, options.limit));
     let mut stats = SpillStats::default();
     let mut temps: Vec<VReg> = Vec::new();
+    let orders: &[Order] =
+        if options.no_spill_trials >= 2 { &[Order::Definition, Order::Priority] } else { &[Order::Priority] };
+    let scratch_first = func.kind == ori_ir::FunctionKind::Func;
+    let trial = |lr: &LiveRanges| {
+        let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let mut placed = orders.iter().map(|&order| assign(lr, &limits, order, &no_temps, scratch_first));
+        placed.find(|a| a.failed.is_empty())
+    };
+    let (lr, placed) = remat_constants(func, &trial);
+    if let Some(a) = placed {
+        return Ok(finish(lr.space, a, stats, 0));
+    }
+    let mut first = Some(lr);
     for round in 0..=MAX_SPILL_ROUNDS {
-        let lr = LiveRanges::compute(func);
+        let lr = first.take().unwrap_or_else(|| LiveRanges::compute(func));
         let mut temp_bits = FixedBitSet::with_capacity(lr.vregs.len());
         for &t in &temps {
             temp_bits.extend(lr.space.bit(t));
         }
-        let orders: &[Order] =
-            if options.no_spill_trials >= 2 { &[Order::Definition, Order::Priority] } else { &[Order::Priority] };
         let mut last = None;
         for &order in orders {
-            let a = assign(&lr, &limits, order, &temp_bits, func.kind == ori_ir::FunctionKind::Func);
+            let a = assign(&lr, &limits, order, &temp_bits, scratch_first);
             if a.failed.is_empty() {
                 return Ok(finish(lr.space, a, stats, round));
             }

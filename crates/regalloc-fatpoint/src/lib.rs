@@ -20,6 +20,7 @@
 
 mod assign;
 mod check;
+mod constants;
 mod defined;
 mod divergence;
 mod driver;
