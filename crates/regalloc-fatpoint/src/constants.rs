@@ -47,7 +47,7 @@ pub(crate) fn remat_constants(
     let mut placed: Option<Option<Assignment>> = None;
     let r_used = |a: &Option<Assignment>| a.as_ref().map(|a| a.used[RegFile::R.index()]);
     for _ in 0..ATTEMPTS {
-        let (peak, peak_points) = peak(&lr);
+        let (peak, peak_points) = lr.r_peak();
         let chosen = idle_constants(func, &lr, &peak_points);
         if chosen.is_empty() {
             break;
@@ -56,7 +56,7 @@ pub(crate) fn remat_constants(
         remat(func, &chosen);
         let next = LiveRanges::compute(func);
         let old = r_used(placed.get_or_insert_with(|| judge(&lr)));
-        let new_placed = if self::peak(&next).0 < peak { judge(&next) } else { None };
+        let new_placed = if next.r_peak().0 < peak { judge(&next) } else { None };
         let better = match (old, r_used(&new_placed)) {
             (Some(old), Some(new)) => new < old,
             (None, Some(_)) => true,
@@ -70,28 +70,6 @@ pub(crate) fn remat_constants(
         placed = Some(new_placed);
     }
     (lr, placed.flatten())
-}
-
-/// The highest R pressure (words of virtual registers live) and the
-/// points where it occurs.
-fn peak(lr: &LiveRanges) -> (u32, Vec<u32>) {
-    let mut diff = vec![0i64; lr.points as usize + 2];
-    for bit in lr.space.file_bits(RegFile::R) {
-        let info = &lr.vregs[bit];
-        for r in &info.ranges {
-            diff[r.start as usize] += i64::from(info.width);
-            diff[r.end as usize + 1] -= i64::from(info.width);
-        }
-    }
-    let mut pressure = Vec::with_capacity(lr.points as usize);
-    let mut running = 0i64;
-    for d in &diff[..lr.points as usize] {
-        running += d;
-        pressure.push(running);
-    }
-    let max = pressure.iter().copied().max().unwrap_or(0);
-    let points = (0..lr.points).filter(|&p| pressure[p as usize] == max).collect();
-    (u32::try_from(max).unwrap_or(u32::MAX), points)
 }
 
 /// The constant R values live at one of `points` in a block that neither

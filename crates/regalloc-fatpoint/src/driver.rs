@@ -68,6 +68,19 @@ impl Allocation {
     }
 }
 
+/// `a`, or the widest-first assignment when `a` (a complete one) uses
+/// more R registers than the pressure bound (the peak's words, plus `R1`)
+/// and that one uses fewer.
+fn tighter(lr: &LiveRanges, a: Assignment, limits: &[u32; 5], scratch_first: bool) -> Assignment {
+    let r = RegFile::R.index();
+    if a.used[r] <= lr.r_peak().0 + 1 {
+        return a;
+    }
+    let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
+    let wide = assign(lr, limits, Order::WideFirst, &no_temps, scratch_first);
+    if wide.failed.is_empty() && wide.used[r] < a.used[r] { wide } else { a }
+}
+
 /// Rounds of spilling before giving up; each spills at least one register
 /// of the original code, and real functions need one or two.
 const MAX_SPILL_ROUNDS: u32 = 64;
@@ -82,13 +95,18 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
     let limits = RegFile::ALL.map(|f| allocatable(f, target, options.limit));
     let mut stats = SpillStats::default();
     let mut temps: Vec<VReg> = Vec::new();
-    let orders: &[Order] =
-        if options.no_spill_trials >= 2 { &[Order::Definition, Order::Priority] } else { &[Order::Priority] };
+    // Widest first also before spilling: under a limit, the definition
+    // order may fail only for want of an aligned block.
+    let orders: &[Order] = if options.no_spill_trials >= 2 {
+        &[Order::Definition, Order::WideFirst, Order::Priority]
+    } else {
+        &[Order::Priority]
+    };
     let scratch_first = func.kind == ori_ir::FunctionKind::Func;
     let trial = |lr: &LiveRanges| {
         let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
         let mut placed = orders.iter().map(|&order| assign(lr, &limits, order, &no_temps, scratch_first));
-        placed.find(|a| a.failed.is_empty())
+        placed.find(|a| a.failed.is_empty()).map(|a| tighter(lr, a, &limits, scratch_first))
     };
     let (lr, placed) = remat_constants(func, &trial);
     if let Some(a) = placed {
@@ -105,6 +123,7 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
         for &order in orders {
             let a = assign(&lr, &limits, order, &temp_bits, scratch_first);
             if a.failed.is_empty() {
+                let a = if temps.is_empty() { tighter(&lr, a, &limits, scratch_first) } else { a };
                 return Ok(finish(lr.space, a, stats, round));
             }
             last = Some(a);

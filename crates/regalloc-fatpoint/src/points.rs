@@ -25,7 +25,7 @@
 
 use cfg::{Cfg, DomTree, Liveness, LoopNest, VReg, VRegSpace, branch_targets};
 use fixedbitset::FixedBitSet;
-use ori_ir::{Function, Inst, InstId, Opcode, OperandFlags, OperandKind, Reg};
+use ori_ir::{Function, Inst, InstId, Opcode, OperandFlags, OperandKind, Reg, RegFile};
 
 use crate::defined::Defined;
 use crate::divergence::DivergentRegions;
@@ -178,6 +178,31 @@ impl LiveRanges {
         let mut lr = LiveRanges { space, vregs: b.vregs, units: b.units, points: 2 * k };
         uniform::widen(func, &DivergentRegions::compute(func, &cfg), &mut lr);
         lr
+    }
+}
+
+impl LiveRanges {
+    /// The highest R pressure (words of virtual registers live) and the
+    /// points where it occurs.
+    pub(crate) fn r_peak(&self) -> (u32, Vec<u32>) {
+        let lr = self;
+        let mut diff = vec![0i64; lr.points as usize + 2];
+        for bit in lr.space.file_bits(RegFile::R) {
+            let info = &lr.vregs[bit];
+            for r in &info.ranges {
+                diff[r.start as usize] += i64::from(info.width);
+                diff[r.end as usize + 1] -= i64::from(info.width);
+            }
+        }
+        let mut pressure = Vec::with_capacity(lr.points as usize);
+        let mut running = 0i64;
+        for d in &diff[..lr.points as usize] {
+            running += d;
+            pressure.push(running);
+        }
+        let max = pressure.iter().copied().max().unwrap_or(0);
+        let points = (0..lr.points).filter(|&p| pressure[p as usize] == max).collect();
+        (u32::try_from(max).unwrap_or(u32::MAX), points)
     }
 }
 
