@@ -11,6 +11,10 @@
 //! - priority order (spill cost per point covered, dearest first, spill
 //!   temporaries before everything): what cannot be placed within the
 //!   limit is then the cheapest to spill.
+//!
+//! A third, widest first, is tried beside a successful definition order
+//! whose R count exceeds the pressure bound: a single placed early can
+//! split the aligned block a later pair or quad needs.
 
 use fixedbitset::FixedBitSet;
 use ori_ir::RegFile;
@@ -24,6 +28,9 @@ use crate::units::{alignment, file_start, is_callee_saved, is_reserved};
 pub(crate) enum Order {
     /// By first live point.
     Definition,
+    /// Widest first, then by first live point: tuples take their aligned
+    /// blocks before singles can split them.
+    WideFirst,
     /// By spill cost per point, spill temporaries first.
     Priority,
 }
@@ -140,6 +147,8 @@ fn sorted(lr: &LiveRanges, order: Order, temps: &FixedBitSet) -> Vec<usize> {
     let mut bits: Vec<usize> = (0..lr.vregs.len()).filter(|&b| lr.vregs[b].width > 0).collect();
     match order {
         Order::Definition => bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b)),
+        Order::WideFirst => bits
+            .sort_by_key(|&b| (std::cmp::Reverse(lr.vregs[b].width), lr.vregs[b].ranges.first().map(|r| r.start), b)),
         Order::Priority => {
             let density = |b: usize| lr.vregs[b].weight / lr.vregs[b].size().max(1) as f64;
             bits.sort_by(|&a, &b| {

@@ -6,6 +6,8 @@
 //! is for, and at every instruction claims the physical registers of what
 //! is live after it together with what it writes (a result must not
 //! overwrite a value still needed, even when the result itself is dead).
+//! A value claims nothing where no write of it reaches ([`crate::defined`]:
+//! its register holds nothing anyone may rely on there).
 //! Physical registers named by the code, with the effects of calls, claim
 //! their registers too. The phase runs it in debug builds; the tests run
 //! it on every case.
@@ -13,6 +15,7 @@
 use cfg::{Cfg, Liveness, VReg};
 use ori_ir::{Function, Reg};
 
+use crate::defined::Defined;
 use crate::driver::Allocation;
 use crate::phys_live::{PhysEffects, PhysLiveness};
 use crate::points::early_clobber;
@@ -34,6 +37,7 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
     let live = Liveness::compute(func, &cfg);
     let effects = PhysEffects::of(func);
     let phys = PhysLiveness::compute(func, &cfg, &effects);
+    let defined = Defined::compute(func, &cfg, live.space());
     for (_, _, inst) in func.insts_in_order() {
         for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
             check_register(alloc, reg)?;
@@ -44,7 +48,17 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
     for (pos, &block) in func.layout.iter().enumerate() {
         let mut vlive = live.live_out(block).clone();
         let mut plive = phys.live_out(block).clone();
-        for &id in func.blocks[block].insts.iter().rev() {
+        // Where each register is first written in the block: it may hold
+        // a value after that instruction, or throughout when a write
+        // reaches the block's start.
+        let mut first_write = std::collections::HashMap::new();
+        for (j, &id) in func.blocks[block].insts.iter().enumerate() {
+            for v in func.insts[id].written_regs().filter_map(VReg::of) {
+                first_write.entry(v).or_insert(j);
+            }
+        }
+        let defined_in = defined.defined_in(block);
+        for (j, &id) in func.blocks[block].insts.iter().enumerate().rev() {
             let inst = &func.insts[id];
             for target in cfg::branch_targets(inst) {
                 vlive.union_with(live.live_in(target));
@@ -81,8 +95,10 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
             for u in phys_defs {
                 claim(Holder::Physical, u..u + 1)?;
             }
-            let after =
-                vlive.iter().map(|v| Reg::virt(v.file, v.num).wide(widths.get(&(v.file, v.num)).copied().unwrap_or(1)));
+            let after = vlive
+                .iter()
+                .filter(|&v| defined_in.contains(v) || first_write.get(&v).is_some_and(|&w| w <= j))
+                .map(|v| Reg::virt(v.file, v.num).wide(widths.get(&(v.file, v.num)).copied().unwrap_or(1)));
             for reg in after.chain(inst.written_regs().filter(|r| r.is_virtual)) {
                 let v = VReg::of(reg).expect("virtual");
                 claim(Holder::Virtual(v), units_of(alloc.physical(reg).expect("checked above")))?;

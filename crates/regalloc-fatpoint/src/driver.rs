@@ -14,8 +14,10 @@ use fixedbitset::FixedBitSet;
 use ori_ir::{Function, PhaseError, Reg, RegFile, Target};
 
 use crate::assign::{Assignment, Order, assign};
+use crate::constants::remat_constants;
 use crate::limits::allocatable;
 use crate::points::LiveRanges;
+use crate::remat::remat_predicates;
 use crate::spill::{SpillStats, spill, spill_predicates, spillable};
 
 /// How the allocator may proceed.
@@ -66,6 +68,19 @@ impl Allocation {
     }
 }
 
+/// `a`, or the widest-first assignment when `a` (a complete one) uses
+/// more R registers than the pressure bound (the peak's words, plus `R1`)
+/// and that one uses fewer.
+fn tighter(lr: &LiveRanges, a: Assignment, limits: &[u32; 5], scratch_first: bool) -> Assignment {
+    let r = RegFile::R.index();
+    if a.used[r] <= lr.r_peak().0 + 1 {
+        return a;
+    }
+    let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
+    let wide = assign(lr, limits, Order::WideFirst, &no_temps, scratch_first);
+    if wide.failed.is_empty() && wide.used[r] < a.used[r] { wide } else { a }
+}
+
 /// Rounds of spilling before giving up; each spills at least one register
 /// of the original code, and real functions need one or two.
 const MAX_SPILL_ROUNDS: u32 = 64;
@@ -80,18 +95,35 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
     let limits = RegFile::ALL.map(|f| allocatable(f, target, options.limit));
     let mut stats = SpillStats::default();
     let mut temps: Vec<VReg> = Vec::new();
+    // Widest first also before spilling: under a limit, the definition
+    // order may fail only for want of an aligned block.
+    let orders: &[Order] = if options.no_spill_trials >= 2 {
+        &[Order::Definition, Order::WideFirst, Order::Priority]
+    } else {
+        &[Order::Priority]
+    };
+    let scratch_first = func.kind == ori_ir::FunctionKind::Func;
+    let trial = |lr: &LiveRanges| {
+        let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let mut placed = orders.iter().map(|&order| assign(lr, &limits, order, &no_temps, scratch_first));
+        placed.find(|a| a.failed.is_empty()).map(|a| tighter(lr, a, &limits, scratch_first))
+    };
+    let (lr, placed) = remat_constants(func, &trial);
+    if let Some(a) = placed {
+        return Ok(finish(lr.space, a, stats, 0));
+    }
+    let mut first = Some(lr);
     for round in 0..=MAX_SPILL_ROUNDS {
-        let lr = LiveRanges::compute(func);
+        let lr = first.take().unwrap_or_else(|| LiveRanges::compute(func));
         let mut temp_bits = FixedBitSet::with_capacity(lr.vregs.len());
         for &t in &temps {
             temp_bits.extend(lr.space.bit(t));
         }
-        let orders: &[Order] =
-            if options.no_spill_trials >= 2 { &[Order::Definition, Order::Priority] } else { &[Order::Priority] };
         let mut last = None;
         for &order in orders {
-            let a = assign(&lr, &limits, order, &temp_bits, func.kind == ori_ir::FunctionKind::Func);
+            let a = assign(&lr, &limits, order, &temp_bits, scratch_first);
             if a.failed.is_empty() {
+                let a = if temps.is_empty() { tighter(&lr, a, &limits, scratch_first) } else { a };
                 return Ok(finish(lr.space, a, stats, round));
             }
             last = Some(a);
@@ -112,7 +144,15 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
                 return Err(failure(func, options.limit, v, width));
             }
         }
-        temps.extend(spill_predicates(func, &preds));
+        // Recomputing a compare costs no register: while some qualify, the
+        // predicates that fail are made room for that way (one round at a
+        // time, as many as failed), and only then moved to R registers.
+        let remat =
+            if preds.is_empty() { Vec::new() } else { remat_predicates(func, &lr, &temp_bits, &preds, preds.len()) };
+        if remat.is_empty() {
+            temps.extend(spill_predicates(func, &preds));
+        }
+        temps.extend(remat);
         temps.extend(spill(func, &to_spill, &mut stats));
     }
     Err(PhaseError::in_function(
@@ -153,9 +193,11 @@ mod tests {
 
     #[test]
     fn eight_live_predicates_spill_one_to_a_general_register() {
-        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        // The compares read %r1, dead by the time the predicates are read:
+        // none can be made again there.
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n    %r1 = S2R SR_TID.Y\n");
         for p in 0..8 {
-            text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
+            text += &format!("    %p{p}, PT = ISETP.LT.AND %r1, {p:#x}, PT\n");
         }
         for p in 0..8 {
             text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
@@ -173,9 +215,31 @@ mod tests {
         assert_eq!(printed.matches("ISETP.NE.U32.AND").count(), spilled, "{printed}");
         crate::check_allocation(&func, &a).unwrap();
         let seven =
-            text.replace("    %p7, PT = ISETP.LT.AND %r0, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
+            text.replace("    %p7, PT = ISETP.LT.AND %r1, 0x7, PT\n", "").replace("    @%p7 STG.E [%r2.64], %r0\n", "");
         let a = run(&seven, 255).unwrap();
         assert_eq!((a.used[RegFile::P.index()], a.spill_rounds), (7, 0));
+    }
+
+    #[test]
+    fn compares_whose_sources_stay_live_are_made_again() {
+        let mut text = String::from(".entry k {\nbb0:\n    %r0 = S2R SR_TID.X\n");
+        for p in 0..8 {
+            text += &format!("    %p{p}, PT = ISETP.LT.AND %r0, {p:#x}, PT\n");
+        }
+        for p in 0..8 {
+            text += &format!("    @%p{p} STG.E [%r2.64], %r0\n");
+        }
+        text += "    EXIT\n}\n";
+        let mut func = ori_ir::text::parse_function(&text).unwrap();
+        let a = allocate(&mut func, &Sm::new(90).target(), Options { limit: 255, no_spill_trials: 2 }).unwrap();
+        let printed = ori_ir::text::print_function(&func);
+        assert_eq!(printed.matches("SEL RZ, 0x1, !").count(), 0, "{printed}");
+        // The cheapest predicate is computed again just before its reader,
+        // the original compare gone.
+        assert_eq!(printed.matches("ISETP.LT.AND").count(), 8, "{printed}");
+        assert_eq!(a.used[RegFile::P.index()], 7);
+        assert_eq!(a.used[RegFile::R.index()], 4, "R0, R2-R3: no general register for a predicate");
+        crate::check_allocation(&func, &a).unwrap();
     }
 
     #[test]

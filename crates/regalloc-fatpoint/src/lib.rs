@@ -20,6 +20,8 @@
 
 mod assign;
 mod check;
+mod constants;
+mod defined;
 mod divergence;
 mod driver;
 mod interference;
@@ -27,6 +29,7 @@ mod limits;
 mod phase;
 mod phys_live;
 mod points;
+mod remat;
 mod rewrite;
 mod spill;
 mod uniform;

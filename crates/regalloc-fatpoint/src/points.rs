@@ -14,7 +14,9 @@
 //! live-out set (`cfg::Liveness` for virtual registers, `PhysLiveness` for
 //! physical ones), so they are exact at every point, mid-block branches and
 //! guarded writes included (a guarded write keeps the old value alive, and
-//! so does a plain write of part of a tuple). A tuple is one unit whose
+//! so does a plain write of part of a tuple), then cut to the points some
+//! write reaches ([`crate::defined`]: a value only ever written under a
+//! guard is not live above its first write). A tuple is one unit whose
 //! width is that of the whole register, however its parts are named.
 //!
 //! Uniform registers (UR, UP) are then widened over the divergent regions
@@ -23,8 +25,9 @@
 
 use cfg::{Cfg, DomTree, Liveness, LoopNest, VReg, VRegSpace, branch_targets};
 use fixedbitset::FixedBitSet;
-use ori_ir::{Function, Inst, InstId, Opcode, OperandFlags, OperandKind, Reg};
+use ori_ir::{Function, Inst, InstId, Opcode, OperandFlags, OperandKind, Reg, RegFile};
 
+use crate::defined::Defined;
 use crate::divergence::DivergentRegions;
 use crate::phys_live::{PhysEffects, PhysLiveness};
 use crate::uniform;
@@ -97,6 +100,7 @@ impl LiveRanges {
         let effects = PhysEffects::of(func);
         let phys = PhysLiveness::compute(func, &cfg, &effects);
         let space = live.space();
+        let defined = Defined::compute(func, &cfg, space);
         let mut b = Builder {
             widths: func.vreg_widths(),
             space,
@@ -104,9 +108,12 @@ impl LiveRanges {
             units: vec![Vec::new(); UNIT_COUNT],
             vreg_end: vec![0; space.len()],
             unit_end: vec![0; UNIT_COUNT],
+            top_write: vec![(usize::MAX, 0); space.len()],
+            block_seq: 0,
         };
         let mut k: u32 = 0;
-        for &block in &func.layout {
+        for (seq, &block) in func.layout.iter().enumerate() {
+            b.block_seq = seq;
             let insts = &func.blocks[block].insts;
             let Some(count) = u32::try_from(insts.len()).ok().filter(|&n| n > 0) else { continue };
             let (first, last) = (2 * k, 2 * (k + count) - 1);
@@ -144,9 +151,19 @@ impl LiveRanges {
                 b.uses(id, inst, &effects, &mut vlive, &mut plive, at);
                 b.hint(inst);
             }
+            // A value live at the top of the block that no write reaches
+            // there holds nothing until its first write in the block
+            // (`defined`); with no write above the range's end, nowhere.
+            let defined_in = defined.defined_in(block);
             for v in vlive.iter() {
                 let bit = b.bit(v);
-                b.vregs[bit].ranges.push(Range { start: first, end: b.vreg_end[bit] });
+                let end = b.vreg_end[bit];
+                let start = match b.top_write[bit] {
+                    _ if defined_in.contains(v) => first,
+                    (s, w) if s == seq && w <= end => w,
+                    _ => continue,
+                };
+                b.vregs[bit].ranges.push(Range { start, end });
             }
             for u in plive.ones() {
                 b.units[u].push(Range { start: first, end: b.unit_end[u] });
@@ -174,6 +191,31 @@ struct Point {
     freq: f64,
 }
 
+impl LiveRanges {
+    /// The highest R pressure (words of virtual registers live) and the
+    /// points where it occurs.
+    pub(crate) fn r_peak(&self) -> (u32, Vec<u32>) {
+        let lr = self;
+        let mut diff = vec![0i64; lr.points as usize + 2];
+        for bit in lr.space.file_bits(RegFile::R) {
+            let info = &lr.vregs[bit];
+            for r in &info.ranges {
+                diff[r.start as usize] += i64::from(info.width);
+                diff[r.end as usize + 1] -= i64::from(info.width);
+            }
+        }
+        let mut pressure = Vec::with_capacity(lr.points as usize);
+        let mut running = 0i64;
+        for d in &diff[..lr.points as usize] {
+            running += d;
+            pressure.push(running);
+        }
+        let max = pressure.iter().copied().max().unwrap_or(0);
+        let points = (0..lr.points).filter(|&p| pressure[p as usize] == max).collect();
+        (u32::try_from(max).unwrap_or(u32::MAX), points)
+    }
+}
+
 /// Accumulates ranges during the backward walk.
 struct Builder {
     /// Width of each virtual register as a whole.
@@ -185,6 +227,11 @@ struct Builder {
     vreg_end: Vec<u32>,
     /// End point of the open range of each live unit.
     unit_end: Vec<u32>,
+    /// Per virtual register, the block (its position in the layout) and
+    /// point of the topmost write seen so far in the backward walk.
+    top_write: Vec<(usize, u32)>,
+    /// Position in the layout of the block being walked.
+    block_seq: usize,
 }
 
 impl Builder {
@@ -217,6 +264,7 @@ impl Builder {
                 // they may share does not conflict with them.
                 let start = def_pt;
                 let bit = self.bit(v);
+                self.top_write[bit] = (self.block_seq, def_pt);
                 let width = self.widths[&(v.file, v.num)];
                 let info = &mut self.vregs[bit];
                 info.width = width;
