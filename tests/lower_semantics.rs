@@ -1480,9 +1480,7 @@ fn int16_ops_match_nvidia() {
     pairs.extend([(0xffff_7fff, 0x0000_ffff), (0x8765_4321, 0x2f), (0x10, 0xffff_ffe0), (5, 16)]);
     let mut x = 0x9e37_79b9u32;
     for _ in 0..56 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         pairs.push((x, x.rotate_left(11)));
     }
     let n = pairs.len();
@@ -1551,9 +1549,7 @@ fn carry_chains() {
     words.extend([1, 0, u32::MAX, 0, 0x8000_0000, 0x8000_0000, 5, 5, 5, 5, 5, 5]);
     let mut x = 0x2545_f491u32;
     for _ in 0..62 * 6 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         words.push(if x.is_multiple_of(7) { x % 3 } else { x });
     }
     let n = words.len() / 6;
@@ -2081,9 +2077,7 @@ fn cluster_dsmem() {
 fn fma_contraction_matches_nvidia() {
     let mut x = 0x2545_f491u32;
     let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         x
     };
     let n = 64usize;
@@ -2192,12 +2186,7 @@ fn cp_async_forms_match_nvidia() {
     let n = 64usize;
     let mut x = 0x1234_5678u32;
     let input: Vec<u8> = (0..128 * n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
+        .map(|_| xorshift(&mut x) as u8)
         .collect();
     let mut want = vec![0xaa; 128 * n];
     for t in 0..n {
@@ -2376,9 +2365,7 @@ fn ldmatrix_reference(words: &[[u32; 32]]) -> Vec<Vec<u32>> {
 fn mma_forms_match_nvidia() {
     let mut x = 0x9e37_79b9u32;
     let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         x
     };
     let mut small = || (next() % 9) as f64 / 2.0 - 2.0;
@@ -2490,9 +2477,7 @@ fn carry_blocks_match_nvidia() {
     words.extend([0, 1, 40, 7, 0, u32::MAX, 0, 9]);
     let mut x = 0x2545_f491u32;
     for i in 0..61 * 8 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         // Small third words take both sides of the branches; all-ones words carry.
         words.push(match i % 8 {
             2 => x % 160,
@@ -2540,12 +2525,7 @@ fn cp_async_hints_match_nvidia() {
     let n = 64usize;
     let mut x = 0x8765_4321u32;
     let input: Vec<u8> = (0..64 * n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
+        .map(|_| xorshift(&mut x) as u8)
         .collect();
     // (offset, size, bytes read) of each copy of thread t.
     let ignoring = |t: usize| [(32, 16, if t & 1 == 1 { 0 } else { 16 }), (48, 4, if t & 2 != 0 { 0 } else { 4 })];
@@ -2603,9 +2583,7 @@ fn imma_matches_nvidia() {
     let mut words = [[0u32; 8]; 32];
     for (lane, w) in words.iter_mut().enumerate() {
         for v in w.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+            xorshift(&mut x);
             *v = x;
         }
         // C's first words near the ends of the range (lanes 0-7 high, 8-15 low).
@@ -2678,9 +2656,7 @@ fn imma_matches_nvidia() {
 fn fp8_mma_matches_nvidia() {
     let mut x = 0x2545_f491u32;
     let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        xorshift(&mut x);
         x
     };
     // Bytes read as either format stay small: E4M3 exponents 6..=8 (bias
@@ -2746,4 +2722,12 @@ fn fp8_mma_matches_nvidia() {
             assert_eq!(g, w, "fp8_mma sm_90 {stage}: lane {lane}");
         }
     }
+}
+
+/// The next value of a xorshift32 sequence: reproducible test inputs.
+fn xorshift(x: &mut u32) -> u32 {
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    *x
 }
