@@ -1,7 +1,8 @@
 //! Issue 6's cubin check: for every corpus kernel our cubin has the same
 //! sections and, per attribute section (`.nv.info*`, `.nv.compat`), the
 //! same set of record codes as NVIDIA's ptxas 13.5 writes for it, the
-//! records both have in NVIDIA's order. Read with
+//! records both have in NVIDIA's order, and its kernels' code in NVIDIA's
+//! order. Read with
 //! our ELF reader (`elfw::read`). Differences we keep on purpose are listed
 //! in [`ALLOWED`], each with its reason; an allowed difference that no
 //! longer occurs fails the test too, so the list stays true.
@@ -105,16 +106,18 @@ fn arch_of(file: &str) -> String {
     format!("sm_{}", sm.trim_start_matches("sm"))
 }
 
-/// Section names and, per attribute section, its record codes in file
-/// order.
+/// Section names, the code sections in file order and, per attribute
+/// section, its record codes in file order.
 struct Shape {
     sections: BTreeSet<String>,
+    code: Vec<String>,
     records: Vec<(String, Vec<String>)>,
 }
 
 fn shape(cubin: &[u8], what: &str) -> Shape {
     let cubin = elfw::read(cubin).unwrap_or_else(|e| panic!("{what}: our reader refuses the cubin: {e}"));
     let sections = cubin.sections.iter().map(|s| s.name.clone()).filter(|n| !n.is_empty()).collect();
+    let code = cubin.sections.iter().map(|s| s.name.clone()).filter(|n| n.starts_with(".text.")).collect();
     let records = cubin
         .sections
         .iter()
@@ -123,7 +126,7 @@ fn shape(cubin: &[u8], what: &str) -> Shape {
             Some((s.name.clone(), codes))
         })
         .collect();
-    Shape { sections, records }
+    Shape { sections, code, records }
 }
 
 /// What one side has that the other lacks.
@@ -214,6 +217,9 @@ fn corpus_cubins_have_nvidias_sections_and_records() {
         let (ours, theirs) = (shape(&ours, file), shape(&theirs, file));
         found.extend(differences(file, &ours, &theirs));
         failures.extend(order_differences(file, &ours, &theirs));
+        if ours.code != theirs.code && ours.code.len() == theirs.code.len() {
+            failures.push(format!("{file}: code sections in another order: ours {:?}, NVIDIA's {:?}", ours.code, theirs.code));
+        }
     }
     failures.extend(found.iter().filter(|d| !allowed(d)).map(|d| format!("not allowed: {d}")));
     for &(file, section, item, only) in ALLOWED {
@@ -233,8 +239,8 @@ fn a_missing_or_moved_record_is_a_difference() {
     // the side that has it; records in another order are reported.
     let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let sections: BTreeSet<String> = list(&[".nv.info.k", ".text.k"]).into_iter().collect();
-    let ours = Shape { sections: sections.clone(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
-    let theirs = Shape { sections, records: vec![(".nv.info.k".into(), list(&["0x1c", "0x1e"]))] };
+    let ours = Shape { sections: sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
+    let theirs = Shape { sections, code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c", "0x1e"]))] };
     let found = differences("k.sm90.ptx", &ours, &theirs);
     assert_eq!(
         found,
@@ -247,7 +253,7 @@ fn a_missing_or_moved_record_is_a_difference() {
     );
     assert!(!allowed(&found[0]));
     let swapped =
-        Shape { sections: ours.sections.clone(), records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))] };
+        Shape { sections: ours.sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))] };
     assert!(order_differences("k.sm90.ptx", &theirs, &theirs).is_empty());
     assert_eq!(order_differences("k.sm90.ptx", &swapped, &theirs).len(), 1);
 }

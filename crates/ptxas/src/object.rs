@@ -66,6 +66,15 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
     (out, if sm >= 90 { 5 } else { 0 })
 }
 
+/// Puts `functions` (kernels, then device functions, each in PTX order, as
+/// ptx-lower makes them) in the order NVIDIA's ptxas writes their sections:
+/// device functions (`-c` only) before kernels, each in reverse PTX order
+/// (every multi-kernel corpus file, whole program and `-c`).
+fn nvidia_order(functions: &mut [object::Function]) {
+    functions.reverse();
+    functions.sort_by_key(|f| f.kind == object::FunctionKind::Entry);
+}
+
 /// The object description of `module`, whose functions must all be
 /// encoded.
 pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule, Diagnostic> {
@@ -93,9 +102,7 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
             "module-scope variables in relocatable (-c) output are not implemented yet".to_string(),
         ));
     }
-    if options.compile_only {
-        relocatable::order(&mut functions);
-    }
+    nvidia_order(&mut functions);
     let variables = module.variables.iter().map(variable).collect();
     // The address table of constant bank 4: every external function, then
     // every `.global` variable, in declaration order

@@ -65,13 +65,6 @@ pub(super) fn adapt(f: &mut object::Function, func: &Function, sm: u32) -> Resul
     Ok(())
 }
 
-/// Puts `functions` (kernels, then device functions, each in PTX order, as
-/// ptx-lower makes them) in NVIDIA's `-c` order.
-pub(super) fn order(functions: &mut [object::Function]) {
-    functions.reverse();
-    functions.sort_by_key(|f| f.kind == FunctionKind::Entry);
-}
-
 /// A function's calls as the linker sees them.
 struct Calls {
     /// The relocations, in code order.
