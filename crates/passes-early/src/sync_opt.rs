@@ -12,7 +12,8 @@
 //! and after a `WARPSYNC`; a conditional branch may split it for both of
 //! its successors, unless it only leads to an `EXIT`-only block (threads
 //! that leave do not hold the others up); a block is together when all its
-//! predecessors leave it so. A `WARPSYNC` reached together goes. A
+//! predecessors leave it so; a call leaves it split too (its callee may
+//! return its threads apart). A `WARPSYNC` reached together goes. A
 //! `BSYNC` brings the warp back to how its `BSSY` found it
 //! (`LateExpandSyncInstructions` brackets divergent regions with them).
 
@@ -20,7 +21,7 @@ use std::collections::HashMap;
 
 use cfg::{Cfg, splits_warp};
 use ori_ir::{
-    BlockId, Function, Inst, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
+    BlockId, Function, Inst, OpFlags, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
 };
 
 /// Deletes reconvergence instructions no divergent branch precedes.
@@ -83,7 +84,9 @@ fn step(func: &Function, inst: &Inst, together: &mut bool, armed: &mut Armed) ->
         (Opcode::BSYNC, Some(b)) if inst.guard.is_none() => *together |= armed.get(&b).copied().unwrap_or(false),
         _ => {}
     }
-    if splits_warp(func, inst) {
+    // A callee may branch apart and return its threads one group at a
+    // time: the caller goes on split until something reconverges it.
+    if splits_warp(func, inst) || inst.op.has(OpFlags::CALL) {
         *together = false;
     }
     false
