@@ -29,6 +29,12 @@
 //! callees keep B6 and above callee-saved (`BMOV` spills), a convention we
 //! do not implement, so a callee must not find a live barrier it could
 //! clobber, nor use one. Those keep reconverging with `WARPSYNC` only.
+//! A call of this module's code (`CALL.REL`) gets a region of its own,
+//! `BSSY B; CALL; BSYNC B`, as NVIDIA brackets calls (device_calls,
+//! multi_entry): the callee may return its threads one group at a time,
+//! and ours never touch a barrier register. Calls through `CALL.ABS`
+//! (`vprintf`, other modules) may reach NVIDIA's code, which may use
+//! B0-B5, so they get none.
 
 use std::collections::{HashMap, HashSet};
 
@@ -70,6 +76,7 @@ impl Phase for LateExpandSyncInstructions {
         if !regions.is_empty() {
             materialise(func, &cfg, regions);
         }
+        bracket_calls(func);
         Ok(())
     }
 }
@@ -230,6 +237,45 @@ fn materialise(func: &mut Function, cfg: &Cfg, regions: Vec<Region>) {
     }
     func.layout = layout;
     keep_fallthroughs(func, &falls_to);
+}
+
+/// Brackets every `CALL.REL` not bracketed yet: `BSSY` before it, the
+/// `BSYNC` in a block of its own after it, the rest of its block in
+/// another (the `BSSY`'s label).
+fn bracket_calls(func: &mut Function) {
+    let mut k = 0;
+    while k < func.layout.len() {
+        let block = func.layout[k];
+        let insts = &func.blocks[block].insts;
+        let call = insts.iter().position(|&i| {
+            let inst = &func.insts[i];
+            inst.op == Opcode::CALL && inst.has_mod("REL")
+        });
+        let Some(at) = call else {
+            k += 1;
+            continue;
+        };
+        let bracketed = at + 1 == insts.len()
+            && func.layout.get(k + 1).is_some_and(|&next| {
+                func.blocks[next].insts.first().is_some_and(|&i| func.insts[i].op == Opcode::BSYNC)
+            });
+        if bracketed {
+            // Go on with the block after the BSYNC's.
+            k += 3;
+            continue;
+        }
+        let rest = func.blocks[block].insts.split_off(at + 1);
+        let sync = func.blocks.alloc(Default::default());
+        let after = func.blocks.alloc(Default::default());
+        func.blocks[after].insts = rest;
+        let barrier = func.new_vreg(RegFile::B, 1);
+        let bssy = func.insts.alloc(Inst::new(Opcode::BSSY, vec![Operand::reg(barrier)], vec![Operand::label(after)]));
+        func.blocks[block].insts.insert(at, bssy);
+        let bsync = func.insts.alloc(Inst::new(Opcode::BSYNC, vec![], vec![Operand::reg(barrier)]));
+        func.blocks[sync].insts.push(bsync);
+        func.layout.splice(k + 1..k + 1, [sync, after]);
+        k += 2;
+    }
 }
 
 /// Puts `inst` in `block` before its first branch (or at its end), so that
