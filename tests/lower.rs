@@ -247,6 +247,7 @@ fn hand_written_kernels_encode() {
         ("cp_async", |sm| test_ptx("cp_async", sm)),
         ("mma_forms", |sm| test_ptx("mma_forms", sm)),
         ("undefined_reads", |sm| test_ptx("undefined_reads", sm)),
+        ("param_rewritten", |sm| test_ptx("param_rewritten", sm)),
         ("carry_blocks", |sm| test_ptx("carry_blocks", sm)),
         ("shared_atomics64_ops", |sm| test_ptx("shared_atomics64_ops", sm)),
         ("cp_async_ignore", |sm| test_ptx("cp_async_ignore", sm)),

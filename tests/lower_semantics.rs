@@ -1471,6 +1471,15 @@ fn matches_nvidia(
     }
 }
 
+/// `tests/ptx/param_rewritten.ptx`: a 64-bit parameter whose register is
+/// converted in place and bumped in a loop (sm_80 could not lower it).
+#[test]
+fn rewritten_parameter_registers_match_nvidia() {
+    let n = 13u32;
+    let args = || vec![Arg::Buffer(vec![0xee; 64 * 32]), Arg::Value(n.to_le_bytes().to_vec())];
+    matches_nvidia("param_rewritten", 32, args, 0, 64, |t| format!("thread {t}"));
+}
+
 /// `tests/ptx/int16.ptx`: 16-bit shifts (by constants and registers, large
 /// amounts), comparisons, conversions and arithmetic on registers whose
 /// upper halves hold garbage.

@@ -192,10 +192,19 @@ fn param_read(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, d: ori_ir::R
         (true, 1) => cx.emit(Opcode::LDC, &[], vec![d.into()], source, inst.span),
         (true, _) => cx.emit(Opcode::LDC, &["64"], vec![d.into()], source, inst.span),
         // sm_80 code reads parameters as operands (`MOV`, or the
-        // accumulator of `IMAD.WIDE`): a 64-bit one stays in the bank.
+        // accumulator of `IMAD.WIDE`): a 64-bit one stays in the bank,
+        // unless its register is written again (a `cvta` in place, a
+        // pointer bumped in a loop): then a move per word, as NVIDIA's
+        // `IMAD.MOV.U32 R0, RZ, RZ, c[0x0][0x160]` pair.
         (false, 1) => cx.emit(Opcode::MOV, &[], vec![d.into()], source, inst.span),
         (false, _) if cx.single_def(name) => Ok(()),
-        (false, _) => Err(unsupported(inst)),
+        (false, _) => {
+            for k in 0..words {
+                let word = vec![Operand::cbank(0, at + 4 * i32::from(k))];
+                cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(k, 1))], word, inst.span)?;
+            }
+            Ok(())
+        }
     }
 }
 
