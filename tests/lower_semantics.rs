@@ -2475,6 +2475,10 @@ fn calls_stack_args() {
         if let Some(oracle) = nv_oracle::Oracle::for_test("calls_stack_args") {
             let theirs = run_nvidia(&oracle, "calls_stack_args", sm, [1, 1, 1], [n, 1, 1], &args());
             assert!(theirs[0] == want, "sm_{sm}: NVIDIA's cubin gives other results");
+        }
+    }
+}
+
 /// `tests/ptx/carry_blocks.ptx`: carry chains across blocks (a multi-word
 /// sum around a loop's back edge, a chain split by a conditional block, a
 /// borrow chain into a join, an addition and a subtraction chain meeting at
