@@ -251,6 +251,9 @@ fn hand_written_kernels_encode() {
         ("shared_atomics64_ops", |sm| test_ptx("shared_atomics64_ops", sm)),
         ("cp_async_ignore", |sm| test_ptx("cp_async_ignore", sm)),
         ("imma", |sm| test_ptx("imma", sm)),
+        ("global_atomics_order", |sm| test_ptx("global_atomics_order", sm)),
+        ("aops", |sm| test_ptx("aops", sm)),
+        ("aops.sm90", |sm| if sm == 90 { test_ptx("aops.sm90", sm) } else { test_ptx("aops", sm) }),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

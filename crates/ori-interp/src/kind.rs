@@ -24,6 +24,8 @@ pub enum Space {
 pub enum AtomOp {
     Add,
     AddF32,
+    /// `.ADD.F64.RN`: binary64 addition, rounded to nearest.
+    AddF64,
     Min {
         signed: bool,
     },
@@ -434,9 +436,15 @@ fn mem_bytes(inst: &Inst) -> (u8, bool) {
 }
 
 fn atom_op(inst: &Inst) -> Option<AtomOp> {
-    let signed = inst.has_mod("S32");
+    let signed = inst.has_mod("S32") || inst.has_mod("S64");
     Some(if inst.has_mod("ADD") {
-        if inst.has_mod("F32") { AtomOp::AddF32 } else { AtomOp::Add }
+        if inst.has_mod("F32") {
+            AtomOp::AddF32
+        } else if inst.has_mod("F64") {
+            AtomOp::AddF64
+        } else {
+            AtomOp::Add
+        }
     } else if inst.has_mod("MIN") {
         AtomOp::Min { signed }
     } else if inst.has_mod("MAX") {
@@ -680,7 +688,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "ATOMG" | "RED" | "REDG" | "ATOMS" | "ATOM" => {
             let space = if base == "ATOMS" { Space::Shared } else { Space::Global };
-            let bytes = if m("64") { 8 } else { 4 };
+            // `.S64` and `.F64.RN` are 64-bit too.
+            let bytes = if m("64") || m("S64") || m("F64") { 8 } else { 4 };
             if m("POPC") && m("INC") {
                 return Kind::Atom { space, op: AtomOp::Add, bytes, one: true };
             }

@@ -441,6 +441,7 @@ static MODIFIERS: &[&str] = &[
     "SH",
     "SHL",
     "SIN",
+    "SM",
     "SPIN",
     "SQRT",
     "STRONG",

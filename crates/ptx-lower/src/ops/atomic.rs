@@ -1,8 +1,11 @@
-//! Atomics and reductions on global memory, relaxed at GPU scope (PTX's
-//! default): `REDG` (sm_90) / `RED` (sm_80) when the old value is never
-//! read, `ATOMG` when it is; shared-memory atomics as `ATOMS` (the
-//! increment as `ATOMS.POPC.INC`, float addition as a compare-and-swap
-//! loop).
+//! Atomics and reductions on global and generic memory: `REDG` (sm_90) /
+//! `RED` (sm_80) when the old value is never read, `ATOMG` (`ATOM` for a
+//! generic address) when it is, with NVIDIA's strength for the scope and
+//! fences for the semantics (ops/atomic/order.rs); shared-memory atomics
+//! as `ATOMS` (the increment as `ATOMS.POPC.INC`, float addition as a
+//! compare-and-swap loop).
+
+mod order;
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
@@ -13,32 +16,44 @@ use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `atom.global.OP.T d, [a], b[, c]` and `red.global.OP.T [a], b`.
+/// `atom[.global].SEM.SCOPE.OP.T d, [a], b[, c]` and `red[.global]...`.
 ///
 /// NVIDIA's forms: a reduction, or an atomic whose result nothing reads,
-/// is `REDG.E.OP[.T].STRONG.GPU desc[UR][a], b` (sm_80: `RED`), but
+/// is `REDG.E.OP[.T].STRONG.S desc[UR][a], b` (sm_80: `RED`), but
 /// `exch`/`cas`, which have no reduction, write `RZ`; an atomic whose
-/// result is read is `ATOMG.E.OP[.T].STRONG.GPU PT, d, desc[UR][a], b`;
-/// compare-and-swap is `ATOMG.E.CAS[.64].STRONG.GPU PT, d, [a], b, c`
-/// (an address without the descriptor). Sources held as constants are
-/// moved to registers first (`RZ` for 0), as NVIDIA does.
+/// result is read is `ATOMG.E.OP[.T].STRONG.S PT, d, desc[UR][a], b`;
+/// compare-and-swap is `ATOMG.E.CAS[.64].STRONG.S PT, d, [a], b, c`
+/// (an address without the descriptor). A generic address is `ATOM` in
+/// every case (NVIDIA has no generic reduction), for the 32-bit integer
+/// operations only: the others become a loop testing the address's state
+/// space (`QSPC`), not lowered. `S` is the scope's strength and the
+/// semantics add fences around ([`order::Order`]). Sources held as
+/// constants are moved to registers first (`RZ` for 0), as NVIDIA does.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let red = inst.opcode.name.as_str() == "red";
+    let order = order::Order::of(cx, inst).ok_or_else(|| unsupported(inst))?;
     let words: Vec<&str> = inst
         .modifiers
         .iter()
-        .filter(|m| m.kind == ModifierKind::Word && !matches!(m.name.as_str(), "relaxed" | "gpu"))
+        .filter(|m| m.kind == ModifierKind::Word && !order::is_order_word(m.name.as_str()))
         .map(|m| m.name.as_str())
         .collect();
     let types: Vec<ScalarType> = inst.types().collect();
     let ([op], [ty]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
     if inst.space() == Some(StateSpace::Shared) {
+        // NVIDIA's shared atomics with an order other than relaxed at
+        // GPU scope are not probed.
+        if !order.is_default() {
+            return Err(unsupported(inst));
+        }
         return shared(cx, inst, red, op, *ty);
     }
-    if inst.space() != Some(StateSpace::Global) {
-        return Err(unsupported(inst));
-    }
-    let mods = modifiers(op, *ty).ok_or_else(|| unsupported(inst))?;
+    let generic = match inst.space() {
+        Some(StateSpace::Global) => false,
+        None if ty.bits() == 32 && *ty != ScalarType::F32 => true,
+        _ => return Err(unsupported(inst)),
+    };
+    let mods = modifiers(op, *ty, order.strength()).ok_or_else(|| unsupported(inst))?;
     let first = usize::from(!red);
     let result = read_result(cx, inst, red)?;
     let cas = *op == "cas";
@@ -52,31 +67,26 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mut uses = vec![addr, b];
     uses.extend(swap);
-    let reducible = !matches!(*op, "exch" | "cas");
+    let reducible = !generic && !matches!(*op, "exch" | "cas");
+    order.before(cx, inst.span)?;
     match result {
         None if reducible => {
             let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
-            cx.emit(op, &mods, vec![], uses, inst.span)
+            cx.emit(op, &mods, vec![], uses, inst.span)?;
         }
         _ => {
-            if *ty == ScalarType::F32 && cx.sm.version >= 90 {
-                // sm_90 has another opcode for float atomics with a result,
-                // whose forms the encoder has not seen.
-                return Err(unsupported(inst));
-            }
             let d = match result {
                 Some(d) => cx.reg(d.name.as_str(), d.span)?,
                 None if ty.bits() == 32 => Reg::RZ,
                 None => cx.temp(RegFile::R, 2),
             };
-            cx.emit(Opcode::ATOMG, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)
+            let op = if generic { Opcode::ATOM } else { Opcode::ATOMG };
+            cx.emit(op, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)?;
         }
     }
+    order.after(cx, inst.span)
 }
 
-/// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`, `None` for what is not
-/// lowered: 64-bit `min`/`max` (signed 64-bit forms unprobed), `inc`/`dec`
-/// beyond `u32`, float operations but `add.f32`.
 /// The PTX register an `atom` writes when something reads it (`None`
 /// for `red` and for unread results, which SASS writes to `RZ`).
 fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowered<Option<&'i ptx_syntax::ast::Ident>> {
@@ -87,35 +97,43 @@ fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowere
     Ok((!cx.unread(d.name.as_str())).then_some(d))
 }
 
-fn modifiers(op: &str, ty: ScalarType) -> Option<Vec<&'static str>> {
+/// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`/`ATOM` with the
+/// scope's `strength` (`SM`, `GPU`, `SYS`), `None` for what is not
+/// lowered (`inc`/`dec` beyond `u32`, float operations but `add.f32` and
+/// `add.f64`).
+fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'static str>> {
     use ScalarType::*;
-    let (word, ty_word): (&'static str, &'static str) = match (op, ty) {
-        ("add", U32 | S32) => ("ADD", ""),
-        ("add", U64 | S64) => ("ADD", "64"),
-        ("add", F32) => ("ADD", "F32"),
-        ("min", S32) => ("MIN", "S32"),
-        ("min", U32) => ("MIN", ""),
-        ("max", S32) => ("MAX", "S32"),
-        ("max", U32) => ("MAX", ""),
-        ("inc", U32) => ("INC", ""),
-        ("dec", U32) => ("DEC", ""),
-        ("and", B32) => ("AND", ""),
-        ("or", B32) => ("OR", ""),
-        ("xor", B32) => ("XOR", ""),
-        ("and", B64) => ("AND", "64"),
-        ("or", B64) => ("OR", "64"),
-        ("xor", B64) => ("XOR", "64"),
-        ("exch", B32 | U32 | S32 | F32) => ("EXCH", ""),
-        ("exch", B64 | U64 | S64) => ("EXCH", "64"),
-        ("cas", B32 | U32 | S32) => ("CAS", ""),
-        ("cas", B64 | U64 | S64) => ("CAS", "64"),
+    let (word, ty_words): (&'static str, &'static [&'static str]) = match (op, ty) {
+        ("add", U32 | S32) => ("ADD", &[]),
+        ("add", U64 | S64) => ("ADD", &["64"]),
+        ("add", F32) => ("ADD", &["F32", "FTZ", "RN"]),
+        ("add", F64) => ("ADD", &["F64", "RN"]),
+        ("min", S32) => ("MIN", &["S32"]),
+        ("min", U32) => ("MIN", &[]),
+        ("min", S64) => ("MIN", &["S64"]),
+        ("min", U64) => ("MIN", &["64"]),
+        ("max", S32) => ("MAX", &["S32"]),
+        ("max", U32) => ("MAX", &[]),
+        ("max", S64) => ("MAX", &["S64"]),
+        ("max", U64) => ("MAX", &["64"]),
+        ("inc", U32) => ("INC", &[]),
+        ("dec", U32) => ("DEC", &[]),
+        ("and", B32) => ("AND", &[]),
+        ("or", B32) => ("OR", &[]),
+        ("xor", B32) => ("XOR", &[]),
+        ("and", B64) => ("AND", &["64"]),
+        ("or", B64) => ("OR", &["64"]),
+        ("xor", B64) => ("XOR", &["64"]),
+        ("exch", B32 | U32 | S32 | F32) => ("EXCH", &[]),
+        ("exch", B64 | U64 | S64) => ("EXCH", &["64"]),
+        ("cas", B32 | U32 | S32) => ("CAS", &[]),
+        ("cas", B64 | U64 | S64) => ("CAS", &["64"]),
         _ => return None,
     };
-    Some(match ty_word {
-        "F32" => vec!["E", word, "F32", "FTZ", "RN", "STRONG", "GPU"],
-        "" => vec!["E", word, "STRONG", "GPU"],
-        t => vec!["E", word, t, "STRONG", "GPU"],
-    })
+    let mut mods = vec!["E", word];
+    mods.extend_from_slice(ty_words);
+    mods.extend(["STRONG", strength]);
+    Some(mods)
 }
 
 /// Source `i` of an atomic of type `ty` in a register: a constant goes to
