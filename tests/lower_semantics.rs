@@ -2834,3 +2834,45 @@ fn global_atomics_order_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 256 * n])];
     matches_nvidia("global_atomics_order", n as u32, args, 1, 256, |t| format!("thread {t}"));
 }
+
+/// Pairs of random binary16 (or bfloat16) values for the half-precision
+/// atomics, with subnormals, signed zeros, large values whose sums
+/// overflow and values that cancel: one (operand, seed) pair per thread.
+fn half_pairs(n: usize, bf16: bool) -> Vec<u8> {
+    let mut x = 0x853c_49e6_748f_ea9bu64;
+    let mut out = Vec::with_capacity(8 * n);
+    for t in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // An all-ones exponent (infinity, NaN) loses its lowest bit: the
+        // largest finite values, whose sums overflow.
+        let (exp, low) = if bf16 { (0x7f80u32, 0x80u32) } else { (0x7c00, 0x400) };
+        let finite = |w: u32| [0, 16].iter().fold(w, |w, &k| if (w >> k) & exp == exp { w & !(low << k) } else { w });
+        let (a, b) = (finite(x as u32), finite((x >> 32) as u32));
+        let (a, b) = match t % 4 {
+            0 => (a, a ^ 0x8000_8000),
+            1 => (a & 0x83ff_83ff, b & 0x83ff_83ff),
+            _ => (a, b),
+        };
+        out.extend(a.to_le_bytes());
+        out.extend(b.to_le_bytes());
+    }
+    out
+}
+
+/// `tests/ptx/half_atomics.ptx`: `atom`/`red.global.add.noftz.f16x2`.
+#[test]
+fn half_atomics_match_nvidia() {
+    let input = half_pairs(64, false);
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * 64])];
+    matches_nvidia("half_atomics", 64, args, 1, 32, |t| format!("thread {t}"));
+}
+
+/// `tests/ptx/bf16_atomics.ptx` (sm_90): `atom`/`red.global.add.noftz.bf16x2`.
+#[test]
+fn bf16_atomics_match_nvidia() {
+    let input = half_pairs(64, true);
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * 64])];
+    file_matches_nvidia("bf16_atomics", "bf16_atomics", 90, 1, 64, args);
+}

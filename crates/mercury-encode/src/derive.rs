@@ -511,6 +511,23 @@ pub static PROBED_SM90: &[Form] = &[
     reduction!("REDG.E.ADD.F64.RN.STRONG.SM", 0x9a6, 0x0c10ff80, 5),
     reduction!("REDG.E.ADD.F64.RN.STRONG.GPU", 0x9a6, 0x0c10ff80, 7),
     reduction!("REDG.E.ADD.F64.RN.STRONG.SYS", 0x9a6, 0x0c10ff80, 10),
+    // Packed halves (bits 73..75: 0 F16x2, 3 BF16x2): NVIDIA's
+    // `ATOMG.E.ADD.F16x2.RN.STRONG.GPU PT, R8, desc[UR4][R12.64], R9` =
+    // 0x..00081ee1c4_000000090c0879a3, `.BF16x2.RN` 0x..00081ee7c4,
+    // `REDG.E.ADD.F16x2.RN.STRONG.GPU` 0x..000c10e184, `.BF16x2.RN`
+    // 0x..000c10e784 (atom/red.global.add.noftz.{f16x2,bf16x2}).
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.SM", 0x9a3, 0x0810e1c0, 5),
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.GPU", 0x9a3, 0x0810e1c0, 7),
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.SYS", 0x9a3, 0x0810e1c0, 10),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.SM", 0x9a3, 0x0810e7c0, 5),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.GPU", 0x9a3, 0x0810e7c0, 7),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.SYS", 0x9a3, 0x0810e7c0, 10),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.SM", 0x9a6, 0x0c10e180, 5),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.GPU", 0x9a6, 0x0c10e180, 7),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.SYS", 0x9a6, 0x0c10e180, 10),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.SM", 0x9a6, 0x0c10e780, 5),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.GPU", 0x9a6, 0x0c10e780, 7),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.SYS", 0x9a6, 0x0c10e780, 10),
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}", 0x020006ff),
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),

@@ -26,6 +26,11 @@ pub enum AtomOp {
     AddF32,
     /// `.ADD.F64.RN`: binary64 addition, rounded to nearest.
     AddF64,
+    /// `.ADD.F16x2.RN` / `.ADD.BF16x2.RN`: lanewise addition of packed
+    /// halves.
+    AddHalf2 {
+        bf16: bool,
+    },
     Min {
         signed: bool,
     },
@@ -442,6 +447,8 @@ fn atom_op(inst: &Inst) -> Option<AtomOp> {
             AtomOp::AddF32
         } else if inst.has_mod("F64") {
             AtomOp::AddF64
+        } else if inst.has_mod("F16x2") || inst.has_mod("BF16x2") {
+            AtomOp::AddHalf2 { bf16: inst.has_mod("BF16x2") }
         } else {
             AtomOp::Add
         }

@@ -35,7 +35,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst
         .modifiers
         .iter()
-        .filter(|m| m.kind == ModifierKind::Word && !order::is_order_word(m.name.as_str()))
+        // `.noftz` is required on the half-precision additions, which
+        // never flush.
+        .filter(|m| m.kind == ModifierKind::Word && !order::is_order_word(m.name.as_str()) && m.name != "noftz")
         .map(|m| m.name.as_str())
         .collect();
     let types: Vec<ScalarType> = inst.types().collect();
@@ -50,7 +52,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let generic = match inst.space() {
         Some(StateSpace::Global) => false,
-        None if ty.bits() == 32 && *ty != ScalarType::F32 => true,
+        None if ty.bits() == 32 && !ty.is_float() => true,
         _ => return Err(unsupported(inst)),
     };
     let mods = modifiers(op, *ty, order.strength()).ok_or_else(|| unsupported(inst))?;
@@ -99,8 +101,9 @@ fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowere
 
 /// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`/`ATOM` with the
 /// scope's `strength` (`SM`, `GPU`, `SYS`), `None` for what is not
-/// lowered (`inc`/`dec` beyond `u32`, float operations but `add.f32` and
-/// `add.f64`).
+/// lowered (`inc`/`dec` beyond `u32`, float operations but the additions
+/// of `f32`, `f64`, `f16x2` and `bf16x2`; scalar `f16`/`bf16` additions are
+/// compare-and-swap loops in NVIDIA's code).
 fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'static str>> {
     use ScalarType::*;
     let (word, ty_words): (&'static str, &'static [&'static str]) = match (op, ty) {
@@ -108,6 +111,8 @@ fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'s
         ("add", U64 | S64) => ("ADD", &["64"]),
         ("add", F32) => ("ADD", &["F32", "FTZ", "RN"]),
         ("add", F64) => ("ADD", &["F64", "RN"]),
+        ("add", F16x2) => ("ADD", &["F16x2", "RN"]),
+        ("add", Bf16x2) => ("ADD", &["BF16x2", "RN"]),
         ("min", S32) => ("MIN", &["S32"]),
         ("min", U32) => ("MIN", &[]),
         ("min", S64) => ("MIN", &["S64"]),
