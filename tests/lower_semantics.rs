@@ -2869,10 +2869,11 @@ fn half_atomics_match_nvidia() {
     matches_nvidia("half_atomics", 64, args, 1, 32, |t| format!("thread {t}"));
 }
 
-/// `tests/ptx/bf16_atomics.ptx` (sm_90): `atom`/`red.global.add.noftz.bf16x2`.
+/// `tests/ptx/sm90_atomics.ptx`: `atom`/`red.global.add.noftz.bf16x2`
+/// and the cluster scope.
 #[test]
-fn bf16_atomics_match_nvidia() {
+fn sm90_atomics_match_nvidia() {
     let input = half_pairs(64, true);
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * 64])];
-    file_matches_nvidia("bf16_atomics", "bf16_atomics", 90, 1, 64, args);
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * 64])];
+    file_matches_nvidia("sm90_atomics", "sm90_atomics", 90, 1, 64, args);
 }
