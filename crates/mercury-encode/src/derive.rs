@@ -64,7 +64,10 @@
 //!   sm_80's in [`PROBED_SM80`], its address field elsewhere); both SMs
 //!   ([`PROBED_IMMA`]): every
 //!   `IMMA` of mma.sync's 8-bit integer forms; sm_90 also
-//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`).
+//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`). Atomics: generic
+//!   `ATOM.E.ADD`/`ATOM.E.CAS`, `ATOMG.E.CAS` at other strengths, `ATOMS`
+//!   with a uniform base, `REDUX.XOR`; sm_90's float `ATOMG`/`REDG`
+//!   (opcodes 0x9a3/0x9a6, which the integer families do not cover).
 //!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
