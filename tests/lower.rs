@@ -253,6 +253,7 @@ fn hand_written_kernels_encode() {
         ("imma", |sm| test_ptx("imma", sm)),
         ("global_atomics_order", |sm| test_ptx("global_atomics_order", sm)),
         ("half_atomics", |sm| test_ptx("half_atomics", sm)),
+        ("shared_atomics_order", |sm| test_ptx("shared_atomics_order", sm)),
         ("sm90_atomics", |sm| if sm == 90 { test_ptx("sm90_atomics", sm) } else { test_ptx("half_atomics", sm) }),
         ("aops", |sm| test_ptx("aops", sm)),
         ("aops.sm90", |sm| if sm == 90 { test_ptx("aops.sm90", sm) } else { test_ptx("aops", sm) }),

@@ -2877,3 +2877,20 @@ fn sm90_atomics_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * 64])];
     file_matches_nvidia("sm90_atomics", "sm90_atomics", 90, 1, 64, args);
 }
+
+/// `tests/ptx/shared_atomics_order.ptx`: shared atomics with scopes and
+/// semantics, and a guarded float addition (threads 37.. skip it).
+#[test]
+fn shared_atomics_order_match_nvidia() {
+    let n = 64usize;
+    let mut input = Vec::with_capacity(12 * n);
+    for t in 0..n as u32 {
+        let a = t.wrapping_mul(0x9e37_79b9) ^ 0x1234_5678;
+        let c = if t % 4 == 1 { a } else { t * 1000 + 7 };
+        input.extend(a.to_le_bytes());
+        input.extend(c.to_le_bytes());
+        input.extend((t as f32 * 0.75 - 20.0).to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("shared_atomics_order", n as u32, args, 1, 64, |t| format!("thread {t}"));
+}

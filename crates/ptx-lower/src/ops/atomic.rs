@@ -2,8 +2,8 @@
 //! `RED` (sm_80) when the old value is never read, `ATOMG` (`ATOM` for a
 //! generic address) when it is, with NVIDIA's strength for the scope and
 //! fences for the semantics (ops/atomic/order.rs); shared-memory atomics
-//! as `ATOMS` (the increment as `ATOMS.POPC.INC`, float addition as a
-//! compare-and-swap loop).
+//! as `ATOMS` (the increment as `ATOMS.POPC.INC`, float and 64-bit
+//! operations as compare-and-swap loops), with the same fences.
 
 mod order;
 
@@ -43,12 +43,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let types: Vec<ScalarType> = inst.types().collect();
     let ([op], [ty]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
     if inst.space() == Some(StateSpace::Shared) {
-        // NVIDIA's shared atomics with an order other than relaxed at
-        // GPU scope are not probed.
-        if !order.is_default() {
-            return Err(unsupported(inst));
-        }
-        return shared(cx, inst, red, op, *ty);
+        // Shared atomics have no strength: the scope only picks fences.
+        order.before(cx, inst.span)?;
+        shared(cx, inst, red, op, *ty)?;
+        return order.after(cx, StateSpace::Shared, inst.span);
     }
     let generic = match inst.space() {
         Some(StateSpace::Global) => false,
@@ -86,7 +84,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             cx.emit(op, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)?;
         }
     }
-    order.after(cx, inst.span)
+    order.after(cx, StateSpace::Global, inst.span)
 }
 
 /// The PTX register an `atom` writes when something reads it (`None`
@@ -254,8 +252,9 @@ enum Addend {
 ///       @!p BRA loop
 /// ```
 ///
-/// `d` is the last `old`. A guarded atomic is not lowered (the loop
-/// would need a branch around it).
+/// `d` is the last `old`. A guarded atomic branches around the loop on
+/// the negated guard, as NVIDIA's code does (`@P0 BRA` past it, `P0` the
+/// guard's complement).
 fn shared_cas_loop(
     cx: &mut Lowerer<'_>,
     inst: &Instruction,
@@ -264,9 +263,40 @@ fn shared_cas_loop(
     op: &str,
     ty: ScalarType,
 ) -> Lowered {
-    if cx.guard.is_some() {
-        return Err(unsupported(inst));
+    let span = inst.span;
+    let guard = cx.guard.take();
+    let skip = match guard {
+        Some(g) => {
+            let skip = cx.func.add_block();
+            cx.func.layout.pop();
+            cx.guard = Some(ori_ir::Guard { pred: g.pred, negated: !g.negated });
+            let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(skip)], span);
+            cx.guard = None;
+            branch?;
+            let body = cx.func.add_block();
+            cx.func.layout.pop();
+            cx.place_block(body);
+            Some(skip)
+        }
+        None => None,
+    };
+    shared_cas_loop_body(cx, inst, first, result, op, ty)?;
+    if let Some(skip) = skip {
+        cx.place_block(skip);
     }
+    cx.guard = guard;
+    Ok(())
+}
+
+/// The loop of [`shared_cas_loop`], unguarded.
+fn shared_cas_loop_body(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    first: usize,
+    result: Option<&str>,
+    op: &str,
+    ty: ScalarType,
+) -> Lowered {
     let span = inst.span;
     let addr = shared_address(cx, inst, first)?;
     let addend = match op {

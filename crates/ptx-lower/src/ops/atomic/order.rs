@@ -4,7 +4,7 @@
 
 use ori_ir::Opcode;
 use ptx_syntax::Span;
-use ptx_syntax::ast::{Instruction, ModifierKind};
+use ptx_syntax::ast::{Instruction, ModifierKind, StateSpace};
 
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -22,6 +22,11 @@ const SCOPES: &[Scope] =
 /// scope, by the first SM it applies to (newest first): the error
 /// barriers of a fence, without its cache invalidation.
 const RELEASE_TAIL: &[(u16, &[Opcode])] = &[(90, &[Opcode::ERRBAR, Opcode::CGAERRBAR]), (0, &[Opcode::ERRBAR])];
+
+/// The state spaces whose acquire atomics of GPU or system scope
+/// invalidate the L1 cache, with the first SM that does: global memory
+/// always, shared memory on sm_90 (NVIDIA's sm_80 code has a `NOP`).
+const ACQUIRE_INVALIDATES: &[(StateSpace, u16)] = &[(StateSpace::Global, 0), (StateSpace::Shared, 90)];
 
 /// The semantics and scope of an atomic (`.relaxed.gpu` when absent).
 #[derive(Clone, Copy, Debug)]
@@ -67,11 +72,6 @@ impl Order {
         })
     }
 
-    /// Relaxed at GPU scope, PTX's default.
-    pub(super) fn is_default(self) -> bool {
-        !self.acquire && !self.release && self.scope.0 == "gpu"
-    }
-
     /// The `STRONG` modifier's scope: `SM`, `GPU` or `SYS`.
     pub(super) fn strength(self) -> &'static str {
         self.scope.2
@@ -96,12 +96,14 @@ impl Order {
     }
 
     /// After an acquire atomic of GPU or system scope: `CCTL.IVALL`
-    /// (later loads miss the L1 cache, so they see other SMs' stores). At
-    /// CTA scope NVIDIA leaves a `NOP` (the SM's own stores are in its L1
+    /// (later loads miss the L1 cache, so they see other SMs' stores), on
+    /// shared memory from sm_90 on ([`ACQUIRE_INVALIDATES`]). Elsewhere
+    /// NVIDIA leaves a `NOP` (CTA scope: the SM's own stores are in its L1
     /// already); a `NOP` without a control word is removed before
     /// scheduling, so none is emitted.
-    pub(super) fn after(self, cx: &mut Lowerer<'_>, span: Span) -> Lowered {
-        if !self.acquire || self.scope.3 == "CTA" {
+    pub(super) fn after(self, cx: &mut Lowerer<'_>, space: StateSpace, span: Span) -> Lowered {
+        let invalidates = ACQUIRE_INVALIDATES.iter().any(|&(s, sm)| s == space && cx.sm.version >= sm);
+        if !self.acquire || self.scope.3 == "CTA" || !invalidates {
             return Ok(());
         }
         cx.emit(Opcode::CCTL, &["IVALL"], vec![], vec![], span)
