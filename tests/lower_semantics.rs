@@ -2879,18 +2879,23 @@ fn sm90_atomics_match_nvidia() {
 }
 
 /// `tests/ptx/shared_atomics_order.ptx`: shared atomics with scopes and
-/// semantics, and a guarded float addition (threads 37.. skip it).
+/// semantics, a guarded float addition (threads 37.. skip it), binary64
+/// additions and 64-bit constant operands (every third thread's words
+/// equal the compare-and-swap's constant).
 #[test]
 fn shared_atomics_order_match_nvidia() {
     let n = 64usize;
-    let mut input = Vec::with_capacity(12 * n);
+    let mut input = Vec::with_capacity(24 * n);
     for t in 0..n as u32 {
         let a = t.wrapping_mul(0x9e37_79b9) ^ 0x1234_5678;
         let c = if t % 4 == 1 { a } else { t * 1000 + 7 };
         input.extend(a.to_le_bytes());
         input.extend(c.to_le_bytes());
         input.extend((t as f32 * 0.75 - 20.0).to_le_bytes());
+        input.extend([0; 4]);
+        let d = if t % 3 == 0 { 2.0f64 } else { f64::from(t) * 1.0e-3 - 0.02 };
+        input.extend(d.to_le_bytes());
     }
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
-    matches_nvidia("shared_atomics_order", n as u32, args, 1, 64, |t| format!("thread {t}"));
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 160 * n])];
+    matches_nvidia("shared_atomics_order", n as u32, args, 1, 160, |t| format!("thread {t}"));
 }

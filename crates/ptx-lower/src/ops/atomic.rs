@@ -105,7 +105,8 @@ fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowere
 fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'static str>> {
     use ScalarType::*;
     let (word, ty_words): (&'static str, &'static [&'static str]) = match (op, ty) {
-        ("add", U32 | S32) => ("ADD", &[]),
+        ("add", U32) => ("ADD", &[]),
+        ("add", S32) => ("ADD", &["S32"]),
         ("add", U64 | S64) => ("ADD", &["64"]),
         ("add", F32) => ("ADD", &["F32", "FTZ", "RN"]),
         ("add", F64) => ("ADD", &["F64", "RN"]),
@@ -143,13 +144,16 @@ fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'s
 /// a fresh register (`IMAD.MOV.U32 t, RZ, RZ, c`; 0 is `RZ`; a 64-bit one
 /// to a pair, a move per word).
 fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> Lowered<Operand> {
+    if ty.bits() == 64 {
+        // Integer and binary64 constants alike, as their bits.
+        return Ok(match src64(cx, inst, i)? {
+            Src64::Reg(r) => r.into(),
+            Src64::Imm(v) => materialize(cx, v, inst.span)?.into(),
+        });
+    }
     let v = src(cx, inst, i, ty)?;
     if v.as_reg().is_some() {
         return Ok(v);
-    }
-    if ty.bits() == 64 {
-        let OperandKind::Imm(ori_ir::Imm::Int(v)) = v.kind else { return Err(unsupported(inst)) };
-        return Ok(super::wide::materialize(cx, v as u64, inst.span)?.into());
     }
     if ty.bits() != 32 {
         return Err(unsupported(inst));
@@ -168,8 +172,9 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
 /// `atom.shared.OP.T d, [a], b[, c]` and `red.shared.OP.T [a], b`:
 /// NVIDIA's `ATOMS.OP[.S32] d, [a], b` (`RZ` for an unread result),
 /// `ATOMS.CAS d, [a], b, c`, `ATOMS.EXCH.64`/`ATOMS.CAS.64` for 64-bit
-/// exchanges, the increment by 1 as `ATOMS.POPC.INC.32`, and `add.f32`/
-/// `add.u64` as a compare-and-swap loop (below).
+/// exchanges, the increment by 1 as `ATOMS.POPC.INC.32`, and float
+/// additions and the other 64-bit operations as a compare-and-swap loop
+/// (below).
 fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: ScalarType) -> Lowered {
     use ScalarType::*;
     let first = usize::from(!red);
@@ -178,12 +183,14 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
-    let looped = matches!((op, ty), ("add", F32 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
+    let looped =
+        matches!((op, ty), ("add", F32 | F64 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
     if looped {
         return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), op, ty);
     }
     let mods: &[&str] = match (op, ty) {
-        ("add", U32 | S32) => &["ADD"],
+        ("add", U32) => &["ADD"],
+        ("add", S32) => &["ADD", "S32"],
         ("min", S32) => &["MIN", "S32"],
         ("min", U32) => &["MIN"],
         ("max", S32) => &["MAX", "S32"],
@@ -225,6 +232,8 @@ fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize) -> L
 enum Addend {
     /// `add.f32`: `FADD new, b, old`.
     F32(Operand),
+    /// `add.f64`: `DADD new, b, old`.
+    F64(Operand),
     /// `add.u64`: `IADD3 new.lo, P, b.lo, old.lo, RZ` + `IADD3.X new.hi,
     /// b.hi, old.hi, RZ, P, !PT` (a constant second).
     U64(Src64),
@@ -238,14 +247,14 @@ enum Addend {
     Bound64 { b: Reg, max: bool, signed: bool },
 }
 
-/// `atom.shared.add.f32 d, [a], b`, `atom.shared.add.u64` and the other
-/// 64-bit operations but exchanges ([`Addend`]): NVIDIA's loop (no float
+/// `atom.shared.add.{f32,f64} d, [a], b`, `atom.shared.add.u64` and the
+/// other 64-bit operations but exchanges ([`Addend`]): NVIDIA's loop (no float
 /// or 64-bit arithmetic on shared memory), the old value read, the result
 /// stored only if memory still holds it:
 ///
 /// ```text
 /// loop: old = LDS[.64] [a]
-///       new = old + b                           (FADD / IADD3 + IADD3.X)
+///       new = old + b                    (FADD / DADD / IADD3 + IADD3.X)
 ///       ok = ATOMS.CAST.SPIN[.64] [a], old, new (1 when it stored)
 ///       p = ISETP.EQ.U32.AND ok, 0x1            (64 bits: and ok.hi == 0,
 ///                                                ISETP.EQ.U32.AND.EX)
@@ -301,6 +310,7 @@ fn shared_cas_loop_body(
     let addr = shared_address(cx, inst, first)?;
     let addend = match op {
         _ if ty == ScalarType::F32 => Addend::F32(value(cx, inst, first + 1, ScalarType::F32)?),
+        _ if ty == ScalarType::F64 => Addend::F64(value(cx, inst, first + 1, ScalarType::F64)?),
         "add" => Addend::U64(src64(cx, inst, first + 1)?),
         "min" | "max" => {
             let b = match src64(cx, inst, first + 1)? {
@@ -333,6 +343,7 @@ fn shared_cas_loop_body(
     let pt = || Operand::reg(Reg::PT);
     match addend {
         Addend::F32(b) => cx.emit(Opcode::FADD, &[], vec![new.into()], vec![b, old.into()], span)?,
+        Addend::F64(b) => cx.emit(Opcode::DADD, &[], vec![new.into()], vec![b, old.into()], span)?,
         Addend::U64(b) => {
             let old = Src64::Reg(old);
             let (x, y) = if matches!(b, Src64::Imm(_)) { (old, b) } else { (b, old) };

@@ -1,6 +1,6 @@
-//! Memory order of global and generic atomics: the strength NVIDIA gives
-//! each scope and the fences it puts around acquire and release atomics
-//! (probes of every semantics and scope on sm_80 and sm_90).
+//! Memory order of atomics: the strength NVIDIA gives each scope on
+//! global and generic memory and the fences it puts around acquire and
+//! release atomics (probes of every semantics and scope on sm_80 and sm_90).
 
 use ori_ir::Opcode;
 use ptx_syntax::Span;
