@@ -10,7 +10,7 @@ use crate::sem::float::Round;
 pub enum Space {
     /// Global (LDG/STG/ATOMG/RED).
     Global,
-    /// Generic (LD/ST): local memory inside the local window
+    /// Generic (LD/ST/ATOM): local memory inside the local window
     /// ([`crate::LOCAL_WINDOW`]), global memory elsewhere.
     Generic,
     /// Shared (LDS/STS/ATOMS).
@@ -694,7 +694,11 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::St { space, bytes: mem_bytes(inst).0 }
         }
         "ATOMG" | "RED" | "REDG" | "ATOMS" | "ATOM" => {
-            let space = if base == "ATOMS" { Space::Shared } else { Space::Global };
+            let space = match base {
+                "ATOMS" => Space::Shared,
+                "ATOM" => Space::Generic,
+                _ => Space::Global,
+            };
             // `.S64` and `.F64.RN` are 64-bit too.
             let bytes = if m("64") || m("S64") || m("F64") { 8 } else { 4 };
             if m("POPC") && m("INC") {
