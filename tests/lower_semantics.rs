@@ -2740,3 +2740,155 @@ fn xorshift(x: &mut u32) -> u32 {
     *x ^= *x << 5;
     *x
 }
+
+/// Runs kernel `entry` of `tests/ptx/FILE.ptx` (retargeted to `sm`) on the
+/// interpreter twice, compiled by us (lowered and final stages) and by
+/// NVIDIA's ptxas, and requires every buffer argument to end the same.
+fn file_matches_nvidia(file: &str, entry: &str, sm: u32, grid: u32, block: u32, args: impl Fn() -> Vec<Arg>) {
+    let Some(oracle) = nv_oracle::Oracle::for_test(file) else { return };
+    let dir = std::env::temp_dir().join(format!("ptxas-{file}-{}-{sm}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join(format!("{file}.ptx"));
+    let text = test_ptx(&format!("{file}.ptx"), sm);
+    std::fs::write(&ptx, &text).unwrap();
+    let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, &format!("sm_{sm}"), &dir, entry)
+        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+    let mut global = Global::new();
+    let (params, buffers) = lay_out(&kernel.func, &args(), &mut global);
+    let launch = Launch::new([grid, 1, 1], [block, 1, 1], params);
+    ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
+    let want: Vec<Vec<u8>> = buffers.iter().map(|&b| global.buffer(b).unwrap().to_vec()).collect();
+    for (stage, module) in ["lowered", "final"].iter().zip(stages_of(entry, text, sm)) {
+        let got = run(&module, entry, [grid, 1, 1], [block, 1, 1], &args());
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g == w, "{file} sm_{sm} {stage}: buffer {k} differs");
+        }
+    }
+}
+
+/// `tests/ptx/aops.ptx` and `aops.sm90.ptx` (NVRTC's PTX of every CUDA
+/// atomic intrinsic, global and shared, with the `.cta`/`.sys` scopes):
+/// every buffer as NVIDIA's cubin leaves it. Inputs are small integers,
+/// so that float and double sums are exact in any order.
+#[test]
+fn aops_match_nvidia() {
+    let n = 96usize;
+    let a: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 41 - 20).collect();
+    let args = || {
+        vec![
+            Arg::Buffer(i32s(&(0..72).map(|i| i * 3 - 50).collect::<Vec<_>>())),
+            Arg::Buffer(i32s(&[-1, 0x0f0f, 0x1234, 7, 3])),
+            Arg::Buffer(vec![0; 4 * 65]),
+            Arg::Buffer(vec![0; 8]),
+            Arg::Buffer(u64s(&(0..67).map(|i| i * 0x1_0000_0001).collect::<Vec<_>>())),
+            Arg::Buffer(i32s(&a)),
+            Arg::Value(i32s(&[n as i32 - 5])),
+        ]
+    };
+    for (file, sm) in [("aops", 90), ("aops.sm90", 90)] {
+        file_matches_nvidia(file, "aops", sm, 1, n as u32, args);
+    }
+}
+
+/// `tests/ptx/global_atomics_order.ptx`: global and generic atomics with
+/// every scope and semantics, 64-bit min/max, f32/f64 additions with and
+/// without results; one record per thread, so results do not depend on
+/// the order of the threads.
+#[test]
+fn global_atomics_order_match_nvidia() {
+    let n = 64usize;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut input = Vec::with_capacity(48 * n);
+    for t in 0..n {
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (a, c) = (next() as u32, if t % 3 == 0 { 0 } else { next() as u32 % 200 });
+        // Every fourth thread compares equal in its compare-and-swaps.
+        let c = if t % 4 == 1 { a } else { c };
+        let (b, e) = (next(), if t % 5 == 0 { next() | 0xffff_ffff } else { next() });
+        let f = (next() % 2001) as f32 / 8.0 - 125.0;
+        let g = if t % 7 == 0 { 1e-40 } else { (next() % 301) as f32 * 0.375 };
+        let d = (next() % 100_001) as f64 / 16.0 - 3000.0;
+        let h = (next() % 77) as f64 * 1.0e10;
+        for w in [a.to_le_bytes(), c.to_le_bytes()] {
+            input.extend(w);
+        }
+        input.extend(b.to_le_bytes());
+        input.extend(e.to_le_bytes());
+        input.extend(f.to_le_bytes());
+        input.extend(g.to_le_bytes());
+        input.extend(d.to_le_bytes());
+        input.extend(h.to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 256 * n])];
+    matches_nvidia("global_atomics_order", n as u32, args, 1, 256, |t| format!("thread {t}"));
+}
+
+/// Pairs of random binary16 (or bfloat16) values for the half-precision
+/// atomics, with subnormals, signed zeros, large values whose sums
+/// overflow and values that cancel: one (operand, seed) pair per thread.
+fn half_pairs(n: usize, bf16: bool) -> Vec<u8> {
+    let mut x = 0x853c_49e6_748f_ea9bu64;
+    let mut out = Vec::with_capacity(8 * n);
+    for t in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // An all-ones exponent (infinity, NaN) loses its lowest bit: the
+        // largest finite values, whose sums overflow.
+        let (exp, low) = if bf16 { (0x7f80u32, 0x80u32) } else { (0x7c00, 0x400) };
+        let finite = |w: u32| [0, 16].iter().fold(w, |w, &k| if (w >> k) & exp == exp { w & !(low << k) } else { w });
+        let (a, b) = (finite(x as u32), finite((x >> 32) as u32));
+        let (a, b) = match t % 4 {
+            0 => (a, a ^ 0x8000_8000),
+            1 => (a & 0x83ff_83ff, b & 0x83ff_83ff),
+            _ => (a, b),
+        };
+        out.extend(a.to_le_bytes());
+        out.extend(b.to_le_bytes());
+    }
+    out
+}
+
+/// `tests/ptx/half_atomics.ptx`: `atom`/`red.global.add.noftz.f16x2`.
+#[test]
+fn half_atomics_match_nvidia() {
+    let input = half_pairs(64, false);
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * 64])];
+    matches_nvidia("half_atomics", 64, args, 1, 32, |t| format!("thread {t}"));
+}
+
+/// `tests/ptx/sm90_atomics.ptx`: `atom`/`red.global.add.noftz.bf16x2`
+/// and the cluster scope.
+#[test]
+fn sm90_atomics_match_nvidia() {
+    let input = half_pairs(64, true);
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * 64])];
+    file_matches_nvidia("sm90_atomics", "sm90_atomics", 90, 1, 64, args);
+}
+
+/// `tests/ptx/shared_atomics_order.ptx`: shared atomics with scopes and
+/// semantics, a guarded float addition (threads 37.. skip it), binary64
+/// additions and 64-bit constant operands (every third thread's words
+/// equal the compare-and-swap's constant).
+#[test]
+fn shared_atomics_order_match_nvidia() {
+    let n = 64usize;
+    let mut input = Vec::with_capacity(24 * n);
+    for t in 0..n as u32 {
+        let a = t.wrapping_mul(0x9e37_79b9) ^ 0x1234_5678;
+        let c = if t % 4 == 1 { a } else { t * 1000 + 7 };
+        input.extend(a.to_le_bytes());
+        input.extend(c.to_le_bytes());
+        input.extend((t as f32 * 0.75 - 20.0).to_le_bytes());
+        input.extend([0; 4]);
+        let d = if t % 3 == 0 { 2.0f64 } else { f64::from(t) * 1.0e-3 - 0.02 };
+        input.extend(d.to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 160 * n])];
+    matches_nvidia("shared_atomics_order", n as u32, args, 1, 160, |t| format!("thread {t}"));
+}

@@ -64,7 +64,10 @@
 //!   sm_80's in [`PROBED_SM80`], its address field elsewhere); both SMs
 //!   ([`PROBED_IMMA`]): every
 //!   `IMMA` of mma.sync's 8-bit integer forms; sm_90 also
-//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`).
+//!   `F2FP.F16.{E4M3,E5M2}.UNPACK_B` (fp8 `mma`). Atomics: generic
+//!   `ATOM.E.ADD`/`ATOM.E.CAS`, `ATOMG.E.CAS` at other strengths, `ATOMS`
+//!   with a uniform base, `REDUX.XOR`; sm_90's float `ATOMG`/`REDG`
+//!   (opcodes 0x9a3/0x9a6, which the integer families do not cover).
 //!   `LDGSTS.E` with both address offsets (`cp.async.ca`; the corpus has
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
@@ -104,6 +107,10 @@ pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
     AddressOffset { opcode: 0x3a9, desc: false, field: OFFSET_40 }, // ATOMG.CAS (bits 32..39: a register)
     AddressOffset { opcode: 0x9a8, desc: true, field: OFFSET_40 }, // ATOMG
     AddressOffset { opcode: 0x98e, desc: true, field: OFFSET_40 }, // RED
+    AddressOffset { opcode: 0x98a, desc: true, field: OFFSET_40 }, // ATOM (generic)
+    AddressOffset { opcode: 0x38b, desc: false, field: OFFSET_40 }, // ATOM.CAS (generic)
+    AddressOffset { opcode: 0x9a3, desc: true, field: OFFSET_40 }, // sm_90 ATOMG of floats
+    AddressOffset { opcode: 0x9a6, desc: true, field: OFFSET_40 }, // sm_90 REDG of floats
     AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
     AddressOffset { opcode: 0x38c, desc: false, field: OFFSET_40 }, // ATOMS.OP (register address)
     AddressOffset { opcode: 0x83b, desc: false, field: OFFSET_40 }, // LDSM
@@ -149,9 +156,121 @@ macro_rules! reg_at {
     };
 }
 
+/// A global atomic with a result, `OP PT, R, desc[UR][R.64], R`, from
+/// NVIDIA's word: `$opcode` (bits 0..11), `$hi` its bits 64..95 without
+/// the registers and predicate, and `$sem` the ordering and scope field
+/// (bits 77..80, the stores' words: 5 `STRONG.SM`, 7 `STRONG.GPU`, 10
+/// `STRONG.SYS`), which NVIDIA's words for `atom.{cta,gpu,sys}` vary.
+macro_rules! atomic_with_result {
+    ($mnemonic:literal, $opcode:literal, $hi:literal, $sem:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+            atoms: &[
+                Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+                reg_at!(16, None),
+                Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+                reg_at!(24, Some(0)),
+                reg_at!(32, Some(1)),
+            ],
+            bits: (($hi & !0x1e000 | $sem << 13) as u128) << 64 | $opcode,
+            mask: 0x000001fffff1ffc0ffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// A global reduction, `REDG desc[UR][R.64], R`, as [`atomic_with_result!`].
+macro_rules! reduction {
+    ($mnemonic:literal, $opcode:literal, $hi:literal, $sem:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["desc[{U}][{R}.64]", "{R}"],
+            atoms: &[
+                Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+                reg_at!(24, Some(0)),
+                reg_at!(32, Some(1)),
+            ],
+            bits: (($hi & !0x1e000 | $sem << 13) as u128) << 64 | $opcode,
+            mask: 0x000001ffffffffc0ffffff0000ff0fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// A compare-and-swap, `OP PT, R, [R], R, R` (a 64-bit address without
+/// descriptor; the swapped value at bits 64..71), as
+/// [`atomic_with_result!`].
+macro_rules! compare_and_swap {
+    ($mnemonic:literal, $opcode:literal, $hi:literal, $sem:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+            atoms: &[
+                Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+                reg_at!(16, None),
+                reg_at!(24, Some(0)),
+                reg_at!(32, Some(1)),
+                reg_at!(64, Some(2)),
+            ],
+            bits: (($hi & !0x1e000 | $sem << 13) as u128) << 64 | $opcode,
+            mask: 0x000001fffff1ff00ffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
 /// Forms established by probes rather than learned from the corpus (see
 /// the module comment), identical on SM80 and SM90.
 pub static PROBED: &[Form] = &[
+    // ATOM.E.ADD.STRONG.GPU PT, RZ, [R6.64+0x30], R23: NVIDIA's
+    // 0x000fe800081ee1c4_0000301706ff098a on sm_80 (0x081ee1c6 on sm_90,
+    // `desc[UR6]`): `atom.add.u32` on a generic address; the family of
+    // `families.rs` gives the other operations, types and scopes.
+    atomic_with_result!("ATOM.E.ADD.STRONG.GPU", 0x98a, 0x0810e1c0, 7),
+    // ATOMG.E.CAS.STRONG.SYS PT, R16, [R6+0x3c], R4, R5: NVIDIA's
+    // 0x000f2800001f4105_00003c04061073a9 (both SMs; `.64` is bit 74), and
+    // on a generic address ATOM.E.CAS.STRONG.GPU PT, R15, [R2+0x8], R12,
+    // R13 = 0x..00001ee10d_0000080c020f738b (`atom{.global,}.SCOPE.cas`).
+    compare_and_swap!("ATOMG.E.CAS.STRONG.SM", 0x3a9, 0x0010e100, 5),
+    compare_and_swap!("ATOMG.E.CAS.STRONG.SYS", 0x3a9, 0x0010e100, 10),
+    compare_and_swap!("ATOMG.E.CAS.64.STRONG.SM", 0x3a9, 0x0010e500, 5),
+    compare_and_swap!("ATOMG.E.CAS.64.STRONG.SYS", 0x3a9, 0x0010e500, 10),
+    compare_and_swap!("ATOM.E.CAS.STRONG.SM", 0x38b, 0x0010e100, 5),
+    compare_and_swap!("ATOM.E.CAS.STRONG.GPU", 0x38b, 0x0010e100, 7),
+    compare_and_swap!("ATOM.E.CAS.STRONG.SYS", 0x38b, 0x0010e100, 10),
+    // ATOMS.MAX.S32 RZ, [R23+UR10], R6: NVIDIA's
+    // 0x0003e4000900020a_0000000617ff798c (`atomicMax` on a `__shared__`
+    // array indexed from a register, the window's base in a uniform
+    // register): opcode 0x98c, bit 91 set; the ATOMS family of
+    // `families.rs` gives the other operations.
+    Form {
+        mnemonic: "ATOMS.ADD",
+        operands: &["{R}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(32, Some(1)),
+        ],
+        bits: 0x0000000008000000000000000000098c,
+        mask: 0x000001ffffffffc0ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // REDUX.XOR UR13, R6: NVIDIA's 0x000e620000008000_00000000060d73c4
+    // (its warp-aggregated `atomicXor`; the corpus has `REDUX`, `.OR` and
+    // `.SUM`): the operation at bits 78..80, XOR = 2.
+    Form {
+        mnemonic: "REDUX.XOR",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000000800000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
     // ATOMS.ADD R5, [R4], R7: NVIDIA's 0x004e680000000000_000000070405738c.
     Form {
         mnemonic: "ATOMS.ADD",
@@ -377,6 +496,41 @@ macro_rules! unpack_fp8 {
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // Float atomics, other opcodes than the integer ones on sm_90 (`ATOMG`
+    // 0x9a3, `REDG` 0x9a6; bits 73..75 are 1 for F32, 7 for F64). NVIDIA's
+    // words: `ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R27, desc[UR6][R12.64+0x34],
+    // R27` = 0x..00081ef3c6_0000341b0c1b79a3, `.F64.RN` 0x..00081effc6,
+    // `REDG.E.ADD.F32.FTZ.RN.STRONG.SYS desc[UR6][R6.64+0x18], R15` =
+    // 0x..000c115386_0000180f060079a6, `REDG.E.ADD.F64.RN.STRONG.GPU`
+    // 0x..000c10ff86 (atom.global.{cta,gpu,sys}.add.{f32,f64}).
+    atomic_with_result!("ATOMG.E.ADD.F32.FTZ.RN.STRONG.SM", 0x9a3, 0x0810f3c0, 5),
+    atomic_with_result!("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU", 0x9a3, 0x0810f3c0, 7),
+    atomic_with_result!("ATOMG.E.ADD.F32.FTZ.RN.STRONG.SYS", 0x9a3, 0x0810f3c0, 10),
+    atomic_with_result!("ATOMG.E.ADD.F64.RN.STRONG.SM", 0x9a3, 0x0810ffc0, 5),
+    atomic_with_result!("ATOMG.E.ADD.F64.RN.STRONG.GPU", 0x9a3, 0x0810ffc0, 7),
+    atomic_with_result!("ATOMG.E.ADD.F64.RN.STRONG.SYS", 0x9a3, 0x0810ffc0, 10),
+    reduction!("REDG.E.ADD.F32.FTZ.RN.STRONG.SM", 0x9a6, 0x0c10f380, 5),
+    reduction!("REDG.E.ADD.F32.FTZ.RN.STRONG.SYS", 0x9a6, 0x0c10f380, 10),
+    reduction!("REDG.E.ADD.F64.RN.STRONG.SM", 0x9a6, 0x0c10ff80, 5),
+    reduction!("REDG.E.ADD.F64.RN.STRONG.GPU", 0x9a6, 0x0c10ff80, 7),
+    reduction!("REDG.E.ADD.F64.RN.STRONG.SYS", 0x9a6, 0x0c10ff80, 10),
+    // Packed halves (bits 73..75: 0 F16x2, 3 BF16x2): NVIDIA's
+    // `ATOMG.E.ADD.F16x2.RN.STRONG.GPU PT, R8, desc[UR4][R12.64], R9` =
+    // 0x..00081ee1c4_000000090c0879a3, `.BF16x2.RN` 0x..00081ee7c4,
+    // `REDG.E.ADD.F16x2.RN.STRONG.GPU` 0x..000c10e184, `.BF16x2.RN`
+    // 0x..000c10e784 (atom/red.global.add.noftz.{f16x2,bf16x2}).
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.SM", 0x9a3, 0x0810e1c0, 5),
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.GPU", 0x9a3, 0x0810e1c0, 7),
+    atomic_with_result!("ATOMG.E.ADD.F16x2.RN.STRONG.SYS", 0x9a3, 0x0810e1c0, 10),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.SM", 0x9a3, 0x0810e7c0, 5),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.GPU", 0x9a3, 0x0810e7c0, 7),
+    atomic_with_result!("ATOMG.E.ADD.BF16x2.RN.STRONG.SYS", 0x9a3, 0x0810e7c0, 10),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.SM", 0x9a6, 0x0c10e180, 5),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.GPU", 0x9a6, 0x0c10e180, 7),
+    reduction!("REDG.E.ADD.F16x2.RN.STRONG.SYS", 0x9a6, 0x0c10e180, 10),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.SM", 0x9a6, 0x0c10e780, 5),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.GPU", 0x9a6, 0x0c10e780, 7),
+    reduction!("REDG.E.ADD.BF16x2.RN.STRONG.SYS", 0x9a6, 0x0c10e780, 10),
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}", 0x020006ff),
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),

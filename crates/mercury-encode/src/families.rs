@@ -48,9 +48,9 @@
 //!   `STRONG.SYS`, `MMIO.GPU`, ... 16 values) and STG/ST (the same but 4
 //!   = `STRONG.SM.PRIVATE`), printed last; LDL/STL ignore these bits.
 //!
-//! * atomics (ATOMG `0x9a8`, RED `0x98e`, printed REDG on sm_90): the
-//!   operation at bits 87..90 (`ADD MIN MAX INC DEC AND OR XOR EXCH
-//!   SAFEADD`; RED only the first eight, with bit 90 set), eviction and
+//! * atomics (ATOMG `0x9a8`, ATOM `0x98a` on generic addresses, RED
+//!   `0x98e`, printed REDG on sm_90): the operation at bits 87..90 (`ADD
+//!   MIN MAX INC DEC AND OR XOR EXCH SAFEADD`; RED only the first eight, with bit 90 set), eviction and
 //!   ordering as for stores, and the operand type at bits 73..75 (sm_80:
 //!   (none) `S32 64 F32.FTZ.RN F16x2.RN S64 F64.RN`; sm_90 ATOMG: (none)
 //!   `S32 64 S64 128`, REDG the first four), printed after the eviction
@@ -353,6 +353,8 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "LDC", sm: None, slots: &[LDC_WIDTH], negate: None },
     Family { opcode: "ATOMG", sm: Some(Sm::Sm80), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
     Family { opcode: "ATOMG", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "ATOM", sm: Some(Sm::Sm80), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "ATOM", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
     Family { opcode: "RED", sm: Some(Sm::Sm80), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
     Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
     Family { opcode: "HMMA", sm: None, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },

@@ -9,12 +9,12 @@ use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
 
 /// True for the accesses whose 64-bit address nvdisasm prints as one
 /// register: `ATOMG.E.CAS PT, R3, [R6], R12, R13` and generic `LD.E R6,
-/// [R6]` / `ST.E [R2], R5` without a descriptor (cluster_dsmem's
+/// [R6]` / `ST.E [R2], R5` without a descriptor, generic `ATOM.E.CAS` (cluster_dsmem's
 /// distributed shared memory load); the address is the pair R6:R7 as in
 /// every `.E` access.
 pub fn implicit_pair_address(inst: &Inst) -> bool {
     match inst.op {
-        Opcode::ATOMG => inst.has_mod("CAS"),
+        Opcode::ATOMG | Opcode::ATOM => inst.has_mod("CAS"),
         Opcode::LD | Opcode::ST => inst.has_mod("E"),
         _ => false,
     }
@@ -57,7 +57,8 @@ pub fn apply(inst: &mut Inst) {
             widen_address(inst);
         }
         ATOMG | ATOMS | ATOM | RED | REDG => {
-            let w = size(inst);
+            // `.S64` (64-bit min/max) and `.F64.RN` work on pairs too.
+            let w = if inst.has_mod("S64") || inst.has_mod("F64") { 2 } else { size(inst) };
             widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), w);
             widen(inst.uses.iter_mut().skip(1), w);
             widen_address(inst);

@@ -1097,6 +1097,12 @@ pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
     match op {
         AtomOp::Add => old.wrapping_add(v) & if bytes == 8 { u64::MAX } else { 0xffff_ffff },
         AtomOp::AddF32 => u64::from(float::fadd(o32, v32, true, float::Round::Nearest)),
+        AtomOp::AddF64 => float::dadd(old, v),
+        AtomOp::AddHalf2 { bf16 } => u64::from(half::add2(o32, v32, bf16)),
+        AtomOp::Min { signed } | AtomOp::Max { signed } if bytes == 8 => {
+            let less = if signed { (v as i64) < (old as i64) } else { v < old };
+            if less == matches!(op, AtomOp::Min { .. }) { v } else { old }
+        }
         AtomOp::Min { signed } => u64::from(int::imnmx(o32, v32, true, signed)),
         AtomOp::Max { signed } => u64::from(int::imnmx(o32, v32, false, signed)),
         AtomOp::Inc => u64::from(if o32 >= v32 { 0 } else { o32 + 1 }),

@@ -10,7 +10,7 @@ use crate::sem::float::Round;
 pub enum Space {
     /// Global (LDG/STG/ATOMG/RED).
     Global,
-    /// Generic (LD/ST): local memory inside the local window
+    /// Generic (LD/ST/ATOM): local memory inside the local window
     /// ([`crate::LOCAL_WINDOW`]), global memory elsewhere.
     Generic,
     /// Shared (LDS/STS/ATOMS).
@@ -24,6 +24,13 @@ pub enum Space {
 pub enum AtomOp {
     Add,
     AddF32,
+    /// `.ADD.F64.RN`: binary64 addition, rounded to nearest.
+    AddF64,
+    /// `.ADD.F16x2.RN` / `.ADD.BF16x2.RN`: lanewise addition of packed
+    /// halves.
+    AddHalf2 {
+        bf16: bool,
+    },
     Min {
         signed: bool,
     },
@@ -434,9 +441,17 @@ fn mem_bytes(inst: &Inst) -> (u8, bool) {
 }
 
 fn atom_op(inst: &Inst) -> Option<AtomOp> {
-    let signed = inst.has_mod("S32");
+    let signed = inst.has_mod("S32") || inst.has_mod("S64");
     Some(if inst.has_mod("ADD") {
-        if inst.has_mod("F32") { AtomOp::AddF32 } else { AtomOp::Add }
+        if inst.has_mod("F32") {
+            AtomOp::AddF32
+        } else if inst.has_mod("F64") {
+            AtomOp::AddF64
+        } else if inst.has_mod("F16x2") || inst.has_mod("BF16x2") {
+            AtomOp::AddHalf2 { bf16: inst.has_mod("BF16x2") }
+        } else {
+            AtomOp::Add
+        }
     } else if inst.has_mod("MIN") {
         AtomOp::Min { signed }
     } else if inst.has_mod("MAX") {
@@ -679,8 +694,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::St { space, bytes: mem_bytes(inst).0 }
         }
         "ATOMG" | "RED" | "REDG" | "ATOMS" | "ATOM" => {
-            let space = if base == "ATOMS" { Space::Shared } else { Space::Global };
-            let bytes = if m("64") { 8 } else { 4 };
+            let space = match base {
+                "ATOMS" => Space::Shared,
+                "ATOM" => Space::Generic,
+                _ => Space::Global,
+            };
+            // `.S64` and `.F64.RN` are 64-bit too.
+            let bytes = if m("64") || m("S64") || m("F64") { 8 } else { 4 };
             if m("POPC") && m("INC") {
                 return Kind::Atom { space, op: AtomOp::Add, bytes, one: true };
             }

@@ -121,8 +121,36 @@ pub fn fp8_to_f16(b: u8, e4m3: bool) -> Option<u16> {
     Some(from_f64(magnitude) | u16::from(sign) << 15)
 }
 
+/// The lanewise sum of two packed pairs of binary16 (or, with `bf16`,
+/// bfloat16) values, rounded to nearest even without flushing subnormals:
+/// `ATOMG`/`RED` `.ADD.F16x2.RN` / `.BF16x2.RN`.
+pub fn add2(a: u32, b: u32, bf16: bool) -> u32 {
+    let value = |h: u32| {
+        let h = (h & 0xffff) as u16;
+        if bf16 { f64::from(f32::from_bits(u32::from(h) << 16)) } else { f64::from(to_f32(h)) }
+    };
+    let lane = |k: u32| {
+        let sum = value(a >> k) + value(b >> k);
+        u32::from(if bf16 { bf16_from_f64(sum) } else { from_f64(sum) }) << k
+    };
+    lane(0) | lane(16)
+}
+
 #[cfg(test)]
 mod tests {
+    /// Lanewise sums of packed halves: rounding to even, subnormals kept,
+    /// overflow to infinity, bfloat16 lanes.
+    #[test]
+    fn add2_rounds_each_lane() {
+        // 1 + 2 = 3 (low lane), 2^-24 + 2^-24 = 2^-23 (high lane).
+        assert_eq!(super::add2(0x0001_3c00, 0x0001_4000, false), 0x0002_4200);
+        // 65504 + 65504 overflows; 1 + 2^-11 ties to 1.
+        assert_eq!(super::add2(0x3c00_7bff, 0x1000_7bff, false), 0x3c00_7c00);
+        // 1 + -1 = +0; bfloat16 1 + 1 = 2, 1 + 2^-8 ties to 1.
+        assert_eq!(super::add2(0x3c00_3c00, 0x0000_bc00, false), 0x3c00_0000);
+        assert_eq!(super::add2(0x3f80_3f80, 0x3b80_3f80, true), 0x3f80_4000);
+    }
+
     use super::*;
 
     #[test]

@@ -1,8 +1,11 @@
-//! Atomics and reductions on global memory, relaxed at GPU scope (PTX's
-//! default): `REDG` (sm_90) / `RED` (sm_80) when the old value is never
-//! read, `ATOMG` when it is; shared-memory atomics as `ATOMS` (the
-//! increment as `ATOMS.POPC.INC`, float addition as a compare-and-swap
-//! loop).
+//! Atomics and reductions on global and generic memory: `REDG` (sm_90) /
+//! `RED` (sm_80) when the old value is never read, `ATOMG` (`ATOM` for a
+//! generic address) when it is, with NVIDIA's strength for the scope and
+//! fences for the semantics (ops/atomic/order.rs); shared-memory atomics
+//! as `ATOMS` (the increment as `ATOMS.POPC.INC`, float and 64-bit
+//! operations as compare-and-swap loops), with the same fences.
+
+mod order;
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};
@@ -13,32 +16,44 @@ use super::{operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `atom.global.OP.T d, [a], b[, c]` and `red.global.OP.T [a], b`.
+/// `atom[.global].SEM.SCOPE.OP.T d, [a], b[, c]` and `red[.global]...`.
 ///
 /// NVIDIA's forms: a reduction, or an atomic whose result nothing reads,
-/// is `REDG.E.OP[.T].STRONG.GPU desc[UR][a], b` (sm_80: `RED`), but
+/// is `REDG.E.OP[.T].STRONG.S desc[UR][a], b` (sm_80: `RED`), but
 /// `exch`/`cas`, which have no reduction, write `RZ`; an atomic whose
-/// result is read is `ATOMG.E.OP[.T].STRONG.GPU PT, d, desc[UR][a], b`;
-/// compare-and-swap is `ATOMG.E.CAS[.64].STRONG.GPU PT, d, [a], b, c`
-/// (an address without the descriptor). Sources held as constants are
-/// moved to registers first (`RZ` for 0), as NVIDIA does.
+/// result is read is `ATOMG.E.OP[.T].STRONG.S PT, d, desc[UR][a], b`;
+/// compare-and-swap is `ATOMG.E.CAS[.64].STRONG.S PT, d, [a], b, c`
+/// (an address without the descriptor). A generic address is `ATOM` in
+/// every case (NVIDIA has no generic reduction), for the 32-bit integer
+/// operations only: the others become a loop testing the address's state
+/// space (`QSPC`), not lowered. `S` is the scope's strength and the
+/// semantics add fences around ([`order::Order`]). Sources held as
+/// constants are moved to registers first (`RZ` for 0), as NVIDIA does.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let red = inst.opcode.name.as_str() == "red";
+    let order = order::Order::of(cx, inst).ok_or_else(|| unsupported(inst))?;
     let words: Vec<&str> = inst
         .modifiers
         .iter()
-        .filter(|m| m.kind == ModifierKind::Word && !matches!(m.name.as_str(), "relaxed" | "gpu"))
+        // `.noftz` is required on the half-precision additions, which
+        // never flush.
+        .filter(|m| m.kind == ModifierKind::Word && !order::is_order_word(m.name.as_str()) && m.name != "noftz")
         .map(|m| m.name.as_str())
         .collect();
     let types: Vec<ScalarType> = inst.types().collect();
     let ([op], [ty]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
     if inst.space() == Some(StateSpace::Shared) {
-        return shared(cx, inst, red, op, *ty);
+        // Shared atomics have no strength: the scope only picks fences.
+        order.before(cx, inst.span)?;
+        shared(cx, inst, red, op, *ty)?;
+        return order.after(cx, StateSpace::Shared, inst.span);
     }
-    if inst.space() != Some(StateSpace::Global) {
-        return Err(unsupported(inst));
-    }
-    let mods = modifiers(op, *ty).ok_or_else(|| unsupported(inst))?;
+    let generic = match inst.space() {
+        Some(StateSpace::Global) => false,
+        None if ty.bits() == 32 && !ty.is_float() => true,
+        _ => return Err(unsupported(inst)),
+    };
+    let mods = modifiers(op, *ty, order.strength()).ok_or_else(|| unsupported(inst))?;
     let first = usize::from(!red);
     let result = read_result(cx, inst, red)?;
     let cas = *op == "cas";
@@ -52,31 +67,26 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mut uses = vec![addr, b];
     uses.extend(swap);
-    let reducible = !matches!(*op, "exch" | "cas");
+    let reducible = !generic && !matches!(*op, "exch" | "cas");
+    order.before(cx, inst.span)?;
     match result {
         None if reducible => {
             let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
-            cx.emit(op, &mods, vec![], uses, inst.span)
+            cx.emit(op, &mods, vec![], uses, inst.span)?;
         }
         _ => {
-            if *ty == ScalarType::F32 && cx.sm.version >= 90 {
-                // sm_90 has another opcode for float atomics with a result,
-                // whose forms the encoder has not seen.
-                return Err(unsupported(inst));
-            }
             let d = match result {
                 Some(d) => cx.reg(d.name.as_str(), d.span)?,
                 None if ty.bits() == 32 => Reg::RZ,
                 None => cx.temp(RegFile::R, 2),
             };
-            cx.emit(Opcode::ATOMG, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)
+            let op = if generic { Opcode::ATOM } else { Opcode::ATOMG };
+            cx.emit(op, &mods, vec![Operand::reg(Reg::PT), d.into()], uses, inst.span)?;
         }
     }
+    order.after(cx, StateSpace::Global, inst.span)
 }
 
-/// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`, `None` for what is not
-/// lowered: 64-bit `min`/`max` (signed 64-bit forms unprobed), `inc`/`dec`
-/// beyond `u32`, float operations but `add.f32`.
 /// The PTX register an `atom` writes when something reads it (`None`
 /// for `red` and for unread results, which SASS writes to `RZ`).
 fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowered<Option<&'i ptx_syntax::ast::Ident>> {
@@ -87,48 +97,63 @@ fn read_result<'i>(cx: &Lowerer<'_>, inst: &'i Instruction, red: bool) -> Lowere
     Ok((!cx.unread(d.name.as_str())).then_some(d))
 }
 
-fn modifiers(op: &str, ty: ScalarType) -> Option<Vec<&'static str>> {
+/// The modifiers of `OP.T` on `RED`/`REDG`/`ATOMG`/`ATOM` with the
+/// scope's `strength` (`SM`, `GPU`, `SYS`), `None` for what is not
+/// lowered (`inc`/`dec` beyond `u32`, float operations but the additions
+/// of `f32`, `f64`, `f16x2` and `bf16x2`; scalar `f16`/`bf16` additions are
+/// compare-and-swap loops in NVIDIA's code).
+fn modifiers(op: &str, ty: ScalarType, strength: &'static str) -> Option<Vec<&'static str>> {
     use ScalarType::*;
-    let (word, ty_word): (&'static str, &'static str) = match (op, ty) {
-        ("add", U32 | S32) => ("ADD", ""),
-        ("add", U64 | S64) => ("ADD", "64"),
-        ("add", F32) => ("ADD", "F32"),
-        ("min", S32) => ("MIN", "S32"),
-        ("min", U32) => ("MIN", ""),
-        ("max", S32) => ("MAX", "S32"),
-        ("max", U32) => ("MAX", ""),
-        ("inc", U32) => ("INC", ""),
-        ("dec", U32) => ("DEC", ""),
-        ("and", B32) => ("AND", ""),
-        ("or", B32) => ("OR", ""),
-        ("xor", B32) => ("XOR", ""),
-        ("and", B64) => ("AND", "64"),
-        ("or", B64) => ("OR", "64"),
-        ("xor", B64) => ("XOR", "64"),
-        ("exch", B32 | U32 | S32 | F32) => ("EXCH", ""),
-        ("exch", B64 | U64 | S64) => ("EXCH", "64"),
-        ("cas", B32 | U32 | S32) => ("CAS", ""),
-        ("cas", B64 | U64 | S64) => ("CAS", "64"),
+    let (word, ty_words): (&'static str, &'static [&'static str]) = match (op, ty) {
+        ("add", U32) => ("ADD", &[]),
+        ("add", S32) => ("ADD", &["S32"]),
+        ("add", U64 | S64) => ("ADD", &["64"]),
+        ("add", F32) => ("ADD", &["F32", "FTZ", "RN"]),
+        ("add", F64) => ("ADD", &["F64", "RN"]),
+        ("add", F16x2) => ("ADD", &["F16x2", "RN"]),
+        ("add", Bf16x2) => ("ADD", &["BF16x2", "RN"]),
+        ("min", S32) => ("MIN", &["S32"]),
+        ("min", U32) => ("MIN", &[]),
+        ("min", S64) => ("MIN", &["S64"]),
+        ("min", U64) => ("MIN", &["64"]),
+        ("max", S32) => ("MAX", &["S32"]),
+        ("max", U32) => ("MAX", &[]),
+        ("max", S64) => ("MAX", &["S64"]),
+        ("max", U64) => ("MAX", &["64"]),
+        ("inc", U32) => ("INC", &[]),
+        ("dec", U32) => ("DEC", &[]),
+        ("and", B32) => ("AND", &[]),
+        ("or", B32) => ("OR", &[]),
+        ("xor", B32) => ("XOR", &[]),
+        ("and", B64) => ("AND", &["64"]),
+        ("or", B64) => ("OR", &["64"]),
+        ("xor", B64) => ("XOR", &["64"]),
+        ("exch", B32 | U32 | S32 | F32) => ("EXCH", &[]),
+        ("exch", B64 | U64 | S64) => ("EXCH", &["64"]),
+        ("cas", B32 | U32 | S32) => ("CAS", &[]),
+        ("cas", B64 | U64 | S64) => ("CAS", &["64"]),
         _ => return None,
     };
-    Some(match ty_word {
-        "F32" => vec!["E", word, "F32", "FTZ", "RN", "STRONG", "GPU"],
-        "" => vec!["E", word, "STRONG", "GPU"],
-        t => vec!["E", word, t, "STRONG", "GPU"],
-    })
+    let mut mods = vec!["E", word];
+    mods.extend_from_slice(ty_words);
+    mods.extend(["STRONG", strength]);
+    Some(mods)
 }
 
 /// Source `i` of an atomic of type `ty` in a register: a constant goes to
 /// a fresh register (`IMAD.MOV.U32 t, RZ, RZ, c`; 0 is `RZ`; a 64-bit one
 /// to a pair, a move per word).
 fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> Lowered<Operand> {
+    if ty.bits() == 64 {
+        // Integer and binary64 constants alike, as their bits.
+        return Ok(match src64(cx, inst, i)? {
+            Src64::Reg(r) => r.into(),
+            Src64::Imm(v) => materialize(cx, v, inst.span)?.into(),
+        });
+    }
     let v = src(cx, inst, i, ty)?;
     if v.as_reg().is_some() {
         return Ok(v);
-    }
-    if ty.bits() == 64 {
-        let OperandKind::Imm(ori_ir::Imm::Int(v)) = v.kind else { return Err(unsupported(inst)) };
-        return Ok(super::wide::materialize(cx, v as u64, inst.span)?.into());
     }
     if ty.bits() != 32 {
         return Err(unsupported(inst));
@@ -147,8 +172,9 @@ fn value(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize, ty: ScalarType) -> 
 /// `atom.shared.OP.T d, [a], b[, c]` and `red.shared.OP.T [a], b`:
 /// NVIDIA's `ATOMS.OP[.S32] d, [a], b` (`RZ` for an unread result),
 /// `ATOMS.CAS d, [a], b, c`, `ATOMS.EXCH.64`/`ATOMS.CAS.64` for 64-bit
-/// exchanges, the increment by 1 as `ATOMS.POPC.INC.32`, and `add.f32`/
-/// `add.u64` as a compare-and-swap loop (below).
+/// exchanges, the increment by 1 as `ATOMS.POPC.INC.32`, and float
+/// additions and the other 64-bit operations as a compare-and-swap loop
+/// (below).
 fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: ScalarType) -> Lowered {
     use ScalarType::*;
     let first = usize::from(!red);
@@ -157,12 +183,14 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
-    let looped = matches!((op, ty), ("add", F32 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
+    let looped =
+        matches!((op, ty), ("add", F32 | F64 | U64) | ("and" | "or" | "xor", B64) | ("min" | "max", U64 | S64));
     if looped {
         return shared_cas_loop(cx, inst, first, result.map(|d| d.name.as_str()), op, ty);
     }
     let mods: &[&str] = match (op, ty) {
-        ("add", U32 | S32) => &["ADD"],
+        ("add", U32) => &["ADD"],
+        ("add", S32) => &["ADD", "S32"],
         ("min", S32) => &["MIN", "S32"],
         ("min", U32) => &["MIN"],
         ("max", S32) => &["MAX", "S32"],
@@ -204,6 +232,8 @@ fn shared_increment(cx: &mut Lowerer<'_>, inst: &Instruction, first: usize) -> L
 enum Addend {
     /// `add.f32`: `FADD new, b, old`.
     F32(Operand),
+    /// `add.f64`: `DADD new, b, old`.
+    F64(Operand),
     /// `add.u64`: `IADD3 new.lo, P, b.lo, old.lo, RZ` + `IADD3.X new.hi,
     /// b.hi, old.hi, RZ, P, !PT` (a constant second).
     U64(Src64),
@@ -217,22 +247,23 @@ enum Addend {
     Bound64 { b: Reg, max: bool, signed: bool },
 }
 
-/// `atom.shared.add.f32 d, [a], b`, `atom.shared.add.u64` and the other
-/// 64-bit operations but exchanges ([`Addend`]): NVIDIA's loop (no float
+/// `atom.shared.add.{f32,f64} d, [a], b`, `atom.shared.add.u64` and the
+/// other 64-bit operations but exchanges ([`Addend`]): NVIDIA's loop (no float
 /// or 64-bit arithmetic on shared memory), the old value read, the result
 /// stored only if memory still holds it:
 ///
 /// ```text
 /// loop: old = LDS[.64] [a]
-///       new = old + b                           (FADD / IADD3 + IADD3.X)
+///       new = old + b                    (FADD / DADD / IADD3 + IADD3.X)
 ///       ok = ATOMS.CAST.SPIN[.64] [a], old, new (1 when it stored)
 ///       p = ISETP.EQ.U32.AND ok, 0x1            (64 bits: and ok.hi == 0,
 ///                                                ISETP.EQ.U32.AND.EX)
 ///       @!p BRA loop
 /// ```
 ///
-/// `d` is the last `old`. A guarded atomic is not lowered (the loop
-/// would need a branch around it).
+/// `d` is the last `old`. A guarded atomic branches around the loop on
+/// the negated guard, as NVIDIA's code does (`@P0 BRA` past it, `P0` the
+/// guard's complement).
 fn shared_cas_loop(
     cx: &mut Lowerer<'_>,
     inst: &Instruction,
@@ -241,13 +272,45 @@ fn shared_cas_loop(
     op: &str,
     ty: ScalarType,
 ) -> Lowered {
-    if cx.guard.is_some() {
-        return Err(unsupported(inst));
+    let span = inst.span;
+    let guard = cx.guard.take();
+    let skip = match guard {
+        Some(g) => {
+            let skip = cx.func.add_block();
+            cx.func.layout.pop();
+            cx.guard = Some(ori_ir::Guard { pred: g.pred, negated: !g.negated });
+            let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(skip)], span);
+            cx.guard = None;
+            branch?;
+            let body = cx.func.add_block();
+            cx.func.layout.pop();
+            cx.place_block(body);
+            Some(skip)
+        }
+        None => None,
+    };
+    shared_cas_loop_body(cx, inst, first, result, op, ty)?;
+    if let Some(skip) = skip {
+        cx.place_block(skip);
     }
+    cx.guard = guard;
+    Ok(())
+}
+
+/// The loop of [`shared_cas_loop`], unguarded.
+fn shared_cas_loop_body(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    first: usize,
+    result: Option<&str>,
+    op: &str,
+    ty: ScalarType,
+) -> Lowered {
     let span = inst.span;
     let addr = shared_address(cx, inst, first)?;
     let addend = match op {
         _ if ty == ScalarType::F32 => Addend::F32(value(cx, inst, first + 1, ScalarType::F32)?),
+        _ if ty == ScalarType::F64 => Addend::F64(value(cx, inst, first + 1, ScalarType::F64)?),
         "add" => Addend::U64(src64(cx, inst, first + 1)?),
         "min" | "max" => {
             let b = match src64(cx, inst, first + 1)? {
@@ -280,6 +343,7 @@ fn shared_cas_loop(
     let pt = || Operand::reg(Reg::PT);
     match addend {
         Addend::F32(b) => cx.emit(Opcode::FADD, &[], vec![new.into()], vec![b, old.into()], span)?,
+        Addend::F64(b) => cx.emit(Opcode::DADD, &[], vec![new.into()], vec![b, old.into()], span)?,
         Addend::U64(b) => {
             let old = Src64::Reg(old);
             let (x, y) = if matches!(b, Src64::Imm(_)) { (old, b) } else { (b, old) };
