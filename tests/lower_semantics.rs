@@ -2430,3 +2430,28 @@ fn narrow_to_64_bit_conversions_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
     matches_nvidia("cvt_narrow64", n as u32, args, 1, 48, |t| format!("word {:#x}", words[t]));
 }
+
+/// `tests/ptx/special_regs.ptx`: `%smid`, `%warpid`, `%nsmid`, `%tid.z`,
+/// the clocks and the timer (only their order: the values differ between
+/// runs), and a guarded `trap` that no thread takes.
+#[test]
+fn special_regs_match_nvidia() {
+    let input: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * 64])];
+    matches_nvidia("special_regs", 64, args, 1, 32, |t| format!("thread {t}"));
+}
+
+/// `tests/ptx/sweep_ops.ptx`: the floating-point forms the NVRTC sweep
+/// needed (`div.approx.ftz.f32`, `sqrt.approx.f32`, ...) on normal,
+/// subnormal, negative, huge and special inputs.
+#[test]
+fn sweep_ops_match_nvidia() {
+    let mut floats: Vec<f32> = vec![0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e-40, -1e-39, 1e30, 1e38, 7.25, -0.75];
+    floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 2e-38, 64.0, 1e-20, 3e-45]);
+    floats.extend((0..24).map(|i| (i as f32 - 12.0) * 1.37));
+    let pairs: Vec<(f32, f32)> = floats.iter().zip(floats.iter().rev()).map(|(&a, &b)| (a, b)).collect();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let n = pairs.len();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("sweep_ops", n as u32, args, 1, 64, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
+}

@@ -306,6 +306,43 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // SGXT.U32 R9, R9, 0x7: NVIDIA's 0x000fe40000000000_000000070909781a on
+    // both SMs (`%warpid`: the warp's bits 8..14 of SR_VIRTID).
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R13, SR_CLOCKLO: NVIDIA's 0x000fe20000005000_00000000000d7805
+    // on both SMs (`%clock`); the 64-bit `CS2R` has bit 80 set.
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BPT.TRAP 0x1: NVIDIA's 0x003fe20000300000_000000040000795c on both
+    // SMs (`trap`); nvdisasm reads the operand from bits 34..36.
+    Form {
+        mnemonic: "BPT.TRAP",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: AtomKind::X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000300000000000000000095c,
+        mask: 0x000001ffffffffffffffffe3ffff0fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms of instructions only sm_90 has: the mbarrier operations

@@ -71,7 +71,7 @@ impl Cta<'_> {
             SpecialReg::CtaidY => self.ctaid[1],
             SpecialReg::CtaidZ => self.ctaid[2],
             SpecialReg::CgaCtaId => self.rank as u32,
-            SpecialReg::SmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
+            SpecialReg::SmId | SpecialReg::VirtualSmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
             SpecialReg::LtMask => lt,
             SpecialReg::LeMask => lt | 1 << lane,
             SpecialReg::GtMask => !(lt | 1 << lane),
@@ -275,6 +275,10 @@ impl Cta<'_> {
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
             }
             Kind::Brev => (u64::from(u(0)?.reverse_bits()), no),
+            Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
+                Some(v) => (u64::from(v), no),
+                None => return fault("SGXT of a width outside 1..=31 is not modelled"),
+            },
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let d = if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) };
@@ -696,6 +700,7 @@ impl Cta<'_> {
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),
+            Kind::Trap if active != 0 => return fault("BPT.TRAP: the kernel trapped"),
             Kind::Exit => {
                 w.reschedule(g, &[(mask & !active, pc + 1)]);
                 return Ok(());

@@ -152,6 +152,12 @@ pub enum Kind {
     },
     Iabs,
     Brev,
+    /// `SGXT[.U32] d, a, n`: the low `n` bits of `a`, sign- or zero-extended.
+    Sgxt {
+        signed: bool,
+    },
+    /// `BPT.TRAP`: the kernel stops with an error.
+    Trap,
     /// `VABSDIFF a, b, c`: `|a - b| + c`.
     Vabsdiff {
         signed: bool,
@@ -546,6 +552,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
+        "SGXT" => Kind::Sgxt { signed: !m("U32") },
+        "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
         "POPC" | "UPOPC" => Kind::Popc,
         "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },

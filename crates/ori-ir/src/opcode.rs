@@ -448,6 +448,7 @@ static MODIFIERS: &[&str] = &[
     "T",
     "TF32",
     "TRANS64",
+    "TRAP",
     "TRUNC",
     "TRYWAIT",
     "U",

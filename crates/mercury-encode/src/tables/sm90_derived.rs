@@ -162,6 +162,39 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BPT.TRAP",
+        operands: &["{X}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000300000000000000000095c,
+        mask: 0x000001ffffffffffffffffe3ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "SYNCS.ARRIVE.TRANS64",
         operands: &["{R}", "[{R}+{U}]", "{R}"],
         atoms: &[

@@ -101,6 +101,14 @@ pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sgxt_extends_the_low_bits() {
+        assert_eq!(super::sgxt(0x1234_56ff, 7, false), Some(0x7f));
+        assert_eq!(super::sgxt(0x40, 7, true), Some(0xffff_ffc0));
+        assert_eq!(super::sgxt(0x3f, 7, true), Some(0x3f));
+        assert_eq!(super::sgxt(5, 0, false), None);
+    }
+
     use super::*;
 
     #[test]
@@ -125,4 +133,12 @@ mod tests {
         assert_eq!(imad_wide(0xffff_ffff, 4, 0x1000, true), 0xffc);
         assert_eq!(iadd3(negated(0), 5, 0, 0), (5, 1));
     }
+}
+
+/// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
+/// one unless `signed` is false. Widths outside 1..=31 are not modelled
+/// (`None`): no NVIDIA code seen uses them.
+pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
+    let n = bits.checked_sub(1).filter(|&m| m < 31)? + 1;
+    Some(if signed { ((a << (32 - n)) as i32 >> (32 - n)) as u32 } else { a & ((1 << n) - 1) })
 }

@@ -1,4 +1,4 @@
-//! `bra`, `ret`, `exit` and `bar.sync`.
+//! `bra`, `ret`, `exit`, `trap` and `bar.sync`.
 
 use ori_ir::{Opcode, Operand};
 use ptx_syntax::ast::{ExprKind, Instruction};
@@ -33,6 +33,15 @@ pub(super) fn exit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::EXIT, &[], vec![], vec![], inst.span)?;
     cx.end_block();
     Ok(())
+}
+
+/// `trap`: `BPT.TRAP 0x1`, NVIDIA's. The code after it stays reachable in
+/// the CFG (NVIDIA's ends the path there; keeping it only costs code).
+pub(super) fn trap(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if !inst.modifiers.is_empty() || !inst.operands.is_empty() {
+        return Err(unsupported(inst));
+    }
+    cx.emit(Opcode::BPT, &["TRAP"], vec![], vec![Operand::int(1)], inst.span)
 }
 
 /// `bar.sync N` / `barrier.sync[.aligned] N` with an immediate barrier and
