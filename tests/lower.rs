@@ -221,6 +221,14 @@ fn test_ptx(name: &str, sm: u32) -> String {
     std::fs::read_to_string(path).unwrap().replace(".target sm_80", &format!(".target sm_{sm}"))
 }
 
+/// `tests/sweep/NAME.smNN.ptx`: NVRTC 13's PTX for `tests/sweep/NAME.cu`
+/// (`-arch=compute_NN -std=c++17`), CUDA code written to cover the
+/// language's intrinsics rather than taken from a project.
+fn sweep_ptx(name: &str, sm: u32) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().join("tests/sweep");
+    std::fs::read_to_string(dir.join(format!("{name}.sm{sm}.ptx"))).unwrap()
+}
+
 /// The PTX text of a hand-written kernel for an SM.
 type KernelText = fn(u32) -> String;
 
@@ -247,6 +255,9 @@ fn hand_written_kernels_encode() {
         ("cp_async", |sm| test_ptx("cp_async", sm)),
         ("mma_forms", |sm| test_ptx("mma_forms", sm)),
         ("undefined_reads", |sm| test_ptx("undefined_reads", sm)),
+        ("special_regs", |sm| test_ptx("special_regs", sm)),
+        ("sweep_ops", |sm| test_ptx("sweep_ops", sm)),
+        ("sweep_tex", |sm| sweep_ptx("tex", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {
