@@ -258,6 +258,7 @@ fn hand_written_kernels_encode() {
         ("special_regs", |sm| test_ptx("special_regs", sm)),
         ("sweep_ops", |sm| test_ptx("sweep_ops", sm)),
         ("sweep_tex", |sm| sweep_ptx("tex", sm)),
+        ("sweep_mem", |sm| sweep_ptx("mem", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {
