@@ -259,6 +259,8 @@ fn hand_written_kernels_encode() {
         ("sweep_ops", |sm| test_ptx("sweep_ops", sm)),
         ("sweep_tex", |sm| sweep_ptx("tex", sm)),
         ("sweep_mem", |sm| sweep_ptx("mem", sm)),
+        ("warp_ops", |sm| test_ptx("warp_ops", sm)),
+        ("sweep_warp", |sm| sweep_ptx("warp", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -2455,3 +2455,13 @@ fn sweep_ops_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
     matches_nvidia("sweep_ops", n as u32, args, 1, 64, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
 }
+
+/// `tests/ptx/warp_ops.ptx`: `redux.sync` (add, min, max, or, and), a
+/// butterfly shuffle with member mask 0xff and width 8, a shuffle from a
+/// constant lane, `bar.warp.sync`, on one warp of varied signed values.
+#[test]
+fn warp_ops_match_nvidia() {
+    let input: Vec<u32> = (0..32u32).map(|i| i.wrapping_mul(0x9e37_79b9).rotate_left(i) ^ (i << 30)).collect();
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 64 * 32])];
+    matches_nvidia("warp_ops", 32, args, 1, 64, |t| format!("{:#x}", input[t]));
+}

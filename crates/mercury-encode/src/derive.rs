@@ -343,6 +343,37 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffffe3ffff0fff,
         uniform_guard: false,
     },
+    // SHFL.IDX PT, R7, R2, 0x3, 0x1f: NVIDIA's 0x00092200000e0000_00601f0002077f89
+    // (`__shfl_sync(m, x, 3)`; the corpus has only register lanes for
+    // IDX): the BFLY immediate form with mode 0 at bits 58..59.
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // REDUX.SUM.S32 UR5, R2: NVIDIA's 0x020e62000000c200_00000000020573c4
+    // (`redux.sync.add.s32`; the corpus has the unsigned `REDUX.SUM`):
+    // `.S32` is bit 73, as in `REDUX.MIN.S32`.
+    Form {
+        mnemonic: "REDUX.SUM.S32",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000000c20000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms of instructions only sm_90 has: the mbarrier operations

@@ -195,6 +195,31 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "REDUX.SUM.S32",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000c20000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "STS.64",
         operands: &["[{R}.X4]", "{R}"],
         atoms: &[

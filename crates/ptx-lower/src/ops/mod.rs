@@ -101,6 +101,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
         "trap" => ctrl::trap(cx, inst).map(|()| None),
         "shfl" => warp::shfl(cx, inst).map(|()| None),
+        "redux" => warp::redux(cx, inst).map(|()| None),
         "vote" => warp::vote(cx, inst).map(|()| None),
         "activemask" => warp::activemask(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
