@@ -2449,6 +2449,8 @@ fn sweep_ops_match_nvidia() {
     let mut floats: Vec<f32> = vec![0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e-40, -1e-39, 1e30, 1e38, 7.25, -0.75];
     floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 2e-38, 64.0, 1e-20, 3e-45]);
     floats.extend((0..24).map(|i| (i as f32 - 12.0) * 1.37));
+    // 7.25 (0x4740 in binary16) compared with itself by set.eq.f16.
+    floats.extend([7.25, 7.25, -7.25, 7.2500005]);
     let pairs: Vec<(f32, f32)> = floats.iter().zip(floats.iter().rev()).map(|(&a, &b)| (a, b)).collect();
     let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
     let n = pairs.len();

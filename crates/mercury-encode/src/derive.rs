@@ -374,6 +374,53 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00c00fff,
         uniform_guard: false,
     },
+    // HSET2.BF.EQ.AND R0, R4.H0_H0, 0.0073, 0.0073, PT: NVIDIA's
+    // 0x041fe40003802880_1f791f7904007433 on both SMs (`set.eq.f16.f16`
+    // with a constant; CUDA's hexp): the pair as HMUL2's, high lane at
+    // bits 48..63; the selector of `a` at bits 74..75 (2: H0_H0).
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028800000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.EQ.AND R4, R4.H0_H0, R5.H0_H0, PT: NVIDIA's
+    // 0x000fc60003802880_3000000404047233 has `R4.H1_H1`, the selector of
+    // `b` at bits 60..61 (3: H1_H1, 2: H0_H0 as in HSETP2's learned form).
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028802000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028803000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms of instructions only sm_90 has: the mbarrier operations

@@ -410,6 +410,15 @@ impl Cta<'_> {
                 let test = |k: usize| cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0;
                 (0, [test(0), test(1)])
             }
+            Kind::Hset2 { cmp, op } => {
+                let mut next = 0;
+                let a = self.half_lanes(w, step, &mut next, lane, false)?;
+                let b = self.half_lanes(w, step, &mut next, lane, false)?;
+                let acc = self.p_in(w, step, next, lane)?;
+                // binary16 1.0 where the lane's test holds.
+                let one = |k: usize| if cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0 { 0x3c00u32 } else { 0 };
+                (u64::from(one(1) << 16 | one(0)), no)
+            }
             Kind::F2fp { bf16 } => {
                 let round =
                     |x: u32| if bf16 { half::bf16_from_f32(x) } else { half::from_f64(f64::from(f32::from_bits(x))) };

@@ -217,6 +217,12 @@ pub enum Kind {
         op: BoolOp,
         bf16: bool,
     },
+    /// `HSET2.BF.CMP.BOOL d, a, b, c`: each lane's comparison as 1.0 or
+    /// 0.0 in that lane of `d`.
+    Hset2 {
+        cmp: Cmp,
+        op: BoolOp,
+    },
     /// `F2FP[.F16.F32|.BF16.F32].PACK_AB d, a, b`: two binary32 values
     /// rounded to nearest into the halves of `d` (`a` high, `b` low).
     F2fp {
@@ -588,6 +594,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "HMNMX2" => Kind::Half2 { op: HalfOp::MinMax, bf16: m("BF16_V2") },
         "HSETP2" => match cmp_op(inst) {
             Some((cmp, op)) => Kind::Hsetp2 { cmp, op, bf16: m("BF16_V2") },
+            None => Kind::Unsupported,
+        },
+        "HSET2" if m("BF") && !m("BF16_V2") => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Hset2 { cmp, op },
             None => Kind::Unsupported,
         },
         "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },

@@ -164,6 +164,7 @@ opcodes! {
     HFMA2: Fixed, 1..=1, 3..=4, NONE;
     HMNMX2: Fixed, 1..=1, 3..=4, NONE;
     HSETP2: Fixed, 2..=2, 3..=5, NONE;
+    HSET2: Fixed, 1..=1, 3..=5, NONE;
     // Conversions.
     F2F: Variable, 1..=1, 1..=1, NONE;
     F2I: Variable, 1..=1, 1..=1, NONE;
@@ -336,6 +337,7 @@ static MODIFIERS: &[&str] = &[
     "ANY",
     "ARRIVE",
     "ASYNC",
+    "BF",
     "BF16",
     "BF16_V2",
     "BFLY",

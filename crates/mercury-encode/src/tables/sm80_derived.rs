@@ -220,6 +220,46 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028800000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028802000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028803000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "STS.64",
         operands: &["[{R}.X4]", "{R}"],
         atoms: &[

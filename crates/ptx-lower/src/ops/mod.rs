@@ -87,6 +87,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             }
         }
         "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
+        "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
         "setp" if ty(inst)? == ScalarType::F64 => double::setp(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
