@@ -421,7 +421,88 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // HFMA2 R0, R0.H0_H0, R5.H0_H0, R4.H0_H0: NVIDIA's
+    // 0x004fe20000040804_2000000500007231 on both SMs (`fma.rn.f16` of three
+    // registers): selectors at bits 74..75 (a), 60..61 (b), 81..82 (c).
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000408002000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // f16 arithmetic on two scalar registers (`add/sub/mul.rn.f16`), on both
+    // SMs: the selectors of a (bits 74..75) and b (60..61) H0_H0, b's
+    // negation bit 63.
+    // HADD2 R3, R0.H0_H0, R5.H0_H0: NVIDIA's 0x144fe40000000800_2000000500037230
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000008002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R0, R0.H0_H0, -R5.H0_H0: NVIDIA's 0x000fe20000000800_a000000500007230
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000800a000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R6, R0.H0_H0, R5.H0_H0: NVIDIA's 0x040fe40000000800_2000000500067232
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000008002000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R4, R2.H0_H0, 1, 1, !PT: NVIDIA's 0x001fc60007800800_3c003c0002047840
+    // (`min.f16` with a constant, math on sm_80): the BF16_V2 form's layout
+    // without bit 85, a's selector at bits 74..75.
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040008000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R0, R0.H0_H0, R5.H0_H0, R4.H0_H0: NVIDIA's
+    // 0x004fe20000240804_2000000500007231 on both SMs (`fma.rn.bf16`): the
+    // f16 form above with bit 85.
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000002408002000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
 ];
+
+/// Probed forms whose mnemonic nvdisasm spells differently on sm_80:
+/// `F2FP.BF16.PACK_AB R9, R0, R7`, NVIDIA's 0x0c4fe400000010ff_000000070009723e
+/// (`cvt.rn.bf16x2.f32`; sm_90's `F2FP.BF16.F32.PACK_AB` is the same word).
+pub static PROBED_SM80: &[Form] = &[Form {
+    mnemonic: "F2FP.BF16.PACK_AB",
+    operands: &["{R}", "{R}", "{R}"],
+    atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+    bits: 0x00000000000010ff000000000000023e,
+    mask: 0x000001ffffffffffffffff0000000fff,
+    uniform_guard: false,
+}];
 
 /// Probed forms of instructions only sm_90 has: the mbarrier operations
 /// with a per-thread address `[R+URZ]` (NVIDIA's code for
@@ -429,6 +510,15 @@ pub static PROBED: &[Form] = &[
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // F2FP.BF16.F32.PACK_AB R9, R0, R7: NVIDIA's 0x004fc400000010ff_000000070009723e.
+    Form {
+        mnemonic: "F2FP.BF16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000010ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
     // 0x0003e6000800003f_0000000300ff79a7.
     Form {
@@ -495,7 +585,7 @@ const ROUNDS: usize = 2;
 fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
     let own: &[Form] = match sm {
-        Sm::Sm80 => &[],
+        Sm::Sm80 => PROBED_SM80,
         Sm::Sm90 => PROBED_SM90,
     };
     let mut out: Vec<Form> = PROBED.iter().chain(own).filter(|f| known.insert(text(f))).copied().collect();

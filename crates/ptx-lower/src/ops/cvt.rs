@@ -255,7 +255,9 @@ fn half(
             if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
                 return Ok(());
             }
-            cx.emit(Opcode::F2FP, &["BF16", "F32", "PACK_AB"], vec![d.into()], vec![rz, a], inst.span)
+            // nvdisasm's sm_80 name lacks `.F32` (the same instruction).
+            let mods: &[&str] = if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB"] } else { &["BF16", "PACK_AB"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F32, F16, None) => {
             let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };
