@@ -2467,3 +2467,25 @@ fn warp_ops_match_nvidia() {
     let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 64 * 32])];
     matches_nvidia("warp_ops", 32, args, 1, 64, |t| format!("{:#x}", input[t]));
 }
+
+/// `tests/ptx/half_scalar.ptx`: binary16 add/sub/mul/fma and bfloat16 fma
+/// of scalar registers, a binary16 minimum with 1.0, f32 to bfloat16, and
+/// f64 roundings to integral values, on ordinary, tiny, huge, negative,
+/// infinite and NaN inputs.
+#[test]
+fn half_scalar_match_nvidia() {
+    let halves: [u16; 16] = [0, 0x8000, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0x0001, 0x7c00, 0xfc00, 0x7e00, 0x4740, 0xc0f0,
+        0x2e66, 0x5a3f, 0x03ff, 0x3f80];
+    let floats: [f32; 8] = [0.5, -1.5, 2.5, 1e30, -3.75e-3, f32::NAN, 1234.567, -0.49];
+    let n = 48usize;
+    let mut input = Vec::new();
+    for t in 0..n {
+        let (a, b, c) = (halves[t % 16], halves[(t * 7 + 3) % 16], halves[(t * 5 + 1) % 16]);
+        for h in [a, b, c] {
+            input.extend(u32::from(h).to_le_bytes());
+        }
+        input.extend((floats[t % 8] * (t as f32 + 1.0)).to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("half_scalar", n as u32, args, 1, 64, |t| format!("record {t}"));
+}

@@ -479,6 +479,22 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
+    // HMNMX2 R13, R0.H0_H0, 1, 1, PT (`min.f16`): NVIDIA's
+    // 0x008fc40003800800_3c003c00000d7840, without the negation bit 90.
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // HFMA2.BF16_V2 R0, R0.H0_H0, R5.H0_H0, R4.H0_H0: NVIDIA's
     // 0x004fe20000240804_2000000500007231 on both SMs (`fma.rn.bf16`): the
     // f16 form above with bit 85.
@@ -510,6 +526,35 @@ pub static PROBED_SM80: &[Form] = &[Form {
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // Scalar bfloat16 add/sub/mul (sm_90 only in PTX): the f16 forms of
+    // PROBED with bit 85.
+    // HADD2.BF16_V2 R3, R0.H0_H0, R7.H0_H0: NVIDIA's 0x004fc40000200800_2000000700037230
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000002008002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R0, R0.H0_H0, -R7.H0_H0: NVIDIA's 0x000fc60000200800_a000000700007230
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000200800a000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R8, R0.H0_H0, R7.H0_H0: NVIDIA's 0x0c0fe40000200800_2000000700087232
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000002008002000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // F2FP.BF16.F32.PACK_AB R9, R0, R7: NVIDIA's 0x004fc400000010ff_000000070009723e.
     Form {
         mnemonic: "F2FP.BF16.F32.PACK_AB",

@@ -84,7 +84,8 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mods: &[&str] = match (bf16, op) {
         (false, _) => &[],
-        (true, Opcode::HFMA2) if cx.sm.version >= 90 => &["MMA", "BF16_V2"],
+        // NVIDIA's scalar bfloat16 fma on sm_90 is the plain `HFMA2.BF16_V2`.
+        (true, Opcode::HFMA2) if cx.sm.version >= 90 && !scalar => &["MMA", "BF16_V2"],
         (true, _) => &["BF16_V2"],
     };
     cx.emit(op, mods, vec![d.into()], uses, inst.span)
