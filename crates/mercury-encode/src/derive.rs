@@ -506,19 +506,42 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // F2F.F16.F64 R5, R4: NVIDIA's 0x004e620000300800_0000000400057310 on
+    // both SMs (`cvt.rn.f16.f64`): F2F.F32.F64's layout, the destination
+    // type at bits 75..76.
+    Form {
+        mnemonic: "F2F.F16.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000003008000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms whose mnemonic nvdisasm spells differently on sm_80:
 /// `F2FP.BF16.PACK_AB R9, R0, R7`, NVIDIA's 0x0c4fe400000010ff_000000070009723e
 /// (`cvt.rn.bf16x2.f32`; sm_90's `F2FP.BF16.F32.PACK_AB` is the same word).
-pub static PROBED_SM80: &[Form] = &[Form {
-    mnemonic: "F2FP.BF16.PACK_AB",
-    operands: &["{R}", "{R}", "{R}"],
-    atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
-    bits: 0x00000000000010ff000000000000023e,
-    mask: 0x000001ffffffffffffffff0000000fff,
-    uniform_guard: false,
-}];
+pub static PROBED_SM80: &[Form] = &[
+    Form {
+        mnemonic: "F2FP.BF16.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000010ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2FP.PACK_AB.RZ R3, RZ, R0: NVIDIA's 0x008fce00000180ff_00000000ff03723e
+    // (`cvt.rz.f16.f32`; sm_90 prints `F2FP.F16.F32.PACK_AB.RZ`).
+    Form {
+        mnemonic: "F2FP.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000180ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+];
 
 /// Probed forms of instructions only sm_90 has: the mbarrier operations
 /// with a per-thread address `[R+URZ]` (NVIDIA's code for
@@ -526,6 +549,15 @@ pub static PROBED_SM80: &[Form] = &[Form {
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // F2FP.F16.F32.PACK_AB.RZ R3, RZ, R0: NVIDIA's 0x008fce00000180ff_00000000ff03723e.
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000180ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // Scalar bfloat16 add/sub/mul (sm_90 only in PTX): the f16 forms of
     // PROBED with bit 85.
     // HADD2.BF16_V2 R3, R0.H0_H0, R7.H0_H0: NVIDIA's 0x004fc40000200800_2000000700037230

@@ -419,9 +419,18 @@ impl Cta<'_> {
                 let one = |k: usize| if cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0 { 0x3c00u32 } else { 0 };
                 (u64::from(one(1) << 16 | one(0)), no)
             }
-            Kind::F2fp { bf16 } => {
-                let round =
-                    |x: u32| if bf16 { half::bf16_from_f32(x) } else { half::from_f64(f64::from(f32::from_bits(x))) };
+            Kind::F2f16 => (u64::from(half::from_f64(f64::from_bits(self.val(w, step, 0, lane, 2)?))), no),
+            Kind::F2fp { bf16, rz } => {
+                let round = |x: u32| {
+                    let x64 = f64::from(f32::from_bits(x));
+                    if bf16 {
+                        half::bf16_from_f32(x)
+                    } else if rz {
+                        half::from_f64_rz(x64)
+                    } else {
+                        half::from_f64(x64)
+                    }
+                };
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
             }

@@ -223,9 +223,14 @@ pub enum Kind {
         cmp: Cmp,
         op: BoolOp,
     },
-    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB d, a, b`: two binary32 values
-    /// rounded to nearest into the halves of `d` (`a` high, `b` low).
+    /// `F2F.F16.F64 d, a`: binary64 to binary16, round to nearest even.
+    F2f16,
+    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB[.RZ] d, a, b`: two binary32 values
+    /// rounded (to nearest, or toward zero) into the halves of `d` (`a`
+    /// high, `b` low).
     F2fp {
+        /// `.RZ`: rounded toward zero (binary16 only).
+        rz: bool,
         bf16: bool,
     },
     /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
@@ -600,7 +605,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Some((cmp, op)) => Kind::Hset2 { cmp, op },
             None => Kind::Unsupported,
         },
-        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "F2FP" if m("PACK_AB") && !(m("RZ") && m("BF16")) => Kind::F2fp { bf16: m("BF16"), rz: m("RZ") },
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
@@ -631,6 +636,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             match (pos("F64"), pos("F32")) {
                 (Some(d), Some(s)) if d < s => Kind::F2f64,
                 (Some(_), Some(_)) => Kind::F2f32 { rnd: round(inst) },
+                (Some(_), None) if pos("F16").is_some() && inst.mods.len() == 2 => Kind::F2f16,
                 _ => Kind::Unsupported,
             }
         }

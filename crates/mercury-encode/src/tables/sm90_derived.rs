@@ -350,6 +350,29 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "F2F.F16.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003008000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000180ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "HADD2.BF16_V2",
         operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
         atoms: &[

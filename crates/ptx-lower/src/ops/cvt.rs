@@ -251,6 +251,14 @@ fn half(
             let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
+        // NVIDIA's: `F2FP.F16.F32.PACK_AB.RZ` (sm_80 `F2FP.PACK_AB.RZ`) and
+        // `F2F.F16.F64` (one rounding, straight from binary64).
+        (F16, F32, Some(Rounding::Rz)) => {
+            let mods: &[&str] =
+                if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
+        }
+        (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),
         (Bf16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
                 return Ok(());
