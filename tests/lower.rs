@@ -262,6 +262,7 @@ fn hand_written_kernels_encode() {
         ("warp_ops", |sm| test_ptx("warp_ops", sm)),
         ("sweep_warp", |sm| sweep_ptx("warp", sm)),
         ("half_scalar", |sm| test_ptx("half_scalar", sm)),
+        ("int_sweep", |sm| test_ptx("int_sweep", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -517,6 +517,41 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // PRMT R6, R8, R10, R9: NVIDIA's 0x040fe20000000009_0000000a08067216 on
+    // both SMs (`prmt.b32` with the selector in a register).
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000000000000000000000216,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R5, R8, R9, R10: NVIDIA's 0x1c0fe200000e020a_0000000908057214
+    // on both SMs (`sad.s32`; signed without `.U32`).
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000e02000000000000000214,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R9, R10, R8, 0x7: NVIDIA's 0x000fc600000e0208_000000070a097414
+    // (`sad.s32` with a constant addend, at bits 32..63 as in `.U32`'s form).
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(64, Some(2)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000414,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms whose mnemonic nvdisasm spells differently on sm_80:

@@ -38,6 +38,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("prmt", 32) if inst.modifiers.len() == 1 => prmt(cx, inst),
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
+        ("sad", 32) if ty == ScalarType::S32 => sad_signed(cx, inst),
         _ => Err(unsupported(inst)),
     }
 }
@@ -250,10 +251,13 @@ fn bfe32(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
     result
 }
 
-/// `prmt.b32 d, a, b, c` with a constant selector: `PRMT d, a, c, b` (the
-/// only form the encoder knows takes the selector as an immediate).
+/// `prmt.b32 d, a, b, c`: `PRMT d, a, c, b`, a constant selector as an
+/// immediate, else the register (NVIDIA's `PRMT R6, R8, R10, R9`).
 fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some(selector) = constant(cx, inst, 3)? else { return Err(unsupported(inst)) };
+    let selector = match constant(cx, inst, 3)? {
+        Some(k) => Operand::int(k & 0xffff),
+        None => src(cx, inst, 3, ScalarType::B32)?,
+    };
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::B32)?;
     let b = src(cx, inst, 2, ScalarType::B32)?;
@@ -261,7 +265,7 @@ fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let regs = seq.in_reg(cx, a).and_then(|a| Ok((a, seq.in_reg(cx, b)?)));
     seq.finish(cx);
     let (a, b) = regs?;
-    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, Operand::int(selector & 0xffff), b], inst.span)
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, selector, b], inst.span)
 }
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the funnel shift of `b:a`.
@@ -328,6 +332,25 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                 seq.op_if(cx, guard, Opcode::IADD3, &[], vec![d.into()], vec![diff.into(), c, rz()])
             }
         }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `sad.s32 d, a, b, c`: `VABSDIFF d, a, b, c` (`|a - b| + c`, NVIDIA's
+/// form; a constant `c` as the immediate, as NVIDIA writes it).
+fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::S32)?;
+    let b = src(cx, inst, 2, ScalarType::S32)?;
+    let c = match constant(cx, inst, 3)? {
+        Some(k) => Operand::int(i64::from(k as u32 as i32)),
+        None => src(cx, inst, 3, ScalarType::S32)?,
+    };
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let uses = vec![seq.in_reg(cx, a)?, seq.in_reg(cx, b)?, c];
+        seq.op_if(cx, seq.guard, Opcode::VABSDIFF, &[], vec![d.into()], uses)
     })();
     seq.finish(cx);
     result
