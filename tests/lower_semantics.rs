@@ -2490,8 +2490,9 @@ fn half_scalar_match_nvidia() {
     matches_nvidia("half_scalar", n as u32, args, 1, 64, |t| format!("record {t}"));
 }
 
-/// `tests/ptx/int_sweep.ptx`: `prmt.b32` with a register selector and
-/// `sad.s32`, on random words (the selector's mode bits included).
+/// `tests/ptx/int_sweep.ptx`: `prmt.b32` with a register selector,
+/// `sad.s32`, `dp4a` and `dp2a` of every signedness, on random words (the
+/// selector's mode bits included).
 #[test]
 fn int_sweep_match_nvidia() {
     let mut x = 0x2545_f491u32;
@@ -2503,6 +2504,6 @@ fn int_sweep_match_nvidia() {
         input.push(x);
     }
     input[0..4].copy_from_slice(&[0x8000_0000, 0x7fff_ffff, 0x3210, 0]);
-    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 16 * 64])];
-    matches_nvidia("int_sweep", 64, args, 1, 16, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * 64])];
+    matches_nvidia("int_sweep", 64, args, 1, 32, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }

@@ -552,6 +552,53 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // Integer dot products (`dp4a`, `dp2a`), the same words on both SMs:
+    // bit 73 a signed, 74 b signed, 76 two-way (`.2A`), 77 the high bytes of b.
+    // IDP.4A.S8.S8 R, R, R, R: NVIDIA's 0x1c4fe4000000060a_00000009080c7226.
+    Form {
+        mnemonic: "IDP.4A.S8.S8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000006000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.U8.U8 R, R, R, R: NVIDIA's 0x1c0fe4000000000a_00000009080d7226.
+    Form {
+        mnemonic: "IDP.4A.U8.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000000000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.S8.U8 R, R, R, R: NVIDIA's 0x1c0fe4000000020a_00000009080e7226.
+    Form {
+        mnemonic: "IDP.4A.S8.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000002000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.2A.LO.S16.S8 R, R, R, R: NVIDIA's 0x000fc4000000160a_00000009080f7226.
+    Form {
+        mnemonic: "IDP.2A.LO.S16.S8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000016000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.2A.HI.U16.U8 R, R, R, R: NVIDIA's 0x000fc6000000300a_0000000908097226.
+    Form {
+        mnemonic: "IDP.2A.HI.U16.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000030000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms whose mnemonic nvdisasm spells differently on sm_80:

@@ -275,6 +275,9 @@ impl Cta<'_> {
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
             }
             Kind::Brev => (u64::from(u(0)?.reverse_bits()), no),
+            Kind::Idp { two, hi, a_signed, b_signed } => {
+                (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
+            }
             Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
                 Some(v) => (u64::from(v), no),
                 None => return fault("SGXT of a width outside 1..=31 is not modelled"),

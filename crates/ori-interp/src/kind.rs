@@ -152,6 +152,14 @@ pub enum Kind {
     },
     Iabs,
     Brev,
+    /// `IDP.4A`/`IDP.2A.{LO,HI}` `d, a, b, c`: `c` plus the products of
+    /// a's bytes (halves for `.2A`) and b's bytes (the low or high pair).
+    Idp {
+        two: bool,
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
     /// `SGXT[.U32] d, a, n`: the low `n` bits of `a`, sign- or zero-extended.
     Sgxt {
         signed: bool,
@@ -563,6 +571,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
+        "IDP" => {
+            let types: Vec<&str> = inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();
+            match types.as_slice() {
+                [a, b] => Kind::Idp { two: m("2A"), hi: m("HI"), a_signed: a.starts_with('S'), b_signed: b.starts_with('S') },
+                _ => Kind::Unsupported,
+            }
+        }
         "SGXT" => Kind::Sgxt { signed: !m("U32") },
         "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },

@@ -122,6 +122,7 @@ const WSFX: OpFlags = WS.union(FX);
 opcodes! {
     // Integer arithmetic and logic.
     IMAD: Fixed, 1..=2, 3..=4, NONE;
+    IDP: Fixed, 1..=1, 3..=3, NONE;
     IADD3: Fixed, 1..=3, 3..=5, NONE;
     VIADD: Fixed, 1..=1, 2..=2, NONE;
     IABS: Fixed, 1..=1, 1..=1, NONE;
@@ -324,8 +325,10 @@ static MODIFIERS: &[&str] = &[
     "16816",
     "1688",
     "2",
+    "2A",
     "32",
     "4",
+    "4A",
     "64",
     "64x8x16",
     "8",
@@ -392,6 +395,7 @@ static MODIFIERS: &[&str] = &[
     "LE",
     "LEU",
     "LG2",
+    "LO",
     "LT",
     "LTC128B",
     "LTC256B",

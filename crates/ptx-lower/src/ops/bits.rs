@@ -356,6 +356,48 @@ fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     result
 }
 
+/// `dp4a.A.B d, a, b, c` / `dp2a.{lo,hi}.A.B`: `IDP.4A.A8.B8` /
+/// `IDP.2A.{LO,HI}.A16.B8 d, a, b, c` (NVIDIA's, every source a register).
+pub(super) fn dot(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [at, bt] = types.as_slice() else { return Err(unsupported(inst)) };
+    let sign = |t: &ScalarType| match t {
+        ScalarType::S32 => Some(true),
+        ScalarType::U32 => Some(false),
+        _ => None,
+    };
+    let (Some(a_signed), Some(b_signed)) = (sign(at), sign(bt)) else { return Err(unsupported(inst)) };
+    let two = inst.opcode.name.as_str() == "dp2a";
+    let half: &str = match (two, inst.has("hi"), inst.has("lo")) {
+        (false, false, false) => "",
+        (true, true, false) => "HI",
+        (true, false, true) => "LO",
+        _ => return Err(unsupported(inst)),
+    };
+    let a_type = match (two, a_signed) {
+        (false, true) => "S8",
+        (false, false) => "U8",
+        (true, true) => "S16",
+        (true, false) => "U16",
+    };
+    let b_type = if b_signed { "S8" } else { "U8" };
+    let mut mods = vec![if two { "2A" } else { "4A" }];
+    mods.extend([half].into_iter().filter(|h| !h.is_empty()));
+    mods.extend([a_type, b_type]);
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mut uses = Vec::new();
+        for s in sources {
+            uses.push(seq.in_reg(cx, s?)?);
+        }
+        seq.op_if(cx, seq.guard, Opcode::IDP, &mods, vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
+}
+
 /// SASS takes an immediate only as the second source.
 fn register_first(a: Operand, b: Operand) -> (Operand, Operand) {
     if a.as_reg().is_none() && b.as_reg().is_some() { (b, a) } else { (a, b) }
