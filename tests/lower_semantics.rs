@@ -2491,8 +2491,8 @@ fn half_scalar_match_nvidia() {
 }
 
 /// `tests/ptx/int_sweep.ptx`: `prmt.b32` with a register selector,
-/// `sad.s32`, `dp4a` and `dp2a` of every signedness, on random words (the
-/// selector's mode bits included).
+/// `sad.s32`, `dp4a` and `dp2a` of every signedness and `mul.hi.s64`, on
+/// random words (the selector's mode bits and both signs included).
 #[test]
 fn int_sweep_match_nvidia() {
     let mut x = 0x2545_f491u32;
@@ -2504,6 +2504,6 @@ fn int_sweep_match_nvidia() {
         input.push(x);
     }
     input[0..4].copy_from_slice(&[0x8000_0000, 0x7fff_ffff, 0x3210, 0]);
-    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * 64])];
-    matches_nvidia("int_sweep", 64, args, 1, 32, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 48 * 64])];
+    matches_nvidia("int_sweep", 64, args, 1, 48, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }
