@@ -263,6 +263,7 @@ fn hand_written_kernels_encode() {
         ("sweep_warp", |sm| sweep_ptx("warp", sm)),
         ("half_scalar", |sm| test_ptx("half_scalar", sm)),
         ("int_sweep", |sm| test_ptx("int_sweep", sm)),
+        ("sweep_ints", |sm| sweep_ptx("ints", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -599,6 +599,16 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // VABSDIFF4.U8 R4, R8, R9, R10: NVIDIA's 0x000fe400000e000a_0000000908047215
+    // on both SMs (`vabsdiff4.u32.u32.u32`, CUDA's __vabsdiffu4).
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000e00000000000000000215,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// Probed forms whose mnemonic nvdisasm spells differently on sm_80:

@@ -275,6 +275,10 @@ impl Cta<'_> {
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
             }
             Kind::Brev => (u64::from(u(0)?.reverse_bits()), no),
+            Kind::Vabsdiff4 => {
+                let (a, b) = (u(0)?.to_le_bytes(), u(1)?.to_le_bytes());
+                (u64::from(u32::from_le_bytes(std::array::from_fn(|i| a[i].abs_diff(b[i])))), no)
+            }
             Kind::Idp { two, hi, a_signed, b_signed } => {
                 (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
             }

@@ -152,6 +152,10 @@ pub enum Kind {
     },
     Iabs,
     Brev,
+    /// `VABSDIFF4.U8 d, a, b, c`: per byte `|a - b|`. `c` is PTX's merge
+    /// operand, which the default all-bytes mask (the only form NVIDIA
+    /// writes without a mask word) never reads.
+    Vabsdiff4,
     /// `IDP.4A`/`IDP.2A.{LO,HI}` `d, a, b, c`: `c` plus the products of
     /// a's bytes (halves for `.2A`) and b's bytes (the low or high pair).
     Idp {
@@ -571,6 +575,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
+        "VABSDIFF4" if inst.mods.len() == 1 && m("U8") => Kind::Vabsdiff4,
         "IDP" => {
             let types: Vec<&str> = inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();
             match types.as_slice() {

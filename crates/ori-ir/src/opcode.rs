@@ -130,6 +130,7 @@ opcodes! {
     VIMNMX: Fixed, 1..=1, 3..=3, NONE;
     VIADDMNMX: Fixed, 1..=1, 4..=4, NONE;
     VABSDIFF: Fixed, 1..=1, 2..=3, NONE;
+    VABSDIFF4: Fixed, 1..=1, 3..=3, NONE;
     LOP3: Fixed, 1..=2, 4..=5, NONE;
     SHF: Fixed, 1..=1, 3..=3, NONE;
     LEA: Fixed, 1..=2, 3..=5, NONE;

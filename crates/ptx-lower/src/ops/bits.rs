@@ -52,7 +52,19 @@ pub(super) fn mul_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => return Err(unsupported(inst)),
     };
     let d = dst(cx, inst, 0)?;
-    let (a, b) = register_first(src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    // A register known to hold a constant is the (signed) immediate here:
+    // copy propagation would move the `MOV`'s unsigned spelling into
+    // IMAD's signed field.
+    let mut sources = Vec::new();
+    for i in [1, 2] {
+        sources.push(match constant(cx, inst, i)? {
+            Some(k) => Operand::int(i64::from(k as u32 as i32)),
+            None => src(cx, inst, i, ty)?,
+        });
+    }
+    let b = sources.pop().ok_or_else(|| unsupported(inst))?;
+    let a = sources.pop().ok_or_else(|| unsupported(inst))?;
+    let (a, b) = register_first(a, b);
     let seq = Seq::start(cx, inst.span);
     let a = seq.in_reg(cx, a);
     seq.finish(cx);
@@ -393,6 +405,28 @@ pub(super) fn dot(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             uses.push(seq.in_reg(cx, s?)?);
         }
         seq.op_if(cx, seq.guard, Opcode::IDP, &mods, vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `vabsdiff4.u32.u32.u32 d, a, b, c` (no mask, selectors, `.sat` or
+/// `.add`): `VABSDIFF4.U8 d, a, b, c`, NVIDIA's (`c`, PTX's merge operand,
+/// is passed though the all-bytes mask takes nothing from it).
+pub(super) fn vabsdiff4(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let plain = inst.types().count() == 3 && inst.types().all(|t| t == ScalarType::U32);
+    if !plain || inst.modifiers.len() != 3 || inst.operands.len() != 4 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3].map(|i| src(cx, inst, i, ScalarType::U32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mut uses = Vec::new();
+        for s in sources {
+            uses.push(seq.in_reg(cx, s?)?);
+        }
+        seq.op_if(cx, seq.guard, Opcode::VABSDIFF4, &["U8"], vec![d.into()], uses)
     })();
     seq.finish(cx);
     result

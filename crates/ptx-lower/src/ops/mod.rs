@@ -58,6 +58,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
+        "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
