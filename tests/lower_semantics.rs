@@ -2474,8 +2474,10 @@ fn warp_ops_match_nvidia() {
 /// infinite and NaN inputs.
 #[test]
 fn half_scalar_match_nvidia() {
-    let halves: [u16; 16] = [0, 0x8000, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0x0001, 0x7c00, 0xfc00, 0x7e00, 0x4740, 0xc0f0,
-        0x2e66, 0x5a3f, 0x03ff, 0x3f80];
+    let halves: [u16; 16] = [
+        0, 0x8000, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0x0001, 0x7c00, 0xfc00, 0x7e00, 0x4740, 0xc0f0, 0x2e66, 0x5a3f,
+        0x03ff, 0x3f80,
+    ];
     let floats: [f32; 8] = [0.5, -1.5, 2.5, 1e30, -3.75e-3, f32::NAN, 1234.567, -65519.0];
     let n = 48usize;
     let mut input = Vec::new();

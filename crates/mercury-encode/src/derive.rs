@@ -338,7 +338,12 @@ pub static PROBED: &[Form] = &[
     Form {
         mnemonic: "BPT.TRAP",
         operands: &["{X}"],
-        atoms: &[Atom { kind: AtomKind::X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None }],
+        atoms: &[Atom {
+            kind: AtomKind::X,
+            fields: &[Field { pos: 34, len: 3, shift: 0 }],
+            signed: false,
+            reuse: None,
+        }],
         bits: 0x0000000000300000000000000000095c,
         mask: 0x000001ffffffffffffffffe3ffff0fff,
         uniform_guard: false,

@@ -423,7 +423,8 @@ impl Cta<'_> {
                 let b = self.half_lanes(w, step, &mut next, lane, false)?;
                 let acc = self.p_in(w, step, next, lane)?;
                 // binary16 1.0 where the lane's test holds.
-                let one = |k: usize| if cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0 { 0x3c00u32 } else { 0 };
+                let one =
+                    |k: usize| if cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0 { 0x3c00u32 } else { 0 };
                 (u64::from(one(1) << 16 | one(0)), no)
             }
             Kind::F2f16 => (u64::from(half::from_f64(f64::from_bits(self.val(w, step, 0, lane, 2)?))), no),

@@ -577,9 +577,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "BREV" => Kind::Brev,
         "VABSDIFF4" if inst.mods.len() == 1 && m("U8") => Kind::Vabsdiff4,
         "IDP" => {
-            let types: Vec<&str> = inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();
+            let types: Vec<&str> =
+                inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();
             match types.as_slice() {
-                [a, b] => Kind::Idp { two: m("2A"), hi: m("HI"), a_signed: a.starts_with('S'), b_signed: b.starts_with('S') },
+                [a, b] => {
+                    Kind::Idp { two: m("2A"), hi: m("HI"), a_signed: a.starts_with('S'), b_signed: b.starts_with('S') }
+                }
                 _ => Kind::Unsupported,
             }
         }

@@ -99,6 +99,29 @@ pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
     if shift_amount { 31 - pos } else { pos }
 }
 
+/// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
+/// one unless `signed` is false. Widths outside 1..=31 are not modelled
+/// (`None`): no NVIDIA code seen uses them.
+pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
+    let n = bits.checked_sub(1).filter(|&m| m < 31)? + 1;
+    Some(if signed { ((a << (32 - n)) as i32 >> (32 - n)) as u32 } else { a & ((1 << n) - 1) })
+}
+
+/// `IDP.4A` / `IDP.2A.{LO,HI}` (PTX `dp4a`, `dp2a`): `c` plus the products
+/// of a's four bytes with b's (`.2A`: a's two halves with b's low or high
+/// byte pair), each extended by its signedness, modulo 2^32.
+pub fn idp(a: u32, b: u32, c: u32, two: bool, hi: bool, a_signed: bool, b_signed: bool) -> u32 {
+    let ext = |v: u32, bits: u32, signed: bool| -> i64 {
+        let v = v & ((1u32 << bits) - 1);
+        if signed && v >> (bits - 1) != 0 { i64::from(v) - (1i64 << bits) } else { i64::from(v) }
+    };
+    let (lanes, a_bits) = if two { (2, 16) } else { (4, 8) };
+    let b_from = if two && hi { 2 } else { 0 };
+    let sum: i64 =
+        (0..lanes).map(|i| ext(a >> (a_bits * i), a_bits, a_signed) * ext(b >> (8 * (i + b_from)), 8, b_signed)).sum();
+    (i64::from(c) + sum) as u32
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -142,28 +165,4 @@ mod tests {
         assert_eq!(imad_wide(0xffff_ffff, 4, 0x1000, true), 0xffc);
         assert_eq!(iadd3(negated(0), 5, 0, 0), (5, 1));
     }
-}
-
-/// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
-/// one unless `signed` is false. Widths outside 1..=31 are not modelled
-/// (`None`): no NVIDIA code seen uses them.
-pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
-    let n = bits.checked_sub(1).filter(|&m| m < 31)? + 1;
-    Some(if signed { ((a << (32 - n)) as i32 >> (32 - n)) as u32 } else { a & ((1 << n) - 1) })
-}
-
-/// `IDP.4A` / `IDP.2A.{LO,HI}` (PTX `dp4a`, `dp2a`): `c` plus the products
-/// of a's four bytes with b's (`.2A`: a's two halves with b's low or high
-/// byte pair), each extended by its signedness, modulo 2^32.
-pub fn idp(a: u32, b: u32, c: u32, two: bool, hi: bool, a_signed: bool, b_signed: bool) -> u32 {
-    let ext = |v: u32, bits: u32, signed: bool| -> i64 {
-        let v = v & ((1u32 << bits) - 1);
-        if signed && v >> (bits - 1) != 0 { i64::from(v) - (1i64 << bits) } else { i64::from(v) }
-    };
-    let (lanes, a_bits) = if two { (2, 16) } else { (4, 8) };
-    let b_from = if two && hi { 2 } else { 0 };
-    let sum: i64 = (0..lanes)
-        .map(|i| ext(a >> (a_bits * i), a_bits, a_signed) * ext(b >> (8 * (i + b_from)), 8, b_signed))
-        .sum();
-    (i64::from(c) + sum) as u32
 }

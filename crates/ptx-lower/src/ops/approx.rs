@@ -86,11 +86,13 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let not_p = Operand::reg(p).inverted();
             cx.emit(Opcode::FSEL, &[], vec![input.into()], vec![scaled.into(), a, not_p.clone()], span)?;
             cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![input.into()], span)?;
-            with_guard(cx, not_p, |cx| {
-                match name {
-                    "lg2" => cx.emit(Opcode::FADD, &[], vec![d.into()], vec![d.into(), f32_imm((-24.0f32).to_bits())], span),
-                    "rsqrt" => cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(4096f32.to_bits())], span),
-                    _ => cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(2f32.powi(-12).to_bits())], span),
+            with_guard(cx, not_p, |cx| match name {
+                "lg2" => {
+                    cx.emit(Opcode::FADD, &[], vec![d.into()], vec![d.into(), f32_imm((-24.0f32).to_bits())], span)
+                }
+                "rsqrt" => cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(4096f32.to_bits())], span),
+                _ => {
+                    cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(2f32.powi(-12).to_bits())], span)
                 }
             })
         }

@@ -254,8 +254,7 @@ fn half(
         // NVIDIA's: `F2FP.F16.F32.PACK_AB.RZ` (sm_80 `F2FP.PACK_AB.RZ`) and
         // `F2F.F16.F64` (one rounding, straight from binary64).
         (F16, F32, Some(Rounding::Rz)) => {
-            let mods: &[&str] =
-                if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
+            let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),

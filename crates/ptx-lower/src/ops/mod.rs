@@ -284,7 +284,8 @@ pub(crate) fn special(
         // The driver's SM count, where NVIDIA's code reads it.
         "%nsmid" => (bank_read, Operand::cbank(0, 0x10c)),
         "%clock" => {
-            return cx.emit(Opcode::CS2R, &["32"], vec![dst.into()], vec![OperandKind::Special(SpecialReg::ClockLo).into()], span);
+            let clock = vec![OperandKind::Special(SpecialReg::ClockLo).into()];
+            return cx.emit(Opcode::CS2R, &["32"], vec![dst.into()], clock, span);
         }
         "%clock64" | "%globaltimer" if dst.width == 2 => {
             let sr = if name == "%clock64" { SpecialReg::ClockLo } else { SpecialReg::GlobalTimerLo };
