@@ -2892,3 +2892,80 @@ fn shared_atomics_order_match_nvidia() {
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 160 * n])];
     matches_nvidia("shared_atomics_order", n as u32, args, 1, 160, |t| format!("thread {t}"));
 }
+
+/// `tests/ptx/special_regs.ptx`: `%smid`, `%warpid`, `%nsmid`, `%tid.z`,
+/// the clocks and the timer (only their order: the values differ between
+/// runs), and a guarded `trap` that no thread takes.
+#[test]
+fn special_regs_match_nvidia() {
+    let input: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * 64])];
+    matches_nvidia("special_regs", 64, args, 1, 32, |t| format!("thread {t}"));
+}
+
+/// `tests/ptx/sweep_ops.ptx`: the floating-point forms the NVRTC sweep
+/// needed (`div.approx.ftz.f32`, `sqrt.approx.f32`, ...) on normal,
+/// subnormal, negative, huge and special inputs.
+#[test]
+fn sweep_ops_match_nvidia() {
+    let mut floats: Vec<f32> = vec![0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e-40, -1e-39, 1e30, 1e38, 7.25, -0.75];
+    floats.extend([f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 2e-38, 64.0, 1e-20, 3e-45]);
+    floats.extend((0..24).map(|i| (i as f32 - 12.0) * 1.37));
+    // 7.25 (0x4740 in binary16) compared with itself by set.eq.f16.
+    floats.extend([7.25, 7.25, -7.25, 7.2500005]);
+    let pairs: Vec<(f32, f32)> = floats.iter().zip(floats.iter().rev()).map(|(&a, &b)| (a, b)).collect();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let n = pairs.len();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("sweep_ops", n as u32, args, 1, 64, |t| format!("{:e}, {:e}", pairs[t].0, pairs[t].1));
+}
+
+/// `tests/ptx/warp_ops.ptx`: `redux.sync` (add, min, max, or, and), a
+/// butterfly shuffle with member mask 0xff and width 8, a shuffle from a
+/// constant lane, `bar.warp.sync`, on one warp of varied signed values.
+#[test]
+fn warp_ops_match_nvidia() {
+    let input: Vec<u32> = (0..32u32).map(|i| i.wrapping_mul(0x9e37_79b9).rotate_left(i) ^ (i << 30)).collect();
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 64 * 32])];
+    matches_nvidia("warp_ops", 32, args, 1, 64, |t| format!("{:#x}", input[t]));
+}
+
+/// `tests/ptx/half_scalar.ptx`: binary16 add/sub/mul/fma and bfloat16 fma
+/// of scalar registers, a binary16 minimum with 1.0, f32 to bfloat16, and
+/// f64 roundings to integral values, on ordinary, tiny, huge, negative,
+/// infinite and NaN inputs.
+#[test]
+fn half_scalar_match_nvidia() {
+    let halves: [u16; 16] = [
+        0, 0x8000, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0x0001, 0x7c00, 0xfc00, 0x7e00, 0x4740, 0xc0f0, 0x2e66, 0x5a3f,
+        0x03ff, 0x3f80,
+    ];
+    let floats: [f32; 8] = [0.5, -1.5, 2.5, 1e30, -3.75e-3, f32::NAN, 1234.567, -65519.0];
+    let n = 48usize;
+    let mut input = Vec::new();
+    for t in 0..n {
+        let (a, b, c) = (halves[t % 16], halves[(t * 7 + 3) % 16], halves[(t * 5 + 1) % 16]);
+        for h in [a, b, c] {
+            input.extend(u32::from(h).to_le_bytes());
+        }
+        input.extend((floats[t % 8] * (t as f32 + 1.0)).to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("half_scalar", n as u32, args, 1, 64, |t| format!("record {t}"));
+}
+
+/// `tests/ptx/int_sweep.ptx`: `prmt.b32` with a register selector,
+/// `sad.s32`, `dp4a` and `dp2a` of every signedness and `mul.hi.s64`, on
+/// random words (the selector's mode bits and both signs included).
+#[test]
+fn int_sweep_match_nvidia() {
+    let mut x = 0x2545_f491u32;
+    let mut input = Vec::new();
+    for _ in 0..64 * 4 {
+        xorshift(&mut x);
+        input.push(x);
+    }
+    input[0..4].copy_from_slice(&[0x8000_0000, 0x7fff_ffff, 0x3210, 0]);
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 48 * 64])];
+    matches_nvidia("int_sweep", 64, args, 1, 48, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}

@@ -430,6 +430,314 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // SGXT.U32 R9, R9, 0x7: NVIDIA's 0x000fe40000000000_000000070909781a on
+    // both SMs (`%warpid`: the warp's bits 8..14 of SR_VIRTID).
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R13, SR_CLOCKLO: NVIDIA's 0x000fe20000005000_00000000000d7805
+    // on both SMs (`%clock`); the 64-bit `CS2R` has bit 80 set.
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BPT.TRAP 0x1: NVIDIA's 0x003fe20000300000_000000040000795c on both
+    // SMs (`trap`); nvdisasm reads the operand from bits 34..36.
+    Form {
+        mnemonic: "BPT.TRAP",
+        operands: &["{X}"],
+        atoms: &[Atom {
+            kind: AtomKind::X,
+            fields: &[Field { pos: 34, len: 3, shift: 0 }],
+            signed: false,
+            reuse: None,
+        }],
+        bits: 0x0000000000300000000000000000095c,
+        mask: 0x000001ffffffffffffffffe3ffff0fff,
+        uniform_guard: false,
+    },
+    // SHFL.IDX PT, R7, R2, 0x3, 0x1f: NVIDIA's 0x00092200000e0000_00601f0002077f89
+    // (`__shfl_sync(m, x, 3)`; the corpus has only register lanes for
+    // IDX): the BFLY immediate form with mode 0 at bits 58..59.
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // REDUX.SUM.S32 UR5, R2: NVIDIA's 0x020e62000000c200_00000000020573c4
+    // (`redux.sync.add.s32`; the corpus has the unsigned `REDUX.SUM`):
+    // `.S32` is bit 73, as in `REDUX.MIN.S32`.
+    Form {
+        mnemonic: "REDUX.SUM.S32",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000000c20000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.EQ.AND R0, R4.H0_H0, 0.0073, 0.0073, PT: NVIDIA's
+    // 0x041fe40003802880_1f791f7904007433 on both SMs (`set.eq.f16.f16`
+    // with a constant; CUDA's hexp): the pair as HMUL2's, high lane at
+    // bits 48..63; the selector of `a` at bits 74..75 (2: H0_H0).
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028800000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.EQ.AND R4, R4.H0_H0, R5.H0_H0, PT: NVIDIA's
+    // 0x000fc60003802880_3000000404047233 has `R4.H1_H1`, the selector of
+    // `b` at bits 60..61 (3: H1_H1, 2: H0_H0 as in HSETP2's learned form).
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028802000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "HSET2.BF.EQ.AND",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000028803000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0.H0_H0, R5.H0_H0, R4.H0_H0: NVIDIA's
+    // 0x004fe20000040804_2000000500007231 on both SMs (`fma.rn.f16` of three
+    // registers): selectors at bits 74..75 (a), 60..61 (b), 81..82 (c).
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000408002000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // f16 arithmetic on two scalar registers (`add/sub/mul.rn.f16`), on both
+    // SMs: the selectors of a (bits 74..75) and b (60..61) H0_H0, b's
+    // negation bit 63.
+    // HADD2 R3, R0.H0_H0, R5.H0_H0: NVIDIA's 0x144fe40000000800_2000000500037230
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000008002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R0, R0.H0_H0, -R5.H0_H0: NVIDIA's 0x000fe20000000800_a000000500007230
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000800a000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R6, R0.H0_H0, R5.H0_H0: NVIDIA's 0x040fe40000000800_2000000500067232
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000008002000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R4, R2.H0_H0, 1, 1, !PT: NVIDIA's 0x001fc60007800800_3c003c0002047840
+    // (`min.f16` with a constant, math on sm_80): the BF16_V2 form's layout
+    // without bit 85, a's selector at bits 74..75.
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040008000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R13, R0.H0_H0, 1, 1, PT (`min.f16`): NVIDIA's
+    // 0x008fc40003800800_3c003c00000d7840, without the negation bit 90.
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R0, R0.H0_H0, R5.H0_H0, R4.H0_H0: NVIDIA's
+    // 0x004fe20000240804_2000000500007231 on both SMs (`fma.rn.bf16`): the
+    // f16 form above with bit 85.
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000002408002000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2F.F16.F64 R5, R4: NVIDIA's 0x004e620000300800_0000000400057310 on
+    // both SMs (`cvt.rn.f16.f64`): F2F.F32.F64's layout, the destination
+    // type at bits 75..76.
+    Form {
+        mnemonic: "F2F.F16.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000003008000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // PRMT R6, R8, R10, R9: NVIDIA's 0x040fe20000000009_0000000a08067216 on
+    // both SMs (`prmt.b32` with the selector in a register).
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000000000000000000000216,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R5, R8, R9, R10: NVIDIA's 0x1c0fe200000e020a_0000000908057214
+    // on both SMs (`sad.s32`; signed without `.U32`).
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000e02000000000000000214,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R9, R10, R8, 0x7: NVIDIA's 0x000fc600000e0208_000000070a097414
+    // (`sad.s32` with a constant addend, at bits 32..63 as in `.U32`'s form).
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            reg_at!(64, Some(2)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000414,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // Integer dot products (`dp4a`, `dp2a`), the same words on both SMs:
+    // bit 73 a signed, 74 b signed, 76 two-way (`.2A`), 77 the high bytes of b.
+    // IDP.4A.S8.S8 R, R, R, R: NVIDIA's 0x1c4fe4000000060a_00000009080c7226.
+    Form {
+        mnemonic: "IDP.4A.S8.S8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000006000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.U8.U8 R, R, R, R: NVIDIA's 0x1c0fe4000000000a_00000009080d7226.
+    Form {
+        mnemonic: "IDP.4A.U8.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000000000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.S8.U8 R, R, R, R: NVIDIA's 0x1c0fe4000000020a_00000009080e7226.
+    Form {
+        mnemonic: "IDP.4A.S8.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000002000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.2A.LO.S16.S8 R, R, R, R: NVIDIA's 0x000fc4000000160a_00000009080f7226.
+    Form {
+        mnemonic: "IDP.2A.LO.S16.S8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000016000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.2A.HI.U16.U8 R, R, R, R: NVIDIA's 0x000fc6000000300a_0000000908097226.
+    Form {
+        mnemonic: "IDP.2A.HI.U16.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000030000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R4, R8, R9, R10: NVIDIA's 0x000fe400000e000a_0000000908047215
+    // on both SMs (`vabsdiff4.u32.u32.u32`, CUDA's __vabsdiffu4).
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000e00000000000000000215,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
 ];
 
 /// `IMMA d, a.ROW, b.COL, c` (mma.sync with 8-bit integer inputs),
@@ -496,6 +804,53 @@ macro_rules! unpack_fp8 {
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // F2FP.F16.F32.PACK_AB.RZ R3, RZ, R0: NVIDIA's 0x008fce00000180ff_00000000ff03723e.
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000180ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // Scalar bfloat16 add/sub/mul (sm_90 only in PTX): the f16 forms of
+    // PROBED with bit 85.
+    // HADD2.BF16_V2 R3, R0.H0_H0, R7.H0_H0: NVIDIA's 0x004fc40000200800_2000000700037230
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000002008002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R0, R0.H0_H0, -R7.H0_H0: NVIDIA's 0x000fc60000200800_a000000700007230
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000200800a000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R8, R0.H0_H0, R7.H0_H0: NVIDIA's 0x0c0fe40000200800_2000000700087232
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000002008002000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2FP.BF16.F32.PACK_AB R9, R0, R7: NVIDIA's 0x004fc400000010ff_000000070009723e.
+    Form {
+        mnemonic: "F2FP.BF16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000010ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // Float atomics, other opcodes than the integer ones on sm_90 (`ATOMG`
     // 0x9a3, `REDG` 0x9a6; bits 73..75 are 1 for F32, 7 for F64). NVIDIA's
     // words: `ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R27, desc[UR6][R12.64+0x34],
@@ -593,7 +948,10 @@ pub static PROBED_SM90: &[Form] = &[
 /// Probed forms of sm_80 only: `CALL.ABS.NOINC 0x0` and `RET.ABS.NODEC R20
 /// 0x0` (NVIDIA's `-c` calls, the same words as sm_90's) with sm_80's
 /// address field: bits 34..80 hold address bits 2..48 (nvdisasm probes;
-/// bits 16..23 print nothing), the R_CUDA_ABS47_34 relocation's field.
+/// bits 16..23 print nothing), the R_CUDA_ABS47_34 relocation's field;
+/// and forms whose mnemonic nvdisasm spells differently on sm_80:
+/// `F2FP.BF16.PACK_AB R9, R0, R7`, NVIDIA's 0x0c4fe400000010ff_000000070009723e
+/// (`cvt.rn.bf16x2.f32`; sm_90's `F2FP.BF16.F32.PACK_AB` is the same word).
 pub static PROBED_SM80: &[Form] = &[
     Form {
         mnemonic: "CALL.ABS.NOINC",
@@ -609,6 +967,24 @@ pub static PROBED_SM80: &[Form] = &[
         atoms: &[reg_at!(24, Some(0)), CODE_ADDRESS_SM80],
         bits: 0x0000000003e000000000000000000950,
         mask: 0x000001fffffe00000000000300ff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "F2FP.BF16.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000010ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2FP.PACK_AB.RZ R3, RZ, R0: NVIDIA's 0x008fce00000180ff_00000000ff03723e
+    // (`cvt.rz.f16.f32`; sm_90 prints `F2FP.F16.F32.PACK_AB.RZ`).
+    Form {
+        mnemonic: "F2FP.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x00000000000180ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
 ];

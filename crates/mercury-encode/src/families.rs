@@ -334,6 +334,11 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
     Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
+    // NVIDIA's `FRND.F64 R2, R24` / `.FLOOR` / `.TRUNC` (math_double on
+    // sm_80: bits 78..79 as F2I's, 0 / 1 / 3).
+    Family { opcode: "FRND", sm: None, slots: &[Slot::Word("F64"), F2I_ROUND], negate: None },
+    // NVIDIA's `F2F.F32.F64` and `.RP` (bits 78..79 as FADD's rounding).
+    Family { opcode: "F2F", sm: None, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
     Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },

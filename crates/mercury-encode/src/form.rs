@@ -272,12 +272,12 @@ impl Tables {
 
     /// The name of special register `number`.
     pub fn special_name(&self, number: u16) -> Option<&'static str> {
-        self.special_regs.iter().find(|(n, _)| *n == number).map(|(_, s)| *s)
+        self.special_regs.iter().chain(crate::tables::PROBED_SPECIAL_REGS).find(|(n, _)| *n == number).map(|(_, s)| *s)
     }
 
     /// The number of the special register called `name`.
     pub fn special_number(&self, name: &str) -> Option<u16> {
-        self.special_regs.iter().find(|(_, s)| *s == name).map(|(n, _)| *n)
+        self.special_regs.iter().chain(crate::tables::PROBED_SPECIAL_REGS).find(|(_, s)| *s == name).map(|(n, _)| *n)
     }
 }
 

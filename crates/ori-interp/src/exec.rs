@@ -72,7 +72,7 @@ impl Cta<'_> {
             SpecialReg::CtaidY => self.ctaid[1],
             SpecialReg::CtaidZ => self.ctaid[2],
             SpecialReg::CgaCtaId => self.rank as u32,
-            SpecialReg::SmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
+            SpecialReg::SmId | SpecialReg::VirtualSmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
             SpecialReg::LtMask => lt,
             SpecialReg::LeMask => lt | 1 << lane,
             SpecialReg::GtMask => !(lt | 1 << lane),
@@ -276,6 +276,17 @@ impl Cta<'_> {
                 (u64::from(int::shf(u(0)?, u(2)?, s, left, signed, wide, high)), no)
             }
             Kind::Brev => (u64::from(u(0)?.reverse_bits()), no),
+            Kind::Vabsdiff4 => {
+                let (a, b) = (u(0)?.to_le_bytes(), u(1)?.to_le_bytes());
+                (u64::from(u32::from_le_bytes(std::array::from_fn(|i| a[i].abs_diff(b[i])))), no)
+            }
+            Kind::Idp { two, hi, a_signed, b_signed } => {
+                (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
+            }
+            Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
+                Some(v) => (u64::from(v), no),
+                None => return fault("SGXT of a width outside 1..=31 is not modelled"),
+            },
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let d = if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) };
@@ -407,9 +418,28 @@ impl Cta<'_> {
                 let test = |k: usize| cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0;
                 (0, [test(0), test(1)])
             }
-            Kind::F2fp { bf16 } => {
-                let round =
-                    |x: u32| if bf16 { half::bf16_from_f32(x) } else { half::from_f64(f64::from(f32::from_bits(x))) };
+            Kind::Hset2 { cmp, op } => {
+                let mut next = 0;
+                let a = self.half_lanes(w, step, &mut next, lane, false)?;
+                let b = self.half_lanes(w, step, &mut next, lane, false)?;
+                let acc = self.p_in(w, step, next, lane)?;
+                // binary16 1.0 where the lane's test holds.
+                let one =
+                    |k: usize| if cmp::setp(cmp.test(a[k].partial_cmp(&b[k])), op, acc).0 { 0x3c00u32 } else { 0 };
+                (u64::from(one(1) << 16 | one(0)), no)
+            }
+            Kind::F2f16 => (u64::from(half::from_f64(f64::from_bits(self.val(w, step, 0, lane, 2)?))), no),
+            Kind::F2fp { bf16, rz } => {
+                let round = |x: u32| {
+                    let x64 = f64::from(f32::from_bits(x));
+                    if bf16 {
+                        half::bf16_from_f32(x)
+                    } else if rz {
+                        half::from_f64_rz(x64)
+                    } else {
+                        half::from_f64(x64)
+                    }
+                };
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
             }
@@ -717,6 +747,7 @@ impl Cta<'_> {
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),
+            Kind::Trap if active != 0 => return fault("BPT.TRAP: the kernel trapped"),
             Kind::Exit => {
                 w.reschedule(g, &[(mask & !active, pc + 1)]);
                 return Ok(());

@@ -159,6 +159,24 @@ pub enum Kind {
     },
     Iabs,
     Brev,
+    /// `VABSDIFF4.U8 d, a, b, c`: per byte `|a - b|`. `c` is PTX's merge
+    /// operand, which the default all-bytes mask (the only form NVIDIA
+    /// writes without a mask word) never reads.
+    Vabsdiff4,
+    /// `IDP.4A`/`IDP.2A.{LO,HI}` `d, a, b, c`: `c` plus the products of
+    /// a's bytes (halves for `.2A`) and b's bytes (the low or high pair).
+    Idp {
+        two: bool,
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `SGXT[.U32] d, a, n`: the low `n` bits of `a`, sign- or zero-extended.
+    Sgxt {
+        signed: bool,
+    },
+    /// `BPT.TRAP`: the kernel stops with an error.
+    Trap,
     /// `VABSDIFF a, b, c`: `|a - b| + c`.
     Vabsdiff {
         signed: bool,
@@ -218,9 +236,20 @@ pub enum Kind {
         op: BoolOp,
         bf16: bool,
     },
-    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB d, a, b`: two binary32 values
-    /// rounded to nearest into the halves of `d` (`a` high, `b` low).
+    /// `HSET2.BF.CMP.BOOL d, a, b, c`: each lane's comparison as 1.0 or
+    /// 0.0 in that lane of `d`.
+    Hset2 {
+        cmp: Cmp,
+        op: BoolOp,
+    },
+    /// `F2F.F16.F64 d, a`: binary64 to binary16, round to nearest even.
+    F2f16,
+    /// `F2FP[.F16.F32|.BF16.F32].PACK_AB[.RZ] d, a, b`: two binary32 values
+    /// rounded (to nearest, or toward zero) into the halves of `d` (`a`
+    /// high, `b` low).
     F2fp {
+        /// `.RZ`: rounded toward zero (binary16 only).
+        rz: bool,
         bf16: bool,
     },
     /// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]`: the two 8-bit floats of
@@ -590,6 +619,19 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
+        "VABSDIFF4" if inst.mods.len() == 1 && m("U8") => Kind::Vabsdiff4,
+        "IDP" => {
+            let types: Vec<&str> =
+                inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();
+            match types.as_slice() {
+                [a, b] => {
+                    Kind::Idp { two: m("2A"), hi: m("HI"), a_signed: a.starts_with('S'), b_signed: b.starts_with('S') }
+                }
+                _ => Kind::Unsupported,
+            }
+        }
+        "SGXT" => Kind::Sgxt { signed: !m("U32") },
+        "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
         "POPC" | "UPOPC" => Kind::Popc,
         "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },
@@ -626,7 +668,11 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Some((cmp, op)) => Kind::Hsetp2 { cmp, op, bf16: m("BF16_V2") },
             None => Kind::Unsupported,
         },
-        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16") },
+        "HSET2" if m("BF") && !m("BF16_V2") => match cmp_op(inst) {
+            Some((cmp, op)) => Kind::Hset2 { cmp, op },
+            None => Kind::Unsupported,
+        },
+        "F2FP" if m("PACK_AB") && !(m("RZ") && m("BF16")) => Kind::F2fp { bf16: m("BF16"), rz: m("RZ") },
         "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => Kind::Fp8Unpack { e4m3: m("E4M3") },
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
@@ -658,6 +704,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             match (pos("F64"), pos("F32")) {
                 (Some(d), Some(s)) if d < s => Kind::F2f64,
                 (Some(_), Some(_)) => Kind::F2f32 { rnd: round(inst) },
+                (Some(_), None) if pos("F16").is_some() && inst.mods.len() == 2 => Kind::F2f16,
                 _ => Kind::Unsupported,
             }
         }

@@ -122,6 +122,7 @@ const WSFX: OpFlags = WS.union(FX);
 opcodes! {
     // Integer arithmetic and logic.
     IMAD: Fixed, 1..=2, 3..=4, NONE;
+    IDP: Fixed, 1..=1, 3..=3, NONE;
     IADD3: Fixed, 1..=3, 3..=5, NONE;
     VIADD: Fixed, 1..=1, 2..=2, NONE;
     IABS: Fixed, 1..=1, 1..=1, NONE;
@@ -129,6 +130,7 @@ opcodes! {
     VIMNMX: Fixed, 1..=1, 3..=3, NONE;
     VIADDMNMX: Fixed, 1..=1, 4..=4, NONE;
     VABSDIFF: Fixed, 1..=1, 2..=3, NONE;
+    VABSDIFF4: Fixed, 1..=1, 3..=3, NONE;
     LOP3: Fixed, 1..=2, 4..=5, NONE;
     SHF: Fixed, 1..=1, 3..=3, NONE;
     LEA: Fixed, 1..=2, 3..=5, NONE;
@@ -164,6 +166,7 @@ opcodes! {
     HFMA2: Fixed, 1..=1, 3..=4, NONE;
     HMNMX2: Fixed, 1..=1, 3..=4, NONE;
     HSETP2: Fixed, 2..=2, 3..=5, NONE;
+    HSET2: Fixed, 1..=1, 3..=5, NONE;
     // Conversions.
     F2F: Variable, 1..=1, 1..=1, NONE;
     F2I: Variable, 1..=1, 1..=1, NONE;
@@ -324,8 +327,10 @@ static MODIFIERS: &[&str] = &[
     "16832",
     "1688",
     "2",
+    "2A",
     "32",
     "4",
+    "4A",
     "64",
     "64x8x16",
     "8",
@@ -337,6 +342,7 @@ static MODIFIERS: &[&str] = &[
     "ANY",
     "ARRIVE",
     "ASYNC",
+    "BF",
     "BF16",
     "BF16_V2",
     "BF16x2",
@@ -395,6 +401,7 @@ static MODIFIERS: &[&str] = &[
     "LE",
     "LEU",
     "LG2",
+    "LO",
     "LT",
     "LTC128B",
     "LTC256B",
@@ -454,6 +461,7 @@ static MODIFIERS: &[&str] = &[
     "T",
     "TF32",
     "TRANS64",
+    "TRAP",
     "TRUNC",
     "TRYWAIT",
     "U",

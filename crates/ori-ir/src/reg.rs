@@ -242,6 +242,7 @@ special_registers! {
     GeMask = "SR_GEMASK",
     EqMask = "SR_EQMASK",
     SmId = "SR_SMID",
+    VirtualSmId = "SR_VIRTUALSMID",
     VirtId = "SR_VIRTID",
     // The zero special register (`CS2R R4, SRZ` zeroes a register pair).
     Zero = "SRZ",

@@ -805,6 +805,12 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// True when the warp's threads are known to run together here (see
+    /// [`Lowerer::reconverge`]).
+    pub fn is_converged(&self) -> bool {
+        self.converged
+    }
+
     /// Makes the warp's threads run together again before a warp-synchronous
     /// instruction (`SHFL`, `BAR`) that a branch may have split them for:
     /// `WARPSYNC.ALL` on sm_90, `WARPSYNC 0xffffffff` before (the forms

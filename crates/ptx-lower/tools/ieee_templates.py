@@ -38,6 +38,7 @@ FORMS = [
     ("rcp.rz.f64", 1), ("rcp.rm.f64", 1), ("rcp.rp.f64", 1),
     ("sqrt.rz.f64", 1), ("sqrt.rm.f64", 1), ("sqrt.rp.f64", 1),
     ("div.rz.ftz.f32", 2), ("div.rm.ftz.f32", 2), ("div.rp.ftz.f32", 2),
+    ("rsqrt.approx.f64", 1),
 ]
 
 # Parameter offsets of the three buffers (sm_80 bank layout, sm_90).

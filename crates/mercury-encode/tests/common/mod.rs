@@ -87,6 +87,8 @@ pub fn generate(rng: &mut Rng, tables: &Tables, form: &Form, tame: bool) -> Opti
                 let v = 16 * (1 + rng.below(room.min(0x7ff) - 1)) as i64;
                 if atom.signed && rng.below(2) == 0 { -v } else { v }
             }
+            // nvdisasm prints `BPT.TRAP 0x0` as `BPT.TRAP`, another form.
+            AtomKind::X if tame && form.mnemonic == "BPT.TRAP" => 1 + rng.below(7) as i64,
             AtomKind::SR => {
                 let known: Vec<u16> = tables
                     .special_regs

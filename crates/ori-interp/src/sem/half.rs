@@ -41,6 +41,14 @@ pub fn from_f64(x: f64) -> u16 {
     sign | (((qe + 15) as u16) << 10) | man
 }
 
+/// f64 to binary16, rounded toward zero: nearest is within one step, so a
+/// result larger in magnitude than `x` steps back (overflow gives the
+/// largest finite value, an infinite `x` stays infinite).
+pub fn from_f64_rz(x: f64) -> u16 {
+    let h = from_f64(x);
+    if !x.is_nan() && f64::from(to_f32(h)).abs() > x.abs() { h - 1 } else { h }
+}
+
 /// binary32 bits to bfloat16, round to nearest even (NaN stays a NaN).
 pub fn bf16_from_f32(x: u32) -> u16 {
     if x & 0x7fff_ffff > 0x7f80_0000 {
@@ -152,6 +160,17 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn toward_zero() {
+        assert_eq!(from_f64_rz(65519.0), 0x7bff);
+        assert_eq!(from_f64_rz(1e9), 0x7bff);
+        assert_eq!(from_f64_rz(f64::NEG_INFINITY), 0xfc00);
+        assert_eq!(from_f64_rz(1.0 + 0.9 * 2f64.powi(-10)), 0x3c00);
+        assert_eq!(from_f64_rz(-1.99999), 0xbfff);
+        assert_eq!(from_f64_rz(-1e-8), 0x8000);
+        assert_eq!(from_f64_rz(3.0), 0x4200);
+    }
 
     #[test]
     fn round_trips() {

@@ -99,8 +99,48 @@ pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
     if shift_amount { 31 - pos } else { pos }
 }
 
+/// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
+/// one unless `signed` is false. Widths outside 1..=31 are not modelled
+/// (`None`): no NVIDIA code seen uses them.
+pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
+    let n = bits.checked_sub(1).filter(|&m| m < 31)? + 1;
+    Some(if signed { ((a << (32 - n)) as i32 >> (32 - n)) as u32 } else { a & ((1 << n) - 1) })
+}
+
+/// `IDP.4A` / `IDP.2A.{LO,HI}` (PTX `dp4a`, `dp2a`): `c` plus the products
+/// of a's four bytes with b's (`.2A`: a's two halves with b's low or high
+/// byte pair), each extended by its signedness, modulo 2^32.
+pub fn idp(a: u32, b: u32, c: u32, two: bool, hi: bool, a_signed: bool, b_signed: bool) -> u32 {
+    let ext = |v: u32, bits: u32, signed: bool| -> i64 {
+        let v = v & ((1u32 << bits) - 1);
+        if signed && v >> (bits - 1) != 0 { i64::from(v) - (1i64 << bits) } else { i64::from(v) }
+    };
+    let (lanes, a_bits) = if two { (2, 16) } else { (4, 8) };
+    let b_from = if two && hi { 2 } else { 0 };
+    let sum: i64 =
+        (0..lanes).map(|i| ext(a >> (a_bits * i), a_bits, a_signed) * ext(b >> (8 * (i + b_from)), 8, b_signed)).sum();
+    (i64::from(c) + sum) as u32
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dot_products() {
+        assert_eq!(super::idp(0x0102_0304, 0x0101_0101, 10, false, false, false, false), 20);
+        assert_eq!(super::idp(0xff, 0x02, 0, false, false, true, true), 0xffff_fffe);
+        assert_eq!(super::idp(0xff, 0x02, 0, false, false, false, true), 510);
+        assert_eq!(super::idp(0x0003_fffe, 0x0706_0504, 1, true, false, true, true), 8);
+        assert_eq!(super::idp(0x0003_fffe, 0x0706_0504, 0, true, true, true, true), 9);
+    }
+
+    #[test]
+    fn sgxt_extends_the_low_bits() {
+        assert_eq!(super::sgxt(0x1234_56ff, 7, false), Some(0x7f));
+        assert_eq!(super::sgxt(0x40, 7, true), Some(0xffff_ffc0));
+        assert_eq!(super::sgxt(0x3f, 7, true), Some(0x3f));
+        assert_eq!(super::sgxt(5, 0, false), None);
+    }
+
     use super::*;
 
     #[test]

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | `ex2`, `sqrt`, `rcp`, `rsqrt` `.approx.ftz.f32` | `MUFU.EX2`/`SQRT`/`RCP`/`RSQ` |
 //! | `ex2.approx.f32` | below -126 the input is halved and the result squared (`FSETP.GEU`, `FSEL`, `@!P FMUL`) |
-//! | `lg2`, `rsqrt` `.approx.f32` | a subnormal input is scaled by 2^24 first, the result corrected (`FADD -24` / `FMUL 4096`) |
+//! | `lg2`, `rsqrt`, `sqrt` `.approx.f32` | a subnormal input is scaled by 2^24 first, the result corrected (`FADD -24` / `FMUL 4096` / `FMUL 2^-12`) |
+//! | `div.approx.ftz.f32 d, a, b` | `MUFU.RCP t, b`, `FMUL.FTZ d, t, a` |
 //! | `sin`, `cos` `.approx[.ftz].f32` | `MUFU.SIN`/`COS` of `x * 1/(2 pi)` rounded toward zero (`FMUL.RZ`) |
 //! | `rcp`, `rsqrt` `.approx.ftz.f64` | `MUFU.RCP64H`/`RSQ64H` of the high word, a zero low word |
 
@@ -73,7 +74,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![input.into()], span)?;
             with_guard(cx, not_p, |cx| cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), d.into()], span))
         }
-        "lg2" | "rsqrt" => {
+        "lg2" | "rsqrt" | "sqrt" => {
             // A subnormal input is scaled into the normal range first.
             let (p, scaled, input) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
             let mut abs = a.clone();
@@ -85,16 +86,34 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let not_p = Operand::reg(p).inverted();
             cx.emit(Opcode::FSEL, &[], vec![input.into()], vec![scaled.into(), a, not_p.clone()], span)?;
             cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![input.into()], span)?;
-            with_guard(cx, not_p, |cx| {
-                if name == "lg2" {
+            with_guard(cx, not_p, |cx| match name {
+                "lg2" => {
                     cx.emit(Opcode::FADD, &[], vec![d.into()], vec![d.into(), f32_imm((-24.0f32).to_bits())], span)
-                } else {
-                    cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(4096f32.to_bits())], span)
+                }
+                "rsqrt" => cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(4096f32.to_bits())], span),
+                _ => {
+                    cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(2f32.powi(-12).to_bits())], span)
                 }
             })
         }
         _ => Err(unsupported(inst)),
     }
+}
+
+/// `div.approx.ftz.f32 d, a, b`: `a` times the approximate reciprocal of `b`.
+pub(super) fn div_ftz(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? != ScalarType::F32 || inst.modifiers.len() != 3 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F32)?;
+    let b = src(cx, inst, 2, ScalarType::F32)?;
+    if b.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let r = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::MUFU, &["RCP"], vec![r.into()], vec![b], inst.span)?;
+    cx.emit(Opcode::FMUL, &["FTZ"], vec![d.into()], vec![r.into(), a], inst.span)
 }
 
 /// `rcp`/`rsqrt.approx.ftz.f64`: the high-word MUFU, a zero low word.

@@ -38,6 +38,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("prmt", 32) if inst.modifiers.len() == 1 => prmt(cx, inst),
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
+        ("sad", 32) if ty == ScalarType::S32 => sad_signed(cx, inst),
         _ => Err(unsupported(inst)),
     }
 }
@@ -51,7 +52,19 @@ pub(super) fn mul_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => return Err(unsupported(inst)),
     };
     let d = dst(cx, inst, 0)?;
-    let (a, b) = register_first(src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    // A register known to hold a constant is the (signed) immediate here:
+    // copy propagation would move the `MOV`'s unsigned spelling into
+    // IMAD's signed field.
+    let mut sources = Vec::new();
+    for i in [1, 2] {
+        sources.push(match constant(cx, inst, i)? {
+            Some(k) => Operand::int(i64::from(k as u32 as i32)),
+            None => src(cx, inst, i, ty)?,
+        });
+    }
+    let b = sources.pop().ok_or_else(|| unsupported(inst))?;
+    let a = sources.pop().ok_or_else(|| unsupported(inst))?;
+    let (a, b) = register_first(a, b);
     let seq = Seq::start(cx, inst.span);
     let a = seq.in_reg(cx, a);
     seq.finish(cx);
@@ -250,10 +263,13 @@ fn bfe32(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
     result
 }
 
-/// `prmt.b32 d, a, b, c` with a constant selector: `PRMT d, a, c, b` (the
-/// only form the encoder knows takes the selector as an immediate).
+/// `prmt.b32 d, a, b, c`: `PRMT d, a, c, b`, a constant selector as an
+/// immediate, else the register (NVIDIA's `PRMT R6, R8, R10, R9`).
 fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some(selector) = constant(cx, inst, 3)? else { return Err(unsupported(inst)) };
+    let selector = match constant(cx, inst, 3)? {
+        Some(k) => Operand::int(k & 0xffff),
+        None => src(cx, inst, 3, ScalarType::B32)?,
+    };
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::B32)?;
     let b = src(cx, inst, 2, ScalarType::B32)?;
@@ -261,7 +277,7 @@ fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let regs = seq.in_reg(cx, a).and_then(|a| Ok((a, seq.in_reg(cx, b)?)));
     seq.finish(cx);
     let (a, b) = regs?;
-    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, Operand::int(selector & 0xffff), b], inst.span)
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, selector, b], inst.span)
 }
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the funnel shift of `b:a`.
@@ -328,6 +344,89 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                 seq.op_if(cx, guard, Opcode::IADD3, &[], vec![d.into()], vec![diff.into(), c, rz()])
             }
         }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `sad.s32 d, a, b, c`: `VABSDIFF d, a, b, c` (`|a - b| + c`, NVIDIA's
+/// form; a constant `c` as the immediate, as NVIDIA writes it).
+fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::S32)?;
+    let b = src(cx, inst, 2, ScalarType::S32)?;
+    let c = match constant(cx, inst, 3)? {
+        Some(k) => Operand::int(i64::from(k as u32 as i32)),
+        None => src(cx, inst, 3, ScalarType::S32)?,
+    };
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let uses = vec![seq.in_reg(cx, a)?, seq.in_reg(cx, b)?, c];
+        seq.op_if(cx, seq.guard, Opcode::VABSDIFF, &[], vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `dp4a.A.B d, a, b, c` / `dp2a.{lo,hi}.A.B`: `IDP.4A.A8.B8` /
+/// `IDP.2A.{LO,HI}.A16.B8 d, a, b, c` (NVIDIA's, every source a register).
+pub(super) fn dot(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [at, bt] = types.as_slice() else { return Err(unsupported(inst)) };
+    let sign = |t: &ScalarType| match t {
+        ScalarType::S32 => Some(true),
+        ScalarType::U32 => Some(false),
+        _ => None,
+    };
+    let (Some(a_signed), Some(b_signed)) = (sign(at), sign(bt)) else { return Err(unsupported(inst)) };
+    let two = inst.opcode.name.as_str() == "dp2a";
+    let half: &str = match (two, inst.has("hi"), inst.has("lo")) {
+        (false, false, false) => "",
+        (true, true, false) => "HI",
+        (true, false, true) => "LO",
+        _ => return Err(unsupported(inst)),
+    };
+    let a_type = match (two, a_signed) {
+        (false, true) => "S8",
+        (false, false) => "U8",
+        (true, true) => "S16",
+        (true, false) => "U16",
+    };
+    let b_type = if b_signed { "S8" } else { "U8" };
+    let mut mods = vec![if two { "2A" } else { "4A" }];
+    mods.extend([half].into_iter().filter(|h| !h.is_empty()));
+    mods.extend([a_type, b_type]);
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mut uses = Vec::new();
+        for s in sources {
+            uses.push(seq.in_reg(cx, s?)?);
+        }
+        seq.op_if(cx, seq.guard, Opcode::IDP, &mods, vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `vabsdiff4.u32.u32.u32 d, a, b, c` (no mask, selectors, `.sat` or
+/// `.add`): `VABSDIFF4.U8 d, a, b, c`, NVIDIA's (`c`, PTX's merge operand,
+/// is passed though the all-bytes mask takes nothing from it).
+pub(super) fn vabsdiff4(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let plain = inst.types().count() == 3 && inst.types().all(|t| t == ScalarType::U32);
+    if !plain || inst.modifiers.len() != 3 || inst.operands.len() != 4 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3].map(|i| src(cx, inst, i, ScalarType::U32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mut uses = Vec::new();
+        for s in sources {
+            uses.push(seq.in_reg(cx, s?)?);
+        }
+        seq.op_if(cx, seq.guard, Opcode::VABSDIFF4, &["U8"], vec![d.into()], uses)
     })();
     seq.finish(cx);
     result

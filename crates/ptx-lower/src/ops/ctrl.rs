@@ -1,4 +1,4 @@
-//! `bra`, `ret`, `exit` and `bar.sync`.
+//! `bra`, `ret`, `exit`, `trap`, `bar.sync` and `bar.warp.sync`.
 
 use ori_ir::{Opcode, Operand};
 use ptx_syntax::ast::{ExprKind, Instruction};
@@ -35,11 +35,23 @@ pub(super) fn exit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     Ok(())
 }
 
+/// `trap`: `BPT.TRAP 0x1`, NVIDIA's. The code after it stays reachable in
+/// the CFG (NVIDIA's ends the path there; keeping it only costs code).
+pub(super) fn trap(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if !inst.modifiers.is_empty() || !inst.operands.is_empty() {
+        return Err(unsupported(inst));
+    }
+    cx.emit(Opcode::BPT, &["TRAP"], vec![], vec![Operand::int(1)], inst.span)
+}
+
 /// `bar.sync N` / `barrier.sync[.aligned] N` with an immediate barrier and
 /// the whole CTA: `BAR.SYNC.DEFER_BLOCKING N` (the sm_70+ form, which
 /// threads of a diverged warp may reach separately).
 pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    if words == ["warp", "sync"] {
+        return warp_sync(cx, inst);
+    }
     if !matches!(words.as_slice(), ["sync"] | ["sync", "aligned"]) || inst.operands.len() != 1 {
         return Err(unsupported(inst));
     }
@@ -49,4 +61,20 @@ pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     cx.reconverge(inst.span)?;
     cx.emit(Opcode::BAR, &["SYNC", "DEFER_BLOCKING"], vec![], vec![Operand::int(value as i64)], inst.span)
+}
+
+/// `bar.warp.sync -1` (`__syncwarp()`): the warp's reconvergence, nothing
+/// where it is known to run together (NVIDIA's code has no `WARPSYNC`
+/// there), else `WARPSYNC.ALL` / `WARPSYNC 0xffffffff`. Partial masks are
+/// not lowered yet.
+fn warp_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let full = match &operand(inst, 0)?.kind {
+        ExprKind::Int { value, .. } => *value as u32 == u32::MAX,
+        ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, inner) => matches!(inner.kind, ExprKind::Int { value: 1, .. }),
+        _ => false,
+    };
+    if !full || inst.operands.len() != 1 {
+        return Err(unsupported(inst));
+    }
+    cx.reconverge(inst.span)
 }

@@ -251,11 +251,20 @@ fn half(
             let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
+        // NVIDIA's: `F2FP.F16.F32.PACK_AB.RZ` (sm_80 `F2FP.PACK_AB.RZ`) and
+        // `F2F.F16.F64` (one rounding, straight from binary64).
+        (F16, F32, Some(Rounding::Rz)) => {
+            let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
+        }
+        (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),
         (Bf16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
                 return Ok(());
             }
-            cx.emit(Opcode::F2FP, &["BF16", "F32", "PACK_AB"], vec![d.into()], vec![rz, a], inst.span)
+            // nvdisasm's sm_80 name lacks `.F32` (the same instruction).
+            let mods: &[&str] = if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB"] } else { &["BF16", "PACK_AB"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F32, F16, None) => {
             let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };

@@ -8,15 +8,25 @@ use super::{bank_operand, dst, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// Lowers an f64 `add`, `sub`, `mul` or `fma`/`mad` (round to nearest).
+/// Lowers an f64 `add`, `sub`, `mul` or `fma`/`mad` (any rounding:
+/// `.rz/.rm/.rp` become `DADD.RZ`, ... as in NVIDIA's code), `min`, `max`,
+/// `abs`, `neg`.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let plain =
-        inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn)));
-    if !plain {
-        return Err(unsupported(inst));
+    let mut rounding: &[&str] = &[];
+    for m in &inst.modifiers {
+        rounding = match m.kind {
+            ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn) => continue,
+            ModifierKind::Rounding(Rounding::Rz) => &["RZ"],
+            ModifierKind::Rounding(Rounding::Rm) => &["RM"],
+            ModifierKind::Rounding(Rounding::Rp) => &["RP"],
+            _ => return Err(unsupported(inst)),
+        };
     }
     let f64 = ScalarType::F64;
     let op = inst.opcode.name.as_str();
+    if !rounding.is_empty() && !matches!(op, "add" | "sub" | "mul" | "fma" | "mad") {
+        return Err(unsupported(inst));
+    }
     if matches!(op, "min" | "max") {
         return min_max(cx, inst, op == "max");
     }
@@ -71,7 +81,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
         _ => return Err(unsupported(inst)),
     };
-    cx.emit(op, &[], vec![d.into()], uses, inst.span)
+    cx.emit(op, rounding, vec![d.into()], uses, inst.span)
 }
 
 /// `-x` of an f64 operand.

@@ -84,7 +84,8 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     let mods: &[&str] = match (bf16, op) {
         (false, _) => &[],
-        (true, Opcode::HFMA2) if cx.sm.version >= 90 => &["MMA", "BF16_V2"],
+        // NVIDIA's scalar bfloat16 fma on sm_90 is the plain `HFMA2.BF16_V2`.
+        (true, Opcode::HFMA2) if cx.sm.version >= 90 && !scalar => &["MMA", "BF16_V2"],
         (true, _) => &["BF16_V2"],
     };
     cx.emit(op, mods, vec![d.into()], uses, inst.span)
@@ -348,4 +349,24 @@ pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     })();
     seq.finish(cx);
     result
+}
+
+/// `set.eq.f16.f16 d, a, b` (CUDA's hexp family compares with constants
+/// this way): `HSET2.BF.EQ.AND d, a.H0_H0, b, PT`, 1.0 or 0.0 in each lane
+/// (the low one is `d`); a constant `b` as an immediate pair, as in
+/// NVIDIA's code. The encoder knows the `.EQ` forms only.
+pub(super) fn set16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> =
+        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    if words != ["eq"] || inst.types().count() != 2 || inst.types().any(|t| t != ScalarType::F16) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    if constant(cx, inst, 1)?.is_some() {
+        return Err(unsupported(inst));
+    }
+    let mut uses = source(cx, inst, 1, true, false, false)?;
+    uses.extend(source(cx, inst, 2, true, false, false)?);
+    uses.push(Operand::reg(Reg::PT));
+    cx.emit(Opcode::HSET2, &["BF", "EQ", "AND"], vec![d.into()], uses, inst.span)
 }

@@ -106,6 +106,8 @@ const TEMPLATES: &[(&str, u16, &str)] = &[
     ("sqrt.rm.f64", 80, include_str!("ieee/sqrt_rm_f64.sm80.ori")),
     ("sqrt.rp.f64", 90, include_str!("ieee/sqrt_rp_f64.sm90.ori")),
     ("sqrt.rp.f64", 80, include_str!("ieee/sqrt_rp_f64.sm80.ori")),
+    ("rsqrt.approx.f64", 90, include_str!("ieee/rsqrt_approx_f64.sm90.ori")),
+    ("rsqrt.approx.f64", 80, include_str!("ieee/rsqrt_approx_f64.sm80.ori")),
 ];
 
 /// The template for `form` on `sm`.

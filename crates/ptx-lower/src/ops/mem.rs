@@ -292,7 +292,7 @@ fn wide_width(words: u8) -> &'static str {
 
 /// The modifiers of an `LDG` (`load`) or `STG` of `width`: `.E`, then the
 /// cache operator's word that comes before the size (`.EF` for `.cs`,
-/// evict first), the size, then the words after it (`.CONSTANT` for
+/// evict first; `.LU` for a `.lu` load), the size, then the words after it (`.CONSTANT` for
 /// `.nc`, `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as
 /// NVIDIA's cubins spell them (vec_loads). Other qualifiers are not
 /// lowered yet.
@@ -303,6 +303,8 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
         (["nc"], true) => (&[], &["CONSTANT"]),
         (["cs"], _) => (&["EF"], &[]),
+        // Last use: NVIDIA's `LDG.E.LU[.128]` (probed on sm_90 and sm_80).
+        (["lu"], true) => (&["LU"], &[]),
         (["cg"], _) => (&[], &["STRONG", "GPU"]),
         (["wt"], false) => (&[], &["STRONG", "SYS"]),
         // NVIDIA's spinlock_fence: volatile accesses are strong at system scope.

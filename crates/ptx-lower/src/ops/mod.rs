@@ -57,9 +57,13 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
+        "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
+        "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
+        "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
         }
+        "div" if inst.has("approx") && inst.has("ftz") => approx::div_ftz(cx, inst).map(|()| None),
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "cvta" if inst.space() == Some(ptx_syntax::ast::StateSpace::Local) => call::cvta_local(cx, inst).map(|()| None),
@@ -85,6 +89,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             }
         }
         "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
+        "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
         "setp" if ty(inst)? == ScalarType::F64 => double::setp(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
@@ -97,7 +102,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "call" => cx.inline_call(inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
+        "trap" => ctrl::trap(cx, inst).map(|()| None),
         "shfl" => warp::shfl(cx, inst).map(|()| None),
+        "redux" => warp::redux(cx, inst).map(|()| None),
         "vote" => warp::vote(cx, inst).map(|()| None),
         "activemask" => warp::activemask(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
@@ -245,7 +252,8 @@ pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
 
 /// Reads PTX special register `name.component` into `dst`: thread and block
 /// indices through `S2R`, launch dimensions from constant bank 0 (where the
-/// driver puts them, as NVIDIA's cubins read them).
+/// driver puts them, as NVIDIA's cubins read them), clocks and timers
+/// through `CS2R` (NVIDIA's sequences, tests/ptx/special_regs.ptx).
 pub(crate) fn special(
     cx: &mut Lowerer<'_>,
     name: &str,
@@ -271,6 +279,18 @@ pub(crate) fn special(
         }
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
+        "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
+        "%warpid" => return warpid(cx, dst, span),
+        // The driver's SM count, where NVIDIA's code reads it.
+        "%nsmid" => (bank_read, Operand::cbank(0, 0x10c)),
+        "%clock" => {
+            let clock = vec![OperandKind::Special(SpecialReg::ClockLo).into()];
+            return cx.emit(Opcode::CS2R, &["32"], vec![dst.into()], clock, span);
+        }
+        "%clock64" | "%globaltimer" if dst.width == 2 => {
+            let sr = if name == "%clock64" { SpecialReg::ClockLo } else { SpecialReg::GlobalTimerLo };
+            return cx.emit(Opcode::CS2R, &[], vec![dst.into()], vec![OperandKind::Special(sr).into()], span);
+        }
         "%ntid" => (bank_read, Operand::cbank(0, 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, 0xc + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
@@ -279,4 +299,14 @@ pub(crate) fn special(
         _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
     };
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
+}
+
+/// `%warpid`: bits 8..14 of SR_VIRTID (`S2R`, `SHF.R.U32.HI` by 8,
+/// `SGXT.U32` of 7 bits), NVIDIA's sequence.
+fn warpid(cx: &mut Lowerer<'_>, dst: Reg, span: ptx_syntax::Span) -> Lowered {
+    let (virt, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    cx.emit(Opcode::S2R, &[], vec![virt.into()], vec![OperandKind::Special(SpecialReg::VirtId).into()], span)?;
+    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), virt.into()];
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![shifted.into()], shift, span)?;
+    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(7)], span)
 }

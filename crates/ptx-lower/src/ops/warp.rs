@@ -1,5 +1,5 @@
 //! Warp-synchronous data exchange: `shfl.sync`, `vote.sync`, `match.sync`,
-//! `activemask`.
+//! `redux.sync`, `activemask`.
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ScalarType, UnaryOp};
@@ -9,9 +9,12 @@ use crate::error::Lowered;
 use crate::func::Lowerer;
 
 /// `shfl.sync.MODE.b32 d[|p], a, b, c, membermask`: `SHFL.MODE p, d, a, b,
-/// c` with `PT` for an absent `p`. Only the full member mask is lowered
-/// (NVIDIA emits no `WARPSYNC` for it); lane and clamp operands that hold
-/// constants become immediates, as in NVIDIA's code.
+/// c` with `PT` for an absent `p`. The full member mask is lowered
+/// anywhere (NVIDIA emits no `WARPSYNC` for it); another constant mask only
+/// where the warp is known to be converged, where NVIDIA's code has no
+/// `WARPSYNC` either (`__shfl_xor_sync(0xff, x, 1, 8)`: `SHFL.BFLY PT, d,
+/// a, 0x1, 0x181f`). Lane and clamp operands that hold constants become
+/// immediates, as in NVIDIA's code.
 pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let mode = match words.as_slice() {
@@ -24,8 +27,10 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         },
         _ => return Err(unsupported(inst)),
     };
-    if constant(cx, inst, 4)? != Some(-1) {
-        return Err(unsupported(inst));
+    match constant(cx, inst, 4)? {
+        Some(-1) => {}
+        Some(_) if cx.is_converged() => {}
+        _ => return Err(unsupported(inst)),
     }
     let (d, p) = match &operand(inst, 0)?.kind {
         ExprKind::Name(d, None) => (d, None),
@@ -49,6 +54,35 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     cx.reconverge(inst.span)?;
     cx.emit(Opcode::SHFL, &[mode], vec![p.into(), d.into()], vec![a, b, c], inst.span)
+}
+
+/// `redux.sync.OP.T d, a, membermask` (full mask): `REDUX.OP u, a` into a
+/// uniform register, then `MOV d, u` (NVIDIA's sequence). The encoder
+/// knows `.SUM[.S32]`, `.MIN.S32`, `.MAX.S32`, `.OR` and the plain (and)
+/// form; unsigned `min`/`max` and `xor` are not lowered yet.
+pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
+    let mods: &[&str] = match words.as_slice() {
+        ["sync", "add", "u32"] => &["SUM"],
+        ["sync", "add", "s32"] => &["SUM", "S32"],
+        ["sync", "min", "s32"] => &["MIN", "S32"],
+        ["sync", "max", "s32"] => &["MAX", "S32"],
+        ["sync", "or", "b32"] => &["OR"],
+        ["sync", "and", "b32"] => &[],
+        _ => return Err(unsupported(inst)),
+    };
+    if constant(cx, inst, 2)? != Some(-1) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    cx.reconverge(inst.span)?;
+    let u = cx.temp(ori_ir::RegFile::UR, 1);
+    cx.emit(Opcode::REDUX, mods, vec![u.into()], vec![a], inst.span)?;
+    cx.emit(Opcode::MOV, &[], vec![d.into()], vec![u.into()], inst.span)
 }
 
 /// `vote.sync.MODE d, p, membermask` (full mask only, as for `shfl`):

@@ -165,6 +165,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             let (a, b) = if matches!(a, Src64::Imm(_)) { (b, a) } else { (a, b) };
             mul_hi_u64(cx, d, a, b, span)
         }
+        "mul" if inst.has("hi") && ty == ScalarType::S64 => {
+            let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
+            let (Src64::Reg(_), Src64::Reg(_)) = (a, b) else { return Err(unsupported(inst)) };
+            mul_hi_s64(cx, d, a, b, span)
+        }
         "and" | "or" | "xor" | "not" => {
             let a = src64(cx, inst, 1)?;
             let (a, b, lut) = match op {
@@ -264,6 +269,46 @@ fn mul_hi_u64(cx: &mut Lowerer<'_>, d: Reg, a: Src64, b: Src64, span: ptx_syntax
     cx.emit(Opcode::IADD3, &["X"], vec![upper.part(1, 1).into()], uses, span)?;
     let uses = vec![a.word(1), b.word(1), upper.into(), low_carry.into()];
     cx.emit(Opcode::IMAD, &["WIDE", "U32", "X"], vec![d.into()], uses, span)
+}
+
+/// The high 64 bits of the signed product: the unsigned one, less `a`
+/// where `b` is negative and less `b` where `a` is (NVIDIA's order: `SEL`
+/// by each sign after a 64-bit subtraction; NVIDIA subtracts the high
+/// words with `IMAD.X h, 0x1, ~x, P`, here the equal `IADD3.X h, ~x, RZ, P`).
+fn mul_hi_s64(cx: &mut Lowerer<'_>, d: Reg, a: Src64, b: Src64, span: ptx_syntax::Span) -> Lowered {
+    let h = cx.temp(RegFile::R, 2);
+    mul_hi_u64(cx, h, a, b, span)?;
+    let t = cx.temp(RegFile::R, 2);
+    let (h_words, t_words) = ([0, 1].map(|w| Operand::reg(h.part(w, 1))), [0, 1].map(|w| Operand::reg(t.part(w, 1))));
+    minus_if(cx, h_words, a, b, [t_words[0].clone().undef(), t_words[1].clone()], span)?;
+    let mut dd = Dest::new(d, &[a, b]);
+    let out = [dd.word(0), dd.word(1)];
+    minus_if(cx, t_words, b, a, out, span)
+}
+
+/// `out = acc - x` (64 bits, words) where `sign_of` is negative, else `acc`.
+fn minus_if(
+    cx: &mut Lowerer<'_>,
+    acc: [Operand; 2],
+    x: Src64,
+    sign_of: Src64,
+    out: [Operand; 2],
+    span: ptx_syntax::Span,
+) -> Lowered {
+    let rz = || Operand::reg(Reg::RZ);
+    let pt = || Operand::reg(Reg::PT);
+    let negative = cx.temp(RegFile::P, 1);
+    cx.emit(Opcode::ISETP, &["LT", "AND"], vec![negative.into(), pt()], vec![sign_of.word(1), rz(), pt()], span)?;
+    let (diff, borrow) = (cx.temp(RegFile::R, 2), cx.temp(RegFile::P, 1));
+    let lo = vec![acc[0].clone(), x.word(0).negated(), rz()];
+    cx.emit(Opcode::IADD3, &[], vec![Operand::reg(diff.part(0, 1)).undef(), borrow.into()], lo, span)?;
+    let hi = vec![acc[1].clone(), complement(x.word(1)), rz(), borrow.into(), pt().inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(diff.part(1, 1))], hi, span)?;
+    for (w, def) in out.into_iter().enumerate() {
+        let uses = vec![Operand::reg(diff.part(w as u8, 1)), acc[w].clone(), negative.into()];
+        cx.emit(Opcode::SEL, &[], vec![def], uses, span)?;
+    }
+    Ok(())
 }
 
 /// `setp.CMP[.BOOL].{s,u,b}64 p, a, b[, c]`: the low words compared
