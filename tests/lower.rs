@@ -275,6 +275,7 @@ fn hand_written_kernels_encode() {
         ("half_scalar", |sm| test_ptx("half_scalar", sm)),
         ("int_sweep", |sm| test_ptx("int_sweep", sm)),
         ("sweep_ints", |sm| sweep_ptx("ints", sm)),
+        ("sweep_math", |sm| sweep_ptx("math", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {
@@ -307,17 +308,6 @@ fn encodes_cleanly(oracle: Option<&Oracle>, name: &str, sm: u32, text: &str) {
         let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&path).output().unwrap();
         let stderr = String::from_utf8_lossy(&listing.stderr);
         assert!(listing.status.success() && stderr.is_empty(), "{name} sm_{sm} -O{opt}: {stderr}");
-    }
-}
-
-/// NVRTC sweep files (`tests/sweep/`) that compile for one target only so
-/// far: math on sm_90 needs more than the 63 uniform registers (its f64
-/// constants become `UMOV` pairs, and uniform registers are not spilled).
-#[test]
-fn sweep_files_for_one_target_encode() {
-    let oracle = Oracle::for_test("sweep_files_for_one_target_encode");
-    for (name, sm) in [("math", 80)] {
-        encodes_cleanly(oracle.as_ref(), &format!("sweep_{name}"), sm, &sweep_ptx(name, sm));
     }
 }
 

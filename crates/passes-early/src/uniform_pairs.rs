@@ -17,15 +17,29 @@
 //! pair go just before the reader, which reads that pair. The uniform
 //! pair lives for two instructions, in the reader's block. The general
 //! pair dies when no reader is left (`EarlyOriSimpleLiveDead`).
+//!
+//! Inside a region where a branch may split the warp, the allocator keeps
+//! every uniform value live over the whole region (the two sides may run
+//! interleaved, docs/regalloc.md), and uniform registers are never
+//! spilled: a long run of f64 math under one divergent branch (NVRTC's
+//! `dmath` in tests/sweep/math.cu) made 90 pairs there and ran out of the
+//! 59 uniform registers. So at most [`DIVERGENT_PAIRS`] pairs go into such
+//! regions; the rest keep their general pairs.
 
 use std::collections::HashMap;
 
+use cfg::{BlockSet, Cfg, PostDomTree, splits_warp};
 use ori_ir::{
     Function, Imm, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
     Reg, RegFile,
 };
 
 use crate::const_operands::with_operand;
+
+/// Uniform pairs made inside divergent regions, at most: with the
+/// parameters' uniform copies (`FoldConstantOperands`, 24 words) and a
+/// memory descriptor they stay within UR4-UR62.
+const DIVERGENT_PAIRS: usize = 14;
 
 /// Builds 64-bit constants in uniform pairs next to their readers.
 pub struct UniformConstantPairs;
@@ -49,15 +63,28 @@ impl Phase for UniformConstantPairs {
             return Ok(());
         }
         let mut before: HashMap<InstId, Vec<InstId>> = HashMap::new();
-        let ids: Vec<InstId> = func.layout.iter().flat_map(|&b| func.blocks[b].insts.clone()).collect();
-        for id in ids {
+        let divergent = divergent_blocks(func);
+        let mut divergent_pairs = 0;
+        let ids: Vec<(bool, InstId)> = func
+            .layout
+            .iter()
+            .flat_map(|&b| {
+                let in_region = divergent.contains(b);
+                func.blocks[b].insts.iter().map(move |&i| (in_region, i))
+            })
+            .collect();
+        for (in_region, id) in ids {
             for i in 0..func.insts[id].uses.len() {
+                if in_region && divergent_pairs == DIVERGENT_PAIRS {
+                    break;
+                }
                 let OperandKind::Reg(reg) = func.insts[id].uses[i].kind else { continue };
                 let whole = reg.is_virtual && reg.file == RegFile::R && reg.width == 2 && reg.word.unwrap_or(0) == 0;
                 let Some(&value) = pairs.get(&reg.num).filter(|_| whole) else { continue };
                 let stand_in = Reg::virt(RegFile::UR, u32::MAX).wide(2);
                 let Some(mut inst) = with_operand(func, id, i, &OperandKind::Reg(stand_in), cx) else { continue };
                 let u = func.new_vreg(RegFile::UR, 2);
+                divergent_pairs += usize::from(in_region);
                 for op in &mut inst.uses {
                     if op.kind == OperandKind::Reg(stand_in) {
                         op.kind = OperandKind::Reg(u);
@@ -84,6 +111,30 @@ impl Phase for UniformConstantPairs {
         }
         Ok(())
     }
+}
+
+/// The blocks from each branch that may split the warp up to (without)
+/// its block's immediate post-dominator, the allocator's regions.
+fn divergent_blocks(func: &Function) -> BlockSet {
+    let cfg = Cfg::compute(func);
+    let pdom = PostDomTree::compute(&cfg);
+    let mut inside = BlockSet::for_function(func);
+    for &b in cfg.rpo() {
+        if !func.blocks[b].insts.iter().any(|&i| splits_warp(func, &func.insts[i])) {
+            continue;
+        }
+        let join = pdom.ipdom(b);
+        let mut stack = vec![b];
+        let mut seen = BlockSet::for_function(func);
+        while let Some(x) = stack.pop() {
+            if Some(x) == join || !seen.insert(x) {
+                continue;
+            }
+            inside.insert(x);
+            stack.extend_from_slice(cfg.succs(x));
+        }
+    }
+    inside
 }
 
 /// Register pairs written exactly by one immediate move per word,
