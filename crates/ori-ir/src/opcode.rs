@@ -266,6 +266,17 @@ impl Opcode {
         &OP_INFO[self as usize]
     }
 
+    /// A 32-bit immediate word written the way the encoder reads this
+    /// opcode's immediate field: unsigned for the bitwise and move
+    /// instructions (`LOP3 ..., 0xffffffff`), sign-extended for the
+    /// arithmetic ones (`IADD3 ..., -0x1`; the same word). Measured on the
+    /// encoder's tables.
+    pub fn immediate(self, word: u32) -> crate::Imm {
+        use Opcode::*;
+        let unsigned = matches!(self, MOV | UMOV | LOP3 | SEL | SHF | WARPSYNC | VIADD);
+        crate::Imm::Int(if unsigned { i64::from(word) } else { i64::from(word as i32) })
+    }
+
     /// The mnemonic as nvdisasm prints it.
     pub fn name(self) -> &'static str {
         self.info().name

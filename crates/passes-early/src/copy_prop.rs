@@ -285,6 +285,12 @@ impl Copies {
                     let (last, imm) = self.resolve(*reg, state);
                     match imm {
                         Some(imm) if plain && takes_immediate(op, slot, imm) => {
+                            // The copied word in the reader's convention:
+                            // `MOV`'s 0x9e3779b9 is `IMAD`'s -0x61c88647.
+                            let imm = match imm {
+                                Imm::Int(v) => op.immediate(v as u32),
+                                other => other,
+                            };
                             *operand = Operand::from(OperandKind::Imm(imm))
                         }
                         _ => *reg = last,

@@ -856,12 +856,6 @@ impl<'m> Lowerer<'m> {
     }
 }
 
-/// Opcodes whose 32-bit immediate field the encoder reads as unsigned
-/// (measured on its tables: bitwise and move instructions); the others
-/// take it sign-extended.
-const UNSIGNED_IMMEDIATES: &[Opcode] =
-    &[Opcode::MOV, Opcode::UMOV, Opcode::LOP3, Opcode::SEL, Opcode::SHF, Opcode::WARPSYNC, Opcode::VIADD];
-
 /// Writes a 32-bit integer immediate the way the encoder expects it for
 /// `op`: `0xffffffff` for a bitwise instruction, `-0x1` for an arithmetic
 /// one (the same word).
@@ -870,9 +864,7 @@ fn imm_convention(op: Opcode, operand: Operand) -> Operand {
     if !(-(1 << 31)..1 << 32).contains(&v) {
         return operand;
     }
-    let word = v as u32;
-    let v = if UNSIGNED_IMMEDIATES.contains(&op) { i64::from(word) } else { i64::from(word as i32) };
-    Operand { kind: ori_ir::OperandKind::Imm(ori_ir::Imm::Int(v)), ..operand }
+    Operand { kind: ori_ir::OperandKind::Imm(op.immediate(v as u32)), ..operand }
 }
 
 /// Offset in constant bank 0 of the 64-bit global memory descriptor that
