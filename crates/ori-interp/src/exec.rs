@@ -50,7 +50,7 @@ pub enum Stop {
 pub(crate) type R<T> = Result<T, Stop>;
 
 /// The return-address register of calls (`R20:R21`).
-const RETURN_ADDRESS: u32 = 20;
+const RETURN_ADDRESS: u32 = ori_ir::abi::CUDA.return_address.num;
 
 pub(crate) fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(Stop::Fault(msg.into()))

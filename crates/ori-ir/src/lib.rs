@@ -10,6 +10,7 @@
 //! them. [`text`] gives the printable, parsable form used by IR dumps and
 //! single-phase tests; [`phase`] defines what a phase is.
 
+pub mod abi;
 pub mod builder;
 pub mod function;
 pub mod inst;

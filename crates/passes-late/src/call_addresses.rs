@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use ori_ir::{
     BlockId, Function, Imm, Knob, KnobValue, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property,
-    PropertySet, Reg, RegFile,
+    PropertySet, Reg,
 };
 
 /// The knobs of [`OriResolveCallAddresses`].
@@ -32,7 +32,7 @@ static KNOBS: &[Knob] = &[Knob {
 pub struct OriResolveCallAddresses;
 
 /// The return-address register.
-const RETURN_ADDRESS: Reg = Reg::phys(RegFile::R, 20);
+const RETURN_ADDRESS: Reg = ori_ir::abi::CUDA.return_address;
 
 impl Phase for OriResolveCallAddresses {
     fn name(&self) -> &'static str {

@@ -10,17 +10,17 @@
 //! The slots follow the frame's locals and spill slots; `OriSetupStackFrame`
 //! then moves `R1` by the whole frame. Kernels save nothing.
 
+use ori_ir::abi::CUDA as ABI;
 use ori_ir::{
     Address, Function, FunctionKind, Inst, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property,
     PropertySet, Reg, RegFile,
 };
-use regalloc_fatpoint::is_callee_saved;
 
 /// Saves and restores the callee-saved registers a device function writes.
 pub struct OriSaveCalleeRegisters;
 
 /// The stack pointer.
-const SP: Reg = Reg::phys(RegFile::R, 1);
+const SP: Reg = ABI.stack_pointer;
 
 impl Phase for OriSaveCalleeRegisters {
     fn name(&self) -> &'static str {
@@ -101,7 +101,7 @@ fn written_callee_saved(func: &Function) -> Result<Vec<Reg>, PhaseError> {
     for (_, _, inst) in func.insts_in_order() {
         for reg in inst.written_regs().filter(|r| !r.is_virtual) {
             for n in reg.num..reg.num + u32::from(reg.width) {
-                if !is_callee_saved(reg.file, n) || (reg.file == RegFile::R && n == SP.num) {
+                if !ABI.is_callee_saved(reg.file, n) || (reg.file == RegFile::R && n == SP.num) {
                     continue;
                 }
                 if reg.file != RegFile::R {

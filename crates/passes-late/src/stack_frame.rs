@@ -22,14 +22,14 @@
 
 use ori_ir::{
     Function, FunctionKind, INCOMING_ARGS, Inst, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
-    Property, PropertySet, Reg, RegFile,
+    Property, PropertySet, Reg,
 };
 
 /// Inserts the stack-pointer prologue of kernels that use the stack.
 pub struct OriSetupStackFrame;
 
 /// The stack pointer.
-const SP: Reg = Reg::phys(RegFile::R, 1);
+const SP: Reg = ori_ir::abi::CUDA.stack_pointer;
 
 /// Offset in constant bank 0 of the top of the thread's stack.
 const STACK_TOP: i32 = 0x28;

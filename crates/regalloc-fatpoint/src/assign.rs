@@ -21,7 +21,7 @@ use ori_ir::RegFile;
 
 use crate::interference::{Occupancy, is_free};
 use crate::points::{Hint, LiveRanges};
-use crate::units::{alignment, file_start, is_callee_saved, is_reserved};
+use crate::units::{ABI, alignment, file_start};
 
 /// The order in which virtual registers choose.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -83,13 +83,14 @@ pub(crate) fn assign(
             first.is_multiple_of(step)
                 && first + u32::from(width) <= limit
                 && is_free(&mask, first, width)
-                && !(first..first + u32::from(width)).any(|n| is_reserved(file, n))
+                && !(first..first + u32::from(width)).any(|n| ABI.is_reserved(file, n))
         };
         let Some(lowest) = (0..limit).step_by(step as usize).find(|&first| fits(first)) else {
             out.failed.push(bit);
             continue;
         };
-        let scratch = |first: u32| fits(first) && !(first..first + u32::from(width)).any(|n| is_callee_saved(file, n));
+        let scratch =
+            |first: u32| fits(first) && !(first..first + u32::from(width)).any(|n| ABI.is_callee_saved(file, n));
         let cheap = (0..limit).step_by(step as usize).find(|&first| scratch(first)).filter(|_| scratch_first);
         if let Some(cheap) = cheap {
             let hinted = match info.hint {

@@ -19,7 +19,7 @@ use crate::defined::Defined;
 use crate::driver::Allocation;
 use crate::phys_live::{PhysEffects, PhysLiveness};
 use crate::points::early_clobber;
-use crate::units::{UNIT_COUNT, Unit, alignment, is_reserved, units_of};
+use crate::units::{ABI, UNIT_COUNT, Unit, alignment, units_of};
 
 /// Who holds a unit at the point being checked.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -133,7 +133,7 @@ fn check_register(alloc: &Allocation, reg: Reg) -> Result<(), String> {
     if !p.num.is_multiple_of(alignment(p.width)) || end > file_end {
         return Err(format!("{reg} got {p}, misaligned or outside {:?}", reg.file));
     }
-    if (p.num..end).any(|n| is_reserved(reg.file, n)) {
+    if (p.num..end).any(|n| ABI.is_reserved(reg.file, n)) {
         return Err(format!("{reg} got {p}, which covers a reserved register"));
     }
     Ok(())

@@ -40,7 +40,6 @@ pub use driver::{Allocation, Options, allocate};
 pub use limits::{register_limit, registers_used};
 pub use phase::AllocateRegisters;
 pub use spill::SpillStats;
-pub use units::is_callee_saved;
 
 use ori_ir::{Function, Phase};
 

@@ -3,9 +3,10 @@
 //! bitset says which physical registers are live or taken.
 //!
 //! Also the facts about units the allocator must respect whatever the
-//! code: the stack pointer, the zero registers, tuple alignment, and what
-//! a call clobbers.
+//! code: tuple alignment, and (from the ABI, `ori_ir::abi`) the stack
+//! pointer, reserved registers and what a call clobbers.
 
+pub(crate) use ori_ir::abi::CUDA as ABI;
 use ori_ir::{Reg, RegFile};
 
 /// Index of a unit: files in [`RegFile::ALL`] order, each file's registers
@@ -15,9 +16,8 @@ pub(crate) type Unit = usize;
 /// Number of units of all files together.
 pub(crate) const UNIT_COUNT: usize = 256 + 64 + 8 + 8 + 16;
 
-/// The stack pointer, reserved in every function (oracle-facts: `R1` is
-/// loaded from `c[0x0][0x28]` in every kernel and addresses the frame).
-pub(crate) const STACK_POINTER: Reg = Reg::phys(RegFile::R, 1);
+/// The stack pointer, reserved in every function.
+pub(crate) const STACK_POINTER: Reg = ABI.stack_pointer;
 
 /// First unit of `file`.
 pub(crate) fn file_start(file: RegFile) -> Unit {
@@ -44,56 +44,13 @@ pub(crate) fn alignment(width: u8) -> u32 {
     }
 }
 
-/// True when `num` of `file` is never handed out: the stack pointer, and
-/// `UR0`-`UR3`, which NVIDIA's ptxas never uses (no uniform register below
-/// `UR4` in its code for any corpus kernel, sm_80 and sm_90; the memory
-/// descriptor of sm_80 loads and stores, which nvdisasm does not print,
-/// is `UR4` in the encoding too). Zero registers are outside every file's
-/// allocatable range already.
-pub(crate) fn is_reserved(file: RegFile, num: u32) -> bool {
-    (file == STACK_POINTER.file && num == STACK_POINTER.num) || (file == RegFile::UR && num < FIRST_UR)
-}
-
-/// First uniform register handed out.
-const FIRST_UR: u32 = 4;
-
-/// True when a call may change unit `unit`: the general registers the ABI
-/// makes caller-saved, and every predicate.
-///
-/// The R set is measured (oracle-facts §12, forcing values live across a
-/// call on sm_90): R2 and R16-R31 are callee-saved, then the upper half of
-/// each group of eight from R32 (R36-R39, R44-R47, ...); the rest is
-/// caller-saved. Predicates were not measured and are taken as clobbered,
-/// which can only cost registers, never correctness. Uniform registers:
-/// NVIDIA's callees write `UR4` without saving it (recursion's qsort) and
-/// its callers keep the memory descriptor in `UR36` across calls, so
-/// `UR0-UR35` are taken as clobbered and `UR36` up as preserved. Barrier
-/// registers are taken as preserved (callees save those they use).
+/// True when a call may change unit `unit`: every register the ABI does
+/// not make callee-saved ([`ori_ir::abi::Abi::is_callee_saved`]), zero
+/// registers and `PT`/`UPT` excepted.
 pub(crate) fn clobbered_by_call(unit: Unit) -> bool {
-    let r = file_start(RegFile::R);
-    let ur = file_start(RegFile::UR);
-    let p = file_start(RegFile::P);
-    let up = file_start(RegFile::UP);
-    if (r..r + 255).contains(&unit) {
-        let n = unit - r;
-        !is_callee_saved(RegFile::R, n as u32)
-    } else {
-        (ur..ur + FIRST_SAVED_UR as usize).contains(&unit) || (p..p + 7).contains(&unit) || (up..up + 7).contains(&unit)
-    }
-}
-
-/// First uniform register a call preserves.
-const FIRST_SAVED_UR: u32 = 36;
-
-/// True when register `num` of `file` keeps its value across a call: the
-/// callee saves it if it writes it (`R1`, the stack pointer, included).
-pub fn is_callee_saved(file: RegFile, num: u32) -> bool {
-    match file {
-        RegFile::R => num == 1 || num == 2 || (16..32).contains(&num) || (num >= 32 && num % 8 >= 4),
-        RegFile::UR => num >= FIRST_SAVED_UR,
-        RegFile::B => true,
-        _ => false,
-    }
+    let file = *RegFile::ALL.iter().rfind(|&&f| file_start(f) <= unit).expect("unit 0 is R0");
+    let num = (unit - file_start(file)) as u32;
+    !Reg::phys(file, num).is_zero() && !ABI.is_callee_saved(file, num)
 }
 
 #[cfg(test)]
@@ -124,7 +81,5 @@ mod tests {
     #[test]
     fn tuple_alignment() {
         assert_eq!([1, 2, 3, 4].map(alignment), [1, 2, 4, 4]);
-        assert!(is_reserved(RegFile::R, 1) && !is_reserved(RegFile::R, 0));
-        assert!((0..4).all(|n| is_reserved(RegFile::UR, n)) && !is_reserved(RegFile::UR, 4));
     }
 }

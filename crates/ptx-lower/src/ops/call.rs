@@ -14,8 +14,8 @@
 //! an indirect call is `CALL.REL.NOINC fp.lo, kernel` (the pointer is an
 //! offset from the kernel's start). The callee copies its arguments and the
 //! return address into virtual registers at its entry and returns with
-//! `RET.REL.NODEC R20, kernel`. What a call may change is the register
-//! allocator's business (`regalloc-fatpoint/src/units.rs`); saving the
+//! `RET.REL.NODEC R20, kernel`. What a call may change is the ABI's
+//! (`ori_ir::abi`); saving the
 //! callee-saved registers a function writes is `OriSaveCalleeRegisters`'.
 //!
 //! Generic local addresses are the thread's local address plus the base of
@@ -25,6 +25,7 @@
 //! one way, `IADD3 d, s.lo, -base.lo, RZ` (the low word is the local
 //! address) the other. sm_90 reads the bank through a uniform register.
 
+use ori_ir::abi::CUDA as ABI;
 use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
 use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, VarDecl};
@@ -34,12 +35,11 @@ use crate::error::{Lowered, Pending, at};
 use crate::func::Lowerer;
 
 /// First register of arguments and results.
-const FIRST_ARG: u32 = 4;
-/// Registers `R4..R15` that carry arguments (R16 on are callee-saved;
-/// NVIDIA's code for 20 32-bit arguments passes 12 in registers).
-const ARG_WORDS: usize = 12;
+const FIRST_ARG: u32 = ABI.first_arg;
+/// How many argument words travel in registers.
+const ARG_WORDS: usize = ABI.arg_words as usize;
 /// The return address register (`R21`, its high word, is 0).
-pub(crate) const RETURN_ADDRESS: Reg = Reg::phys(RegFile::R, 20);
+pub(crate) const RETURN_ADDRESS: Reg = ABI.return_address;
 
 /// Where an argument travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
