@@ -114,10 +114,15 @@ impl Needs {
     fn compute(func: &Function, ids: &[InstId], program: &Program, table: &LatencyTable) -> Needs {
         let n = ids.len();
         let mut read_sb = vec![false; n];
+        // Backwards through each block, with the units written after the
+        // instruction at hand: linear in the block (a forward search from
+        // every late reader was quadratic on long unrolled blocks).
+        let mut written_later = vec![false; crate::units::Unit::COUNT];
         for range in &program.blocks {
-            for k in range.clone() {
-                let late = late_reads(&func.insts[ids[k]], table);
-                read_sb[k] = program.steps[k + 1..range.end].iter().any(|s| s.writes.iter().any(|u| late.contains(u)));
+            written_later.fill(false);
+            for k in range.clone().rev() {
+                read_sb[k] = late_reads(&func.insts[ids[k]], table).iter().any(|u| written_later[u.index()]);
+                program.steps[k].writes.iter().for_each(|u| written_later[u.index()] = true);
             }
         }
         Needs {
