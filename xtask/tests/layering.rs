@@ -23,6 +23,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ptx-lower", &["ori-ir", "ptx-syntax"]),
     // The interpreter loads cubins and decodes their code.
     ("ori-interp", &["ori-ir", "mercury-encode", "elfw"]),
+    // The C API wraps the driver.
+    ("ptxas-capi", &["ptxas"]),
 ];
 
 /// The workspace crates `crates/NAME/Cargo.toml` lists under `[dependencies]`.

@@ -25,7 +25,7 @@ use ori_ir::Module;
 pub use diag::{Diagnostic, Location, Severity};
 pub use manager::{DumpAfter, IrDump, PhaseStat};
 pub use manifest::{Manifest, ManifestError};
-pub use options::{CacheOp, ManifestSource, Options, RegLimit};
+pub use options::{CacheOp, Cancel, ManifestSource, Options, RegLimit};
 pub use registry::Registry;
 pub use stats::{AllocSnapshot, CountingAlloc, MemoryMeter, StatsRequest};
 
@@ -290,6 +290,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             dump_after: Some(&options.dump_after),
             collect_stats: options.stats.any(),
             meter: options.meter,
+            cancel: options.cancel.as_deref(),
         };
         let optimize_start = started.elapsed();
         let run = manager::run(&plan, module, options.opt_level, run_options);

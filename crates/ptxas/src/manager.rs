@@ -63,7 +63,12 @@ pub struct RunOptions<'a> {
     pub collect_stats: bool,
     /// Allocation counters, if the embedding program has them.
     pub meter: Option<&'a dyn MemoryMeter>,
+    /// Asked before every phase: true stops the run with [`CANCELLED`].
+    pub cancel: Option<&'a (dyn Fn() -> bool + Send + Sync)>,
 }
+
+/// The message of a run stopped by [`RunOptions::cancel`].
+pub const CANCELLED: &str = "compilation cancelled";
 
 /// What a run produced besides the transformed module.
 #[derive(Clone, Debug, Default)]
@@ -110,6 +115,9 @@ pub fn run(
             message,
             report: std::mem::take(report),
         };
+        if options.cancel.is_some_and(|cancel| cancel()) {
+            return Err(fail(&mut report, CANCELLED.to_string()));
+        }
         if let Some(missing) = phase.requires().minus(module.props).iter().next() {
             return Err(fail(&mut report, format!("requires {missing}, but the IR has {}", module.props)));
         }

@@ -62,6 +62,9 @@ pub struct ManifestSource {
 }
 
 /// Everything that changes what [`crate::compile`] does.
+/// A cancellation check: true stops the compilation.
+pub type Cancel = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
 #[derive(Clone)]
 pub struct Options {
     /// The target architecture.
@@ -106,6 +109,9 @@ pub struct Options {
     pub stats: StatsRequest,
     /// Allocation counters for memory statistics.
     pub meter: Option<&'static dyn MemoryMeter>,
+    /// Asked before every phase; compilation stops once it returns true
+    /// (nvPTXCompiler's flow callback).
+    pub cancel: Option<Cancel>,
 }
 
 impl Default for Options {
@@ -132,6 +138,7 @@ impl Default for Options {
             dump_after: DumpAfter::None,
             stats: StatsRequest::default(),
             meter: None,
+            cancel: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the library API.
 
 pub mod args;
+pub mod embed;
 mod help;
 mod trace;
 mod verbose;

@@ -5,8 +5,23 @@ use std::io::Write;
 use crate::diag::Diagnostic;
 use crate::{FunctionReport, Report};
 
-/// Writes the `-v` report.
+/// Who prints the report: the two differ in the frame lines.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `ptxas -v`: frame lines indented, without a prefix.
+    CommandLine,
+    /// nvPTXCompiler's info log: frame lines prefixed `ptxas         .`
+    /// (NVIDIA's `libnvptxcompiler_static.a` 13.5).
+    Library,
+}
+
+/// Writes the `-v` report as the command line prints it.
 pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    write_as(report, Layout::CommandLine, out)
+}
+
+/// Writes the `-v` report in `layout`.
+pub fn write_as(report: &Report, layout: Layout, out: &mut dyn Write) -> std::io::Result<()> {
     let info = |out: &mut dyn Write, text: String| writeln!(out, "{}", Diagnostic::info(text));
     let mut data = format!("{} bytes gmem", report.module_data.gmem);
     for (bank, bytes) in &report.module_data.cmem {
@@ -17,7 +32,7 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     for f in report.functions.iter().rev().filter(|f| f.entry) {
         info(out, format!("Compiling entry function '{}' for '{}'", f.name, f.sm))?;
         info(out, format!("Function properties for {}", f.name))?;
-        frame_line(f, out)?;
+        frame_line(f, layout, out)?;
         // The optional parts in ptxas 13.5's order (oracle-facts §2.1).
         let mut used = format!("Used {} registers, used {} barriers", f.registers, f.barriers);
         if f.shared != 0 {
@@ -34,16 +49,20 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for f in report.functions.iter().filter(|f| !f.entry) {
         info(out, format!("Function properties for {}", f.name))?;
-        frame_line(f, out)?;
+        frame_line(f, layout, out)?;
     }
     Ok(())
 }
 
 /// The frame line, which ptxas prints indented and without a prefix.
-fn frame_line(f: &FunctionReport, out: &mut dyn Write) -> std::io::Result<()> {
+fn frame_line(f: &FunctionReport, layout: Layout, out: &mut dyn Write) -> std::io::Result<()> {
+    let prefix = match layout {
+        Layout::CommandLine => "",
+        Layout::Library => "ptxas         . ",
+    };
     writeln!(
         out,
-        "    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
+        "{prefix}    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
         f.stack_frame, f.spill_stores, f.spill_loads
     )
 }
