@@ -40,3 +40,24 @@ fn diagnostics_are_data() {
     assert_eq!((location.file.as_str(), location.line, location.column), ("bad.ori", 4, Some(5)));
     assert_eq!(diag.message, "unknown opcode `FROB`");
 }
+
+/// `--split-compile`: the functions of a module compiled on several
+/// threads give the bytes one thread gives (multi_entry: six kernels;
+/// device_calls: kernels and out-of-line callees).
+#[test]
+fn split_compile_gives_the_same_cubin_for_any_thread_count() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/kernels");
+    for kernel in ["multi_entry", "device_calls"] {
+        for sm in [80, 90] {
+            let name = format!("{kernel}.sm{sm}.ptx");
+            let source = Source { name: name.clone(), text: std::fs::read_to_string(corpus.join(&name)).unwrap() };
+            let cubin = |threads| {
+                let options = Options { arch: format!("sm_{sm}").parse().unwrap(), threads, ..Options::default() };
+                compile_sources(std::slice::from_ref(&source), &options).unwrap().cubin.unwrap()
+            };
+            let one = cubin(1);
+            assert_eq!(cubin(2), one, "{name}: 2 threads");
+            assert_eq!(cubin(5), one, "{name}: 5 threads");
+        }
+    }
+}

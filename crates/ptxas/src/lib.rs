@@ -291,6 +291,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             collect_stats: options.stats.any(),
             meter: options.meter,
             cancel: options.cancel.as_deref(),
+            threads: options.threads,
         };
         let optimize_start = started.elapsed();
         let run = manager::run(&plan, module, options.opt_level, run_options);

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use ori_ir::text::print_module;
-use ori_ir::{Module, PhaseContext, verify_module};
+use ori_ir::{Function, Module, Phase, PhaseContext, PhaseError, verify_module};
 
 use crate::manifest::Plan;
 use crate::stats::{AllocSnapshot, MemoryMeter};
@@ -65,6 +65,11 @@ pub struct RunOptions<'a> {
     pub meter: Option<&'a dyn MemoryMeter>,
     /// Asked before every phase: true stops the run with [`CANCELLED`].
     pub cancel: Option<&'a (dyn Fn() -> bool + Send + Sync)>,
+    /// Threads that run a function phase over the module's functions
+    /// (`--split-compile`); 0 and 1 both mean this thread alone. Functions
+    /// are independent within a phase, so the result is the same for any
+    /// count.
+    pub threads: usize,
 }
 
 /// The message of a run stopped by [`RunOptions::cancel`].
@@ -124,20 +129,11 @@ pub fn run(
         let cx = PhaseContext { target, opt_level, knobs: &planned.knobs, forms };
         let memory_before = options.meter.map(|m| m.snapshot());
         let start = Instant::now();
-        let mut result = Ok(());
-        if let Some(whole) = phase.run_module(module, &cx) {
-            // A module phase (placing callees in their callers) times as a whole.
-            result = whole;
-        } else {
-            for (func, spent) in module.functions.iter_mut().zip(&mut report.function_times) {
-                let func_start = Instant::now();
-                result = phase.run(func, &cx);
-                *spent += func_start.elapsed();
-                if result.is_err() {
-                    break;
-                }
-            }
-        }
+        // A module phase (placing callees in their callers) times as a whole.
+        let result = match phase.run_module(module, &cx) {
+            Some(whole) => whole,
+            None => run_functions(phase, &cx, &mut module.functions, &mut report.function_times, options.threads),
+        };
         let time = start.elapsed();
         if options.collect_stats {
             let memory = options.meter.zip(memory_before).map(|(m, before)| m.snapshot().since(&before));
@@ -154,4 +150,53 @@ pub fn run(
         }
     }
     Ok(report)
+}
+
+/// Runs function phase `phase` over `functions` on up to `threads` threads,
+/// adding each function's time to `times`. The error reported is the first
+/// function's in module order, whichever thread met it first.
+fn run_functions(
+    phase: &dyn Phase,
+    cx: &PhaseContext<'_>,
+    functions: &mut [Function],
+    times: &mut [Duration],
+    threads: usize,
+) -> Result<(), PhaseError> {
+    let threads = threads.min(functions.len());
+    if threads <= 1 {
+        for (func, spent) in functions.iter_mut().zip(times) {
+            let start = Instant::now();
+            let result = phase.run(func, cx);
+            *spent += start.elapsed();
+            result?;
+        }
+        return Ok(());
+    }
+    // Functions are handed out one at a time, so that one large function
+    // does not hold up a thread's share of small ones.
+    let work: Vec<std::sync::Mutex<(&mut Function, &mut Duration)>> =
+        functions.iter_mut().zip(times).map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let errors = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(slot) = work.get(index) else { break };
+                    let mut slot = slot.lock().expect("each function is taken once");
+                    let (func, spent) = &mut *slot;
+                    let start = Instant::now();
+                    let result = phase.run(func, cx);
+                    **spent += start.elapsed();
+                    if let Err(e) = result {
+                        errors.lock().expect("no thread panics holding it").push((index, e));
+                    }
+                }
+            });
+        }
+    });
+    let mut errors = errors.into_inner().expect("no thread panics holding it");
+    errors.sort_by_key(|&(index, _)| index);
+    errors.into_iter().next().map_or(Ok(()), |(_, e)| Err(e))
 }

@@ -112,6 +112,9 @@ pub struct Options {
     /// Asked before every phase; compilation stops once it returns true
     /// (nvPTXCompiler's flow callback).
     pub cancel: Option<Cancel>,
+    /// Threads that compile the functions of a module (`--split-compile`;
+    /// 1: this thread only). The output does not depend on it.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -139,6 +142,7 @@ impl Default for Options {
             stats: StatsRequest::default(),
             meter: None,
             cancel: None,
+            threads: 1,
         }
     }
 }

@@ -186,6 +186,11 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
         options.opt_level = 0;
     }
     options.entries = parsed.list("entry");
+    options.threads = match parsed.value("split-compile").map(str::parse::<usize>) {
+        Some(Ok(0)) => std::thread::available_parallelism().map_or(1, usize::from),
+        Some(Ok(n)) => n,
+        _ => 1,
+    };
     options.verbose = parsed.has("verbose") || parsed.has("verbose2");
     options.warn_on_spills = parsed.has("warn-on-spills");
     options.warn_on_local_memory_usage = parsed.has("warn-on-local-memory-usage");
