@@ -276,6 +276,8 @@ fn hand_written_kernels_encode() {
         ("int_sweep", |sm| test_ptx("int_sweep", sm)),
         ("sweep_ints", |sm| sweep_ptx("ints", sm)),
         ("sweep_math", |sm| sweep_ptx("math", sm)),
+        ("int_bits", |sm| test_ptx("int_bits", sm)),
+        ("int_sat", |sm| test_ptx("int_sat", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

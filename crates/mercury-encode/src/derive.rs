@@ -72,6 +72,10 @@
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
 //!   other sizes, cache operators and `.ZFILL`.
+//!   The bit forms of `bmsk`, `bfe`/`bfi` with run-time operands,
+//!   `mul24` and `bfind` (both SMs): `BMSK[.W]`, signed `SGXT` and
+//!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
+//!   `~R`, `SHF.R.U32` by a register.
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -735,6 +739,105 @@ pub static PROBED: &[Form] = &[
         operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
         bits: 0x00000000000e00000000000000000215,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // BMSK R7, R2, R3 / BMSK.W: NVIDIA's 0x004fca0000000000_000000030207721b
+    // on both SMs (`bmsk.clamp.b32` / `bmsk.wrap.b32`: `.W` is bit 75).
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000021b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BMSK.W",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000800000000000000021b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SGXT R7, R0, R7: NVIDIA's 0x000fca0000000200_000000070007721a on both
+    // SMs (`bfe.s32` with register operands; bit 73 is the sign, clear for
+    // `.U32`), and SGXT R7, R2, 0x18 = 0x..0000000200_000000180207781a
+    // (`mul24.lo.s32`, the width at bits 32..63).
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000200000000000000021a,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000021a,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000200000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R7, R2 / FLO.SH R7, R2: NVIDIA's 0x004e2600000e0200_0000000200077300
+    // (`bfind.s32`; bit 73 signed, bit 74 `.SH`), both SMs.
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e02000000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "FLO.SH",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e06000000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FLO.U32 R8, ~R4: NVIDIA's 0x00052400000e0000_8000000400087300 on
+    // both SMs (`bfind.s64` of a negative value; `~` is bit 63).
+    Form {
+        mnemonic: "FLO.U32",
+        operands: &["{R}", "~{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e00008000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FLO.U32.SH R0, ~R4: 0x00002400000e0400_8000000400007300
+    // (`bfind.shiftamt.s64`).
+    Form {
+        mnemonic: "FLO.U32.SH",
+        operands: &["{R}", "~{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e04008000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32 R9, R8, R10, R9: NVIDIA's 0x004fca0000001609_0000000a08097219
+    // on both SMs (`shf.r.clamp.b32` with a register amount: the learned
+    // `.HI` form without bit 80).
+    Form {
+        mnemonic: "SHF.R.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000016000000000000000219,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },

@@ -285,8 +285,9 @@ impl Cta<'_> {
             }
             Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
                 Some(v) => (u64::from(v), no),
-                None => return fault("SGXT of a width outside 1..=31 is not modelled"),
+                None => return fault("SGXT of a width above 255 is not modelled"),
             },
+            Kind::Bmsk { wrap } => (u64::from(int::bmsk(u(0)?, u(1)?, wrap)), no),
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let d = if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) };

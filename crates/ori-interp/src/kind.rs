@@ -175,6 +175,10 @@ pub enum Kind {
     Sgxt {
         signed: bool,
     },
+    /// `BMSK[.W] d, pos, width` (`sem::int::bmsk`).
+    Bmsk {
+        wrap: bool,
+    },
     /// `BPT.TRAP`: the kernel stops with an error.
     Trap,
     /// `VABSDIFF a, b, c`: `|a - b| + c`.
@@ -631,10 +635,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
         }
         "SGXT" => Kind::Sgxt { signed: !m("U32") },
+        "BMSK" => Kind::Bmsk { wrap: m("W") },
         "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
         "POPC" | "UPOPC" => Kind::Popc,
-        "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },
+        // nvdisasm prints the signed form as plain `FLO`.
+        "FLO" | "UFLO" => Kind::Flo { signed: !m("U32"), sh: m("SH") },
         "ISETP" => match cmp_op(inst) {
             Some((cmp, op)) => Kind::Isetp { cmp, op, signed: !m("U32"), ex: m("EX") },
             None => Kind::Unsupported,
