@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(super::bmsk(4, 0, false), 0);
         assert_eq!(super::bmsk(28, 8, false), 0xf000_0000);
         assert_eq!(super::bmsk(4, 40, false), 0xffff_fff0);
-        assert_eq!(super::bmsk(4, 40, true), 0xf0);
+        assert_eq!(super::bmsk(4, 40, true), 0xff0);
         assert_eq!(super::bmsk(33, 3, false), 0);
         assert_eq!(super::bmsk(33, 3, true), 0xe);
     }
