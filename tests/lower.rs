@@ -278,6 +278,7 @@ fn hand_written_kernels_encode() {
         ("sweep_math", |sm| sweep_ptx("math", sm)),
         ("int_bits", |sm| test_ptx("int_bits", sm)),
         ("int_sat", |sm| test_ptx("int_sat", sm)),
+        ("cvt_int", |sm| test_ptx("cvt_int", sm)),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -843,6 +843,192 @@ pub static PROBED: &[Form] = &[
     },
 ];
 
+/// A conversion `OP d, a` between integers and floats (`F2I` 0x305 from
+/// binary32 to at most 32 bits, 0x311 with a 64-bit side; `I2F` 0x306 /
+/// 0x312 likewise; sm_90's `I2FP.F32` 0x245), the destination at bits
+/// 16..23 and the source at 32..39; `$hi` is bits 64..104 of NVIDIA's
+/// word for a kernel of every `cvt` between them (fields, identical on
+/// SM80 and SM90: F2I's bit 72 signed, 75..76 the integer width `8 16
+/// 32 64`, 77 `.NTZ`, 78..79 the rounding, 84..85 the float width; I2F's
+/// bit 74 signed, 75..76 `F32 F64`, 78..79 the rounding, 84..85 the
+/// integer width `8 16 32 64`).
+macro_rules! convert {
+    ($mnemonic:literal, $opcode:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | $opcode,
+            mask: 0x000001ffffffffffffffff00ff000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// Every conversion between integers and floats NVIDIA's ptxas emits for
+/// `cvt` (see [`convert!`]), on both SMs.
+pub static PROBED_CONVERT: &[Form] = &[
+    convert!("F2I.CEIL.NTZ", 0x305, 0x20b100),
+    convert!("F2I.F64", 0x311, 0x301100),
+    convert!("F2I.F64.CEIL", 0x311, 0x309100),
+    convert!("F2I.F64.FLOOR", 0x311, 0x305100),
+    convert!("F2I.F64.TRUNC", 0x311, 0x30d100),
+    convert!("F2I.FLOOR.NTZ", 0x305, 0x207100),
+    convert!("F2I.NTZ", 0x305, 0x203100),
+    convert!("F2I.S16.CEIL.NTZ", 0x305, 0x20a900),
+    convert!("F2I.S16.F64", 0x311, 0x300900),
+    convert!("F2I.S16.F64.CEIL", 0x311, 0x308900),
+    convert!("F2I.S16.F64.FLOOR", 0x311, 0x304900),
+    convert!("F2I.S16.F64.TRUNC", 0x311, 0x30c900),
+    convert!("F2I.S16.FLOOR.NTZ", 0x305, 0x206900),
+    convert!("F2I.S16.NTZ", 0x305, 0x202900),
+    convert!("F2I.S16.TRUNC.NTZ", 0x305, 0x20e900),
+    convert!("F2I.S64", 0x311, 0x201900),
+    convert!("F2I.S64.CEIL", 0x311, 0x209900),
+    convert!("F2I.S64.F64", 0x311, 0x301900),
+    convert!("F2I.S64.F64.CEIL", 0x311, 0x309900),
+    convert!("F2I.S64.F64.FLOOR", 0x311, 0x305900),
+    convert!("F2I.S64.F64.TRUNC", 0x311, 0x30d900),
+    convert!("F2I.S64.FLOOR", 0x311, 0x205900),
+    convert!("F2I.S64.TRUNC", 0x311, 0x20d900),
+    convert!("F2I.S8.CEIL.NTZ", 0x305, 0x20a100),
+    convert!("F2I.S8.F64", 0x311, 0x300100),
+    convert!("F2I.S8.F64.CEIL", 0x311, 0x308100),
+    convert!("F2I.S8.F64.FLOOR", 0x311, 0x304100),
+    convert!("F2I.S8.F64.TRUNC", 0x311, 0x30c100),
+    convert!("F2I.S8.FLOOR.NTZ", 0x305, 0x206100),
+    convert!("F2I.S8.NTZ", 0x305, 0x202100),
+    convert!("F2I.S8.TRUNC.NTZ", 0x305, 0x20e100),
+    convert!("F2I.TRUNC.NTZ", 0x305, 0x20f100),
+    convert!("F2I.U16.CEIL.NTZ", 0x305, 0x20a800),
+    convert!("F2I.U16.F64", 0x311, 0x300800),
+    convert!("F2I.U16.F64.CEIL", 0x311, 0x308800),
+    convert!("F2I.U16.F64.FLOOR", 0x311, 0x304800),
+    convert!("F2I.U16.F64.TRUNC", 0x311, 0x30c800),
+    convert!("F2I.U16.FLOOR.NTZ", 0x305, 0x206800),
+    convert!("F2I.U16.NTZ", 0x305, 0x202800),
+    convert!("F2I.U16.TRUNC.NTZ", 0x305, 0x20e800),
+    convert!("F2I.U32.CEIL.NTZ", 0x305, 0x20b000),
+    convert!("F2I.U32.F64", 0x311, 0x301000),
+    convert!("F2I.U32.F64.CEIL", 0x311, 0x309000),
+    convert!("F2I.U32.F64.FLOOR", 0x311, 0x305000),
+    convert!("F2I.U32.F64.TRUNC", 0x311, 0x30d000),
+    convert!("F2I.U32.FLOOR.NTZ", 0x305, 0x207000),
+    convert!("F2I.U32.NTZ", 0x305, 0x203000),
+    convert!("F2I.U32.TRUNC.NTZ", 0x305, 0x20f000),
+    convert!("F2I.U64", 0x311, 0x201800),
+    convert!("F2I.U64.CEIL", 0x311, 0x209800),
+    convert!("F2I.U64.F64", 0x311, 0x301800),
+    convert!("F2I.U64.F64.CEIL", 0x311, 0x309800),
+    convert!("F2I.U64.F64.FLOOR", 0x311, 0x305800),
+    convert!("F2I.U64.F64.TRUNC", 0x311, 0x30d800),
+    convert!("F2I.U64.FLOOR", 0x311, 0x205800),
+    convert!("F2I.U64.TRUNC", 0x311, 0x20d800),
+    convert!("F2I.U8.CEIL.NTZ", 0x305, 0x20a000),
+    convert!("F2I.U8.F64", 0x311, 0x300000),
+    convert!("F2I.U8.F64.CEIL", 0x311, 0x308000),
+    convert!("F2I.U8.F64.FLOOR", 0x311, 0x304000),
+    convert!("F2I.U8.F64.TRUNC", 0x311, 0x30c000),
+    convert!("F2I.U8.FLOOR.NTZ", 0x305, 0x206000),
+    convert!("F2I.U8.NTZ", 0x305, 0x202000),
+    convert!("F2I.U8.TRUNC.NTZ", 0x305, 0x20e000),
+    convert!("I2F.F64", 0x312, 0x201c00),
+    convert!("I2F.F64.RM", 0x312, 0x205c00),
+    convert!("I2F.F64.RP", 0x312, 0x209c00),
+    convert!("I2F.F64.RZ", 0x312, 0x20dc00),
+    convert!("I2F.F64.S16", 0x312, 0x101c00),
+    convert!("I2F.F64.S16.RM", 0x312, 0x105c00),
+    convert!("I2F.F64.S16.RP", 0x312, 0x109c00),
+    convert!("I2F.F64.S16.RZ", 0x312, 0x10dc00),
+    convert!("I2F.F64.S64", 0x312, 0x301c00),
+    convert!("I2F.F64.S64.RM", 0x312, 0x305c00),
+    convert!("I2F.F64.S64.RP", 0x312, 0x309c00),
+    convert!("I2F.F64.S64.RZ", 0x312, 0x30dc00),
+    convert!("I2F.F64.S8", 0x312, 0x1c00),
+    convert!("I2F.F64.S8.RM", 0x312, 0x5c00),
+    convert!("I2F.F64.S8.RP", 0x312, 0x9c00),
+    convert!("I2F.F64.S8.RZ", 0x312, 0xdc00),
+    convert!("I2F.F64.U16", 0x312, 0x101800),
+    convert!("I2F.F64.U16.RM", 0x312, 0x105800),
+    convert!("I2F.F64.U16.RP", 0x312, 0x109800),
+    convert!("I2F.F64.U16.RZ", 0x312, 0x10d800),
+    convert!("I2F.F64.U32", 0x312, 0x201800),
+    convert!("I2F.F64.U32.RM", 0x312, 0x205800),
+    convert!("I2F.F64.U32.RP", 0x312, 0x209800),
+    convert!("I2F.F64.U32.RZ", 0x312, 0x20d800),
+    convert!("I2F.F64.U64", 0x312, 0x301800),
+    convert!("I2F.F64.U64.RM", 0x312, 0x305800),
+    convert!("I2F.F64.U64.RP", 0x312, 0x309800),
+    convert!("I2F.F64.U64.RZ", 0x312, 0x30d800),
+    convert!("I2F.F64.U8", 0x312, 0x1800),
+    convert!("I2F.F64.U8.RM", 0x312, 0x5800),
+    convert!("I2F.F64.U8.RP", 0x312, 0x9800),
+    convert!("I2F.F64.U8.RZ", 0x312, 0xd800),
+    convert!("I2F.RM", 0x306, 0x205400),
+    convert!("I2F.RP", 0x306, 0x209400),
+    convert!("I2F.S16", 0x306, 0x101400),
+    convert!("I2F.S16.RM", 0x306, 0x105400),
+    convert!("I2F.S16.RP", 0x306, 0x109400),
+    convert!("I2F.S16.RZ", 0x306, 0x10d400),
+    convert!("I2F.S64", 0x312, 0x301400),
+    convert!("I2F.S64.RM", 0x312, 0x305400),
+    convert!("I2F.S64.RP", 0x312, 0x309400),
+    convert!("I2F.S64.RZ", 0x312, 0x30d400),
+    convert!("I2F.S8", 0x306, 0x1400),
+    convert!("I2F.S8.RM", 0x306, 0x5400),
+    convert!("I2F.S8.RP", 0x306, 0x9400),
+    convert!("I2F.S8.RZ", 0x306, 0xd400),
+    convert!("I2F.U16", 0x306, 0x101000),
+    convert!("I2F.U16.RM", 0x306, 0x105000),
+    convert!("I2F.U16.RP", 0x306, 0x109000),
+    convert!("I2F.U16.RZ", 0x306, 0x10d000),
+    convert!("I2F.U32.RM", 0x306, 0x205000),
+    convert!("I2F.U32.RP", 0x306, 0x209000),
+    convert!("I2F.U64", 0x312, 0x301000),
+    convert!("I2F.U64.RM", 0x312, 0x305000),
+    convert!("I2F.U64.RP", 0x312, 0x309000),
+    convert!("I2F.U64.RZ", 0x312, 0x30d000),
+    convert!("I2F.U8", 0x306, 0x1000),
+    convert!("I2F.U8.RM", 0x306, 0x5000),
+    convert!("I2F.U8.RP", 0x306, 0x9000),
+    convert!("I2F.U8.RZ", 0x306, 0xd000),
+];
+
+/// The sm_80 conversions of 32-bit integers to binary32 (`I2F`; sm_90
+/// uses `I2FP.F32`).
+pub static PROBED_CONVERT_SM80: &[Form] = &[
+    convert!("I2F", 0x306, 0x201400),
+    convert!("I2F.RZ", 0x306, 0x20d400),
+    convert!("I2F.U32", 0x306, 0x201000),
+    convert!("I2F.U32.RZ", 0x306, 0x20d000),
+];
+
+/// sm_90's `I2FP.F32` of 32-bit integers, and its `F2IP.U8.F32` (NVIDIA's
+/// `cvt.{rni,rzi}.u8.f32`: `F2IP.U8.F32.NTZ R10, RZ, R12, RZ` =
+/// 0x001fc600000004ff_0000000cff0a7243, bits 78..79 the rounding).
+pub static PROBED_CONVERT_SM90: &[Form] = &[
+    Form {
+        mnemonic: "F2IP.U8.F32.NTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000004000000000000000243,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "F2IP.U8.F32.TRUNC.NTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x000000000000c4000000000000000243,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    convert!("I2FP.F32.S32", 0x245, 0x201400),
+    convert!("I2FP.F32.S32.RZ", 0x245, 0x20d400),
+    convert!("I2FP.F32.U32", 0x245, 0x201000),
+    convert!("I2FP.F32.U32.RZ", 0x245, 0x20d000),
+];
+
 /// `IMMA d, a.ROW, b.COL, c` (mma.sync with 8-bit integer inputs),
 /// opcode 0x237 on sm_80 and sm_90 alike, from NVIDIA's words for every
 /// shape, type and `.satfinite` combination (e.g. `IMMA.16832.S8.S8 R8,
@@ -1142,11 +1328,11 @@ const ROUNDS: usize = 2;
 /// The derived forms of one SM family, given its learned forms.
 fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let own: &[Form] = match sm {
-        Sm::Sm80 => PROBED_SM80,
-        Sm::Sm90 => PROBED_SM90,
+    let (own, convert): (&[Form], &[Form]) = match sm {
+        Sm::Sm80 => (PROBED_SM80, PROBED_CONVERT_SM80),
+        Sm::Sm90 => (PROBED_SM90, PROBED_CONVERT_SM90),
     };
-    let probed = PROBED.iter().chain(PROBED_IMMA).chain(own);
+    let probed = PROBED.iter().chain(PROBED_IMMA).chain(PROBED_CONVERT).chain(own).chain(convert);
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {

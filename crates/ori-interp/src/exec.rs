@@ -354,15 +354,9 @@ impl Cta<'_> {
             Kind::Frnd { rnd, f64: true } => {
                 (float::frnd(f64::from_bits(self.d_in(w, step, 0, lane)?), rnd).to_bits(), no)
             }
-            Kind::I2f64 { signed, wide } => {
-                let v = self.val(w, step, 0, lane, if wide { 2 } else { 1 })?;
-                let x = match (signed, wide) {
-                    (true, false) => f64::from(v as u32 as i32),
-                    (false, false) => f64::from(v as u32),
-                    (true, true) => v as i64 as f64,
-                    (false, true) => v as f64,
-                };
-                (x.to_bits(), no)
+            Kind::I2f64 { signed, bits, rnd } => {
+                let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                (float::i2d(float::extend(v, bits, signed), rnd).to_bits(), no)
             }
             Kind::Dsetp { cmp, op } => {
                 let (a, b) =
@@ -465,23 +459,14 @@ impl Cta<'_> {
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
-                // Narrow sources take the low bits, sign- or zero-extended.
-                let v = match (bits, signed) {
-                    (8, true) => v as i8 as i64 as u64,
-                    (8, false) => v & 0xff,
-                    (16, true) => v as i16 as i64 as u64,
-                    (16, false) => v & 0xffff,
-                    (32, true) => v as u32 as i32 as i64 as u64,
-                    (32, false) => v & 0xffff_ffff,
-                    _ => v,
-                };
-                (u64::from(float::i2f(v, signed, bits == 64 || bits < 32, rnd)), no)
+                (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
-            Kind::F2i { signed, wide, rnd, ftz, from64: false } => {
-                (float::f2i(self.f_in(w, step, 0, lane)?, signed, wide, rnd, ftz), no)
+            Kind::F2ipU8 { rnd } => (float::f2i(self.f_in(w, step, 1, lane)?, false, 8, rnd, false), no),
+            Kind::F2i { signed, bits, rnd, ftz, from64: false } => {
+                (float::f2i(self.f_in(w, step, 0, lane)?, signed, bits, rnd, ftz), no)
             }
-            Kind::F2i { signed, wide, rnd, from64: true, .. } => {
-                (float::f64_to_int(f64::from_bits(self.d_in(w, step, 0, lane)?), signed, wide, rnd), no)
+            Kind::F2i { signed, bits, rnd, from64: true, .. } => {
+                (float::f64_to_int(f64::from_bits(self.d_in(w, step, 0, lane)?), signed, bits, rnd), no)
             }
             Kind::F2f64 => (f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)).to_bits(), no),
             Kind::F2f32 { rnd } => {

@@ -272,21 +272,29 @@ pub enum Kind {
     },
     F2i {
         signed: bool,
-        wide: bool,
+        /// The integer's width: 8, 16, 32 or 64.
+        bits: u8,
         rnd: Round,
         ftz: bool,
         /// The source is binary64.
         from64: bool,
+    },
+    /// `F2IP.U8.F32[.TRUNC].NTZ d, RZ, a, RZ`: binary32 `a` to an unsigned
+    /// byte (the packing operands, RZ in every NVIDIA word seen, are
+    /// not modelled otherwise).
+    F2ipU8 {
+        rnd: Round,
     },
     /// `FRND`: round to an integral value in the same format.
     Frnd {
         rnd: Round,
         f64: bool,
     },
-    /// `I2F.F64`: an integer to binary64.
+    /// `I2F.F64`: an integer of `bits` bits to binary64.
     I2f64 {
         signed: bool,
-        wide: bool,
+        bits: u8,
+        rnd: Round,
     },
     Dsetp {
         cmp: Cmp,
@@ -538,6 +546,26 @@ fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
     (ty.name() == "F32" && desc_first && n % 8 == 0 && (8..=256).contains(&n)).then_some(WgmmaOp::Hgmma { n, closes })
 }
 
+/// Whether source `i` of `inst` is `RZ`.
+fn is_rz(inst: &Inst, i: usize) -> bool {
+    matches!(inst.uses.get(i).map(|u| &u.kind), Some(OperandKind::Reg(r)) if *r == ori_ir::Reg::RZ)
+}
+
+/// The integer type a conversion names (`U8` .. `S64`; none is a signed
+/// 32-bit integer): its signedness and width.
+fn int_type(inst: &Inst) -> (bool, u8) {
+    const TYPES: [(&str, bool, u8); 7] = [
+        ("U8", false, 8),
+        ("S8", true, 8),
+        ("U16", false, 16),
+        ("S16", true, 16),
+        ("U32", false, 32),
+        ("U64", false, 64),
+        ("S64", true, 64),
+    ];
+    TYPES.iter().find(|t| inst.has_mod(t.0)).map_or((true, 32), |t| (t.1, t.2))
+}
+
 /// Decides what `inst` does; `Kind::Unsupported` when the interpreter has
 /// no model of it.
 pub fn decode_kind(inst: &Inst) -> Kind {
@@ -658,7 +686,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
-        "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
+        "I2F" if m("F64") && !m("F32") => {
+            let (signed, bits) = int_type(inst);
+            Kind::I2f64 { signed, bits, rnd: round(inst) }
+        }
         "DSETP" => match (cmp_op(inst), inst.mods.iter().find_map(|m| BoolOp::from_name(m.name()))) {
             (Some((cmp, op)), _) => Kind::Dsetp { cmp, op },
             (None, Some(op)) if m("MIN") || m("MAX") => Kind::DsetpMinMax { max: m("MAX"), op },
@@ -684,27 +715,14 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
         "I2F" | "I2FP" if !m("F64") && !m("F16") => {
-            let (signed, bits) = [
-                ("U8", false, 8),
-                ("S8", true, 8),
-                ("U16", false, 16),
-                ("S16", true, 16),
-                ("U32", false, 32),
-                ("U64", false, 64),
-                ("S64", true, 64),
-            ]
-            .into_iter()
-            .find(|t| m(t.0))
-            .map_or((true, 32), |t| (t.1, t.2));
+            let (signed, bits) = int_type(inst);
             Kind::I2f { signed, bits, rnd: round(inst) }
         }
-        "F2I" => Kind::F2i {
-            signed: !(m("U32") || m("U64")),
-            wide: m("S64") || m("U64"),
-            rnd: round(inst),
-            ftz,
-            from64: m("F64"),
-        },
+        "F2IP" if m("U8") && m("F32") && [0, 2].iter().all(|&i| is_rz(inst, i)) => Kind::F2ipU8 { rnd: round(inst) },
+        "F2I" => {
+            let (signed, bits) = int_type(inst);
+            Kind::F2i { signed, bits, rnd: round(inst), ftz, from64: m("F64") }
+        }
         "F2F" => {
             let pos = |w: &str| inst.mods.iter().position(|x| x.name() == w);
             match (pos("F64"), pos("F32")) {

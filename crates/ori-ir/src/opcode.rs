@@ -172,6 +172,7 @@ opcodes! {
     F2I: Variable, 1..=1, 1..=1, NONE;
     I2F: Variable, 1..=1, 1..=1, NONE;
     I2FP: Fixed, 1..=1, 1..=1, NONE;
+    F2IP: Fixed, 1..=1, 3..=3, NONE;
     F2FP: Fixed, 1..=1, 1..=2, NONE;
     // Uniform datapath.
     UMOV: Fixed, 1..=1, 1..=1, UNI;

@@ -147,8 +147,9 @@ fn float_form(
                 mods.push("F64");
             }
             mods.extend(integral(rounding?)?);
-            // 32-bit results from binary32 carry .NTZ in NVIDIA's forms.
-            if from == F32 && to.bits() == 32 {
+            // Results of at most 32 bits from binary32 carry .NTZ in
+            // NVIDIA's forms (the 64-bit ones are another opcode).
+            if from == F32 && to.bits() <= 32 {
                 mods.push("NTZ");
             }
             (Opcode::F2I, mods)
