@@ -279,6 +279,8 @@ fn hand_written_kernels_encode() {
         ("int_bits", |sm| test_ptx("int_bits", sm)),
         ("int_sat", |sm| test_ptx("int_sat", sm)),
         ("cvt_int", |sm| test_ptx("cvt_int", sm)),
+        ("cvt_pack", |sm| test_ptx("cvt_pack", sm)),
+        ("cvt_fp8", |sm| if sm == 90 { test_ptx("cvt_fp8", sm) } else { test_ptx("cvt_pack", sm) }),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -2761,7 +2761,10 @@ fn file_matches_nvidia(file: &str, entry: &str, sm: u32, grid: u32, block: u32, 
     for (stage, module) in ["lowered", "final"].iter().zip(stages_of(entry, text, sm)) {
         let got = run(&module, entry, [grid, 1, 1], [block, 1, 1], &args());
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(g == w, "{file} sm_{sm} {stage}: buffer {k} differs");
+            let first = g.chunks(16).zip(w.chunks(16)).position(|(a, b)| a != b);
+            let at = first.map(|i| 16 * i).unwrap_or(0);
+            let (gs, ws) = (&g[at..(at + 16).min(g.len())], &w[at..(at + 16).min(w.len())]);
+            assert!(g == w, "{file} sm_{sm} {stage}: buffer {k} differs at byte {at}: {gs:02x?}, NVIDIA's {ws:02x?}");
         }
     }
 }
@@ -3072,4 +3075,55 @@ fn int_conversions_match_nvidia() {
     }
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 1024 * n])];
     matches_nvidia("cvt_int", n as u32, args, 1, 1024, |t| format!("record {t}: {:x?}", &input[24 * t..24 * t + 24]));
+}
+
+/// binary32 values at the edges of the narrow float formats: signed
+/// zeros, infinities, NaNs with payloads, binary32 subnormals, the largest
+/// binary16/E4M3/E5M2 values and the halfway points past them, halfway
+/// cases of binary16 and bfloat16, tiny values near the 8-bit formats'
+/// subnormals, negative values (for `.relu`) and random bits.
+fn narrow_float_inputs(n: usize) -> Vec<u32> {
+    let edges: [f32; 28] = [
+        0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, -65520.0, 448.0, 464.0, 480.0, -500.0, 57344.0,
+        61440.0, -61441.0, 1.0 + 1.0 / 2048.0, 1.0 + 3.0 / 2048.0, 1.0 + 1.0 / 256.0, -(1.0 + 3.0 / 256.0),
+        0.001953125, 0.0009765625, 7.62939453125e-06, 1.52587890625e-05, 3.0e-8, 1e-40, -1e-39, 3.4e38, -0.3,
+    ];
+    let mut bits: Vec<u32> = edges.iter().map(|f| f.to_bits()).collect();
+    bits.extend([0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_1234, 0x7f80_0001, 0x7fa0_0000]);
+    let mut x = 0x2468_ace1u32;
+    while bits.len() < 2 * n {
+        let r = xorshift(&mut x);
+        // Mostly values within the formats' ranges: exponents near 127.
+        bits.push(if r % 4 == 0 { r } else { (r & 0x807f_ffff) | ((r >> 8) % 40 + 107) << 23 });
+    }
+    bits
+}
+
+/// `tests/ptx/cvt_pack.ptx`: f16x2/bf16x2 packs in every rounding and
+/// `.relu`, the directed single conversions, binary16 to binary64.
+#[test]
+fn pack_conversions_match_nvidia() {
+    let n = 96;
+    let bits = narrow_float_inputs(n);
+    // Pairs: each value with one from elsewhere in the list.
+    let input: Vec<u32> = (0..n).flat_map(|t| [bits[t], bits[(t * 7 + 5) % (2 * n)]]).collect();
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("cvt_pack", n as u32, args, 1, 64, |t| format!("{:#x?}", &input[2 * t..2 * t + 2]));
+}
+
+/// `tests/ptx/cvt_fp8.ptx` (sm_90): the E4M3/E5M2 packs and unpacks on
+/// the edge values; unpacked bytes avoid E4M3's NaN, whose binary16
+/// pattern the interpreter does not know.
+#[test]
+fn fp8_conversions_match_nvidia() {
+    let n = 96;
+    let bits = narrow_float_inputs(n);
+    let mut input = Vec::new();
+    for t in 0..n {
+        let packed = bits[(t * 3 + 1) % (2 * n)] ^ bits[t].rotate_left(t as u32);
+        let packed = [0, 8].iter().fold(packed & 0xffff, |p, &k| if (p >> k) & 0x7f == 0x7f { p ^ (1 << k) } else { p });
+        input.extend([bits[t], bits[(t * 7 + 5) % (2 * n)], packed]);
+    }
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * n])];
+    file_matches_nvidia("cvt_fp8", "cvt_fp8", 90, 1, n as u32, args);
 }

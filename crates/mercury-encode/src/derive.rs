@@ -865,9 +865,52 @@ macro_rules! convert {
     };
 }
 
+/// `F2FP...PACK_AB[.RZ] d, a, b` (opcode 0x23e; two binary32 values
+/// rounded into a binary16 or bfloat16 pair), from NVIDIA's words for
+/// `cvt.{rn,rz}[.relu].{f16x2,bf16x2}.f32` on each SM: bit 75 `.RELU`, bit
+/// 76 `BF16`, bit 80 `.RZ`; `$hi` is bits 64..104 (bits 64..71 hold `RZ`).
+macro_rules! pack_ab {
+    ($mnemonic:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | 0x23e,
+            mask: 0x000001ffffffffffffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// `F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`
+/// (sm_90, `cvt.rn.satfinite[.relu].{e4m3x2,e5m2x2}.f32`; NVIDIA's
+/// `F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C R8, R4, R5, RZ` =
+/// 0x0c4fe400048070ff_000000050408723e: bit 75 `.RELU`, bit 76 E4M3, `c`
+/// at bits 64..71).
+macro_rules! pack_fp8 {
+    ($mnemonic:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}", "{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+            bits: ($hi as u128) << 64 | 0x23e,
+            mask: 0x000001ffffffff00ffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
 /// Every conversion between integers and floats NVIDIA's ptxas emits for
 /// `cvt` (see [`convert!`]), on both SMs.
 pub static PROBED_CONVERT: &[Form] = &[
+    // F2F.{F16,BF16}.F32.{RM,RP} (opcode 0x304; bit 77 BF16, bits 78..79
+    // the rounding) and F2F.F64.F16 (0x310): `cvt.{rm,rp}.{f16,bf16}.f32`,
+    // `cvt.f64.f16`.
+    convert!("F2F.F16.F32.RM", 0x304, 0x204800),
+    convert!("F2F.F16.F32.RP", 0x304, 0x208800),
+    convert!("F2F.BF16.F32.RM", 0x304, 0x206000),
+    convert!("F2F.BF16.F32.RP", 0x304, 0x20a000),
+    convert!("F2F.F64.F16", 0x310, 0x101800),
     convert!("F2I.CEIL.NTZ", 0x305, 0x20b100),
     convert!("F2I.F64", 0x311, 0x301100),
     convert!("F2I.F64.CEIL", 0x311, 0x309100),
@@ -997,6 +1040,11 @@ pub static PROBED_CONVERT: &[Form] = &[
 /// The sm_80 conversions of 32-bit integers to binary32 (`I2F`; sm_90
 /// uses `I2FP.F32`).
 pub static PROBED_CONVERT_SM80: &[Form] = &[
+    pack_ab!("F2FP.RELU.PACK_AB", 0x8ff),
+    pack_ab!("F2FP.RELU.BF16.PACK_AB", 0x18ff),
+    pack_ab!("F2FP.RELU.PACK_AB.RZ", 0x188ff),
+    pack_ab!("F2FP.RELU.BF16.PACK_AB.RZ", 0x198ff),
+    pack_ab!("F2FP.BF16.PACK_AB.RZ", 0x190ff),
     convert!("I2F", 0x306, 0x201400),
     convert!("I2F.RZ", 0x306, 0x20d400),
     convert!("I2F.U32", 0x306, 0x201000),
@@ -1007,6 +1055,15 @@ pub static PROBED_CONVERT_SM80: &[Form] = &[
 /// `cvt.{rni,rzi}.u8.f32`: `F2IP.U8.F32.NTZ R10, RZ, R12, RZ` =
 /// 0x001fc600000004ff_0000000cff0a7243, bits 78..79 the rounding).
 pub static PROBED_CONVERT_SM90: &[Form] = &[
+    pack_ab!("F2FP.RELU.F16.F32.PACK_AB", 0x8ff),
+    pack_ab!("F2FP.RELU.BF16.F32.PACK_AB", 0x18ff),
+    pack_ab!("F2FP.RELU.F16.F32.PACK_AB.RZ", 0x188ff),
+    pack_ab!("F2FP.RELU.BF16.F32.PACK_AB.RZ", 0x198ff),
+    pack_ab!("F2FP.BF16.F32.PACK_AB.RZ", 0x190ff),
+    pack_fp8!("F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C", 0x4807000),
+    pack_fp8!("F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C", 0x4806000),
+    pack_fp8!("F2FP.SATFINITE.RELU.E4M3.F32.PACK_AB_MERGE_C", 0x4807800),
+    pack_fp8!("F2FP.SATFINITE.RELU.E5M2.F32.PACK_AB_MERGE_C", 0x4806800),
     Form {
         mnemonic: "F2IP.U8.F32.NTZ",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -1179,6 +1236,10 @@ pub static PROBED_SM90: &[Form] = &[
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}.H1", 0x030004ff),
+    // NVIDIA's `F2FP.RELU.F16.E4M3.UNPACK_B R11, R14` =
+    // 0x000fc40002000eff_0000000eff0b723e (bit 75 `.RELU`).
+    unpack_fp8!("F2FP.RELU.F16.E4M3.UNPACK_B", "{R}", 0x02000eff),
+    unpack_fp8!("F2FP.RELU.F16.E5M2.UNPACK_B", "{R}", 0x02000cff),
     // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
     // 0x0003e6000800003f_0000000300ff79a7.
     Form {

@@ -7,7 +7,7 @@ use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
 use crate::sem::imma::Imma;
-use crate::sem::{cmp, dround, float, half, int, mma, mufu};
+use crate::sem::{cmp, dround, float, half, int, minifloat, mma, mufu};
 use crate::warp::{LANES, Warp};
 
 /// What one CTA's warps share.
@@ -424,24 +424,39 @@ impl Cta<'_> {
                 (u64::from(one(1) << 16 | one(0)), no)
             }
             Kind::F2f16 => (u64::from(half::from_f64(f64::from_bits(self.val(w, step, 0, lane, 2)?))), no),
-            Kind::F2fp { bf16, rz } => {
+            Kind::F2fp { bf16, rz, relu } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                let mode = if rz { float::Round::Zero } else { float::Round::Nearest };
                 let round = |x: u32| {
-                    let x64 = f64::from(f32::from_bits(x));
-                    if bf16 {
-                        half::bf16_from_f32(x)
-                    } else if rz {
-                        half::from_f64_rz(x64)
-                    } else {
-                        half::from_f64(x64)
-                    }
+                    let x = f32::from_bits(x);
+                    let h = minifloat::convert(x, format, mode, false);
+                    if relu { minifloat::relu(h, format, x) } else { h }
                 };
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
-                (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
+                (u64::from(hi << 16 | lo), no)
             }
-            Kind::Fp8Unpack { e4m3 } => {
+            Kind::F2fNarrow { bf16, rnd } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                (u64::from(minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false)), no)
+            }
+            Kind::F2f64From16 => (f64::from(half::to_f32(self.u32v(w, step, 0, lane)? as u16)).to_bits(), no),
+            Kind::Fp8Pack { e4m3, relu } => {
+                let format = if e4m3 { minifloat::E4M3 } else { minifloat::E5M2 };
+                let round = |x: u32| {
+                    let x = f32::from_bits(x);
+                    let b = minifloat::convert(x, format, float::Round::Nearest, true);
+                    if relu { minifloat::relu(b, format, x) } else { b }
+                };
+                let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
+                (u64::from(self.u32v(w, step, 2, lane)? << 16 | hi << 8 | lo), no)
+            }
+            Kind::Fp8Unpack { e4m3, relu } => {
                 let v = self.u32v(w, step, 0, lane)?;
                 let pair = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
-                let convert = |b: u32| half::fp8_to_f16(b as u8, e4m3);
+                let convert = |b: u32| {
+                    let h = half::fp8_to_f16(b as u8, e4m3)?;
+                    Some(if relu && h & 0x8000 != 0 { 0 } else { h })
+                };
                 match (convert(pair & 0xff), convert((pair >> 8) & 0xff)) {
                     (Some(lo), Some(hi)) => (u64::from(u32::from(hi) << 16 | u32::from(lo)), no),
                     _ => return fault("F2FP.UNPACK_B of an E4M3 NaN (its binary16 result is not known)"),

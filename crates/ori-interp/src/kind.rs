@@ -252,14 +252,35 @@ pub enum Kind {
     /// rounded (to nearest, or toward zero) into the halves of `d` (`a`
     /// high, `b` low).
     F2fp {
-        /// `.RZ`: rounded toward zero (binary16 only).
+        /// `.RZ`: rounded toward zero.
         rz: bool,
         bf16: bool,
+        /// `.RELU`: negative results are +0, NaN the canonical NaN.
+        relu: bool,
+    },
+    /// `F2F.{F16,BF16}.F32.{RM,RP}`: binary32 to a binary16 or bfloat16 in
+    /// the low half, in a directed rounding.
+    F2fNarrow {
+        bf16: bool,
+        rnd: Round,
+    },
+    /// `F2F.F64.F16`: binary16 to binary64 (exact).
+    F2f64From16,
+    /// `F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`:
+    /// two binary32 values as saturated 8-bit floats in `d`'s low half
+    /// (`a` high), `c`'s low half in the high half: NVIDIA's code for two
+    /// packs stored as `v2.u16` merges the first pack's register as `c`
+    /// into the second's, and stores the pair in PTX's order only so.
+    Fp8Pack {
+        e4m3: bool,
+        relu: bool,
     },
     /// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]`: the two 8-bit floats of
     /// `a`'s low (or high) half as a binary16 pair (`sem::half::fp8_to_f16`).
     Fp8Unpack {
         e4m3: bool,
+        /// `.RELU`: negative results are +0.
+        relu: bool,
     },
     /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
     /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
@@ -709,8 +730,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Some((cmp, op)) => Kind::Hset2 { cmp, op },
             None => Kind::Unsupported,
         },
-        "F2FP" if m("PACK_AB") && !(m("RZ") && m("BF16")) => Kind::F2fp { bf16: m("BF16"), rz: m("RZ") },
-        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => Kind::Fp8Unpack { e4m3: m("E4M3") },
+        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16"), rz: m("RZ"), relu: m("RELU") },
+        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => {
+            Kind::Fp8Unpack { e4m3: m("E4M3"), relu: m("RELU") }
+        }
+        "F2FP" if m("PACK_AB_MERGE_C") && m("SATFINITE") && m("F32") => {
+            Kind::Fp8Pack { e4m3: m("E4M3"), relu: m("RELU") }
+        }
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
@@ -725,10 +751,15 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "F2F" => {
             let pos = |w: &str| inst.mods.iter().position(|x| x.name() == w);
-            match (pos("F64"), pos("F32")) {
-                (Some(d), Some(s)) if d < s => Kind::F2f64,
-                (Some(_), Some(_)) => Kind::F2f32 { rnd: round(inst) },
-                (Some(_), None) if pos("F16").is_some() && inst.mods.len() == 2 => Kind::F2f16,
+            let narrow = pos("F16").or(pos("BF16"));
+            match (pos("F64"), pos("F32"), narrow) {
+                (Some(d), Some(s), _) if d < s => Kind::F2f64,
+                (Some(_), Some(_), _) => Kind::F2f32 { rnd: round(inst) },
+                (Some(d), None, Some(s)) if d < s && inst.mods.len() == 2 && m("F16") => Kind::F2f64From16,
+                (Some(_), None, Some(_)) if inst.mods.len() == 2 && m("F16") => Kind::F2f16,
+                (None, Some(s), Some(d)) if d < s && inst.mods.len() == 3 => {
+                    Kind::F2fNarrow { bf16: m("BF16"), rnd: round(inst) }
+                }
                 _ => Kind::Unsupported,
             }
         }

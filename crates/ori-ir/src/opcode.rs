@@ -173,7 +173,7 @@ opcodes! {
     I2F: Variable, 1..=1, 1..=1, NONE;
     I2FP: Fixed, 1..=1, 1..=1, NONE;
     F2IP: Fixed, 1..=1, 3..=3, NONE;
-    F2FP: Fixed, 1..=1, 1..=2, NONE;
+    F2FP: Fixed, 1..=1, 1..=3, NONE;
     // Uniform datapath.
     UMOV: Fixed, 1..=1, 1..=1, UNI;
     ULDC: Fixed, 1..=1, 1..=1, UNI.union(LD);
@@ -439,6 +439,7 @@ static MODIFIERS: &[&str] = &[
     "NUM",
     "OR",
     "PACK_AB",
+    "PACK_AB_MERGE_C",
     "PHASECHK",
     "POPC",
     "R",
@@ -446,6 +447,7 @@ static MODIFIERS: &[&str] = &[
     "RCP64H",
     "RED",
     "REL",
+    "RELU",
     "RM",
     "RN",
     "RP",
@@ -458,6 +460,7 @@ static MODIFIERS: &[&str] = &[
     "S64",
     "S8",
     "SAT",
+    "SATFINITE",
     "SC",
     "SH",
     "SHL",

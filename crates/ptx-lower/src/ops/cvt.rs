@@ -6,6 +6,8 @@ use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{dst, src, unsupported};
+
+mod pack;
 use crate::error::Lowered;
 use crate::func::{Lowerer, WideProduct};
 
@@ -31,6 +33,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    if pack::handles(*to, *from) {
+        return pack::lower(cx, inst, *to, *from, rounding, &words).map(|()| None);
+    }
     let (ftz, sat) = (words.contains(&"ftz"), words.contains(&"sat"));
     if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) || (sat && (to.bits() != 32 || !to.is_float())) {
         return Err(unsupported(inst));
@@ -259,6 +264,18 @@ fn half(
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),
+        // NVIDIA's directed roundings to one binary16 or bfloat16.
+        (F16 | Bf16, F32, Some(r @ (Rounding::Rm | Rounding::Rp))) => {
+            let ty = if to == F16 { "F16" } else { "BF16" };
+            let r = if r == Rounding::Rm { "RM" } else { "RP" };
+            cx.emit(Opcode::F2F, &[ty, "F32", r], vec![d.into()], vec![a], inst.span)
+        }
+        (Bf16, F32, Some(Rounding::Rz)) => {
+            let mods: &[&str] =
+                if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB", "RZ"] } else { &["BF16", "PACK_AB", "RZ"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
+        }
+        (F64, F16, None) => cx.emit(Opcode::F2F, &["F64", "F16"], vec![d.into()], vec![a], inst.span),
         (Bf16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
                 return Ok(());
