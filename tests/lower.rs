@@ -280,6 +280,7 @@ fn hand_written_kernels_encode() {
         ("int_sat", |sm| test_ptx("int_sat", sm)),
         ("cvt_int", |sm| test_ptx("cvt_int", sm)),
         ("cvt_pack", |sm| test_ptx("cvt_pack", sm)),
+        ("sweep_conv", |sm| sweep_ptx("conv", sm)),
         ("cvt_fp8", |sm| if sm == 90 { test_ptx("cvt_fp8", sm) } else { test_ptx("cvt_pack", sm) }),
     ];
     for &(name, text) in kernels {
