@@ -3177,3 +3177,30 @@ fn sweep_conversions_match_nvidia() {
     // tests/lower.rs).
     text_matches_nvidia("sweep_conv", sweep_text("conv", 90), "cvops", 90, 2, 64, args);
 }
+
+/// `tests/ptx/bar_red.ptx`: barrier reductions over a CTA of two warps,
+/// in blocks where every, some or no thread's predicate holds.
+#[test]
+fn barrier_reductions_match_nvidia() {
+    for (k, pattern) in [|t: u32| t * 37 % 11, |t: u32| 2 * t, |_| 2000, |t: u32| 999 + (t & 1)].iter().enumerate() {
+        let input: Vec<u32> = (0..64).map(pattern).collect();
+        let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * 64])];
+        for sm in [90, 80] {
+            let text = test_ptx("bar_red.ptx", sm);
+            text_matches_nvidia(&format!("bar_red{k}"), text, "bar_red", sm, 1, 64, args);
+        }
+    }
+}
+
+/// `tests/sweep/ctrl.cu`'s `cops`: a switch, loops with `continue` and
+/// `break`, a `goto`, calls (one recursive) and `__syncthreads_count/or/
+/// and`, on two CTAs of values of both signs.
+#[test]
+fn sweep_control_matches_nvidia() {
+    let n = 128usize;
+    let a: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 97 - 40).collect();
+    let args = || vec![Arg::Buffer(vec![0; 4 * n]), Arg::Buffer(i32s(&a)), Arg::Value(i32s(&[n as i32 - 5]))];
+    for sm in [90, 80] {
+        text_matches_nvidia("sweep_ctrl", sweep_text("ctrl", sm), "cops", sm, 2, 64, args);
+    }
+}

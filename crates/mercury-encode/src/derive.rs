@@ -830,6 +830,239 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // BAR.RED.{POPC,AND,OR}.DEFER_BLOCKING and B2R.RESULT (`bar.red`):
+    // NVIDIA's words on both SMs, e.g. BAR.RED.POPC.DEFER_BLOCKING 0x3,
+    // 0x40, P1 = 0x000fec0000814000_00c1000000007b1d (the barrier at bits
+    // 54..57, a thread count at 42..53, the operation at 74..75 (none,
+    // AND, OR), the predicate at 87..89 and its negation bit 90; opcode
+    // 0x51d takes the barrier in a register at 32..39) and B2R.RESULT R7 =
+    // 0x000e2200000e4000_000000000007731c (a predicate result at 81..83,
+    // PT when none).
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014000000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014000000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014400000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014400000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014800000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014800000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "B2R.RESULT",
+        operands: &["{R}"],
+        atoms: &[
+            reg_at!(16, None),
+        ],
+        bits: 0x00000000000e4000000000000000031c,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "B2R.RESULT",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000031c,
+        mask: 0x000001fffff1ffffffffffffff000fff,
+        uniform_guard: false,
+    },
     // SHF.R.U32 R9, R8, R10, R9: NVIDIA's 0x004fca0000001609_0000000a08097219
     // on both SMs (`shf.r.clamp.b32` with a register amount: the learned
     // `.HI` form without bit 80).

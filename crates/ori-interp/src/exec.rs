@@ -34,6 +34,41 @@ pub struct Cta<'a> {
     pub thread_insts: u64,
     /// `vprintf` output so far.
     pub printf: Vec<String>,
+    /// Barrier reductions of each CTA of the cluster, by rank.
+    pub bar_red: Vec<BarReduction>,
+}
+
+/// A CTA's barrier reduction (`BAR.RED`): what the warps waiting at the
+/// barrier brought, and the result of the last release (`B2R.RESULT`).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BarReduction {
+    pub arrived: Reduction,
+    pub result: Reduction,
+}
+
+/// Lanes counted by a barrier reduction.
+#[derive(Copy, Clone, Debug)]
+pub struct Reduction {
+    /// Lanes whose predicate held.
+    pub count: u32,
+    /// Whether it held for every lane, for some lane.
+    pub all: bool,
+    pub any: bool,
+    /// `.AND` (else `.OR` or `.POPC`): which verdict `B2R` gives.
+    pub and: bool,
+}
+
+impl Default for Reduction {
+    fn default() -> Self {
+        Reduction { count: 0, all: true, any: false, and: false }
+    }
+}
+
+impl BarReduction {
+    /// The barrier releases: what arrived becomes the result.
+    pub fn release(&mut self) {
+        self.result = std::mem::take(&mut self.arrived);
+    }
 }
 
 /// Why a step could not complete.
@@ -476,6 +511,10 @@ impl Cta<'_> {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
                 (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
+            Kind::B2r => {
+                let r = self.bar_red[self.rank].result;
+                (u64::from(r.count), [if r.and { r.all } else { r.any }, false])
+            }
             Kind::F2ipU8 { rnd } => (float::f2i(self.f_in(w, step, 1, lane)?, false, 8, rnd, false), no),
             Kind::F2i { signed, bits, rnd, ftz, from64: false } => {
                 (float::f2i(self.f_in(w, step, 0, lane)?, signed, bits, rnd, ftz), no)
@@ -748,6 +787,19 @@ impl Cta<'_> {
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),
+            Kind::BarRed { and } => {
+                let last = step.uses.len().saturating_sub(1);
+                let mut r = self.bar_red[self.rank].arrived;
+                for lane in lanes(active) {
+                    let p = self.p_in(w, step, last, lane)?;
+                    r.count += u32::from(p);
+                    r.all &= p;
+                    r.any |= p;
+                }
+                r.and = and;
+                self.bar_red[self.rank].arrived = r;
+                return Err(Stop::Barrier);
+            }
             Kind::Trap if active != 0 => return fault("BPT.TRAP: the kernel trapped"),
             Kind::Exit => {
                 w.reschedule(g, &[(mask & !active, pc + 1)]);

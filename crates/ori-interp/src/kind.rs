@@ -114,6 +114,15 @@ pub enum Kind {
     Lepc,
     Exit,
     Bar,
+    /// `BAR.RED.{POPC,AND,OR}`: a barrier that also counts the lanes
+    /// whose predicate (the last source) holds; `and` tells `B2R`'s
+    /// predicate which verdict to give.
+    BarRed {
+        and: bool,
+    },
+    /// `B2R.RESULT d[, p]`: the count (and the AND/OR verdict) of the
+    /// CTA's last barrier reduction.
+    B2r,
     Mov,
     S2r,
     Ldc,
@@ -638,6 +647,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "RET" if m("REL") || m("ABS") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
+        "BAR" if m("RED") => Kind::BarRed { and: m("AND") },
+        "B2R" if m("RESULT") => Kind::B2r,
         // R2UR runs once per warp and takes the first active lane's value.
         "MOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,

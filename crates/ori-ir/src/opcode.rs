@@ -241,7 +241,10 @@ opcodes! {
     BSYNC: Fixed, 0..=0, 1..=1, FX.union(WS);
     BMOV: Variable, 1..=1, 1..=1, FX;
     WARPSYNC: Fixed, 0..=0, 0..=1, WSFX;
-    BAR: Fixed, 0..=0, 0..=2, WSFX;
+    BAR: Fixed, 0..=0, 0..=3, WSFX;
+    // The result of a `BAR.RED`, once the barrier releases (a side effect:
+    // it must stay after its barrier).
+    B2R: Variable, 1..=2, 0..=0, FX;
     NOP: Fixed, 0..=0, 0..=0, NONE;
     YIELD: Fixed, 0..=0, 0..=0, FX;
     NANOSLEEP: Fixed, 0..=0, 1..=1, FX;
@@ -448,6 +451,7 @@ static MODIFIERS: &[&str] = &[
     "RED",
     "REL",
     "RELU",
+    "RESULT",
     "RM",
     "RN",
     "RP",
