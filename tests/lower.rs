@@ -283,6 +283,7 @@ fn hand_written_kernels_encode() {
         ("sweep_conv", |sm| sweep_ptx("conv", sm)),
         ("sweep_ctrl", |sm| sweep_ptx("ctrl", sm)),
         ("bar_red", |sm| test_ptx("bar_red", sm)),
+        ("cvt_sat", |sm| test_ptx("cvt_sat", sm)),
         ("cvt_fp8", |sm| if sm == 90 { test_ptx("cvt_fp8", sm) } else { test_ptx("cvt_pack", sm) }),
     ];
     for &(name, text) in kernels {

@@ -3204,3 +3204,25 @@ fn sweep_control_matches_nvidia() {
         text_matches_nvidia("sweep_ctrl", sweep_text("ctrl", sm), "cops", sm, 2, 64, args);
     }
 }
+
+/// `tests/ptx/cvt_sat.ptx`: `cvt.sat` between 32- and 64-bit integers on
+/// values at and past every range's ends, and `setp.*.ftz.f32` on
+/// subnormals, zeros, infinities and NaN.
+#[test]
+fn saturating_conversions_match_nvidia() {
+    let n = 128;
+    let mut input = int_edge_records(n);
+    let floats = [0x0000_0001, 0x8000_0001, 0, 0x8000_0000, 0x007f_ffff, 0x7f80_0000, 0x7fc0_0000, 0x3f80_0000];
+    for t in 0..n {
+        if t % 4 == 3 {
+            input[4 * t] = floats[t / 4 % 8];
+            input[4 * t + 1] = floats[(t / 4 + 3) % 8];
+        }
+        if t % 8 == 5 {
+            input[4 * t + 1] = 0xffff_ffff; // a sign-extended negative low word
+            input[4 * t + 3] = 0;
+        }
+    }
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 96 * n])];
+    matches_nvidia("cvt_sat", n as u32, args, 1, 96, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}

@@ -8,6 +8,7 @@ use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 use super::{dst, src, unsupported};
 
 mod pack;
+mod saturate;
 use crate::error::Lowered;
 use crate::func::{Lowerer, WideProduct};
 
@@ -28,6 +29,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     }
     if !to.is_float() && !from.is_float() && inst.modifiers.len() == 2 {
         return integer(cx, inst, *to, *from).map(|()| None);
+    }
+    if !to.is_float() && !from.is_float() && inst.modifiers.len() == 3 && inst.has("sat") {
+        return saturate::lower(cx, inst, *to, *from).map(|()| None);
     }
     let rounding =
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
