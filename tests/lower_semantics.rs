@@ -1543,7 +1543,9 @@ fn shared_atomics64_match_nvidia() {
     }
     let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
-    matches_nvidia("shared_atomics64", n as u32, args, 1, 64, |t| format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1]));
+    matches_nvidia("shared_atomics64", n as u32, args, 1, 64, |t| {
+        format!("{:#x}, {:#x}", words[2 * t], words[2 * t + 1])
+    });
 }
 
 /// `tests/ptx/carry.ptx`: carry chains through products (signed and
@@ -1699,8 +1701,9 @@ fn ieee_ftz_and_f64_directed_match_nvidia() {
     let n = a.len();
     let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let dwords = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let args =
-        || vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 100 * n])];
+    let args = || {
+        vec![Arg::Buffer(words(&a)), Arg::Buffer(words(&b)), Arg::Buffer(dwords(&da)), Arg::Buffer(vec![0; 100 * n])]
+    };
     let grid = [n as u32 / 128, 1, 1];
     for sm in [90, 80] {
         let want = run_nvidia(&oracle, "ieee2", sm, grid, [128, 1, 1], &args()).swap_remove(3);
@@ -2194,9 +2197,7 @@ fn widened_multiplies_match_nvidia() {
 fn cp_async_forms_match_nvidia() {
     let n = 64usize;
     let mut x = 0x1234_5678u32;
-    let input: Vec<u8> = (0..128 * n)
-        .map(|_| xorshift(&mut x) as u8)
-        .collect();
+    let input: Vec<u8> = (0..128 * n).map(|_| xorshift(&mut x) as u8).collect();
     let mut want = vec![0xaa; 128 * n];
     for t in 0..n {
         // (offset, size, bytes read) of each copy of thread t.
@@ -2315,9 +2316,9 @@ fn mma_reference(case: &MmaCase, words: &[[u32; 32]]) -> Vec<Vec<u32>> {
                         let (row, col) = c_at(g, t, r, 0);
                         (d(row, col) as f32).to_bits()
                     } else {
-                        (0..2).map(|e| c_at(g, t, r, e)).fold(0, |acc, (row, col)| {
-                            acc | u32::from(f16_bits(d(row, col))) << (16 * (col % 2))
-                        })
+                        (0..2)
+                            .map(|e| c_at(g, t, r, e))
+                            .fold(0, |acc, (row, col)| acc | u32::from(f16_bits(d(row, col))) << (16 * (col % 2)))
                     }
                 })
                 .collect()
@@ -2330,7 +2331,13 @@ fn half_to_f32(h: u16) -> f32 {
     let (sign, exp, man) = (u32::from(h >> 15), u32::from(h >> 10 & 0x1f), u32::from(h & 0x3ff));
     let v = match exp {
         0 => man as f32 / 1024.0 * 2f32.powi(-14),
-        31 => if man == 0 { f32::INFINITY } else { f32::NAN },
+        31 => {
+            if man == 0 {
+                f32::INFINITY
+            } else {
+                f32::NAN
+            }
+        }
         _ => (1.0 + man as f32 / 1024.0) * 2f32.powi(exp as i32 - 15),
     };
     if sign == 1 { -v } else { v }
@@ -2533,9 +2540,7 @@ fn shared_atomics64_ops_match_nvidia() {
 fn cp_async_hints_match_nvidia() {
     let n = 64usize;
     let mut x = 0x8765_4321u32;
-    let input: Vec<u8> = (0..64 * n)
-        .map(|_| xorshift(&mut x) as u8)
-        .collect();
+    let input: Vec<u8> = (0..64 * n).map(|_| xorshift(&mut x) as u8).collect();
     // (offset, size, bytes read) of each copy of thread t.
     let ignoring = |t: usize| [(32, 16, if t & 1 == 1 { 0 } else { 16 }), (48, 4, if t & 2 != 0 { 0 } else { 4 })];
     let hinted = |t: usize| [(0, 16, 16), (16, 8, 8), (52, 4, 4)].into_iter().chain(ignoring(t)).collect::<Vec<_>>();
@@ -2989,7 +2994,8 @@ fn int_sweep_match_nvidia() {
 /// positions and lengths with garbage above their low byte (PTX reads
 /// only that byte), one record of four per thread.
 fn int_edge_records(n: usize) -> Vec<u32> {
-    const EDGES: [u32; 10] = [0, 1, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0x7fff_fff0, 0x0080_0000, 0xff80_0000, 32, 31];
+    const EDGES: [u32; 10] =
+        [0, 1, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0x7fff_fff0, 0x0080_0000, 0xff80_0000, 32, 31];
     let mut x = 0x9e37_79b9u32;
     let mut out = Vec::with_capacity(4 * n);
     for t in 0..n {
@@ -2998,7 +3004,8 @@ fn int_edge_records(n: usize) -> Vec<u32> {
             1 => (xorshift(&mut x), EDGES[t / 4 % 10]),
             _ => (xorshift(&mut x), xorshift(&mut x)),
         };
-        let small = |k: usize, x: &mut u32| if t % 3 == 2 { xorshift(x) } else { (xorshift(x) & !0xff) | (k % 41) as u32 };
+        let small =
+            |k: usize, x: &mut u32| if t % 3 == 2 { xorshift(x) } else { (xorshift(x) & !0xff) | (k % 41) as u32 };
         let (c, d) = (small(t * 7, &mut x), small(t * 11 + 5, &mut x));
         out.extend([a, b, c, d]);
     }
@@ -3050,10 +3057,42 @@ fn saturating_adds() {
 #[test]
 fn int_conversions_match_nvidia() {
     let floats: [f64; 36] = [
-        0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 127.5, 128.0, -128.5, -129.0, 255.5, 256.0, 32767.5, -32768.5,
-        65535.5, 65536.0, 2147483647.5, -2147483648.5, 4294967295.5, 4294967296.0, 9.3e18, -9.3e18, 1.9e19, 3e19,
-        f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, 1e-40, -1e-310, 16777217.0, 9007199254740993.0,
-        0.49999999999999994, -7.75,
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        127.5,
+        128.0,
+        -128.5,
+        -129.0,
+        255.5,
+        256.0,
+        32767.5,
+        -32768.5,
+        65535.5,
+        65536.0,
+        2147483647.5,
+        -2147483648.5,
+        4294967295.5,
+        4294967296.0,
+        9.3e18,
+        -9.3e18,
+        1.9e19,
+        3e19,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        1e-40,
+        -1e-310,
+        16777217.0,
+        9007199254740993.0,
+        0.49999999999999994,
+        -7.75,
     ];
     let ints: [u64; 12] = [
         0,
@@ -3096,9 +3135,34 @@ fn int_conversions_match_nvidia() {
 /// subnormals, negative values (for `.relu`) and random bits.
 fn narrow_float_inputs(n: usize) -> Vec<u32> {
     let edges: [f32; 28] = [
-        0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, -65520.0, 448.0, 464.0, 480.0, -500.0, 57344.0,
-        61440.0, -61441.0, 1.0 + 1.0 / 2048.0, 1.0 + 3.0 / 2048.0, 1.0 + 1.0 / 256.0, -(1.0 + 3.0 / 256.0),
-        0.001953125, 0.0009765625, 7.62939453125e-06, 1.52587890625e-05, 3.0e-8, 1e-40, -1e-39, 3.4e38, -0.3,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        65504.0,
+        65519.99,
+        65520.0,
+        -65520.0,
+        448.0,
+        464.0,
+        480.0,
+        -500.0,
+        57344.0,
+        61440.0,
+        -61441.0,
+        1.0 + 1.0 / 2048.0,
+        1.0 + 3.0 / 2048.0,
+        1.0 + 1.0 / 256.0,
+        -(1.0 + 3.0 / 256.0),
+        0.001953125,
+        0.0009765625,
+        7.62939453125e-06,
+        1.52587890625e-05,
+        3.0e-8,
+        1e-40,
+        -1e-39,
+        3.4e38,
+        -0.3,
     ];
     let mut bits: Vec<u32> = edges.iter().map(|f| f.to_bits()).collect();
     bits.extend([0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_1234, 0x7f80_0001, 0x7fa0_0000]);
@@ -3133,7 +3197,8 @@ fn fp8_conversions_match_nvidia() {
     let mut input = Vec::new();
     for t in 0..n {
         let packed = bits[(t * 3 + 1) % (2 * n)] ^ bits[t].rotate_left(t as u32);
-        let packed = [0, 8].iter().fold(packed & 0xffff, |p, &k| if (p >> k) & 0x7f == 0x7f { p ^ (1 << k) } else { p });
+        let packed =
+            [0, 8].iter().fold(packed & 0xffff, |p, &k| if (p >> k) & 0x7f == 0x7f { p ^ (1 << k) } else { p });
         input.extend([bits[t], bits[(t * 7 + 5) % (2 * n)], packed]);
     }
     let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * n])];
@@ -3157,7 +3222,13 @@ fn sweep_conversions_match_nvidia() {
     let mut x = 0x0bad_5eedu32;
     let specials = [0.5, -0.5, 2.5, -3.5, 1e10, -1e19, 7e18, f64::INFINITY, -0.0, 65519.0, 300.7, 1e-300];
     let doubles: Vec<f64> = (0..n)
-        .map(|t| if t < specials.len() { specials[t] } else { f64::from(xorshift(&mut x) as i32) / f64::from(1u32 << (t % 29)) })
+        .map(|t| {
+            if t < specials.len() {
+                specials[t]
+            } else {
+                f64::from(xorshift(&mut x) as i32) / f64::from(1u32 << (t % 29))
+            }
+        })
         .collect();
     let floats: Vec<f32> = (0..n).map(|t| (doubles[(t * 5 + 3) % n] * 0.75) as f32).collect();
     let dbytes: Vec<u8> = doubles.iter().flat_map(|d| d.to_le_bytes()).collect();

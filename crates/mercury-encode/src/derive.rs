@@ -1045,9 +1045,7 @@ pub static PROBED: &[Form] = &[
     Form {
         mnemonic: "B2R.RESULT",
         operands: &["{R}"],
-        atoms: &[
-            reg_at!(16, None),
-        ],
+        atoms: &[reg_at!(16, None)],
         bits: 0x00000000000e4000000000000000031c,
         mask: 0x000001ffffffffffffffffffff000fff,
         uniform_guard: false,
