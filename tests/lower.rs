@@ -276,6 +276,15 @@ fn hand_written_kernels_encode() {
         ("int_sweep", |sm| test_ptx("int_sweep", sm)),
         ("sweep_ints", |sm| sweep_ptx("ints", sm)),
         ("sweep_math", |sm| sweep_ptx("math", sm)),
+        ("int_bits", |sm| test_ptx("int_bits", sm)),
+        ("int_sat", |sm| test_ptx("int_sat", sm)),
+        ("cvt_int", |sm| test_ptx("cvt_int", sm)),
+        ("cvt_pack", |sm| test_ptx("cvt_pack", sm)),
+        ("sweep_conv", |sm| sweep_ptx("conv", sm)),
+        ("sweep_ctrl", |sm| sweep_ptx("ctrl", sm)),
+        ("bar_red", |sm| test_ptx("bar_red", sm)),
+        ("cvt_sat", |sm| test_ptx("cvt_sat", sm)),
+        ("cvt_fp8", |sm| if sm == 90 { test_ptx("cvt_fp8", sm) } else { test_ptx("cvt_pack", sm) }),
     ];
     for &(name, text) in kernels {
         for sm in [90, 80] {

@@ -5,9 +5,7 @@ way ../shared/corpus/gen.py makes the corpus PTX.
 
     python3 tests/sweep/gen.py tests/sweep/math.cu [...]
 
-ctrl.cu, conv.cu and atom.cu have no PTX here yet: our ptxas does not
-compile them completely (docs/ptx-lower.md, NVRTC sweep); atom.cu's PTX is
-tests/ptx/aops.ptx and aops.sm90.ptx.
+atom.cu's PTX is tests/ptx/aops.ptx and aops.sm90.ptx.
 """
 import pathlib
 import sys

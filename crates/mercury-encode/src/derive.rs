@@ -72,6 +72,10 @@
 //!   only `.BYPASS.128` without offsets) and with the predicate operand of
 //!   `cp.async`'s source size; the family of `families.rs` gives its
 //!   other sizes, cache operators and `.ZFILL`.
+//!   The bit forms of `bmsk`, `bfe`/`bfi` with run-time operands,
+//!   `mul24` and `bfind` (both SMs): `BMSK[.W]`, signed `SGXT` and
+//!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
+//!   `~R`, `SHF.R.U32` by a register.
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -738,6 +742,579 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // BMSK R7, R2, R3 / BMSK.W: NVIDIA's 0x004fca0000000000_000000030207721b
+    // on both SMs (`bmsk.clamp.b32` / `bmsk.wrap.b32`: `.W` is bit 75).
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000021b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BMSK.W",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000800000000000000021b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SGXT R7, R0, R7: NVIDIA's 0x000fca0000000200_000000070007721a on both
+    // SMs (`bfe.s32` with register operands; bit 73 is the sign, clear for
+    // `.U32`), and SGXT R7, R2, 0x18 = 0x..0000000200_000000180207781a
+    // (`mul24.lo.s32`, the width at bits 32..63).
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000200000000000000021a,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+        bits: 0x0000000000000000000000000000021a,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000200000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R7, R2 / FLO.SH R7, R2: NVIDIA's 0x004e2600000e0200_0000000200077300
+    // (`bfind.s32`; bit 73 signed, bit 74 `.SH`), both SMs.
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e02000000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "FLO.SH",
+        operands: &["{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e06000000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FLO.U32 R8, ~R4: NVIDIA's 0x00052400000e0000_8000000400087300 on
+    // both SMs (`bfind.s64` of a negative value; `~` is bit 63).
+    Form {
+        mnemonic: "FLO.U32",
+        operands: &["{R}", "~{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e00008000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FLO.U32.SH R0, ~R4: 0x00002400000e0400_8000000400007300
+    // (`bfind.shiftamt.s64`).
+    Form {
+        mnemonic: "FLO.U32.SH",
+        operands: &["{R}", "~{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+        bits: 0x00000000000e04008000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.{POPC,AND,OR}.DEFER_BLOCKING and B2R.RESULT (`bar.red`):
+    // NVIDIA's words on both SMs, e.g. BAR.RED.POPC.DEFER_BLOCKING 0x3,
+    // 0x40, P1 = 0x000fec0000814000_00c1000000007b1d (the barrier at bits
+    // 54..57, a thread count at 42..53, the operation at 74..75 (none,
+    // AND, OR), the predicate at 87..89 and its negation bit 90; opcode
+    // 0x51d takes the barrier in a register at 32..39) and B2R.RESULT R7 =
+    // 0x000e2200000e4000_000000000007731c (a predicate result at 81..83,
+    // PT when none).
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014000000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040140000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.POPC.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014000000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014400000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040144000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.AND.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014400000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014800000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040148000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "BAR.RED.OR.DEFER_BLOCKING",
+        operands: &["{R}", "!{P}"],
+        atoms: &[
+            reg_at!(32, Some(1)),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004014800000000000000051d,
+        mask: 0x000001fffc7fffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "B2R.RESULT",
+        operands: &["{R}"],
+        atoms: &[reg_at!(16, None)],
+        bits: 0x00000000000e4000000000000000031c,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "B2R.RESULT",
+        operands: &["{R}", "{P}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000031c,
+        mask: 0x000001fffff1ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32 R9, R8, R10, R9: NVIDIA's 0x004fca0000001609_0000000a08097219
+    // on both SMs (`shf.r.clamp.b32` with a register amount: the learned
+    // `.HI` form without bit 80).
+    Form {
+        mnemonic: "SHF.R.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000016000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+];
+
+/// A conversion `OP d, a` between integers and floats (`F2I` 0x305 from
+/// binary32 to at most 32 bits, 0x311 with a 64-bit side; `I2F` 0x306 /
+/// 0x312 likewise; sm_90's `I2FP.F32` 0x245), the destination at bits
+/// 16..23 and the source at 32..39; `$hi` is bits 64..104 of NVIDIA's
+/// word for a kernel of every `cvt` between them (fields, identical on
+/// SM80 and SM90: F2I's bit 72 signed, 75..76 the integer width `8 16
+/// 32 64`, 77 `.NTZ`, 78..79 the rounding, 84..85 the float width; I2F's
+/// bit 74 signed, 75..76 `F32 F64`, 78..79 the rounding, 84..85 the
+/// integer width `8 16 32 64`).
+macro_rules! convert {
+    ($mnemonic:literal, $opcode:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | $opcode,
+            mask: 0x000001ffffffffffffffff00ff000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// `F2FP...PACK_AB[.RZ] d, a, b` (opcode 0x23e; two binary32 values
+/// rounded into a binary16 or bfloat16 pair), from NVIDIA's words for
+/// `cvt.{rn,rz}[.relu].{f16x2,bf16x2}.f32` on each SM: bit 75 `.RELU`, bit
+/// 76 `BF16`, bit 80 `.RZ`; `$hi` is bits 64..104 (bits 64..71 hold `RZ`).
+macro_rules! pack_ab {
+    ($mnemonic:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1))],
+            bits: ($hi as u128) << 64 | 0x23e,
+            mask: 0x000001ffffffffffffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// `F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`
+/// (sm_90, `cvt.rn.satfinite[.relu].{e4m3x2,e5m2x2}.f32`; NVIDIA's
+/// `F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C R8, R4, R5, RZ` =
+/// 0x0c4fe400048070ff_000000050408723e: bit 75 `.RELU`, bit 76 E4M3, `c`
+/// at bits 64..71).
+macro_rules! pack_fp8 {
+    ($mnemonic:literal, $hi:literal) => {
+        Form {
+            mnemonic: $mnemonic,
+            operands: &["{R}", "{R}", "{R}", "{R}"],
+            atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+            bits: ($hi as u128) << 64 | 0x23e,
+            mask: 0x000001ffffffff00ffffff0000000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// Every conversion between integers and floats NVIDIA's ptxas emits for
+/// `cvt` (see [`convert!`]), on both SMs.
+pub static PROBED_CONVERT: &[Form] = &[
+    // F2F.{F16,BF16}.F32.{RM,RP} (opcode 0x304; bit 77 BF16, bits 78..79
+    // the rounding) and F2F.F64.F16 (0x310): `cvt.{rm,rp}.{f16,bf16}.f32`,
+    // `cvt.f64.f16`.
+    convert!("F2F.F16.F32.RM", 0x304, 0x204800),
+    convert!("F2F.F16.F32.RP", 0x304, 0x208800),
+    convert!("F2F.BF16.F32.RM", 0x304, 0x206000),
+    convert!("F2F.BF16.F32.RP", 0x304, 0x20a000),
+    convert!("F2F.F64.F16", 0x310, 0x101800),
+    convert!("F2I.CEIL.NTZ", 0x305, 0x20b100),
+    convert!("F2I.F64", 0x311, 0x301100),
+    convert!("F2I.F64.CEIL", 0x311, 0x309100),
+    convert!("F2I.F64.FLOOR", 0x311, 0x305100),
+    convert!("F2I.F64.TRUNC", 0x311, 0x30d100),
+    convert!("F2I.FLOOR.NTZ", 0x305, 0x207100),
+    convert!("F2I.NTZ", 0x305, 0x203100),
+    convert!("F2I.S16.CEIL.NTZ", 0x305, 0x20a900),
+    convert!("F2I.S16.F64", 0x311, 0x300900),
+    convert!("F2I.S16.F64.CEIL", 0x311, 0x308900),
+    convert!("F2I.S16.F64.FLOOR", 0x311, 0x304900),
+    convert!("F2I.S16.F64.TRUNC", 0x311, 0x30c900),
+    convert!("F2I.S16.FLOOR.NTZ", 0x305, 0x206900),
+    convert!("F2I.S16.NTZ", 0x305, 0x202900),
+    convert!("F2I.S16.TRUNC.NTZ", 0x305, 0x20e900),
+    convert!("F2I.S64", 0x311, 0x201900),
+    convert!("F2I.S64.CEIL", 0x311, 0x209900),
+    convert!("F2I.S64.F64", 0x311, 0x301900),
+    convert!("F2I.S64.F64.CEIL", 0x311, 0x309900),
+    convert!("F2I.S64.F64.FLOOR", 0x311, 0x305900),
+    convert!("F2I.S64.F64.TRUNC", 0x311, 0x30d900),
+    convert!("F2I.S64.FLOOR", 0x311, 0x205900),
+    convert!("F2I.S64.TRUNC", 0x311, 0x20d900),
+    convert!("F2I.S8.CEIL.NTZ", 0x305, 0x20a100),
+    convert!("F2I.S8.F64", 0x311, 0x300100),
+    convert!("F2I.S8.F64.CEIL", 0x311, 0x308100),
+    convert!("F2I.S8.F64.FLOOR", 0x311, 0x304100),
+    convert!("F2I.S8.F64.TRUNC", 0x311, 0x30c100),
+    convert!("F2I.S8.FLOOR.NTZ", 0x305, 0x206100),
+    convert!("F2I.S8.NTZ", 0x305, 0x202100),
+    convert!("F2I.S8.TRUNC.NTZ", 0x305, 0x20e100),
+    convert!("F2I.TRUNC.NTZ", 0x305, 0x20f100),
+    convert!("F2I.U16.CEIL.NTZ", 0x305, 0x20a800),
+    convert!("F2I.U16.F64", 0x311, 0x300800),
+    convert!("F2I.U16.F64.CEIL", 0x311, 0x308800),
+    convert!("F2I.U16.F64.FLOOR", 0x311, 0x304800),
+    convert!("F2I.U16.F64.TRUNC", 0x311, 0x30c800),
+    convert!("F2I.U16.FLOOR.NTZ", 0x305, 0x206800),
+    convert!("F2I.U16.NTZ", 0x305, 0x202800),
+    convert!("F2I.U16.TRUNC.NTZ", 0x305, 0x20e800),
+    convert!("F2I.U32.CEIL.NTZ", 0x305, 0x20b000),
+    convert!("F2I.U32.F64", 0x311, 0x301000),
+    convert!("F2I.U32.F64.CEIL", 0x311, 0x309000),
+    convert!("F2I.U32.F64.FLOOR", 0x311, 0x305000),
+    convert!("F2I.U32.F64.TRUNC", 0x311, 0x30d000),
+    convert!("F2I.U32.FLOOR.NTZ", 0x305, 0x207000),
+    convert!("F2I.U32.NTZ", 0x305, 0x203000),
+    convert!("F2I.U32.TRUNC.NTZ", 0x305, 0x20f000),
+    convert!("F2I.U64", 0x311, 0x201800),
+    convert!("F2I.U64.CEIL", 0x311, 0x209800),
+    convert!("F2I.U64.F64", 0x311, 0x301800),
+    convert!("F2I.U64.F64.CEIL", 0x311, 0x309800),
+    convert!("F2I.U64.F64.FLOOR", 0x311, 0x305800),
+    convert!("F2I.U64.F64.TRUNC", 0x311, 0x30d800),
+    convert!("F2I.U64.FLOOR", 0x311, 0x205800),
+    convert!("F2I.U64.TRUNC", 0x311, 0x20d800),
+    convert!("F2I.U8.CEIL.NTZ", 0x305, 0x20a000),
+    convert!("F2I.U8.F64", 0x311, 0x300000),
+    convert!("F2I.U8.F64.CEIL", 0x311, 0x308000),
+    convert!("F2I.U8.F64.FLOOR", 0x311, 0x304000),
+    convert!("F2I.U8.F64.TRUNC", 0x311, 0x30c000),
+    convert!("F2I.U8.FLOOR.NTZ", 0x305, 0x206000),
+    convert!("F2I.U8.NTZ", 0x305, 0x202000),
+    convert!("F2I.U8.TRUNC.NTZ", 0x305, 0x20e000),
+    convert!("I2F.F64", 0x312, 0x201c00),
+    convert!("I2F.F64.RM", 0x312, 0x205c00),
+    convert!("I2F.F64.RP", 0x312, 0x209c00),
+    convert!("I2F.F64.RZ", 0x312, 0x20dc00),
+    convert!("I2F.F64.S16", 0x312, 0x101c00),
+    convert!("I2F.F64.S16.RM", 0x312, 0x105c00),
+    convert!("I2F.F64.S16.RP", 0x312, 0x109c00),
+    convert!("I2F.F64.S16.RZ", 0x312, 0x10dc00),
+    convert!("I2F.F64.S64", 0x312, 0x301c00),
+    convert!("I2F.F64.S64.RM", 0x312, 0x305c00),
+    convert!("I2F.F64.S64.RP", 0x312, 0x309c00),
+    convert!("I2F.F64.S64.RZ", 0x312, 0x30dc00),
+    convert!("I2F.F64.S8", 0x312, 0x1c00),
+    convert!("I2F.F64.S8.RM", 0x312, 0x5c00),
+    convert!("I2F.F64.S8.RP", 0x312, 0x9c00),
+    convert!("I2F.F64.S8.RZ", 0x312, 0xdc00),
+    convert!("I2F.F64.U16", 0x312, 0x101800),
+    convert!("I2F.F64.U16.RM", 0x312, 0x105800),
+    convert!("I2F.F64.U16.RP", 0x312, 0x109800),
+    convert!("I2F.F64.U16.RZ", 0x312, 0x10d800),
+    convert!("I2F.F64.U32", 0x312, 0x201800),
+    convert!("I2F.F64.U32.RM", 0x312, 0x205800),
+    convert!("I2F.F64.U32.RP", 0x312, 0x209800),
+    convert!("I2F.F64.U32.RZ", 0x312, 0x20d800),
+    convert!("I2F.F64.U64", 0x312, 0x301800),
+    convert!("I2F.F64.U64.RM", 0x312, 0x305800),
+    convert!("I2F.F64.U64.RP", 0x312, 0x309800),
+    convert!("I2F.F64.U64.RZ", 0x312, 0x30d800),
+    convert!("I2F.F64.U8", 0x312, 0x1800),
+    convert!("I2F.F64.U8.RM", 0x312, 0x5800),
+    convert!("I2F.F64.U8.RP", 0x312, 0x9800),
+    convert!("I2F.F64.U8.RZ", 0x312, 0xd800),
+    convert!("I2F.RM", 0x306, 0x205400),
+    convert!("I2F.RP", 0x306, 0x209400),
+    convert!("I2F.S16", 0x306, 0x101400),
+    convert!("I2F.S16.RM", 0x306, 0x105400),
+    convert!("I2F.S16.RP", 0x306, 0x109400),
+    convert!("I2F.S16.RZ", 0x306, 0x10d400),
+    convert!("I2F.S64", 0x312, 0x301400),
+    convert!("I2F.S64.RM", 0x312, 0x305400),
+    convert!("I2F.S64.RP", 0x312, 0x309400),
+    convert!("I2F.S64.RZ", 0x312, 0x30d400),
+    convert!("I2F.S8", 0x306, 0x1400),
+    convert!("I2F.S8.RM", 0x306, 0x5400),
+    convert!("I2F.S8.RP", 0x306, 0x9400),
+    convert!("I2F.S8.RZ", 0x306, 0xd400),
+    convert!("I2F.U16", 0x306, 0x101000),
+    convert!("I2F.U16.RM", 0x306, 0x105000),
+    convert!("I2F.U16.RP", 0x306, 0x109000),
+    convert!("I2F.U16.RZ", 0x306, 0x10d000),
+    convert!("I2F.U32.RM", 0x306, 0x205000),
+    convert!("I2F.U32.RP", 0x306, 0x209000),
+    convert!("I2F.U64", 0x312, 0x301000),
+    convert!("I2F.U64.RM", 0x312, 0x305000),
+    convert!("I2F.U64.RP", 0x312, 0x309000),
+    convert!("I2F.U64.RZ", 0x312, 0x30d000),
+    convert!("I2F.U8", 0x306, 0x1000),
+    convert!("I2F.U8.RM", 0x306, 0x5000),
+    convert!("I2F.U8.RP", 0x306, 0x9000),
+    convert!("I2F.U8.RZ", 0x306, 0xd000),
+];
+
+/// The sm_80 conversions of 32-bit integers to binary32 (`I2F`; sm_90
+/// uses `I2FP.F32`).
+pub static PROBED_CONVERT_SM80: &[Form] = &[
+    pack_ab!("F2FP.RELU.PACK_AB", 0x8ff),
+    pack_ab!("F2FP.RELU.BF16.PACK_AB", 0x18ff),
+    pack_ab!("F2FP.RELU.PACK_AB.RZ", 0x188ff),
+    pack_ab!("F2FP.RELU.BF16.PACK_AB.RZ", 0x198ff),
+    pack_ab!("F2FP.BF16.PACK_AB.RZ", 0x190ff),
+    convert!("I2F", 0x306, 0x201400),
+    convert!("I2F.RZ", 0x306, 0x20d400),
+    convert!("I2F.U32", 0x306, 0x201000),
+    convert!("I2F.U32.RZ", 0x306, 0x20d000),
+];
+
+/// sm_90's `I2FP.F32` of 32-bit integers, and its `F2IP.U8.F32` (NVIDIA's
+/// `cvt.{rni,rzi}.u8.f32`: `F2IP.U8.F32.NTZ R10, RZ, R12, RZ` =
+/// 0x001fc600000004ff_0000000cff0a7243, bits 78..79 the rounding).
+pub static PROBED_CONVERT_SM90: &[Form] = &[
+    pack_ab!("F2FP.RELU.F16.F32.PACK_AB", 0x8ff),
+    pack_ab!("F2FP.RELU.BF16.F32.PACK_AB", 0x18ff),
+    pack_ab!("F2FP.RELU.F16.F32.PACK_AB.RZ", 0x188ff),
+    pack_ab!("F2FP.RELU.BF16.F32.PACK_AB.RZ", 0x198ff),
+    pack_ab!("F2FP.BF16.F32.PACK_AB.RZ", 0x190ff),
+    pack_fp8!("F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C", 0x4807000),
+    pack_fp8!("F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C", 0x4806000),
+    pack_fp8!("F2FP.SATFINITE.RELU.E4M3.F32.PACK_AB_MERGE_C", 0x4807800),
+    pack_fp8!("F2FP.SATFINITE.RELU.E5M2.F32.PACK_AB_MERGE_C", 0x4806800),
+    Form {
+        mnemonic: "F2IP.U8.F32.NTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x00000000000004000000000000000243,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "F2IP.U8.F32.TRUNC.NTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[reg_at!(16, None), reg_at!(24, Some(0)), reg_at!(32, Some(1)), reg_at!(64, Some(2))],
+        bits: 0x000000000000c4000000000000000243,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    convert!("I2FP.F32.S32", 0x245, 0x201400),
+    convert!("I2FP.F32.S32.RZ", 0x245, 0x20d400),
+    convert!("I2FP.F32.U32", 0x245, 0x201000),
+    convert!("I2FP.F32.U32.RZ", 0x245, 0x20d000),
 ];
 
 /// `IMMA d, a.ROW, b.COL, c` (mma.sync with 8-bit integer inputs),
@@ -890,6 +1467,10 @@ pub static PROBED_SM90: &[Form] = &[
     unpack_fp8!("F2FP.F16.E4M3.UNPACK_B", "{R}.H1", 0x030006ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}", 0x020004ff),
     unpack_fp8!("F2FP.F16.E5M2.UNPACK_B", "{R}.H1", 0x030004ff),
+    // NVIDIA's `F2FP.RELU.F16.E4M3.UNPACK_B R11, R14` =
+    // 0x000fc40002000eff_0000000eff0b723e (bit 75 `.RELU`).
+    unpack_fp8!("F2FP.RELU.F16.E4M3.UNPACK_B", "{R}", 0x02000eff),
+    unpack_fp8!("F2FP.RELU.F16.E5M2.UNPACK_B", "{R}", 0x02000cff),
     // SYNCS.ARRIVE.TRANS64 RZ, [R0+URZ], R3: NVIDIA's
     // 0x0003e6000800003f_0000000300ff79a7.
     Form {
@@ -1039,11 +1620,11 @@ const ROUNDS: usize = 2;
 /// The derived forms of one SM family, given its learned forms.
 fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let own: &[Form] = match sm {
-        Sm::Sm80 => PROBED_SM80,
-        Sm::Sm90 => PROBED_SM90,
+    let (own, convert): (&[Form], &[Form]) = match sm {
+        Sm::Sm80 => (PROBED_SM80, PROBED_CONVERT_SM80),
+        Sm::Sm90 => (PROBED_SM90, PROBED_CONVERT_SM90),
     };
-    let probed = PROBED.iter().chain(PROBED_IMMA).chain(own);
+    let probed = PROBED.iter().chain(PROBED_IMMA).chain(PROBED_CONVERT).chain(own).chain(convert);
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {

@@ -7,7 +7,7 @@ use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
 use crate::sem::imma::Imma;
-use crate::sem::{cmp, dround, float, half, int, mma, mufu};
+use crate::sem::{cmp, dround, float, half, int, minifloat, mma, mufu};
 use crate::warp::{LANES, Warp};
 
 /// What one CTA's warps share.
@@ -34,6 +34,41 @@ pub struct Cta<'a> {
     pub thread_insts: u64,
     /// `vprintf` output so far.
     pub printf: Vec<String>,
+    /// Barrier reductions of each CTA of the cluster, by rank.
+    pub bar_red: Vec<BarReduction>,
+}
+
+/// A CTA's barrier reduction (`BAR.RED`): what the warps waiting at the
+/// barrier brought, and the result of the last release (`B2R.RESULT`).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BarReduction {
+    pub arrived: Reduction,
+    pub result: Reduction,
+}
+
+/// Lanes counted by a barrier reduction.
+#[derive(Copy, Clone, Debug)]
+pub struct Reduction {
+    /// Lanes whose predicate held.
+    pub count: u32,
+    /// Whether it held for every lane, for some lane.
+    pub all: bool,
+    pub any: bool,
+    /// `.AND` (else `.OR` or `.POPC`): which verdict `B2R` gives.
+    pub and: bool,
+}
+
+impl Default for Reduction {
+    fn default() -> Self {
+        Reduction { count: 0, all: true, any: false, and: false }
+    }
+}
+
+impl BarReduction {
+    /// The barrier releases: what arrived becomes the result.
+    pub fn release(&mut self) {
+        self.result = std::mem::take(&mut self.arrived);
+    }
 }
 
 /// Why a step could not complete.
@@ -285,8 +320,9 @@ impl Cta<'_> {
             }
             Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
                 Some(v) => (u64::from(v), no),
-                None => return fault("SGXT of a width outside 1..=31 is not modelled"),
+                None => return fault("SGXT of a width above 255 is not modelled"),
             },
+            Kind::Bmsk { wrap } => (u64::from(int::bmsk(u(0)?, u(1)?, wrap)), no),
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);
                 let d = if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) };
@@ -353,15 +389,9 @@ impl Cta<'_> {
             Kind::Frnd { rnd, f64: true } => {
                 (float::frnd(f64::from_bits(self.d_in(w, step, 0, lane)?), rnd).to_bits(), no)
             }
-            Kind::I2f64 { signed, wide } => {
-                let v = self.val(w, step, 0, lane, if wide { 2 } else { 1 })?;
-                let x = match (signed, wide) {
-                    (true, false) => f64::from(v as u32 as i32),
-                    (false, false) => f64::from(v as u32),
-                    (true, true) => v as i64 as f64,
-                    (false, true) => v as f64,
-                };
-                (x.to_bits(), no)
+            Kind::I2f64 { signed, bits, rnd } => {
+                let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                (float::i2d(float::extend(v, bits, signed), rnd).to_bits(), no)
             }
             Kind::Dsetp { cmp, op } => {
                 let (a, b) =
@@ -429,24 +459,39 @@ impl Cta<'_> {
                 (u64::from(one(1) << 16 | one(0)), no)
             }
             Kind::F2f16 => (u64::from(half::from_f64(f64::from_bits(self.val(w, step, 0, lane, 2)?))), no),
-            Kind::F2fp { bf16, rz } => {
+            Kind::F2fp { bf16, rz, relu } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                let mode = if rz { float::Round::Zero } else { float::Round::Nearest };
                 let round = |x: u32| {
-                    let x64 = f64::from(f32::from_bits(x));
-                    if bf16 {
-                        half::bf16_from_f32(x)
-                    } else if rz {
-                        half::from_f64_rz(x64)
-                    } else {
-                        half::from_f64(x64)
-                    }
+                    let x = f32::from_bits(x);
+                    let h = minifloat::convert(x, format, mode, false);
+                    if relu { minifloat::relu(h, format, x) } else { h }
                 };
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
-                (u64::from(u32::from(hi) << 16 | u32::from(lo)), no)
+                (u64::from(hi << 16 | lo), no)
             }
-            Kind::Fp8Unpack { e4m3 } => {
+            Kind::F2fNarrow { bf16, rnd } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                (u64::from(minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false)), no)
+            }
+            Kind::F2f64From16 => (f64::from(half::to_f32(self.u32v(w, step, 0, lane)? as u16)).to_bits(), no),
+            Kind::Fp8Pack { e4m3, relu } => {
+                let format = if e4m3 { minifloat::E4M3 } else { minifloat::E5M2 };
+                let round = |x: u32| {
+                    let x = f32::from_bits(x);
+                    let b = minifloat::convert(x, format, float::Round::Nearest, true);
+                    if relu { minifloat::relu(b, format, x) } else { b }
+                };
+                let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
+                (u64::from(self.u32v(w, step, 2, lane)? << 16 | hi << 8 | lo), no)
+            }
+            Kind::Fp8Unpack { e4m3, relu } => {
                 let v = self.u32v(w, step, 0, lane)?;
                 let pair = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
-                let convert = |b: u32| half::fp8_to_f16(b as u8, e4m3);
+                let convert = |b: u32| {
+                    let h = half::fp8_to_f16(b as u8, e4m3)?;
+                    Some(if relu && h & 0x8000 != 0 { 0 } else { h })
+                };
                 match (convert(pair & 0xff), convert((pair >> 8) & 0xff)) {
                     (Some(lo), Some(hi)) => (u64::from(u32::from(hi) << 16 | u32::from(lo)), no),
                     _ => return fault("F2FP.UNPACK_B of an E4M3 NaN (its binary16 result is not known)"),
@@ -464,23 +509,18 @@ impl Cta<'_> {
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
-                // Narrow sources take the low bits, sign- or zero-extended.
-                let v = match (bits, signed) {
-                    (8, true) => v as i8 as i64 as u64,
-                    (8, false) => v & 0xff,
-                    (16, true) => v as i16 as i64 as u64,
-                    (16, false) => v & 0xffff,
-                    (32, true) => v as u32 as i32 as i64 as u64,
-                    (32, false) => v & 0xffff_ffff,
-                    _ => v,
-                };
-                (u64::from(float::i2f(v, signed, bits == 64 || bits < 32, rnd)), no)
+                (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
-            Kind::F2i { signed, wide, rnd, ftz, from64: false } => {
-                (float::f2i(self.f_in(w, step, 0, lane)?, signed, wide, rnd, ftz), no)
+            Kind::B2r => {
+                let r = self.bar_red[self.rank].result;
+                (u64::from(r.count), [if r.and { r.all } else { r.any }, false])
             }
-            Kind::F2i { signed, wide, rnd, from64: true, .. } => {
-                (float::f64_to_int(f64::from_bits(self.d_in(w, step, 0, lane)?), signed, wide, rnd), no)
+            Kind::F2ipU8 { rnd } => (float::f2i(self.f_in(w, step, 1, lane)?, false, 8, rnd, false), no),
+            Kind::F2i { signed, bits, rnd, ftz, from64: false } => {
+                (float::f2i(self.f_in(w, step, 0, lane)?, signed, bits, rnd, ftz), no)
+            }
+            Kind::F2i { signed, bits, rnd, from64: true, .. } => {
+                (float::f64_to_int(f64::from_bits(self.d_in(w, step, 0, lane)?), signed, bits, rnd), no)
             }
             Kind::F2f64 => (f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)).to_bits(), no),
             Kind::F2f32 { rnd } => {
@@ -747,6 +787,19 @@ impl Cta<'_> {
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),
+            Kind::BarRed { and } => {
+                let last = step.uses.len().saturating_sub(1);
+                let mut r = self.bar_red[self.rank].arrived;
+                for lane in lanes(active) {
+                    let p = self.p_in(w, step, last, lane)?;
+                    r.count += u32::from(p);
+                    r.all &= p;
+                    r.any |= p;
+                }
+                r.and = and;
+                self.bar_red[self.rank].arrived = r;
+                return Err(Stop::Barrier);
+            }
             Kind::Trap if active != 0 => return fault("BPT.TRAP: the kernel trapped"),
             Kind::Exit => {
                 w.reschedule(g, &[(mask & !active, pc + 1)]);

@@ -78,6 +78,7 @@ pub fn run_grid(
         warp_insts: 0,
         thread_insts: 0,
         printf: Vec::new(),
+        bar_red: vec![Default::default(); ranks],
     };
     let origins = |k: usize| (0..launch.grid[k]).step_by(cluster[k] as usize);
     for cz in origins(2) {
@@ -182,6 +183,7 @@ fn run_cluster(
             live_ctas += 1;
             if live.iter().all(|&i| at_bar[rank][i]) {
                 // Every live warp of the CTA waits at a barrier: release them.
+                cta.bar_red[rank].release();
                 for &i in &live {
                     let w = &mut ws[i];
                     if let Some(g) = w.next_group() {

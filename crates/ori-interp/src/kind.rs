@@ -114,6 +114,15 @@ pub enum Kind {
     Lepc,
     Exit,
     Bar,
+    /// `BAR.RED.{POPC,AND,OR}`: a barrier that also counts the lanes
+    /// whose predicate (the last source) holds; `and` tells `B2R`'s
+    /// predicate which verdict to give.
+    BarRed {
+        and: bool,
+    },
+    /// `B2R.RESULT d[, p]`: the count (and the AND/OR verdict) of the
+    /// CTA's last barrier reduction.
+    B2r,
     Mov,
     S2r,
     Ldc,
@@ -174,6 +183,10 @@ pub enum Kind {
     /// `SGXT[.U32] d, a, n`: the low `n` bits of `a`, sign- or zero-extended.
     Sgxt {
         signed: bool,
+    },
+    /// `BMSK[.W] d, pos, width` (`sem::int::bmsk`).
+    Bmsk {
+        wrap: bool,
     },
     /// `BPT.TRAP`: the kernel stops with an error.
     Trap,
@@ -248,14 +261,35 @@ pub enum Kind {
     /// rounded (to nearest, or toward zero) into the halves of `d` (`a`
     /// high, `b` low).
     F2fp {
-        /// `.RZ`: rounded toward zero (binary16 only).
+        /// `.RZ`: rounded toward zero.
         rz: bool,
         bf16: bool,
+        /// `.RELU`: negative results are +0, NaN the canonical NaN.
+        relu: bool,
+    },
+    /// `F2F.{F16,BF16}.F32.{RM,RP}`: binary32 to a binary16 or bfloat16 in
+    /// the low half, in a directed rounding.
+    F2fNarrow {
+        bf16: bool,
+        rnd: Round,
+    },
+    /// `F2F.F64.F16`: binary16 to binary64 (exact).
+    F2f64From16,
+    /// `F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`:
+    /// two binary32 values as saturated 8-bit floats in `d`'s low half
+    /// (`a` high), `c`'s low half in the high half: NVIDIA's code for two
+    /// packs stored as `v2.u16` merges the first pack's register as `c`
+    /// into the second's, and stores the pair in PTX's order only so.
+    Fp8Pack {
+        e4m3: bool,
+        relu: bool,
     },
     /// `F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a[.H1]`: the two 8-bit floats of
     /// `a`'s low (or high) half as a binary16 pair (`sem::half::fp8_to_f16`).
     Fp8Unpack {
         e4m3: bool,
+        /// `.RELU`: negative results are +0.
+        relu: bool,
     },
     /// `HADD2.F32 d, a, b`: the sum of two binary16 lanes (each picked by
     /// `.H0_H0`/`.H1_H1`, low half by default) as one binary32.
@@ -268,21 +302,29 @@ pub enum Kind {
     },
     F2i {
         signed: bool,
-        wide: bool,
+        /// The integer's width: 8, 16, 32 or 64.
+        bits: u8,
         rnd: Round,
         ftz: bool,
         /// The source is binary64.
         from64: bool,
+    },
+    /// `F2IP.U8.F32[.TRUNC].NTZ d, RZ, a, RZ`: binary32 `a` to an unsigned
+    /// byte (the packing operands, RZ in every NVIDIA word seen, are
+    /// not modelled otherwise).
+    F2ipU8 {
+        rnd: Round,
     },
     /// `FRND`: round to an integral value in the same format.
     Frnd {
         rnd: Round,
         f64: bool,
     },
-    /// `I2F.F64`: an integer to binary64.
+    /// `I2F.F64`: an integer of `bits` bits to binary64.
     I2f64 {
         signed: bool,
-        wide: bool,
+        bits: u8,
+        rnd: Round,
     },
     Dsetp {
         cmp: Cmp,
@@ -534,6 +576,26 @@ fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
     (ty.name() == "F32" && desc_first && n % 8 == 0 && (8..=256).contains(&n)).then_some(WgmmaOp::Hgmma { n, closes })
 }
 
+/// Whether source `i` of `inst` is `RZ`.
+fn is_rz(inst: &Inst, i: usize) -> bool {
+    matches!(inst.uses.get(i).map(|u| &u.kind), Some(OperandKind::Reg(r)) if *r == ori_ir::Reg::RZ)
+}
+
+/// The integer type a conversion names (`U8` .. `S64`; none is a signed
+/// 32-bit integer): its signedness and width.
+fn int_type(inst: &Inst) -> (bool, u8) {
+    const TYPES: [(&str, bool, u8); 7] = [
+        ("U8", false, 8),
+        ("S8", true, 8),
+        ("U16", false, 16),
+        ("S16", true, 16),
+        ("U32", false, 32),
+        ("U64", false, 64),
+        ("S64", true, 64),
+    ];
+    TYPES.iter().find(|t| inst.has_mod(t.0)).map_or((true, 32), |t| (t.1, t.2))
+}
+
 /// Decides what `inst` does; `Kind::Unsupported` when the interpreter has
 /// no model of it.
 pub fn decode_kind(inst: &Inst) -> Kind {
@@ -585,6 +647,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "RET" if m("REL") || m("ABS") => Kind::Ret,
         "EXIT" => Kind::Exit,
         "BAR" if m("SYNC") => Kind::Bar,
+        "BAR" if m("RED") => Kind::BarRed { and: m("AND") },
+        "B2R" if m("RESULT") => Kind::B2r,
         // R2UR runs once per warp and takes the first active lane's value.
         "MOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
@@ -631,10 +695,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
         }
         "SGXT" => Kind::Sgxt { signed: !m("U32") },
+        "BMSK" => Kind::Bmsk { wrap: m("W") },
         "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
         "POPC" | "UPOPC" => Kind::Popc,
-        "FLO" | "UFLO" => Kind::Flo { signed: m("S32"), sh: m("SH") },
+        // nvdisasm prints the signed form as plain `FLO`.
+        "FLO" | "UFLO" => Kind::Flo { signed: !m("U32"), sh: m("SH") },
         "ISETP" => match cmp_op(inst) {
             Some((cmp, op)) => Kind::Isetp { cmp, op, signed: !m("U32"), ex: m("EX") },
             None => Kind::Unsupported,
@@ -652,7 +718,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
-        "I2F" if m("F64") && !m("F32") => Kind::I2f64 { signed: !(m("U32") || m("U64")), wide: m("S64") || m("U64") },
+        "I2F" if m("F64") && !m("F32") => {
+            let (signed, bits) = int_type(inst);
+            Kind::I2f64 { signed, bits, rnd: round(inst) }
+        }
         "DSETP" => match (cmp_op(inst), inst.mods.iter().find_map(|m| BoolOp::from_name(m.name()))) {
             (Some((cmp, op)), _) => Kind::Dsetp { cmp, op },
             (None, Some(op)) if m("MIN") || m("MAX") => Kind::DsetpMinMax { max: m("MAX"), op },
@@ -672,39 +741,36 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Some((cmp, op)) => Kind::Hset2 { cmp, op },
             None => Kind::Unsupported,
         },
-        "F2FP" if m("PACK_AB") && !(m("RZ") && m("BF16")) => Kind::F2fp { bf16: m("BF16"), rz: m("RZ") },
-        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => Kind::Fp8Unpack { e4m3: m("E4M3") },
+        "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16"), rz: m("RZ"), relu: m("RELU") },
+        "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => {
+            Kind::Fp8Unpack { e4m3: m("E4M3"), relu: m("RELU") }
+        }
+        "F2FP" if m("PACK_AB_MERGE_C") && m("SATFINITE") && m("F32") => {
+            Kind::Fp8Pack { e4m3: m("E4M3"), relu: m("RELU") }
+        }
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
         "I2F" | "I2FP" if !m("F64") && !m("F16") => {
-            let (signed, bits) = [
-                ("U8", false, 8),
-                ("S8", true, 8),
-                ("U16", false, 16),
-                ("S16", true, 16),
-                ("U32", false, 32),
-                ("U64", false, 64),
-                ("S64", true, 64),
-            ]
-            .into_iter()
-            .find(|t| m(t.0))
-            .map_or((true, 32), |t| (t.1, t.2));
+            let (signed, bits) = int_type(inst);
             Kind::I2f { signed, bits, rnd: round(inst) }
         }
-        "F2I" => Kind::F2i {
-            signed: !(m("U32") || m("U64")),
-            wide: m("S64") || m("U64"),
-            rnd: round(inst),
-            ftz,
-            from64: m("F64"),
-        },
+        "F2IP" if m("U8") && m("F32") && [0, 2].iter().all(|&i| is_rz(inst, i)) => Kind::F2ipU8 { rnd: round(inst) },
+        "F2I" => {
+            let (signed, bits) = int_type(inst);
+            Kind::F2i { signed, bits, rnd: round(inst), ftz, from64: m("F64") }
+        }
         "F2F" => {
             let pos = |w: &str| inst.mods.iter().position(|x| x.name() == w);
-            match (pos("F64"), pos("F32")) {
-                (Some(d), Some(s)) if d < s => Kind::F2f64,
-                (Some(_), Some(_)) => Kind::F2f32 { rnd: round(inst) },
-                (Some(_), None) if pos("F16").is_some() && inst.mods.len() == 2 => Kind::F2f16,
+            let narrow = pos("F16").or(pos("BF16"));
+            match (pos("F64"), pos("F32"), narrow) {
+                (Some(d), Some(s), _) if d < s => Kind::F2f64,
+                (Some(_), Some(_), _) => Kind::F2f32 { rnd: round(inst) },
+                (Some(d), None, Some(s)) if d < s && inst.mods.len() == 2 && m("F16") => Kind::F2f64From16,
+                (Some(_), None, Some(_)) if inst.mods.len() == 2 && m("F16") => Kind::F2f16,
+                (None, Some(s), Some(d)) if d < s && inst.mods.len() == 3 => {
+                    Kind::F2fNarrow { bf16: m("BF16"), rnd: round(inst) }
+                }
                 _ => Kind::Unsupported,
             }
         }

@@ -172,7 +172,8 @@ opcodes! {
     F2I: Variable, 1..=1, 1..=1, NONE;
     I2F: Variable, 1..=1, 1..=1, NONE;
     I2FP: Fixed, 1..=1, 1..=1, NONE;
-    F2FP: Fixed, 1..=1, 1..=2, NONE;
+    F2IP: Fixed, 1..=1, 3..=3, NONE;
+    F2FP: Fixed, 1..=1, 1..=3, NONE;
     // Uniform datapath.
     UMOV: Fixed, 1..=1, 1..=1, UNI;
     ULDC: Fixed, 1..=1, 1..=1, UNI.union(LD);
@@ -240,7 +241,10 @@ opcodes! {
     BSYNC: Fixed, 0..=0, 1..=1, FX.union(WS);
     BMOV: Variable, 1..=1, 1..=1, FX;
     WARPSYNC: Fixed, 0..=0, 0..=1, WSFX;
-    BAR: Fixed, 0..=0, 0..=2, WSFX;
+    BAR: Fixed, 0..=0, 0..=3, WSFX;
+    // The result of a `BAR.RED`, once the barrier releases (a side effect:
+    // it must stay after its barrier).
+    B2R: Variable, 1..=2, 0..=0, FX;
     NOP: Fixed, 0..=0, 0..=0, NONE;
     YIELD: Fixed, 0..=0, 0..=0, FX;
     NANOSLEEP: Fixed, 0..=0, 1..=1, FX;
@@ -438,6 +442,7 @@ static MODIFIERS: &[&str] = &[
     "NUM",
     "OR",
     "PACK_AB",
+    "PACK_AB_MERGE_C",
     "PHASECHK",
     "POPC",
     "R",
@@ -445,6 +450,8 @@ static MODIFIERS: &[&str] = &[
     "RCP64H",
     "RED",
     "REL",
+    "RELU",
+    "RESULT",
     "RM",
     "RN",
     "RP",
@@ -457,6 +464,7 @@ static MODIFIERS: &[&str] = &[
     "S64",
     "S8",
     "SAT",
+    "SATFINITE",
     "SC",
     "SH",
     "SHL",

@@ -169,14 +169,35 @@ pub fn fcmp(a: u32, b: u32, flush: bool) -> Option<std::cmp::Ordering> {
 }
 
 /// `I2F`/`I2FP` to binary32 from a 32- or 64-bit integer.
-pub fn i2f(x: u64, signed: bool, wide: bool, mode: Round) -> u32 {
-    let exact: f64 = match (signed, wide) {
-        (true, false) => f64::from(x as u32 as i32),
-        (false, false) => f64::from(x as u32),
-        (true, true) => return wide_i2f(i128::from(x as i64), mode),
-        (false, true) => return wide_i2f(i128::from(x), mode),
+pub fn i2f(x: i128, mode: Round) -> u32 {
+    // Below 2^53 the binary64 value is exact, and rounding it once is right.
+    if x.unsigned_abs() < 1 << 53 { round_to_f32(x as f64, mode).to_bits() } else { wide_i2f(x, mode) }
+}
+
+/// The low `bits` bits of `v`, sign- or zero-extended (an integer
+/// conversion's source).
+pub fn extend(v: u64, bits: u8, signed: bool) -> i128 {
+    let shift = 128 - u32::from(bits);
+    let v = i128::from(v) << shift;
+    if signed { v >> shift } else { ((v as u128) >> shift) as i128 }
+}
+
+/// An integer to binary64: exact up to 53 bits; wider ones round to
+/// nearest, then step one ulp where a directed mode needs it.
+pub fn i2d(x: i128, mode: Round) -> f64 {
+    let r = x as f64;
+    let back = r as i128;
+    let up = match mode {
+        Round::Nearest => return r,
+        Round::Up => true,
+        Round::Down => false,
+        Round::Zero => x < 0,
     };
-    round_to_f32(exact, mode).to_bits()
+    match (up, back.cmp(&x)) {
+        (true, std::cmp::Ordering::Less) => r.next_up(),
+        (false, std::cmp::Ordering::Greater) => r.next_down(),
+        _ => r,
+    }
 }
 
 /// A 64-bit integer to binary32: round to nearest, then step one ulp
@@ -199,22 +220,26 @@ fn wide_i2f(x: i128, mode: Round) -> u32 {
 }
 
 /// `F2I` from binary32: rounds in `mode`, saturates, NaN becomes 0.
-pub fn f2i(a: u32, signed: bool, wide: bool, mode: Round, flush: bool) -> u64 {
-    f64_to_int(f64::from(inputs(a, flush)), signed, wide, mode)
+pub fn f2i(a: u32, signed: bool, bits: u8, mode: Round, flush: bool) -> u64 {
+    f64_to_int(f64::from(inputs(a, flush)), signed, bits, mode)
 }
 
 /// `F2I` from binary64 (and the common part of binary32's): rounds in
 /// `mode`, saturates to the integer type, NaN becomes 0.
-pub fn f64_to_int(x: f64, signed: bool, wide: bool, mode: Round) -> u64 {
+pub fn f64_to_int(x: f64, signed: bool, bits: u8, mode: Round) -> u64 {
     if x.is_nan() {
         return 0;
     }
     let r = frnd(x, mode);
-    match (signed, wide) {
-        (true, false) => r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32 as u64,
-        (false, false) => r.clamp(0.0, f64::from(u32::MAX)) as u32 as u64,
-        (true, true) => (r as i64) as u64,
-        (false, true) => r as u64,
+    match (signed, bits) {
+        (true, 64) => (r as i64) as u64,
+        (false, 64) => r as u64,
+        // Narrow results are extended to the register: sign- or zero-.
+        (true, _) => {
+            let max = f64::from((1u32 << (bits - 1)) - 1);
+            r.clamp(-max - 1.0, max) as i32 as u32 as u64
+        }
+        (false, _) => r.clamp(0.0, f64::from(u32::MAX >> (32 - u32::from(bits)))) as u32 as u64,
     }
 }
 
@@ -317,11 +342,16 @@ mod tests {
 
     #[test]
     fn conversions() {
-        assert_eq!(i2f(16_777_217, false, false, Round::Up), 16_777_218f32.to_bits());
-        assert_eq!(i2f(16_777_217, false, false, Round::Nearest), 16_777_216f32.to_bits());
-        assert_eq!(i2f(u64::MAX, false, true, Round::Zero), 0x5f7f_ffff);
-        assert_eq!(i2f((1 << 40) + 1, false, true, Round::Up), ((1u64 << 40) as f32).next_up().to_bits());
-        assert_eq!(f2i((-1.5f32).to_bits(), true, false, Round::Zero, false), (-1i32) as u32 as u64);
-        assert_eq!(f2i(f32::NAN.to_bits(), true, false, Round::Zero, false), 0);
+        assert_eq!(i2f(16_777_217, Round::Up), 16_777_218f32.to_bits());
+        assert_eq!(i2f(16_777_217, Round::Nearest), 16_777_216f32.to_bits());
+        assert_eq!(i2f(u64::MAX.into(), Round::Zero), 0x5f7f_ffff);
+        assert_eq!(i2f((1 << 40) + 1, Round::Up), ((1u64 << 40) as f32).next_up().to_bits());
+        assert_eq!(i2d((1 << 60) + 1, Round::Up), ((1u64 << 60) as f64).next_up());
+        assert_eq!(extend(0x1_ff80, 8, true), -128);
+        assert_eq!(extend(0x1_ff80, 16, false), 0xff80);
+        assert_eq!(f2i((-1.5f32).to_bits(), true, 32, Round::Zero, false), (-1i32) as u32 as u64);
+        assert_eq!(f2i(300f32.to_bits(), false, 8, Round::Zero, false), 255);
+        assert_eq!(f2i((-300f32).to_bits(), true, 16, Round::Zero, false), (-300i32) as u32 as u64);
+        assert_eq!(f2i(f32::NAN.to_bits(), true, 32, Round::Zero, false), 0);
     }
 }

@@ -100,11 +100,38 @@ pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
 }
 
 /// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
-/// one unless `signed` is false. Widths outside 1..=31 are not modelled
-/// (`None`): no NVIDIA code seen uses them.
+/// one unless `signed` is false. NVIDIA's `bfe.{u32,s32}` with register
+/// operands is `SHF.R` by the position then `SGXT` by the length byte
+/// (0..=255), which computes PTX's `bfe` only if a width of 0 gives 0 and
+/// a width of 32 or more keeps `a`: so they are modelled. Wider widths
+/// (no NVIDIA code seen passes one) are not (`None`).
 pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
-    let n = bits.checked_sub(1).filter(|&m| m < 31)? + 1;
-    Some(if signed { ((a << (32 - n)) as i32 >> (32 - n)) as u32 } else { a & ((1 << n) - 1) })
+    Some(match bits {
+        0 => 0,
+        1..=31 if signed => ((a << (32 - bits)) as i32 >> (32 - bits)) as u32,
+        1..=31 => a & ((1 << bits) - 1),
+        32..=255 => a,
+        _ => return None,
+    })
+}
+
+/// `BMSK[.W] d, pos, width`: PTX's `bmsk.{clamp,wrap}.b32` (one `BMSK` in
+/// NVIDIA's code): `width` ones from bit `pos`; `.W` takes both modulo 32,
+/// the clamping form gives no bits from a position of 32 or more and all
+/// bits above `pos` for a width of 32 or more.
+pub fn bmsk(pos: u32, width: u32, wrap: bool) -> u32 {
+    let (p, w) = (pos & 31, width & 31);
+    let clamp_pos = !wrap && pos >= 32;
+    let clamp_width = !wrap && width >= 32;
+    let low = if clamp_pos { 0 } else { u32::MAX << p };
+    let high = if p + w >= 32 || clamp_pos || clamp_width {
+        0
+    } else if w == 0 {
+        u32::MAX
+    } else {
+        u32::MAX << (p + w)
+    };
+    low & !high
 }
 
 /// `IDP.4A` / `IDP.2A.{LO,HI}` (PTX `dp4a`, `dp2a`): `c` plus the products
@@ -138,7 +165,20 @@ mod tests {
         assert_eq!(super::sgxt(0x1234_56ff, 7, false), Some(0x7f));
         assert_eq!(super::sgxt(0x40, 7, true), Some(0xffff_ffc0));
         assert_eq!(super::sgxt(0x3f, 7, true), Some(0x3f));
-        assert_eq!(super::sgxt(5, 0, false), None);
+        assert_eq!(super::sgxt(5, 0, false), Some(0));
+        assert_eq!(super::sgxt(0x8000_0001, 40, true), Some(0x8000_0001));
+        assert_eq!(super::sgxt(5, 256, false), None);
+    }
+
+    #[test]
+    fn bmsk_follows_the_ptx_semantics() {
+        assert_eq!(super::bmsk(1, 2, true), 6);
+        assert_eq!(super::bmsk(4, 0, false), 0);
+        assert_eq!(super::bmsk(28, 8, false), 0xf000_0000);
+        assert_eq!(super::bmsk(4, 40, false), 0xffff_fff0);
+        assert_eq!(super::bmsk(4, 40, true), 0xff0);
+        assert_eq!(super::bmsk(33, 3, false), 0);
+        assert_eq!(super::bmsk(33, 3, true), 0xe);
     }
 
     use super::*;

@@ -8,6 +8,7 @@ pub mod float;
 pub mod half;
 pub mod imma;
 pub mod int;
+pub mod minifloat;
 pub mod mma;
 pub mod mufu;
 pub mod wgmma;

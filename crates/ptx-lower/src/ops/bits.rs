@@ -13,6 +13,7 @@ use crate::func::Lowerer;
 
 /// `LOP3.LUT` tables (a = 0xf0, b = 0xcc, c = 0xaa).
 const LUT_AND: i64 = 0xc0;
+const LUT_XOR: i64 = 0x3c;
 /// `b ? a : c`: the bits of `a` where the mask `b` is set, else `c`'s.
 const LUT_SELECT: i64 = 0xe2;
 
@@ -27,14 +28,21 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("clz", 64) => clz64(cx, inst),
         ("brev", 32) => unary(cx, inst, Opcode::BREV, &[]),
         ("brev", 64) => brev64(cx, inst),
-        // Only the unsigned FLO forms are known to the encoder.
-        ("bfind", 32) if ty == ScalarType::U32 => {
-            let mods: &[&str] = if inst.has("shiftamt") { &["U32", "SH"] } else { &["U32"] };
+        // nvdisasm spells the signed form without a type (`FLO`, `FLO.SH`).
+        ("bfind", 32) => {
+            let mods: &[&str] = match (ty == ScalarType::U32, inst.has("shiftamt")) {
+                (true, true) => &["U32", "SH"],
+                (true, false) => &["U32"],
+                (false, true) => &["SH"],
+                (false, false) => &[],
+            };
             unary(cx, inst, Opcode::FLO, mods)
         }
+        ("bfind", 64) => bfind64(cx, inst, ty == ScalarType::S64),
         ("bfi", 32) => bfi32(cx, inst),
         ("bfi", 64) => bfi64(cx, inst),
         ("bfe", 32) => bfe32(cx, inst, ty == ScalarType::S32),
+        ("bmsk", 32) => bmsk(cx, inst),
         ("prmt", 32) if inst.modifiers.len() == 1 => prmt(cx, inst),
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
@@ -178,7 +186,7 @@ fn constant(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<i6
 /// form): `a << pos` merged into `b` under the field mask by one `LOP3`.
 fn bfi32(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (Some(pos), Some(len)) = (constant(cx, inst, 3)?, constant(cx, inst, 4)?) else {
-        return Err(unsupported(inst));
+        return bfi32_dynamic(cx, inst);
     };
     // PTX takes both from the low byte; an empty field leaves b.
     let (pos, len) = (pos & 0xff, len & 0xff);
@@ -202,6 +210,91 @@ fn bfi32(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let uses = [shifted, Operand::int(mask as i64), b];
         let guard = seq.guard;
         seq.lop3(cx, d, uses, LUT_SELECT, guard)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfi.b32 d, a, b, pos, len` with a position or length known only at
+/// run time, NVIDIA's sequence: the low bytes of both (`PRMT`), the field
+/// mask `BMSK pos, len` (empty from position 32 on, to bit 31 for lengths
+/// past it), `a << pos` (`SHF.L.U32`, 0 from 32 on) merged into `b`.
+fn bfi32_dynamic(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3, 4].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let [a, b, pos, len] = sources;
+        let (a, b) = (seq.in_reg(cx, a?)?, seq.in_reg(cx, b?)?);
+        let pos = low_byte(cx, &seq, pos?)?;
+        let len = low_byte(cx, &seq, len?)?;
+        let mask = seq.value(cx, Opcode::BMSK, &[], vec![pos.clone(), len])?;
+        let shifted = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![a, pos, rz()])?;
+        let guard = seq.guard;
+        seq.lop3(cx, d, [shifted.into(), mask.into(), b], LUT_SELECT, guard)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// The low byte of `v` zero-extended into a register (`PRMT t, RZ, 0x4,
+/// v`, as NVIDIA reads `bfe`/`bfi` positions and lengths), or the byte
+/// itself for an immediate.
+fn low_byte(cx: &mut Lowerer<'_>, seq: &Seq, v: Operand) -> Lowered<Operand> {
+    if let OperandKind::Imm(Imm::Int(k)) = v.kind {
+        return seq.in_reg(cx, Operand::int(k & 0xff));
+    }
+    let v = seq.in_reg(cx, v)?;
+    Ok(seq.value(cx, Opcode::PRMT, &[], vec![rz(), Operand::int(4), v])?.into())
+}
+
+/// `bmsk.{clamp,wrap}.b32 d, a, b`: `BMSK[.W] d, a, b` (NVIDIA's).
+fn bmsk(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let wrap = inst.has("wrap");
+    if wrap == inst.has("clamp") {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let [a, b] = sources;
+        let uses = vec![seq.in_reg(cx, a?)?, seq.in_reg(cx, b?)?];
+        let mods: &[&str] = if wrap { &["W"] } else { &[] };
+        seq.op_if(cx, seq.guard, Opcode::BMSK, mods, vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfind[.shiftamt].{u64,s64} d, a`: the highest set bit of the high
+/// word plus 32 when there is one, else that of the low word (`FLO.U32`
+/// gives -1 for none); a signed source is first complemented when
+/// negative, so that the search is for the highest bit unlike the sign.
+/// `.shiftamt` counts from the top (63 - position), -1 staying -1.
+fn bfind64(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (lo, hi) = words(cx, inst, 1)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let (mut lo, mut hi) = (Operand::reg(lo), Operand::reg(hi));
+        if signed {
+            let sign = seq.value(cx, Opcode::SHF, &["R", "S32", "HI"], vec![rz(), Operand::int(31), hi.clone()])?;
+            lo = seq.lop3_value(cx, [lo, sign.into(), rz()], LUT_XOR)?.into();
+            hi = seq.lop3_value(cx, [hi, sign.into(), rz()], LUT_XOR)?.into();
+        }
+        let top = seq.value(cx, Opcode::FLO, &["U32"], vec![hi])?;
+        let bottom = seq.value(cx, Opcode::FLO, &["U32"], vec![lo])?;
+        let found = seq.isetp(cx, &["NE", "U32", "AND"], top.into(), Operand::int(-1))?;
+        let high = seq.value(cx, Opcode::IADD3, &[], vec![top.into(), Operand::int(32), rz()])?;
+        let pos = seq.value(cx, Opcode::SEL, &[], vec![high.into(), bottom.into(), found.into()])?;
+        let guard = seq.guard;
+        if !inst.has("shiftamt") {
+            return seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.into()], vec![pos.into()]);
+        }
+        let none = seq.isetp(cx, &["EQ", "U32", "AND"], pos.into(), Operand::int(-1))?;
+        let from_top = seq.value(cx, Opcode::IADD3, &[], vec![Operand::reg(pos).negated(), Operand::int(63), rz()])?;
+        seq.op_if(cx, guard, Opcode::SEL, &[], vec![d.into()], vec![pos.into(), from_top.into(), none.into()])
     })();
     seq.finish(cx);
     result
@@ -233,31 +326,58 @@ fn bfi64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// `bfe.{u32,s32} d, a, pos, len` with constant `pos` and `len`: a shift
 /// right and a mask (unsigned), or a shift left to the top and an
 /// arithmetic shift right (signed, which extends the field's sign bit).
+/// An empty field is 0; a field reaching past bit 31 is the shift alone
+/// (PTX fills with the sign of bit 31, or zeros).
 fn bfe32(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
     let (Some(pos), Some(len)) = (constant(cx, inst, 2)?, constant(cx, inst, 3)?) else {
-        return Err(unsupported(inst));
+        return bfe32_dynamic(cx, inst, signed);
     };
     let (pos, len) = (pos & 0xff, len & 0xff);
-    // Fields reaching past bit 31 and empty ones have simpler forms, not needed yet.
-    if len == 0 || pos + len > 32 {
-        return Err(unsupported(inst));
-    }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::B32)?;
-    if a.as_reg().is_none() {
-        return Err(unsupported(inst));
-    }
     let seq = Seq::start(cx, inst.span);
     let result = (|| {
+        let guard = seq.guard;
+        if len == 0 || (pos >= 32 && !signed) {
+            return seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.into()], vec![rz()]);
+        }
+        let a = seq.in_reg(cx, a)?;
+        let shift = if signed { ["R", "S32", "HI"] } else { ["R", "U32", "HI"] };
+        if pos + len >= 32 {
+            let uses = vec![rz(), Operand::int(pos.min(31)), a];
+            return seq.op_if(cx, guard, Opcode::SHF, &shift, vec![d.into()], uses);
+        }
         if signed {
             let up = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![a, Operand::int(32 - pos - len), rz()])?;
             let uses = vec![rz(), Operand::int(32 - len), up.into()];
-            seq.op_if(cx, seq.guard, Opcode::SHF, &["R", "S32", "HI"], vec![d.into()], uses)
+            seq.op_if(cx, guard, Opcode::SHF, &shift, vec![d.into()], uses)
         } else {
-            let down = seq.value(cx, Opcode::SHF, &["R", "U32", "HI"], vec![rz(), Operand::int(pos), a])?;
+            let down = seq.value(cx, Opcode::SHF, &shift, vec![rz(), Operand::int(pos), a])?;
             let mask = Operand::int(((1u64 << len) - 1) as i64);
-            seq.lop3(cx, d, [down.into(), mask, rz()], LUT_AND, seq.guard)
+            seq.lop3(cx, d, [down.into(), mask, rz()], LUT_AND, guard)
         }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfe.{u32,s32}` with a position or length known only at run time,
+/// NVIDIA's sequence: their low bytes (`PRMT`), a shift right by the
+/// position (`SHF.R.{U32,S32}.HI`, which saturates at 32) and `SGXT` of
+/// the length (0 gives 0, 32 and more keep the whole word).
+fn bfe32_dynamic(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2, 3].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let [a, pos, len] = sources;
+        let a = seq.in_reg(cx, a?)?;
+        let pos = low_byte(cx, &seq, pos?)?;
+        let len = low_byte(cx, &seq, len?)?;
+        let shift: &[&str] = if signed { &["R", "S32", "HI"] } else { &["R", "U32", "HI"] };
+        let down = seq.value(cx, Opcode::SHF, shift, vec![rz(), pos, a])?;
+        let mods: &[&str] = if signed { &[] } else { &["U32"] };
+        seq.op_if(cx, seq.guard, Opcode::SGXT, mods, vec![d.into()], vec![down.into(), len])
     })();
     seq.finish(cx);
     result
@@ -281,9 +401,8 @@ fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 }
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the funnel shift of `b:a`.
-/// Forms known to the encoder: `SHF.L.W.U32.HI` with a register amount,
-/// `SHF.L.U32.HI` (clamping) with either, `SHF.R.W.U32` with an immediate;
-/// a constant amount below 32 needs no wrap or clamp.
+/// A constant amount is reduced first (below 32 it needs no wrap or
+/// clamp); a register amount is `SHF.{L,R}[.W].U32[.HI]`, NVIDIA's.
 fn shf(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let left = inst.has("l");
     let wrap = inst.has("wrap");
@@ -314,7 +433,12 @@ fn shf(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                 let mods: &[&str] = if wrap { &["L", "W", "U32", "HI"] } else { &["L", "U32", "HI"] };
                 seq.op_if(cx, guard, Opcode::SHF, mods, vec![d.into()], vec![a, c, b])
             }
-            (false, None) => Err(unsupported(inst)),
+            (false, None) => {
+                let c = src(cx, inst, 3, ScalarType::U32)?;
+                let c = seq.in_reg(cx, c)?;
+                let mods: &[&str] = if wrap { &["R", "W", "U32"] } else { &["R", "U32"] };
+                seq.op_if(cx, guard, Opcode::SHF, mods, vec![d.into()], vec![a, c, b])
+            }
         }
     })();
     seq.finish(cx);

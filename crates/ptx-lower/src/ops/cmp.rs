@@ -11,8 +11,11 @@ use crate::func::Lowerer;
 /// unused second result.
 pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    let words: Vec<&str> =
+    let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    // `.ftz` of an f32 comparison: `FSETP.CMP.FTZ.BOOL` (NVIDIA's).
+    let ftz = ty == ScalarType::F32 && words.contains(&"ftz");
+    words.retain(|w| !(ftz && *w == "ftz"));
     let (cmp, boolean) = match words.as_slice() {
         [cmp] => (*cmp, "and"),
         [cmp, b @ ("and" | "or" | "xor")] => (*cmp, *b),
@@ -36,6 +39,9 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     } else {
         return Err(unsupported(inst));
     };
+    if ftz {
+        mods.push("FTZ");
+    }
     mods.push(bool_mod(boolean));
     let p = dst(cx, inst, 0)?;
     let (a, b) = (src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);

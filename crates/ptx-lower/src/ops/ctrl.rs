@@ -3,7 +3,7 @@
 use ori_ir::{Opcode, Operand};
 use ptx_syntax::ast::{ExprKind, Instruction};
 
-use super::{operand, unsupported};
+use super::{dst, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -52,6 +52,9 @@ pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if words == ["warp", "sync"] {
         return warp_sync(cx, inst);
     }
+    if words.first() == Some(&"red") || words.starts_with(&["cta", "red"]) {
+        return barrier_reduction(cx, inst, &words);
+    }
     if !matches!(words.as_slice(), ["sync"] | ["sync", "aligned"]) || inst.operands.len() != 1 {
         return Err(unsupported(inst));
     }
@@ -61,6 +64,49 @@ pub(super) fn barrier(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     cx.reconverge(inst.span)?;
     cx.emit(Opcode::BAR, &["SYNC", "DEFER_BLOCKING"], vec![], vec![Operand::int(value as i64)], inst.span)
+}
+
+/// `bar[.cta].red.{popc.u32,and.pred,or.pred}[.aligned] d, a[, b], c`
+/// (`__syncthreads_count/and/or`), NVIDIA's sequence: `BAR.RED.OP.
+/// DEFER_BLOCKING a[, b], c` (barrier `a` and the thread count `b` as
+/// immediates or `a` in a register, `c` possibly negated), then the
+/// result: `B2R.RESULT d` for the count, `B2R.RESULT RZ, d` for a
+/// predicate.
+fn barrier_reduction(cx: &mut Lowerer<'_>, inst: &Instruction, words: &[&str]) -> Lowered {
+    let words: Vec<&str> = words.iter().copied().filter(|w| !matches!(*w, "cta" | "aligned")).collect();
+    let (op, count) = match words.as_slice() {
+        ["red", "popc", "u32"] => ("POPC", true),
+        ["red", "and", "pred"] => ("AND", false),
+        ["red", "or", "pred"] => ("OR", false),
+        _ => return Err(unsupported(inst)),
+    };
+    let n = inst.operands.len();
+    if !(3..=4).contains(&n) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let mut uses = Vec::new();
+    for i in 1..n - 1 {
+        uses.push(match &operand(inst, i)?.kind {
+            ExprKind::Int { value, .. } if (i == 1 && *value <= 15) || (i == 2 && *value <= 0xfff) => {
+                Operand::int(*value as i64)
+            }
+            _ if i == 1 && n == 3 => src(cx, inst, i, ptx_syntax::ast::ScalarType::U32)?,
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    let pred = src(cx, inst, n - 1, ptx_syntax::ast::ScalarType::Pred)?;
+    if pred.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    uses.push(pred);
+    cx.reconverge(inst.span)?;
+    cx.emit(Opcode::BAR, &["RED", op, "DEFER_BLOCKING"], vec![], uses, inst.span)?;
+    if count {
+        cx.emit(Opcode::B2R, &["RESULT"], vec![d.into()], vec![], inst.span)
+    } else {
+        cx.emit(Opcode::B2R, &["RESULT"], vec![Operand::reg(ori_ir::Reg::RZ), d.into()], vec![], inst.span)
+    }
 }
 
 /// `bar.warp.sync -1` (`__syncwarp()`): the warp's reconvergence, nothing

@@ -6,6 +6,9 @@ use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{dst, src, unsupported};
+
+mod pack;
+mod saturate;
 use crate::error::Lowered;
 use crate::func::{Lowerer, WideProduct};
 
@@ -27,10 +30,16 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     if !to.is_float() && !from.is_float() && inst.modifiers.len() == 2 {
         return integer(cx, inst, *to, *from).map(|()| None);
     }
+    if !to.is_float() && !from.is_float() && inst.modifiers.len() == 3 && inst.has("sat") {
+        return saturate::lower(cx, inst, *to, *from).map(|()| None);
+    }
     let rounding =
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    if pack::handles(*to, *from) {
+        return pack::lower(cx, inst, *to, *from, rounding, &words).map(|()| None);
+    }
     let (ftz, sat) = (words.contains(&"ftz"), words.contains(&"sat"));
     if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) || (sat && (to.bits() != 32 || !to.is_float())) {
         return Err(unsupported(inst));
@@ -147,8 +156,9 @@ fn float_form(
                 mods.push("F64");
             }
             mods.extend(integral(rounding?)?);
-            // 32-bit results from binary32 carry .NTZ in NVIDIA's forms.
-            if from == F32 && to.bits() == 32 {
+            // Results of at most 32 bits from binary32 carry .NTZ in
+            // NVIDIA's forms (the 64-bit ones are another opcode).
+            if from == F32 && to.bits() <= 32 {
                 mods.push("NTZ");
             }
             (Opcode::F2I, mods)
@@ -258,6 +268,18 @@ fn half(
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),
+        // NVIDIA's directed roundings to one binary16 or bfloat16.
+        (F16 | Bf16, F32, Some(r @ (Rounding::Rm | Rounding::Rp))) => {
+            let ty = if to == F16 { "F16" } else { "BF16" };
+            let r = if r == Rounding::Rm { "RM" } else { "RP" };
+            cx.emit(Opcode::F2F, &[ty, "F32", r], vec![d.into()], vec![a], inst.span)
+        }
+        (Bf16, F32, Some(Rounding::Rz)) => {
+            let mods: &[&str] =
+                if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB", "RZ"] } else { &["BF16", "PACK_AB", "RZ"] };
+            cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
+        }
+        (F64, F16, None) => cx.emit(Opcode::F2F, &["F64", "F16"], vec![d.into()], vec![a], inst.span),
         (Bf16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, Bf16)?.is_some() {
                 return Ok(());

@@ -462,10 +462,13 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// a fresh tuple, stored by one access.
 fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
     let ExprKind::Braces(elems) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
-    let (elem_bits, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
-    if elems.len() != n as usize || elem_bits < 32 {
+    if elems.len() != n as usize {
         return Err(unsupported(inst));
     }
+    if ty.bits() < 32 {
+        return store_narrow_vector(cx, inst, ty, elems);
+    }
+    let (elem_bits, words) = vector_shape(ty, n).ok_or_else(|| unsupported(inst))?;
     let elem_words = (elem_bits / 32) as u8;
     let t = cx.temp(ori_ir::RegFile::R, words);
     for (i, e) in elems.iter().enumerate() {
@@ -503,6 +506,75 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
         _ => return Err(unsupported(inst)),
     };
     cx.emit(op, &mods, vec![], vec![addr, t.into()], inst.span)
+}
+
+/// `st.SPACE.vN.{8,16-bit} [a], {v0, ...}` (NVIDIA's form): the elements
+/// packed into words by `PRMT` (bytes pairwise with selector `0x40`, then
+/// halves with `0x5410`), stored by one access of the vector's size.
+fn store_narrow_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, elems: &[Expr]) -> Lowered {
+    let total = ty.bits() * elems.len() as u32;
+    if !matches!(ty.bits(), 8 | 16) || !matches!(total, 16 | 32 | 64) {
+        return Err(unsupported(inst));
+    }
+    let mut parts = Vec::new();
+    for e in elems {
+        let v = src_expr(cx, inst, e, ty)?;
+        parts.push(if v.as_reg().is_some() {
+            v
+        } else {
+            let t = cx.temp(ori_ir::RegFile::R, 1);
+            cx.emit(Opcode::MOV, &[], vec![t.into()], vec![v], inst.span)?;
+            t.into()
+        });
+    }
+    let rz = Operand::reg(ori_ir::Reg::RZ);
+    let join = |cx: &mut Lowerer<'_>, parts: Vec<Operand>, selector: i64| -> Lowered<Vec<Operand>> {
+        parts
+            .chunks(2)
+            .map(|pair| {
+                let t = cx.temp(ori_ir::RegFile::R, 1);
+                let hi = pair.get(1).cloned().unwrap_or_else(|| rz.clone());
+                cx.emit(
+                    Opcode::PRMT,
+                    &[],
+                    vec![t.into()],
+                    vec![pair[0].clone(), Operand::int(selector), hi],
+                    inst.span,
+                )?;
+                Ok(t.into())
+            })
+            .collect()
+    };
+    if ty.bits() == 8 {
+        parts = join(cx, parts, 0x40)?;
+    }
+    if total > 16 {
+        parts = join(cx, parts, 0x5410)?;
+    }
+    let (value, width) = match parts.as_slice() {
+        [one] => (one.clone(), if total == 16 { Some("U16") } else { None }),
+        [lo, hi] => {
+            let t = cx.temp(ori_ir::RegFile::R, 2);
+            cx.emit(Opcode::MOV, &[], vec![Operand::reg(t.part(0, 1)).undef()], vec![lo.clone()], inst.span)?;
+            cx.emit(Opcode::MOV, &[], vec![Operand::reg(t.part(1, 1))], vec![hi.clone()], inst.span)?;
+            (t.into(), Some("64"))
+        }
+        _ => return Err(unsupported(inst)),
+    };
+    let (op, mods, addr) = match inst.space() {
+        Some(StateSpace::Global) | None => {
+            let op = if inst.space().is_some() { Opcode::STG } else { Opcode::ST };
+            (op, global_mods(inst, width, false)?, global_address(cx, inst, 0)?)
+        }
+        Some(StateSpace::Shared) if plain_vector(inst) => {
+            (Opcode::STS, width.into_iter().collect(), shared_address(cx, inst, 0)?)
+        }
+        Some(StateSpace::Local) if plain_vector(inst) => {
+            (Opcode::STL, width.into_iter().collect(), local_address(cx, inst, 0)?)
+        }
+        _ => return Err(unsupported(inst)),
+    };
+    cx.emit(op, &mods, vec![], vec![addr, value], inst.span)
 }
 
 /// An element of a vector operand as a 32-bit source (a float literal as

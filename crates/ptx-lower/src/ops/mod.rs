@@ -21,6 +21,7 @@ mod float;
 mod half;
 mod ieee;
 mod int;
+mod int24;
 pub(crate) mod matrix;
 mod mbarrier;
 mod mem;
@@ -53,7 +54,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "mov" if ty(inst)? == ScalarType::Pred => pred::mov(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
-        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "prmt" | "shf" | "sad" => {
+        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "bmsk" | "prmt" | "shf" | "sad" => {
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
@@ -73,6 +74,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         // FMA contraction (`contract.rs`): the product goes into its adds.
         "mul" if cx.contraction.skips(inst) => Ok(None),
         "add" | "sub" if cx.contraction.product_of(inst).is_some() => contracted::lower(cx, inst).map(|()| None),
+        "add" | "sub" if inst.has("sat") && !ty(inst)?.is_float() => int24::sat_add(cx, inst).map(|()| None),
+        "mul24" | "mad24" => int24::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
         | "shl" | "shr" => {
             let ty = ty(inst)?;

@@ -88,6 +88,13 @@ impl Seq {
         self.op_if(cx, guard, Opcode::LOP3, &["LUT"], vec![d.into()], uses)
     }
 
+    /// `LOP3.LUT t, a, b, c, lut, !PT` into a fresh register `t`.
+    pub fn lop3_value(&self, cx: &mut Lowerer<'_>, abc: [Operand; 3], lut: i64) -> Lowered<Reg> {
+        let t = cx.temp(RegFile::R, 1);
+        self.lop3(cx, t, abc, lut, None)?;
+        Ok(t)
+    }
+
     /// Writes the sequence's result `value` to the PTX destination `d`
     /// under the PTX guard, unless the sequence computed it there already.
     pub fn result(&self, cx: &mut Lowerer<'_>, d: Reg, value: Reg) -> Lowered {
