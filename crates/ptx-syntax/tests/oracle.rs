@@ -323,6 +323,27 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
         &[("st.global.f32 \t[%rd10], %f3", "st.global.v2.u32 [%rd10], {0f3F800000, 0f00000000}")],
     ),
     ("f32_literal_in_atom_exch_b32", &[("ret;", "atom.global.exch.b32 %r1, [%rd1], 0f3F800000;\n\tret;")]),
+    // Lexical edge cases.
+    ("non_ascii_in_comments", &[("\t// .globl", "\t// caf\u{e9} \u{2014}\n\t/* \u{e9}t\u{e9}\n */ // .globl")]),
+    ("non_ascii_in_code", &[("ret;", "ret; \u{e9}")]),
+    ("non_ascii_in_string", &[("\t// .globl\tvadd", ".file 1 \"caf\u{e9}.cu\"")]),
+    ("byte_order_mark", &[("//\n// Generated", "\u{feff}//\n// Generated")]),
+    ("nul_in_comment", &[("\t// .globl", "\t// \0 .globl")]),
+    ("unterminated_block_comment", &[("\tret;", "\tret; /* open\n")]),
+    ("crlf_line_ends", &[("\n\tld.param.u64 \t%rd1", "\r\n\tld.param.u64 \t%rd1")]),
+    ("form_feed", &[("\tret;", "\x0c\tret;")]),
+    ("vertical_tab", &[("\tret;", "\x0b\tret;")]),
+    ("control_character", &[("\tret;", "\x01\tret;")]),
+    ("line_marker", &[("\t// .globl\tvadd", "# 1 \"vadd.cu\" 1 3\n#line 12 \"vadd.cu\"")]),
+    ("line_marker_without_file", &[("\t// .globl\tvadd", "# 12")]),
+    ("line_marker_mid_line", &[("\tret;", "\tret; # 1 \"a.cu\"")]),
+    ("preprocessor_directive", &[("\t// .globl\tvadd", "#define X 1")]),
+    ("modifiers_apart", &[("ld.param.u32 \t%r2", "ld /* c */ .param .u32 %r2")]),
+    ("backslash_continuation", &[("add.f32 \t%f3, %f2, %f1", "add.f32 %f3, \\\n%f2, %f1")]),
+    ("f32_literal_seven_digits", &[("add.f32 \t%f3, %f2, %f1", "add.f32 %f3, %f2, 0f3F80000")]),
+    ("f32_literal_nine_digits", &[("add.f32 \t%f3, %f2, %f1", "add.f32 %f3, %f2, 0f3F8000000")]),
+    ("f64_literal_one_digit", &[("add.f32 \t%f3, %f2, %f1", "add.f32 %f3, %f2, 0d0")]),
+    ("f32_literal_with_suffix", &[("add.f32 \t%f3, %f2, %f1", "add.f32 %f3, %f2, 0f3F800000U")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -17,6 +17,9 @@ use crate::token::{Token, TokenKind};
 /// Parses a whole file. The module holds everything that parsed; the
 /// diagnostics list every syntax error (all are [`Severity::Fatal`](crate::diag::Severity::Fatal), as in ptxas).
 pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
+    if let Some(fatal) = crate::lexer::forbidden_byte(source) {
+        return (Module::default(), vec![fatal]);
+    }
     let mut lexer = Lexer::new(source, file);
     let cur = lexer.next_token();
     let peek = lexer.next_token();
@@ -145,7 +148,9 @@ impl<'s> Parser<'s> {
     fn syntax_error(&mut self) -> Reported {
         let token = self.tok();
         let near = self.text_of(token);
-        self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': syntax error")));
+        let what =
+            if token.kind == TokenKind::UnterminatedComment { "unexpected EOF while scanning" } else { "syntax error" };
+        self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': {what}")));
         Reported
     }
 

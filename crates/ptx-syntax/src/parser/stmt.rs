@@ -69,7 +69,8 @@ impl Parser<'_> {
         };
         let opcode = self.ident()?;
         let mut modifiers = Vec::new();
-        while self.at(TokenKind::Dot) && self.tok().glued {
+        // ptxas takes blanks and comments between modifiers (`ld .param.u64`).
+        while self.at(TokenKind::Dot) {
             let token = self.bump();
             let text = &self.text_of(token)[1..];
             modifiers.push(Modifier { kind: ModifierKind::classify(text), name: Name::new(text), span: token.span });
