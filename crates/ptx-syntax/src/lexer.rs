@@ -292,6 +292,12 @@ fn number(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
     }
     let digits = |from: usize| from + rest[from..].iter().take_while(|b| b.is_ascii_digit()).count();
     let mut end = digits(0);
+    // An octal literal stops at its first non-octal digit (`08` is `0`, `8`),
+    // unless it turns out to be a decimal float (`09.5`).
+    let octal = 1 + rest[1..].iter().take_while(|b| matches!(b, b'0'..=b'7')).count();
+    if rest[0] == b'0' && end > 1 && !matches!(rest.get(end), Some(b'.' | b'e' | b'E')) {
+        end = octal;
+    }
     let mut float = false;
     if rest.get(end) == Some(&b'.') && rest.get(end + 1).is_some_and(u8::is_ascii_digit) {
         end = digits(end + 1);

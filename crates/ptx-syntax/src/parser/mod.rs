@@ -4,6 +4,7 @@
 //! syntax error`); the parser then skips to the end of the statement and goes
 //! on, so one run reports every independent syntax error.
 
+mod constant;
 mod decl;
 mod expr;
 mod stmt;
@@ -23,8 +24,17 @@ pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(source, file);
     let cur = lexer.next_token();
     let peek = lexer.next_token();
-    let mut parser =
-        Parser { src: source, lexer, cur, peek, prev: cur, consumed: 0, in_initializer: false, diags: Vec::new() };
+    let mut parser = Parser {
+        src: source,
+        lexer,
+        cur,
+        peek,
+        prev: cur,
+        consumed: 0,
+        in_initializer: false,
+        bison_base: stmt::BLOCK_BASE,
+        diags: Vec::new(),
+    };
     let module = parser.module();
     (module, parser.diags)
 }
@@ -46,6 +56,9 @@ pub(crate) struct Parser<'s> {
     consumed: usize,
     /// Inside a variable initializer, where `name = value` fields may appear.
     in_initializer: bool,
+    /// ptxas's parser stack depth at the start of the current statement
+    /// (`constant.rs`): 9 entries plus 6 per enclosing brace.
+    bison_base: usize,
     diags: Vec<Diagnostic>,
 }
 
@@ -409,6 +422,32 @@ impl<'s> Parser<'s> {
         }
         self.expr()
     }
+}
+
+/// Value of an integer literal, whether it had a `U` suffix, and whether
+/// ptxas reports `Constant overflow` for it: it does when a digit is to be
+/// appended to a value above `i64::MAX`; below that the value wraps.
+pub(crate) fn parse_int_checked(text: &str) -> (u64, bool, bool) {
+    let (body, unsigned) = match text.strip_suffix(['U', 'u']) {
+        Some(body) => (body, true),
+        None => (text, false),
+    };
+    let (digits, radix) = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        (hex, 16)
+    } else if let Some(bin) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        (bin, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    let mut overflow = false;
+    let mut value = 0u64;
+    for d in digits.chars().filter_map(|c| c.to_digit(radix)) {
+        overflow |= value > i64::MAX as u64;
+        value = value.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d));
+    }
+    (value, unsigned, overflow)
 }
 
 /// Value of an integer literal and whether it had a `U` suffix. Values wrap
