@@ -17,7 +17,7 @@ impl Parser<'_> {
     /// constants are expressions (folded here, `constant.rs`), names are
     /// not: a name stands alone, with a `.x` component, an `[index]`, a
     /// `+ constant` offset, or (a first operand) as a `p|q` pair, and only a
-    /// minus or `!` may precede it. `( .. )` is a `call` list in `call`.
+    /// minus or `!` may precede it. `( .. )` is a list where `call` takes one.
     pub(super) fn operand(&mut self, index: usize, call: bool) -> PResult<Expr> {
         if call && self.at_punct("(") {
             let start = self.bump().span;

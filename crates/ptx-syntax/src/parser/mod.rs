@@ -151,7 +151,11 @@ impl<'s> Parser<'s> {
     fn uint(&mut self) -> PResult<u64> {
         if self.at(TokenKind::Int) {
             let token = self.bump();
-            Ok(parse_int(self.text_of(token)).0)
+            let (value, _, overflow) = parse_int_checked(self.text_of(token));
+            if overflow {
+                self.diags.push(Diagnostic::error(token.span, "Constant overflow"));
+            }
+            Ok(value)
         } else {
             Err(self.syntax_error())
         }

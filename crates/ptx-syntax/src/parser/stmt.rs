@@ -119,7 +119,9 @@ impl Parser<'_> {
         if !self.at_punct(";") {
             operands.push(self.operand(0, call)?);
             while self.eat_punct(",") {
-                operands.push(self.operand(operands.len(), call)?);
+                // `call (r), f, (a)`: after the results comes the callee, a name.
+                let callee = operands.len() == 1 && matches!(operands[0].kind, ExprKind::List(_));
+                operands.push(self.operand(operands.len(), call && !callee)?);
             }
         }
         if self.at_punct(";") {
