@@ -383,6 +383,120 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("address_constant_first", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f32 %f1, [4+%rd8]")]),
     ("address_two_registers", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f32 %f1, [%rd8+%rd7]")]),
     ("address_warp_size", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f32 %f1, [%rd8+WARP_SZ]")]),
+    // Vector registers, repeated directives, constants in declarations.
+    (
+        "vector_register_mov_from_braces",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v4.u32 %v, {%r1, %r2, %r3, %r4};\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_mov_to_braces",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v4.u32 {%r1, %r2, %r3, %r4}, %v;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_mov_whole",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v4.u32 %v, %w;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_mov_other_type",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v4.f32 %v, %w;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_mov_width",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v2.u32 %v2, %v;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_mov_three",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.v4.u32 %v, {%r1, %r2, %r3};\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_load_store",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "ld.global.v4.u32 %v, [%rd1];\n\tst.global.v4.u32 [%rd1], %v;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_load_f32",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "ld.global.v4.f32 %v, [%rd1];\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_load_width",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "ld.global.v2.u32 %v, [%rd1];\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_elements",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.u32 %r1, %v.x;\n\tadd.u32 %v.y, %v.z, %v.w;\n\tmov.u32 %r1, %v.a;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_bad_selector",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.u32 %r1, %v.q;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_as_scalar",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.u32 %r1, %v;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_in_add",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "add.u32 %r1, %v, 1;\n\tret;"),
+        ],
+    ),
+    (
+        "vector_register_packed",
+        &[
+            (".reg .pred \t%p<2>;", ".reg .pred \t%p<2>;\n\t.reg .v4 .u32 %v, %w;\n\t.reg .v2 .f32 %v2;"),
+            ("ret;", "mov.b64 %rd1, %v2;\n\tret;"),
+        ],
+    ),
+    ("second_target_line", &[(".target sm_80\n", ".target sm_80\n.target sm_75\n")]),
+    ("target_after_address_size", &[(".address_size 64\n", ".address_size 64\n.target sm_80\n")]),
+    ("alignment_not_power_of_two", &[(".address_size 64\n", ".address_size 64\n.global .align 12 .b8 gx[24];\n")]),
+    ("register_count_overflow", &[("%r<6>", "%r<99999999999999999999>")]),
+    (
+        "initializer_overflow",
+        &[(".address_size 64\n", ".address_size 64\n.global .u32 gx = 0777777777777777777777777;\n")],
+    ),
+    (
+        "call_list_as_callee",
+        &[
+            ("\t// .globl\tvadd", ".func (.param .b32 r) f(.param .b32 a) { ret; }"),
+            ("ret;", "{ .param .b32 p0; .param .b32 r0; call.uni (r0), (p0), f; }\n\tret;"),
+        ],
+    ),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -1,6 +1,6 @@
 //! Operands and constant expressions (precedence climbing).
 
-use super::{PResult, Parser, parse_int};
+use super::{PResult, Parser};
 use crate::ast::*;
 use crate::token::TokenKind;
 
@@ -144,7 +144,10 @@ impl Parser<'_> {
             TokenKind::Ident => return self.name_expr(depth),
             TokenKind::Int => {
                 self.bump();
-                let (value, unsigned) = parse_int(self.text_of(token));
+                let (value, unsigned, overflow) = super::parse_int_checked(self.text_of(token));
+                if overflow {
+                    self.diags.push(crate::diag::Diagnostic::error(token.span, "Constant overflow"));
+                }
                 ExprKind::Int { value, unsigned }
             }
             TokenKind::Float => {

@@ -454,28 +454,5 @@ pub(crate) fn parse_int_checked(text: &str) -> (u64, bool, bool) {
     (value, unsigned, overflow)
 }
 
-/// Value of an integer literal and whether it had a `U` suffix. Values wrap
-/// to 64 bits, as C's strtoull-then-truncate would not; PTX rejects nothing here.
-pub(crate) fn parse_int(text: &str) -> (u64, bool) {
-    let (body, unsigned) = match text.strip_suffix(['U', 'u']) {
-        Some(body) => (body, true),
-        None => (text, false),
-    };
-    let (digits, radix) = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (hex, 16)
-    } else if let Some(bin) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (bin, 2)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (&body[1..], 8)
-    } else {
-        (body, 10)
-    };
-    let value = digits
-        .chars()
-        .filter_map(|c| c.to_digit(radix))
-        .fold(0u64, |acc, d| acc.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d)));
-    (value, unsigned)
-}
-
 #[cfg(test)]
 mod tests;

@@ -120,7 +120,10 @@ impl Parser<'_> {
             operands.push(self.operand(0, call)?);
             while self.eat_punct(",") {
                 // `call (r), f, (a)`: after the results comes the callee, a name.
-                let callee = operands.len() == 1 && matches!(operands[0].kind, ExprKind::List(_));
+                let callee = call && operands.len() == 1 && matches!(operands[0].kind, ExprKind::List(_));
+                if callee && self.at_punct("(") {
+                    return Err(self.syntax_error());
+                }
                 operands.push(self.operand(operands.len(), call && !callee)?);
             }
         }

@@ -201,9 +201,12 @@ impl Checker<'_> {
         });
         // A one-element `{x}` without a width is the scalar `x` (Triton writes
         // `ld.global.b32 { %r1 }, [a]`).
-        let elements = match inst.operands.get(value).map(|o| &o.kind) {
-            Some(ExprKind::Braces(items)) if !(width.is_none() && items.len() == 1) => Some(items.len()),
-            _ => None,
+        let elements = match inst.operands.get(value) {
+            Some(Expr { kind: ExprKind::Braces(items), .. }) if !(width.is_none() && items.len() == 1) => {
+                Some(items.len())
+            }
+            Some(operand) => self.vector_register(operand).map(|(_, n)| n as usize),
+            None => None,
         };
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
             self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
@@ -228,7 +231,10 @@ impl Checker<'_> {
                                 .all(|item| self.holds(item, ty) != Verdict::Mismatch)
                     }
                 },
-                _ => self.holds(operand, ty) != Verdict::Mismatch,
+                _ => match self.vector_register(operand) {
+                    Some((element, _)) => super::instr::vector_element_fits(element, ty, Fit::AtLeast),
+                    None => self.holds(operand, ty) != Verdict::Mismatch,
+                },
             };
             if !fits {
                 self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));

@@ -1,6 +1,6 @@
 //! Symbol tables: one per scope, with `%r<N>` ranges stored compactly.
 
-use crate::ast::{DeclType, StateSpace};
+use crate::ast::{DeclType, ScalarType, StateSpace};
 use crate::hash::FxHashMap;
 
 /// What a name denotes.
@@ -8,6 +8,8 @@ use crate::hash::FxHashMap;
 pub enum SymbolKind {
     /// A register or variable of a state space.
     Variable(StateSpace, DeclType),
+    /// A vector register, `.reg .v4 .u32 %v`: element type and count.
+    VectorReg(ScalarType, u32),
     /// A function; `defined` once its body has been seen.
     Function {
         /// Whether a definition (not only a declaration) exists.
@@ -76,7 +78,6 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ast::ScalarType;
 
     #[test]
     fn ranges_and_names() {
