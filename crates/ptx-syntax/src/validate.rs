@@ -10,6 +10,8 @@ mod signature;
 mod typecheck;
 mod vectors;
 
+pub(crate) use instr::vector_selector;
+
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
