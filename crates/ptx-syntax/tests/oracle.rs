@@ -497,6 +497,8 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
             ("ret;", "{ .param .b32 p0; .param .b32 r0; call.uni (r0), (p0), f; }\n\tret;"),
         ],
     ),
+    ("not_of_register", &[("mov.u32 \t%r5, %tid.x", "mov.u32 %r5, !%r4")]),
+    ("not_of_predicate_in_selp", &[("mov.u32 \t%r5, %tid.x", "selp.b32 %r5, %r4, %r3, !%p1")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

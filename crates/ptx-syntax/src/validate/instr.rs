@@ -271,6 +271,16 @@ impl Checker<'_> {
             self.error(inst.span, format!("Arguments mismatch for instruction '{name}'"));
             return;
         }
+        // `!` negates predicates only.
+        let not_predicate = inst.operands.iter().any(|operand| {
+            matches!(&operand.kind, ExprKind::Unary(UnaryOp::Not, inner)
+                if matches!(&inner.kind, ExprKind::Name(ident, component)
+                    if self.type_of(&ident.name, component.is_some()).is_some_and(|t| t != Some(ScalarType::Pred))))
+        });
+        if not_predicate {
+            self.error(inst.span, "Illegal argument to predicate negation".to_owned());
+            return;
+        }
         let negation = self.negation(inst);
         if negation == Negation::IllegalMinus {
             self.error(inst.span, "Illegal argument to unary minus".to_owned());
