@@ -499,6 +499,12 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("not_of_register", &[("mov.u32 \t%r5, %tid.x", "mov.u32 %r5, !%r4")]),
     ("not_of_predicate_in_selp", &[("mov.u32 \t%r5, %tid.x", "selp.b32 %r5, %r4, %r3, !%p1")]),
+    // `cvt` names a rounding mode when it narrows a float or crosses between integer and float.
+    ("cvt_narrowing_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.f32.f64 %f1, 0d3FF0000000000000")]),
+    ("cvt_int_to_float_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.f32.s32 %f1, %r4")]),
+    ("cvt_float_to_int_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.u32.f32 %r5, %f1")]),
+    ("cvt_ftz_is_no_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.ftz.f32.f64 %f1, 0d3FF0000000000000")]),
+    ("cvt_widening_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.f32.f32 %f1, %f2")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -22,6 +22,21 @@ fn is_bits(t: ScalarType) -> bool {
     t.name().starts_with('b') || t == ScalarType::Pred
 }
 
+/// Whether `cvt.dst.src` must name a rounding mode (measured on ptxas
+/// 13.5 for the scalar types): a float narrowed to a smaller float, an
+/// integer to a float, a float to an integer. Packed and 8-bit float
+/// formats are left alone here.
+fn cvt_needs_rounding(dst: ScalarType, src: ScalarType) -> bool {
+    use ScalarType::*;
+    let scalar_float = |t: ScalarType| matches!(t, F16 | Bf16 | F32 | F64);
+    match (scalar_float(dst), scalar_float(src)) {
+        (true, true) => dst.bits() < src.bits(),
+        (true, false) => is_int(src),
+        (false, true) => is_int(dst),
+        (false, false) => false,
+    }
+}
+
 fn is_integer_rounding(r: Rounding) -> bool {
     matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
 }
@@ -60,6 +75,8 @@ impl Checker<'_> {
                 };
                 if !legal {
                     self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
+                } else if rounding.is_none() && cvt_needs_rounding(*dst, *src) {
+                    self.report(span, "Rounding modifier required for instruction 'cvt'".to_owned());
                 }
                 // As for loads: registers at least as wide as their type.
                 let (dst, src) = (*dst, *src);
