@@ -75,8 +75,9 @@ fn skip_trivia(bytes: &[u8], mut pos: usize) -> (usize, bool, bool) {
                 newline = true;
                 pos += 1;
             }
-            // ptxas takes a form feed as a blank but not a vertical tab.
-            (b' ' | b'\t' | b'\r' | 0x0c, _) => pos += 1,
+            // ptxas takes a form feed and DOS's end-of-file mark (0x1a) as
+            // blanks, but not a vertical tab.
+            (b' ' | b'\t' | b'\r' | 0x0c | 0x1a, _) => pos += 1,
             // The line break after a line comment is seen by the next round.
             (b'/', Some(b'/')) => pos = memchr(bytes, pos, b'\n'),
             (b'/', Some(b'*')) => {

@@ -126,14 +126,21 @@ impl Validator {
                 return;
             }
         }
+        // One `.address_size`, straight after `.target`.
+        if let Some(Item::AddressSize(a)) = items.peek() {
+            if a.bits != 32 && a.bits != 64 {
+                self.error(a.span, "Illegal value for .address_size directive (must be 32 or 64)");
+            }
+            items.next();
+        }
         for item in items {
             match item {
                 Item::Version(v) => self.error(v.span, "Multiple .version directives"),
+                Item::AddressSize(a) => {
+                    self.diags.push(Diagnostic::fatal(a.span, "Parsing error near '.address_size': syntax error"));
+                }
                 Item::Target(t) => {
                     self.diags.push(Diagnostic::fatal(t.span, "Parsing error near '.target': syntax error"));
-                }
-                Item::AddressSize(a) if a.bits != 32 && a.bits != 64 => {
-                    self.error(a.span, "Illegal value for .address_size directive (must be 32 or 64)");
                 }
                 _ => {}
             }

@@ -505,6 +505,10 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("cvt_float_to_int_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.u32.f32 %r5, %f1")]),
     ("cvt_ftz_is_no_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.ftz.f32.f64 %f1, 0d3FF0000000000000")]),
     ("cvt_widening_without_rounding", &[("mov.u32 \t%r5, %tid.x", "cvt.f32.f32 %f1, %f2")]),
+    ("second_address_size", &[(".address_size 64\n", ".address_size 64\n.address_size 64\n")]),
+    ("dos_end_of_file_mark", &[("\tret;", "\x1a\tret;")]),
+    ("register_with_leading_zero", &[("mov.u32 \t%r5, %tid.x", "mov.u32 %r05, %r04")]),
+    ("register_with_leading_zero_out_of_range", &[("mov.u32 \t%r5, %tid.x", "mov.u32 %r5, %r06")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

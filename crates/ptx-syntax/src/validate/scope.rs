@@ -66,8 +66,9 @@ impl Scope {
         }
         let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, number) = name.split_at(name.len() - digits);
-        // `%r01` is not among `%r<N>`'s names.
-        if digits == 0 || (number.len() > 1 && number.starts_with('0')) {
+        // ptxas reads the number in decimal, leading zeros and all: `%r05`
+        // is among `%r<8>`'s names, `%r08` is not.
+        if digits == 0 {
             return None;
         }
         let (_, count, kind) = self.ranges.iter().find(|(p, _, _)| &**p == prefix)?;
@@ -88,7 +89,8 @@ mod tests {
         assert!(!scope.add("%f1", reg));
         assert_eq!(scope.get("%r5"), Some(reg));
         assert_eq!(scope.get("%r6"), None);
-        assert_eq!(scope.get("%r05"), None);
+        assert_eq!(scope.get("%r05"), Some(reg));
+        assert_eq!(scope.get("%r06"), None);
         assert_eq!(scope.get("%rd1"), None);
         assert!(!scope.add("%r2", reg));
     }
