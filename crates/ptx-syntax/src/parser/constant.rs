@@ -5,7 +5,7 @@
 //! An operator-precedence parser with explicit stacks, so that neither a
 //! 100,000-term chain nor 10,000 nested parentheses recurse. ptxas's parser
 //! (a Bison one) gives up with `memory exhausted` when its stack passes
-//! 10,000 entries; [`Parser::bison_depth`](super::Parser) models that stack
+//! 10,000 entries; `Parser::bison_base` and the `depth` here model that stack
 //! (measured: each pending `(` costs 1 entry, a prefix operator 2, a value
 //! and a pending binary operator 1 each; a statement at brace nesting `n`
 //! starts at `9 + 6n`, an operand after `mov.u32 %r1,` 5 entries later).
@@ -20,7 +20,7 @@ pub(super) const BISON_STACK: usize = 10_000;
 
 /// The value of a constant expression.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Value {
+enum Value {
     /// A 64-bit integer; `unsigned` as C's usual conversions make it.
     Int { bits: u64, unsigned: bool },
     /// A decimal float (PTX evaluates them in double precision).
@@ -96,18 +96,15 @@ impl Parser<'_> {
         let mut lone: Option<ExprKind> = None;
         let mut applied = 0usize;
         loop {
-            // An operand is expected.
-            loop {
-                let (op, cost) = match self.tok().kind {
-                    TokenKind::Punct => match self.text() {
-                        "(" => (Op::Paren, 1),
-                        "+" => (Op::Prefix(Prefix::Plus), 2),
-                        "-" => (Op::Prefix(Prefix::Neg), 2),
-                        "~" => (Op::Prefix(Prefix::BitNot), 2),
-                        "!" => (Op::Prefix(Prefix::Not), 2),
-                        _ => return Err(self.syntax_error()),
-                    },
-                    _ => break,
+            // An operand is expected, after any `(` and prefix operators.
+            while self.at(TokenKind::Punct) {
+                let (op, cost) = match self.text() {
+                    "(" => (Op::Paren, 1),
+                    "+" => (Op::Prefix(Prefix::Plus), 2),
+                    "-" => (Op::Prefix(Prefix::Neg), 2),
+                    "~" => (Op::Prefix(Prefix::BitNot), 2),
+                    "!" => (Op::Prefix(Prefix::Not), 2),
+                    _ => return Err(self.syntax_error()),
                 };
                 self.shift(&mut depth, cost)?;
                 applied += usize::from(!matches!(op, Op::Paren));
