@@ -316,3 +316,28 @@ fn manifest_breaking_a_requirement_names_both_phases() {
     );
     assert!(stderr(&out).contains(&expected), "expected `{expected}` in {}", stderr(&out));
 }
+
+/// Input is bytes, not UTF-8: ptxas takes any byte in a comment (Latin-1
+/// text, say) and names the line of one elsewhere.
+#[test]
+fn non_utf8_bytes_are_judged_as_ptxas_judges_them() {
+    let dir = scratch("non_utf8");
+    let kernel = |extra: &[u8]| {
+        let mut text = b".version 8.5\n.target sm_90\n.address_size 64\n// caf\xe9\n.entry k()\n{\n\tret;".to_vec();
+        text.extend_from_slice(extra);
+        text.extend_from_slice(b"\n}\n");
+        text
+    };
+    std::fs::write(dir.join("comment.ptx"), kernel(b" // \xff")).unwrap();
+    let out = ptxas(&["-arch=sm_90", "comment.ptx", "-o", "comment.cubin"], &dir);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(dir.join("code.ptx"), kernel(b" \xe9")).unwrap();
+    let out = ptxas(&["-arch=sm_90", "code.ptx", "-o", "code.cubin"], &dir);
+    assert_eq!(out.status.code(), Some(255));
+    assert_eq!(
+        stderr(&out),
+        "ptxas fatal   : Unexpected non-ASCII character encountered on line 7\n\
+         ptxas fatal   : Ptx assembly aborted due to errors\n"
+    );
+    assert!(!dir.join("code.cubin").exists());
+}

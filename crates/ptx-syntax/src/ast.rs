@@ -405,6 +405,24 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Calls `f` on every `name.component` the expression holds.
+    pub fn for_each_component<'e>(&'e self, f: &mut impl FnMut(&'e Ident, &'e str)) {
+        match &self.kind {
+            ExprKind::Name(ident, Some(component)) => f(ident, component),
+            ExprKind::Unary(_, e) | ExprKind::Paren(e) => e.for_each_component(f),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                a.for_each_component(f);
+                b.for_each_component(f);
+            }
+            ExprKind::Braces(items) | ExprKind::Address(items) | ExprKind::List(items) => {
+                items.iter().for_each(|item| item.for_each_component(f));
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Operand and expression forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExprKind {

@@ -59,6 +59,11 @@ impl Diagnostic {
         Diagnostic { severity: Severity::Warning, message: message.into(), span: Some(span) }
     }
 
+    /// A fatal error that ptxas prints without a file or line prefix.
+    pub fn bare(message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Fatal, message: message.into(), span: None }
+    }
+
     /// True for errors and fatal errors, which reject the file.
     pub fn is_error(&self) -> bool {
         self.severity >= Severity::Error

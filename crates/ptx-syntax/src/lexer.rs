@@ -1,6 +1,7 @@
 //! Turns PTX text into tokens. Never fails: stray characters become
 //! [`TokenKind::Unknown`] tokens that the parser reports.
 
+use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
 use crate::token::{Token, TokenKind};
 
@@ -38,10 +39,17 @@ impl<'s> Lexer<'s> {
     pub fn next_token(&mut self) -> Token {
         let bytes = self.bytes;
         let start = self.pos;
-        let (pos, newline) = skip_trivia(bytes, start);
+        let (pos, newline, unterminated) = skip_trivia(bytes, start);
         self.pos = pos;
         let glued = self.glued && self.pos == start;
         let line_start = std::mem::take(&mut self.first) || newline;
+        if unterminated {
+            // The rest is an open comment: ptxas stops at its start.
+            self.glued = false;
+            let span = Span::new(self.file, self.pos, self.pos);
+            self.pos = bytes.len();
+            return Token { kind: TokenKind::UnterminatedComment, span, glued: false, line_start };
+        }
         if self.pos >= bytes.len() {
             self.glued = false;
             let span = Span::new(self.file, self.pos, self.pos);
@@ -55,9 +63,11 @@ impl<'s> Lexer<'s> {
     }
 }
 
-/// Skips whitespace and comments from `pos`; returns where the next token
-/// starts and whether a line break was skipped.
-fn skip_trivia(bytes: &[u8], mut pos: usize) -> (usize, bool) {
+/// Skips whitespace, comments and preprocessor line markers from `pos`.
+/// Returns where the next token starts, whether a line break was skipped,
+/// and whether a `/*` comment runs to the end of the input (then the
+/// position is the comment's start).
+fn skip_trivia(bytes: &[u8], mut pos: usize) -> (usize, bool, bool) {
     let mut newline = false;
     while let Some(&b) = bytes.get(pos) {
         match (b, bytes.get(pos + 1)) {
@@ -65,18 +75,106 @@ fn skip_trivia(bytes: &[u8], mut pos: usize) -> (usize, bool) {
                 newline = true;
                 pos += 1;
             }
-            (b' ' | b'\t' | b'\r' | 0x0b | 0x0c, _) => pos += 1,
+            // ptxas takes a form feed and DOS's end-of-file mark (0x1a) as
+            // blanks, but not a vertical tab.
+            (b' ' | b'\t' | b'\r' | 0x0c | 0x1a, _) => pos += 1,
             // The line break after a line comment is seen by the next round.
             (b'/', Some(b'/')) => pos = memchr(bytes, pos, b'\n'),
             (b'/', Some(b'*')) => {
-                let end = bytes[pos + 2..].windows(2).position(|w| w == b"*/").map_or(bytes.len(), |i| pos + 2 + i + 2);
+                let Some(close) = bytes[pos + 2..].windows(2).position(|w| w == b"*/") else {
+                    return (pos, newline, true);
+                };
+                let end = pos + 2 + close + 2;
                 newline |= bytes[pos..end].contains(&b'\n');
                 pos = end;
             }
+            // Anywhere on a line, as ptxas takes them.
+            (b'#', _) => match line_marker_end(bytes, pos) {
+                Some(end) => pos = end,
+                None => break,
+            },
             _ => break,
         }
     }
-    (pos, newline)
+    (pos, newline, false)
+}
+
+/// The end (before the line break) of a C preprocessor line marker at
+/// `pos`, which ptxas skips: `# 12 "file.cu" [flags]` or `#line 12
+/// "file.cu"`. Anything else starting with `#` is no marker.
+fn line_marker_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let line_end = memchr(bytes, pos, b'\n');
+    let line = &bytes[pos + 1..line_end];
+    let blanks = |s: &[u8]| s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r')).count();
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut rest = line.strip_prefix(b"line").unwrap_or(line);
+    rest = &rest[blanks(rest)..];
+    let n = digits(rest);
+    if n == 0 || blanks(&rest[n..]) == 0 {
+        return None;
+    }
+    rest = &rest[n..];
+    rest = &rest[blanks(rest)..];
+    let (string_end, closed) = string_end(rest, 0);
+    if !rest.starts_with(b"\"") || !closed {
+        return None;
+    }
+    rest = &rest[string_end..];
+    // Flags: numbers separated by blanks.
+    loop {
+        let b = blanks(rest);
+        rest = &rest[b..];
+        let n = digits(rest);
+        if n == 0 || (b == 0 && n > 0) {
+            break;
+        }
+        rest = &rest[n..];
+    }
+    rest.is_empty().then_some(line_end)
+}
+
+/// What ptxas refuses in the whole file before it parses anything: a NUL
+/// byte anywhere (`Unexpected EOF encountered on line N`), or a non-ASCII
+/// byte outside comments (`Unexpected non-ASCII character encountered on
+/// line N`), whichever comes first. ptxas names no file in either message.
+pub(crate) fn forbidden_byte(source: &str) -> Option<Diagnostic> {
+    let bytes = source.as_bytes();
+    if bytes.iter().all(|&b| b != 0 && b.is_ascii()) {
+        return None;
+    }
+    let line = |pos: usize| 1 + bytes[..pos].iter().filter(|&&b| b == b'\n').count();
+    let mut pos = 0;
+    while let Some(&b) = bytes.get(pos) {
+        match (b, bytes.get(pos + 1)) {
+            (0, _) => return Some(Diagnostic::bare(format!("Unexpected EOF encountered on line {}", line(pos)))),
+            (0x80.., _) => {
+                return Some(Diagnostic::bare(format!(
+                    "Unexpected non-ASCII character encountered on line {}",
+                    line(pos)
+                )));
+            }
+            (b'/', Some(b'/')) => {
+                let end = memchr(bytes, pos, b'\n');
+                if let Some(nul) = memchr_in(bytes, pos, end, 0) {
+                    return Some(Diagnostic::bare(format!("Unexpected EOF encountered on line {}", line(nul))));
+                }
+                pos = end;
+            }
+            (b'/', Some(b'*')) => {
+                let end = bytes[pos + 2..].windows(2).position(|w| w == b"*/").map_or(bytes.len(), |i| pos + 2 + i + 2);
+                if let Some(nul) = memchr_in(bytes, pos, end, 0) {
+                    return Some(Diagnostic::bare(format!("Unexpected EOF encountered on line {}", line(nul))));
+                }
+                pos = end;
+            }
+            _ => pos += 1,
+        }
+    }
+    None
+}
+
+fn memchr_in(bytes: &[u8], from: usize, to: usize, needle: u8) -> Option<usize> {
+    bytes[from..to].iter().position(|&b| b == needle).map(|i| from + i)
 }
 
 fn memchr(bytes: &[u8], from: usize, needle: u8) -> usize {
@@ -176,11 +274,15 @@ fn number(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
     let hex_run = |from: usize| from + rest[from..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
     if let [b'0', marker, ..] = rest {
         match marker {
+            // Exactly 8 (`0f`) or 16 (`0d`) digits: ptxas reads `0f3F80000`
+            // as `0` then `f3F80000`, and `0f3F8000000` as a float then `0`.
             b'f' | b'F' | b'd' | b'D' => {
-                let end = hex_run(2);
-                if end > 2 {
-                    return (TokenKind::Float, pos + end);
-                }
+                let digits = if matches!(marker, b'f' | b'F') { 8 } else { 16 };
+                return if hex_run(2) >= 2 + digits {
+                    (TokenKind::Float, pos + 2 + digits)
+                } else {
+                    (TokenKind::Int, pos + 1)
+                };
             }
             b'x' | b'X' => {
                 let end = hex_run(2);
@@ -191,6 +293,12 @@ fn number(bytes: &[u8], pos: usize) -> (TokenKind, usize) {
     }
     let digits = |from: usize| from + rest[from..].iter().take_while(|b| b.is_ascii_digit()).count();
     let mut end = digits(0);
+    // An octal literal stops at its first non-octal digit (`08` is `0`, `8`),
+    // unless it turns out to be a decimal float (`09.5`).
+    let octal = 1 + rest[1..].iter().take_while(|b| matches!(b, b'0'..=b'7')).count();
+    if rest[0] == b'0' && end > 1 && !matches!(rest.get(end), Some(b'.' | b'e' | b'E')) {
+        end = octal;
+    }
     let mut float = false;
     if rest.get(end) == Some(&b'.') && rest.get(end + 1).is_some_and(u8::is_ascii_digit) {
         end = digits(end + 1);
@@ -276,6 +384,65 @@ mod tests {
                 (Eof, "")
             ]
         );
+    }
+
+    #[test]
+    fn hex_floats_take_exactly_their_digits() {
+        use TokenKind::*;
+        let got: Vec<_> = kinds("0f3F80000 0f3F8000000 0d0 0F3F800000U").into_iter().map(|(k, s, _)| (k, s)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Int, "0"),
+                (Ident, "f3F80000"),
+                (Float, "0f3F800000"),
+                (Int, "0"),
+                (Int, "0"),
+                (Ident, "d0"),
+                (Float, "0F3F800000"),
+                (Ident, "U"),
+                (Eof, "")
+            ]
+        );
+    }
+
+    #[test]
+    fn line_markers_are_trivia() {
+        use TokenKind::*;
+        let got: Vec<_> = kinds("# 1 \"a.cu\" 1 3\n#line 7 \"b.cu\"\nret; # 2 \"c\"\n# 12\n#define X")
+            .into_iter()
+            .map(|(k, s, _)| (k, s))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Ident, "ret"),
+                (Punct, ";"),
+                (Unknown, "#"),
+                (Int, "12"),
+                (Unknown, "#"),
+                (Ident, "define"),
+                (Ident, "X"),
+                (Eof, "")
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_block_comment_is_a_token_at_its_start() {
+        let tokens = lex("ret; /* open\n\n", FileId(0));
+        assert_eq!(tokens[2].kind, TokenKind::UnterminatedComment);
+        assert_eq!(tokens[2].span.range(), 5..5);
+        assert_eq!(tokens[3].kind, TokenKind::Eof);
+    }
+
+    #[test]
+    fn forbidden_bytes() {
+        let message = |src: &str| forbidden_byte(src).map(|d| d.message);
+        assert_eq!(message("// caf\u{e9}\n/* \u{e9}\n */ ret;"), None);
+        assert_eq!(message("ret;\n\"\u{e9}\""), Some("Unexpected non-ASCII character encountered on line 2".into()));
+        assert_eq!(message("\n\n// \0"), Some("Unexpected EOF encountered on line 3".into()));
+        assert_eq!(message("\u{e9}\n\0"), Some("Unexpected non-ASCII character encountered on line 1".into()));
     }
 
     #[test]

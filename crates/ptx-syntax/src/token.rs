@@ -20,6 +20,8 @@ pub enum TokenKind {
     Punct,
     /// A character that starts no token.
     Unknown,
+    /// A `/*` comment that is never closed (an empty span at its start).
+    UnterminatedComment,
     /// End of input.
     Eof,
 }

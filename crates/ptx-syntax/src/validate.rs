@@ -10,6 +10,8 @@ mod signature;
 mod typecheck;
 mod vectors;
 
+pub(crate) use instr::vector_selector;
+
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
@@ -105,8 +107,18 @@ impl Validator {
                 return;
             }
         }
+        let mut items = items.peekable();
         match items.next() {
-            Some(Item::Target(target)) => self.target(target),
+            Some(Item::Target(target)) => {
+                self.target(target);
+                // ptxas takes further `.target` lines straight after the
+                // first; the last one counts.
+                while let Some(Item::Target(next)) = items.peek() {
+                    self.sm = None;
+                    self.target(next);
+                    items.next();
+                }
+            }
             other => {
                 let span = other.map(item_span).unwrap_or(first_span);
                 self.diags
@@ -114,12 +126,21 @@ impl Validator {
                 return;
             }
         }
+        // One `.address_size`, straight after `.target`.
+        if let Some(Item::AddressSize(a)) = items.peek() {
+            if a.bits != 32 && a.bits != 64 {
+                self.error(a.span, "Illegal value for .address_size directive (must be 32 or 64)");
+            }
+            items.next();
+        }
         for item in items {
             match item {
                 Item::Version(v) => self.error(v.span, "Multiple .version directives"),
-                Item::Target(t) => self.error(t.span, "Multiple .target directives"),
-                Item::AddressSize(a) if a.bits != 32 && a.bits != 64 => {
-                    self.error(a.span, "Illegal value for .address_size directive (must be 32 or 64)");
+                Item::AddressSize(a) => {
+                    self.diags.push(Diagnostic::fatal(a.span, "Parsing error near '.address_size': syntax error"));
+                }
+                Item::Target(t) => {
+                    self.diags.push(Diagnostic::fatal(t.span, "Parsing error near '.target': syntax error"));
                 }
                 _ => {}
             }
@@ -134,6 +155,7 @@ impl Validator {
         let name = module
             .items
             .iter()
+            .rev()
             .find_map(|item| match item {
                 Item::Target(t) => t.names.iter().find(|n| Sm::parse(&n.name).is_some()).map(|n| n.name.to_string()),
                 _ => None,
@@ -194,11 +216,17 @@ impl Validator {
     }
 
     fn declare_vars(&mut self, decl: &VarDecl, scope: Option<&mut Scope>) {
+        if decl.align().is_some_and(|align| !align.is_power_of_two()) {
+            self.diags.push(Diagnostic::error(decl.span, "Alignment must be a power of two"));
+        }
         let scope = match scope {
             Some(scope) => scope,
             None => &mut self.module_scope,
         };
-        let kind = SymbolKind::Variable(decl.space, decl.ty);
+        let kind = match (decl.space, decl.vector(), decl.ty) {
+            (StateSpace::Reg, Some(n), DeclType::Scalar(t)) => SymbolKind::VectorReg(t, n),
+            _ => SymbolKind::Variable(decl.space, decl.ty),
+        };
         for d in &decl.names {
             let added = match d.range {
                 Some(n) => scope.add_range(&d.name.name, n, kind),

@@ -1,6 +1,6 @@
 //! Operands and constant expressions (precedence climbing).
 
-use super::{PResult, Parser, parse_int};
+use super::{PResult, Parser};
 use crate::ast::*;
 use crate::token::TokenKind;
 
@@ -8,21 +8,83 @@ use crate::token::TokenKind;
 /// input cannot overflow the stack.
 const MAX_DEPTH: u32 = 256;
 
+/// ptxas's parser stack entries between a statement's start and its
+/// operands (`mov.u32 %r1,`; see `constant.rs`).
+const OPERAND_DEPTH: usize = 5;
+
 impl Parser<'_> {
-    /// An instruction operand. At this level `( ... )` is a `call` list,
-    /// unless an operator follows (`(1 << 3) - 1`).
-    pub(super) fn operand(&mut self) -> PResult<Expr> {
-        if self.at_punct("(") {
+    /// Operand `index` of an instruction, in ptxas's operand grammar:
+    /// constants are expressions (folded here, `constant.rs`), names are
+    /// not: a name stands alone, with a `.x` component, an `[index]`, a
+    /// `+ constant` offset, or (a first operand) as a `p|q` pair, and only a
+    /// minus or `!` may precede it. `( .. )` is a list where `call` takes one.
+    pub(super) fn operand(&mut self, index: usize, call: bool) -> PResult<Expr> {
+        if call && self.at_punct("(") {
             let start = self.bump().span;
-            let mut items = self.expr_list(")")?;
-            let span = self.span_from(start);
-            if items.len() == 1 && self.binary_op().is_some() {
-                let inner = Box::new(items.remove(0));
-                return self.binary_rest(Expr { kind: ExprKind::Paren(inner), span }, 0, 0);
-            }
-            return Ok(Expr { kind: ExprKind::List(items), span });
+            let items = self.expr_list(")")?;
+            return Ok(Expr { kind: ExprKind::List(items), span: self.span_from(start) });
         }
-        self.expr()
+        let base = self.bison_base + OPERAND_DEPTH;
+        let item = self.operand_item(base, 0)?;
+        if index == 0 && self.at_punct("|") && matches!(item.kind, ExprKind::Name(..) | ExprKind::Sink) {
+            self.bump();
+            let other = self.operand_item(base, 0)?;
+            let span = item.span.to(other.span);
+            return Ok(Expr { kind: ExprKind::Binary(BinaryOp::Or, Box::new(item), Box::new(other)), span });
+        }
+        Ok(item)
+    }
+
+    /// One operand or one element of a `{..}` vector or `[..]` address.
+    fn operand_item(&mut self, base: usize, depth: u32) -> PResult<Expr> {
+        if depth > MAX_DEPTH {
+            return Err(self.syntax_error());
+        }
+        if self.at_constant() {
+            return self.constant(base);
+        }
+        let token = self.tok();
+        let start = token.span;
+        let kind = match token.kind {
+            TokenKind::Float => {
+                self.bump();
+                ExprKind::Float(float_lit(self.text_of(token)))
+            }
+            TokenKind::Ident => {
+                let name = self.name_expr(depth)?;
+                if self.at_punct("+") && matches!(name.kind, ExprKind::Name(_, None)) {
+                    self.bump();
+                    let offset = self.constant(base + 3)?;
+                    let span = name.span.to(offset.span);
+                    return Ok(Expr { kind: ExprKind::Binary(BinaryOp::Add, Box::new(name), Box::new(offset)), span });
+                }
+                return Ok(name);
+            }
+            TokenKind::Punct => match self.text() {
+                "-" | "!" => {
+                    let op = if self.text() == "-" { UnaryOp::Neg } else { UnaryOp::Not };
+                    self.bump();
+                    let name = self.name_expr(depth)?;
+                    ExprKind::Unary(op, Box::new(name))
+                }
+                "{" | "[" => {
+                    let close = if self.text() == "{" { "}" } else { "]" };
+                    self.bump();
+                    let mut items = Vec::new();
+                    if !self.at_punct(close) {
+                        items.push(self.operand_item(base + 1, depth + 1)?);
+                        while self.eat_punct(",") {
+                            items.push(self.operand_item(base + 1, depth + 1)?);
+                        }
+                    }
+                    self.expect_punct(close)?;
+                    if close == "}" { ExprKind::Braces(items) } else { ExprKind::Address(items) }
+                }
+                _ => return Err(self.syntax_error()),
+            },
+            _ => return Err(self.syntax_error()),
+        };
+        Ok(Expr { kind, span: self.span_from(start) })
     }
 
     /// A full expression.
@@ -82,7 +144,10 @@ impl Parser<'_> {
             TokenKind::Ident => return self.name_expr(depth),
             TokenKind::Int => {
                 self.bump();
-                let (value, unsigned) = parse_int(self.text_of(token));
+                let (value, unsigned, overflow) = super::parse_int_checked(self.text_of(token));
+                if overflow {
+                    self.diags.push(crate::diag::Diagnostic::error(token.span, "Constant overflow"));
+                }
                 ExprKind::Int { value, unsigned }
             }
             TokenKind::Float => {
@@ -167,7 +232,7 @@ impl Parser<'_> {
     }
 }
 
-fn float_lit(text: &str) -> FloatLit {
+pub(super) fn float_lit(text: &str) -> FloatLit {
     let hex = |digits: &str| u64::from_str_radix(digits, 16).unwrap_or(u64::MAX);
     match text.as_bytes().get(1) {
         Some(b'f' | b'F') if text.len() > 2 => FloatLit::F32(u32::try_from(hex(&text[2..])).unwrap_or(u32::MAX)),

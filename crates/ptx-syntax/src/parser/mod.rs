@@ -4,6 +4,7 @@
 //! syntax error`); the parser then skips to the end of the statement and goes
 //! on, so one run reports every independent syntax error.
 
+mod constant;
 mod decl;
 mod expr;
 mod stmt;
@@ -17,11 +18,23 @@ use crate::token::{Token, TokenKind};
 /// Parses a whole file. The module holds everything that parsed; the
 /// diagnostics list every syntax error (all are [`Severity::Fatal`](crate::diag::Severity::Fatal), as in ptxas).
 pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
+    if let Some(fatal) = crate::lexer::forbidden_byte(source) {
+        return (Module::default(), vec![fatal]);
+    }
     let mut lexer = Lexer::new(source, file);
     let cur = lexer.next_token();
     let peek = lexer.next_token();
-    let mut parser =
-        Parser { src: source, lexer, cur, peek, prev: cur, consumed: 0, in_initializer: false, diags: Vec::new() };
+    let mut parser = Parser {
+        src: source,
+        lexer,
+        cur,
+        peek,
+        prev: cur,
+        consumed: 0,
+        in_initializer: false,
+        bison_base: stmt::BLOCK_BASE,
+        diags: Vec::new(),
+    };
     let module = parser.module();
     (module, parser.diags)
 }
@@ -43,6 +56,9 @@ pub(crate) struct Parser<'s> {
     consumed: usize,
     /// Inside a variable initializer, where `name = value` fields may appear.
     in_initializer: bool,
+    /// ptxas's parser stack depth at the start of the current statement
+    /// (`constant.rs`): 9 entries plus 6 per enclosing brace.
+    bison_base: usize,
     diags: Vec<Diagnostic>,
 }
 
@@ -135,7 +151,11 @@ impl<'s> Parser<'s> {
     fn uint(&mut self) -> PResult<u64> {
         if self.at(TokenKind::Int) {
             let token = self.bump();
-            Ok(parse_int(self.text_of(token)).0)
+            let (value, _, overflow) = parse_int_checked(self.text_of(token));
+            if overflow {
+                self.diags.push(Diagnostic::error(token.span, "Constant overflow"));
+            }
+            Ok(value)
         } else {
             Err(self.syntax_error())
         }
@@ -145,7 +165,9 @@ impl<'s> Parser<'s> {
     fn syntax_error(&mut self) -> Reported {
         let token = self.tok();
         let near = self.text_of(token);
-        self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': syntax error")));
+        let what =
+            if token.kind == TokenKind::UnterminatedComment { "unexpected EOF while scanning" } else { "syntax error" };
+        self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': {what}")));
         Reported
     }
 
@@ -406,9 +428,10 @@ impl<'s> Parser<'s> {
     }
 }
 
-/// Value of an integer literal and whether it had a `U` suffix. Values wrap
-/// to 64 bits, as C's strtoull-then-truncate would not; PTX rejects nothing here.
-pub(crate) fn parse_int(text: &str) -> (u64, bool) {
+/// Value of an integer literal, whether it had a `U` suffix, and whether
+/// ptxas reports `Constant overflow` for it: it does when a digit is to be
+/// appended to a value above `i64::MAX`; below that the value wraps.
+pub(crate) fn parse_int_checked(text: &str) -> (u64, bool, bool) {
     let (body, unsigned) = match text.strip_suffix(['U', 'u']) {
         Some(body) => (body, true),
         None => (text, false),
@@ -422,11 +445,13 @@ pub(crate) fn parse_int(text: &str) -> (u64, bool) {
     } else {
         (body, 10)
     };
-    let value = digits
-        .chars()
-        .filter_map(|c| c.to_digit(radix))
-        .fold(0u64, |acc, d| acc.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d)));
-    (value, unsigned)
+    let mut overflow = false;
+    let mut value = 0u64;
+    for d in digits.chars().filter_map(|c| c.to_digit(radix)) {
+        overflow |= value > i64::MAX as u64;
+        value = value.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d));
+    }
+    (value, unsigned, overflow)
 }
 
 #[cfg(test)]

@@ -2,24 +2,53 @@
 
 use super::{PResult, Parser, Reported};
 use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::span::Span;
 use crate::token::TokenKind;
 
+/// ptxas's parser stack depth at a module-level item (see `constant.rs`).
+pub(super) const BLOCK_BASE: usize = 9;
+/// Stack entries each enclosing `{` adds.
+const BRACE_DEPTH: usize = 6;
+
 impl Parser<'_> {
-    /// `{ statements }`; statements with syntax errors are skipped after
-    /// being reported.
+    /// `{ statements }`, nested blocks included, without recursion: blocks
+    /// nest as deep as ptxas's parser stack allows (about 1,660).
+    /// Statements with syntax errors are skipped after being reported.
     pub(super) fn block(&mut self) -> PResult<Block> {
-        let start = self.expect_punct("{")?;
-        let mut statements = Vec::new();
+        let outer_base = self.bison_base;
+        let result = self.blocks();
+        self.bison_base = outer_base;
+        result
+    }
+
+    fn blocks(&mut self) -> PResult<Block> {
+        // The open blocks, innermost last: statements so far and the `{`.
+        let mut open: Vec<(Vec<Statement>, Span)> = Vec::new();
         loop {
+            if open.is_empty() || self.at_punct("{") {
+                self.memory_check(1)?;
+                let start = self.expect_punct("{")?;
+                open.push((Vec::new(), start));
+                self.bison_base += BRACE_DEPTH;
+                continue;
+            }
             if self.at_eof() {
                 return Err(self.syntax_error());
             }
             if self.eat_punct("}") {
-                break;
+                self.bison_base -= BRACE_DEPTH;
+                let (statements, start) = open.pop().expect("an open block");
+                let block = Block { statements, span: self.span_from(start) };
+                match open.last_mut() {
+                    Some((parent, _)) => parent.push(Statement::Block(block)),
+                    None => return Ok(block),
+                }
+                continue;
             }
             let before = self.consumed;
             match self.statement() {
-                Ok(statement) => statements.push(statement),
+                Ok(statement) => open.last_mut().expect("an open block").0.push(statement),
                 Err(Reported) => {
                     self.recover();
                     if self.consumed == before {
@@ -28,13 +57,23 @@ impl Parser<'_> {
                 }
             }
         }
-        Ok(Block { statements, span: self.span_from(start) })
+    }
+
+    /// ptxas's `memory exhausted` when shifting `entries` more would pass
+    /// its parser stack.
+    fn memory_check(&mut self, entries: usize) -> PResult<()> {
+        if self.bison_base + entries > super::constant::BISON_STACK {
+            let near = self.text();
+            self.diags
+                .push(Diagnostic::fatal(self.tok().span, format!("Parsing error near '{near}': memory exhausted")));
+            return Err(Reported);
+        }
+        Ok(())
     }
 
     fn statement(&mut self) -> PResult<Statement> {
         let token = self.tok();
         match token.kind {
-            TokenKind::Punct if self.text() == "{" => self.block().map(Statement::Block),
             TokenKind::Punct if self.text() == "@" => self.instruction().map(Statement::Instruction),
             TokenKind::Ident if self.peek().kind == TokenKind::Punct && self.text_of(self.peek()) == ":" => {
                 let label = self.ident()?;
@@ -69,17 +108,27 @@ impl Parser<'_> {
         };
         let opcode = self.ident()?;
         let mut modifiers = Vec::new();
-        while self.at(TokenKind::Dot) && self.tok().glued {
+        // ptxas takes blanks and comments between modifiers (`ld .param.u64`).
+        while self.at(TokenKind::Dot) {
             let token = self.bump();
             let text = &self.text_of(token)[1..];
             modifiers.push(Modifier { kind: ModifierKind::classify(text), name: Name::new(text), span: token.span });
         }
         let mut operands = Vec::new();
+        let call = opcode.name == "call";
         if !self.at_punct(";") {
-            operands.push(self.operand()?);
+            operands.push(self.operand(0, call)?);
             while self.eat_punct(",") {
-                operands.push(self.operand()?);
+                // `call (r), f, (a)`: after the results comes the callee, a name.
+                let callee = call && operands.len() == 1 && matches!(operands[0].kind, ExprKind::List(_));
+                if callee && self.at_punct("(") {
+                    return Err(self.syntax_error());
+                }
+                operands.push(self.operand(operands.len(), call && !callee)?);
             }
+        }
+        if self.at_punct(";") {
+            self.memory_check(2)?;
         }
         self.expect_punct(";")?;
         Ok(Instruction { guard, opcode, modifiers, operands, span: self.span_from(start) })

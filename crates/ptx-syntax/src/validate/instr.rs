@@ -3,7 +3,7 @@
 use super::negation::Negation;
 use super::scope::{Scope, SymbolKind};
 use super::signature::Signature;
-use super::typecheck::{Fit, Kind, Verdict, kind, register_fits, special_fits};
+use super::typecheck::{Fit, Kind, Verdict, float_fits, kind, register_fits, special_fits};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
@@ -220,7 +220,10 @@ impl Checker<'_> {
                 && let ExprKind::Name(ident, _) = &base.kind
                 && matches!(
                     self.env.lookup(&ident.name),
-                    Some(Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, _)) | Resolved::Special(_))
+                    Some(
+                        Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, _) | SymbolKind::VectorReg(..))
+                            | Resolved::Special(_)
+                    )
                 )
             {
                 self.error(inst.span, "Array indexing on non-array".to_owned());
@@ -268,13 +271,33 @@ impl Checker<'_> {
             self.error(inst.span, format!("Arguments mismatch for instruction '{name}'"));
             return;
         }
+        // `!` negates predicates only.
+        let not_predicate = inst.operands.iter().any(|operand| {
+            matches!(&operand.kind, ExprKind::Unary(UnaryOp::Not, inner)
+                if matches!(&inner.kind, ExprKind::Name(ident, component)
+                    if self.type_of(&ident.name, component.is_some()).is_some_and(|t| t != Some(ScalarType::Pred))))
+        });
+        if not_predicate {
+            self.error(inst.span, "Illegal argument to predicate negation".to_owned());
+            return;
+        }
         let negation = self.negation(inst);
         if negation == Negation::IllegalMinus {
             self.error(inst.span, "Illegal argument to unary minus".to_owned());
             return;
         }
         let mov = op == "mov";
+        if mov && let Some(width) = vector_width(inst) {
+            if let Some(message) = self.mov_vector_form(inst, width) {
+                self.error(inst.span, message);
+            }
+            return;
+        }
         if mov && let Some(message) = self.mov_vectors(inst) {
+            self.error(inst.span, message);
+            return;
+        }
+        if let Some(message) = self.vector_selectors(inst).or_else(|| self.misplaced_vector(inst, spec)) {
             self.error(inst.span, message);
             return;
         }
@@ -319,7 +342,10 @@ impl Checker<'_> {
                     let is_label = match &operand.kind {
                         ExprKind::Name(ident, None) => !matches!(
                             self.env.lookup(&ident.name),
-                            Some(Resolved::Symbol(SymbolKind::Variable(..)) | Resolved::Special(_))
+                            Some(
+                                Resolved::Symbol(SymbolKind::Variable(..) | SymbolKind::VectorReg(..))
+                                    | Resolved::Special(_)
+                            )
                         ),
                         _ => false,
                     };
@@ -357,14 +383,112 @@ impl Checker<'_> {
         }
     }
 
-    /// ptxas's message about a `{..}` operand of `mov` whose elements do
-    /// not go together or are not two or four.
+    /// The element count of a whole vector register named by `operand`.
+    pub(super) fn vector_register(&self, operand: &Expr) -> Option<(ScalarType, u32)> {
+        match &operand.kind {
+            ExprKind::Name(ident, None) => match self.env.lookup(&ident.name) {
+                Some(Resolved::Symbol(SymbolKind::VectorReg(t, n))) => Some((t, n)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `Unknown vector selector` for `%v.q`, or a selector past the
+    /// vector's width (where ptxas 13.5 crashes).
+    fn vector_selectors(&self, inst: &Instruction) -> Option<String> {
+        let mut message = None;
+        for operand in &inst.operands {
+            operand.for_each_component(&mut |ident, component| {
+                if let Some(Resolved::Symbol(SymbolKind::VectorReg(_, n))) = self.env.lookup(&ident.name)
+                    && vector_selector(component).is_none_or(|i| i >= n)
+                    && message.is_none()
+                {
+                    message = Some(format!("Unknown vector selector: '{component}'"));
+                }
+            });
+        }
+        message
+    }
+
+    /// ptxas's message for a vector operand (`{..}` or a whole vector
+    /// register) of a family that takes none, or of an `atom`/`red` without
+    /// a vector width.
+    fn misplaced_vector(&self, inst: &Instruction, spec: &InstrSpec) -> Option<String> {
+        let index = inst
+            .operands
+            .iter()
+            .position(|o| matches!(o.kind, ExprKind::Braces(_)) || self.vector_register(o).is_some())?;
+        let op = inst.opcode.name.as_str();
+        if matches!(op, "atom" | "red") {
+            let vector = inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_)));
+            return (!vector).then(|| format!("Vector is not expected for argument {index} of instruction '{op}'"));
+        }
+        if VECTOR_FAMILIES.contains(&spec.name) || spec.operands == "*" {
+            return None;
+        }
+        Some(format!("Vector operand is not allowed for instruction '{}'", display_name(inst)))
+    }
+
+    /// `mov.vN.T a, b`: both operands vectors of N elements of T's size
+    /// (vector registers or `{..}`); ptxas's message when they are not.
+    fn mov_vector_form(&self, inst: &Instruction, width: u32) -> Option<String> {
+        let ty = inst.types().next();
+        let name = display_name(inst);
+        let mismatch = || Some(format!("Arguments mismatch for instruction '{name}'"));
+        let size_mismatch = || Some(format!("Argument vector size mismatch for instruction '{name}'"));
+        if inst.operands.len() != 2 {
+            return mismatch();
+        }
+        inst.operands.iter().find_map(|operand| match &operand.kind {
+            ExprKind::Braces(items) => match self.vector_type(items, "mov") {
+                Err(message) => Some(message),
+                Ok(_) if !matches!(items.len(), 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
+                Ok(_) if items.len() != width as usize => size_mismatch(),
+                Ok(_) if items.iter().any(|item| self.fits_type(item, ty, true) != Verdict::Fits) => mismatch(),
+                Ok(_) => None,
+            },
+            _ => match self.vector_register(operand) {
+                Some((_, n)) if n != width => size_mismatch(),
+                Some((element, _)) if ty.is_some_and(|ty| !vector_element_fits(element, ty, Fit::Exact)) => mismatch(),
+                Some(_) => None,
+                None => mismatch(),
+            },
+        })
+    }
+
+    /// ptxas's message about a vector operand of `mov` (without `.vN`)
+    /// whose elements do not go together or are not one, two or four. One
+    /// element stands for the scalar, which only a `.bN` move takes; a
+    /// vector register is packed into (or unpacked from) a `.bN` value.
     fn mov_vectors(&self, inst: &Instruction) -> Option<String> {
+        let is_vector = |o: &Expr| matches!(o.kind, ExprKind::Braces(_)) || self.vector_register(o).is_some();
+        if inst.operands.iter().filter(|o| is_vector(o)).count() > 1 {
+            return Some(
+                "Illegal vector-vector operands for vector-scalar or scalar-vector mov instruction".to_owned(),
+            );
+        }
+        let ty = inst.types().next();
+        if inst.operands.iter().any(|o| self.vector_register(o).is_some()) {
+            return match ty {
+                Some(ScalarType::Pred) => Some("Vector operand is not allowed for instruction 'mov'".to_owned()),
+                Some(t) if kind(t) != Kind::Bits => {
+                    Some("Argument vector size mismatch for instruction 'mov'".to_owned())
+                }
+                _ => None,
+            };
+        }
         inst.operands.iter().find_map(|operand| {
             let ExprKind::Braces(items) = &operand.kind else { return None };
             match self.vector_type(items, "mov") {
                 Err(message) => Some(message),
-                Ok(_) if !matches!(items.len(), 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
+                Ok(_) if ty == Some(ScalarType::Pred) => {
+                    Some("Vector operand is not allowed for instruction 'mov'".to_owned())
+                }
+                Ok(_) if items.len() == 1 && ty.is_some_and(|t| kind(t) != Kind::Bits) => {
+                    Some("Argument vector size mismatch for instruction 'mov'".to_owned())
+                }
+                Ok(_) if !matches!(items.len(), 1 | 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
                 Ok(_) => None,
             }
         })
@@ -424,6 +548,8 @@ impl Checker<'_> {
         match self.env.lookup(name)? {
             Resolved::Special(t) => Some(Some(t)),
             Resolved::Symbol(SymbolKind::Variable(StateSpace::Reg, DeclType::Scalar(t))) if !component => Some(Some(t)),
+            // An element `%v.x`; the selector is checked on its own.
+            Resolved::Symbol(SymbolKind::VectorReg(t, _)) if component => Some(Some(t)),
             Resolved::Symbol(_) => Some(None),
         }
     }
@@ -447,6 +573,10 @@ impl Checker<'_> {
     /// registers; elsewhere only their size is judged here.
     pub(super) fn fits_type(&self, operand: &Expr, ty: Option<ScalarType>, mov: bool) -> Verdict {
         let Some(ty) = ty else { return Verdict::Fits };
+        // A whole vector register: `mov` packs it into a `.bN` value.
+        if let Some((element, n)) = self.vector_register(operand) {
+            return (mov && kind(ty) == Kind::Bits && element.bits() * n == ty.bits()).into();
+        }
         match &operand.kind {
             ExprKind::Name(ident, component) => match self.env.lookup(&ident.name) {
                 Some(Resolved::Special(reg)) => match special_fits(&ident.name, reg, ty, Fit::Exact) {
@@ -463,7 +593,7 @@ impl Checker<'_> {
                 },
             },
             ExprKind::Int { .. } => (!ty.is_float() || ty == ScalarType::Pred).into(),
-            ExprKind::Float(_) => ty.is_float().into(),
+            ExprKind::Float(lit) => float_fits(lit, ty).into(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty), mov),
             // `mov` packs or unpacks a `.bN` value whole: the elements fill it.
             ExprKind::Braces(items) if mov => match self.vector_type(items, "mov") {
@@ -533,6 +663,38 @@ impl Checker<'_> {
         for operand in &inst.operands {
             operand.for_each_name(&mut check);
         }
+    }
+}
+
+/// Families whose operands may be `{..}` vectors; `*` rows (tensor core,
+/// textures, async copies) are not judged here.
+const VECTOR_FAMILIES: &[&str] = &["mov", "ld", "ldu", "st", "st.async", "st.bulk", "atom", "red"];
+
+/// Whether a vector register's element of type `element` may stand for an
+/// operand of type `ty`: ptxas is laxer than for scalar registers (an
+/// integer element may be moved or loaded as `.f32`), but a float element
+/// must be of the type itself.
+pub(super) fn vector_element_fits(element: ScalarType, ty: ScalarType, fit: Fit) -> bool {
+    let sized = match fit {
+        Fit::Exact => element.bits() == ty.bits(),
+        Fit::AtLeast => element.bits() >= ty.bits(),
+    };
+    sized && (!element.is_float() || element == ty)
+}
+
+/// The `.vN` width of an instruction, if any.
+pub(super) fn vector_width(inst: &Instruction) -> Option<u32> {
+    inst.modifiers.iter().find_map(|m| if let ModifierKind::Vector(n) = m.kind { Some(n) } else { None })
+}
+
+/// The element a vector selector names: `x`/`r` is 0 ... `w`/`a` is 3.
+pub fn vector_selector(component: &str) -> Option<u32> {
+    match component {
+        "x" | "r" => Some(0),
+        "y" | "g" => Some(1),
+        "z" | "b" => Some(2),
+        "w" | "a" => Some(3),
+        _ => None,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::instr::{Checker, Resolved, display_name, operand_type};
 use super::scope::SymbolKind;
-use super::typecheck::{Fit, Verdict, register_fits, special_fits};
+use super::typecheck::{Fit, Verdict, float_fits, register_fits, special_fits};
 use crate::ast::*;
 
 /// Families whose integer forms take no rounding modifier.
@@ -20,6 +20,21 @@ fn is_int(t: ScalarType) -> bool {
 
 fn is_bits(t: ScalarType) -> bool {
     t.name().starts_with('b') || t == ScalarType::Pred
+}
+
+/// Whether `cvt.dst.src` must name a rounding mode (measured on ptxas
+/// 13.5 for the scalar types): a float narrowed to a smaller float, an
+/// integer to a float, a float to an integer. Packed and 8-bit float
+/// formats are left alone here.
+fn cvt_needs_rounding(dst: ScalarType, src: ScalarType) -> bool {
+    use ScalarType::*;
+    let scalar_float = |t: ScalarType| matches!(t, F16 | Bf16 | F32 | F64);
+    match (scalar_float(dst), scalar_float(src)) {
+        (true, true) => dst.bits() < src.bits(),
+        (true, false) => is_int(src),
+        (false, true) => is_int(dst),
+        (false, false) => false,
+    }
 }
 
 fn is_integer_rounding(r: Rounding) -> bool {
@@ -60,6 +75,8 @@ impl Checker<'_> {
                 };
                 if !legal {
                     self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
+                } else if rounding.is_none() && cvt_needs_rounding(*dst, *src) {
+                    self.report(span, "Rounding modifier required for instruction 'cvt'".to_owned());
                 }
                 // As for loads: registers at least as wide as their type.
                 let (dst, src) = (*dst, *src);
@@ -199,9 +216,14 @@ impl Checker<'_> {
             ModifierKind::Vector(n) => Some(n as usize),
             _ => None,
         });
-        let elements = match inst.operands.get(value).map(|o| &o.kind) {
-            Some(ExprKind::Braces(items)) => Some(items.len()),
-            _ => None,
+        // A one-element `{x}` without a width is the scalar `x` (Triton writes
+        // `ld.global.b32 { %r1 }, [a]`).
+        let elements = match inst.operands.get(value) {
+            Some(Expr { kind: ExprKind::Braces(items), .. }) if !(width.is_none() && items.len() == 1) => {
+                Some(items.len())
+            }
+            Some(operand) => self.vector_register(operand).map(|(_, n)| n as usize),
+            None => None,
         };
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
             self.report(inst.span, format!("Argument vector size mismatch for instruction '{op}'"));
@@ -218,9 +240,18 @@ impl Checker<'_> {
                         self.report(inst.span, message);
                         return;
                     }
-                    Ok(element) => element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast)),
+                    Ok(element) => {
+                        element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast))
+                            && items
+                                .iter()
+                                .filter(|item| matches!(item.kind, ExprKind::Int { .. } | ExprKind::Float(_)))
+                                .all(|item| self.holds(item, ty) != Verdict::Mismatch)
+                    }
                 },
-                _ => self.holds(operand, ty) != Verdict::Mismatch,
+                _ => match self.vector_register(operand) {
+                    Some((element, _)) => super::instr::vector_element_fits(element, ty, Fit::AtLeast),
+                    None => self.holds(operand, ty) != Verdict::Mismatch,
+                },
             };
             if !fits {
                 self.report(inst.span, format!("Arguments mismatch for instruction '{op}'"));
@@ -264,7 +295,7 @@ impl Checker<'_> {
                 },
             },
             ExprKind::Int { .. } => (!ty.is_float()).into(),
-            ExprKind::Float(_) => ty.is_float().into(),
+            ExprKind::Float(lit) => float_fits(lit, ty).into(),
             _ => Verdict::Fits,
         }
     }

@@ -1,6 +1,6 @@
 //! Symbol tables: one per scope, with `%r<N>` ranges stored compactly.
 
-use crate::ast::{DeclType, StateSpace};
+use crate::ast::{DeclType, ScalarType, StateSpace};
 use crate::hash::FxHashMap;
 
 /// What a name denotes.
@@ -8,6 +8,8 @@ use crate::hash::FxHashMap;
 pub enum SymbolKind {
     /// A register or variable of a state space.
     Variable(StateSpace, DeclType),
+    /// A vector register, `.reg .v4 .u32 %v`: element type and count.
+    VectorReg(ScalarType, u32),
     /// A function; `defined` once its body has been seen.
     Function {
         /// Whether a definition (not only a declaration) exists.
@@ -64,8 +66,9 @@ impl Scope {
         }
         let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, number) = name.split_at(name.len() - digits);
-        // `%r01` is not among `%r<N>`'s names.
-        if digits == 0 || (number.len() > 1 && number.starts_with('0')) {
+        // ptxas reads the number in decimal, leading zeros and all: `%r05`
+        // is among `%r<8>`'s names, `%r08` is not.
+        if digits == 0 {
             return None;
         }
         let (_, count, kind) = self.ranges.iter().find(|(p, _, _)| &**p == prefix)?;
@@ -76,7 +79,6 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ast::ScalarType;
 
     #[test]
     fn ranges_and_names() {
@@ -87,7 +89,8 @@ mod tests {
         assert!(!scope.add("%f1", reg));
         assert_eq!(scope.get("%r5"), Some(reg));
         assert_eq!(scope.get("%r6"), None);
-        assert_eq!(scope.get("%r05"), None);
+        assert_eq!(scope.get("%r05"), Some(reg));
+        assert_eq!(scope.get("%r06"), None);
         assert_eq!(scope.get("%rd1"), None);
         assert!(!scope.add("%r2", reg));
     }

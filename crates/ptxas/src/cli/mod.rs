@@ -250,13 +250,16 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
 fn read_input(name: &str, io: &mut Io<'_>) -> Result<Source, Vec<Diagnostic>> {
     let unreadable =
         || vec![Diagnostic::fatal(format!("Input file '{name}' could not be opened")), Diagnostic::fatal(ABORTED)];
-    let text = if name == "-" {
-        let mut text = String::new();
-        io.stdin.read_to_string(&mut text).map_err(|_| unreadable())?;
-        text
+    let bytes = if name == "-" {
+        let mut bytes = Vec::new();
+        io.stdin.read_to_end(&mut bytes).map_err(|_| unreadable())?;
+        bytes
     } else {
-        std::fs::read_to_string(name).map_err(|_| unreadable())?
+        std::fs::read(name).map_err(|_| unreadable())?
     };
+    // PTX is ASCII, but ptxas takes any byte in comments and strings; bytes
+    // that are not UTF-8 become U+FFFD, which changes no line number.
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok(Source { name: if name == "-" { "<stdin>".into() } else { name.to_string() }, text })
 }
 
