@@ -291,6 +291,38 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("mad_wide_float", &[MORE_REGISTERS, ("ret;", "mad.wide.f32 %fd1, %f1, %f1, %fd1; ret;")]),
     ("atom_cas_swap_64_bit", &[MORE_REGISTERS, ("ret;", "atom.global.cas.b32 %r1, [%rd1], %r1, %rd1; ret;")]),
     ("load_into_immediate", &[MORE_REGISTERS, ("ret;", "ld.global.v2.u32 {%r1, 5}, [%rd1]; ret;")]),
+    // One-element vectors stand for scalars in loads, stores and `.bN` moves.
+    ("one_element_load", &[("ld.global.nc.f32 \t%f1, [%rd8]", "ld.global.nc.f32 { %f1 }, [%rd8]")]),
+    ("one_element_store", &[("st.global.f32 \t[%rd10], %f3", "st.global.f32 [%rd10], {%f3}")]),
+    ("one_element_store_immediate", &[("st.global.f32 \t[%rd10], %f3", "st.global.b32 [%rd10], {0f3F800000}")]),
+    ("one_element_mov", &[("mov.u32 \t%r5, %tid.x", "mov.b32 {%r5}, %r4")]),
+    ("one_element_mov_u32", &[("mov.u32 \t%r5, %tid.x", "mov.u32 {%r5}, %r4")]),
+    ("one_element_mov_too_narrow", &[("mov.u32 \t%r5, %tid.x", "mov.b64 %rd1, {%r4}")]),
+    ("one_element_mov_pred", &[("mov.u32 \t%r5, %tid.x", "mov.pred {%p1}, %p1")]),
+    ("mov_vector_to_vector", &[("mov.u32 \t%r5, %tid.x", "mov.b32 {%r5}, {%r4}")]),
+    ("one_element_width_mismatch", &[("ld.global.nc.f32 \t%f1", "ld.global.nc.v2.f32 \t{%f1}")]),
+    ("vector_operand_in_add", &[("add.f32 \t%f3, %f2, %f1", "add.f32 \t%f3, {%f2}, %f1")]),
+    ("vector_operand_in_mad_lo", &[("mad.lo.s32 \t%r1, %r3", "mad.lo.s32 \t%r1, {%r3}")]),
+    ("vector_operand_in_cvta", &[("cvta.to.global.u64 \t%rd4, %rd1", "cvta.to.global.u64 \t%rd4, {%rd1}")]),
+    ("vector_operand_in_atom", &[("ret;", "atom.global.add.u32 %r1, [%rd1], {%r2};\n\tret;")]),
+    // `0f`/`0d` literals are `.b32`/`.b64` words too, nothing else.
+    ("f32_literal_in_mov_b32", &[("mov.u32 \t%r5, %tid.x", "mov.b32 %r5, 0f3F800000")]),
+    ("f32_literal_in_mov_u32", &[("mov.u32 \t%r5, %tid.x", "mov.u32 %r5, 0f3F800000")]),
+    ("f64_literal_in_mov_b64", &[("mov.u32 \t%r5, %tid.x", "mov.b64 %rd1, 0d3FF0000000000000")]),
+    ("f32_literal_in_mov_b64", &[("mov.u32 \t%r5, %tid.x", "mov.b64 %rd1, 0f3F800000")]),
+    ("f64_literal_in_mov_b32", &[("mov.u32 \t%r5, %tid.x", "mov.b32 %r5, 0d3FF0000000000000")]),
+    ("decimal_literal_in_mov_b32", &[("mov.u32 \t%r5, %tid.x", "mov.b32 %r5, 1.0")]),
+    ("f32_literal_in_and_b32", &[("mov.u32 \t%r5, %tid.x", "and.b32 %r5, %r4, 0f7FFFFFFF")]),
+    ("f32_literal_in_setp_b32", &[("setp.ge.s32 \t%p1, %r1, %r2", "setp.eq.b32 %p1, %r1, 0f3F800000")]),
+    ("f32_literal_in_setp_u32", &[("setp.ge.s32 \t%p1, %r1, %r2", "setp.eq.u32 %p1, %r1, 0f3F800000")]),
+    ("f64_literal_in_selp_b64", &[("mov.u32 \t%r5, %tid.x", "selp.b64 %rd1, %rd2, 0d3FF0000000000000, %p1")]),
+    ("f32_literal_in_store_b32", &[("st.global.f32 \t[%rd10], %f3", "st.global.b32 [%rd10], 0f3F800000")]),
+    ("f32_literal_in_store_b16", &[("st.global.f32 \t[%rd10], %f3", "st.global.b16 [%rd10], 0f3F800000")]),
+    (
+        "f32_literals_in_store_v2_u32",
+        &[("st.global.f32 \t[%rd10], %f3", "st.global.v2.u32 [%rd10], {0f3F800000, 0f00000000}")],
+    ),
+    ("f32_literal_in_atom_exch_b32", &[("ret;", "atom.global.exch.b32 %r1, [%rd1], 0f3F800000;\n\tret;")]),
 ];
 
 /// Cases where only the accept/reject decision and the first line number

@@ -53,6 +53,8 @@ pub fn check(
     for d in &semantic {
         report.push(options, convert(d));
     }
+    let mut module = module;
+    ptx_syntax::normalize(&mut module);
     Ok((!rejected).then_some(Checked { module }))
 }
 

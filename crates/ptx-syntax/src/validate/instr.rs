@@ -3,7 +3,7 @@
 use super::negation::Negation;
 use super::scope::{Scope, SymbolKind};
 use super::signature::Signature;
-use super::typecheck::{Fit, Kind, Verdict, kind, register_fits, special_fits};
+use super::typecheck::{Fit, Kind, Verdict, float_fits, kind, register_fits, special_fits};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::hash::FxHashMap;
@@ -278,6 +278,10 @@ impl Checker<'_> {
             self.error(inst.span, message);
             return;
         }
+        if let Some(message) = misplaced_vector(inst, spec) {
+            self.error(inst.span, message);
+            return;
+        }
         let mut verdict = Verdict::Fits;
         for (index, (operand, (code, _))) in inst.operands.iter().zip(codes).enumerate() {
             let fits = match code {
@@ -358,13 +362,27 @@ impl Checker<'_> {
     }
 
     /// ptxas's message about a `{..}` operand of `mov` whose elements do
-    /// not go together or are not two or four.
+    /// not go together or are not one, two or four. One element stands for
+    /// the scalar, which only a `.bN` move takes.
     fn mov_vectors(&self, inst: &Instruction) -> Option<String> {
+        let vectors = inst.operands.iter().filter(|o| matches!(o.kind, ExprKind::Braces(_))).count();
+        if vectors > 1 {
+            return Some(
+                "Illegal vector-vector operands for vector-scalar or scalar-vector mov instruction".to_owned(),
+            );
+        }
         inst.operands.iter().find_map(|operand| {
             let ExprKind::Braces(items) = &operand.kind else { return None };
+            let ty = inst.types().next();
             match self.vector_type(items, "mov") {
                 Err(message) => Some(message),
-                Ok(_) if !matches!(items.len(), 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
+                Ok(_) if ty == Some(ScalarType::Pred) => {
+                    Some("Vector operand is not allowed for instruction 'mov'".to_owned())
+                }
+                Ok(_) if items.len() == 1 && ty.is_some_and(|t| kind(t) != Kind::Bits) => {
+                    Some("Argument vector size mismatch for instruction 'mov'".to_owned())
+                }
+                Ok(_) if !matches!(items.len(), 1 | 2 | 4) => Some(format!("Illegal vector size: {}", items.len())),
                 Ok(_) => None,
             }
         })
@@ -463,7 +481,7 @@ impl Checker<'_> {
                 },
             },
             ExprKind::Int { .. } => (!ty.is_float() || ty == ScalarType::Pred).into(),
-            ExprKind::Float(_) => ty.is_float().into(),
+            ExprKind::Float(lit) => float_fits(lit, ty).into(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty), mov),
             // `mov` packs or unpacks a `.bN` value whole: the elements fill it.
             ExprKind::Braces(items) if mov => match self.vector_type(items, "mov") {
@@ -534,6 +552,25 @@ impl Checker<'_> {
             operand.for_each_name(&mut check);
         }
     }
+}
+
+/// Families whose operands may be `{..}` vectors; `*` rows (tensor core,
+/// textures, async copies) are not judged here.
+const VECTOR_FAMILIES: &[&str] = &["mov", "ld", "ldu", "st", "st.async", "st.bulk", "atom", "red"];
+
+/// ptxas's message for a `{..}` operand of a family that takes none, or of
+/// an `atom`/`red` without a vector width.
+fn misplaced_vector(inst: &Instruction, spec: &InstrSpec) -> Option<String> {
+    let index = inst.operands.iter().position(|o| matches!(o.kind, ExprKind::Braces(_)))?;
+    let op = inst.opcode.name.as_str();
+    if matches!(op, "atom" | "red") {
+        let vector = inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_)));
+        return (!vector).then(|| format!("Vector is not expected for argument {index} of instruction '{op}'"));
+    }
+    if VECTOR_FAMILIES.contains(&spec.name) || spec.operands == "*" {
+        return None;
+    }
+    Some(format!("Vector operand is not allowed for instruction '{}'", display_name(inst)))
 }
 
 /// The type operand `index` (a `d` or `s` operand) must have: the

@@ -4,7 +4,7 @@
 
 use super::instr::{Checker, Resolved, display_name, operand_type};
 use super::scope::SymbolKind;
-use super::typecheck::{Fit, Verdict, register_fits, special_fits};
+use super::typecheck::{Fit, Verdict, float_fits, register_fits, special_fits};
 use crate::ast::*;
 
 /// Families whose integer forms take no rounding modifier.
@@ -199,8 +199,10 @@ impl Checker<'_> {
             ModifierKind::Vector(n) => Some(n as usize),
             _ => None,
         });
+        // A one-element `{x}` without a width is the scalar `x` (Triton writes
+        // `ld.global.b32 { %r1 }, [a]`).
         let elements = match inst.operands.get(value).map(|o| &o.kind) {
-            Some(ExprKind::Braces(items)) => Some(items.len()),
+            Some(ExprKind::Braces(items)) if !(width.is_none() && items.len() == 1) => Some(items.len()),
             _ => None,
         };
         if inst.operands.len() > value && width != elements && matches!(width, None | Some(2 | 4 | 8)) {
@@ -218,7 +220,13 @@ impl Checker<'_> {
                         self.report(inst.span, message);
                         return;
                     }
-                    Ok(element) => element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast)),
+                    Ok(element) => {
+                        element.is_none_or(|e| register_fits(e, ty, Fit::AtLeast))
+                            && items
+                                .iter()
+                                .filter(|item| matches!(item.kind, ExprKind::Int { .. } | ExprKind::Float(_)))
+                                .all(|item| self.holds(item, ty) != Verdict::Mismatch)
+                    }
                 },
                 _ => self.holds(operand, ty) != Verdict::Mismatch,
             };
@@ -264,7 +272,7 @@ impl Checker<'_> {
                 },
             },
             ExprKind::Int { .. } => (!ty.is_float()).into(),
-            ExprKind::Float(_) => ty.is_float().into(),
+            ExprKind::Float(lit) => float_fits(lit, ty).into(),
             _ => Verdict::Fits,
         }
     }

@@ -3,7 +3,7 @@
 //! operand position of `add`, `and`, `mov`, `ld`, `st` and `cvt`, and every
 //! special register read by `mov` and `cvt` at each width).
 
-use crate::ast::ScalarType;
+use crate::ast::{FloatLit, ScalarType};
 
 /// How closely a register must match its instruction type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +52,20 @@ pub fn register_fits(reg: ScalarType, ty: ScalarType, fit: Fit) -> bool {
         (Kind::Float, Kind::Float) => reg == ty && sized(true),
         (Kind::Pred, Kind::Pred) => true,
         _ => false,
+    }
+}
+
+/// Whether float literal `lit` may be an operand of type `ty`: any float
+/// type takes any float literal (ptxas converts it); a `0fXXXXXXXX` literal
+/// is also a `.b32` word and a `0dXXXXXXXXXXXXXXXX` literal a `.b64` one
+/// (`mov.b32 %r1, 0f3F800000`), but not a `.u32`/`.s32` or other width's
+/// (measured on `mov`, `and`, `setp`, `selp`, `st`, `atom`, `shfl`, `prmt`).
+pub fn float_fits(lit: &FloatLit, ty: ScalarType) -> bool {
+    match lit {
+        _ if ty.is_float() => true,
+        FloatLit::F32(_) => ty == ScalarType::B32,
+        FloatLit::F64(_) => ty == ScalarType::B64,
+        FloatLit::Decimal(_) => false,
     }
 }
 
@@ -144,6 +158,17 @@ mod tests {
         assert!(!register_fits(F32, U16, Fit::AtLeast)); // ld.global.u16 %f1
         assert!(!register_fits(F32, F16, Fit::AtLeast)); // cvt.f32.f16 %f1, %f2
         assert!(!register_fits(U16, F16, Fit::AtLeast)); // cvt.rn.f16.f32 %us1
+    }
+
+    #[test]
+    fn float_literals_in_bit_types() {
+        let f32_lit = FloatLit::F32(0x3f80_0000);
+        let f64_lit = FloatLit::F64(0x3ff0_0000_0000_0000);
+        assert!(float_fits(&f32_lit, B32) && float_fits(&f32_lit, F64) && float_fits(&f64_lit, F32));
+        assert!(float_fits(&f64_lit, B64));
+        assert!(!float_fits(&f32_lit, B64) && !float_fits(&f64_lit, B32) && !float_fits(&f32_lit, B16));
+        assert!(!float_fits(&f32_lit, U32) && !float_fits(&f32_lit, S32));
+        assert!(!float_fits(&FloatLit::Decimal("1.0".into()), B32));
     }
 
     #[test]
