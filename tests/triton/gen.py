@@ -229,6 +229,8 @@ def generate(name, out):
         # relative, so that the fixtures do not depend on the checkout.
         ptx = kernel.asm["ptx"].replace(f'"{HERE}/', '"')
         (out / f"{name}.{tag}.ptx").write_text(ptx)
+        # What a launch needs beside the PTX (tests/triton/manifest.toml).
+        print(f"{name}.{tag}: {warps * 32} threads, {kernel.metadata.shared} bytes of dynamic shared memory")
 
 
 def main():
@@ -241,7 +243,6 @@ def main():
         if name not in KERNELS:
             sys.exit(f"unknown kernel {name}; known: {', '.join(KERNELS)}")
         generate(name, out)
-        print(name)
 
 
 if __name__ == "__main__":
