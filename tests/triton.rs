@@ -13,10 +13,10 @@ use nv_oracle::Oracle;
 /// Fixtures our ptxas does not compile yet: (file, the start of the first
 /// error's message).
 const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    ("matmul_bf16.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16'"),
-    ("matmul_f16.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16'"),
+    // The f16 result's pack (the lower branch's area).
+    ("matmul_f16.sm90a.ptx", "lowering of 'cvt.rn.f16x2.f32'"),
+    // fp8 wgmma is QGMMA, not lowered yet.
     ("matmul_fp8.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3'"),
-    ("matmul_tf32.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32'"),
 ];
 
 /// Triton 3.x's arguments before `FILE -o CUBIN` (xtask's `triton_args`).
