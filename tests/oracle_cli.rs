@@ -73,6 +73,32 @@ const CASES: &[&[&str]] = &[
     &["-arch=sm_90", "e_newer_instr.ptx"],
     &["-arch=compute_90", "-w", "K"],
     &["-arch=compute_80", "K80"],
+    // Triton 3.x's command lines (`make_cubin`, without its `-v`, whose
+    // figures are ours): line info, no fusion, its no-optimisation knob,
+    // `-suppress-debug-info` with TRITON_DISABLE_LINE_INFO, `-g` with
+    // TRITON_DISABLE_PTXAS_OPT.
+    &["-lineinfo", "--regAllocOptLevel=2", "--gpu-name=sm_80", "K80", "-o", "t80.o"],
+    &["-lineinfo", "--fmad=false", "--regAllocOptLevel=2", "--gpu-name=sm_90a", "KA", "-o", "t90.o"],
+    &["-lineinfo", "-suppress-debug-info", "--regAllocOptLevel=2", "--gpu-name=sm_90", "K", "-o", "t.o"],
+    &["-g", "--opt-level", "0", "--regAllocOptLevel=2", "--gpu-name=sm_90", "K", "-o", "t.o"],
+    &["-lineinfo", "--opt-level", "1", "--regAllocOptLevel=2", "--gpu-name=sm_90", "K", "-o", "t.o"],
+    &["--regAllocOptLevel=x", "K"],
+    &["--regAllocOptLevel=2", "--regAllocOptLevel=3", "-arch=sm_90", "K"],
+    // -g against other levels, -g with -lineinfo, debug switches alone.
+    &["-g", "-O3", "-arch=sm_90", "K"],
+    &["-O0", "-O2", "-g", "-arch=sm_90", "K"],
+    &["-lineinfo", "-g", "-arch=sm_90", "K"],
+    &["--suppress-debug-info", "-arch=sm_90", "K"],
+    // clang's invocations (-O3, and -g's companions), XLA's, TensorFlow
+    // users' hidden switch.
+    &["-m64", "-O3", "--gpu-name", "sm_80", "--output-file", "c.cubin", "K80"],
+    &["-m64", "-O0", "-g", "--dont-merge-basicblocks", "--return-at-end", "--gpu-name", "sm_80", "K80"],
+    &["-arch=sm_90", "--warn-on-spills", "-O3", "K", "-o", "x.cubin"],
+    &["-sw200428197=true", "-arch=sm_90", "K"],
+    &["-sw200428197=yes", "K"],
+    &["--fast-compile", "-arch=sm_90", "K"],
+    &["-fast-compile", "K"],
+    &["-compiler-stats=time", "K"],
 ];
 
 /// Cases known to differ, with the reason; the test fails when one of them

@@ -11,12 +11,12 @@ use std::time::Instant;
 
 /// One entry's figures.
 #[derive(Clone, Debug, Default)]
-struct Figures {
-    registers: f64,
-    spill_bytes: f64,
-    instructions: f64,
-    compile_ms: f64,
-    wall_ms: f64,
+pub(crate) struct Figures {
+    pub registers: f64,
+    pub spill_bytes: f64,
+    pub instructions: f64,
+    pub compile_ms: f64,
+    pub wall_ms: f64,
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -39,7 +39,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut files = files;
     files.dedup();
     for (file, target) in files {
-        match compile(&ours, &oracle, &corpus.join(&file), &target, &scratch) {
+        let args = [format!("-arch={target}"), "-v".to_string()];
+        match compile(&ours, &oracle, &corpus.join(&file), &args, &scratch.join("k.cubin")) {
             Ok(entries) => {
                 for (name, mine) in entries {
                     if let Some(theirs) = nvidia.get(&(file.clone(), target.clone(), name.clone())) {
@@ -86,27 +87,22 @@ fn nvidia_figures(tsv: &str) -> BTreeMap<(String, String, String), Figures> {
     out
 }
 
-/// Compiles `file` with our ptxas; figures per entry.
-fn compile(
+/// Compiles `file` with `ptxas` and `args` (which must hold `-v`) into
+/// `cubin`; figures per entry, or the first line of ptxas's errors.
+pub(crate) fn compile(
     ptxas: &Path,
     oracle: &nv_oracle::Oracle,
     file: &Path,
-    target: &str,
-    scratch: &Path,
+    args: &[String],
+    cubin: &Path,
 ) -> Result<Vec<(String, Figures)>, String> {
-    let cubin = scratch.join("k.cubin");
     let start = Instant::now();
-    let out = Command::new(ptxas)
-        .args([&format!("-arch={target}"), "-v", "-o"])
-        .arg(&cubin)
-        .arg(file)
-        .output()
-        .map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas).args(args).arg(file).arg("-o").arg(cubin).output().map_err(|e| e.to_string())?;
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or_default().to_string());
     }
-    let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(&cubin).output().map_err(|e| e.to_string())?;
+    let listing = Command::new(oracle.nvdisasm()).arg("-c").arg(cubin).output().map_err(|e| e.to_string())?;
     let instructions = instruction_counts(&String::from_utf8_lossy(&listing.stdout));
     let mut entries = Vec::new();
     let mut current: Option<(String, Figures)> = None;

@@ -14,6 +14,7 @@ mod gpu_check;
 mod oracle;
 mod sass_roundtrip;
 mod test;
+mod triton;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
@@ -29,6 +30,8 @@ commands:
   gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
+  triton [--update] [K...]  install Triton into target/triton, generate tests/triton/gen.py's PTX, compile it
+                      with NVIDIA's ptxas and ours on Triton's command line, print the table (--update: refresh fixtures)
   sass-roundtrip P... decode, print (vs nvdisasm) and re-encode every instruction of cubins [--print-ctrl]
 ";
 
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest),
         "oracle" => oracle::run(rest),
         "sass-roundtrip" => sass_roundtrip::run(rest),
+        "triton" => triton::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -1526,6 +1526,41 @@ pub static PROBED_SM90: &[Form] = &[
     },
 ];
 
+/// `HGMMA.64x8x16.F32 R24, gdesc[UR4]$layout, R24[, gsb0]`: NVIDIA's
+/// learned word (with `gsb0`) and what nvdisasm 13.5 (`-b SM90a`) prints
+/// for its bits flipped one at a time: bit 61 `.tnspA`, bit 62 `.tnspB`
+/// (both: `.tnspA.tnspB`), bits 84..86 the group scoreboard (0 `gsb0`, 7
+/// none, as NVIDIA's words of Triton's matmuls have between a group's
+/// HGMMAs). The shape and types are the `HGMMA` family's fields
+/// (`families.rs`), derived from these.
+macro_rules! hgmma {
+    ($operands:expr, $bits:literal) => {
+        Form {
+            mnemonic: "HGMMA.64x8x16.F32",
+            operands: $operands,
+            atoms: &[
+                reg_at!(16, None),
+                Atom { kind: AtomKind::U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+                Atom { kind: AtomKind::R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            ],
+            bits: $bits,
+            mask: 0x000001ffffffff00ffffffffc0000fff,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// Probed forms of the sm_90a warpgroup MMA (see [`hgmma`]).
+pub static PROBED_HGMMA: &[Form] = &[
+    hgmma!(&["{R}", "gdesc[{U}]", "{R}"], 0x000000000870080000000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspA", "{R}"], 0x000000000870080020000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspB", "{R}"], 0x000000000870080040000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}"], 0x000000000870080060000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "gsb0"], 0x000000000800080020000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "gsb0"], 0x000000000800080040000000000009f0),
+    hgmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "gsb0"], 0x000000000800080060000000000009f0),
+];
+
 /// Probed forms of sm_80 only: `CALL.ABS.NOINC 0x0` and `RET.ABS.NODEC R20
 /// 0x0` (NVIDIA's `-c` calls, the same words as sm_90's) with sm_80's
 /// address field: bits 34..80 hold address bits 2..48 (nvdisasm probes;
@@ -1624,7 +1659,8 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
         Sm::Sm80 => (PROBED_SM80, PROBED_CONVERT_SM80),
         Sm::Sm90 => (PROBED_SM90, PROBED_CONVERT_SM90),
     };
-    let probed = PROBED.iter().chain(PROBED_IMMA).chain(PROBED_CONVERT).chain(own).chain(convert);
+    let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };
+    let probed = PROBED.iter().chain(PROBED_IMMA).chain(PROBED_CONVERT).chain(own).chain(convert).chain(hgmma);
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {

@@ -323,6 +323,84 @@ const LDSM_TRANS: Slot = Slot::Field(WordField { pos: 78, len: 1, words: &["M88"
 /// The matrix count of LDSM (bits 72..73).
 const LDSM_COUNT: Slot = Slot::Field(WordField { pos: 72, len: 2, words: &["", "2", "4"] });
 
+/// The shape of HGMMA (bits 53..58, nvdisasm probes of NVIDIA's words for
+/// Triton's matmuls): N / 8 - 1 in bits 53..57, K = 8 with bit 58 (the
+/// tf32 shapes) and 16 without; bit 59 prints `INVALID`.
+const HGMMA_SHAPE: Slot = Slot::Field(WordField {
+    pos: 53,
+    len: 6,
+    words: &[
+        "64x8x16",
+        "64x16x16",
+        "64x24x16",
+        "64x32x16",
+        "64x40x16",
+        "64x48x16",
+        "64x56x16",
+        "64x64x16",
+        "64x72x16",
+        "64x80x16",
+        "64x88x16",
+        "64x96x16",
+        "64x104x16",
+        "64x112x16",
+        "64x120x16",
+        "64x128x16",
+        "64x136x16",
+        "64x144x16",
+        "64x152x16",
+        "64x160x16",
+        "64x168x16",
+        "64x176x16",
+        "64x184x16",
+        "64x192x16",
+        "64x200x16",
+        "64x208x16",
+        "64x216x16",
+        "64x224x16",
+        "64x232x16",
+        "64x240x16",
+        "64x248x16",
+        "64x256x16",
+        "64x8x8",
+        "64x16x8",
+        "64x24x8",
+        "64x32x8",
+        "64x40x8",
+        "64x48x8",
+        "64x56x8",
+        "64x64x8",
+        "64x72x8",
+        "64x80x8",
+        "64x88x8",
+        "64x96x8",
+        "64x104x8",
+        "64x112x8",
+        "64x120x8",
+        "64x128x8",
+        "64x136x8",
+        "64x144x8",
+        "64x152x8",
+        "64x160x8",
+        "64x168x8",
+        "64x176x8",
+        "64x184x8",
+        "64x192x8",
+        "64x200x8",
+        "64x208x8",
+        "64x216x8",
+        "64x224x8",
+        "64x232x8",
+        "64x240x8",
+        "64x248x8",
+        "64x256x8",
+    ],
+});
+/// The accumulator type of HGMMA (bit 75).
+const HGMMA_ACC: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["F16", "F32"] });
+/// The input type of HGMMA (bits 76..77; binary16 has no word).
+const HGMMA_INPUT: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["", "BF16", "TF32"] });
+
 /// The families, from the nvdisasm probes above.
 pub static FAMILIES: &[Family] = &[
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
@@ -363,6 +441,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "RED", sm: Some(Sm::Sm80), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
     Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
     Family { opcode: "HMMA", sm: None, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
+    Family { opcode: "HGMMA", sm: Some(Sm::Sm90), slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
     Family { opcode: "LDSM", sm: None, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
     Family { opcode: "LDGSTS", sm: None, slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL], negate: NOT_90 },
 ];

@@ -121,13 +121,14 @@ pub fn apply(inst: &mut Inst) {
                 widen(inst.uses.iter_mut().skip(i).take(1), w);
             }
         }
-        // `HGMMA.64xNx16.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
+        // `HGMMA.64xNxK.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
         // thread (N / 4 for F16 ones); with A in shared memory `gdesc[UR4]`
         // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7.
         HGMMA => {
-            let n = inst.mods.first().and_then(|m| m.name().strip_prefix("64x")?.split('x').next()?.parse::<u8>().ok());
-            if let Some(n) = n {
-                let acc = if inst.has_mod("F32") { n / 2 } else { n / 4 };
+            // N reaches 256: parsed wider than the accumulator count.
+            let n =
+                inst.mods.first().and_then(|m| m.name().strip_prefix("64x")?.split('x').next()?.parse::<u16>().ok());
+            if let Some(acc) = n.and_then(|n| u8::try_from(if inst.has_mod("F32") { n / 2 } else { n / 4 }).ok()) {
                 widen(inst.defs.iter_mut(), acc);
                 widen(
                     inst.uses

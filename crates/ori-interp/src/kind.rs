@@ -408,12 +408,39 @@ pub enum Kind {
 pub enum WgmmaOp {
     /// `WARPGROUP.ARRIVE` (`wgmma.fence`).
     Arrive,
-    /// `HGMMA.64xNx16.F32 d, gdesc[UR], c[, scale-d][, gsb0]`: f16 A and B
-    /// from shared memory; `closes` when it carries `gsb0`
-    /// (`wgmma.commit_group`).
-    Hgmma { n: u32, closes: bool },
+    /// `HGMMA.64xNxK.F32[.BF16|.TF32] d, gdesc[UR], c[, scale-d][, gsb0]`:
+    /// A and B from shared memory, not transposed; `closes` when it
+    /// carries `gsb0` (`wgmma.commit_group`).
+    Hgmma { n: u32, input: WgmmaInput, closes: bool },
     /// `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
     Depbar { keep: u32 },
+}
+
+/// The input type of an `HGMMA` (its K follows: 16 for the 16-bit types,
+/// 8 for tf32).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WgmmaInput {
+    /// binary16 (no type word).
+    F16,
+    /// bfloat16 (`.BF16`).
+    Bf16,
+    /// tf32 in 32-bit words (`.TF32`).
+    Tf32,
+}
+
+impl WgmmaInput {
+    /// Bytes per element in shared memory.
+    pub fn bytes(self) -> usize {
+        match self {
+            WgmmaInput::F16 | WgmmaInput::Bf16 => 2,
+            WgmmaInput::Tf32 => 4,
+        }
+    }
+
+    /// K of one HGMMA.
+    pub fn k(self) -> usize {
+        32 / self.bytes()
+    }
 }
 
 /// The asynchronous-copy, mbarrier and cluster operations (sm_80 LDGSTS,
@@ -565,15 +592,28 @@ fn cmp_op(inst: &Inst) -> Option<(Cmp, BoolOp)> {
     Some((cmp, op))
 }
 
-/// `HGMMA.64xNx16.F32` with both operands behind a descriptor (f16
-/// inputs: other input types add a modifier, an A in registers comes as
-/// a register operand before `gdesc`).
+/// `HGMMA.64xNxK.F32[.BF16|.TF32]` with both operands behind a
+/// descriptor, neither transposed (an A in registers comes as a register
+/// operand before `gdesc`; f16 accumulators, transposed and fp8 operands
+/// are not modelled).
 fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
-    let [shape, ty] = &inst.mods[..] else { return None };
-    let n = shape.name().strip_prefix("64x")?.strip_suffix("x16")?.parse().ok()?;
-    let desc_first = matches!(inst.uses.first().map(|u| &u.kind), Some(OperandKind::MatrixDesc(_)));
+    let (shape, acc, ty) = match &inst.mods[..] {
+        [shape, acc] => (shape, acc, None),
+        [shape, acc, ty] => (shape, acc, Some(ty.name())),
+        _ => return None,
+    };
+    let input = match ty {
+        None => WgmmaInput::F16,
+        Some("BF16") => WgmmaInput::Bf16,
+        Some("TF32") => WgmmaInput::Tf32,
+        Some(_) => return None,
+    };
+    let (n, k) = shape.name().strip_prefix("64x")?.split_once('x')?;
+    let n: u32 = n.parse().ok()?;
+    let desc_first = matches!(inst.uses.first(), Some(u) if matches!(u.kind, OperandKind::MatrixDesc(_)) && u.flags.layout.is_none());
     let closes = inst.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(0)));
-    (ty.name() == "F32" && desc_first && n % 8 == 0 && (8..=256).contains(&n)).then_some(WgmmaOp::Hgmma { n, closes })
+    let shape_ok = k.parse::<usize>().ok() == Some(input.k()) && n % 8 == 0 && (8..=256).contains(&n);
+    (acc.name() == "F32" && desc_first && shape_ok).then_some(WgmmaOp::Hgmma { n, input, closes })
 }
 
 /// Whether source `i` of `inst` is `RZ`.

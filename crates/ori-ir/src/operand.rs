@@ -164,25 +164,49 @@ impl Halves {
     }
 }
 
-/// The layout marker nvdisasm prints after an `IMMA` input (after
-/// `.reuse`): A is row-major, B column-major.
+/// The layout marker nvdisasm prints after a matrix input: after an
+/// `IMMA` input (after `.reuse`), A row-major or B column-major; after the
+/// descriptors of a warpgroup MMA (`gdesc[UR4].tnspB`), which of its
+/// shared-memory operands are stored transposed (MN-major; wgmma's
+/// `imm-trans-a`/`imm-trans-b`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// `.ROW`.
     Row,
     /// `.COL`.
     Col,
+    /// `.tnspA.tnspB`: A and B transposed.
+    TnspAB,
+    /// `.tnspA`: A transposed.
+    TnspA,
+    /// `.tnspB`: B transposed.
+    TnspB,
 }
 
 impl Layout {
-    /// Every layout.
-    pub const ALL: [Layout; 2] = [Layout::Row, Layout::Col];
+    /// Every layout, longer suffixes before their prefixes and tails
+    /// (`.tnspA.tnspB` before `.tnspA` and `.tnspB`), as parsers match.
+    pub const ALL: [Layout; 5] = [Layout::Row, Layout::Col, Layout::TnspAB, Layout::TnspA, Layout::TnspB];
 
     /// The suffix written after the operand.
     pub fn suffix(self) -> &'static str {
         match self {
             Layout::Row => ".ROW",
             Layout::Col => ".COL",
+            Layout::TnspAB => ".tnspA.tnspB",
+            Layout::TnspA => ".tnspA",
+            Layout::TnspB => ".tnspB",
+        }
+    }
+
+    /// The warpgroup-MMA transposition of A and B, as a layout (`None`
+    /// when neither operand is transposed).
+    pub fn transposed(a: bool, b: bool) -> Option<Layout> {
+        match (a, b) {
+            (true, true) => Some(Layout::TnspAB),
+            (true, false) => Some(Layout::TnspA),
+            (false, true) => Some(Layout::TnspB),
+            (false, false) => None,
         }
     }
 }

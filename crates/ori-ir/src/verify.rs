@@ -74,9 +74,16 @@ fn check_function(func: &Function, props: PropertySet) -> Vec<VerifyError> {
 }
 
 /// Registers a tuple of `width` words must start at a multiple of: pairs
-/// on even registers, 96- and 128-bit tuples on multiples of four.
+/// on even registers, 96- and 128-bit tuples on multiples of four, the
+/// wider accumulators of HGMMA on multiples of eight (NVIDIA's code puts
+/// 64-register ones at R24 and R88, so eight is the most the hardware can
+/// ask for).
 fn alignment(width: u8) -> u32 {
-    if width == 3 { 4 } else { u32::from(width) }
+    match width {
+        3 => 4,
+        5.. => 8,
+        _ => u32::from(width),
+    }
 }
 
 /// Virtual registers read but written nowhere in the function. Legal (PTX
@@ -219,7 +226,14 @@ impl Checker<'_> {
 
     fn check_reg(&mut self, pos: usize, inst: &Inst, reg: Reg) {
         let at = Some(pos);
-        let max_width = if reg.file.is_predicate() || reg.file == RegFile::B { 1 } else { 4 };
+        let max_width = if reg.file.is_predicate() || reg.file == RegFile::B {
+            1
+        } else if inst.op == crate::Opcode::HGMMA && reg.file == RegFile::R {
+            // m64n256 with f32 accumulators: 128 per thread.
+            128
+        } else {
+            4
+        };
         if reg.width == 0 || reg.width > max_width {
             self.error(at, Some(inst), format!("{reg}: a {:?} register cannot be {} words wide", reg.file, reg.width));
             return;

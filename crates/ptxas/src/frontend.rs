@@ -67,3 +67,13 @@ pub fn entry_names(module: &Module) -> impl Iterator<Item = &str> {
         _ => None,
     })
 }
+
+/// `-g` takes its DWARF from the PTX: ptxas warns, for each of the two
+/// sections it builds on, when the input has none.
+pub fn missing_debug_sections(module: &Module) -> impl Iterator<Item = Diagnostic> + '_ {
+    [".debug_abbrev", ".debug_info"]
+        .into_iter()
+        .filter(|name| !module.items.iter().any(|item| matches!(item, Item::Section(s) if s.name.name == *name)))
+        // ptxas's message starts with a space.
+        .map(|name| Diagnostic::warning(format!(" {name} section not found")))
+}

@@ -253,6 +253,13 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     if options.check_only {
         return Ok(None);
     }
+    if options.device_debug {
+        for (_, checked) in &ptx {
+            for d in frontend::missing_debug_sections(&checked.module) {
+                report.push(options, d);
+            }
+        }
+    }
     for (source, checked) in &ptx {
         match ptx_lower::lower(&checked.module, &source.text, options.arch) {
             Ok(module) => modules.push(module),

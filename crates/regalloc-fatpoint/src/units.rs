@@ -35,12 +35,14 @@ pub(crate) fn units_of(reg: Reg) -> std::ops::Range<Unit> {
 }
 
 /// Alignment of a tuple of `width` registers: pairs on even registers,
-/// 96- and 128-bit tuples on multiples of four (the verifier's rule).
+/// 96- and 128-bit tuples on multiples of four, wider ones (HGMMA's
+/// accumulators) on multiples of eight (the verifier's rule).
 pub(crate) fn alignment(width: u8) -> u32 {
     match width {
         0 | 1 => 1,
         2 => 2,
-        _ => 4,
+        3 | 4 => 4,
+        _ => 8,
     }
 }
 

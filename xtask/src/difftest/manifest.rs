@@ -494,6 +494,20 @@ pub fn run_manifest(
     dir: &Path,
     all_phases: bool,
 ) -> Result<(), String> {
+    let failed = run_launches(manifest, names, ptxas, dir, all_phases)?.iter().filter(|(_, ok)| !ok).count();
+    if failed == 0 { Ok(()) } else { Err(format!("{failed} kernel(s) failed")) }
+}
+
+/// [`run_manifest`]'s work: prints a line per launch and returns each
+/// launch's label (`kernel/entry arch`) and whether it passed.
+pub(crate) fn run_launches(
+    manifest: &Path,
+    names: &[String],
+    ptxas: &Path,
+    dir: &Path,
+    all_phases: bool,
+) -> Result<Vec<(String, bool)>, String> {
+    let mut outcomes = Vec::new();
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
     let cases = parse_manifest(&text)?;
@@ -553,6 +567,7 @@ pub fn run_manifest(
             } else {
                 fail += 1;
             }
+            outcomes.push((label, ok));
         }
     }
     println!(
@@ -560,7 +575,7 @@ pub fn run_manifest(
          our cubins: {ours_match} same outputs, {ours_none} not produced; skipped {skipped}"
     );
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
-    if fail == 0 { Ok(()) } else { Err(format!("{fail} kernel(s) failed")) }
+    Ok(outcomes)
 }
 
 #[cfg(test)]

@@ -29,23 +29,24 @@
 //!   Without swizzle, K-major operands are 8x8 core matrices of 16-bit
 //!   elements, 16 bytes a row, 128 bytes each: element (row r, column k)
 //!   lies at `start + (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2`
-//!   (A is M x K; B is stored N x K, its column `n` as row `n`).
-//! - Arithmetic: as `HMMA` (`sem::mma`): binary16 products exact in f64,
+//!   (A is M x K; B is stored N x K, its column `n` as row `n`); tf32
+//!   elements are 4 bytes, four to a row (`(k / 4) LBO + (k % 4) 4`).
+//!   Transposed (MN-major) operands are not modelled.
+//! - Arithmetic: as `HMMA` (`sem::mma`): binary16, bfloat16 and tf32 (a
+//!   binary32 word without its low 13 mantissa bits) products exact in f64,
 //!   summed with C in f64 and rounded once to binary32; NaN canonical.
 
 use ori_ir::RegFile;
 
 use super::half;
 use crate::exec::{Cta, R, fault, lanes};
-use crate::kind::WgmmaOp;
+use crate::kind::{WgmmaInput, WgmmaOp};
 use crate::memory::load_le;
 use crate::program::{Loc, Src, Step};
 use crate::warp::{LANES, Warp};
 
 /// Rows of the tile each warp of the warpgroup owns.
 const WARP_ROWS: usize = 16;
-/// The K extent of an f16 HGMMA.
-const K: usize = 16;
 
 /// A shared-memory matrix descriptor, decoded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -74,14 +75,16 @@ impl MatrixDesc {
         Ok(MatrixDesc { start: field(0), lbo: field(16), sbo: field(32) })
     }
 
-    /// Byte offset of the 16-bit element at (`row`, `k`) of a K-major
-    /// operand without swizzle.
-    pub fn element(&self, row: usize, k: usize) -> u64 {
+    /// Byte offset of the element of `bytes` bytes at (`row`, `k`) of a
+    /// K-major operand without swizzle (a core matrix row is 16 bytes:
+    /// eight 16-bit or four 32-bit elements).
+    pub fn element(&self, row: usize, k: usize, bytes: usize) -> u64 {
+        let per_row = 16 / bytes;
         u64::from(self.start)
             + (row / 8) as u64 * u64::from(self.sbo)
-            + (k / 8) as u64 * u64::from(self.lbo)
+            + (k / per_row) as u64 * u64::from(self.lbo)
             + (row % 8) as u64 * 16
-            + (k % 8) as u64 * 2
+            + ((k % per_row) * bytes) as u64
     }
 }
 
@@ -93,19 +96,31 @@ pub fn accumulator_position(lane: usize, i: usize) -> (usize, usize) {
     (lane / 4 + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2)
 }
 
-/// One warp's part of `HGMMA.64xNx16.F32` (f16 inputs): `a` holds the
-/// warp's 16 rows of A (16 x 16 binary16 bits), `b` B as N rows of K
-/// (B transposed), `c` the lanes' accumulators (N / 2 words each), read as
-/// zeros when `scale_d` is false. Returns the lanes' new accumulators.
-pub fn hgmma_f32_f16(a: &[[u16; K]; WARP_ROWS], b: &[[u16; K]], c: &[Vec<u32>], scale_d: bool) -> Vec<Vec<u32>> {
-    let h = |bits: u16| f64::from(half::to_f32(bits));
+/// The value of an input element's bits.
+fn input_value(input: WgmmaInput, bits: u32) -> f64 {
+    match input {
+        WgmmaInput::F16 => f64::from(half::to_f32(bits as u16)),
+        WgmmaInput::Bf16 => f64::from(f32::from_bits(bits << 16)),
+        // tf32 is binary32 with the low 13 mantissa bits ignored.
+        WgmmaInput::Tf32 => f64::from(f32::from_bits(bits & 0xffff_e000)),
+    }
+}
+
+/// One warp's part of `HGMMA.64xNxK.F32` (f16 inputs without a type word):
+/// `a` holds the warp's 16 rows of A (K elements' bits each), `b` B as N
+/// rows of K (B transposed), `c` the lanes' accumulators (N / 2 words
+/// each), read as zeros when `scale_d` is false. Returns the lanes' new
+/// accumulators. The products of these inputs are exact in f64, summed
+/// with C and rounded once to binary32.
+pub fn hgmma_f32(input: WgmmaInput, a: &[Vec<u32>], b: &[Vec<u32>], c: &[Vec<u32>], scale_d: bool) -> Vec<Vec<u32>> {
+    let v = |bits: u32| input_value(input, bits);
     (0..LANES)
         .map(|lane| {
             (0..b.len() / 2)
                 .map(|i| {
                     let (row, col) = accumulator_position(lane, i);
                     let acc = if scale_d { f64::from(f32::from_bits(c[lane][i])) } else { 0.0 };
-                    let sum = (0..K).fold(acc, |s, k| s + h(a[row][k]) * h(b[col][k]));
+                    let sum = (0..input.k()).fold(acc, |s, k| s + v(a[row][k]) * v(b[col][k]));
                     let bits = (sum as f32).to_bits();
                     if f32::from_bits(bits).is_nan() { 0x7fff_ffff } else { bits }
                 })
@@ -123,6 +138,8 @@ struct Queued {
     group: u32,
     /// N of the shape.
     n: u32,
+    /// The input type.
+    input: WgmmaInput,
     /// Accumulators written: first slot and words.
     d: (Loc, u8),
     /// Accumulators read (`RZ`: zeros).
@@ -215,7 +232,7 @@ impl Cta<'_> {
                 w.wgmma.arrived = true;
                 w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
             }
-            WgmmaOp::Hgmma { n, closes } => {
+            WgmmaOp::Hgmma { n, input, closes } => {
                 let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
                     (step.defs.first(), step.uses.first(), step.uses.get(1))
                 else {
@@ -235,7 +252,7 @@ impl Cta<'_> {
                 let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?;
                 let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(fault)?;
                 let group = w.wgmma.open;
-                w.wgmma.queued.push(Queued { pc, group, n, d, c, scale_d, a, b });
+                w.wgmma.queued.push(Queued { pc, group, n, input, d, c, scale_d, a, b });
                 if closes {
                     w.wgmma.open += 1;
                 }
@@ -258,29 +275,25 @@ impl Cta<'_> {
     fn perform_hgmma(&mut self, w: &mut Warp, q: &Queued) -> R<()> {
         let first_row = WARP_ROWS * (w.index as usize % 4);
         let shared = &self.shared[self.rank];
-        let read = |desc: &MatrixDesc, row: usize, k: usize| -> R<u16> {
-            let addr = desc.element(row, k);
-            match usize::try_from(addr).ok().and_then(|off| shared.get(off..off.checked_add(2)?)) {
-                Some(bytes) => Ok(load_le(bytes) as u16),
+        let bytes = q.input.bytes();
+        let read = |desc: &MatrixDesc, row: usize, k: usize| -> R<u32> {
+            let addr = desc.element(row, k, bytes);
+            match usize::try_from(addr).ok().and_then(|off| shared.get(off..off.checked_add(bytes)?)) {
+                Some(b) => Ok(load_le(b) as u32),
                 None => fault(format!("HGMMA (instruction {}) reads shared memory at {addr:#x}, out of bounds", q.pc)),
             }
         };
-        let mut a = [[0u16; K]; WARP_ROWS];
-        for (r, row) in a.iter_mut().enumerate() {
-            for (k, v) in row.iter_mut().enumerate() {
-                *v = read(&q.a, first_row + r, k)?;
-            }
-        }
-        let mut b = vec![[0u16; K]; q.n as usize];
-        for (col, row) in b.iter_mut().enumerate() {
-            for (k, v) in row.iter_mut().enumerate() {
-                *v = read(&q.b, col, k)?;
-            }
-        }
+        let k = q.input.k();
+        let a = (0..WARP_ROWS)
+            .map(|r| (0..k).map(|k| read(&q.a, first_row + r, k)).collect::<R<Vec<u32>>>())
+            .collect::<R<Vec<_>>>()?;
+        let b = (0..q.n as usize)
+            .map(|col| (0..k).map(|k| read(&q.b, col, k)).collect::<R<Vec<u32>>>())
+            .collect::<R<Vec<_>>>()?;
         let words = q.n / 2;
         let c: Vec<Vec<u32>> =
             (0..LANES).map(|lane| (0..words).map(|k| w.get_word(q.c.0, k, lane)).collect()).collect();
-        let d = hgmma_f32_f16(&a, &b, &c, q.scale_d);
+        let d = hgmma_f32(q.input, &a, &b, &c, q.scale_d);
         for lane in lanes(u32::MAX) {
             for (k, &v) in d[lane].iter().enumerate() {
                 w.set_word(q.d.0, k as u32, lane, v);
@@ -294,6 +307,9 @@ impl Cta<'_> {
 mod tests {
     use super::*;
 
+    /// The K extent of an f16 HGMMA.
+    const K: usize = 16;
+
     /// binary16 bits of a small integer.
     fn h(v: f64) -> u16 {
         half::from_f64(v)
@@ -304,9 +320,11 @@ mod tests {
         // The corpus kernel's descriptor: start 0x400, LBO 128, SBO 256.
         let d = MatrixDesc::decode(0x0000_0010_0008_0040).unwrap();
         assert_eq!(d, MatrixDesc { start: 0x400, lbo: 128, sbo: 256 });
-        assert_eq!(d.element(0, 0), 0x400);
-        assert_eq!(d.element(9, 3), 0x400 + 256 + 16 + 6);
-        assert_eq!(d.element(2, 12), 0x400 + 128 + 32 + 8);
+        assert_eq!(d.element(0, 0, 2), 0x400);
+        assert_eq!(d.element(9, 3, 2), 0x400 + 256 + 16 + 6);
+        assert_eq!(d.element(2, 12, 2), 0x400 + 128 + 32 + 8);
+        // tf32: four elements to a core-matrix row.
+        assert_eq!(d.element(2, 5, 4), 0x400 + 128 + 32 + 4);
         assert!(MatrixDesc::decode(1 << 62).unwrap_err().contains("swizzle mode 1"));
         assert!(MatrixDesc::decode(1 << 49).unwrap_err().contains("base offset 1"));
     }
@@ -325,13 +343,8 @@ mod tests {
     fn hgmma_matches_the_reference_product() {
         let av = |m: usize, k: usize| m as f64 + 2.0 * k as f64 - 9.0;
         let bv = |k: usize, n: usize| k as f64 - n as f64;
-        let mut a = [[0u16; K]; WARP_ROWS];
-        for (m, row) in a.iter_mut().enumerate() {
-            for (k, v) in row.iter_mut().enumerate() {
-                *v = h(av(m, k));
-            }
-        }
-        let b: Vec<[u16; K]> = (0..8).map(|n| std::array::from_fn(|k| h(bv(k, n)))).collect();
+        let a: Vec<Vec<u32>> = (0..WARP_ROWS).map(|m| (0..K).map(|k| u32::from(h(av(m, k)))).collect()).collect();
+        let b: Vec<Vec<u32>> = (0..8).map(|n| (0..K).map(|k| u32::from(h(bv(k, n)))).collect()).collect();
         let c: Vec<Vec<u32>> = (0..LANES)
             .map(|lane| {
                 (0..4)
@@ -343,7 +356,7 @@ mod tests {
             })
             .collect();
         for scale_d in [true, false] {
-            let d = hgmma_f32_f16(&a, &b, &c, scale_d);
+            let d = hgmma_f32(WgmmaInput::F16, &a, &b, &c, scale_d);
             for (lane, out) in d.iter().enumerate() {
                 for (i, &v) in out.iter().enumerate() {
                     let (m, n) = accumulator_position(lane, i);

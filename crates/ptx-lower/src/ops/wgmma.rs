@@ -5,7 +5,9 @@
 //! | PTX | SASS |
 //! |---|---|
 //! | `wgmma.fence.sync.aligned` | `WARPGROUP.ARRIVE` |
-//! | `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {d0..d3}, da, db, p, 1, 1, 0, 0` (p known true) | `HGMMA.64x8x16.F32 d, gdesc[UR], d` (A's descriptor in `UR:UR+1`, B's in `UR+2:UR+3`) |
+//! | `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d..}, da, db, p, 1, 1, ta, tb` (p known true) | `HGMMA.64xNx16.F32 d, gdesc[UR][.tnspA][.tnspB], d` (A's descriptor in `UR:UR+1`, B's in `UR+2:UR+3`) |
+//! | `... .m64nNk16.f32.bf16.bf16` / `.m64nNk8.f32.tf32.tf32 {d..}, da, db, p, 1, 1` | `HGMMA.64xNx16.F32.BF16` / `HGMMA.64xNx8.F32.TF32` |
+//! | `... .m64nNk16.f16.f16.f16` | `HGMMA.64xNx16.F16` (N / 4 accumulators) |
 //! | `wgmma.commit_group.sync.aligned` | `gsb0` on the group's last `HGMMA` |
 //! | `wgmma.wait_group.sync.aligned n` | `WARPGROUP.DEPBAR.LE gsb0, n` |
 //!
@@ -26,7 +28,7 @@
 //! touches); the register allocator sees the tuple live from the `HGMMA`
 //! to its readers after the wait.
 
-use ori_ir::{Inst, Opcode, Operand, OperandKind, Reg, RegFile};
+use ori_ir::{Inst, Layout, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
 
 use super::matrix::{as_tuple, names};
@@ -34,8 +36,57 @@ use super::unsupported;
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
 
-/// Accumulator registers per thread of `m64n8k16` with f32 results.
-const ACCUMULATORS: usize = 4;
+/// One `wgmma.mma_async` form with both operands from shared memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Shape {
+    /// N of `m64nNkK` (8..=256, a multiple of 8).
+    n: u16,
+    /// HGMMA's input-type word (binary16 has none).
+    input: Option<&'static str>,
+    /// f32 accumulators (else f16, two to a register).
+    f32_acc: bool,
+    /// Whether the form has the `imm-trans-a`, `imm-trans-b` operands
+    /// (the 16-bit inputs only).
+    transposable: bool,
+}
+
+impl Shape {
+    /// The form of `wgmma.mma_async.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE`
+    /// (PTX ISA: the K of each input type; f16 accumulators with f16
+    /// inputs only).
+    fn parse(words: &[&str]) -> Option<Shape> {
+        let ["mma_async", "sync", "aligned", shape, dtype, atype, btype] = words else { return None };
+        let (n, k) = shape.strip_prefix("m64n")?.split_once('k')?;
+        let n: u16 = n.parse().ok()?;
+        if atype != btype || n % 8 != 0 || !(8..=256).contains(&n) {
+            return None;
+        }
+        let (input, want_k) = match *atype {
+            "f16" => (None, "16"),
+            "bf16" => (Some("BF16"), "16"),
+            "tf32" => (Some("TF32"), "8"),
+            _ => return None,
+        };
+        let f32_acc = match *dtype {
+            "f32" => true,
+            "f16" if input.is_none() => false,
+            _ => return None,
+        };
+        (k == want_k).then_some(Shape { n, input, f32_acc, transposable: want_k == "16" })
+    }
+
+    /// Accumulator registers per thread.
+    fn accumulators(self) -> usize {
+        usize::from(self.n) / if self.f32_acc { 2 } else { 4 }
+    }
+
+    /// HGMMA's modifiers: `64xNxK`, the accumulator type, the input type.
+    fn mods(self) -> Vec<String> {
+        let k = if self.input == Some("TF32") { 8 } else { 16 };
+        let acc = if self.f32_acc { "F32" } else { "F16" };
+        [format!("64x{}x{k}", self.n), acc.to_string()].into_iter().chain(self.input.map(str::to_string)).collect()
+    }
+}
 
 /// Lowers the `wgmma.*` instructions.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
@@ -54,14 +105,18 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let gsb = Operand::from(OperandKind::GroupScoreboard(0));
             cx.emit(Opcode::WARPGROUP, &["DEPBAR", "LE"], vec![], vec![gsb, keep], inst.span)
         }
-        ["mma_async", "sync", "aligned", "m64n8k16", "f32", "f16", "f16"] => mma_async(cx, inst),
-        _ => Err(unsupported(inst)),
+        _ => match Shape::parse(&words) {
+            Some(shape) => mma_async(cx, inst, shape),
+            None => Err(unsupported(inst)),
+        },
     }
 }
 
-/// `wgmma.mma_async ... {d}, da, db, p, 1, 1, 0, 0`: both operands from
-/// shared memory, no scaling or transposition.
-fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+/// `wgmma.mma_async ... {d}, da, db, p, 1, 1[, ta, tb]`: both operands
+/// from shared memory, not negated; `ta`/`tb` (the 16-bit inputs only)
+/// mark an operand stored transposed (`.tnspA`/`.tnspB` on the
+/// descriptor operand).
+fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered {
     let [_, _, _, scale_d, rest @ ..] = &inst.operands[..] else { return Err(unsupported(inst)) };
     let int = |e: &Expr| match e.kind {
         ExprKind::Int { value, .. } => Some(value as i64),
@@ -71,13 +126,16 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         },
         _ => None,
     };
-    if rest.iter().map(int).collect::<Vec<_>>() != [Some(1), Some(1), Some(0), Some(0)] {
-        return Err(at(inst.span, "wgmma.mma_async with scaled, negated or transposed operands is not supported yet"));
-    }
+    let imms: Vec<Option<i64>> = rest.iter().map(int).collect();
+    let layout = match (shape.transposable, &imms[..]) {
+        (false, [Some(1), Some(1)]) => None,
+        (true, [Some(1), Some(1), Some(ta @ (0 | 1)), Some(tb @ (0 | 1))]) => Layout::transposed(*ta == 1, *tb == 1),
+        _ => return Err(at(inst.span, "wgmma.mma_async with negated operands is not supported yet")),
+    };
     if !scale_d_is_true(cx, scale_d) {
         return Err(at(inst.span, "wgmma.mma_async with a scale-d not known to be true is not supported yet"));
     }
-    let acc = names(inst, 0, ACCUMULATORS)?;
+    let acc = names(inst, 0, shape.accumulators())?;
     let regs = acc.iter().map(|&(n, s)| cx.reg(n, s)).collect::<Lowered<Vec<Reg>>>()?;
     let Some(d) = as_tuple(&regs) else {
         return Err(at(inst.span, "wgmma accumulators that are not one register tuple are not supported yet"));
@@ -95,8 +153,11 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let part = if k == 0 { part.undef() } else { part };
         cx.emit(Opcode::R2UR, &[], vec![part], vec![Operand::reg(pair.part(name.1, 1))], inst.span)?;
     }
-    let uses = vec![OperandKind::MatrixDesc(desc).into(), Operand::reg(d)];
-    cx.emit(Opcode::HGMMA, &["64x8x16", "F32"], vec![Operand::reg(d)], uses, inst.span)
+    let mut descs = Operand::from(OperandKind::MatrixDesc(desc));
+    descs.flags.layout = layout;
+    let mods = shape.mods();
+    let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
+    cx.emit(Opcode::HGMMA, &mods, vec![Operand::reg(d)], vec![descs, Operand::reg(d)], inst.span)
 }
 
 /// `wgmma.commit_group`: NVIDIA marks the last `HGMMA` of the group with
@@ -108,7 +169,10 @@ fn commit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             hgmma.uses.push(OperandKind::GroupScoreboard(0).into());
             Ok(())
         }
-        _ => Err(at(inst.span, "wgmma.commit_group without a wgmma.mma_async before it in its block is not supported yet")),
+        _ => Err(at(
+            inst.span,
+            "wgmma.commit_group without a wgmma.mma_async before it in its block is not supported yet",
+        )),
     }
 }
 
@@ -119,6 +183,11 @@ fn scale_d_is_true(cx: &Lowerer<'_>, e: &Expr) -> bool {
     let ExprKind::Name(r, None) = &e.kind else { return false };
     let Some(p) = cx.regs.existing(r.name.as_str()) else { return false };
     let Some(def) = single_def(cx, p) else { return false };
+    // `mov.pred p, -1` (Triton's): `PLOP3.LUT p, PT, PT, PT, PT, 0x80, 0x0`.
+    if def.op == Opcode::PLOP3 {
+        let pt = |o: &Operand| o.as_reg() == Some(Reg::PT) && !o.flags.not;
+        return matches!(&def.uses[..], [a, b, c, lut, _] if pt(a) && pt(b) && pt(c) && imm(lut).is_some_and(|l| l & 0x80 != 0));
+    }
     let cmp = if def.op == Opcode::ISETP && def.has_mod("AND") {
         if def.has_mod("NE") {
             |a: i64, b: i64| a != b
@@ -189,11 +258,13 @@ pub(crate) fn bind_accumulators(cx: &mut Lowerer<'_>, statements: &[Statement]) 
     for s in statements {
         match s {
             Statement::Instruction(i) if i.opcode.name == "wgmma" && i.has("mma_async") => {
-                let Ok(acc) = names(i, 0, ACCUMULATORS) else { continue };
+                let words: Vec<&str> = i.modifiers.iter().map(|m| m.name.as_str()).collect();
+                let Some(count) = Shape::parse(&words).map(Shape::accumulators) else { continue };
+                let Ok(acc) = names(i, 0, count) else { continue };
                 if acc.iter().any(|&(n, _)| cx.regs.existing(n).is_some()) {
                     continue;
                 }
-                let t = cx.temp(RegFile::R, ACCUMULATORS as u8);
+                let t = cx.temp(RegFile::R, count as u8);
                 for (k, &(n, _)) in acc.iter().enumerate() {
                     cx.regs.alias(n, t.part(k as u8, 1));
                 }

@@ -47,8 +47,15 @@ const fn opt(long: &'static str, short: &'static str, arg: ArgKind, meta: &'stat
     OptSpec { long, short, arg, meta, help: Some(help) }
 }
 
+/// An option missing from `--help`, spelled the same after `-` and `--`.
 const fn hidden(long: &'static str, arg: ArgKind) -> OptSpec {
     OptSpec { long, short: long, arg, meta: "", help: None }
+}
+
+/// An option missing from `--help` that ptxas reads only after `--`
+/// (`-fast-compile` is an unknown option).
+const fn hidden_long_only(long: &'static str, arg: ArgKind) -> OptSpec {
+    OptSpec { long, short: "", arg, meta: "", help: None }
 }
 
 use ArgKind::*;
@@ -173,10 +180,15 @@ pub static OPTIONS: &[OptSpec] = &[
     opt("warn-on-local-memory-usage", "warn-lmem-usage", Flag, "", "Warn about functions with a stack frame."),
     opt("warn-on-spills", "warn-spills", Flag, "", "Warn about functions that spill registers."),
     opt("warning-as-error", "Werror", Flag, "", "Make warnings errors."),
-    hidden("compiler-stats", EnumList(STATS)),
+    hidden_long_only("compiler-stats", EnumList(STATS)),
     hidden("compiler-stats-file", Text),
-    hidden("fast-compile", Text),
+    hidden_long_only("fast-compile", Flag),
     hidden("fdevice-time-trace", Text),
+    // Hidden options real callers pass: Triton 3.x always gives
+    // `--regAllocOptLevel=2`; TensorFlow/XLA users `-sw200428197=true`
+    // (through TF_EXTRA_PTXAS_OPTIONS). ptxas takes both without a word.
+    hidden("regAllocOptLevel", Number),
+    hidden("sw200428197", Bool),
     // This compiler's own options.
     opt("phases", "phases", Text, "file", "Use this phase manifest instead of the built-in phases.ron."),
     opt("list-phases", "list-phases", Flag, "", "List the registered phases and the phase plan for the target."),
@@ -393,6 +405,18 @@ mod tests {
         assert_eq!(fatal("-mfoo"), "'foo': expected a number");
         assert_eq!(fatal("-o/tmp/x.cubin"), "Unknown option 'o/tmp/x.cubin'");
         assert_eq!(fatal("-e2"), "Unknown option 'e2'");
+    }
+
+    #[test]
+    fn hidden_options_of_real_callers() {
+        let p = parse(&args("-lineinfo -v --regAllocOptLevel=2 --gpu-name=sm_90a k.ptx -o k.o")).unwrap();
+        assert_eq!(p.value("regAllocOptLevel"), Some("2"));
+        assert!(parse(&args("-regAllocOptLevel 3 -sw200428197=true --fast-compile")).is_ok());
+        assert_eq!(fatal("--regAllocOptLevel=x"), "'x': expected a number");
+        assert_eq!(fatal("-sw200428197=yes"), "'yes': expected true or false");
+        assert_eq!(fatal("-fast-compile"), "Unknown option 'fast-compile'");
+        assert_eq!(fatal("--fast-compile=1"), "no argument expected after '--fast-compile'");
+        assert_eq!(fatal("-compiler-stats=time"), "Unknown option 'compiler-stats'");
     }
 
     #[test]

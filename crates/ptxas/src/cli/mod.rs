@@ -183,7 +183,22 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
     options.line_info = parsed.has("generate-line-info");
     options.device_debug = parsed.has("device-debug");
     if options.device_debug {
+        // -g means -O0; ptxas refuses any other level given with it.
+        if parsed.value("opt-level").and_then(|l| l.parse::<i64>().ok()).is_some_and(|l| l != 0) {
+            return Err(vec![Diagnostic::fatal("Optimized debugging not supported")]);
+        }
         options.opt_level = 0;
+        if options.line_info {
+            warnings.push(Diagnostic::warning(
+                "Conflicting options --device-debug and --generate-line-info specified, ignoring --generate-line-info option",
+            ));
+            options.line_info = false;
+        }
+    }
+    if parsed.has("suppress-debug-info") && !options.device_debug && !options.line_info {
+        warnings.push(Diagnostic::warning(
+            "Option suppress-debug-info requires option device-debug or lineinfo; ignoring since latter is not specified",
+        ));
     }
     options.entries = parsed.list("entry");
     options.threads = match parsed.value("split-compile").map(str::parse::<usize>) {

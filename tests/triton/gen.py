@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Regenerates the Triton fixtures tests/triton/NAME.sm80.ptx and
+NAME.sm90a.ptx: kernels in the shape of Triton's tutorials, compiled by the
+pinned Triton that `cargo xtask triton` installs into target/triton, with
+no GPU: `triton.compile(ASTSource(fn, signature, constexprs),
+target=GPUTarget("cuda", 80 or 90, 32))`.
+
+    cargo xtask triton --update        (or, by hand:)
+    PYTHONPATH=target/triton TRITON_PTXAS_PATH=... python3 tests/triton/gen.py OUT_DIR [NAME...]
+
+Triton runs ptxas as the last stage of `compile`; the PTX is taken from
+the compiled kernel's `asm["ptx"]`, exactly what Triton gives ptxas (but
+for the path of this script in `.file`, made relative).
+Every pointer argument is marked 16-byte divisible, as Triton's launcher
+does for the aligned buffers that torch allocates.
+"""
+import pathlib
+import sys
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.language.extra.cuda import libdevice
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+    start = tl.program_id(0)
+    step = tl.num_programs(0)
+    for row in tl.range(start, n_rows, step):
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        num = tl.exp(x)
+        y = num / tl.sum(num, axis=0)
+        tl.store(out_ptr + row * out_stride + cols, y, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    _mean = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        y = (x - mean) * rstd * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+@triton.jit
+def dropout_kernel(x_ptr, out_ptr, n_elements, p, seed, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    keep = tl.rand(seed, offsets) > p
+    tl.store(out_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def gelu_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    exact = 0.5 * x * (1.0 + libdevice.erf(x * 0.7071067811865476))
+    tanh = 0.5 * x * (1.0 + libdevice.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    tl.store(out_ptr + offsets, exact + libdevice.exp2(x) * 0.0 + tanh * 1e-3, mask=mask)
+
+
+@triton.jit
+def reduce_kernel(x_ptr, sum_ptr, max_ptr, argmax_ptr, n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.arange(0, BLOCK_C)
+    mask = cols[None, :] < n_cols
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=0.0)
+    tl.store(sum_ptr + rows, tl.sum(x, axis=1))
+    tl.store(max_ptr + rows, tl.max(tl.where(mask, x, -float("inf")), axis=1))
+    tl.store(argmax_ptr + rows, tl.argmax(tl.where(mask, x, -float("inf")), axis=1))
+
+
+@triton.jit
+def scan_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets)
+    tl.store(out_ptr + offsets, tl.cumsum(x, axis=0))
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, n_elements, n_bins, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0)
+    bins = x % n_bins
+    tl.atomic_add(hist_ptr + bins, 1, mask=mask)
+    tl.atomic_max(hist_ptr + n_bins + offsets * 0, x, mask=mask)
+
+
+@triton.jit
+def intdiv_kernel(a_ptr, q_ptr, r_ptr, n_elements, d, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    a = tl.load(a_ptr + offsets, mask=mask, other=0)
+    tl.store(q_ptr + offsets, a // d + a // 7, mask=mask)
+    tl.store(r_ptr + offsets, a % d - (a % 13), mask=mask)
+
+
+def matmul(in_ty, out_ty, bm, bn, bk, warps):
+    sig = {"a_ptr": f"*{in_ty}", "b_ptr": f"*{in_ty}", "c_ptr": f"*{out_ty}"}
+    sig.update({k: "i32" for k in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
+                                   "stride_cn")})
+    sig.update({k: "constexpr" for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")})
+    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}
+    # The unit strides are constants, as Triton specializes an argument
+    # equal to 1 (row-major A, B and C).
+    for unit in ("stride_ak", "stride_bn", "stride_cn"):
+        sig[unit] = "constexpr"
+        consts[unit] = 1
+    return matmul_kernel, sig, consts, warps
+
+
+# name -> (function, signature, constexprs, num_warps, targets)
+KERNELS = {
+    "add": (add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32",
+                         "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4),
+    "softmax": (softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32", "out_stride": "i32",
+                                 "n_rows": "i32", "n_cols": "i32", "BLOCK": "constexpr"}, {"BLOCK": 1024}, 8),
+    "matmul_f16": matmul("fp16", "fp16", 128, 128, 32, 4),
+    "matmul_bf16": matmul("bf16", "fp32", 64, 128, 32, 4),
+    "matmul_tf32": matmul("fp32", "fp32", 64, 64, 32, 4),
+    # fp8 dots need sm_89 or later: sm_90a only (FP8_ONLY).
+    "matmul_fp8": matmul("fp8e4nv", "fp16", 64, 128, 64, 4),
+    "layer_norm": (layer_norm_fwd, {"X": "*fp32", "Y": "*fp32", "W": "*fp32", "B": "*fp32", "Mean": "*fp32",
+                                    "Rstd": "*fp32", "stride": "i32", "N": "i32", "eps": "fp32",
+                                    "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+    "dropout": (dropout_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32", "p": "fp32",
+                                 "seed": "i32", "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4),
+    "gelu": (gelu_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32", "BLOCK": "constexpr"},
+             {"BLOCK": 512}, 4),
+    "reduce": (reduce_kernel, {"x_ptr": "*fp32", "sum_ptr": "*fp32", "max_ptr": "*fp32", "argmax_ptr": "*i32",
+                               "n_cols": "i32", "BLOCK_R": "constexpr", "BLOCK_C": "constexpr"},
+               {"BLOCK_R": 4, "BLOCK_C": 256}, 4),
+    "scan": (scan_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+    "histogram": (histogram_kernel, {"x_ptr": "*i32", "hist_ptr": "*i32", "n_elements": "i32", "n_bins": "i32",
+                                     "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4),
+    "intdiv": (intdiv_kernel, {"a_ptr": "*i32", "q_ptr": "*i32", "r_ptr": "*i32", "n_elements": "i32", "d": "i32",
+                               "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+}
+
+# Triton's names for its targets: sm_90 compiles as sm_90a.
+TARGETS = {"sm80": 80, "sm90a": 90}
+# Kernels Triton compiles for sm_90a only.
+FP8_ONLY = {"matmul_fp8"}
+
+
+def generate(name, out):
+    fn, sig, consts, warps = KERNELS[name]
+    attrs = {(i, ): [["tt.divisibility", 16]] for i, ty in enumerate(sig.values()) if ty.startswith("*")}
+    for tag, cap in TARGETS.items():
+        if name in FP8_ONLY and cap < 90:
+            continue
+        src = ASTSource(fn, sig, constexprs=consts, attrs=attrs)
+        kernel = triton.compile(src, target=GPUTarget("cuda", cap, 32), options={"num_warps": warps})
+        # The `.file` Triton writes is this script's absolute path: made
+        # relative, so that the fixtures do not depend on the checkout.
+        ptx = kernel.asm["ptx"].replace(f'"{HERE}/', '"')
+        (out / f"{name}.{tag}.ptx").write_text(ptx)
+        # What a launch needs beside the PTX (tests/triton/manifest.toml).
+        print(f"{name}.{tag}: {warps * 32} threads, {kernel.metadata.shared} bytes of dynamic shared memory")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out = pathlib.Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    names = sys.argv[2:] or list(KERNELS)
+    for name in names:
+        if name not in KERNELS:
+            sys.exit(f"unknown kernel {name}; known: {', '.join(KERNELS)}")
+        generate(name, out)
+
+
+if __name__ == "__main__":
+    main()

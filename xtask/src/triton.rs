@@ -1,0 +1,220 @@
+//! `cargo xtask triton [--update] [KERNEL...]`: Triton through our ptxas.
+//!
+//! Installs the pinned Triton from PyPI into `target/triton` (as the
+//! oracle is installed: pip, nothing by hand), has it generate the PTX of
+//! the kernels of `tests/triton/gen.py` for sm_80 and sm_90a (no GPU
+//! needed; Triton runs NVIDIA's ptxas as its last stage), then compiles
+//! each PTX with NVIDIA's ptxas and with ours on Triton's own command line
+//! ([`triton_args`]) and prints, per kernel and target, whether ours
+//! compiles and registers, spill bytes and SASS instructions, ours /
+//! NVIDIA's. `--update` writes the generated PTX over the fixtures in
+//! `tests/triton/` (which the test command compiles without Triton);
+//! without it the PTX goes to `target/triton/ptx` and fixtures that
+//! differ from it are named.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::corpus_report::{Figures, compile};
+
+/// The Triton release the fixtures come from (the newest on PyPI for the
+/// Python 3.11 here, November 2026).
+pub const TRITON: &str = "triton==3.9.0";
+
+/// The targets Triton compiles for, as the fixture names spell them, and
+/// the `--gpu-name` Triton passes (it compiles sm_90 as sm_90a).
+pub const TARGETS: &[(&str, &str)] = &[("sm80", "sm_80"), ("sm90a", "sm_90a")];
+
+/// Triton 3.x's ptxas arguments before `FILE -o CUBIN` (`make_cubin` in
+/// `third_party/nvidia/backend/compiler.py`, default knobs: line info,
+/// fused multiply-adds, `-v`, its register-allocation workaround).
+pub fn triton_args(gpu_name: &str) -> Vec<String> {
+    ["-lineinfo", "-v", "--regAllocOptLevel=2"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("--gpu-name={gpu_name}")])
+        .collect()
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let update = args.iter().any(|a| a == "--update");
+    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let root = crate::workspace_root();
+    let fixtures = root.join("tests/triton");
+    let oracle = crate::oracle::ensure()?;
+    let triton = root.join("target/triton");
+    install(&triton)?;
+    let out = if update { fixtures.clone() } else { triton.join("ptx") };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let status = Command::new(python()?)
+        .arg(fixtures.join("gen.py"))
+        .arg(&out)
+        .args(&names)
+        .env("PYTHONPATH", &triton)
+        .env("TRITON_PTXAS_PATH", oracle.ptxas())
+        .env("TRITON_PTXAS_BLACKWELL_PATH", oracle.ptxas())
+        .env("TRITON_CACHE_DIR", triton.join("cache"))
+        // Triton 3.9 warns that the default of fused multiply-adds is
+        // about to change; this keeps 3.9's default and quiets it.
+        .env("TRITON_DEFAULT_FP_FUSION", "1")
+        .status()
+        .map_err(|e| format!("cannot run gen.py: {e}"))?;
+    if !status.success() {
+        return Err("tests/triton/gen.py failed".into());
+    }
+    let ours = crate::compile::release_ptxas()?;
+    let scratch = triton.join("cubins");
+    std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    let mut ptx: Vec<PathBuf> = std::fs::read_dir(&out)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .filter(|p| names.is_empty() || names.iter().any(|n| kernel_of(p).is_some_and(|(k, _)| k == n.as_str())))
+        .collect();
+    ptx.sort();
+    let mut stale = Vec::new();
+    let mut rows = Vec::new();
+    for file in &ptx {
+        let Some((kernel, gpu_name)) = kernel_of(file) else { continue };
+        if !update {
+            let fixture = fixtures.join(file.file_name().expect("a file"));
+            if std::fs::read(&fixture).ok() != std::fs::read(file).ok() {
+                stale.push(fixture.display().to_string());
+            }
+        }
+        let args = triton_args(gpu_name);
+        let theirs = compile(&oracle.ptxas(), &oracle, file, &args, &scratch.join("nvidia.cubin"))?;
+        let mine = compile(&ours, &oracle, file, &args, &scratch.join("ours.cubin"));
+        rows.push((format!("{kernel} {gpu_name}"), mine.map(first), first(theirs)));
+    }
+    print!("{}", render(&rows));
+    if !stale.is_empty() {
+        println!("\nfixtures that differ from what {TRITON} generates now (`cargo xtask triton --update`):");
+        for f in &stale {
+            println!("  {f}");
+        }
+    }
+    Ok(())
+}
+
+/// Installs Triton with pip into `dir` unless it is there.
+pub fn install(dir: &Path) -> Result<(), String> {
+    if dir.join("triton/__init__.py").is_file() {
+        return Ok(());
+    }
+    // Triton 3.9's only requirement is for Pythons before 3.10.
+    let status = Command::new(python()?)
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"])
+        .arg(dir)
+        .arg(TRITON)
+        .status()
+        .map_err(|e| format!("cannot run pip: {e}"))?;
+    if status.success() && dir.join("triton/__init__.py").is_file() {
+        Ok(())
+    } else {
+        Err(format!("pip install {TRITON} into {} failed ({status})", dir.display()))
+    }
+}
+
+fn python() -> Result<&'static str, String> {
+    ["python3", "python"]
+        .into_iter()
+        .find(|p| Command::new(p).arg("--version").output().is_ok())
+        .ok_or_else(|| "no python3 found".to_string())
+}
+
+/// `NAME.sm80.ptx` -> (`NAME`, `sm_80`).
+pub fn kernel_of(file: &Path) -> Option<(&str, &'static str)> {
+    let stem = file.file_stem()?.to_str()?;
+    let (kernel, tag) = stem.rsplit_once('.')?;
+    TARGETS.iter().find(|(t, _)| *t == tag).map(|&(_, gpu)| (kernel, gpu))
+}
+
+/// A Triton PTX file has one entry.
+fn first(entries: Vec<(String, Figures)>) -> Figures {
+    entries.into_iter().next().map(|(_, f)| f).unwrap_or_default()
+}
+
+fn render(rows: &[(String, Result<Figures, String>, Figures)]) -> String {
+    let mut out = String::from(
+        "| kernel | ours compiles | registers | spill bytes | SASS instructions |\n|---|---|---|---|---|\n",
+    );
+    let mut compiled = 0;
+    for (name, mine, theirs) in rows {
+        match mine {
+            Ok(m) => {
+                compiled += 1;
+                out += &format!(
+                    "| {name} | yes | {} / {} | {} / {} | {} / {} |\n",
+                    m.registers,
+                    theirs.registers,
+                    m.spill_bytes,
+                    theirs.spill_bytes,
+                    m.instructions,
+                    theirs.instructions
+                );
+            }
+            Err(e) => {
+                // The first error, without ptxas's file and line prefix.
+                let why: String = e.split_once("; ").map_or(e.as_str(), |(_, m)| m).chars().take(90).collect();
+                out += &format!(
+                    "| {name} | no: {} | - / {} | - / {} | - / {} |\n",
+                    why.replace('|', "\\|"),
+                    theirs.registers,
+                    theirs.spill_bytes,
+                    theirs.instructions
+                );
+            }
+        }
+    }
+    out += &format!("\n{compiled} of {} compile with our ptxas.\n", rows.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::difftest::manifest::run_launches;
+
+    /// Launches that cannot be compared yet, with the reason: the
+    /// interpreter loads a cubin through the SASS decoder, which does not
+    /// know these instructions of NVIDIA's cubin (each the first one it
+    /// stops at). The test fails once one passes, so the list only shrinks.
+    const KNOWN: &[(&str, &str)] = &[
+        ("softmax/softmax_kernel sm_90a", "decoder: ULEA UR8, UP0, UR7, UR14, 0x2"),
+        ("matmul_f16/matmul_kernel sm_80", "decoder: LEA.HI.SX32 R3, R3, -R6, 0x19"),
+        ("matmul_bf16/matmul_kernel sm_80", "decoder: LEA.HI.SX32 R3, R3, -R114, 0x1a"),
+        ("matmul_tf32/matmul_kernel sm_80", "decoder: LEA.HI.SX32 R4, R4, -R119, 0x1a"),
+        ("layer_norm/layer_norm_fwd sm_80", "decoder: FFMA R5, R16, R5, c[0x0][0x198]"),
+        ("layer_norm/layer_norm_fwd sm_90a", "decoder: FFMA R10, R9, R6, UR5"),
+        ("dropout/dropout_kernel sm_80", "decoder: FSETP.GT.AND P3, PT, R7, c[0x0][0x174], PT"),
+        ("dropout/dropout_kernel sm_90a", "decoder: UIMAD.WIDE.U32 UR4, UR8, -0x2daee0ad, URZ"),
+        ("gelu/gelu_kernel sm_80", "decoder: FSEL R2, -R2, R9, P5"),
+        ("gelu/gelu_kernel sm_90a", "decoder: FSEL R6, -R5, R0, P4"),
+        ("reduce/reduce_kernel sm_80", "decoder: LDS.128 R8, [R4.X16]"),
+        ("reduce/reduce_kernel sm_90a", "decoder: LDSM.16.M88 R16, [UR4]"),
+        ("histogram/histogram_kernel sm_80", "decoder: STS.128 [R3.X16], R4"),
+    ];
+
+    /// tests/triton/manifest.toml on the interpreter: NVIDIA's cubin and
+    /// ours (compiled in process) give the same outputs, but for [`KNOWN`].
+    #[test]
+    fn the_triton_manifest_passes() {
+        let Some(oracle) = nv_oracle::Oracle::for_test("the_triton_manifest_passes") else { return };
+        let manifest = crate::workspace_root().join("tests/triton/manifest.toml");
+        let dir = std::env::temp_dir().join(format!("difftest-triton-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let outcomes = run_launches(&manifest, &[], &oracle.ptxas(), &dir, false).unwrap();
+        let mut problems = Vec::new();
+        for (label, ok) in &outcomes {
+            match (ok, KNOWN.iter().find(|(k, _)| k == label)) {
+                (true, Some(_)) => problems.push(format!("{label} passes now: remove it from KNOWN")),
+                (false, None) => problems.push(format!("{label} fails")),
+                _ => {}
+            }
+        }
+        for (k, _) in KNOWN {
+            assert!(outcomes.iter().any(|(l, _)| l == k), "KNOWN names {k}, which the manifest does not launch");
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
