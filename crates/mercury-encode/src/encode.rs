@@ -16,11 +16,13 @@ use crate::{Error, Sm, halves};
 /// instruction gets [`UNSCHEDULED`].
 pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
     let tables = Tables::get(sm);
-    match encode_with(tables, sm, inst, addr, labels) {
+    let result = match encode_with(tables, sm, inst, addr, labels) {
         // A form nobody learned may be a derived one.
         Err(_) if !tables.is_full() => encode_with(Tables::full(sm), sm, inst, addr, labels),
         result => result,
-    }
+    };
+    // Else one of the ISA solver's forms (the first error says more).
+    result.or_else(|e| encode_with(Tables::solved(sm), sm, inst, addr, labels).map_err(|_| e))
 }
 
 fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
@@ -52,8 +54,10 @@ fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Lab
             Err(e) => last_err = e,
         }
     }
-    // Siblings of learned forms (other comparison, combine, signedness).
-    for form in crate::families::derived_forms(tables, sm, &mnemonic, &skeletons) {
+    // Siblings of learned forms (other comparison, combine, signedness),
+    // and forms with operand marks set (`-R`, `|R|`).
+    let siblings = crate::families::derived_forms(tables, sm, &mnemonic, &skeletons);
+    for form in siblings.into_iter().chain(crate::marks::marked_forms(tables, sm, &mnemonic, &skeletons)) {
         match place(tables, &form, inst, &values, &reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),
             Err(e) => last_err = e,

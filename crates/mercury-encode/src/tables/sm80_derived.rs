@@ -3767,7 +3767,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -3894,7 +3894,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -3965,7 +3965,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -4022,7 +4022,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -5296,7 +5296,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -5338,7 +5338,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],

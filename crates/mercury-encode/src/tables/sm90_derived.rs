@@ -3666,7 +3666,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080080000000000000000e2b,
@@ -3718,7 +3718,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080040000000000000000e2b,
@@ -3783,7 +3783,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080080008000000000000e2b,
@@ -3861,7 +3861,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080040008000000000000e2b,
@@ -4583,7 +4583,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8e02000000000000000e24,
@@ -4609,7 +4609,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8e00000000000000000e27,
@@ -4676,7 +4676,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8e00000000000000000e25,
@@ -4718,7 +4718,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8000000000000000000e27,
@@ -4759,7 +4759,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8000000000000000000e25,
@@ -4800,7 +4800,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8e02000000000000000e27,
@@ -5509,7 +5509,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
