@@ -12,21 +12,33 @@ use crate::{Error, Sm, word};
 /// `addr`; branch targets become labels of `labels`.
 pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
     let tables = Tables::get(sm);
-    match decode_with(tables, sm, bits, addr, labels) {
+    let result = match decode_with(tables, sm, bits, addr, labels) {
         // A word no learned form (or family sibling) reads may be a derived form's.
         Err(Error::UnknownEncoding(_)) if !tables.is_full() => decode_with(Tables::full(sm), sm, bits, addr, labels),
+        result => result,
+    };
+    match result {
+        // Else one of the ISA solver's forms.
+        Err(Error::UnknownEncoding(_)) => decode_with(Tables::solved(sm), sm, bits, addr, labels),
         result => result,
     }
 }
 
 fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
     let w = word(bits);
-    // A learned form, else a family sibling of one (families.rs).
+    // A learned form, else a family sibling of one (families.rs), else a
+    // marked one (marks.rs).
     let derived;
     let (form, mnemonic, skeletons): (&Form, &str, Vec<&str>) = match tables.form_for_bits(w) {
         Some(f) => (f, f.mnemonic, f.operands.to_vec()),
         None => {
-            derived = crate::families::derive_for_bits(tables, sm, w).ok_or(Error::UnknownEncoding(bits))?;
+            // A family sibling, else a learned form with operand marks set.
+            derived = crate::families::derive_for_bits(tables, sm, w)
+                .or_else(|| {
+                    let (form, operands) = crate::marks::marked_for_bits(tables, sm, w)?;
+                    Some((form, form.mnemonic.to_string(), operands))
+                })
+                .ok_or(Error::UnknownEncoding(bits))?;
             (&derived.0, &derived.1, derived.2.iter().map(|s| s.as_ref()).collect())
         }
     };

@@ -15,15 +15,38 @@ use crate::{Error, Sm, halves};
 /// relative), with its control word `inst.ctrl`; an unscheduled
 /// instruction gets [`UNSCHEDULED`].
 pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
+    // Else one of the ISA solver's forms (the first error says more).
+    encode_learned(sm, inst, addr, labels, true)
+        .or_else(|e| encode_with(Tables::solved(sm), sm, inst, addr, labels, true).map_err(|_| e))
+}
+
+/// [`encode`] with the forms of NVIDIA's code only (corpus, derived,
+/// families; no operand marks NVIDIA's code lacks, no solver forms): what
+/// [`crate::EncoderForms`] offers the phases, so that they choose the
+/// operand shapes NVIDIA's ptxas uses (sm_90 reads parameters through
+/// uniform registers, though the instruction set has constant operands
+/// there too).
+pub(crate) fn encode_as_nvidia(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
+    encode_learned(sm, inst, addr, labels, false)
+}
+
+fn encode_learned(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels, marks: bool) -> Result<[u64; 2], Error> {
     let tables = Tables::get(sm);
-    match encode_with(tables, sm, inst, addr, labels) {
+    match encode_with(tables, sm, inst, addr, labels, marks) {
         // A form nobody learned may be a derived one.
-        Err(_) if !tables.is_full() => encode_with(Tables::full(sm), sm, inst, addr, labels),
+        Err(_) if !tables.is_full() => encode_with(Tables::full(sm), sm, inst, addr, labels, marks),
         result => result,
     }
 }
 
-fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
+fn encode_with(
+    tables: &Tables,
+    sm: Sm,
+    inst: &Inst,
+    addr: u64,
+    labels: &dyn Labels,
+    marks: bool,
+) -> Result<[u64; 2], Error> {
     let mnemonic = mnemonic(inst);
     let mut skeletons = Vec::new();
     let mut values = Vec::new();
@@ -52,8 +75,11 @@ fn encode_with(tables: &Tables, sm: Sm, inst: &Inst, addr: u64, labels: &dyn Lab
             Err(e) => last_err = e,
         }
     }
-    // Siblings of learned forms (other comparison, combine, signedness).
-    for form in crate::families::derived_forms(tables, sm, &mnemonic, &skeletons) {
+    // Siblings of learned forms (other comparison, combine, signedness),
+    // and forms with operand marks set (`-R`, `|R|`).
+    let siblings = crate::families::derived_forms(tables, sm, &mnemonic, &skeletons);
+    let marked = if marks { crate::marks::marked_forms(tables, sm, &mnemonic, &skeletons) } else { Vec::new() };
+    for form in siblings.into_iter().chain(marked) {
         match place(tables, &form, inst, &values, &reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),
             Err(e) => last_err = e,

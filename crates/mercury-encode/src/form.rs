@@ -167,6 +167,8 @@ pub struct Tables {
     /// Forms by a hash of their text (`text_hash`); a lookup compares the
     /// text itself, so collisions only cost a comparison.
     by_text: HashMap<u64, Vec<usize>>,
+    /// Forms by a hash of their text without operand marks (`marks.rs`).
+    by_plain_text: HashMap<u64, Vec<usize>>,
     /// The derived forms are in `forms` too.
     complete: bool,
 }
@@ -177,13 +179,13 @@ impl Tables {
     /// NVIDIA's forms cover is encoded and decoded by learned forms alone
     /// (a derived form may be more specific than a learned one).
     pub fn get(sm: Sm) -> &'static Tables {
-        let (learned, full) = Self::cells(sm);
-        full.get().unwrap_or_else(|| learned.get_or_init(|| Tables::new(sm, false)))
+        let (learned, full, _) = Self::cells(sm);
+        full.get().unwrap_or_else(|| learned.get_or_init(|| Tables::new(sm, Kind::Learned)))
     }
 
     /// The learned and derived forms of `sm` (indexed on first use).
     pub fn full(sm: Sm) -> &'static Tables {
-        Self::cells(sm).1.get_or_init(|| Tables::new(sm, true))
+        Self::cells(sm).1.get_or_init(|| Tables::new(sm, Kind::Full))
     }
 
     /// True when `self` holds the derived forms too.
@@ -191,24 +193,36 @@ impl Tables {
         self.complete
     }
 
-    fn cells(sm: Sm) -> (&'static OnceLock<Tables>, &'static OnceLock<Tables>) {
-        static SM80: [OnceLock<Tables>; 2] = [OnceLock::new(), OnceLock::new()];
-        static SM90: [OnceLock<Tables>; 2] = [OnceLock::new(), OnceLock::new()];
+    /// The ISA solver's forms of `sm` (`tables::*::SOLVED`), as tables of
+    /// their own: the encoder and decoder ask them only when the corpus
+    /// and derived forms (and their families and marks) have no answer, so
+    /// that every word NVIDIA's forms cover reads as before.
+    pub fn solved(sm: Sm) -> &'static Tables {
+        Self::cells(sm).2.get_or_init(|| Tables::new(sm, Kind::Solved))
+    }
+
+    fn cells(sm: Sm) -> (&'static OnceLock<Tables>, &'static OnceLock<Tables>, &'static OnceLock<Tables>) {
+        static SM80: [OnceLock<Tables>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static SM90: [OnceLock<Tables>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let cells = match sm {
             Sm::Sm80 => &SM80,
             Sm::Sm90 => &SM90,
         };
-        (&cells[0], &cells[1])
+        (&cells[0], &cells[1], &cells[2])
     }
 
-    fn new(sm: Sm, derive: bool) -> Tables {
+    fn new(sm: Sm, kind: Kind) -> Tables {
         use crate::tables::{sm80, sm80_derived, sm90, sm90_derived};
-        let (learned, derived, special_regs) = match sm {
-            Sm::Sm80 => (sm80::FORMS, sm80_derived::FORMS, sm80::SPECIAL_REGS),
-            Sm::Sm90 => (sm90::FORMS, sm90_derived::FORMS, sm90::SPECIAL_REGS),
+        let (corpus, solved, derived, special_regs) = match sm {
+            Sm::Sm80 => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
+            Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
         };
-        let mut all = learned.to_vec();
-        if derive {
+        let mut all = match kind {
+            Kind::Solved => solved.to_vec(),
+            Kind::Learned | Kind::Full => corpus.to_vec(),
+        };
+        let learned_len = all.len();
+        if kind == Kind::Full {
             all.extend_from_slice(derived);
         }
         // Built once per SM family and kept for the life of the process.
@@ -217,11 +231,22 @@ impl Tables {
         // Hashed text, not the text: building thousands of keys as strings
         // cost most of the first use of the full tables.
         let mut by_text: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_plain_text: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, form) in forms.iter().enumerate() {
             by_opcode_bits.entry(form.bits as u16 & OPCODE_BITS).or_default().push(i);
             by_text.entry(text_hash(form.mnemonic, form.operands.iter().copied())).or_default().push(i);
+            let plain: Vec<String> = form.operands.iter().map(|op| crate::marks::unmark(op).1).collect();
+            by_plain_text.entry(text_hash(form.mnemonic, plain.iter().map(String::as_str))).or_default().push(i);
         }
-        Tables { forms, learned: learned.len(), special_regs, by_opcode_bits, by_text, complete: derive }
+        Tables {
+            forms,
+            learned: learned_len,
+            special_regs,
+            by_opcode_bits,
+            by_text,
+            by_plain_text,
+            complete: kind != Kind::Learned,
+        }
     }
 
     /// The forms learned from NVIDIA's cubins (the generated tables).
@@ -270,6 +295,23 @@ impl Tables {
         self.by_text.get(&hash).into_iter().flatten().copied().filter(same)
     }
 
+    /// The forms printed as `mnemonic` with these operand skeletons once
+    /// their marks are taken off (`-{R}` as `{R}`).
+    pub(crate) fn forms_for_plain_text<'s, 'a>(
+        &'s self,
+        mnemonic: &'a str,
+        plain: impl Iterator<Item = &'a str> + Clone + 's,
+    ) -> impl Iterator<Item = &'static Form> + 's
+    where
+        'a: 's,
+    {
+        let forms = self.forms;
+        let hash = text_hash(mnemonic, plain.clone());
+        self.by_plain_text.get(&hash).into_iter().flatten().map(move |&i| &forms[i]).filter(move |form| {
+            form.mnemonic == mnemonic && form.operands.iter().map(|op| crate::marks::unmark(op).1).eq(plain.clone())
+        })
+    }
+
     /// The name of special register `number`.
     pub fn special_name(&self, number: u16) -> Option<&'static str> {
         self.special_regs.iter().chain(crate::tables::PROBED_SPECIAL_REGS).find(|(n, _)| *n == number).map(|(_, s)| *s)
@@ -279,6 +321,17 @@ impl Tables {
     pub fn special_number(&self, name: &str) -> Option<u16> {
         self.special_regs.iter().chain(crate::tables::PROBED_SPECIAL_REGS).find(|(_, s)| *s == name).map(|(n, _)| *n)
     }
+}
+
+/// Which forms a [`Tables`] holds.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Kind {
+    /// NVIDIA's corpus forms.
+    Learned,
+    /// Those and the derived ones.
+    Full,
+    /// The ISA solver's.
+    Solved,
 }
 
 /// Bits 0..12 select the opcode and its operand-kind variant on sm_70+.

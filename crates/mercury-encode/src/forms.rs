@@ -7,7 +7,8 @@ use std::sync::{Mutex, OnceLock};
 
 use ori_ir::{Forms, Inst, Reg};
 
-use crate::{CodeLabels, Sm, encode};
+use crate::encode::encode_as_nvidia;
+use crate::{CodeLabels, Sm};
 
 /// [`ori_ir::Forms`] for one SM family: tries to encode the instruction
 /// with every virtual register replaced by physical register 0 of its
@@ -33,7 +34,7 @@ impl Forms for EncoderForms {
         if refused.lock().is_ok_and(|set| set.contains(&key)) {
             return false;
         }
-        let ok = encode(self.0, &inst, 0, &CodeLabels::new()).is_ok();
+        let ok = encode_as_nvidia(self.0, &inst, 0, &CodeLabels::new()).is_ok();
         if !ok && let Ok(mut set) = refused.lock() {
             set.insert(key);
         }

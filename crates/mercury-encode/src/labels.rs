@@ -65,6 +65,8 @@ impl Labels for CodeLabels {
         match self.addr.get(&label) {
             Some(a) => match self.names.get(a) {
                 Some(name) => format!("`({name})"),
+                // A raw listing spells a target before address 0 `-0x..`.
+                None if (*a as i64) < 0 => format!("-0x{:x}", (*a as i64).unsigned_abs()),
                 None => format!("0x{a:x}"),
             },
             None => "`(?)".into(),

@@ -26,6 +26,7 @@ pub mod form;
 mod forms;
 mod labels;
 pub mod listing;
+mod marks;
 mod phase;
 mod print;
 pub mod syntax;

@@ -41,12 +41,13 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     let carry_pt = |d: &&Operand| carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero());
     let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d));
     for (i, op) in shown.chain(&inst.uses).enumerate() {
-        // `RET.REL.NODEC R20 `(f)`, `RET.ABS.NODEC R20 0x0`: a return or
-        // call through a register names its target after a space.
+        // `RET.REL.NODEC R20 `(f)`, `RET.ABS.NODEC R20 0x0`, `BRX R70
+        // 0x..`: a jump through a register names its target after a space
+        // (after a predicate, `CALL.ABS P0, 0x0`, a comma).
         let target = matches!(op.kind, OperandKind::Label(_) | OperandKind::Imm(_) | OperandKind::Symbol(_));
-        let relative = prev_is_reg && target && matches!(inst.op, Opcode::CALL | Opcode::RET);
+        let relative = prev_is_reg && target && matches!(inst.op, Opcode::CALL | Opcode::RET | Opcode::BRX);
         out.push_str(if i == 0 || relative { " " } else { ", " });
-        prev_is_reg = matches!(op.kind, OperandKind::Reg(_));
+        prev_is_reg = op.as_reg().is_some_and(|r| !r.file.is_predicate());
         let (mut skeleton, atoms) = shape(op)?;
         // nvdisasm writes an IMMA input's layout and F2FP's `.H1` after
         // `.reuse`: `R4.reuse.ROW`, `R8.reuse.H1`.

@@ -11,6 +11,7 @@ usage: learn_probe.py WORK_DIR SHARD NSHARDS   (shards can run in parallel)
 Reads WORK_DIR/insts.json, writes WORK_DIR/probe_SHARD.json.
 """
 import collections
+import glob
 import json
 import os
 import sys
@@ -19,6 +20,8 @@ from sass_text import *
 
 work, shard, nsh = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d = json.load(open(os.path.join(work, 'insts.json')))
+for extra in sorted(glob.glob(os.path.join(work, 'isa_sm*.json'))):
+    d += json.load(open(extra))['seeds']
 
 # one probe per (shape, mnemonic): aliases (IMAD.MOV = IMAD with RZ, RZ)
 # pin operand bits, which only the alias's own probe shows
@@ -34,41 +37,55 @@ for i,(sm,f,a,t,lo,hi) in enumerate(d):
 out={}
 todo=list(shapes.items())
 todo=todo[shard::nsh]
+# one nvdisasm batch for every probe: the base word, its 89 flips and the
+# four reuse bits (which operand prints `.reuse`)
+PER=1+89+4
+batch=[]
+for key,idxs in todo:
+    x=d[idxs[0]]; w=(x[5]<<64)|x[4]
+    batch+=[w]+[w^(1<<b) for b in range(16,105)]+[w|(1<<(122+i)) for i in range(4)]
+by_sm=collections.defaultdict(list)
+for n,(key,idxs) in enumerate(todo): by_sm[key[0][0]].append(n)
+allres=[None]*len(batch)
+for sm,ns in by_sm.items():
+    words=[batch[n*PER+j] for n in ns for j in range(PER)]
+    res=disasm_many(words,sm)
+    for k,n in enumerate(ns): allres[n*PER:n*PER+PER]=res[k*PER:k*PER+PER]
 for n,(key,idxs) in enumerate(todo):
-    sm=key[0][0]
     x=d[idxs[0]]; lo,hi=x[4],x[5]
-    w=(hi<<64)|lo
-    words=[w]+[w^(1<<b) for b in range(16,105)]
-    res=disasm(words,sm)
+    res=allres[n*PER:n*PER+PER]
     if res[0] is None:
         print('base illegal',key,file=sys.stderr); continue
-    bt,baddr=res[0]
+    bt=res[0]
     g0,mn0,sk0,at0=parse_inst(bt)
     cg,cmn,csk,cat=parse_inst(x[3])
     kinds=[a[0] for a in cat]
     if len(at0)!=len(cat):
         print('atom mismatch',key,bt,x[3],file=sys.stderr); continue
-    # raw-mode atoms: label atoms become X
-    def vals(atoms,addr):
+    # branch targets print as `L@offset` from the next instruction
+    def vals(atoms):
         r=[]
         for (k,v,_),ck in zip(atoms,kinds):
-            if ck=='L': r.append(atom_int('L',v,addr))
+            if ck=='L': r.append(int(v,16) if k=='L' else None)
             elif ck=='F': r.append(v)
             elif ck=='SR': r.append(v)
             else: r.append(atom_int(ck,v))
         return r
-    v0=vals(at0,baddr)
+    v0=vals(at0)
     bits={}  # atom index -> list of (pos, atombit or 'sign' )
-    fl={}    # F atoms: list of (pos, old, new)
-    srb=collections.defaultdict(list)
     nonop=[]
-    for b,r in zip(range(16,105),res[1:]):
-        if r is None: nonop.append(b); continue
-        t,addr=r
+    # the reuse slot of each register atom
+    reuse={}
+    for i,t in enumerate(res[90:94]):
+        if t is None: continue
+        marked=[j for j,a in enumerate(parse_inst(t)[3]) if a[2]]
+        if len(marked)==1: reuse[str(marked[0])]=i
+    for b,t in zip(range(16,105),res[1:90]):
+        if t is None: nonop.append(b); continue
         g,mn,sk,at=parse_inst(t)
         if mn!=mn0 or sk!=sk0 or len(at)!=len(at0):
             nonop.append(b); continue
-        try: v=vals(at,addr)
+        try: v=vals(at)
         except Exception: nonop.append(b); continue
         ch=[j for j in range(len(v)) if v[j]!=v0[j]]
         if len(ch)!=1: nonop.append(b); continue
@@ -84,6 +101,5 @@ for n,(key,idxs) in enumerate(todo):
             bits.setdefault(j,[]).append((b,('S',lowbit)))
         else:
             bits.setdefault(j,[]).append((b,('?',xo)))
-    out[repr(key)]=dict(key=list(key[0]),mn=key[1],base=[lo,hi],raw=bt,corpus=x[3],kinds=kinds,bits={str(k):v for k,v in bits.items()},nonop=nonop)
-    if n%20==0: print(n,len(todo),key,file=sys.stderr)
+    out[repr(key)]=dict(key=list(key[0]),mn=key[1],base=[lo,hi],raw=bt,corpus=x[3],kinds=kinds,bits={str(k):v for k,v in bits.items()},nonop=nonop,reuse=reuse)
 json.dump(out,open(os.path.join(work,'probe_%d.json'%shard),'w'))

@@ -22,6 +22,12 @@ from sass_text import *
 
 work, crate = sys.argv[1], sys.argv[2]
 d=json.load(open(os.path.join(work,'insts.json')))
+# the solver's words (learn_isa.py) after NVIDIA's, so corpus words name the forms
+marks={}
+for f in sorted(glob.glob(os.path.join(work,'isa_sm*.json'))):
+    isa=json.load(open(f))
+    d+=isa['seeds']
+    marks['sm'+f.rsplit('sm',1)[1][:2]]=isa['marks']
 # shape -> probe records (one per mnemonic probed); (shape, mnemonic) -> bits
 # whose flip changed the mnemonic or skeleton, or was rejected
 probe=collections.defaultdict(list)
@@ -197,7 +203,7 @@ for sm,f,a,t,lo,hi in d:
     if imad_alias_family(mn): pinned=0
     mask=((1<<105)-1) & (~amask | pinned) & ~(0xf<<12)
     tk=(sm,mn,tuple(sks),w&mask)
-    tpl=templates.setdefault(tk,dict(sm=sm,mn=mn,sks=sks,bits=w&mask,mask=mask,specs=specs,n=0,ug=False,ex=t,shape=key))
+    tpl=templates.setdefault(tk,dict(sm=sm,mn=mn,sks=sks,bits=w&mask,mask=mask,specs=specs,n=0,ug=False,ex=t,shape=key,seed=f=='isa'))
     tpl['n']+=1
     tpl.setdefault('vals',[]).append([sum(((w>>p_)&((1<<l)-1))<<sh for p_,l,sh in sp['fields']) for sp in specs])
     for spec,at in zip(specs,atoms):
@@ -244,6 +250,9 @@ def reuse_slot(key,i,spec):
     if v:
         if len(v)>1: report['reuse-conflict']+=1
         return v.most_common(1)[0][0]
+    # the probes' reuse bits (words the corpus never marked)
+    for p in probe.get(key,[]):
+        if str(i) in p.get('reuse',{}): return p['reuse'][str(i)]
     if spec['kind']=='R':
         return {24:0,32:1,64:2}.get(spec['fields'][0][0])
     return None
@@ -258,26 +267,42 @@ for sm in ('sm80','sm90'):
     out.append('//! tool). Each form names the corpus instruction it was learned from.')
     out.append('')
     out.append('use crate::form::{Atom, AtomKind::*, Field, Form};')
+    out.append('use crate::marks::{Mark, MarkKind::*};' if marks.get(sm) else 'use crate::marks::Mark;')
     out.append('')
-    out.append('/// Every form seen for this family, most frequent first.')
+    def form_rows(ts):
+      for t in ts:
+          atoms=[]
+          for i,s in enumerate(t['specs']):
+              fs=', '.join('Field { pos: %d, len: %d, shift: %d }'%f for f in s['fields'])
+              r=reuse_slot(t['shape'],i,s) if s['kind']=='R' or s['kind']=='U' else None
+              atoms.append('Atom { kind: %s, fields: &[%s], signed: %s, reuse: %s }'%(KIND[s['kind']],fs,'true' if s['signed'] else 'false','None' if r is None else 'Some(%d)'%r))
+          ex=t['ex'].replace('\\','\\\\')
+          out.append('    // %s  (x%d)'%(ex,t['n']))
+          out.append('    Form {')
+          out.append('        mnemonic: "%s",'%t['mn'])
+          out.append('        operands: &[%s],'%', '.join('"%s"'%s for s in t['sks']))
+          out.append('        atoms: &[%s],'%(', '.join(atoms)))
+          out.append('        bits: %s,'%rs_u128(t['bits']))
+          out.append('        mask: %s,'%rs_u128(t['mask']))
+          # uniform-datapath instructions are guarded by uniform predicates
+          out.append('        uniform_guard: %s,'%('true' if t['ug'] or t['mn'].startswith('U') or t['mn'].startswith('S2UR') else 'false'))
+          out.append('    },')
+    out.append('/// Every form of NVIDIA\'s corpus code for this family, most frequent first.')
     out.append('pub(crate) static FORMS: &[Form] = &[')
-    for t in ts:
-        atoms=[]
-        for i,s in enumerate(t['specs']):
-            fs=', '.join('Field { pos: %d, len: %d, shift: %d }'%f for f in s['fields'])
-            r=reuse_slot(t['shape'],i,s) if s['kind']=='R' or s['kind']=='U' else None
-            atoms.append('Atom { kind: %s, fields: &[%s], signed: %s, reuse: %s }'%(KIND[s['kind']],fs,'true' if s['signed'] else 'false','None' if r is None else 'Some(%d)'%r))
-        ex=t['ex'].replace('\\','\\\\')
-        out.append('    // %s  (x%d)'%(ex,t['n']))
-        out.append('    Form {')
-        out.append('        mnemonic: "%s",'%t['mn'])
-        out.append('        operands: &[%s],'%', '.join('"%s"'%s for s in t['sks']))
-        out.append('        atoms: &[%s],'%(', '.join(atoms)))
-        out.append('        bits: %s,'%rs_u128(t['bits']))
-        out.append('        mask: %s,'%rs_u128(t['mask']))
-        # uniform-datapath instructions are guarded by uniform predicates
-        out.append('        uniform_guard: %s,'%('true' if t['ug'] or t['mn'].startswith('U') or t['mn'].startswith('S2UR') else 'false'))
-        out.append('    },')
+    form_rows([t for t in ts if not t['seed']])
+    out.append('];')
+    out.append('')
+    out.append('/// The ISA solver\'s forms (`tools/learn_isa.py`) the corpus lacks. The')
+    out.append('/// derivation rules of `derive.rs` apply to `FORMS` only.')
+    out.append('pub(crate) static SOLVED: &[Form] = &[')
+    form_rows([t for t in ts if t['seed']])
+    out.append('];')
+    out.append('')
+    out.append('/// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).')
+    out.append('pub(crate) static MARKS: &[Mark] = &[')
+    MK={'-':'Neg','!':'Not','~':'Invert','|':'Abs'}
+    for op,n,i,on,o,c,b in marks.get(sm,[]):
+        out.append('    Mark { opcode: 0x%x, operands: %d, operand: %d, on: "%s", kind: %s, bit: %d },'%(op,n,i,on,MK[o],b))
     out.append('];')
     out.append('')
     out.append('/// Special registers: hardware number, nvdisasm name (learned from probes).')

@@ -13,7 +13,9 @@ import struct
 import subprocess
 import tempfile
 
-NVDISASM = os.environ.get('NVDISASM', os.path.join(os.path.dirname(__file__), '../../../target/oracle/nvidia/cu13/bin/nvdisasm'))
+NVDISASM = os.environ.get('NVDISASM') or os.path.join(
+    os.environ.get('NV_ORACLE_DIR') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../target/oracle'),
+    'nvidia/cu13/bin/nvdisasm')
 
 RX=[('U',r'\b(UR\d+|URZ)\b'),('R',r'\b(R\d+|RZ)\b'),('UP',r'\b(UP\d|UPT)\b'),('P',r'\b(P\d|PT)\b'),('B',r'\bB\d+\b'),('SB',r'\bSB\d\b'),('SR',r'\bSR_\w+(\.[XYZ])?|\bSRZ\b')]
 def regval(k,s):
@@ -117,3 +119,81 @@ def disasm(words, sm):
     finally:
         os.unlink(path)
     return res
+
+
+# Words per nvdisasm run: one run takes ~0.5 s to start and ~10 us a word.
+CHUNK = 1 << 16
+LINE = re.compile(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*$')
+HEX = re.compile(r'-?0x[0-9a-f]+')
+# A second listing at this base address tells branch targets (which move
+# with it) from other hex numbers.
+SHIFT = 1 << 32
+
+
+def _listing(words, sm, path, base):
+    with open(path, 'wb') as f:
+        f.write(b''.join(struct.pack('<QQ', w & (2**64 - 1), w >> 64) for w in words))
+    args = [NVDISASM, '-b', sm.upper(), path] + (['-base', hex(base)] if base else [])
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def disasm_many(words, sm):
+    """nvdisasm's text of every word (None where it rejects the word), with
+    branch targets written `L@OFFSET` (signed hex offset from the next
+    instruction), so that the text does not depend on where the word sits.
+    nvdisasm names every word it rejects in one run (some only once the
+    others are gone): drop them all and repeat."""
+    out = []
+    fd, path = tempfile.mkstemp(suffix='.bin')
+    os.close(fd)
+    try:
+        for c in range(0, len(words), CHUNK):
+            chunk = words[c:c + CHUNK]
+            idx = list(range(len(chunk)))
+            res = [None] * len(chunk)
+            while idx:
+                r = _listing([chunk[i] for i in idx], sm, path, 0)
+                if r.returncode == 0:
+                    r2 = _listing([chunk[i] for i in idx], sm, path, SHIFT)
+                    a = _lines(r.stdout)
+                    b = _lines(r2.stdout)
+                    for n, i in enumerate(idx):
+                        t = a.get(n * 16)
+                        if t is not None:
+                            res[i] = _relative(t, b.get(n * 16 + SHIFT), n * 16)
+                    break
+                bad = {int(m, 16) // 16 for m in re.findall(r'at address 0x([0-9a-f]+)', r.stderr)}
+                if not bad:
+                    raise RuntimeError('nvdisasm: ' + r.stderr[:300])
+                idx = [i for n, i in enumerate(idx) if n not in bad]
+            out += res
+    finally:
+        os.unlink(path)
+    return out
+
+
+def _lines(stdout):
+    byaddr = {}
+    for l in stdout.split('\n'):
+        m = LINE.match(l)
+        if m:
+            byaddr[int(m.group(1), 16)] = m.group(2)
+    return byaddr
+
+
+def _relative(t, t2, addr):
+    """Hex numbers that moved by SHIFT between the two listings are branch
+    targets: `L@` and their offset from the next instruction."""
+    if t2 is None:
+        return t
+    a, b = HEX.findall(t), HEX.findall(t2)
+    if len(a) != len(b):
+        return t
+    parts = HEX.split(t)
+    s = parts[0]
+    for x, y, rest in zip(a, b, parts[1:]):
+        if int(y, 16) - int(x, 16) == SHIFT:
+            off = int(x, 16) - (addr + 16)
+            x = 'L@%s0x%x' % ('-' if off < 0 else '', abs(off))
+        s += x + rest
+    return s

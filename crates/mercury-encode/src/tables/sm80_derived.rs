@@ -5995,7 +5995,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -6122,7 +6122,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -6193,7 +6193,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -6250,7 +6250,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
@@ -7537,7 +7537,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -7579,7 +7579,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],

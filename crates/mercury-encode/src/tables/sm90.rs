@@ -3,8 +3,9 @@
 //! tool). Each form names the corpus instruction it was learned from.
 
 use crate::form::{Atom, AtomKind::*, Field, Form};
+use crate::marks::{Mark, MarkKind::*};
 
-/// Every form seen for this family, most frequent first.
+/// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
     // FFMA R17, R10, R14, R17  (x799)
     Form {
@@ -681,7 +682,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000e2b,
@@ -737,7 +738,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
@@ -2339,7 +2340,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000008000000000000e2b,
@@ -3172,7 +3173,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8e02000000000000000e25,
@@ -3332,7 +3333,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000041002000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
@@ -3438,7 +3439,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
@@ -3869,7 +3870,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000008000000000000000022a,
@@ -3967,7 +3968,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000d000000000000000022a,
@@ -4332,7 +4333,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000041003000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
@@ -4668,7 +4669,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000e000000000000000022a,
@@ -5740,7 +5741,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000041006000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
@@ -5820,7 +5821,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000e0002000000000000234,
@@ -6341,7 +6342,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000022a,
@@ -6543,7 +6544,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004000000000000000022a,
@@ -6558,7 +6559,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000005000000000000000022a,
@@ -7565,9 +7566,17667 @@ pub(crate) static FORMS: &[Form] = &[
     },
 ];
 
+/// The ISA solver's forms (`tools/learn_isa.py`) the corpus lacks. The
+/// derivation rules of `derive.rs` apply to `FORMS` only.
+pub(crate) static SOLVED: &[Form] = &[
+    // MOV R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000202,
+        mask: 0x000001fffffff0ffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // P2R R0, PR, R0, R0  (x1)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000203,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, R0  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000204,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R226.B2, R107  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}.{B}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: B, fields: &[Field { pos: 76, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000020000000000000000204,
+        mask: 0x000001ffffffefffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000209,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.F.AND P0, P0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "FSETP.F.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.F.U32.AND P0, P0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "ISETP.F.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.OR.EX P6, P0, R1, R64, P1, P4  (x1)
+    Form {
+        mnemonic: "ISETP.LE.OR.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000003700000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R0, P0, P0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R36, P0, P6, ~R153, R4, R195, !P2, !P1  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "~{R}", "{R}", "{R}", "!{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040105000000000000000210,
+        mask: 0x000001fffc111f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R69, P0, R232, R80, -R92  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000007008000000000000000210,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R0, P1, R92, R85, R176, !PT, !P5  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "!{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000041104000000000000000210,
+        mask: 0x000001fffc711f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R199, ~R129, ~R92, R158, !P0, P5  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "~{R}", "~{R}", "{R}", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000047e05008000000000000210,
+        mask: 0x000001fffc7f1f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R200, P1, -R102, R11, R64, 0x2  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "-{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000101000000000000000211,
+        mask: 0x000001fffff10700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R96, P3, R101, R44, R10, 0x10, !P6  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040104000000000000000211,
+        mask: 0x000001fffc790700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R0, P3, R110, R214, 0x0, P4  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004000000000000000211,
+        mask: 0x000001fffc7907ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R215, -R160, -R201, R163, 0x17  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "-{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f01008000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R204, ~R153, ~R201, R201, 0x1a, !P2  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "~{R}", "~{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040f05008000000000000211,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.SX32 R107, R114, -R89, 0x6  (x1)
+    Form {
+        mnemonic: "LEA.HI.SX32",
+        operands: &["{R}", "{R}", "-{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f02008000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R234, ~R185, ~R232, 0x6, P4  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "~{R}", "~{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e05008000000000000211,
+        mask: 0x000001fffc7f07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R63, R4, R169, R97, 0x4c, P3  (x1)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e00000000000000000212,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF.U32 R101, R35, R195, R96  (x1)
+    Form {
+        mnemonic: "VABSDIFF.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e00000000000000000214,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000216,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U32 R0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "IMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000217,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SGXT.U32 R0, R0, R0  (x1)
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000021a,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // BMSK R0, R0, R0  (x1)
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000021b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, P0, R0.SIGN, P0, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{R}.SIGN", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000021d,
+        mask: 0x000001fffc01008fffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, P0, R0.SIGN, R0.SIGN, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{R}.SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000021e,
+        mask: 0x000001fffc010000ffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, R0.SIGN, R0.SIGN, R0.SIGN, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{R}.SIGN", "{R}.SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000021f,
+        mask: 0x000001ffff810000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMUL.RZ.SAT R95, R17, R7  (x1)
+    Form {
+        mnemonic: "FMUL.RZ.SAT",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000040e0000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R195, R202, R80, ~R112, P1  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R0, P1, R94, R74, R73, !P6  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040006000000000000000225,
+        mask: 0x000001fffc71ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R144, R137, R30, -R16  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e0a000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R135, R84, R85, R161, P4  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000225,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.U8.U8 R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "IDP.4A.U8.U8",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000226,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R23, P2, R192, R170, R47, P5  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004000000000000000227,
+        mask: 0x000001fffc71ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R11, R92, R231, -R58  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e08000000000000000227,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R21, R146, R228, ~R172, PT  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e0e000000000000000227,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.MIN.AND P0, P0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "DSETP.MIN.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HADD2 R0, R0, R0  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R69, R224, -R59.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "{R}", "-{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000006000a000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R60, R0, R178.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "{R}", "{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000060001000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ.SAT R79, -R233.H0_H0, |R90|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000169004000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R68, R11.H0_H0, R41.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000148002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R232, R168.H0_H0, R101.H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000148003000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R79, R70.H0_H0, R6.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000148001000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R200, R242.H1_H1, -R35  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H1_H1", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c008000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R64, -R239.H1_H1, R181.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "-{R}.H1_H1", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000200d002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R69, -R85.H1_H1, -|R173|.H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "-|{R}|.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000006d00f000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R67, -R88.H1_H1, |R18|.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}.H1_H1", "|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000004d005000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R3, -R67.INVALID1, R26  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}.INVALID1", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000145000000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.FTZ R221, R231.INVALID1, -|R200|.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}.INVALID1", "-|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000210400e000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R33, R97.INVALID1, R187.H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.INVALID1", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000004003000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R71, |R160|.INVALID1, -R142.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "|{R}|.INVALID1", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002006009000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R129, -R74, -R176.H0_H0, |R149|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-{R}", "-{R}.H0_H0", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000c4100a000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ.SAT R120, |R210|, R221.INVALID5, -R249.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ.SAT",
+        operands: &["{R}", "|{R}|", "{R}.INVALID5", "-{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000005522001000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ R28, -|R143|.H0_H0, R250.F32, -R57  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "{R}.F32", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000114b001000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R134, |R186|.H0_H0, -|R111|.F32, |R125|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "-|{R}|.F32", "|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000002a2a00d000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R72, -R173.H1_H1, -|R114|.H0_NH1, |R93|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}.H1_H1", "-|{R}|.H0_NH1", "|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000004a0d00c000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R245, R133.H1_H1, |R59|.INVALID6, |R171|.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H1_H1", "|{R}|.INVALID6", "|{R}|.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000004e0c006000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.SAT R252, -R164.INVALID1, R187.F32, -|R0|  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.SAT",
+        operands: &["{R}", "-{R}.INVALID1", "{R}.F32", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000001865001000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R141, R37.INVALID1, |R37|.H0_H0, R108.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "{R}.INVALID1", "|{R}|.H0_H0", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000644006000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R208, R170.INVALID1, -|R20|.INVALID6, -|R69|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "{R}.INVALID1", "-|{R}|.INVALID6", "-|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000005b0400e000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R0, R0, R0  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R67, |R68|, -R215.H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|", "-{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000200a000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ R108, |R203|, -R28.INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ",
+        operands: &["{R}", "|{R}|", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002102009000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R21, |R145|.H0_H0, -R169  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H0_H0", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000a008000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.SAT R42, |R11|.H0_H0, R175.H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000002a002000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R101, -|R123|.H0_H0, -|R237|.H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "-|{R}|.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000010b00f000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R208, |R20|.H0_H0, -R115.INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H0_H0", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000a009000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ R199, -|R5|.H1_H1, |R239|.H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ",
+        operands: &["{R}", "-|{R}|.H1_H1", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000210f006000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R189, -|R129|.H1_H1, -R249.H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "-|{R}|.H1_H1", "-{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000200f00b000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R122, |R195|.INVALID1, -R17  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "|{R}|.INVALID1", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002006008000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.F.AND R0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "HSET2.F.AND",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.T.OR R223, R144, |R20|.H1_H1, P5  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.T.OR",
+        operands: &["{R}", "{R}", "|{R}|.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000f0227000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.EQU.OR R35, |R183|.H0_H0, -R219.H0_H0, !P3  (x1)
+    Form {
+        mnemonic: "HSET2.EQU.OR",
+        operands: &["{R}", "|{R}|.H0_H0", "-{R}.H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400aa20a000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.F.FTZ.OR R157, |R196|.H0_H0, R193.INVALID1, P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.F.FTZ.OR",
+        operands: &["{R}", "|{R}|.H0_H0", "{R}.INVALID1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000010a221000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.GTU.XOR R6, |R131|.H1_H1, R60, P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF.GTU.XOR",
+        operands: &["{R}", "|{R}|.H1_H1", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000cec00000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.GEU.XOR R133, -|R241|.H1_H1, -|R202|.H0_H0, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.GEU.XOR",
+        operands: &["{R}", "-|{R}|.H1_H1", "-|{R}|.H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400efc2e000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NEU.FTZ.AND R182, -R67.H1_H1, R215.INVALID1, P3  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NEU.FTZ.AND",
+        operands: &["{R}", "-{R}.H1_H1", "{R}.INVALID1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001dd821000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NE.OR R34, -|R33|.INVALID1, -R164, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NE.OR",
+        operands: &["{R}", "-|{R}|.INVALID1", "-{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040057a28000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.GEU.FTZ.XOR R74, R146.INVALID1, -|R160|.H0_H0, P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.GEU.FTZ.XOR",
+        operands: &["{R}", "{R}.INVALID1", "-|{R}|.H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001e4c2e000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.LTU.FTZ.AND R115, |R120|.INVALID1, R211.H1_H1, P4  (x1)
+    Form {
+        mnemonic: "HSET2.BF.LTU.FTZ.AND",
+        operands: &["{R}", "|{R}|.INVALID1", "{R}.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000196803000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.F.FTZ.XOR R37, |R142|.INVALID1, -R112.INVALID1, !P1  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.F.FTZ.XOR",
+        operands: &["{R}", "|{R}|.INVALID1", "-{R}.INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040106429000000000000233,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.F.AND P0, P0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "HSETP2.F.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.NAN.FTZ.OR P4, P3, R29, -|R85|.H0_H0, P2  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.NAN.FTZ.OR",
+        operands: &["{P}", "{P}", "{R}", "-|{R}|.H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000018022e000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.F.OR P5, P5, R206, -|R100|.INVALID1, !P3  (x1)
+    Form {
+        mnemonic: "HSETP2.F.OR",
+        operands: &["{P}", "{P}", "{R}", "-|{R}|.INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004000020d000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.EQU.FTZ.AND P5, P5, -|R97|.H0_H0, -|R210|.H0_H0, !P5  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.EQU.FTZ.AND",
+        operands: &["{P}", "{P}", "-|{R}|.H0_H0", "-|{R}|.H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000401ab02e000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.NE.AND P0, P5, -R72.H0_H0, -|R72|.INVALID1, P4  (x1)
+    Form {
+        mnemonic: "HSETP2.NE.AND",
+        operands: &["{P}", "{P}", "-{R}.H0_H0", "-|{R}|.INVALID1", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005900d000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GTU.FTZ.XOR P2, P3, |R103|.H1_H1, R60, P4  (x1)
+    Form {
+        mnemonic: "HSETP2.GTU.FTZ.XOR",
+        operands: &["{P}", "{P}", "|{R}|.H1_H1", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001ce400000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.GEU.OR P4, P1, -|R67|.H1_H1, |R79|.H1_H1, !P0  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.GEU.OR",
+        operands: &["{P}", "{P}", "-|{R}|.H1_H1", "|{R}|.H1_H1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400ef227000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.EQU.FTZ.AND P1, P0, R236.INVALID1, -|R166|, !PT  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.EQU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}.INVALID1", "-|{R}|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000401a402c000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.EQ.XOR P6, P3, -R221.INVALID1, -R87.INVALID1, !P2  (x1)
+    Form {
+        mnemonic: "HSETP2.EQ.XOR",
+        operands: &["{P}", "{P}", "-{R}.INVALID1", "-{R}.INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040025409000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000235,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIADD R0, R0, R0  (x1)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000236,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMMA.1688.F16 R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "HMMA.1688.F16",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMMA.1688.F32.TF32 R248, R24, -R32, R48, !UP3  (x1)
+    Form {
+        mnemonic: "HMMA.1688.F32.TF32",
+        operands: &["{R}", "{R}", "-{R}", "{R}", "!{UP}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004081000800000000000023c,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000240,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ R48, -|R6|.H0_H0, R248, P6  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000010b000000000000000240,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ R23, R38.H0_H0, -R97.INVALID1, P6  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.INVALID1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000108009000000000000240,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R70, -R205.H1_H1, |R107|, PT  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "-{R}.H1_H1", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000d004000000000000240,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.NAN R115, R180.INVALID1, |R37|.H1_H1, P2  (x1)
+    Form {
+        mnemonic: "HMNMX2.NAN",
+        operands: &["{R}", "{R}.INVALID1", "|{R}|.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000204007000000000000240,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R0, R0, R0, R0, P0  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000246,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R31, R235, R135, PT  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e00000000000000000248,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // USEL UR28, UR0, UR42, UP6  (x1)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000287,
+        mask: 0x000001fffc7fffffffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UISETP.F.U32.AND UP2, UP2, UR32, UR54, !UP4  (x1)
+    Form {
+        mnemonic: "UISETP.F.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "!{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c000000000000000000028c,
+        mask: 0x000001fffc01ffffffffffc0c0ff0fff,
+        uniform_guard: true,
+    },
+    // UISETP.EQ.U32.XOR.EX UP1, UP3, UR38, UR52, UP5, UP0  (x1)
+    Form {
+        mnemonic: "UISETP.EQ.U32.XOR.EX",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002900000000000000028c,
+        mask: 0x000001fffc01ff8fffffffc0c0ff0fff,
+        uniform_guard: true,
+    },
+    // UIADD3 UR5, UP4, UP4, -UR11, -UR5, UR49  (x1)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "-{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001008000000000000290,
+        mask: 0x000001ffff81ffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.X UR12, UP1, UP4, UR43, ~UR44, ~UR4, UP0, !UP1  (x1)
+    Form {
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "~{U}", "~{U}", "{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010c008000000000000290,
+        mask: 0x000001fffc011fc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3 UR11, UP5, -UR21, UR16, -UR60  (x1)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "-{U}", "{U}", "-{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000087009000000000000000290,
+        mask: 0x000001fffff1ffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.X UR60, UP1, UR22, ~UR9, ~UR9, UP1, UP2  (x1)
+    Form {
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "{U}", "~{U}", "~{U}", "{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008700c008000000000000290,
+        mask: 0x000001fffc711fc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI UR13, UP0, -UR20, UR37, UR8, 0x13  (x1)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{UP}", "-{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101000000000000000291,
+        mask: 0x000001fffff107c0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR9, UP6, UR16, UR27, UR48, 0x1f, !UP2  (x1)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0104000000000000000291,
+        mask: 0x000001fffc7307c0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.SX32 UR7, UP1, UR41, UR8, 0x1c  (x1)
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080102000000000000000291,
+        mask: 0x000001fffff107ffffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.X UR33, UP0, ~UR1, ~UR20, 0x6, !UP2  (x1)
+    Form {
+        mnemonic: "ULEA.X",
+        operands: &["{U}", "{UP}", "~{U}", "~{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0005008000000000000291,
+        mask: 0x000001fffc7107ffffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.SX32 UR8, UR57, UR6, 0x11  (x1)
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f02000000000000000291,
+        mask: 0x000001ffffff07ffffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X.SX32 UR57, ~UR16, UR11, 0x17, UP2  (x1)
+    Form {
+        mnemonic: "ULEA.HI.X.SX32",
+        operands: &["{U}", "~{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f07000000000000000291,
+        mask: 0x000001fffc7f07ffffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UPRMT UR10, UR33, UR25, URZ  (x1)
+    Form {
+        mnemonic: "UPRMT",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000296,
+        mask: 0x000001ffffffffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64 UR9, UP6, UP2, -UR34, -UR56, UR1  (x1)
+    Form {
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "-{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001008000000000000297,
+        mask: 0x000001ffff83ffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR16, UP1, UP0, ~UR44, ~UR4, UR14, UP1, !UPT  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "{UP}", "{UP}", "~{U}", "~{U}", "{U}", "{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080105008000000000000297,
+        mask: 0x000001fffc011fc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64 UR54, UP2, -UR44, UR20, UR49  (x1)
+    Form {
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "-{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e01000000000000000297,
+        mask: 0x000001ffff8fffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR6, UP1, UR39, UR32, ~UR21, UP4, UP0  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "~{U}", "{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e0c000000000000000297,
+        mask: 0x000001fffc0f1fc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR56, UR29, UR17, ~UR22, !UP4, !UPT  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "{U}", "{U}", "~{U}", "!{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c7f0c000000000000000297,
+        mask: 0x000001fffc7f1fc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // USHF.L.W.U64.HI UR6, UR0, UR48, UR4  (x1)
+    Form {
+        mnemonic: "USHF.L.W.U64.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010a000000000000000299,
+        mask: 0x000001ffffffffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UPLOP3.LUT UP4, UP4, !UP3, UR50.SIGN, !UP0, 0x1b, 0xb  (x1)
+    Form {
+        mnemonic: "UPLOP3.LUT",
+        operands: &["{UP}", "{UP}", "!{UP}", "{U}.SIGN", "!{UP}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c000080000000000000029d,
+        mask: 0x000001fffc01008fffffffc0ff000fff,
+        uniform_guard: true,
+    },
+    // UPLOP3.LUT UP4, UP4, UP6, UR44.SIGN, UR16.SIGN, 0x7c, 0x7  (x1)
+    Form {
+        mnemonic: "UPLOP3.LUT",
+        operands: &["{UP}", "{UP}", "{UP}", "{U}.SIGN", "{U}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000000000000029e,
+        mask: 0x000001fffc0100c0ffffffc0ff000fff,
+        uniform_guard: true,
+    },
+    // UPLOP3.LUT UP2, UP6, UR19.SIGN, UR52.SIGN, UR26.SIGN, 0x5, 0xde  (x1)
+    Form {
+        mnemonic: "UPLOP3.LUT",
+        operands: &["{UP}", "{UP}", "{U}.SIGN", "{U}.SIGN", "{U}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000000000000029f,
+        mask: 0x000001ffff8100c0ffffffc0c0000fff,
+        uniform_guard: true,
+    },
+    // UIMAD.U32.X UR43, UR6, UR13, UR1, UP6  (x1)
+    Form {
+        mnemonic: "UIMAD.U32.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800040000000000000002a4,
+        mask: 0x000001fffc7fffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.WIDE UR16, UR14, UR8, UR26  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e020000000000000002a5,
+        mask: 0x000001ffffffffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.WIDE.X UR59, UR28, UR32, UR6, !UP1  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e060000000000000002a5,
+        mask: 0x000001fffc7fffc0ffffffc0c0c00fff,
+        uniform_guard: true,
+    },
+    // UFLO UR51, UR15  (x1)
+    Form {
+        mnemonic: "UFLO",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e020000000000000002bd,
+        mask: 0x000001ffffffffffffffffc0ffc00fff,
+        uniform_guard: true,
+    },
+    // UBREV UR24, UR51  (x1)
+    Form {
+        mnemonic: "UBREV",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000000002be,
+        mask: 0x000001ffffffffffffffffc0ffc00fff,
+        uniform_guard: true,
+    },
+    // UPOPC UR13, ~UR2  (x1)
+    Form {
+        mnemonic: "UPOPC",
+        operands: &["{U}", "~{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000080000000000002bf,
+        mask: 0x000001ffffffffffffffffc0ffc00fff,
+        uniform_guard: true,
+    },
+    // F2F.BF16.F32.RM R48, |R5|  (x1)
+    Form {
+        mnemonic: "F2F.BF16.F32.RM",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002060004000000000000304,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F16.BF16.RP R242, -R112.INVALID2  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F16.BF16.RP",
+        operands: &["{R}", "-{R}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000418800a000000000000304,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F32.F16 R119, -R206.INVALID3  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F32.F16",
+        operands: &["{R}", "-{R}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000111000b000000000000304,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U16.F16 R10, -|R40|  (x1)
+    Form {
+        mnemonic: "F2I.U16.F16",
+        operands: &["{R}", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100800c000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.U16.F16.TRUNC R63, -R41.H1  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.U16.F16.TRUNC",
+        operands: &["{R}", "-{R}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000011c8009000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.BF16.FLOOR.NTZ R42, R26.INVALID2  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.BF16.FLOOR.NTZ",
+        operands: &["{R}", "{R}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004171002000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U16.BF16.TRUNC R171, -|R50.INVALID3|  (x1)
+    Form {
+        mnemonic: "F2I.U16.BF16.TRUNC",
+        operands: &["{R}", "-|{R}.INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000040c800f000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F R181, R8  (x1)
+    Form {
+        mnemonic: "I2F",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002014000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.U16 R250, R146.H1  (x1)
+    Form {
+        mnemonic: "I2F.BF16.U16",
+        operands: &["{R}", "{R}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001020001000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.U16 R17, R121.INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.U16",
+        operands: &["{R}", "{R}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001010002000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.U16.RM R32, R37.INVALID3  (x1)
+    Form {
+        mnemonic: "I2F.BF16.U16.RM",
+        operands: &["{R}", "{R}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001060003000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S8.RZ R11, R0.B2  (x1)
+    Form {
+        mnemonic: "I2F.S8.RZ",
+        operands: &["{R}", "{R}.{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d4002000000000000306,
+        mask: 0x000001ffffffffffefffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ R13, |R142|  (x1)
+    Form {
+        mnemonic: "FRND.FTZ",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002110004000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.BF16 R150, |R193.INVALID2|  (x1)
+    Form {
+        mnemonic: "FRND.BF16",
+        operands: &["{R}", "|{R}.INVALID2|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004020006000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ.F16 R25, -R141.INVALID2  (x1)
+    Form {
+        mnemonic: "MUFU.RSQ.F16",
+        operands: &["{R}", "-{R}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000001500a000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP.BF16 R207, R58.INVALID3  (x1)
+    Form {
+        mnemonic: "MUFU.RCP.BF16",
+        operands: &["{R}", "{R}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000012003000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F64.F32.RM R27, R13  (x1)
+    Form {
+        mnemonic: "F2F.F64.F32.RM",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002058000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U8.F64.FLOOR R50, -|R152|  (x1)
+    Form {
+        mnemonic: "F2I.U8.F64.FLOOR",
+        operands: &["{R}", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000304000c000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.BF16.TRUNC R49, -R4.H1  (x1)
+    Form {
+        mnemonic: "F2I.S64.BF16.TRUNC",
+        operands: &["{R}", "-{R}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000040d9009000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.U64.RP R100, R141  (x1)
+    Form {
+        mnemonic: "I2F.F16.U64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003088000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U16 R114, R103.H1  (x1)
+    Form {
+        mnemonic: "I2F.F64.U16",
+        operands: &["{R}", "{R}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001018001000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.S16.RP R146, R113.INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.F64.S16.RP",
+        operands: &["{R}", "{R}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000109c002000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS R222 0x4281a3323d8778  (x1)
+    Form {
+        mnemonic: "CALL.ABS",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000038000000000000000000343,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL R185 L@0x-69488523a36ce0  (x1)
+    Form {
+        mnemonic: "CALL.REL",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000038000000000000000000344,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // LEPC R0  (x1)
+    Form {
+        mnemonic: "LEPC",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000000000034e,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R50,                                                                                                                ???36  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                               ???36",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000075d720be27c47d204464000355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R46,                                                                                                                ???45  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                               ???45",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000803261a94e025264a7ad000355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R39,                                                                                                                ???51  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                               ???51",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000009816c6f8b3169a40a173200355,
+        mask: 0x000001ffffffffffffffffffffe00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R110,                                                                                                               ???37  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                              ???37",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000015164ad7e502e151b80e5600355,
+        mask: 0x000001ffffffffffffffffffff600fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R119,                                                                                                               ???42  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                              ???42",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001364726ec0cbc6f3dd36a600355,
+        mask: 0x000001ffffffffffffffffffff600fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R210,                                                                                                               ???48  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                              ???48",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000011411466f27a3e1c5c7b0800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R203,                                                                                                               ???56  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                              ???56",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000012b53205caf5e7e7b4f78800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R131,                                                                                                               ???58  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                              ???58",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001e8c609b818da4a86bb7a800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R40,                                                                                                          ???40  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                         ???40",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000db51b3da4070e07270a8200355,
+        mask: 0x000001ffffffffffffffffffffe00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R46,                                                                                                          ???50  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                         ???50",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000adc59aed4d9ad7f24132000355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R74,                                                                                                          ???52  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                         ???52",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000011825b2a7ab5eab05c3f4000355,
+        mask: 0x000001ffffffffffffffffffffa00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R66,                                                                                                         ???37  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                        ???37",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000f7a44b944010a472fde5400355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R88,                                                                                                         ???46  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                        ???46",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001b2e0205862b361795f2e000355,
+        mask: 0x000001ffffffffffffffffffffa00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R79,                                                                                                         ???52  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                        ???52",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000c0d1a9c10a77670a1a74000355,
+        mask: 0x000001ffffffffffffffffffffa00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R57,                                                                                                         ???55  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                        ???55",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000014602fa96caeaa85e277000355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R216,                                                                                                         ???59  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                        ???59",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000019b77f43feaca7c03973b800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R176,                                                                                                        ???59  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{R}",
+            "                                                                                                       ???59",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001a065eadb175a55f92bfb800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R92,                                                                                                   ???44  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                  ???44",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000178045ae8bf7cc514142c000355,
+        mask: 0x000001ffffffffffffffffffffa00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R50,                                                                                                   ???54  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                  ???54",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000fab7b87434ce46b9d776000355,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R194,                                                                                                  ???40  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{R}",
+            "                                                                                                 ???40",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000018173ffcd76d379e67be8800355,
+        mask: 0x000001ffffffffffffffffffff800fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R177, API_CALL_DEPTH  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "API_CALL_DEPTH"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001d000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R188, MATEXIT  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "MATEXIT"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000100000000000001b000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R113, MCOLLECTIVE  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "MCOLLECTIVE"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000020000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R151, MEXITED  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "MEXITED"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000018000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R199, MKILL  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "MKILL"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000019000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R206, OPT_STACK  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "OPT_STACK"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000100000000000001c000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R85, THREAD_STATE_ENUM.2  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "THREAD_STATE_ENUM.2"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000012000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R128, THREAD_STATE_ENUM.4  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "THREAD_STATE_ENUM.4"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000001000000000000014000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R44, TRAP_RETURN_PC.HI  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "TRAP_RETURN_PC.HI"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000001000000000000016000355,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 R0, B0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{R}", "{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000355,
+        mask: 0x000001fffffffffffffffffff0000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???35, R157  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???35",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x000001bda68acde55b18e200a3fb0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???39, R227  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???39",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000063c50020cd98c24400a73b0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???44, R60  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???44",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x000001fea6aaa4b89ba2ff00ec3b0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???47, R217  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???47",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000123448cafdc4dc377006f3a0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???54, R219  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???54",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000001d608129baf933500036f80356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???62, R71  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???62",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000059b6e21c0e40651200be400356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                     ???63, R131  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                    ???63",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x000000f5f083c70e58c07f00fffc0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                              ???34, R115  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                             ???34",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000022b3829a5324ad180062a10356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                              ???55, R233  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                             ???55",
+            "{R}",
+        ],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000014231e24b1d4c423e00b7db0356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 ATEXIT_PC.LO, R16  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["ATEXIT_PC.LO", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000000000000000000000001e000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MACTIVE, R252  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MACTIVE", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000000000000000000000001a000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MCOLLECTIVE, R196  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MCOLLECTIVE", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000020000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MKILL, R48  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MKILL", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000019000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.0, R116  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.0", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000010000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.2, R108  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.2", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000012000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.4, R220  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.4", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000014000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_PC.HI, R23  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_PC.HI", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000016000356,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.64 ATEXIT_PC, R0  (x1)
+    Form {
+        mnemonic: "BMOV.64",
+        operands: &["ATEXIT_PC", "{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x00000000000000000000000000000357,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // LDG.EF.LTC64B.U8 R12, [R185+0x78aa87], P5  (x1)
+    Form {
+        mnemonic: "LDG.EF.LTC64B.U8",
+        operands: &["{R}", "[{R}+{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e00120000000000000381,
+        mask: 0x000001fffffffffa000000ff00000fff,
+        uniform_guard: false,
+    },
+    // ST.S8.STRONG.GPU [R78+0x4b6e4a05], R98  (x1)
+    Form {
+        mnemonic: "ST.S8.STRONG.GPU",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000010e2000000000000000385,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ST.EF.U8 [R0], R0  (x1)
+    Form {
+        mnemonic: "ST.EF.U8",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000385,
+        mask: 0x000001ffffffff00ffffffff00ff0fff,
+        uniform_guard: false,
+    },
+    // STG.EF.U16.CONSTANT.CTA [R206+0x4022e2], R126  (x1)
+    Form {
+        mnemonic: "STG.EF.U16.CONSTANT.CTA",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000044000000000000000386,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.EF.U8 [R0], R0  (x1)
+    Form {
+        mnemonic: "STG.EF.U8",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000386,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.U8 [R84+-0x7bd74c], R45  (x1)
+    Form {
+        mnemonic: "STL.U8",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001000000000000000000387,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.EF.U8 [R0], R0  (x1)
+    Form {
+        mnemonic: "STL.EF.U8",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.U8 [R142.X16+0x215a87], R3  (x1)
+    Form {
+        mnemonic: "STS.U8",
+        operands: &["[{R}.X16+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000000c0000000000000000388,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.U16 [R141.X4+-0x536b44], R36  (x1)
+    Form {
+        mnemonic: "STS.U16",
+        operands: &["[{R}.X4+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000044000000000000000388,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.S8 [R137.X8+0x48c689], R19  (x1)
+    Form {
+        mnemonic: "STS.S8",
+        operands: &["[{R}.X8+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000082000000000000000388,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SHFL.IDX P0, R0, R0, R0, R0  (x1)
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000389,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.E.XOR.EF.CONSTANT.SM P4, R198, [R124+0x5a4222], R166  (x1)
+    Form {
+        mnemonic: "ATOM.E.XOR.EF.CONSTANT.SM",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000003812100000000000000038a,
+        mask: 0x000001fffff1ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.ADD.EF P0, R0, [R0], R0  (x1)
+    Form {
+        mnemonic: "ATOM.ADD.EF",
+        operands: &["{P}", "{R}", "[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000038a,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.CAS.EF.CONSTANT.CTA P4, R98, [R0+0x163e3d], R100, R241  (x1)
+    Form {
+        mnemonic: "ATOM.CAS.EF.CONSTANT.CTA",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000004000000000000000038b,
+        mask: 0x000001fffff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.CAS.EF P0, R0, [R0], R0, R0  (x1)
+    Form {
+        mnemonic: "ATOM.CAS.EF",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000000000000000038b,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.OR.128 R174, [R14+0x3c3643], R19  (x1)
+    Form {
+        mnemonic: "ATOMS.OR.128",
+        operands: &["{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000003000800000000000000038c,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.OR R108, [R22.X16+-0x8da91], R210  (x1)
+    Form {
+        mnemonic: "ATOMS.OR",
+        operands: &["{R}", "[{R}.X16+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000300c000000000000000038c,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.OR.S32 R75, [R49.X4+0x49d0b3], R192  (x1)
+    Form {
+        mnemonic: "ATOMS.OR.S32",
+        operands: &["{R}", "[{R}.X4+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000003004200000000000000038c,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.DEC.S32 R138, [R42.X8+-0x16f978], R200  (x1)
+    Form {
+        mnemonic: "ATOMS.DEC.S32",
+        operands: &["{R}", "[{R}.X8+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000002008200000000000000038c,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.ADD R0, [R0], R0  (x1)
+    Form {
+        mnemonic: "ATOMS.ADD",
+        operands: &["{R}", "[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000038c,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R39, [R99+0x79191a], R200, R64  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000000000000000038d,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS.64 R253, [R4.X16+0x46eb30], R128, R78  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS.64",
+        operands: &["{R}", "[{R}.X16+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c400000000000000038d,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS.S32 R137, [R164.X4+-0x6e51e8], R109, R132  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS.S32",
+        operands: &["{R}", "[{R}.X4+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000004200000000000000038d,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS.128 R203, [R140.X8+0x1c70f8], R62, R78  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS.128",
+        operands: &["{R}", "[{R}.X8+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008800000000000000038d,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R0, [R0], R0, R0  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000000000000000038d,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.MIN.EL.F16x2.RN.CONSTANT.SM P3, R137, [R37+-0x44d227], R62  (x1)
+    Form {
+        mnemonic: "ATOM.MIN.EL.F16x2.RN.CONSTANT.SM",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000121200000000000000003a2,
+        mask: 0x000001fffff1ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOM.ADD.EF.F16x2.RN P0, R0, [R0], R0  (x1)
+    Form {
+        mnemonic: "ATOM.ADD.EF.F16x2.RN",
+        operands: &["{P}", "{R}", "[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000000000000000000000003a2,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.MIN.F64.RN P4, R105, [R35+-0x56735], R98  (x1)
+    Form {
+        mnemonic: "ATOMG.E.MIN.F64.RN",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000001101f0000000000000003a3,
+        mask: 0x000001fffff1ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.ADD.EF.F16x2.RN P0, R0, [R0], R0  (x1)
+    Form {
+        mnemonic: "ATOMG.ADD.EF.F16x2.RN",
+        operands: &["{P}", "{R}", "[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000000000000000000000003a3,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.OR.EF.64 P3, R87, [R45+0x701c8], R3  (x1)
+    Form {
+        mnemonic: "ATOMG.E.OR.EF.64",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000300050000000000000003a8,
+        mask: 0x000001fffff1ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.ADD.EF P0, R0, [R0], R0  (x1)
+    Form {
+        mnemonic: "ATOMG.ADD.EF",
+        operands: &["{P}", "{R}", "[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000000000000000000000003a8,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.CAS.EF.STRONG.SYS P2, R92, [R248+0x20d9da], R228, R180  (x1)
+    Form {
+        mnemonic: "ATOMG.E.CAS.EF.STRONG.SYS",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000001410000000000000003a9,
+        mask: 0x000001fffff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.CAS.EF P0, R0, [R0], R0, R0  (x1)
+    Form {
+        mnemonic: "ATOMG.CAS.EF",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000000000000000000003a9,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R0, P5, -R253, R159, 0xe5ab3a48, 0x0  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "-{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000101000000000000000411,
+        mask: 0x000001fffff507000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R230, P6, ~R76, R153, 0xe7851d91, 0xe, P6  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "~{R}", "{R}", "{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000105000000000000000411,
+        mask: 0x000001fffc7307000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R149, R114, R209, 0x40ef801c, 0x8  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f00000000000000000411,
+        mask: 0x000001ffffff07000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R208, R27, R173, 0x6d14e882  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000414,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4 R112, R125, R105, 0x15ccb530  (x1)
+    Form {
+        mnemonic: "VABSDIFF4",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000415,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R0, R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000416,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R0, R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000419,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R0, R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000424,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R19, R10, R131, -0x7e35bb6a, P2  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000006000000000000000424,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.MIN.AND P0, P0, R0, 0, P0  (x1)
+    Form {
+        mnemonic: "DSETP.MIN.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R170, -R114, -0.236083984375  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000041000000000000000430,
+        mask: 0x000001ffffffffffffff000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R0, R0, 0, 0  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R159, |R7|.H0_H0, -0.014251708984375, 0.0010814666748046875  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002a000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R52, -R209.H1_H1, 46624  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}.H1_H1", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014d000000000000000430,
+        mask: 0x000001ffffffffffffff000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R55, |R166|.H1_H1, +QNAN , +SNAN  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "|{R}|.H1_H1", "{F}", "+SNAN"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000e0000007d0000000430,
+        mask: 0x000001ffffffffff0000ffff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R160, -R42.H1_H1, -916, 0.00019562244415283203125  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "-{R}.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000d000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R250, R149.INVALID1, -0.489013671875  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "{R}.INVALID1", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000044000000000000000430,
+        mask: 0x000001ffffffffffffff000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R81, R28.INVALID1, 25504, -0.007965087890625  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "{R}.INVALID1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000124000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0, R0, 0, 0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R109, R214, R19.H1_H1, -2.1371793224034263403e-15, -6.40355572016742400000e+15  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "{R}", "{R}.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000002620000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.SAT R244, -|R104|.H0_H0, R87, 9.46875, 5356  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006b000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R226, -R175.H0_H0, R174.INVALID5, -1.7059117075404380292e-29, -1.8094575899597480388e-24  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "-{R}.H0_H0", "{R}.INVALID5", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000006209000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R138, -|R170|.H0_H0, -R228.INVALID6, 626.5, -0.0011425018310546875  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-|{R}|.H0_H0", "-{R}.INVALID6", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000544b000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R105, |R210|.H0_H0, -R99.INVALID7, -0.0144805908203125, 0.00013864040374755859375  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "|{R}|.H0_H0", "-{R}.INVALID7", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000560a000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R69, -R34.H1_H1, -R168.H0_NH1, 5.29172956216033280000e+16, -1.02184402175965407729e+37  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "-{R}.H1_H1", "-{R}.H0_NH1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000710d000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ R19, |R115|.H1_H1, |R220|.INVALID5, -0.00117015838623046875, -0.038909912109375  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ",
+        operands: &["{R}", "|{R}|.H1_H1", "|{R}|.INVALID5", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004b4e000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R179, -|R150|.H1_H1, |R181|.INVALID7, 431.75, 344  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "-|{R}|.H1_H1", "|{R}|.INVALID7", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004f0f000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R137, R233.INVALID1, R81.H0_H0, -7.56987985920000000000e+10, 6.23515659486687731e-27  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "{R}.INVALID1", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000002404000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R225, |R97|.INVALID1, -|R96|.INVALID6, -4.7385692596435546875e-05, 354.75  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "-|{R}|.INVALID6", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000005c26000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R245, |R129|.INVALID1, -R100.INVALID7, -15007744, -3.0733644962310791016e-08  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "-{R}.INVALID7", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000007626000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.F.AND R0, R0, 0, 0, P0  (x1)
+    Form {
+        mnemonic: "HSET2.F.AND",
+        operands: &["{R}", "{R}", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.LTU.FTZ.OR R67, R161.H0_H0, -4.2500725161431773813e-16, -5.44016618826583128618e+24, PT  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.LTU.FTZ.OR",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000198220000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.LT.XOR R202, R49.H1_H1, 8152, 0.72412109375, !P3  (x1)
+    Form {
+        mnemonic: "HSET2.BF.LT.XOR",
+        operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004001cc00000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.GE.AND R174, R66.INVALID1, -13824, 0.046142578125, !PT  (x1)
+    Form {
+        mnemonic: "HSET2.GE.AND",
+        operands: &["{R}", "{R}.INVALID1", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040064000000000000000433,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.F.AND P0, P0, R0, 0, 0, P0  (x1)
+    Form {
+        mnemonic: "HSETP2.F.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000434,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.GTU.AND P2, P0, |R57|.H0_H0, 346030080, -15104, P3  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|.H0_H0", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000ca020000000000000434,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.T.FTZ.XOR P5, P5, R244.H1_H1, 5.1694759584108851413e-16, -8256, P3  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.T.FTZ.XOR",
+        operands: &["{P}", "{P}", "{R}.H1_H1", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001fc420000000000000434,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.LTU.XOR P0, P6, R1.INVALID1, -0.00807952880859375, 44224, P6  (x1)
+    Form {
+        mnemonic: "HSETP2.LTU.XOR",
+        operands: &["{P}", "{P}", "{R}.INVALID1", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000094400000000000000434,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA R0, R0, R0, 0, 0  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA",
+        operands: &["{R}", "{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000435,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R0, R0, R0, 0x0, P0  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000446,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI UR3, UP3, -UR14, UR19, 0x35a47559, 0x10  (x1)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{UP}", "-{U}", "{U}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101000000000000000491,
+        mask: 0x000001fffff907c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR5, UP1, UR48, UR44, 0x6127e37a, 0x1d, !UP0  (x1)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0104000000000000000491,
+        mask: 0x000001fffc7107c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI UR2, UR36, UR59, 0x863039e5, 0x14  (x1)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f00000000000000000491,
+        mask: 0x000001ffffff07c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR34, ~UR51, UR9, 0xf08616d7, 0x6, !UP1  (x1)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "~{U}", "{U}", "{X}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0f05000000000000000491,
+        mask: 0x000001fffc7f07c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // USHF.L.W.U64 UR1, UR17, UR10, 0x34d58560  (x1)
+    Form {
+        mnemonic: "USHF.L.W.U64",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000499,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD UR47, UR4, UR17, 0x10a0087  (x1)
+    Form {
+        mnemonic: "UIMAD",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800020000000000000004a4,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.U32.X UR17, UR2, UR30, 0x22dc99e9, UP1  (x1)
+    Form {
+        mnemonic: "UIMAD.U32.X",
+        operands: &["{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800040000000000000004a4,
+        mask: 0x000001fffc7fffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // BAR.SYNC R0  (x1)
+    Form {
+        mnemonic: "BAR.SYNC",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000000000000000000000000000051d,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC.DEFER_BLOCKING R232, 0x924  (x1)
+    Form {
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000010000000000000000051d,
+        mask: 0x000001ffffffffffffc00300ffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.OR R140, 0x125, !P5  (x1)
+    Form {
+        mnemonic: "BAR.RED.OR",
+        operands: &["{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004800000000000000051d,
+        mask: 0x000001fffc7fffffffc00300ffff0fff,
+        uniform_guard: false,
+    },
+    // JMP.U !P4, !UP5, 0x10cda19215ed228  (x1)
+    Form {
+        mnemonic: "JMP.U",
+        operands: &["!{P}", "!{UP}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+                signed: false,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000c000000000000010800054a,
+        mask: 0x000001fffc7e000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // LDC R154, cx[UR0][R11+-0x544d]  (x1)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "cx[{U}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000582,
+        mask: 0x000001ffffffff00ffc0003fc0000fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64 P2, [R178+UR4+0x5d6c78], R71  (x1)
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64",
+        operands: &["{P}", "[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800004000000000000005a7,
+        mask: 0x000001fffff1ffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.EXCH.64 UR19, [UR47+0xdcb14], UR30  (x1)
+    Form {
+        mnemonic: "SYNCS.EXCH.64",
+        operands: &["{U}", "[{U}+{X}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800010000000000000005b2,
+        mask: 0x000001ffffffffff000000c0c0c00fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R52, R38, R202, c[0x11][-0x5f7c]  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000614,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R227, R5, R127, cx[UR33][0xa8e4]  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000614,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R238, R201, R201, c[0x18][0x70]  (x1)
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e00000000000000000615,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R157, R79, R163, cx[UR43][0x5d14]  (x1)
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000615,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000616,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // PRMT R102, R228, R177, cx[UR53][0xbe64]  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000616,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000619,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.W.U64 R82, R129, R130, cx[UR35][0xe004]  (x1)
+    Form {
+        mnemonic: "SHF.L.W.U64",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000619,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FADD R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000621,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FADD.SAT R150, -|R101|, |cx[UR1][0xa004]|  (x1)
+    Form {
+        mnemonic: "FADD.SAT",
+        operands: &["{R}", "-|{R}|", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080023004000000000000621,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000623,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FFMA.SAT R37, -R112, R71, |cx[UR16][0x22c]|  (x1)
+    Form {
+        mnemonic: "FFMA.SAT",
+        operands: &["{R}", "-{R}", "{R}", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080021004000000000000623,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000624,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R79, R10, R147, ~c[0x0][0x21fc], P4  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "{R}", "~c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004008000000000000624,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD R35, R40, R154, -cx[UR43][0x52c]  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002008000000000000624,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R208, R100, R136, ~cx[UR16][0x4e10], P6  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "~cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006008000000000000624,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R0, P0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000625,
+        mask: 0x000001fffff1ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R35, P3, R83, R102, c[0x13][-0x798c], P1  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004000000000000000625,
+        mask: 0x000001fffc79ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R196, P0, R72, R14, cx[UR20][0xb164]  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000625,
+        mask: 0x000001fffff1ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R32, P1, R114, R243, cx[UR23][0xc504], P5  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004000000000000000625,
+        mask: 0x000001fffc71ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R69, R70, R153, -c[0x10][-0x3bb4]  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e00008000000000000625,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R167, R0, R152, ~c[0x1b][-0x2e1c], !P2  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{R}", "~c[{X}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e04008000000000000625,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R89, R33, R209, cx[UR2][0x459c]  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000625,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R0, P0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000627,
+        mask: 0x000001fffff1ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R186, P2, R128, R68, c[0x6][0xb78], !P3  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040004000000000000000627,
+        mask: 0x000001fffc71ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R124, P4, R108, R106, -cx[UR13][0x8064]  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000627,
+        mask: 0x000001fffff1ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R65, P3, R100, R192, cx[UR49][0xcca4], P4  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004000000000000000627,
+        mask: 0x000001fffc79ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R177, R85, R246, -c[0xa][0xa00]  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e02008000000000000627,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R131, R239, R157, c[0x19][0x4504], P0  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000627,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R98, R80, R100, -cx[UR49][0x1434]  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00008000000000000627,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R91, R209, R6, ~cx[UR23][0x93b8], !P5  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{R}", "{R}", "~cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e06008000000000000627,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // DADD R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000629,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // DADD.RZ R68, -R138, -cx[UR6][0x9220]  (x1)
+    Form {
+        mnemonic: "DADD.RZ",
+        operands: &["{R}", "-{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800c1008000000000000629,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.MIN.AND P0, P0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "DSETP.MIN.AND",
+        operands: &["{P}", "{P}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000062a,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.EQ.OR P2, P5, R80, |cx[UR4][0x4204]|, !P6  (x1)
+    Form {
+        mnemonic: "DSETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "|cx[{U}][{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c002400400000000000062a,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000062b,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // DFMA R148, -R49, |R128|, -cx[UR24][0xc4c0]  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "|{R}|", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000500800000000000062b,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R0, R0, c[0x0] [0x0]  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}", "c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R154, R229, |c[0x6] [0x3420].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "{R}", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000120006000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.SAT R10, -R189, c[0x2] [-0x6a40].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.SAT",
+        operands: &["{R}", "-{R}", "c[{X}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002021003000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R144, -R49, c[0x2] [-0x79ec].INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "c[{X}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000041001000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.SAT R92, R165, -cx[UR7] [0x4d0c]  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.SAT",
+        operands: &["{R}", "{R}", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082020008000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R195, -|R214|, -cx[UR22] [0xbfb0].H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "-|{R}|", "-cx[{U}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002300a000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R199, |R205|, cx[UR61] [0x4b18].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "|{R}|", "cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002003000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.SAT R71, R22, -|cx[UR2] [0x8f18].INVALID1|  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.SAT",
+        operands: &["{R}", "{R}", "-|cx[{U}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008202000d000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R196, R62.H0_H0, c[0xc] [-0x72d0].INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "{R}.H0_H0", "c[{X}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000068001000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R112, -R45.H0_H0, -cx[UR1] [0xdb50]  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080029008000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R65, R34.H0_H0, -|cx[UR15] [0xa76c].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "-|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008014800e000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R242, -R54.H0_H0, -cx[URZ] [0xe4c8].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}.H0_H0", "-cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008014900b000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R10, -|R202|.H0_H0, cx[UR9] [0x5528].INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "cx[{U}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002b001000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R128, R197.H1_H1, -c[0x9] [0x6d2c]  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "-c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000012c008000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ.SAT R2, R56.H1_H1, |c[0x19] [-0x3d8].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000016c006000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R89, R32.H1_H1, -|c[0x18] [-0x5dc4].H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "-|c[{X}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000012c00f000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.SAT R114, |R64|.H1_H1, |c[0x0] [0x348c].INVALID1|  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "|c[{X}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000202e005000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R211, R39.H1_H1, -cx[UR57] [0x8ca4]  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "{R}.H1_H1", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002c008000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.FTZ R67, R21.H1_H1, -cx[UR60] [0xadb0].H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}.H1_H1", "-cx[{U}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008210c00a000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R55, -R14.H1_H1, -cx[UR28] [0x529c].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "-cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006d00b000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.FTZ R144, -R95.H1_H1, cx[UR36] [0x4070].INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.FTZ",
+        operands: &["{R}", "-{R}.H1_H1", "cx[{U}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008210d001000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R80, R89.INVALID1, -c[0x10] [-0x3528]  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.INVALID1", "-c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002004008000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R236, -|R14|.INVALID1, |c[0x4] [-0x25d4].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|.INVALID1", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000127006000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ.SAT R215, |R185|.INVALID1, |c[0x1] [-0x667c].H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "|c[{X}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000126007000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.FTZ R64, -R161.INVALID1, |c[0x1c] [-0x3284].INVALID1|  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.FTZ",
+        operands: &["{R}", "-{R}.INVALID1", "|c[{X}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002105005000000000000630,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R105, |R36|.INVALID1, -cx[UR52] [0x6318]  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "|{R}|.INVALID1", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082006008000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R209, -R206.INVALID1, -cx[UR25] [0xb780].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}.INVALID1", "-cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008014500b000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R133, -|R25|.INVALID1, cx[UR23] [0x2490].INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "-|{R}|.INVALID1", "cx[{U}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082007001000000000000630,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0, R0, c[0x0] [0x0]  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}", "{R}", "c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000631,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R50, R148, R228.INVALID6, |c[0x5] [-0x7d40].H0_H0|  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}", "{R}.INVALID6", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000006500006000000000000631,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ.SAT R72, |R113|, R149.INVALID7, -c[0x14] [-0x74a0].H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ.SAT",
+        operands: &["{R}", "|{R}|", "{R}.INVALID7", "-c[{X}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000476200b000000000000631,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R101, |R45|.H0_H0, |R157|.H0_H0, -c[0x13] [0x2e50].INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "|{R}|.H0_H0", "|{R}|.H0_H0", "-c[{X}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000c0a009000000000000631,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R91, R30.H0_H0, |R24|.INVALID6, -|cx[UR8] [0x927c].H0_H0|  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H0_H0", "|{R}|.INVALID6", "-|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084c0800e000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R167, R90.H1_H1, |R2|.H0_H0, -|cx[UR22] [0x464].INVALID1|  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "{R}.H1_H1", "|{R}|.H0_H0", "-|cx[{U}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080c2c00d000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R244, -|R15|.H1_H1, -|R128|.H0_NH1, |cx[UR28] [0xcfdc].H0_H0|  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-|{R}|.H1_H1", "-|{R}|.H0_NH1", "|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008584f006000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R89, R21.H1_H1, R33.H1_H1, cx[UR2] [0x954c]  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "{R}.H1_H1", "cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008272c000000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R96, |R52|.H1_H1, R84.INVALID7, cx[UR24] [0x3ae0].INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "{R}.INVALID7", "cx[{U}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008672e001000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R74, |R211|.INVALID1, R207.H1_H1, c[0x12] [0x7d84].H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "|{R}|.INVALID1", "{R}.H1_H1", "c[{X}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000706003000000000000631,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R16, -|R12|.INVALID1, |R74|.H1_H1, |cx[UR5] [0x6010].H1_H1|  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|.INVALID1", "|{R}|.H1_H1", "|cx[{U}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082f27007000000000000631,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.F.AND R0, R0, c[0x0] [0x0], P0  (x1)
+    Form {
+        mnemonic: "HSET2.F.AND",
+        operands: &["{R}", "{R}", "c[{X}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.LEU.FTZ.XOR R213, |R203|, -|c[0x3] [0x9b4].H0_H0|, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.LEU.FTZ.XOR",
+        operands: &["{R}", "|{R}|", "-|c[{X}] [{X}].H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000401b242e000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.NUM.OR R46, |R104|, c[0x11] [0x2854].H1_H1, P2  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.NUM.OR",
+        operands: &["{R}", "|{R}|", "c[{X}] [{X}].H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000072223000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.LT.XOR R148, -R45, -|c[0x1d] [0x2970].INVALID1|, !PT  (x1)
+    Form {
+        mnemonic: "HSET2.BF.LT.XOR",
+        operands: &["{R}", "-{R}", "-|c[{X}] [{X}].INVALID1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040011c0d000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.GT.OR R16, R231, cx[UR10] [0xa770].INVALID1, !P1  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.GT.OR",
+        operands: &["{R}", "{R}", "cx[{U}] [{X}].INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0040a21000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.GEU.OR R140, -|R226|.H0_H0, c[0xa] [-0x5f8c], !P0  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.GEU.OR",
+        operands: &["{R}", "-|{R}|.H0_H0", "c[{X}] [{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400eb220000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.LEU.FTZ.AND R197, -|R134|.H0_H0, -|c[0x16] [0x68a4].H0_H0|, P2  (x1)
+    Form {
+        mnemonic: "HSET2.LEU.FTZ.AND",
+        operands: &["{R}", "-|{R}|.H0_H0", "-|c[{X}] [{X}].H0_H0|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001bb00e000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NAN.FTZ.AND R254, |R25|.H0_H0, -|c[0x16] [0x6804].H1_H1|, PT  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NAN.FTZ.AND",
+        operands: &["{R}", "|{R}|.H0_H0", "-|c[{X}] [{X}].H1_H1|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000018a82f000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NEU.FTZ.XOR R45, R81.H0_H0, cx[UR31] [0xfa48], P4  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NEU.FTZ.XOR",
+        operands: &["{R}", "{R}.H0_H0", "cx[{U}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000801d8c20000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NAN.FTZ.OR R81, -|R240|.H0_H0, -cx[UR20] [0x2ca4].H0_H0, P2  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NAN.FTZ.OR",
+        operands: &["{R}", "-|{R}|.H0_H0", "-cx[{U}] [{X}].H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008018ba2a000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.LTU.OR R59, -R244.H1_H1, c[0x6] [0x6df4].H0_H0, P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF.LTU.OR",
+        operands: &["{R}", "-{R}.H1_H1", "c[{X}] [{X}].H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000009da02000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.EQU.AND R35, -R31.H1_H1, -cx[UR11] [0x42a8].H0_H0, P1  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.EQU.AND",
+        operands: &["{R}", "-{R}.H1_H1", "-cx[{U}] [{X}].H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800ad02a000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.GT.FTZ.OR R177, -R193.H1_H1, |cx[UR8] [0xc178].H1_H1|, !P1  (x1)
+    Form {
+        mnemonic: "HSET2.BF.GT.FTZ.OR",
+        operands: &["{R}", "-{R}.H1_H1", "|cx[{U}] [{X}].H1_H1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c014da07000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.T.OR R245, -|R241|.H1_H1, |cx[UR3] [0xa9ec].INVALID1|, !PT  (x1)
+    Form {
+        mnemonic: "HSET2.BF.T.OR",
+        operands: &["{R}", "-|{R}|.H1_H1", "|cx[{U}] [{X}].INVALID1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00ffa05000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.F.OR R13, -R65.INVALID1, c[0x17] [-0x1860], !P4  (x1)
+    Form {
+        mnemonic: "HSET2.F.OR",
+        operands: &["{R}", "-{R}.INVALID1", "c[{X}] [{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040005200000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.LEU.OR R65, R35.INVALID1, -c[0x9] [-0x1248].H1_H1, !P5  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.LEU.OR",
+        operands: &["{R}", "{R}.INVALID1", "-c[{X}] [{X}].H1_H1", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400b4a2b000000000000633,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HSET2.GTU.FTZ.AND R231, -R160.INVALID1, -|cx[UR53] [0x5850].H0_H0|, P0  (x1)
+    Form {
+        mnemonic: "HSET2.GTU.FTZ.AND",
+        operands: &["{R}", "-{R}.INVALID1", "-|cx[{U}] [{X}].H0_H0|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000801c500e000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.LEU.AND R68, -|R133|.INVALID1, |cx[UR26] [0x84fc].H1_H1|, !P0  (x1)
+    Form {
+        mnemonic: "HSET2.LEU.AND",
+        operands: &["{R}", "-|{R}|.INVALID1", "|cx[{U}] [{X}].H1_H1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00b7007000000000000633,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.F.AND P0, P0, R0, c[0x0] [0x0], P0  (x1)
+    Form {
+        mnemonic: "HSETP2.F.AND",
+        operands: &["{P}", "{P}", "{R}", "c[{X}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.EQ.AND P0, P5, |R76|, c[0x10] [-0x2f90].H1_H1, P2  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.EQ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "c[{X}] [{X}].H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000022023000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.F.AND P6, P2, -R158, |cx[UR46] [0x4e04].INVALID1|, P5  (x1)
+    Form {
+        mnemonic: "HSETP2.F.AND",
+        operands: &["{P}", "{P}", "-{R}", "|cx[{U}] [{X}].INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001005000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.LTU.FTZ.OR P6, P6, |R131|.H0_H0, c[0x1d] [-0x5c04], P3  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.LTU.FTZ.OR",
+        operands: &["{P}", "{P}", "|{R}|.H0_H0", "c[{X}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000019a220000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.F.FTZ.AND P4, P1, -R227.H0_H0, -|c[0x1f] [-0x2784].INVALID1|, P1  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.F.FTZ.AND",
+        operands: &["{P}", "{P}", "-{R}.H0_H0", "-|c[{X}] [{X}].INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000010902d000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.NUM.FTZ.XOR PT, P1, -R239.H0_H0, |cx[UR23] [0xbc20]|, !P3  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.NUM.FTZ.XOR",
+        operands: &["{P}", "{P}", "-{R}.H0_H0", "|cx[{U}] [{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0179424000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.NUM.FTZ.XOR P6, P1, R110.H0_H0, |cx[UR4] [0xb254].H0_H0|, !P5  (x1)
+    Form {
+        mnemonic: "HSETP2.NUM.FTZ.XOR",
+        operands: &["{P}", "{P}", "{R}.H0_H0", "|cx[{U}] [{X}].H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0178406000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.T.FTZ.AND P1, P3, -|R195|.H0_H0, |cx[UR12] [0xacb8].H1_H1|, !P5  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.T.FTZ.AND",
+        operands: &["{P}", "{P}", "-|{R}|.H0_H0", "|cx[{U}] [{X}].H1_H1|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c01fb027000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.NE.AND P1, P1, |R41|.H0_H0, -|cx[UR27] [0x4340].INVALID1|, P1  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.NE.AND",
+        operands: &["{P}", "{P}", "|{R}|.H0_H0", "-|cx[{U}] [{X}].INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005a02d000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.LEU.AND P3, P2, |R99|.H1_H1, -|c[0xa] [0x29e4]|, !P6  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.LEU.AND",
+        operands: &["{P}", "{P}", "|{R}|.H1_H1", "-|c[{X}] [{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400be02c000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GE.AND P0, P4, |R2|.H1_H1, c[0x6] [-0x5670].INVALID1, !P6  (x1)
+    Form {
+        mnemonic: "HSETP2.GE.AND",
+        operands: &["{P}", "{P}", "|{R}|.H1_H1", "c[{X}] [{X}].INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004006e001000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.NEU.AND P3, P6, -R83.H1_H1, -|cx[UR45] [0x3f20].H0_H0|, !P1  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.NEU.AND",
+        operands: &["{P}", "{P}", "-{R}.H1_H1", "-|cx[{U}] [{X}].H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00dd02e000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.LE.XOR P1, P3, -R106.INVALID1, |c[0x1d] [0x5f84].H0_H0|, P6  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.LE.XOR",
+        operands: &["{P}", "{P}", "-{R}.INVALID1", "|c[{X}] [{X}].H0_H0|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000035426000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.LTU.XOR P3, P5, -|R208|.INVALID1, -c[0xc] [0xb54].H1_H1, !P0  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.LTU.XOR",
+        operands: &["{P}", "{P}", "-|{R}|.INVALID1", "-c[{X}] [{X}].H1_H1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004009742b000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.LTU.FTZ.XOR P5, P3, R214.INVALID1, |c[0x16] [-0x1a68].INVALID1|, P6  (x1)
+    Form {
+        mnemonic: "HSETP2.LTU.FTZ.XOR",
+        operands: &["{P}", "{P}", "{R}.INVALID1", "|c[{X}] [{X}].INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000194405000000000000634,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.BF16_V2.T.FTZ.OR P4, P0, -R4.INVALID1, -|cx[UR62] [0x89bc].INVALID1|, !PT  (x1)
+    Form {
+        mnemonic: "HSETP2.BF16_V2.T.FTZ.OR",
+        operands: &["{P}", "{P}", "-{R}.INVALID1", "-|cx[{U}] [{X}].INVALID1|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c01f522d000000000000634,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA R0, R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000635,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA.BF16_V2.FTZ.SAT R192, -|R66|, |R97|, |cx[UR0][0x2dc]|  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|", "|{R}|", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082923004000000000000635,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R0, R0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000646,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R200, R71, R38, cx[UR33][0x4e38], P2  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000646,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // JMP.U !PT, UP6, c[0x1][0x60c0]  (x1)
+    Form {
+        mnemonic: "JMP.U",
+        operands: &["!{P}", "{UP}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c000000000000010000074a,
+        mask: 0x000001fffc7ffffff80000fff8ff0fff,
+        uniform_guard: false,
+    },
+    // MOV R0, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000802,
+        mask: 0x000001fffffff0ff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R60.B3, 0xfe8685da  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}.{B}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: B, fields: &[Field { pos: 76, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000804,
+        mask: 0x000001ffffffcfff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R208, SR141  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR141"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000008d000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R176, SR161  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR161"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001a1000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R23, SR165  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR165"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001a5000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R176, SR168  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR168"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001a8000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R39, SR176  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR176"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001b0000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R245, SR180  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR180"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000b4000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R17, SR199  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR199"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000c7000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R224, SR210  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR210"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d2000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R84, SR211  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR211"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d3000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R189, SR214  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR214"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001d6000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R173, SR221  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR221"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001dd000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R127, SR222  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR222"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000de000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R194, SR234  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR234"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001ea000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R246, SR235  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR235"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000eb000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R76, SR236  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR236"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000ec000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R246, SR252  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR252"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000fc000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R R249, SR73  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR73"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000149000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R110, SR78  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR78"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000004e000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R6, SR86  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "SR86"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000056000000000000000805,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // CS2R.32 R0, SR_LANEID  (x1)
+    Form {
+        mnemonic: "CS2R.32",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // VOTE.ALL R0, P0, P0  (x1)
+    Form {
+        mnemonic: "VOTE.ALL",
+        operands: &["{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000806,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, 0, P0  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000809,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.F.AND P0, P0, R0, 0, P0  (x1)
+    Form {
+        mnemonic: "FSETP.F.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.F.U32.AND P0, P0, R0, 0x0, P0  (x1)
+    Form {
+        mnemonic: "ISETP.F.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND.EX P0, PT, R137, 0x49ac2826, P1, P6  (x1)
+    Form {
+        mnemonic: "ISETP.GT.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004300000000000000080c,
+        mask: 0x000001fffc01ff8f0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R0, P0, P0, R0, 0x0, R0  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R120, P0, P6, ~R40, 0x551cc984, R176, !P4, !P3  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "~{R}", "{X}", "{R}", "!{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040105000000000000000810,
+        mask: 0x000001fffc111f000000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R49, P0, R200, -0x5933f6e4, ~R20, !P4, P6  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{R}", "{X}", "~{R}", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e0c000000000000000810,
+        mask: 0x000001fffc0f1f000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R44, P0, -R61, 0x27a853c4, R163, 0xf  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "-{R}", "{X}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000101000000000000000811,
+        mask: 0x000001fffff107000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R62, P0, ~R248, 0xb4e8353e, R183, 0x12, P5  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "~{R}", "{X}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000105000000000000000811,
+        mask: 0x000001fffc7107000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R96, P5, ~R83, 0x50168174, 0x8, P3  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "{P}", "~{R}", "{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000005000000000000000811,
+        mask: 0x000001fffc7507ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R109, ~R28, 0x2c1de813, R139, 0x13, !PT  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "~{R}", "{X}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040f05000000000000000811,
+        mask: 0x000001fffc7f07000000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R198, R42, 0xba9bf081, 0x7, P0  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "{R}", "{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000811,
+        mask: 0x000001fffc7f07ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R218, R61, 0xc2a669f1, R99, 0xec, P4  (x1)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e00000000000000000812,
+        mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: false,
+    },
+    // IABS R0, 0x0  (x1)
+    Form {
+        mnemonic: "IABS",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000813,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF.U32 R245, R58, 0x11294374, R152  (x1)
+    Form {
+        mnemonic: "VABSDIFF.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e00000000000000000814,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R205, R182, 0x3a2b28ef, R137  (x1)
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e00000000000000000815,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U32 R0, R0, 0x0, P0  (x1)
+    Form {
+        mnemonic: "IMNMX.U32",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000817,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R0, R0, 0x0, R0  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SGXT.U32 R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // BMSK R0, R0, 0x0  (x1)
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081b,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P2, P6, P4, UP2, 0x91, 0x7  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{UP}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000008000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ.D8.RP R12, R139, 13261.783203125  (x1)
+    Form {
+        mnemonic: "FMUL.FTZ.D8.RP",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001180000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.MOV.U32 R0, R0, 0x0, R0  (x1)
+    Form {
+        mnemonic: "IMAD.MOV.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R2, R18, 0x274bcd1, R105, !P4  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040004000000000000000824,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R98, P0, R66, -0x7bf35208, ~R198, P5  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{X}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000825,
+        mask: 0x000001fffc71ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R56, R58, -0x5f3c284f, -R122  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e08000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R233, R210, -0x38bfc76e, ~R55, !P5  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{X}", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e0c000000000000000825,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R0, P0, R0, 0x0, R0  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000827,
+        mask: 0x000001fffff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R241, P1, R240, 0x5bb5009, ~R36, P5  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{X}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000e000000000000000827,
+        mask: 0x000001fffc71ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R76, R20, 0x3267d8ff, -R33  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e08000000000000000827,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R33, R177, -0x7636d14d, R200, P1  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000827,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ACQBULK  (x1)
+    Form {
+        mnemonic: "ACQBULK",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000000000000000000000000082e,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // ELECT P3, UR30, ~UR36  (x1)
+    Form {
+        mnemonic: "ELECT",
+        operands: &["{P}", "{U}", "~{U}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000100000000000000082f,
+        mask: 0x000001fffff1ffffffffffffc0c00fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0, 0, 0, R0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}", "{F}", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R53, -R17, -0.00070953369140625, -9.890625, R129.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}", "{F}", "{F}", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000401000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ.SAT R123, -R168, -1.561641693115234375e-05, -0.00011795759201049804688, |R75|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ.SAT",
+        operands: &["{R}", "-{R}", "{F}", "{F}", "|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000b61000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.SAT R54, -R170.H0_H0, 0.000558376312255859375, -15048, R145.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "{F}", "{F}", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000669000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R122, |R8|.H1_H1, -1.49582770826931069377e+32, 121.5, R82  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "{F}", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000212e000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R192, R44.H1_H1, -7.6994879978859831772e-37, 9.5844268798828125e-05, R232.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000272c000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R253, |R212|.H1_H1, 2.85576327219415519569e+34, 1.3000427718042274553e-27, -|RZ|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "{F}", "{F}", "-|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000003b2e000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R126, R99.INVALID1, +SNAN , 2.5078125, -R208.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.INVALID1", "+SNAN ", "{F}", "-{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000001404007d00000000000831,
+        mask: 0x000001ffffffff00ffff000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R143, R99.INVALID1, -0.007671356201171875, 57664, R11.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "{R}.INVALID1", "{F}", "{F}", "{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000224000000000000000831,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R0, R0, 0, 0  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000832,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R82, -|R175|.H0_H0, 177.625, -300.25  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000010b000000000000000832,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R52, |R72|.H1_H1, -9.78125, 0.1534423828125  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000e000000000000000832,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ.SAT R241, R12.INVALID1, 0.001953125, 0.1961669921875  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ.SAT",
+        operands: &["{R}", "{R}.INVALID1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000124000000000000000832,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA R0, R0, 0, 0, R0  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA",
+        operands: &["{R}", "{R}", "{F}", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000835,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.MT88 R67, [R28+UR16+0x306bc8]  (x1)
+    Form {
+        mnemonic: "LDSM.16.MT88",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008004000000000000000083b,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.2 R126, [R5+0x7c2d36]  (x1)
+    Form {
+        mnemonic: "LDSM.16.M88.2",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000100000000000000083b,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88 R0, [R0]  (x1)
+    Form {
+        mnemonic: "LDSM.16.M88",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000000000000000000083b,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // F2FP.F16.F32.PACK_AB R0, R0, 0  (x1)
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000083e,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R0, R0, 0, 0, P0  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ R137, -|R36|.H0_H0, -995.5, -0.00788116455078125, !P4  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004010b000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2.NAN R20, -|R14|.H1_H1, 4.7584011321286198323e-35, 91136, P3  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2.NAN",
+        operands: &["{R}", "-|{R}|.H1_H1", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000220f000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ.NAN R110, |R112|.INVALID1, -29.34375, 0.030303955078125, P1  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ.NAN",
+        operands: &["{R}", "|{R}|.INVALID1", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000306000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R0, R0, 0x0, R0, P0  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000846,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R0, R208, -0x3773c3e4, !PT  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000848,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VOTEU.EQ UPT, PT  (x1)
+    Form {
+        mnemonic: "VOTEU.EQ",
+        operands: &["{UP}", "{P}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000020000000000003f0886,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // VOTEU.ALL UR0, UP0, P0  (x1)
+    Form {
+        mnemonic: "VOTEU.ALL",
+        operands: &["{U}", "{UP}", "{P}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000886,
+        mask: 0x000001fffc71ffffffffffffffc00fff,
+        uniform_guard: false,
+    },
+    // USEL UR32, UR35, 0xe1eab9c9, !UPT  (x1)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000887,
+        mask: 0x000001fffc7fffff00000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UISETP.EQ.U32.OR UP1, UP4, UR53, 0x60b98307, UP3  (x1)
+    Form {
+        mnemonic: "UISETP.EQ.U32.OR",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002400000000000000088c,
+        mask: 0x000001fffc01ffff00000000c0ff0fff,
+        uniform_guard: true,
+    },
+    // UISETP.LE.U32.OR.EX UP0, UP0, UR52, -0x3fe5920e, UP0, UP0  (x1)
+    Form {
+        mnemonic: "UISETP.LE.U32.OR.EX",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008003500000000000000088c,
+        mask: 0x000001fffc01ff8f00000000c0ff0fff,
+        uniform_guard: true,
+    },
+    // UIADD3 UR30, UP4, UP4, UR35, -0x3d3c35a6, UR40  (x1)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000890,
+        mask: 0x000001ffff81ffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.X UR1, UP5, UP4, UR62, 0x24c38868, UR54, UP4, !UPT  (x1)
+    Form {
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}", "{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080104000000000000000890,
+        mask: 0x000001fffc051fc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3 UR36, UP3, -UR34, -0x4a7c654d, UR7  (x1)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "-{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083001000000000000000890,
+        mask: 0x000001fffff1ffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.X UR19, UP2, ~UR17, 0xcbe381, UR16, !UP5, !UP6  (x1)
+    Form {
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "~{U}", "{X}", "{U}", "!{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c7105000000000000000890,
+        mask: 0x000001fffc711fc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI UR4, UP2, -UR11, 0x79eb7230, UR0, 0xe  (x1)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{UP}", "-{U}", "{X}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101000000000000000891,
+        mask: 0x000001fffff107c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR39, UP0, UR18, 0xf6105e90, UR30, 0x2, !UP6  (x1)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0104000000000000000891,
+        mask: 0x000001fffc7107c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.SX32 UR4, UP6, UR52, 0x1b069d61, 0x7  (x1)
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{UP}", "{U}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080102000000000000000891,
+        mask: 0x000001fffff307ff00000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.X UR20, UP2, UR49, 0xba325168, 0x2, !UP0  (x1)
+    Form {
+        mnemonic: "ULEA.X",
+        operands: &["{U}", "{UP}", "{U}", "{X}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0004000000000000000891,
+        mask: 0x000001fffc7107ff00000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI UR29, UR37, 0x21c0dd09, UR47, 0x13  (x1)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f00000000000000000891,
+        mask: 0x000001ffffff07c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.X UR20, ~UR49, 0xf643866a, 0x9, UP5  (x1)
+    Form {
+        mnemonic: "ULEA.X",
+        operands: &["{U}", "~{U}", "{X}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e05000000000000000891,
+        mask: 0x000001fffc7f07ff00000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULOP3.LUT UR60, UR6, 0xe07dec04, UR60, 0xce, UP3  (x1)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000892,
+        mask: 0x000001fffc7f00c000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UPRMT UR16, UR48, 0x5c244546, UR16  (x1)
+    Form {
+        mnemonic: "UPRMT",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000896,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64 UR0, UP0, UP3, -UR2, 0x5510edc6, -UR54  (x1)
+    Form {
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{X}", "-{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080009000000000000000897,
+        mask: 0x000001ffffc1ffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR18, UP0, UP0, ~UR27, -0x63cfab4e, ~UR40, UPT, UP1  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "{UP}", "{UP}", "~{U}", "{X}", "~{U}", "{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000d000000000000000897,
+        mask: 0x000001fffc011fc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64 UR38, UP2, UR19, -0x26ca2298, -UR36  (x1)
+    Form {
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "{U}", "{X}", "-{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000087008000000000000000897,
+        mask: 0x000001fffff1ffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR32, UP3, UR35, 0x302c5a5e, UR29, UP0, !UPT  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f04000000000000000897,
+        mask: 0x000001fffc4f1fc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64.X UR45, ~UR8, -0x46ede328, ~URZ, !UP4, UP2  (x1)
+    Form {
+        mnemonic: "UIADD3.64.X",
+        operands: &["{U}", "~{U}", "{X}", "~{U}", "!{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c7e0d000000000000000897,
+        mask: 0x000001fffc7f1fc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // USHF.L.W.S64 UR5, UR32, 0x34266e38, UR7  (x1)
+    Form {
+        mnemonic: "USHF.L.W.S64",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UPLOP3.LUT UP0, UP0, UP0, UP0, UP0, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "UPLOP3.LUT",
+        operands: &["{UP}", "{UP}", "{UP}", "{UP}", "{UP}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000089c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: true,
+    },
+    // UIMAD.U32 UR14, UR27, -0x2bea667f, UR60  (x1)
+    Form {
+        mnemonic: "UIMAD.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000000008a4,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.U32.X UR32, UR40, -0x4f8ee77d, UR53, UP0  (x1)
+    Form {
+        mnemonic: "UIMAD.U32.X",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800040000000000000008a4,
+        mask: 0x000001fffc7fffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.WIDE.U32 UR4, UR25, -0x2adfd5b6, UR14  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e000000000000000008a5,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // UIMAD.WIDE.U32.X UR58, UR30, -0x7fc3e9cf, UR18, UP0  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE.U32.X",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e040000000000000008a5,
+        mask: 0x000001fffc7fffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULDC UR56, [UR3+0x4d8e1e], UP2  (x1)
+    Form {
+        mnemonic: "ULDC",
+        operands: &["{U}", "[{U}+{X}]", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000000008b8,
+        mask: 0x000001fffc7fffc00000003fc0c00fff,
+        uniform_guard: true,
+    },
+    // ULDC.S8 UR53, [0x629042c0]  (x1)
+    Form {
+        mnemonic: "ULDC.S8",
+        operands: &["{U}", "[{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000200000000003f0008b8,
+        mask: 0x000001ffffffffc00000003fffc00fff,
+        uniform_guard: true,
+    },
+    // UFLO.U32 UR61, 0xbe0ac18a  (x1)
+    Form {
+        mnemonic: "UFLO.U32",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e000000000000000008bd,
+        mask: 0x000001ffffffffff00000000ffc00fff,
+        uniform_guard: true,
+    },
+    // UBREV UR19, 0xfb1f4972  (x1)
+    Form {
+        mnemonic: "UBREV",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000000008be,
+        mask: 0x000001ffffffffff00000000ffc00fff,
+        uniform_guard: true,
+    },
+    // UPOPC UR53, 0x71affd0e  (x1)
+    Form {
+        mnemonic: "UPOPC",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000000008bf,
+        mask: 0x000001ffffffffff00000000ffc00fff,
+        uniform_guard: true,
+    },
+    // FLO R226, 0x82c26336  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000900,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // BREV R0, 0x0  (x1)
+    Form {
+        mnemonic: "BREV",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000901,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.BF16.RZ R105, 25.125  (x1)
+    Form {
+        mnemonic: "F2F.F32.BF16.RZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000040d0000000000000000904,
+        mask: 0x000001ffffffffffffff0000ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S16.NTZ R32, +SNAN  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S16.NTZ",
+        operands: &["{R}", "+SNAN"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000002129007f90000000000905,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.F16.NTZ R185, 0.16259765625  (x1)
+    Form {
+        mnemonic: "F2I.U32.F16.NTZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001030000000000000000905,
+        mask: 0x000001ffffffffffffff0000ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.RM R26, -0x6bce5f73  (x1)
+    Form {
+        mnemonic: "I2F.F16.RM",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000204c000000000000000906,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS R0, 0  (x1)
+    Form {
+        mnemonic: "MUFU.COS",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // POPC R0, 0x0  (x1)
+    Form {
+        mnemonic: "POPC",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000909,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F64.F16 R81, 368  (x1)
+    Form {
+        mnemonic: "F2F.F64.F16",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001018000000000000000910,
+        mask: 0x000001ffffffffffffff0000ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F16 R112, -1891  (x1)
+    Form {
+        mnemonic: "F2I.U64.F16",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001018000000000000000911,
+        mask: 0x000001ffffffffffffff0000ff000fff,
+        uniform_guard: false,
+    },
+    // S2R R68, SR11  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR11"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000b000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R181, SR13  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR13"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000d000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R111, SR144  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR144"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000090000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R13, SR145  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR145"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000091000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R38, SR146  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR146"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000092000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R12, SR149  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR149"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000095000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R108, SR151  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR151"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000097000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R119, SR158  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR158"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000009e000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R132, SR159  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR159"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000009f000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R111, SR167  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR167"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000a7000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R223, SR169  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR169"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000a9000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R57, SR172  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR172"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000ac000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R101, SR176  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR176"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000b0000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R69, SR193  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR193"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000c1000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R197, SR200  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR200"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000c8000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R174, SR217  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR217"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d9000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R114, SR220  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR220"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000dc000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R169, SR221  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR221"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000dd000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R220, SR223  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR223"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000df000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R83, SR241  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR241"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f1000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R164, SR246  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR246"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f6000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R73, SR249  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR249"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f9000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R160, SR254  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR254"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000fe000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R113, SR69  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR69"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000045000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R235, SR8  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR8"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000008000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // S2R R165, SR87  (x1)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "SR87"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000057000000000000000919,
+        mask: 0x000001ffffffffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // DEPBAR  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000000000000000000000000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, 0x8, {3,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{X}", "{3,1,0}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000e00b0000091a,
+        mask: 0x000001fffffffffffffff03fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, 0x26, {4,3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{X}", "{4,3,1}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000e01a0000091a,
+        mask: 0x000001fffffffffffffff03fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID7, 0x0, {3,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID7", "{X}", "{3,2,1,0}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000f00f0000091a,
+        mask: 0x000001fffffffffffffff03fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID7, 0x5, {4,3,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID7", "{X}", "{4,3,2,1,0}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000f01f0000091a,
+        mask: 0x000001fffffffffffffff03fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {4,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{4,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000110000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {4,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{4,1}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000120000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {4,3,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{4,3,1,0}"],
+        atoms: &[],
+        bits: 0x00000000000000000000001b0000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {4,3,2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{4,3,2,1}"],
+        atoms: &[],
+        bits: 0x00000000000000000000001e0000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,1}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000220000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,2,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000250000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,2,1,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000270000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,2,1}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000260000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,3,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,3,1,0}"],
+        atoms: &[],
+        bits: 0x00000000000000000000002b0000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,3,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,3,2,1,0}"],
+        atoms: &[],
+        bits: 0x00000000000000000000002f0000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,3,2}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,3,2}"],
+        atoms: &[],
+        bits: 0x00000000000000000000002c0000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,3}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,3}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000280000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,4,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,4,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000310000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,4,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,4,1,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000330000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,4,3,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,4,3,0}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000390000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR {5,4}  (x1)
+    Form {
+        mnemonic: "DEPBAR",
+        operands: &["{5,4}"],
+        atoms: &[],
+        bits: 0x0000000000000000000000300000091a,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, 0x29, {2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{2,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080070000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB4, 0x3a, {3,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{3,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000800b0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB1, 0x32, {3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{3,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000800a0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB5, 0x13, {3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{3,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000800d0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB4, 0x2e, {3}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{3}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080080000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, 0x1c, {4,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{4,2,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080170000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, 0x2f, {4,3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{4,3,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000801a0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, 0x9, {4,3,2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{4,3,2,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000801e0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, 0x2a, {5,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080230000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, 0x12, {5,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080250000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB4, 0x3a, {5,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,2,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080270000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, 0x28, {5,3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,3,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000802a0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, 0x38, {5,4,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,4,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080310000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB4, 0x13, {5,4,3,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,4,3,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080390000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, 0x1d, {5,4,3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}", "{5,4,3,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000803d0000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.OR 0x1, !P4  (x1)
+    Form {
+        mnemonic: "BAR.RED.OR",
+        operands: &["{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004800000000ff0000091d,
+        mask: 0x000001fffc7ffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC 0x0, R0  (x1)
+    Form {
+        mnemonic: "BAR.SYNC",
+        operands: &["{X}", "{R}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000091d,
+        mask: 0x000001fffffffffffc3fff00ffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.AND 0x8, R97, !P4  (x1)
+    Form {
+        mnemonic: "BAR.RED.AND",
+        operands: &["{X}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004400000000000000091d,
+        mask: 0x000001fffc7ffffffc3fff00ffff0fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS.NOINC !P1, UR52 0x19f9c042603c8c  (x1)
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["!{P}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000c4000000000000000000943,
+        mask: 0x000001fffc7c000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS.NOINC UR53 0x1ec7ba5b4325b00  (x1)
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000bc000000000000000000943,
+        mask: 0x000001fffffc000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS 0x1e4e14874cf5270  (x1)
+    Form {
+        mnemonic: "CALL.ABS",
+        operands: &["{X}"],
+        atoms: &[Atom {
+            kind: X,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+            signed: false,
+            reuse: None,
+        }],
+        bits: 0x00000000038000000000000000000943,
+        mask: 0x000001fffffe000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL !P0, UR2 L@0x10dd84fd0f5ae6c  (x1)
+    Form {
+        mnemonic: "CALL.REL",
+        operands: &["!{P}", "{U}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000c0000000000000000000944,
+        mask: 0x000001fffc7c000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL UR26 L@0x9eac588a7bf254  (x1)
+    Form {
+        mnemonic: "CALL.REL",
+        operands: &["{U}", "{L}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000000000944,
+        mask: 0x000001fffffc000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // BRA.DEC L@0x21b76783c100f8  (x1)
+    Form {
+        mnemonic: "BRA.DEC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000947,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // BRA.INC.DIV !P2, ~UR61, L@0x-1ebb3c087ffbbe0  (x1)
+    Form {
+        mnemonic: "BRA.INC.DIV",
+        operands: &["!{P}", "~{U}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000c2000000000000240000947,
+        mask: 0x000001fffc7c000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // WARPSYNC.COLLECTIVE.ALL L@0x-a71e44512671e0  (x1)
+    Form {
+        mnemonic: "WARPSYNC.COLLECTIVE.ALL",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000948,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // WARPSYNC.COLLECTIVE.ALL !P3, L@0x20625b205c4d30  (x1)
+    Form {
+        mnemonic: "WARPSYNC.COLLECTIVE.ALL",
+        operands: &["!{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000044000000000000000000948,
+        mask: 0x000001fffc7c000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // BRX R70 -0x1fabffdca51c268  (x1)
+    Form {
+        mnemonic: "BRX",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000038000000000000000000949,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // JMP.DEC.DIV !P4, ~UR50, 0x11aa13a328e2a0c  (x1)
+    Form {
+        mnemonic: "JMP.DEC.DIV",
+        operands: &["!{P}", "~{U}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+                signed: false,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000c400000000000024000094a,
+        mask: 0x000001fffc7e000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // JMP.INC.DIV UR0, 0x1c5877bfc669160  (x1)
+    Form {
+        mnemonic: "JMP.INC.DIV",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+                signed: false,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000ba00000000000020000094a,
+        mask: 0x000001fffffe000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // JMP.DEC.DIV 0xfc993b8453cd3c  (x1)
+    Form {
+        mnemonic: "JMP.DEC.DIV",
+        operands: &["{X}"],
+        atoms: &[Atom {
+            kind: X,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+            signed: false,
+            reuse: None,
+        }],
+        bits: 0x0000000003c00000000000020000094a,
+        mask: 0x000001fffffe000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // RET.REL R77 L@0x-1801a5080c388  (x1)
+    Form {
+        mnemonic: "RET.REL",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000038000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // RET.ABS R104 -0xf48fb6c233ca50  (x1)
+    Form {
+        mnemonic: "RET.ABS",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003a000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC UR19 L@0x-17ff1e204537178  (x1)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{U}", "{L}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000bc000000000000000000950,
+        mask: 0x000001fffffc000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // RET.ABS UR13 0x139c03fa4040750  (x1)
+    Form {
+        mnemonic: "RET.ABS",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000ba000000000000000000950,
+        mask: 0x000001fffffc000000000003c0000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???38, 0x8aaa2c6f  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???38",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000660702576b00000000a6ad0956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???40, 0xa8a3e277  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???40",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000003c45a3db0400000000e88e0956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???51, 0xdfe32254  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???51",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001dd44866c880000000073d80956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???55, 0x9e59cf8  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???55",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000c37620fc9b00000000b7590956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                             ???39, 0xf654bbb7  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                            ???39",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000e8e560932c00000000275c0956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                             ???45, 0x99d7277e  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                            ???45",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000a9c10d2ad900000000ad5c0956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                             ???59, 0x3daf3ff5  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                            ???59",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001df20a8216900000000fb7b0956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MCOLLECTIVE, 0xea5060a5  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MCOLLECTIVE", "{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000020000956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MKILL, 0x56da3f2b  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MKILL", "{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000019000956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.0, 0xde93e9dd  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.0", "{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000010000956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_MASK, 0x84898947  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_MASK", "{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000017000956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_PC.LO, 0xa7145912  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_PC.LO", "{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000015000956,
+        mask: 0x000001ffffffffff00000000ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B0, 0x0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "{X}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000956,
+        mask: 0x000001ffffffffff00000000f0ff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.64 ATEXIT_PC, 0x0  (x1)
+    Form {
+        mnemonic: "BMOV.64",
+        operands: &["ATEXIT_PC", "{X}"],
+        atoms: &[Atom {
+            kind: X,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
+            signed: false,
+            reuse: None,
+        }],
+        bits: 0x00000000000000000000000000000957,
+        mask: 0x000001fffffe000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // BPT.TRAP  (x1)
+    Form {
+        mnemonic: "BPT.TRAP",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000000300000000000000000095c,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // BPT.TRAP 0x2  (x1)
+    Form {
+        mnemonic: "BPT.TRAP",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000300000000000080000095c,
+        mask: 0x000001ffffffffffffffffebffff0fff,
+        uniform_guard: false,
+    },
+    // LD.LU.LTC256B.CONSTANT R154, [R39+0x482eda88]  (x1)
+    Form {
+        mnemonic: "LD.LU.LTC256B.CONSTANT",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000003088300000000000000980,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LD.LTC128B.U8.STRONG.SM R45, [R161+0x620f83a3], P2  (x1)
+    Form {
+        mnemonic: "LD.LTC128B.U8.STRONG.SM",
+        operands: &["{R}", "[{R}+{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000010a0200000000000000980,
+        mask: 0x000001fffffffff80000000000000fff,
+        uniform_guard: false,
+    },
+    // LD.E.EF.LTC128B.U16.CONSTANT.SM R66, [R200.64+UR60+-0x19b1e5]  (x1)
+    Form {
+        mnemonic: "LD.E.EF.LTC128B.U16.CONSTANT.SM",
+        operands: &["{R}", "[{R}.64+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0125200000000000000980,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LD.E.LTC256B.STRONG.GPU R53, [R148.64+UR5+-0x223bb2], !P3  (x1)
+    Form {
+        mnemonic: "LD.E.LTC256B.STRONG.GPU",
+        operands: &["{R}", "[{R}.64+{U}+{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c10e9380000000000000980,
+        mask: 0x000001fffffffff8000000c000000fff,
+        uniform_guard: false,
+    },
+    // LD.EF.U8 R0, [R0]  (x1)
+    Form {
+        mnemonic: "LD.EF.U8",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000000000000000000000980,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LD.E.EF.LTC128B.STRONG.SYS R238, desc[UR16][R23.64+0x2f5b01], P5  (x1)
+    Form {
+        mnemonic: "LD.E.EF.LTC128B.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0159220000000000000980,
+        mask: 0x000001fffffffffa000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDG.EL.LTC64B.U8.STRONG.SYS R102, [R183.U32+UR36+-0x12d0e0], !P3  (x1)
+    Form {
+        mnemonic: "LDG.EL.LTC64B.U8.STRONG.SYS",
+        operands: &["{R}", "[{R}.U32+{U}+{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082f40180000000000000981,
+        mask: 0x000001fffffffff8000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.EL.LTC256B.S8.CONSTANT.GPU R236, desc[UR32][R6.64+0x63f866], P5  (x1)
+    Form {
+        mnemonic: "LDG.E.EL.LTC256B.S8.CONSTANT.GPU",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c2ff3320000000000000981,
+        mask: 0x000001fffffffffa000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDL.U8 R146, [R134+UR24+0x45c20e]  (x1)
+    Form {
+        mnemonic: "LDL.U8",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000081000000000000000000983,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDL.EF.U8 R0, [R0]  (x1)
+    Form {
+        mnemonic: "LDL.EF.U8",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000000000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDL.EL.U8 R30, desc[UR13][R4+-0x3af391]  (x1)
+    Form {
+        mnemonic: "LDL.EL.U8",
+        operands: &["{R}", "desc[{U}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000082010000000000000000983,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDS.S8 R130, [R81+UR5+0x1715ab]  (x1)
+    Form {
+        mnemonic: "LDS.S8",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000984,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDS.64 R167, [R80+-0x5d51b0]  (x1)
+    Form {
+        mnemonic: "LDS.64",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000a000000000000000984,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.U16 R212, [R133.X16+UR15+0x50c256]  (x1)
+    Form {
+        mnemonic: "LDS.U16",
+        operands: &["{R}", "[{R}.X16+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800c4000000000000000984,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDS.U8 R32, [R193.X16+-0x1afda1]  (x1)
+    Form {
+        mnemonic: "LDS.U8",
+        operands: &["{R}", "[{R}.X16+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000c0000000000000000984,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS R91, [R105.X4+UR18+-0x3be1bc]  (x1)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}.X4+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080048000000000000000984,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R192, [R193.X4+-0x66579f]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}.X4+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000004c000000000000000984,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.U8 R185, [R15.X8+UR4+-0x4f766a]  (x1)
+    Form {
+        mnemonic: "LDS.U8",
+        operands: &["{R}", "[{R}.X8+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080080000000000000000984,
+        mask: 0x000001ffffffffff000000c000000fff,
+        uniform_guard: false,
+    },
+    // LDS.S16 R20, [R138.X8+0x17752e]  (x1)
+    Form {
+        mnemonic: "LDS.S16",
+        operands: &["{R}", "[{R}.X8+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000086000000000000000984,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.U8 R0, [R0]  (x1)
+    Form {
+        mnemonic: "LDS.U8",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000000000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // ST.E.S8.STRONG.SYS [R139.64+UR58+0x5a3ee3], R5  (x1)
+    Form {
+        mnemonic: "ST.E.S8.STRONG.SYS",
+        operands: &["[{R}.64+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1143000000000000000985,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ST.E.U8.STRONG.GPU [R102.U32+UR39+0x623a05], R146  (x1)
+    Form {
+        mnemonic: "ST.E.U8.STRONG.GPU",
+        operands: &["[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000810e1000000000000000985,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.LU.128.CONSTANT.SM [R220.64+UR19+0x56aa7a], R110  (x1)
+    Form {
+        mnemonic: "STG.E.LU.128.CONSTANT.SM",
+        operands: &["[{R}.64+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c312d000000000000000986,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.64.STRONG.SM [R160.U32+UR22+-0x362114], R134  (x1)
+    Form {
+        mnemonic: "STG.64.STRONG.SM",
+        operands: &["[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000810aa000000000000000986,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.EL.S8 desc[UR45][R236.64+-0xebe1c], R198  (x1)
+    Form {
+        mnemonic: "STG.E.EL.S8",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c2013000000000000000986,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.128 [R252+UR8+-0x776fbd], R129  (x1)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008100c000000000000000987,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.EF desc[UR0][R142+0x3482e4], R15  (x1)
+    Form {
+        mnemonic: "STL.EF",
+        operands: &["desc[{U}][{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080018000000000000000987,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.U16 [R219+UR3+0x73200], R202  (x1)
+    Form {
+        mnemonic: "STS.U16",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080004000000000000000988,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS [R227.X16+UR22+0x60263], R166  (x1)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}.X16+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800c8000000000000000988,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.128 [R176.X4+UR36+0xb6b74], R81  (x1)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}.X4+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008004c000000000000000988,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.S16 [R2.X8+UR32+-0x5e6e71], R113  (x1)
+    Form {
+        mnemonic: "STS.S16",
+        operands: &["[{R}.X8+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080086000000000000000988,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SHFL.IDX P0, R0, R0, 0x0, R0  (x1)
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000989,
+        mask: 0x000001fffff1ff00fc1fffff00000fff,
+        uniform_guard: false,
+    },
+    // ATOM.INC.EF.S64.CONSTANT.SM P5, R178, [R25.U32+UR13+-0x77c0b4], R244  (x1)
+    Form {
+        mnemonic: "ATOM.INC.EF.S64.CONSTANT.SM",
+        operands: &["{P}", "{R}", "[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000009812600000000000000098a,
+        mask: 0x000001fffff1ffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.ADD.128 R196, [R209+UR14+-0x6ae98e], R4  (x1)
+    Form {
+        mnemonic: "ATOMS.ADD.128",
+        operands: &["{R}", "[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000800000000000000098c,
+        mask: 0x000001ffffffffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.ADD.S32 R84, [R40.X16+UR59+0x16cca4], R14  (x1)
+    Form {
+        mnemonic: "ATOMS.ADD.S32",
+        operands: &["{R}", "[{R}.X16+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800c200000000000000098c,
+        mask: 0x000001ffffffffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.ADD.128 R171, [R12.X4+UR40+0x1833a6], R251  (x1)
+    Form {
+        mnemonic: "ATOMS.ADD.128",
+        operands: &["{R}", "[{R}.X4+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008004800000000000000098c,
+        mask: 0x000001ffffffffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // REDG.OR.64.STRONG.SYS [R179+-0x767f4a], R112  (x1)
+    Form {
+        mnemonic: "REDG.OR.64.STRONG.SYS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000003114400000000000000098e,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // REDG.E.MIN.LU.STRONG.SYS [R130.64+UR17+0x1c9b01], R218  (x1)
+    Form {
+        mnemonic: "REDG.E.MIN.LU.STRONG.SYS",
+        operands: &["[{R}.64+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000cb14100000000000000098e,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // REDG.E.MIN.LU.64.CONSTANT.SM [R59.U32+UR30+0x2499d6], R108  (x1)
+    Form {
+        mnemonic: "REDG.E.MIN.LU.64.CONSTANT.SM",
+        operands: &["[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008b12500000000000000098e,
+        mask: 0x000001ffffffffc00000000000ff0fff,
+        uniform_guard: false,
+    },
+    // REDG.ADD.EF [R0], R0  (x1)
+    Form {
+        mnemonic: "REDG.ADD.EF",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000000000000000000098e,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.SC.CTA  (x1)
+    Form {
+        mnemonic: "MEMBAR.SC.CTA",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000000000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // ATOM.E.MIN.EL.F16x2.RN.STRONG.SYS P3, R55, [R68.64+UR42+-0x5b03c6], R165  (x1)
+    Form {
+        mnemonic: "ATOM.E.MIN.EL.F16x2.RN.STRONG.SYS",
+        operands: &["{P}", "{R}", "[{R}.64+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000921414000000000000009a2,
+        mask: 0x000001fffff1ffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.ADD.LU.F32.RN.CONSTANT.SM PT, R213, desc[UR49][R119.64+0x6fd248], R10  (x1)
+    Form {
+        mnemonic: "ATOMG.E.ADD.LU.F32.RN.CONSTANT.SM",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000083139c000000000000009a3,
+        mask: 0x000001fffff1ffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // REDG.E.MIN.LU.F16x2.RN.STRONG.SM [R170+-0x34a688], R112  (x1)
+    Form {
+        mnemonic: "REDG.E.MIN.LU.F16x2.RN.STRONG.SM",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000130a10000000000000009a6,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // REDG.ADD.EF.F16x2.RN [R0], R0  (x1)
+    Form {
+        mnemonic: "REDG.ADD.EF.F16x2.RN",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000000000000000000000009a6,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.OR.EF.CONSTANT.CTA P5, R84, [R166.U32+UR29+0x193d5b], R215  (x1)
+    Form {
+        mnemonic: "ATOMG.E.OR.EF.CONSTANT.CTA",
+        operands: &["{P}", "{R}", "[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000b00410000000000000009a8,
+        mask: 0x000001fffff1ffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // S2UR UR13, SM_SHADER_TYPE  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SM_SHADER_TYPE"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000140000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR13, SR13  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR13"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000d0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR20, SR141  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR141"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000008d0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR14, SR143  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR143"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000008f0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR62, SR151  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR151"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000970000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR15, SR165  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR165"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000a50000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR33, SR173  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR173"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000ad0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR54, SR177  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR177"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000b10000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR5, SR181  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR181"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000b50000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR42, SR186  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR186"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000ba0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR URZ, SR191  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR191"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000bf0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR57, SR209  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR209"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d10000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR41, SR210  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR210"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d20000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR51, SR212  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR212"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000d40000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR26, SR227  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR227"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000e30000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR55, SR233  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR233"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000e90000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR53, SR236  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR236"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000ec0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR33, SR240  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR240"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f00000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR7, SR246  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR246"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f60000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR36, SR247  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR247"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f70000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR48, SR248  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR248"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000f80000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR29, SR6  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR6"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000000060000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR44, SR76  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR76"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000004c0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // S2UR UR44, SR94  (x1)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "SR94"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000005e0000000000000009c3,
+        mask: 0x000001ffffffffffffffffffffc00fff,
+        uniform_guard: true,
+    },
+    // WARPGROUP.DEPBAR.LE                                                                                                        ???1, 0x0  (x1)
+    Form {
+        mnemonic: "WARPGROUP.DEPBAR.LE",
+        operands: &[
+            "                                                                                                       ???1",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 72, len: 3, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000020049b5808c521a0a31d6e09c5,
+        mask: 0x000001fffffff8ffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // WARPGROUP.DEPBAR.LE                                                                                                        ???5, 0x4  (x1)
+    Form {
+        mnemonic: "WARPGROUP.DEPBAR.LE",
+        operands: &[
+            "                                                                                                       ???5",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 72, len: 3, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000a686d540e7daafbaeba92909c5,
+        mask: 0x000001fffffff8ffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // WARPGROUP.DEPBAR.LE                                                                                                        ???6, 0x2  (x1)
+    Form {
+        mnemonic: "WARPGROUP.DEPBAR.LE",
+        operands: &[
+            "                                                                                                       ???6",
+            "{X}",
+        ],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 72, len: 3, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001d8466f4853f0c7b348fa7809c5,
+        mask: 0x000001fffffff8ffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // MOV R141, c[0x0][0x1ab0]  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000f000000000000000a02,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MOV R0, c[0x0][0x0], 0x0  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "c[{X}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a02,
+        mask: 0x000001fffffff0fff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MOV R97, cx[UR19][0x1488]  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000f000000000000000a02,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MOV R254, cx[UR54][0xc9b8], 0xd  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "cx[{U}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a02,
+        mask: 0x000001fffffff2ffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // P2R R0, PR, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a03,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // P2R R104, PR, R108, cx[UR59][0x7e00]  (x1)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a03,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a04,
+        mask: 0x000001fffffffffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R199, cx[UR17][0xaa10]  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a04,
+        mask: 0x000001ffffffffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R239.B1, c[0x1][-0x5384]  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}.{B}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: B, fields: &[Field { pos: 76, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000010000000000000000a04,
+        mask: 0x000001ffffffdffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R176.B1, cx[UR37][0x8124]  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}.{B}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: B, fields: &[Field { pos: 76, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010000000000000000a04,
+        mask: 0x000001ffffffdfffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a07,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // SEL R72, R140, cx[UR50][0x7458], !P0  (x1)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000a07,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a08,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FSEL.FTZ R16, R78, cx[UR0][0x2780], !P4  (x1)
+    Form {
+        mnemonic: "FSEL.FTZ",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0100000000000000000a08,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a09,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R33, |R9|, cx[UR48][0xa670], PT  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "|{R}|", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000a09,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.F.AND P0, P0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "FSETP.F.AND",
+        operands: &["{P}", "{P}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a0b,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.F.AND P0, P4, -|R17|, |cx[UR0][0x6c8]|, !P1  (x1)
+    Form {
+        mnemonic: "FSETP.F.AND",
+        operands: &["{P}", "{P}", "-|{R}|", "|cx[{U}][{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0003004000000000000a0b,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.F.U32.AND P0, P0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "ISETP.F.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a0c,
+        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.F.U32.XOR.EX P6, P5, R23, c[0x2][-0x7bec], !P4, P5  (x1)
+    Form {
+        mnemonic: "ISETP.F.U32.XOR.EX",
+        operands: &["{P}", "{P}", "{R}", "c[{X}][{X}]", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040009000000000000000a0c,
+        mask: 0x000001fffc01ff8ff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P4, PT, R8, cx[UR18][0x8e04], P4  (x1)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080040000000000000000a0c,
+        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.U32.AND.EX P4, P5, R87, cx[UR8][0x6e04], PT, !P0  (x1)
+    Form {
+        mnemonic: "ISETP.EQ.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "cx[{U}][{X}]", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080021800000000000000a0c,
+        mask: 0x000001fffc01ff8fffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R0, P0, P0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a10,
+        mask: 0x000001ffff81ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R178, P4, P2, R157, c[0x0][0x56c0], ~R168, P3, P5  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "c[{X}][{X}]", "~{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000a10,
+        mask: 0x000001fffc011f00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R149, P2, P4, R20, cx[UR45][0x6518], -R154  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080008000000000000000a10,
+        mask: 0x000001ffff81ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R118, P6, P4, R0, ~cx[UR59][0x1e8], R3, P1, !P0  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "~cx[{U}][{X}]", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080104008000000000000a10,
+        mask: 0x000001fffc031f00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R156, P0, R58, c[0x4][0x6d30], -R230  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e08000000000000000a10,
+        mask: 0x000001ffff8fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R78, P0, R56, c[0x1e][0x4844], ~R231, !P1, P0  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "~{R}", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e0c000000000000000a10,
+        mask: 0x000001fffc0f1f00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R97, P5, -R82, -cx[UR59][0x805c], R72  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "-{R}", "-cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e01008000000000000a10,
+        mask: 0x000001ffffafff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R223, P4, R157, ~cx[UR40][0x4d48], R153, !P5, P0  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{R}", "~cx[{U}][{X}]", "{R}", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e04008000000000000a10,
+        mask: 0x000001fffc0f1f00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R234, -R241, -cx[UR28][0xcf70], -R153  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "-{R}", "-cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000087e09008000000000000a10,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R206, ~R109, ~cx[UR59][0xdc04], ~R211, P1, !P1  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "~{R}", "~cx[{U}][{X}]", "~{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000087f0d008000000000000a10,
+        mask: 0x000001fffc7f1f00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R67, P0, R130, c[0x0][0x46e0], R218, 0xf  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000a11,
+        mask: 0x000001fffff10700f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R100, P4, ~R60, ~c[0x5][0x31d0], R17, 0x1, !P4  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "~{R}", "~c[{X}][{X}]", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040105008000000000000a11,
+        mask: 0x000001fffc710700f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA R0, P0, R0, c[0x0][0x0], 0x0  (x1)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a11,
+        mask: 0x000001fffff107fff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X.SX32 R167, P1, ~R154, ~c[0x2][0x380], 0x0, !P6  (x1)
+    Form {
+        mnemonic: "LEA.HI.X.SX32",
+        operands: &["{R}", "{P}", "~{R}", "~c[{X}][{X}]", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040107008000000000000a11,
+        mask: 0x000001fffc7107fff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R68, P3, R53, cx[UR54][0x437c], R112, 0x10  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080100000000000000000a11,
+        mask: 0x000001fffff90700ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R2, P6, R192, ~cx[UR8][0x5ed0], R192, 0x1e, !P4  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "{R}", "~cx[{U}][{X}]", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0104008000000000000a11,
+        mask: 0x000001fffc730700ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA R209, P6, R1, cx[UR24][0xb07c], 0x16  (x1)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a11,
+        mask: 0x000001fffff307ffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R148, P0, R142, cx[UR17][0x7378], 0x4, P1  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004000000000000000a11,
+        mask: 0x000001fffc7107ffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R205, R26, ~c[0x19][0x5ba8], R131, 0xa, P6  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "~c[{X}][{X}]", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f04008000000000000a11,
+        mask: 0x000001fffc7f0700f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X.SX32 R143, ~R106, ~c[0x1][0x4778], 0x18, P1  (x1)
+    Form {
+        mnemonic: "LEA.HI.X.SX32",
+        operands: &["{R}", "~{R}", "~c[{X}][{X}]", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f07008000000000000a11,
+        mask: 0x000001fffc7f07fff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R172, -R163, cx[UR21][0xc454], R221, 0x6  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "-{R}", "cx[{U}][{X}]", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f01000000000000000a11,
+        mask: 0x000001ffffff0700ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R8, R24, ~cx[UR14][0x86fc], R72, 0xa, !P4  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "~cx[{U}][{X}]", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0f04008000000000000a11,
+        mask: 0x000001fffc7f0700ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.SX32 R167, R152, cx[UR40][0x809c], 0x12  (x1)
+    Form {
+        mnemonic: "LEA.HI.SX32",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f02000000000000000a11,
+        mask: 0x000001ffffff07ffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R200, R208, c[0x0][-0x1500], R231, 0x2e, !P5  (x1)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000a12,
+        mask: 0x000001fffc7f0000f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R90, R205, cx[UR14][0x1c98], R32, 0x15, P1  (x1)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000a12,
+        mask: 0x000001fffc7f0000ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IABS R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "IABS",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a13,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // IABS R242, cx[UR49][0x618]  (x1)
+    Form {
+        mnemonic: "IABS",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a13,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R36, R189, c[0x8][0x7260], R71  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e02000000000000000a14,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R149, R207, cx[UR6][0x6464], R49  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e02000000000000000a14,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4 R166, R28, c[0x2][0x3b14], R171  (x1)
+    Form {
+        mnemonic: "VABSDIFF4",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e02000000000000000a15,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R56, R228, cx[UR17][0xdee0], R235  (x1)
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e00000000000000000a15,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a16,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // PRMT R134, R148, cx[UR11][0xc004], R230  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000a16,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U32 R0, R0, c[0x0][0x0], P0  (x1)
+    Form {
+        mnemonic: "IMNMX.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a17,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U32 R108, R114, cx[UR35][0x13a8], !P1  (x1)
+    Form {
+        mnemonic: "IMNMX.U32",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000a17,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a19,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.W.S64 R66, R148, cx[UR38][0x2840], R86  (x1)
+    Form {
+        mnemonic: "SHF.L.W.S64",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080008000000000000000a19,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // SGXT.U32 R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a1a,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // SGXT R192, R252, cx[UR13][0x1850]  (x1)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000a1a,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // BMSK R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a1b,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // BMSK R169, R228, cx[UR21][0xb6a0]  (x1)
+    Form {
+        mnemonic: "BMSK",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a1b,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, P0, c[0x0] [0x0].SIGN, P0, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "c[{X}] [{X}].SIGN", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a1d,
+        mask: 0x000001fffc01008ff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P2, P5, !P2, cx[UR41] [0xb46c].SIGN, !P1, 0x2, 0x33  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "!{P}", "cx[{U}] [{X}].SIGN", "!{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000800000000000000a1d,
+        mask: 0x000001fffc01008fffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, P0, c[0x0] [0x0].SIGN, R0.SIGN, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "c[{X}] [{X}].SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a1e,
+        mask: 0x000001fffc010000f80000ffff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P2, P1, !P1, cx[UR40] [0xec40].SIGN, R251.SIGN, 0xbc, 0xbe  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "!{P}", "cx[{U}] [{X}].SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000a1e,
+        mask: 0x000001fffc010000ffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P0, R0.SIGN, c[0x0] [0x0].SIGN, R0.SIGN, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{R}.SIGN", "c[{X}] [{X}].SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a1f,
+        mask: 0x000001ffff810000f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P4, P2, R181.SIGN, cx[UR48] [0x2c0].SIGN, R38.SIGN, 0xc8, 0x32  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{R}.SIGN", "cx[{U}] [{X}].SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a1f,
+        mask: 0x000001ffff810000ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FMUL.M8.RM R197, R28, c[0x1][0x1350]  (x1)
+    Form {
+        mnemonic: "FMUL.M8.RM",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000007040000000000000000a20,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FMUL.SAT R10, -R182, -cx[UR15][0x488]  (x1)
+    Form {
+        mnemonic: "FMUL.SAT",
+        operands: &["{R}", "-{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084021008000000000000a20,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a23,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP.SAT R18, R8, -cx[UR17][0x3a90], |R99|  (x1)
+    Form {
+        mnemonic: "FFMA.RP.SAT",
+        operands: &["{R}", "{R}", "-cx[{U}][{X}]", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000800a4008000000000000a23,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a24,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R208, R130, c[0x2][0x2b5c], R187, P0  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004000000000000000a24,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R162, R209, cx[UR42][0xa870], R56  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000a24,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R34, R183, cx[UR16][0x1aac], ~R35, P5  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000c000000000000000a24,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R0, P0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a25,
+        mask: 0x000001fffff1ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R22, P5, R6, c[0x13][-0x3f68], R242, !P5  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040004000000000000000a25,
+        mask: 0x000001fffc75ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R7, P3, R58, cx[UR50][0xe600], R248  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000a25,
+        mask: 0x000001fffff9ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R59, P0, R136, cx[UR13][0x8d24], R201, P1  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004000000000000000a25,
+        mask: 0x000001fffc71ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R133, R148, c[0x15][0x3d14], R45  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e02000000000000000a25,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R66, R29, c[0x1e][0x5088], ~R101, !P3  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e0e000000000000000a25,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R202, R182, cx[UR48][0xe160], -R164  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e0a000000000000000a25,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R237, R196, cx[UR5][0xd024], R111, !P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e04000000000000000a25,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.U8.U8 R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "IDP.4A.U8.U8",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a26,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IDP.2A.LO.U16.S8 R146, R66, cx[UR8][0x2a18], R145  (x1)
+    Form {
+        mnemonic: "IDP.2A.LO.U16.S8",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080014000000000000000a26,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R0, P0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a27,
+        mask: 0x000001fffff1ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R96, P1, R153, c[0x6][0x4258], ~R134, !P6  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004000c000000000000000a27,
+        mask: 0x000001fffc71ff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R97, P3, R25, cx[UR9][0xb314], -R125  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008000a000000000000000a27,
+        mask: 0x000001fffff9ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R114, P1, R66, cx[UR4][0xa90c], R130, P4  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004000000000000000a27,
+        mask: 0x000001fffc71ff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R20, R197, c[0xe][-0x7d6c], R24  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000e00000000000000000a27,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R168, R192, c[0x1f][0x1608], ~R139, P1  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e0e000000000000000a27,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R250, R148, cx[UR15][0x8cec], R54  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e02000000000000000a27,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R119, R194, cx[UR34][0x7414], ~R96, !P3  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e0c000000000000000a27,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a28,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // DMUL R10, R212, cx[UR57][0x4d24]  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a28,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a2b,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RM R44, |R176|, cx[UR61][0x600], -R38  (x1)
+    Form {
+        mnemonic: "DFMA.RM",
+        operands: &["{R}", "|{R}|", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008004a000000000000000a2b,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R0, R0, c[0x0] [0x0], R0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}", "c[{X}] [{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R183, -|R27|, |c[0xe] [-0x31ac].H1_H1|, |R251|  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "-|{R}|", "|c[{X}] [{X}].H1_H1|", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000903007000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R227, -R149, -|cx[UR20] [0xcd30].H0_H0|, -R199.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}", "-|cx[{U}] [{X}].H0_H0|", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008120100e000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R217, |R24|, |cx[UR60] [0xaecc].INVALID7|, -R129  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "|{R}|", "|cx[{U}] [{X}].INVALID7|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000085042007000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R242, -R165.H0_H0, -c[0xe] [-0x6ba4].F32, |R42|  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "-c[{X}] [{X}].F32", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000002929009000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ R52, -R170.H0_H0, c[0xc] [0x17c0].H0_NH1, R72  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ",
+        operands: &["{R}", "-{R}.H0_H0", "c[{X}] [{X}].H0_NH1", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000004149000000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ.SAT R3, |R109|.H0_H0, |cx[UR31] [0x819c].F32|, -R231.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "|cx[{U}] [{X}].F32|", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008136a005000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R175, -R3.H0_H0, -|cx[UR12] [0x4b54].H0_NH1|, -R251.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "-|cx[{U}] [{X}].H0_NH1|", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008722900c000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R49, -|R194|.H0_H0, |cx[UR13] [0x450c].H1_H1|, -R90  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "|cx[{U}] [{X}].H1_H1|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008302b007000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R81, -|R160|.H0_H0, -cx[UR38] [0xb378].INVALID7, -|R156|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "-cx[{U}] [{X}].INVALID7", "-|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000087b0b00b000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R92, |R16|.H1_H1, |c[0xb] [-0x250c].H0_NH1|, |R127|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "|{R}|.H1_H1", "|c[{X}] [{X}].H0_NH1|", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000004c4e004000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R193, -R72.H1_H1, |c[0x1a] [0x198].INVALID7|, -|R92|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "|c[{X}] [{X}].INVALID7|", "-|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000007a2d007000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R220, -|R247|.H1_H1, -cx[UR21] [0x2c8c], R188.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H1_H1", "-cx[{U}] [{X}]", "{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008222f008000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R63, |R185|.H1_H1, cx[UR57] [0x6b2c].F32, -|R154|.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "cx[{U}] [{X}].F32", "-|{R}|.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000083b2e001000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R248, -|R133|.H1_H1, cx[UR5] [0x4f60].H0_NH1, R178.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "-|{R}|.H1_H1", "cx[{U}] [{X}].H0_NH1", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008450f000000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R154, R157.H1_H1, -|cx[UR24] [0xbfb0].INVALID6|, -R76.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}.H1_H1", "-|cx[{U}] [{X}].INVALID6|", "-{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008750c00e000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R135, -R73.INVALID1, c[0xf] [-0x5dbc].H0_H0, R245  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "-{R}.INVALID1", "c[{X}] [{X}].H0_H0", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000025002000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R69, |R147|.INVALID1, -c[0x14] [-0x48a0].H1_H1, |R220|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "-c[{X}] [{X}].H1_H1", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000002d2600b000000000000a31,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R148, -R24.INVALID1, -|cx[UR19] [0x5230]|, -|R100|  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-{R}.INVALID1", "-|cx[{U}] [{X}]|", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008184500c000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R72, |R137|.INVALID1, cx[UR25] [0x520c].H0_NH1, R86  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "|{R}|.INVALID1", "cx[{U}] [{X}].H0_NH1", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000084106000000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R66, R49.INVALID1, |cx[URZ] [0x4d24].INVALID7|, -|R90|  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "{R}.INVALID1", "|cx[{U}] [{X}].INVALID7|", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000085844007000000000000a31,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R0, R0, c[0x0] [0x0]  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}", "c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R217, -|R229|, -|c[0x1e] [-0x5650].H0_H0|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "-|{R}|", "-|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000200300e000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R242, R247, |c[0x4] [-0x4cf4].INVALID1|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "{R}", "|c[{X}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002000005000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R91, -|R135|, |cx[UR16] [0x3b90]|  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "-|{R}|", "|cx[{U}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080003004000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ.SAT R234, |R17|, cx[UR33] [0xf0c0].H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|", "cx[{U}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082122002000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R145, |R186|, -cx[UR24] [0x1a34].H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "|{R}|", "-cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008200200b000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ.SAT R246, R147, cx[UR58] [0x756c].INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "{R}", "cx[{U}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082120001000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R142, -|R197|.H0_H0, |c[0xe] [-0x5370]|  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "-|{R}|.H0_H0", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000010b004000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.SAT R147, |R207|.H0_H0, -c[0x1f] [-0x6fbc].H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "-c[{X}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000002a00a000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R209, -R180.H0_H0, -c[0x1c] [0x3b1c].INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "-c[{X}] [{X}].INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002029009000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R151, -R21.H0_H0, -cx[UR45] [0x82c]  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082029008000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R18, |R125|.H0_H0, cx[UR3] [0x379c].H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "|{R}|.H0_H0", "cx[{U}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008200a002000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R46, |R46|.H0_H0, -cx[UR12] [0xfea8].H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H0_H0", "-cx[{U}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a00b000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R226, R6.H1_H1, c[0x3] [-0x34d0].H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "{R}.H1_H1", "c[{X}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000200c003000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ.SAT R122, |R75|.H1_H1, -cx[UR20] [0x2cd4]  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008212e008000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R250, -|R131|.H1_H1, -cx[UR34] [0xd9ac].H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "-|{R}|.H1_H1", "-cx[{U}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010f00a000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R46, |R114|.H1_H1, -|cx[UR59] [0xed64].H1_H1|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "-|cx[{U}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008202e00f000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R122, -|R23|.H1_H1, |cx[UR48] [0xbbb4].INVALID1|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H1_H1", "|cx[{U}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008202f005000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R42, -|R189|.INVALID1, |c[0x9] [-0x78ac]|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "-|{R}|.INVALID1", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002007004000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ R206, R134.INVALID1, |c[0x18] [0x4834].INVALID1|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}.INVALID1", "|c[{X}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002104005000000000000a32,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R100, |R5|.INVALID1, -cx[UR62] [0xce90]  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.INVALID1", "-cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006008000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R64, R42.INVALID1, |cx[UR1] [0xdeb0].H0_H0|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "{R}.INVALID1", "|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082024006000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R187, |R185|.INVALID1, |cx[UR30] [0xea0c].INVALID1|  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "|{R}|.INVALID1", "|cx[{U}] [{X}].INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080106005000000000000a32,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA R0, R0, c[0x0][0x0], R0  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000a35,
+        mask: 0x000001ffffffff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA.BF16_V2.FTZ.SAT R49, -|R40|, cx[UR16][0x3350], |R43|  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|", "cx[{U}][{X}]", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000082923000000000000000a35,
+        mask: 0x000001ffffffff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // VIADD R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a36,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VIADD R64, R197, cx[UR40][0xa8c8]  (x1)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000a36,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // F2FP.F16.F32.PACK_AB R0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a3e,
+        mask: 0x000001fffffffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // F2FP.BF16.F32.PACK_AB.RZ R29, R200, cx[UR56][0x36d0]  (x1)
+    Form {
+        mnemonic: "F2FP.BF16.F32.PACK_AB.RZ",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080190000000000000000a3e,
+        mask: 0x000001ffffffffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R0, R0, c[0x0] [0x0], P0  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}", "c[{X}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a40,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2.FTZ R179, R65, -c[0x11] [-0x6e34].H1_H1, !PT  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}", "-c[{X}] [{X}].H1_H1", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004210000b000000000000a40,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.NAN R103, R105, |cx[UR32] [0xadc0]|, P5  (x1)
+    Form {
+        mnemonic: "HMNMX2.NAN",
+        operands: &["{R}", "{R}", "|cx[{U}] [{X}]|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080200004000000000000a40,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R119, R115.H0_H0, c[0xb] [0x7474].INVALID1, P4  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "{R}.H0_H0", "c[{X}] [{X}].INVALID1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008001000000000000a40,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2.NAN R61, R6.H0_H0, cx[UR5] [0xaa3c], !P1  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2.NAN",
+        operands: &["{R}", "{R}.H0_H0", "cx[{U}] [{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c2208000000000000000a40,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.NAN R178, |R75|.H0_H0, -cx[UR43] [0x8808].H0_H0, P4  (x1)
+    Form {
+        mnemonic: "HMNMX2.NAN",
+        operands: &["{R}", "|{R}|.H0_H0", "-cx[{U}] [{X}].H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008020a00a000000000000a40,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ.NAN R7, -|R56|.H1_H1, c[0x4] [-0x7700], !P3  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ.NAN",
+        operands: &["{R}", "-|{R}|.H1_H1", "c[{X}] [{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004030f000000000000000a40,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2 R150, -|R74|.INVALID1, -c[0x12] [-0x74d4], P0  (x1)
+    Form {
+        mnemonic: "HMNMX2",
+        operands: &["{R}", "-|{R}|.INVALID1", "-c[{X}] [{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000007008000000000000a40,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32.RZ R42, c[0x1b][-0x13f0]  (x1)
+    Form {
+        mnemonic: "I2FP.F32.S32.RZ",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000020d4000000000000000a45,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R0, R0, c[0x0][0x0], R0, P0  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000a46,
+        mask: 0x000001fffc7fff00f80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX R22, R10, -cx[UR58][0xc6e0], R5, P1  (x1)
+    Form {
+        mnemonic: "VIADDMNMX",
+        operands: &["{R}", "{R}", "-cx[{U}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001008000000000000a46,
+        mask: 0x000001fffc7fff00ffc000c000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R175, P2,                                                                                                           ???7, R65, c[0x8][0xb2c], !P6  (x1)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &[
+            "{R}",
+            "{P}",
+            "                                                                                                          ???7",
+            "{R}",
+            "c[{X}][{X}]",
+            "!{P}",
+        ],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000017154706944f800003800800a48,
+        mask: 0x000001fffc71fffff80000ff00800fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R116, P1,                                                                                                       ???7, R127, cx[UR19][0x9e20], !PT  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &[
+            "{R}",
+            "{P}",
+            "                                                                                                      ???7",
+            "{R}",
+            "cx[{U}][{X}]",
+            "!{P}",
+        ],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001803c702c8a5e00004000600a48,
+        mask: 0x000001fffc71ffffffc000c000600fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R249, P0,                                                                                                   ???7, R12, c[0xc][0x7bf8], !P4  (x1)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &[
+            "{R}",
+            "{P}",
+            "                                                                                                  ???7",
+            "{R}",
+            "c[{X}][{X}]",
+            "!{P}",
+        ],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001396471ed592000004800000a48,
+        mask: 0x000001fffc71fffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R136, R28, c[0x1][0x1548], !P5  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000a48,
+        mask: 0x000001fffc7ffffff80000ff00000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R0, R173, cx[UR2][0x2e28], !P1  (x1)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e01000000000000000a48,
+        mask: 0x000001fffc7fffffffc000c000000fff,
+        uniform_guard: false,
+    },
+    // ULDC.U8 UR0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "ULDC.U8",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000ab9,
+        mask: 0x000001fffffffffff800003fffc00fff,
+        uniform_guard: true,
+    },
+    // ULDC.64 UR1, cx[UR4][0x325d]  (x1)
+    Form {
+        mnemonic: "ULDC.64",
+        operands: &["{U}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000ab9,
+        mask: 0x000001ffffffffffffc0003fc0c00fff,
+        uniform_guard: true,
+    },
+    // ULDC.S16 UR52, c[0x1c][UR36+0x1412]  (x1)
+    Form {
+        mnemonic: "ULDC.S16",
+        operands: &["{U}", "c[{X}][{U}+{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080006000000000000000abb,
+        mask: 0x000001fffffffffff800003fc0c00fff,
+        uniform_guard: true,
+    },
+    // FLO.U32.SH R80, c[0x1c][-0x4e5c]  (x1)
+    Form {
+        mnemonic: "FLO.U32.SH",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000b00,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // FLO.SH R3, cx[UR2][0x4f0]  (x1)
+    Form {
+        mnemonic: "FLO.SH",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e06000000000000000b00,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // BREV R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "BREV",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b01,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // BREV R41, cx[UR44][0x5120]  (x1)
+    Form {
+        mnemonic: "BREV",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000b01,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // FCHK P0, R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b02,
+        mask: 0x000001fffff1fffff80000ff00ff0fff,
+        uniform_guard: false,
+    },
+    // FCHK P3, |R12|, -cx[UR58][0xcc90]  (x1)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "|{R}|", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002008000000000000b02,
+        mask: 0x000001fffff1ffffffc000c000ff0fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.BF16.F16 R114, |c[0x1b] [-0x2f00]|  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.BF16.F16",
+        operands: &["{R}", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001120004000000000000b04,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.BF16.F16.RM R62, |c[0x5] [-0x11f4].H1|  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.BF16.F16.RM",
+        operands: &["{R}", "|c[{X}] [{X}].H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001160005000000000000b04,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F16.BF16 R252, c[0x6] [0x29f0].INVALID2  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F16.BF16",
+        operands: &["{R}", "c[{X}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000004108002000000000000b04,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F32.F16 R39, |c[0xe] [0x4f68].INVALID3|  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F32.F16",
+        operands: &["{R}", "|c[{X}] [{X}].INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001110007000000000000b04,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.BF16.F32.RZ R7, -|c[0x1e][0x5f64]|  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.BF16.F32.RZ",
+        operands: &["{R}", "-|c[{X}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000021e000c000000000000b04,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.BF16.F16.RP R246, cx[UR18] [0x3d88].INVALID2  (x1)
+    Form {
+        mnemonic: "F2F.BF16.F16.RP",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000810a0002000000000000b04,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.BF16.F16.RP R172, cx[UR44] [0x669c].INVALID3  (x1)
+    Form {
+        mnemonic: "F2F.BF16.F16.RP",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000810a0003000000000000b04,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F16.F32 R122, |cx[UR16][0xdcb8]|  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F16.F32",
+        operands: &["{R}", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082108004000000000000b04,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S8.F16.TRUNC R130, |c[0x16] [-0x7714]|  (x1)
+    Form {
+        mnemonic: "F2I.S8.F16.TRUNC",
+        operands: &["{R}", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000010c1004000000000000b05,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S16.F16.FLOOR R34, -c[0x3] [0x7a0c].H1  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S16.F16.FLOOR",
+        operands: &["{R}", "-c[{X}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001149009000000000000b05,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U8.F16.FLOOR R85, c[0x1] [-0x4d50].INVALID2  (x1)
+    Form {
+        mnemonic: "F2I.U8.F16.FLOOR",
+        operands: &["{R}", "c[{X}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001040002000000000000b05,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S16 R30, -c[0x1c][0x4e00]  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S16",
+        operands: &["{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002109008000000000000b05,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S16.F16.NTZ R220, -|cx[UR0] [0x6a64]|  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S16.F16.NTZ",
+        operands: &["{R}", "-|cx[{U}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008112900c000000000000b05,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.F16 R127, |cx[UR22] [0x9728].H1|  (x1)
+    Form {
+        mnemonic: "F2I.U32.F16",
+        operands: &["{R}", "|cx[{U}] [{X}].H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081010005000000000000b05,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.BF16.NTZ R224, -cx[UR35] [0x1d70].INVALID2  (x1)
+    Form {
+        mnemonic: "F2I.BF16.NTZ",
+        operands: &["{R}", "-cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008403100a000000000000b05,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.BF16.CEIL.NTZ R128, |cx[UR18] [0x6324].INVALID3|  (x1)
+    Form {
+        mnemonic: "F2I.U32.BF16.CEIL.NTZ",
+        operands: &["{R}", "|cx[{U}] [{X}].INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000840b0007000000000000b05,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U8.FLOOR R162, -cx[UR22][0xc490]  (x1)
+    Form {
+        mnemonic: "F2I.U8.FLOOR",
+        operands: &["{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082040008000000000000b05,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S8.RM R62, c[0xe] [0x306c]  (x1)
+    Form {
+        mnemonic: "I2F.S8.RM",
+        operands: &["{R}", "c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000054000000000000000b06,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.U8.RP R190, c[0x4] [-0x2000].B3  (x1)
+    Form {
+        mnemonic: "I2F.BF16.U8.RP",
+        operands: &["{R}", "c[{X}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000a0000000000000000b06,
+        mask: 0x000001ffffffffffc80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.RP R20, c[0x1b][-0x2554]  (x1)
+    Form {
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002094000000000000000b06,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.U16.RP R90, cx[UR62] [0xd450]  (x1)
+    Form {
+        mnemonic: "I2F.U16.RP",
+        operands: &["{R}", "cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081090000000000000000b06,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.S16 R79, cx[UR57] [0x146c].H1  (x1)
+    Form {
+        mnemonic: "I2F.F16.S16",
+        operands: &["{R}", "cx[{U}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008100c001000000000000b06,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S16 R230, cx[UR23] [0x840].INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.S16",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081014002000000000000b06,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.U16.RP R50, cx[UR61] [0x3258].INVALID3  (x1)
+    Form {
+        mnemonic: "I2F.F16.U16.RP",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081088003000000000000b06,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.U8 R100, cx[UR12] [0x9110].B3  (x1)
+    Form {
+        mnemonic: "I2F.BF16.U8",
+        operands: &["{R}", "cx[{U}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080020000000000000000b06,
+        mask: 0x000001ffffffffffcfc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.U32.RP R250, cx[UR18][0xc02c]  (x1)
+    Form {
+        mnemonic: "I2F.BF16.U32.RP",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000820a0000000000000000b06,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.BF16 R9, c[0x10] [0x4284].INVALID2  (x1)
+    Form {
+        mnemonic: "FRND.BF16",
+        operands: &["{R}", "c[{X}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000004020002000000000000b07,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.TRUNC R31, c[0x6][0x428]  (x1)
+    Form {
+        mnemonic: "FRND.FTZ.TRUNC",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000021d0000000000000000b07,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.F16.TRUNC R147, -cx[UR1] [0x6a4].H1  (x1)
+    Form {
+        mnemonic: "FRND.FTZ.F16.TRUNC",
+        operands: &["{R}", "-cx[{U}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000811c8009000000000000b07,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.F16 R64, |cx[UR51] [0xbe14].INVALID3|  (x1)
+    Form {
+        mnemonic: "FRND.F16",
+        operands: &["{R}", "|cx[{U}] [{X}].INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081008007000000000000b07,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.CEIL R176, -|cx[UR51][0x8c28]|  (x1)
+    Form {
+        mnemonic: "FRND.CEIL",
+        operands: &["{R}", "-|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008209000c000000000000b07,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ.BF16 R198, |c[0xc] [-0x6500]|  (x1)
+    Form {
+        mnemonic: "MUFU.RSQ.BF16",
+        operands: &["{R}", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000016004000000000000b08,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS.BF16 R38, |c[0x6] [0x49b0].H1|  (x1)
+    Form {
+        mnemonic: "MUFU.COS.BF16",
+        operands: &["{R}", "|c[{X}] [{X}].H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000002005000000000000b08,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.LG2.BF16 R65, -|c[0xc] [-0x1e34].INVALID2|  (x1)
+    Form {
+        mnemonic: "MUFU.LG2.BF16",
+        operands: &["{R}", "-|c[{X}] [{X}].INVALID2|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000e00e000000000000b08,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SIN.BF16 R166, -|c[0x4] [0x2d50].INVALID3|  (x1)
+    Form {
+        mnemonic: "MUFU.SIN.BF16",
+        operands: &["{R}", "-|c[{X}] [{X}].INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000600f000000000000b08,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "MUFU.COS",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b08,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS.BF16 R192, cx[UR39] [0x7860]  (x1)
+    Form {
+        mnemonic: "MUFU.COS.BF16",
+        operands: &["{R}", "cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000b08,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS.BF16 R108, -cx[UR57] [0xe848].H1  (x1)
+    Form {
+        mnemonic: "MUFU.COS.BF16",
+        operands: &["{R}", "-cx[{U}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002009000000000000b08,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.LG2.BF16 R84, -cx[UR31] [0xa38].INVALID2  (x1)
+    Form {
+        mnemonic: "MUFU.LG2.BF16",
+        operands: &["{R}", "-cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000e00a000000000000b08,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.LG2.BF16 R46, -cx[UR2] [0x2680].INVALID3  (x1)
+    Form {
+        mnemonic: "MUFU.LG2.BF16",
+        operands: &["{R}", "-cx[{U}] [{X}].INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000e00b000000000000b08,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ64H R6, cx[UR6][0xb2e0]  (x1)
+    Form {
+        mnemonic: "MUFU.RSQ64H",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008001c000000000000000b08,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // POPC R0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "POPC",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b09,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // POPC R7, ~cx[UR37][0x60e4]  (x1)
+    Form {
+        mnemonic: "POPC",
+        operands: &["{R}", "~cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000b09,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F64.BF16.RM R74, |c[0x1d] [-0x6444]|  (x1)
+    Form {
+        mnemonic: "F2F.F64.BF16.RM",
+        operands: &["{R}", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000004058004000000000000b10,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F64.F32 R97, c[0x1c][0x6a64]  (x1)
+    Form {
+        mnemonic: "F2F.F64.F32",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002018000000000000000b10,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F64.BF16.RM R178, -cx[UR60] [0x7d94].INVALID2  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F64.BF16.RM",
+        operands: &["{R}", "-cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008415800a000000000000b10,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F16.F64.RZ R169, -cx[UR40][0x888]  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F16.F64.RZ",
+        operands: &["{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000831c8008000000000000b10,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F16.FLOOR R187, -c[0xe] [-0xb7c].INVALID2  (x1)
+    Form {
+        mnemonic: "F2I.U64.F16.FLOOR",
+        operands: &["{R}", "-c[{X}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000105800a000000000000b11,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.BF16.NTZ R49, c[0x2] [-0x66d8].INVALID3  (x1)
+    Form {
+        mnemonic: "F2I.U64.BF16.NTZ",
+        operands: &["{R}", "c[{X}] [{X}].INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000004038003000000000000b11,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.F64 R117, |c[0x10][0xb00]|  (x1)
+    Form {
+        mnemonic: "F2I.F64",
+        operands: &["{R}", "|c[{X}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000003011004000000000000b11,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.BF16.FLOOR.NTZ R119, -|cx[UR42] [0xa18].H1|  (x1)
+    Form {
+        mnemonic: "F2I.S64.BF16.FLOOR.NTZ",
+        operands: &["{R}", "-|cx[{U}] [{X}].H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008407900d000000000000b11,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.U16.F64 R13, cx[UR20][0x231c]  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.U16.F64",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083108000000000000000b11,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U16.RM R108, c[0x19] [0x283c].H1  (x1)
+    Form {
+        mnemonic: "I2F.F64.U16.RM",
+        operands: &["{R}", "c[{X}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001058001000000000000b12,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U8.RP R32, c[0x18] [-0x7414].B3  (x1)
+    Form {
+        mnemonic: "I2F.F64.U8.RP",
+        operands: &["{R}", "c[{X}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000098000000000000000b12,
+        mask: 0x000001ffffffffffc80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.U64.RM R180, c[0xe][-0x57e0]  (x1)
+    Form {
+        mnemonic: "I2F.U64.RM",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000003050000000000000000b12,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U16.RP R233, cx[UR29] [0x43d4]  (x1)
+    Form {
+        mnemonic: "I2F.F64.U16.RP",
+        operands: &["{R}", "cx[{U}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081098000000000000000b12,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.S16 R253, cx[URZ] [0xeb24].H1  (x1)
+    Form {
+        mnemonic: "I2F.F64.S16",
+        operands: &["{R}", "cx[{U}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008101c001000000000000b12,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U16.RM R232, cx[UR10] [0x3a08].INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.F64.U16.RM",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081058002000000000000b12,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U8 R220, cx[UR6] [0x9074].B3  (x1)
+    Form {
+        mnemonic: "I2F.F64.U8",
+        operands: &["{R}", "cx[{U}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080018000000000000000b12,
+        mask: 0x000001ffffffffffcfc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.S64.RM R101, cx[UR22][0xa180]  (x1)
+    Form {
+        mnemonic: "I2F.F16.S64.RM",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008304c000000000000000b12,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.F64.CEIL R50, -|c[0x7][-0x2d68]|  (x1)
+    Form {
+        mnemonic: "FRND.F64.CEIL",
+        operands: &["{R}", "-|c[{X}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000309800c000000000000b13,
+        mask: 0x000001fffffffffff80000ffff000fff,
+        uniform_guard: false,
+    },
+    // FRND.F64 R45, -|cx[UR52][0xae34]|  (x1)
+    Form {
+        mnemonic: "FRND.F64",
+        operands: &["{R}", "-|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008301800c000000000000b13,
+        mask: 0x000001ffffffffffffc000c0ff000fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC 0x0  (x1)
+    Form {
+        mnemonic: "BAR.SYNC",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000000000b1d,
+        mask: 0x000001fffffffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC.DEFER_BLOCKING 0xc, 0xeb8  (x1)
+    Form {
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{X}", "{X}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000b1d,
+        mask: 0x000001fffffffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.POPC 0xc, 0x343, P6  (x1)
+    Form {
+        mnemonic: "BAR.RED.POPC",
+        operands: &["{X}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000040000000000000000b1d,
+        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS.NOINC c[0x16][0x58dc]  (x1)
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000003c000000000000000000b43,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // JMP.INC.DIV c[0x19][-0x67a4]  (x1)
+    Form {
+        mnemonic: "JMP.INC.DIV",
+        operands: &["c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000003a000000000000200000b4a,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???35, cx[UR37][0x6e58]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???35",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001e18a238b90898000c063310b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???38, cx[UR28][0x5e58]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???38",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001b688851c5b9c800000a6740b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???49, c[0xb][0x5444]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???49",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000163a2a7c3e508000072f14f0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???50, cx[UR32][0x1050]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???50",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000631b490e1207c00040f2f80b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???52, c[0x16][-0x3af8]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???52",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000bb5306068668000030b45c0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???56, cx[URZ][0x83e8]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???56",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000003fc46756b7f400000b8790b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???57, c[0xe][0x3480]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???57",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000016055c7e07bf000000fb90d0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???57, cx[UR45][0x998c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???57",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000001b3da215e100400080f9670b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???61, c[0x17][0x772c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???61",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000017cf5c7231a100000ef3d7e0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???61, cx[UR13][0x231c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???61",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001618c89e328b18000803dd30b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???63, c[0xa][-0x19dc]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???63",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000001eb608016ca080000117fcb0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???33, c[0x16][0x3020]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???33",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000c4114e8c230000006061970b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???35, c[0xe][0x6ed8]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???35",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000116e72b0c53c80000c4a37d0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???37, cx[UR16][0x845c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???37",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000d42e2d9312d4400040e57b0b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???43, cx[UR24][0xd9c8]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???43",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000062080796cd5e800000ebd50b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???44, cx[UR41][0xb144]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???44",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000450d8d15c0604000c0ac530b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???46, cx[UR52][0x51bc]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???46",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000954f2c35a73ac00000eec50b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???47, c[0xb][0x1918]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???47",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000019c224434f058000032ef620b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???53, cx[UR51][0x2314]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???53",
+            "cx[{U}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 11, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000001b5af614b3c3fc8008035cb0b56,
+        mask: 0x000001fffffffffffff800c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???56, c[0x12][0xe38]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???56",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000e300a87963c800009a38c30b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???59, c[0xa][-0x32dc]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???59",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000001c336e2b023500000d33b730b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???60, c[0x13][0x5c2c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???60",
+            "c[{X}][{X}]",
+        ],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000008b44222faac0000042fced0b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 ATEXIT_PC.LO, cx[UR43][0xbac0]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["ATEXIT_PC.LO", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000000001e000b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MCOLLECTIVE, c[0x1b][0x5664]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MCOLLECTIVE", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000020000b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MCOLLECTIVE, cx[UR17][0x81b0]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MCOLLECTIVE", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000020000b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MEXITED, cx[UR36][0xac50]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MEXITED", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000018000b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 OPT_STACK, c[0x5][-0x6d4]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["OPT_STACK", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000000000000001c000b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.0, c[0x13][-0x318c]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.0", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000010000b56,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.3, cx[UR2][0xd4ac]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.3", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000013000b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_MASK, cx[UR16][0xd6fc]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_MASK", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000017000b56,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B0, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b56,
+        mask: 0x000001fffffffffff80000fff0ff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B13, cx[UR62][0x6730]  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000b56,
+        mask: 0x000001ffffffffffffc000c0f0ff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.64 ATEXIT_PC, c[0x0][0x0]  (x1)
+    Form {
+        mnemonic: "BMOV.64",
+        operands: &["ATEXIT_PC", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000b57,
+        mask: 0x000001fffffffffff80000ffffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.64 ATEXIT_PC, cx[UR41][0xb5f0]  (x1)
+    Form {
+        mnemonic: "BMOV.64",
+        operands: &["ATEXIT_PC", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000b57,
+        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        uniform_guard: false,
+    },
+    // LDC.S16 R32, c[0x12][R95+0x79ad]  (x1)
+    Form {
+        mnemonic: "LDC.S16",
+        operands: &["{R}", "c[{X}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000006000000000000000b82,
+        mask: 0x000001fffffffffff800003f00000fff,
+        uniform_guard: false,
+    },
+    // LDC.U8 R0, c[0x0][R0]  (x1)
+    Form {
+        mnemonic: "LDC.U8",
+        operands: &["{R}", "c[{X}][{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000000000000000000000b82,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // MOV R114, UR53, 0x3  (x1)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c02,
+        mask: 0x000001fffffff0ffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // P2R R101, PR, R236, UR39  (x1)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c03,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R190, UR33  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c04,
+        mask: 0x000001ffffffffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R49.B1, UR46  (x1)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}.{B}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: B, fields: &[Field { pos: 76, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010000000000000000c04,
+        mask: 0x000001ffffffdfffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R150, R36, |UR10|, P1  (x1)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "|{U}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000004000000000000c08,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R116, |R176|, -|UR2|, P5  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "|{R}|", "-|{U}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000200c000000000000c09,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.LE.AND P2, P0, |R100|, UR0, !P2  (x1)
+    Form {
+        mnemonic: "FSETP.LE.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0032000000000000000c0b,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.U32.AND P6, P3, R32, UR3, P4  (x1)
+    Form {
+        mnemonic: "ISETP.LE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080030000000000000000c0c,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.F.AND.EX P2, P4, R111, UR8, P6, P4  (x1)
+    Form {
+        mnemonic: "ISETP.F.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080003000000000000000c0c,
+        mask: 0x000001fffc01ff8fffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R16, P0, P4, R245, ~UR32, R177, !P4, P0  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "~{U}", "{R}", "!{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0004008000000000000c10,
+        mask: 0x000001fffc011f00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R0, P6, -R14, -UR20, R238  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "-{R}", "-{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000086001008000000000000c10,
+        mask: 0x000001fffff1ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R107, P1, ~R24, UR44, ~R224, P0, !P1  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "~{R}", "{U}", "~{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f0d000000000000000c10,
+        mask: 0x000001fffc0f1f00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R69, P6, -R151, UR37, R143, 0xc  (x1)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{P}", "-{R}", "{U}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101000000000000000c11,
+        mask: 0x000001fffff30700ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R217, P0, ~R79, UR5, R151, 0xe, P2  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{P}", "~{R}", "{U}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080105000000000000000c11,
+        mask: 0x000001fffc710700ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA R35, P0, -R73, UR26, 0x1  (x1)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "-{R}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000c11,
+        mask: 0x000001fffff107ffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R58, P2, ~R110, UR3, 0x3, P1  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "{P}", "~{R}", "{U}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080005000000000000000c11,
+        mask: 0x000001fffc7107ffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R197, R220, UR11, R103, 0xa, !P5  (x1)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0f04000000000000000c11,
+        mask: 0x000001fffc7f0700ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LEA.X R108, ~R99, UR30, 0xe, P3  (x1)
+    Form {
+        mnemonic: "LEA.X",
+        operands: &["{R}", "~{R}", "{U}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e05000000000000000c11,
+        mask: 0x000001fffc7f07ffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R49, R102, UR60, R152, 0x10, P2  (x1)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000c12,
+        mask: 0x000001fffc7f0000ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IABS R177, UR6  (x1)
+    Form {
+        mnemonic: "IABS",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c13,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R96, R12, UR49, R0  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e02000000000000000c14,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4.U8 R138, R135, UR48, R178  (x1)
+    Form {
+        mnemonic: "VABSDIFF4.U8",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e00000000000000000c15,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R91, R40, UR25, R187  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c16,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX R236, R21, UR3, P0  (x1)
+    Form {
+        mnemonic: "IMNMX",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000c17,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.W.S64 R37, R85, UR32, R194  (x1)
+    Form {
+        mnemonic: "SHF.R.W.S64",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080018000000000000000c19,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // SGXT.U32 R113, R52, UR30  (x1)
+    Form {
+        mnemonic: "SGXT.U32",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c1a,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // BMSK.W R25, R90, UR24  (x1)
+    Form {
+        mnemonic: "BMSK.W",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000c1b,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P4, P4, !P1, UR35.SIGN, P4, 0x91, 0x5  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "!{P}", "{U}.SIGN", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c1d,
+        mask: 0x000001fffc01008fffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, P2, P2, UR36.SIGN, R101.SIGN, 0x1d, 0xc2  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{U}.SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c1e,
+        mask: 0x000001fffc010000ffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P6, P2, R207.SIGN, UR45.SIGN, R2.SIGN, 0x5c, 0x8f  (x1)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{R}.SIGN", "{U}.SIGN", "{R}.SIGN", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c1f,
+        mask: 0x000001ffff810000ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ.D8.SAT R195, |R128|, |UR20|  (x1)
+    Form {
+        mnemonic: "FMUL.FTZ.D8.SAT",
+        operands: &["{R}", "|{R}|", "|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081122004000000000000c20,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP R16, -|R48|, |UR13|, R128  (x1)
+    Form {
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "-|{R}|", "|{U}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080083004000000000000c23,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R215, R64, UR54, R12  (x1)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c24,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32.X R22, R37, UR1, ~R147, !P1  (x1)
+    Form {
+        mnemonic: "IMAD.U32.X",
+        operands: &["{R}", "{R}", "{U}", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c000c000000000000000c24,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R42, P6, R58, UR8, R139  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080002000000000000000c25,
+        mask: 0x000001fffff3ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R205, P0, R13, UR36, R130, P1  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006000000000000000c25,
+        mask: 0x000001fffc71ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R81, R128, UR34, R58, !P2  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e04000000000000000c25,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.S8.U8 R100, R160, UR9, R50  (x1)
+    Form {
+        mnemonic: "IDP.4A.S8.U8",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080002000000000000000c26,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R158, P3, R59, UR34, -R4  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{U}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080008000000000000000c27,
+        mask: 0x000001fffff9ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R176, P0, R41, UR22, R186, !P1  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0006000000000000000c27,
+        mask: 0x000001fffc71ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R161, R120, UR1, R129, P0  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e04000000000000000c27,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R40, -R3, UR48  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "-{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000c28,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R7, R97, -|UR0|, |R130|  (x1)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "-|{U}|", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008008400c000000000000c2b,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R127, |R169|, UR24.H0_H0, -R77.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "|{R}|", "{U}.H0_H0", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000083202002000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ R189, -|R124|, -|UR33.H1_H1|, R117  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ",
+        operands: &["{R}", "-|{R}|", "-|{U}.H1_H1|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008014300f000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.SAT R249, |R90|, |UR30.INVALID6|, R91.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.SAT",
+        operands: &["{R}", "|{R}|", "|{U}.INVALID6|", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000084462006000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ.SAT R149, -|R126|, UR45.INVALID7, R237.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|", "{U}.INVALID7", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000084523003000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R144, -|R236|.H0_H0, UR49.H0_NH1, -|R253|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "{U}.H0_NH1", "-|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000087c2b000000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R197, R113.H0_H0, |UR17.INVALID7|, |R55|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "{R}.H0_H0", "|{U}.INVALID7|", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000086d28007000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.SAT R216, -|R105|.H0_H0, -|UR55.INVALID7|, R147.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "-|{U}.INVALID7|", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008662b00f000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R96, R22.H1_H1, UR59, -|R213|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "{R}.H1_H1", "{U}", "-|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000081c2c000000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R83, R153.H1_H1, UR58, R195.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "{U}", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008272c000000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R103, -R201.H1_H1, -|UR50.F32|, -|R172|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "-|{U}.F32|", "-|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000081c2d00d000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ.SAT R62, -|R216|.H1_H1, UR5.H1_H1, |R140|.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "-|{R}|.H1_H1", "{U}.H1_H1", "|{R}|.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000082f2f003000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R188, -R58.INVALID1, UR38.H0_H0, -R143.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "-{R}.INVALID1", "{U}.H0_H0", "-{R}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000083305002000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R16, -R76.INVALID1, -|URZ.INVALID5|, |R234|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-{R}.INVALID1", "-|{U}.INVALID5|", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000084c4500d000000000000c31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R61, -|R61|, UR54.H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "-|{R}|", "{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080003003000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R160, -|R134|, -|UR31.INVALID1|  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "-|{R}|", "-|{U}.INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008200300d000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2 R200, R176.H0_H0, UR58.INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "{U}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082008001000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R19, |R228|.H1_H1, -UR62  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "|{R}|.H1_H1", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010e008000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R133, |R119|.H1_H1, |UR14.H0_H0|  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H1_H1", "|{U}.H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000e006000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R211, -|R60|.H1_H1, -UR26.H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "-|{R}|.H1_H1", "-{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008202f00b000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ.SAT R107, R251.H1_H1, -UR25.INVALID1  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ.SAT",
+        operands: &["{R}", "{R}.H1_H1", "-{U}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008012c009000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.SAT R41, |R113|.INVALID1, -|UR16|  (x1)
+    Form {
+        mnemonic: "HMUL2.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002600c000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.FTZ R65, |R184|.INVALID1, UR19.H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.FTZ",
+        operands: &["{R}", "|{R}|.INVALID1", "{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082106002000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.BF16_V2.SAT R206, R157.INVALID1, -UR55.H1_H1  (x1)
+    Form {
+        mnemonic: "HMUL2.BF16_V2.SAT",
+        operands: &["{R}", "{R}.INVALID1", "-{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008202400b000000000000c32,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA.FTZ R68, R253, UR6, -R160  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA.FTZ",
+        operands: &["{R}", "{R}", "{U}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000081100000000000000000c35,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ R127, -|R124|, |UR37.H0_H0|, !PT  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ",
+        operands: &["{R}", "-|{R}|", "|{U}.H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0103006000000000000c40,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2 R239, -|R8|.H0_H0, -UR31, !P4  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2",
+        operands: &["{R}", "-|{R}|.H0_H0", "-{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c200b008000000000000c40,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.FTZ.NAN R191, -R38.H0_H0, -|UR58.H0_H0|, !P3  (x1)
+    Form {
+        mnemonic: "HMNMX2.FTZ.NAN",
+        operands: &["{R}", "-{R}.H0_H0", "-|{U}.H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c030900e000000000000c40,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2 R193, -|R68|.H0_H0, -|UR35.H1_H1|, !P4  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2",
+        operands: &["{R}", "-|{R}|.H0_H0", "-|{U}.H1_H1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c200b00f000000000000c40,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2 R141, -|R135|.INVALID1, -|UR26|, P3  (x1)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2",
+        operands: &["{R}", "-|{R}|.INVALID1", "-|{U}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008200700c000000000000c40,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R21, R35, UR36, R57, !P4  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c46,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R20, P1,                                                                                                        ???7, R23, UR58, !P0  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &[
+            "{R}",
+            "{P}",
+            "                                                                                                       ???7",
+            "{R}",
+            "{U}",
+            "!{P}",
+        ],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000f50c7128a1660ad60000100c48,
+        mask: 0x000001fffc71ffffffffffc000900fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R120, R124, UR5, P2  (x1)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000c48,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FLO R34, UR24  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000d00,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // BREV R139, UR25  (x1)
+    Form {
+        mnemonic: "BREV",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000d01,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // FCHK P1, -R168, UR34  (x1)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "-{R}", "{U}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000d02,
+        mask: 0x000001fffff1ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // F2I.U8.F16 R40, |UR3|  (x1)
+    Form {
+        mnemonic: "F2I.U8.F16",
+        operands: &["{R}", "|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081000004000000000000d05,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U8.F16 R123, -UR22.H1  (x1)
+    Form {
+        mnemonic: "F2I.U8.F16",
+        operands: &["{R}", "-{U}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081000009000000000000d05,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S8.BF16.CEIL.NTZ R33, -|UR24.INVALID2|  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S8.BF16.CEIL.NTZ",
+        operands: &["{R}", "-|{U}.INVALID2|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000841a100e000000000000d05,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.S8.BF16.TRUNC R146, |UR7.INVALID3|  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.S8.BF16.TRUNC",
+        operands: &["{R}", "|{U}.INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000841c1007000000000000d05,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F R44, UR33  (x1)
+    Form {
+        mnemonic: "I2F",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082014000000000000000d06,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.U16.RZ R214, UR0.H1  (x1)
+    Form {
+        mnemonic: "I2F.F16.U16.RZ",
+        operands: &["{R}", "{U}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000810c8001000000000000d06,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.BF16.S16 R220, UR22.INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.BF16.S16",
+        operands: &["{R}", "{U}.INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081024002000000000000d06,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S16 R44, UR0.INVALID3  (x1)
+    Form {
+        mnemonic: "I2F.S16",
+        operands: &["{R}", "{U}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081014003000000000000d06,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S8.RM R74, UR12.B1  (x1)
+    Form {
+        mnemonic: "I2F.S8.RM",
+        operands: &["{R}", "{U}.{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080054001000000000000d06,
+        mask: 0x000001ffffffffffdfffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.FLOOR R0, UR41  (x1)
+    Form {
+        mnemonic: "FRND.FTZ.FLOOR",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082150000000000000000d07,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.BF16.CEIL R227, UR10.H1  (x1)
+    Form {
+        mnemonic: "FRND.BF16.CEIL",
+        operands: &["{R}", "{U}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000840a0001000000000000d07,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.EX2 R4, -|UR10|  (x1)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000800c000000000000d08,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS.BF16 R176, -|UR62.H1|  (x1)
+    Form {
+        mnemonic: "MUFU.COS.BF16",
+        operands: &["{R}", "-|{U}.H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000200d000000000000d08,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP.F16 R108, -|UR2.INVALID2|  (x1)
+    Form {
+        mnemonic: "MUFU.RCP.F16",
+        operands: &["{R}", "-|{U}.INVALID2|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008001100e000000000000d08,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP.F16 R159, |UR10.INVALID3|  (x1)
+    Form {
+        mnemonic: "MUFU.RCP.F16",
+        operands: &["{R}", "|{U}.INVALID3|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080011007000000000000d08,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F32.F64 R168, UR19  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F32.F64",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083110000000000000000d10,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.FTZ.F64.F16 R51, -UR60.INVALID3  (x1)
+    Form {
+        mnemonic: "F2F.FTZ.F64.F16",
+        operands: &["{R}", "-{U}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008111800b000000000000d10,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S16.F64.NTZ R1, -|UR48|  (x1)
+    Form {
+        mnemonic: "F2I.S16.F64.NTZ",
+        operands: &["{R}", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008302900c000000000000d11,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.U64.BF16.TRUNC.NTZ R246, UR40.H1  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.U64.BF16.TRUNC.NTZ",
+        operands: &["{R}", "{U}.H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000841f8001000000000000d11,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64 R113, UR0  (x1)
+    Form {
+        mnemonic: "I2F.F64",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008201c000000000000000d12,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.S16.RZ R6, UR2.INVALID3  (x1)
+    Form {
+        mnemonic: "I2F.F64.S16.RZ",
+        operands: &["{R}", "{U}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000810dc003000000000000d12,
+        mask: 0x000001ffffffffffffffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.U8 R2, UR23.B1  (x1)
+    Form {
+        mnemonic: "I2F.F64.U8",
+        operands: &["{R}", "{U}.{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080018001000000000000d12,
+        mask: 0x000001ffffffffffdfffffc0ff000fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, UR17, {3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{U}", "{3,1}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000e28000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, UR18, {3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{U}", "{3,2,0}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000e34000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, UR5, {5,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{U}", "{5,1}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000e88000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID6, UR59, {5,3,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID6", "{U}", "{5,3,0}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000ea4000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID7, UR29  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID7", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000f00000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE INVALID7, UR21, {5,3,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["INVALID7", "{U}", "{5,3,1,0}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000fac000000d1a,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR11, {1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000808000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB1, UR27, {2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{2,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000081c000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB4, UR20, {2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{2,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000818000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, UR41, {4,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{4,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000084c000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB0, UR17, {4,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{4,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000848000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR32, {4,3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{4,3,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000874000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR16, {5,2,1,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,2,1,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000089c000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB5, UR48, {5,2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,2,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000898000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR32, {5,3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,3,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000008b4000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR16, {5,3}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,3}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000008a0000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB0, UR34, {5,4,2,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,4,2,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000008d8000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB3, UR57, {5,4,3,1}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,4,3,1}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000008e8000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB2, UR28, {5,4,3,2,0}  (x1)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{U}", "{5,4,3,2,0}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000008f4000000d1a,
+        mask: 0x000001ffffffffffffff8fc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???33, UR0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???33",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000be8d813560d82c968021820d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???35, UR48  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???35",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000015e9b6392fe9e1964c0a3680d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???40, UR0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???40",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001ca2b2c1b49dcfd394068d90d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???51, UR8  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???51",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000d82ce9ad0f2f1a0b8073dd0d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???53, UR15  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???53",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000019aacb13e19410a480f5250d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???57, UR48  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???57",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001a0ea48308d98d19a00b91c0d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???61, UR57  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???61",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001cc7f2ad9457e16f0c0bd260d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???37, UR52  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???37",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001a73b8b764f3812998025140d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???43, UR24  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???43",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000130af2dedea106befc06b5f0d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???44, UR23  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???44",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001cc9b0815514f21b4406cab0d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???57, UR60  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???57",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001b738ab1241ad3767c0b9110d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???59, UR29  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???59",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000017e8e602f890ba1e807b220d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???62, UR62  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???62",
+            "{U}",
+        ],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000115a8e12445b3cfb440fe850d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MKILL, UR51  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MKILL", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000000019000d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.1, UR62  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.1", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000000011000d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.2, UR7  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.2", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000000012000d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_MASK, UR52  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_MASK", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000000017000d56,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B7, UR25  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "{U}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000d56,
+        mask: 0x000001ffffffffffffffffc0f0ff0fff,
+        uniform_guard: false,
+    },
+    // BMOV.64 ATEXIT_PC, UR11  (x1)
+    Form {
+        mnemonic: "BMOV.64",
+        operands: &["ATEXIT_PC", "{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000080000000000000000000d57,
+        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // NANOSLEEP !P0, UR16  (x1)
+    Form {
+        mnemonic: "NANOSLEEP",
+        operands: &["!{P}", "{U}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000d5d,
+        mask: 0x000001fffc7fffffffffffc0ffff0fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF.U32 R148, R135, R5, UR4  (x1)
+    Form {
+        mnemonic: "VABSDIFF.U32",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000e14,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // PRMT R140, R197, R154, UR21  (x1)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e16,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S64 R76, R144, R158, UR24  (x1)
+    Form {
+        mnemonic: "SHF.L.S64",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e19,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ.RM R138, |R196|, UR1  (x1)
+    Form {
+        mnemonic: "FADD.FTZ.RM",
+        operands: &["{R}", "|{R}|", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080142000000000000000e21,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R170, R232, |R21|, -UR10  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "|{R}|", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080004008000000000000e23,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R20, P4, R149, R1, -UR25  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000e25,
+        mask: 0x000001fffff1ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R224, P4, R170, R181, ~UR1, !P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "~{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0004008000000000000e25,
+        mask: 0x000001fffc71ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R7, R69, R124, UR20, P4  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e04000000000000000e25,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R11, P3, R48, R48, UR32  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e27,
+        mask: 0x000001fffff9ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R73, P0, R240, R129, ~UR7, P4  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "~{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006008000000000000e27,
+        mask: 0x000001fffc71ff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R70, R180, R74, UR12  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e00000000000000000e27,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32.X R4, R32, R115, UR40, !P6  (x1)
+    Form {
+        mnemonic: "IMAD.HI.U32.X",
+        operands: &["{R}", "{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e04000000000000000e27,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // DADD.RP R186, -R130, UR1  (x1)
+    Form {
+        mnemonic: "DADD.RP",
+        operands: &["{R}", "-{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080081000000000000000e29,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.LT.XOR P0, P0, |R25|, |UR20|, P5  (x1)
+    Form {
+        mnemonic: "DSETP.LT.XOR",
+        operands: &["{P}", "{P}", "|{R}|", "|{U}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008001a004000000000000e2a,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R220, -R16, |R36|, -|UR4|  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "|{R}|", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000500c000000000000e2b,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ.SAT R34, R103, UR39  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ.SAT",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080160000000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2.FTZ.SAT R170, |R162|, -UR1.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2.FTZ.SAT",
+        operands: &["{R}", "|{R}|", "-{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008212200a000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R40, R9, |UR8.H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}", "|{U}.H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000007000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R180, -R145, |UR0.INVALID1|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}", "|{U}.INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080141005000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.BF16_V2 R89, R97.H0_H0, -|UR21|  (x1)
+    Form {
+        mnemonic: "HADD2.BF16_V2",
+        operands: &["{R}", "{R}.H0_H0", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008200800c000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R2, R32.H0_H0, UR38.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080108002000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R153, R20.H0_H0, -|UR20.H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "-|{U}.H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000800f000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R141, |R72|.H0_H0, -UR23.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "|{R}|.H0_H0", "-{U}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010a009000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R75, R124.H1_H1, |UR46|  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "{R}.H1_H1", "|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008004c004000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R16, -R230.H1_H1, |UR26.H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "|{U}.H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006d006000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.FTZ R58, -R170.H1_H1, -|UR41.H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2.F32.FTZ",
+        operands: &["{R}", "-{R}.H1_H1", "-|{U}.H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008014d00f000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32.SAT R129, R201.H1_H1, -UR52.INVALID1  (x1)
+    Form {
+        mnemonic: "HADD2.F32.SAT",
+        operands: &["{R}", "{R}.H1_H1", "-{U}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006c009000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R198, |R75|.INVALID1, -UR38.H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "|{R}|.INVALID1", "-{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002600b000000000000e30,
+        mask: 0x000001ffffffffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2.FTZ R156, R222, |R231|, -UR48.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2.FTZ",
+        operands: &["{R}", "{R}", "|{R}|", "-{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008290000a000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R74, |R45|, |R18|.H0_H0, -UR58.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "|{R}|", "|{R}|.H0_H0", "-{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080c0200a000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.SAT R165, -|R253|.H0_H0, -|R194|.H0_H0, UR22.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.SAT",
+        operands: &["{R}", "-|{R}|.H0_H0", "-|{R}|.H0_H0", "{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081c6b003000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ.SAT R72, R91.H0_H0, |R242|.H0_NH1, -|UR54.H0_H0|  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ.SAT",
+        operands: &["{R}", "{R}.H0_H0", "|{R}|.H0_NH1", "-|{U}.H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008492800e000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R54, -R190.H0_H0, R225.H0_NH1, UR26.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}.H0_H0", "{R}.H0_NH1", "{U}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084009003000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R85, R247.H0_H0, -R94.INVALID7, UR14  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "{R}.H0_H0", "-{R}.INVALID7", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000085628000000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.BF16_V2 R152, -|R216|.H1_H1, -|R4|.F32, |UR45.INVALID1|  (x1)
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "-|{R}|.H1_H1", "-|{R}|.F32", "|{U}.INVALID1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083a0f005000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ.SAT R251, -R34.H1_H1, R7.INVALID5, -UR16.INVALID1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ.SAT",
+        operands: &["{R}", "-{R}.H1_H1", "{R}.INVALID5", "-{U}.INVALID1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008436d009000000000000e31,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.BF.NAN.OR R120, |R141|, |UR32.H0_H0|, !P4  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.BF.NAN.OR",
+        operands: &["{R}", "|{R}|", "|{U}.H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0082a26000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.NUM.FTZ.XOR R152, R104, -UR47.H1_H1, P1  (x1)
+    Form {
+        mnemonic: "HSET2.BF.NUM.FTZ.XOR",
+        operands: &["{R}", "{R}", "-{U}.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080170c0b000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.NAN.OR R132, -|R90|, |UR38.INVALID1|, P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF.NAN.OR",
+        operands: &["{R}", "-|{R}|", "|{U}.INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080083a05000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.F.AND R222, |R130|.H0_H0, UR42, P4  (x1)
+    Form {
+        mnemonic: "HSET2.F.AND",
+        operands: &["{R}", "|{R}|.H0_H0", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.T.FTZ.AND R82, -|R131|.H0_H0, UR45.H1_H1, !P5  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.T.FTZ.AND",
+        operands: &["{R}", "-|{R}|.H0_H0", "{U}.H1_H1", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c01fb023000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.EQU.OR R79, |R92|.H0_H0, |UR16.INVALID1|, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.EQU.OR",
+        operands: &["{R}", "|{R}|.H0_H0", "|{U}.INVALID1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00aa225000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.EQU.XOR R237, |R148|.H1_H1, -|UR28.H0_H0|, P5  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.EQU.XOR",
+        operands: &["{R}", "|{R}|.H1_H1", "-|{U}.H0_H0|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800ae42e000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.GE.XOR R217, R49.H1_H1, -|UR48.INVALID1|, P4  (x1)
+    Form {
+        mnemonic: "HSET2.BF.GE.XOR",
+        operands: &["{R}", "{R}.H1_H1", "-|{U}.INVALID1|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006cc0d000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF16_V2.EQU.OR R56, R89.INVALID1, -|UR57.H1_H1|, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF16_V2.EQU.OR",
+        operands: &["{R}", "{R}.INVALID1", "-|{U}.H1_H1|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00a422f000000000000e33,
+        mask: 0x000001fffc7fffffffffffc000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.EQU.FTZ.XOR P2, P3, R173, |UR58.INVALID1|, !P3  (x1)
+    Form {
+        mnemonic: "HSETP2.EQU.FTZ.XOR",
+        operands: &["{P}", "{P}", "{R}", "|{U}.INVALID1|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c01a0405000000000000e34,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GT.FTZ.AND P3, P4, -|R94|.H0_H0, -UR27, !P4  (x1)
+    Form {
+        mnemonic: "HSETP2.GT.FTZ.AND",
+        operands: &["{P}", "{P}", "-|{R}|.H0_H0", "-{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c014b008000000000000e34,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GE.FTZ.OR PT, P1, -|R229|.INVALID1, -UR38.H0_H0, !P5  (x1)
+    Form {
+        mnemonic: "HSETP2.GE.FTZ.OR",
+        operands: &["{P}", "{P}", "-|{R}|.INVALID1", "-{U}.H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c016720a000000000000e34,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // HSETP2.NAN.OR P5, P1, R239.INVALID1, UR35.INVALID1, !P6  (x1)
+    Form {
+        mnemonic: "HSETP2.NAN.OR",
+        operands: &["{P}", "{P}", "{R}.INVALID1", "{U}.INVALID1", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0084201000000000000e34,
+        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        uniform_guard: false,
+    },
+    // HFMA2.MMA.SAT R44, |R182|, R140, UR34  (x1)
+    Form {
+        mnemonic: "HFMA2.MMA.SAT",
+        operands: &["{R}", "|{R}|", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080022000000000000000e35,
+        mask: 0x000001ffffffff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX.U32 R110, R108, -R84, UR16, P6  (x1)
+    Form {
+        mnemonic: "VIADDMNMX.U32",
+        operands: &["{R}", "{R}", "-{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000e46,
+        mask: 0x000001fffc7fff00ffffffc000000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B2,                                                                                                                ???0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                               ???0",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001335582e016fd68c71400300f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B4,                                                                                                                ???45  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                               ???45",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000014d912b82d6da6777192d600f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B6,                                                                                                                ???57  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                               ???57",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000015cc1a2794ad033365d79300f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B2,                                                                                                                ???62  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                               ???62",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000005d736cd39b855f483dfe200f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B6,                                                                                                                ???7  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                               ???7",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000153b4047671e0b0226947700f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B11,                                                                                                               ???34  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                              ???34",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000adc6a2a6b5648ec27262fa0f55,
+        mask: 0x000001fffffffffffffffffffffa0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B15,                                                                                                               ???47  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                              ???47",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000051d6e83b6ddd14e5ad6f080f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B3,                                                                                                          ???19  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                         ???19",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000ddd5f1d344e431a38b93e00f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B5,                                                                                                          ???49  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                         ???49",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000009ba4915e67e912019e31900f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B12,                                                                                                         ???20  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                        ???20",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000006a0033071648c26ab0542c0f55,
+        mask: 0x000001fffffffffffffffffffffc0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B12,                                                                                                         ???23  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                        ???23",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000008f2257e5e00ccfd05817ec0f55,
+        mask: 0x000001fffffffffffffffffffffc0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B14,                                                                                                         ???40  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                        ???40",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000015b9197b63bcedc2576e8f80f55,
+        mask: 0x000001fffffffffffffffffffff80fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B11,                                                                                                         ???41  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                        ???41",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001a455d456c3a2b08d0ca90a0f55,
+        mask: 0x000001fffffffffffffffffffffa0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B11,                                                                                                         ???59  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                        ???59",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000010441751a47b2ed07e4bb1a0f55,
+        mask: 0x000001fffffffffffffffffffffa0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B0,                                                                                                        ???0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                       ???0",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000000000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B13,                                                                                                       ???2  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "{B}",
+            "                                                                                                      ???2",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000193f72b8a7e4085687e823c0f55,
+        mask: 0x000001fffffffffffffffffffffc0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B9,                                                                                                  ???28  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                 ???28",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000060237c92e4e5105e139c800f55,
+        mask: 0x000001fffffffffffffffffffff60fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B1,                                                                                                  ???37  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                 ???37",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000006445fe03712af4f7eb25400f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B1,                                                                                                  ???58  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                 ???58",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000189f232aa59fd82b381bac00f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B1,                                                                                                  ???59  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                 ???59",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001e0519dbe8cd53d91757b100f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B9,                                                                                                  ???61  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                 ???61",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000d8a51aab4c82c7f1ffbd800f55,
+        mask: 0x000001fffffffffffffffffffff60fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B11,                                                                                                 ???28  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                ???28",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000f12150fea5d17bd3c1c5a0f55,
+        mask: 0x000001fffffffffffffffffffffa0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B11,                                                                                                 ???36  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                ???36",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000a91713ed706b6ff1c064da0f55,
+        mask: 0x000001fffffffffffffffffffffa0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B13,                                                                                                 ???54  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &[
+            "{B}",
+            "                                                                                                ???54",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000b5f330be7db2177fe1f6dc0f55,
+        mask: 0x000001fffffffffffffffffffffc0fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B13, API_CALL_DEPTH  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "API_CALL_DEPTH"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001d000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B10, ATEXIT_PC.HI  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "ATEXIT_PC.HI"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001f000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B1, MACTIVE  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "MACTIVE"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001a000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B10, MCOLLECTIVE  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "MCOLLECTIVE"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000020000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B3, OPT_STACK  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "OPT_STACK"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001c000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B2, THREAD_STATE_ENUM.3  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "THREAD_STATE_ENUM.3"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000013000f55,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR B2, B6  (x1)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{B}", "{B}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001000000000000000000f55,
+        mask: 0x000001fffffffffffffffffff0f00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???33, B11  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???33",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000163e2619345c44ee99621b00f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???34, B13  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???34",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000038520119c74613ff12a2400f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???45, B0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???45",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000001dcb64eaf1bbb475acfed500f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                                    ???59, B1  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                                   ???59",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000009ed46acbab2c2651153b400f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???38, B15  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???38",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000010792ec366ac7df90b266900f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???44, B8  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???44",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000018347c73806dc3a7373acd00f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32                                                                                                            ???53, B7  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &[
+            "                                                                                                           ???53",
+            "{B}",
+        ],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000084c083a7b3276c92b5400f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 ATEXIT_PC.HI, B6  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["ATEXIT_PC.HI", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001f000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MCOLLECTIVE, B12  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MCOLLECTIVE", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000020000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 MKILL, B6  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["MKILL", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000019000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 OPT_STACK, B11  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["OPT_STACK", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000000000000000001c000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.0, B0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.0", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000010000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.3, B0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.3", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000013000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 THREAD_STATE_ENUM.4, B5  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["THREAD_STATE_ENUM.4", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000014000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 TRAP_RETURN_MASK, B4  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["TRAP_RETURN_MASK", "{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000000000000000017000f56,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B0, B0  (x1)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "{B}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000f56,
+        mask: 0x000001fffffffffffffffffff0f00fff,
+        uniform_guard: false,
+    },
+    // SHFL.IDX P0, R0, R0, 0x0, 0x0  (x1)
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.ARRIVE.64 R231, [R35+UR27+0x7f3315]  (x1)
+    Form {
+        mnemonic: "ATOMS.ARRIVE.64",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000d0004000000000000000f8c,
+        mask: 0x000001ffffffffc0000000ff00000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.EL.LTC256B.CONSTANT.GPU [R190+-0x58905], [R66.U32+UR37+0x433]  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.EL.LTC256B.CONSTANT.GPU",
+        operands: &["[{R}+{X}]", "[{R}.U32+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 12, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000ba3e9800000000000000fae,
+        mask: 0x000001ffffffffc00000000000000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.LU.LTC256B.CONSTANT [R95+0x48de1], desc[UR4][R26.64+-0x3b2], !P5  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.LU.LTC256B.CONSTANT",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 12, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c3299c00000000000000fae,
+        mask: 0x000001fffc7fffc00000000000000fff,
+        uniform_guard: false,
+    },
+];
+
+/// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).
+pub(crate) static MARKS: &[Mark] = &[
+    Mark { opcode: 0x207, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x208, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x209, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x20b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x210, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x210, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x210, operands: 6, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x210, operands: 6, operand: 4, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x210, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x210, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x210, operands: 7, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x210, operands: 7, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x210, operands: 8, operand: 4, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x210, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x211, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 6, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x211, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 7, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x212, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x212, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x217, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x21d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x21d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x21e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x224, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x224, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x225, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x226, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.F32", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID5", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID5", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x235, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x235, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x235, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x235, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x235, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x235, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x236, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x23c, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x246, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x246, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x248, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x248, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x287, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x290, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x290, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x290, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x290, operands: 7, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x290, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x290, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x290, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x291, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 5, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x291, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x291, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x297, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x297, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x297, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x297, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x297, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x297, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x297, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x297, operands: 7, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x297, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x297, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x297, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x29e, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2bd, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 3, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x307, operands: 2, operand: 1, on: "|{R}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x307, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x309, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x343, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x344, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x35d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x381, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x411, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x411, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x424, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID5", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID5", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.INVALID5", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.INVALID7", kind: Neg, bit: 84 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x435, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x435, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x435, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x435, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x446, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x446, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x491, operands: 5, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x491, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x4a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x547, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x547, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x621, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x621, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x621, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x621, operands: 3, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x623, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x623, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x623, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x623, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x623, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x623, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x623, operands: 4, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x624, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x624, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x625, operands: 4, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x625, operands: 5, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x625, operands: 5, operand: 4, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x625, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x625, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x625, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x627, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x627, operands: 5, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x627, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x627, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x627, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x627, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x629, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x629, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x629, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x629, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x62a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x62a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x62a, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x62a, operands: 5, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x62a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x62b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x62b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x62b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x62b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x62b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x62b, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0x62b, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "cx[{U}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.INVALID7", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x633, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "|cx[{U}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|c[{X}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x635, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x635, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x635, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x635, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x635, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x635, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x635, operands: 4, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x646, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x646, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x74a, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x806, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x807, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x808, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x809, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x80b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x810, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x810, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x810, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x810, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x810, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x810, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x810, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x811, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x817, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x81c, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x81c, operands: 7, operand: 3, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x824, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x824, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x827, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x82f, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x835, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x835, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x835, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x835, operands: 5, operand: 4, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x846, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x848, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x886, operands: 2, operand: 1, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x886, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x890, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x890, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x890, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x890, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x890, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x890, operands: 7, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x890, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 5, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x891, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x892, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x897, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x897, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x897, operands: 7, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x897, operands: 7, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x89c, operands: 7, operand: 3, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x8a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8b8, operands: 3, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x91b, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x941, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x942, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x943, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x945, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x946, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x948, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 2, operand: 0, on: "{U}", kind: Invert, bit: 30 },
+    Mark { opcode: 0x94d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x950, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x980, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x981, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x981, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0xa07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa08, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa08, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa08, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa09, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa09, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa09, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa09, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa09, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa0b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa0b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa0b, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa0b, operands: 5, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa0b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xa10, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa10, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa10, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa10, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa10, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa10, operands: 7, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xa10, operands: 7, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa10, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xa10, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa10, operands: 8, operand: 4, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xa10, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa10, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xa11, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa11, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa11, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa11, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa11, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xa11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa11, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa12, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa17, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa1d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xa1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa20, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa23, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa23, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xa23, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa24, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa25, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa25, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa25, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa25, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa26, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa27, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa27, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa28, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa28, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa28, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa28, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}].H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}].H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].H0_NH1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].INVALID7|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].INVALID7|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "cx[{U}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|c[{X}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}].INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa35, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa35, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa35, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa35, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa35, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa35, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xa35, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa36, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa36, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa40, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa40, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa40, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa40, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa40, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa40, operands: 4, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa40, operands: 4, operand: 2, on: "c[{X}] [{X}].INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa40, operands: 4, operand: 2, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa40, operands: 4, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa40, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa46, operands: 5, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa46, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa48, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb00, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb00, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb00, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb00, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb02, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xb02, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xb02, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xb02, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|c[{X}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|c[{X}] [{X}].INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|cx[{U}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|cx[{U}] [{X}].INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb07, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb07, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb07, operands: 2, operand: 1, on: "|cx[{U}] [{X}].INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "|c[{X}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb09, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb10, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb10, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "|c[{X}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb1d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb43, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb4a, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb4a, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb5d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc08, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc10, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc10, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc10, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc10, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc10, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc10, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc10, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xc11, operands: 5, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc17, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc26, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.INVALID6|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.INVALID7|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc35, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc35, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc35, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc35, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc35, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc36, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc46, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc48, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xd00, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd02, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd09, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xdae, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe24, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe27, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.INVALID5", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.INVALID5", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe35, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe35, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe35, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe35, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe35, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe46, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+];
+
 /// Special registers: hardware number, nvdisasm name (learned from probes).
 pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (0, "SR_LANEID"),
+    (1, "SR_CLOCK"),
+    (2, "SR_VIRTCFG"),
+    (16, "SR_PRIM_TYPE"),
+    (32, "SR_TID"),
     (33, "SR_TID.X"),
     (34, "SR_TID.Y"),
     (37, "SR_CTAID.X"),
@@ -7576,8 +25235,10 @@ pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (45, "SR_MULTIPASSSHADERINFO"),
     (47, "SR_SWINHI"),
     (53, "SR_LWINSZ"),
+    (64, "SR_GLOBALERRORSTATUS"),
     (101, "SR_PM_HI0"),
     (127, "SR_SNAP_PM_HI5"),
+    (128, "SR_SNAP_PM6"),
     (136, "SR_CgaCtaId"),
     (255, "SRZ"),
 ];

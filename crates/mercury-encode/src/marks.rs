@@ -1,0 +1,197 @@
+//! Operand marks (`-R`, `|R|`, `~R`, `!P`) as one-bit fields.
+//!
+//! The solver (`tools/learn_isa.py`) flips every bit of a minimised word
+//! of each opcode and operand form; a bit that puts one mark on one
+//! operand and changes nothing else, the same bit for every form of the
+//! opcode bits, is a row of the generated `MARKS` tables. Marks combine
+//! freely (a three-source DFMA has six), so instead of one form per
+//! combination the encoder and decoder fall back to the unmarked form and
+//! toggle the bits: [`marked_forms`] for the encoder, [`marked_for_bits`]
+//! for the decoder.
+
+use std::borrow::Cow;
+
+use crate::Sm;
+use crate::form::{Form, Tables};
+
+/// A mark nvdisasm prints on an operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// `-x`: arithmetic negation.
+    Neg,
+    /// `!P`: predicate negation.
+    Not,
+    /// `~R`: bitwise inversion.
+    Invert,
+    /// `|R|`: absolute value, around the register.
+    Abs,
+}
+
+/// One mark bit of an opcode's operand.
+#[derive(Copy, Clone, Debug)]
+pub struct Mark {
+    /// Opcode bits 0..11 (they also select the operand kinds).
+    pub opcode: u16,
+    /// Number of operands of the forms it was probed on (nvdisasm leaves
+    /// some operands out, `PT` carry-outs, which moves the others).
+    pub operands: u8,
+    /// Index of the operand in nvdisasm's list, destinations included.
+    pub operand: usize,
+    /// The operand's skeleton without marks (`{R}`): an immediate in the
+    /// same place takes no mark.
+    pub on: &'static str,
+    /// The mark.
+    pub kind: MarkKind,
+    /// The bit that sets it.
+    pub bit: u8,
+}
+
+impl MarkKind {
+    const ALL: [MarkKind; 4] = [MarkKind::Neg, MarkKind::Not, MarkKind::Invert, MarkKind::Abs];
+
+    fn prefix(self) -> Option<char> {
+        match self {
+            MarkKind::Neg => Some('-'),
+            MarkKind::Not => Some('!'),
+            MarkKind::Invert => Some('~'),
+            MarkKind::Abs => None,
+        }
+    }
+}
+
+fn marks(sm: Sm) -> &'static [Mark] {
+    match sm {
+        Sm::Sm80 => crate::tables::sm80::MARKS,
+        Sm::Sm90 => crate::tables::sm90::MARKS,
+    }
+}
+
+/// The register placeholder `|..|` wraps.
+fn register(op: &str) -> Option<&'static str> {
+    ["{R}", "{U}"].into_iter().find(|r| op.contains(r))
+}
+
+/// Splits an operand skeleton into its marks and the unmarked skeleton:
+/// `-|{R}|.H1_H1` → ([Neg, Abs], `{R}.H1_H1`).
+pub(crate) fn unmark(op: &str) -> (Vec<MarkKind>, String) {
+    let mut kinds = Vec::new();
+    let mut rest = op;
+    if let Some(kind) = MarkKind::ALL.into_iter().find(|k| k.prefix().is_some_and(|p| rest.starts_with(p))) {
+        kinds.push(kind);
+        rest = &rest[1..];
+    }
+    let mut plain = rest.to_string();
+    if let Some(r) = register(rest) {
+        let wrapped = format!("|{r}|");
+        if rest.contains(&wrapped) {
+            kinds.push(MarkKind::Abs);
+            plain = rest.replacen(&wrapped, r, 1);
+        }
+    }
+    (kinds, plain)
+}
+
+/// `plain` with `kinds` applied, as nvdisasm prints it (`-|{R}|`).
+fn apply(plain: &str, kinds: &[MarkKind]) -> Option<String> {
+    let mut s = plain.to_string();
+    if kinds.contains(&MarkKind::Abs) {
+        let r = register(plain)?;
+        s = s.replacen(r, &format!("|{r}|"), 1);
+    }
+    if let Some(p) = kinds.iter().find_map(|k| k.prefix()) {
+        s.insert(0, p);
+    }
+    Some(s)
+}
+
+/// The mark bit of `kind` on operand `k` of `form`, where it is a fixed
+/// bit of the form.
+fn bit_of(sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Option<u128> {
+    let opcode = form.bits as u16 & 0xfff;
+    let n = form.operands.len();
+    let plain = unmark(form.operands.get(k)?).1;
+    let m = marks(sm).iter().find(|m| {
+        m.opcode == opcode && usize::from(m.operands) == n && m.operand == k && m.kind == kind && m.on == plain
+    })?;
+    let b = 1u128 << m.bit;
+    (form.mask & b != 0 && form.atom_bits() & b == 0).then_some(b)
+}
+
+/// Forms for `mnemonic` with these operand skeletons made from forms of
+/// the same text but other marks, by setting and clearing mark bits.
+pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &[String]) -> Vec<Form> {
+    let split: Vec<(Vec<MarkKind>, String)> = skeletons.iter().map(|s| unmark(s)).collect();
+    let plain: Vec<&str> = split.iter().map(|(_, p)| p.as_str()).collect();
+    let mut bases: Vec<Form> = tables.forms_for_plain_text(mnemonic, plain.iter().copied()).copied().collect();
+    let plain_owned: Vec<String> = plain.iter().map(|p| p.to_string()).collect();
+    bases.extend(crate::families::derived_forms(tables, sm, mnemonic, &plain_owned));
+    bases
+        .into_iter()
+        .filter_map(|form| {
+            let mut bits = form.bits;
+            for (k, (want, _)) in split.iter().enumerate() {
+                let (have, _) = unmark(form.operands.get(k)?);
+                for kind in MarkKind::ALL {
+                    match (want.contains(&kind), have.contains(&kind)) {
+                        (true, false) => bits |= bit_of(sm, &form, k, kind)?,
+                        (false, true) => bits &= !bit_of(sm, &form, k, kind)?,
+                        _ => {}
+                    }
+                }
+            }
+            Some(Form { bits, ..form })
+        })
+        .collect()
+}
+
+/// A form for `word` made from a form of its opcode that matches it
+/// outside mark bits, with the operand marks the bits say.
+pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, Vec<Cow<'static, str>>)> {
+    let free_bits = |form: &Form| {
+        let mut free = 0u128;
+        for k in 0..form.operands.len() {
+            for kind in MarkKind::ALL {
+                free |= bit_of(sm, form, k, kind).unwrap_or(0);
+            }
+        }
+        free
+    };
+    let mut best: Option<(&Form, u128)> = None;
+    for form in tables.forms_with_opcode_of(word) {
+        let free = free_bits(form);
+        if free == 0 || word & form.mask & !free != form.bits & !free {
+            continue;
+        }
+        if best.is_none_or(|(b, _)| form.mask.count_ones() > b.mask.count_ones()) {
+            best = Some((form, free));
+        }
+    }
+    let (form, free) = best?;
+    let mut operands = Vec::with_capacity(form.operands.len());
+    for (k, op) in form.operands.iter().enumerate() {
+        let (have, plain) = unmark(op);
+        let kinds: Vec<MarkKind> = MarkKind::ALL
+            .into_iter()
+            .filter(|&kind| match bit_of(sm, form, k, kind) {
+                Some(b) => word & b != 0,
+                None => have.contains(&kind),
+            })
+            .collect();
+        operands.push(if kinds == have { Cow::Borrowed(*op) } else { Cow::Owned(apply(&plain, &kinds)?) });
+    }
+    Some((Form { bits: (form.bits & !free) | (word & free), ..*form }, operands))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_split_and_apply() {
+        assert_eq!(unmark("-|{R}|.H1_H1"), (vec![MarkKind::Neg, MarkKind::Abs], "{R}.H1_H1".to_string()));
+        assert_eq!(unmark("!{P}"), (vec![MarkKind::Not], "{P}".to_string()));
+        assert_eq!(unmark("c[{X}][{X}]"), (vec![], "c[{X}][{X}]".to_string()));
+        assert_eq!(apply("{R}.H0_H0", &[MarkKind::Neg, MarkKind::Abs]).as_deref(), Some("-|{R}|.H0_H0"));
+        assert_eq!(apply("{U}", &[MarkKind::Neg]).as_deref(), Some("-{U}"));
+    }
+}
