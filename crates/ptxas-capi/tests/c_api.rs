@@ -33,10 +33,26 @@ DONE:
 }
 ";
 
-/// Where cargo put this package's libraries (`target/<profile>/`).
+/// Where cargo put this package's libraries (`target/<profile>/`), after
+/// building them: `cargo test` builds only the rlib its tests link, not the
+/// cdylib and staticlib a C program needs. Built once per test process.
 fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+            let release = dir.file_name().is_some_and(|n| n == "release");
+            let mut cargo = Command::new(env!("CARGO"));
+            cargo.args(["build", "--quiet", "-p", "ptxas-capi", "--lib"]).current_dir(crate_dir());
+            if release {
+                cargo.arg("--release");
+            }
+            let status = cargo.status().expect("cargo builds the C libraries");
+            assert!(status.success(), "cargo build -p ptxas-capi failed: {status}");
+            dir
+        })
+        .clone()
 }
 
 fn crate_dir() -> &'static Path {
