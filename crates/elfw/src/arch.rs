@@ -151,14 +151,23 @@ pub const ARCHS: &[Arch] = &[
     blackwell(bw(121, [0, 0], 0, false)),
 ];
 
+/// `e_flags` debug level of a cubin without line tables.
+pub const DEBUG_PLAIN: u32 = 6;
+/// With line tables (`-lineinfo`, or `.loc` in the PTX).
+pub const DEBUG_LINES: u32 = 9;
+/// With line tables that use NVIDIA's inlining extension (measured on the
+/// Triton fixtures whose `.loc`s have `inlined_at`).
+pub const DEBUG_LINES_INLINED: u32 = 0xa;
+
 /// The facts for `sm`, if it is one ptxas 13.5 supports.
 pub fn arch(sm: u32) -> Option<Arch> {
     ARCHS.iter().copied().find(|a| a.sm == sm)
 }
 
 impl Arch {
-    /// `e_flags` for plain (non-debug) output.
-    pub fn eflags(&self) -> u32 {
-        (6 << 24) | (self.sm << 8) | self.eflags_mode
+    /// `e_flags` for output with `debug_level` in bits 24-31
+    /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_INLINED`]).
+    pub fn eflags(&self, debug_level: u32) -> u32 {
+        (debug_level << 24) | (self.sm << 8) | self.eflags_mode
     }
 }

@@ -146,7 +146,7 @@ impl Header {
 
 /// `e_flags` of a cubin: bits 0-7 address/ABI mode (4 for sm_7x-sm_9x, 2 for
 /// sm_100+), bits 8-15 the SM number, bits 24-31 the debug level (6 plain,
-/// 9 `-lineinfo`, 0x0b `-g`).
+/// 9 with line tables, 0x0a with inlined line tables, 0x0b `-g`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EFlags(pub u32);
 

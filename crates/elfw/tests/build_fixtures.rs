@@ -14,6 +14,12 @@ const FIXTURES: &[(&str, &[u8])] = &[
     ("device_calls.sm_80.rel", include_bytes!("data/device_calls.sm_80.rel.cubin")),
     ("vadd.sm_75", include_bytes!("data/vadd.sm_75.cubin")),
     ("complex.sm_100", include_bytes!("data/complex.sm_100.cubin")),
+    // Line tables (`.loc` in the PTX): Triton's vector add; Triton's softmax,
+    // with NVIDIA's inlining extension, on sm_90a (RELA); an NVRTC
+    // `-lineinfo` module whose kernel calls a device function.
+    ("lines_triton_add.sm_80", include_bytes!("data/lines_triton_add.sm_80.cubin")),
+    ("lines_triton_softmax.sm_90a", include_bytes!("data/lines_triton_softmax.sm_90a.cubin")),
+    ("lines_nvrtc_calls.sm_80", include_bytes!("data/lines_nvrtc_calls.sm_80.cubin")),
 ];
 
 #[test]
@@ -45,7 +51,7 @@ fn kernel(sm: u32, mode: OutputMode) -> ObjectModule {
             name: "k".into(),
             code: vec![0; 128],
             registers: 8,
-            params: vec![Param { offset: 0, size: 8 }, Param { offset: 8, size: 4 }],
+            params: vec![Param { offset: 0, size: 8, pointee: None }, Param { offset: 8, size: 4, pointee: None }],
             exit_offsets: vec![0x40],
             frame: FrameInfo {
                 return_register: u32::MAX,

@@ -144,7 +144,7 @@ fn params(attrs: &[elfw::nvinfo::Attribute]) -> Vec<ParamSlot> {
             Value::Block(b) => KParamInfo::decode(b),
             _ => None,
         })
-        .map(|p| (p.ordinal, ParamSlot { offset: u32::from(p.offset), size: p.size() }))
+        .map(|p| (p.ordinal, ParamSlot { offset: u32::from(p.offset), size: p.size(), pointee: None }))
         .collect();
     slots.sort_by_key(|s| s.0);
     slots.into_iter().map(|s| s.1).collect()

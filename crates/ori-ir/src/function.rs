@@ -84,6 +84,9 @@ pub struct FunctionAttrs {
     /// constants instructions read as `c[0x2][8 * i]`, in order
     /// (`.bank2 0dXXXXXXXXXXXXXXXX` lines in the text form).
     pub bank2: Vec<u64>,
+    /// Where the function starts for the line tables: the PTX line of
+    /// its body's `{` and the body's first `.loc`. Not kept in the Ori text.
+    pub entry_loc: Option<crate::inst::SrcLoc>,
 }
 
 /// A device function cloned into a kernel's code.
@@ -101,6 +104,8 @@ pub struct Subroutine {
     /// Bytes its spill stores and loads move (callee saves included, as
     /// ptxas counts them in `-v`); not kept in the Ori text.
     pub spill_bytes: (u32, u32),
+    /// The device function's [`FunctionAttrs::entry_loc`].
+    pub entry_loc: Option<crate::inst::SrcLoc>,
 }
 
 /// One kernel parameter's place in the parameter block.
@@ -110,6 +115,34 @@ pub struct ParamSlot {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// What the parameter points to, when declared `.ptr` (the driver
+    /// reads it from EIATTR_KPARAM_INFO). Not kept in the Ori text.
+    pub pointee: Option<Pointee>,
+}
+
+/// The target of a `.ptr` kernel parameter: `.ptr [.space] [.align N]`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pointee {
+    /// The state space it points into.
+    pub space: PointeeSpace,
+    /// `.align N`; 1 when not given.
+    pub align: u32,
+}
+
+/// The state space of a [`Pointee`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PointeeSpace {
+    /// No space given: a generic address.
+    #[default]
+    Generic,
+    /// `.global`.
+    Global,
+    /// `.shared`.
+    Shared,
+    /// `.const`.
+    Const,
+    /// `.local`.
+    Local,
 }
 
 impl FunctionAttrs {

@@ -36,6 +36,26 @@ impl Ctrl {
     pub const MAX_STALL: u8 = 15;
 }
 
+/// Where an instruction came from, for the line tables of `-lineinfo`
+/// (`.nv_debug_line_sass` maps code to PTX lines, `.debug_line` to the
+/// source lines of the PTX's `.loc` directives).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SrcLoc {
+    /// 1-based line of the PTX statement in its file.
+    pub ptx_line: u32,
+    /// `.file` number of the `.loc` in force (0: none yet).
+    pub file: u32,
+    /// Source line of that `.loc`.
+    pub line: u32,
+}
+
+impl SrcLoc {
+    /// The source position of the `.loc` in force, if any.
+    pub fn source(self) -> Option<(u32, u32)> {
+        (self.file != 0).then_some((self.file, self.line))
+    }
+}
+
 /// One instruction: `@guard OPCODE.MODS defs, uses`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Inst {
@@ -53,12 +73,16 @@ pub struct Inst {
     pub ctrl: Option<Ctrl>,
     /// The 128-bit machine word, once encoded (low 64 bits first).
     pub encoding: Option<[u64; 2]>,
+    /// The PTX statement it was lowered from; `None` for code the
+    /// compiler adds on its own (the line tables carry the previous
+    /// instruction's line over it).
+    pub loc: Option<SrcLoc>,
 }
 
 impl Inst {
     /// A new unguarded instruction without modifiers.
     pub fn new(op: Opcode, defs: Vec<Operand>, uses: Vec<Operand>) -> Inst {
-        Inst { op, mods: Vec::new(), guard: None, defs, uses, ctrl: None, encoding: None }
+        Inst { op, mods: Vec::new(), guard: None, defs, uses, ctrl: None, encoding: None, loc: None }
     }
 
     /// True when the instruction carries the modifier `name`.

@@ -26,9 +26,12 @@ pub mod text;
 pub mod verify;
 
 pub use builder::Builder;
-pub use function::{Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Subroutine};
-pub use inst::{Ctrl, Guard, Inst};
-pub use module::{Module, PointerInit, VarSpace, Variable};
+pub use function::{
+    Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
+    Subroutine,
+};
+pub use inst::{Ctrl, Guard, Inst, SrcLoc};
+pub use module::{Module, PointerInit, SourceFile, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};
 pub use operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Scale};
 pub use phase::{Forms, Knob, KnobValue, Knobs, NoForms, Phase, PhaseContext, PhaseError};

@@ -74,12 +74,35 @@ pub struct Module {
     /// .func vprintf`), in declaration order: their addresses come from
     /// constant bank 4, ahead of the variables' ([`Module::address_slot`]).
     pub externals: Vec<String>,
+    /// The PTX's `.file` directives, in order: the file table of the line
+    /// tables (`.debug_line`).
+    pub source_files: Vec<SourceFile>,
+}
+
+/// A `.file N "name" [, mtime, size]` directive.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The number `.loc` directives refer to it by.
+    pub index: u32,
+    /// The name as written (a path, relative or absolute).
+    pub name: String,
+    /// Modification time, 0 when not given.
+    pub mtime: u64,
+    /// Size in bytes, 0 when not given.
+    pub size: u64,
 }
 
 impl Module {
     /// An empty module for `target` with the given starting properties.
     pub fn new(target: Sm, props: PropertySet) -> Module {
-        Module { target, functions: Vec::new(), props, variables: Vec::new(), externals: Vec::new() }
+        Module {
+            target,
+            functions: Vec::new(),
+            props,
+            variables: Vec::new(),
+            externals: Vec::new(),
+            source_files: Vec::new(),
+        }
     }
 
     /// The variable called `name`.

@@ -35,6 +35,8 @@ pub struct ObjectModule {
     /// Whole program: module variables whose 64-bit address the code loads
     /// from constant bank 4 (`.nv.constant4`), in slot order.
     pub address_table: Vec<String>,
+    /// The line tables, when ptxas writes them.
+    pub line_info: Option<LineInfo>,
 }
 
 /// An `extern .shared` array (with `-c` an undefined symbol for the linker).
@@ -152,6 +154,65 @@ pub struct Function {
     pub address_taken: Vec<String>,
     /// The signature (as in [`Prototype`]) of each indirect call site.
     pub indirect_calls: Vec<String>,
+    /// Its rows of `.debug_line` (source lines of the PTX's `.loc`s);
+    /// empty: no sequence.
+    pub source_lines: Vec<LineRow>,
+    /// Its rows of `.nv_debug_line_sass` (lines of `.nv_debug_ptx_txt`).
+    pub ptx_lines: Vec<LineRow>,
+}
+
+/// The line tables (`-lineinfo`, or `.loc` in the PTX): `.debug_line`,
+/// `.nv_debug_line_sass` and `.nv_debug_ptx_txt`, with the rows of each
+/// function in [`Function::source_lines`] and [`Function::ptx_lines`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineInfo {
+    /// `.nv_debug_ptx_txt`: the PTX as ptxas keeps it, one NUL-terminated
+    /// string per line.
+    pub ptx_text: Vec<u8>,
+    /// `.debug_line`'s include directories.
+    pub directories: Vec<String>,
+    /// `.debug_line`'s file names.
+    pub files: Vec<LineFile>,
+    /// `.debug_str`: the PTX's `.debug_str` section, which the inlining
+    /// extension's function names point into; ptxas writes it with that
+    /// extension.
+    pub debug_str: Option<Vec<u8>>,
+    /// NVIDIA's inlining extension is used (rows with
+    /// [`LineRow::inline`]): ptxas then ends the `.debug_line` header
+    /// with 4 zero bytes (measured on Triton's kernels).
+    pub inline_extension: bool,
+}
+
+/// A file of a line table's header.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineFile {
+    /// The name, without its directory.
+    pub name: String,
+    /// 1-based index into [`LineInfo::directories`]; 0: none.
+    pub directory: u32,
+    /// Modification time (`.file`'s optional second argument).
+    pub mtime: u64,
+    /// Size in bytes (`.file`'s optional third argument).
+    pub size: u64,
+}
+
+/// One row of a line table: from `offset` on, the code is at `line` of
+/// `file`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineRow {
+    /// Byte offset in the function's code.
+    pub offset: u32,
+    /// File number (`.nv_debug_line_sass`: always 0, the PTX text).
+    pub file: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// The row is marked `prologue_end` (each function's second row).
+    pub prologue_end: bool,
+    /// NVIDIA's inlining extension (extended opcode 0x90), written before
+    /// the row when set: its two operands,
+    /// the 1-based row number of the call site (0: not inlined) and a
+    /// function-name offset into `.debug_str`.
+    pub inline: Option<[u32; 2]>,
 }
 
 /// Static shared memory of a function.
@@ -201,6 +262,8 @@ pub struct Param {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// What it points to, when declared `.ptr`.
+    pub pointee: Option<crate::function::Pointee>,
 }
 
 /// `.maxntid`, `.reqntid`, `.maxnreg`, `.minnctapersm`, `.reqnctapercluster`.

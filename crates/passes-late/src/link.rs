@@ -212,6 +212,7 @@ fn link(module: &mut Module) -> Result<(), PhaseError> {
                 frame_bytes: callee.attrs.frame_bytes,
                 recursive: recursive.contains(name.as_str()),
                 spill_bytes: (callee.attrs.spill_store_bytes, callee.attrs.spill_load_bytes),
+                entry_loc: callee.attrs.entry_loc,
             });
         }
         retarget(&mut kernel)?;

@@ -4,9 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ori_ir::{Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm};
-use ptx_syntax::Span;
+use ori_ir::{
+    Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm, SrcLoc,
+};
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
+use ptx_syntax::{LineIndex, Span};
 
 use crate::contract::Contraction;
 use crate::error::{Lowered, Pending, at};
@@ -40,6 +42,10 @@ pub(crate) struct Carry {
 
 /// The state of the lowering of one function.
 pub(crate) struct Lowerer<'m> {
+    /// Line starts of the PTX text, for the instructions' [`SrcLoc`]s.
+    lines: &'m LineIndex,
+    /// The PTX line and `.loc` of the statement being lowered.
+    loc: SrcLoc,
     pub func: Function,
     pub sm: Sm,
     pub regs: Regs,
@@ -181,6 +187,7 @@ impl<'m> Lowerer<'m> {
         globals: &GlobalRefs,
         callees: &'m HashMap<&'m str, &'m ast::Function>,
         out_of_line: &'m HashSet<&'m str>,
+        lines: &'m LineIndex,
     ) -> Result<Function, Vec<Pending>> {
         // A `.func` reaches here only when compiled out of line: its
         // parameters come in registers (ops/call.rs), not in the bank.
@@ -193,6 +200,7 @@ impl<'m> Lowerer<'m> {
         let mut func = Function::new(f.name.name.as_str(), kind);
         func.attrs = attrs::lower(&f.attrs).map_err(|e| vec![e])?;
         func.attrs.params = params.slots.clone();
+        func.attrs.entry_loc = Some(crate::debug_loc::entry(body, |o| lines.line(o)));
         let mut cx = Lowerer {
             func,
             sm,
@@ -230,6 +238,8 @@ impl<'m> Lowerer<'m> {
             param_aliases: HashMap::new(),
             param_decls: 0,
             outgoing: ops::call::outgoing_bytes(&body.statements, callees),
+            lines,
+            loc: SrcLoc::default(),
         };
         cx.contraction = Contraction::of(&body.statements, &cx.counts);
         let entry = cx.block();
@@ -282,7 +292,10 @@ impl<'m> Lowerer<'m> {
                     self.place_label(l.name.as_str());
                     Ok(())
                 }
-                Statement::Instruction(i) => self.instruction(i),
+                Statement::Instruction(i) => {
+                    self.loc.ptx_line = self.lines.line(i.span.start as usize);
+                    self.instruction(i)
+                }
                 Statement::Decl(d) if d.space == StateSpace::Reg => self.regs.declare(d),
                 Statement::Decl(d) if d.space == StateSpace::Shared => {
                     self.shared.declare(d, self.sm.target().reserved_shared)
@@ -322,7 +335,13 @@ impl<'m> Lowerer<'m> {
                     }
                     Ok(())
                 }
-                Statement::Pragma(_) | Statement::Directive(_) => Ok(()),
+                Statement::Directive(d) => {
+                    if let Some((file, line)) = crate::debug_loc::loc(d) {
+                        (self.loc.file, self.loc.line) = (file, line);
+                    }
+                    Ok(())
+                }
+                Statement::Pragma(_) => Ok(()),
                 // Indirect calls take their ABI from the argument declarations.
                 Statement::Prototype(_) => Ok(()),
                 Statement::Targets(t) => {
@@ -446,9 +465,12 @@ impl<'m> Lowerer<'m> {
         );
         self.contraction = Contraction::of(&body.statements, &self.counts);
         self.inlining.push(fname);
+        let call_loc = self.loc;
         let mut errors = Vec::new();
         self.statements(&body.statements, &mut errors);
         self.inlining.pop();
+        // The caller's `.loc` is in force again after the call.
+        self.loc = call_loc;
         if self.current.is_some() {
             // A body that falls off its end returns.
             self.emit(Opcode::BRA, &[], vec![], vec![Operand::label(cont)], inst.span)?;
@@ -628,6 +650,9 @@ impl<'m> Lowerer<'m> {
             inst.mods.push(m);
         }
         inst.guard = self.guard;
+        // Code made before the first statement (a device function's
+        // prologue) has no line of its own.
+        inst.loc = (self.loc.ptx_line != 0).then_some(self.loc);
         let block = self.current_block();
         self.func.push_inst(block, inst);
         Ok(())

@@ -12,6 +12,7 @@
 mod attrs;
 mod callgraph;
 mod contract;
+mod debug_loc;
 mod error;
 mod func;
 mod globals;
@@ -41,6 +42,8 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Err(e) => errors.extend(e),
     }
     out.externals = callgraph::externals(&module.items);
+    out.source_files = debug_loc::source_files(&module.items);
+    let lines = ptx_syntax::LineIndex::new(source);
     let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
     // Device functions are inlined where they are called (Lowerer::inline_call),
     // except those that must exist on their own (callgraph.rs): recursive
@@ -76,7 +79,7 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         .filter(|f| out_of_line.contains(f.name.name.as_str()) || (f.kind == FunctionKind::Func && exported(f)));
     for f in kernels.chain(separate) {
         let Some(body) = &f.body else { continue };
-        match func::Lowerer::lower(f, body, target, &refs, &callees, &out_of_line) {
+        match func::Lowerer::lower(f, body, target, &refs, &callees, &out_of_line, &lines) {
             Ok(func) => out.functions.push(func),
             Err(e) => errors.extend(e),
         }

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use ori_ir::{Opcode, Operand, ParamSlot, Reg};
+use ori_ir::{Opcode, Operand, ParamSlot, Pointee, PointeeSpace, Reg};
 use ptx_syntax::Span;
-use ptx_syntax::ast::{DeclType, VarDecl};
+use ptx_syntax::ast::{DeclType, StateSpace, VarDecl};
 
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
@@ -31,12 +31,22 @@ impl Params {
             };
             let element = (ty.bits() / 8).max(1) * decl.vector().unwrap_or(1);
             let align = decl.align().map_or(element, |a| u32::try_from(a).unwrap_or(u32::MAX)).max(1);
+            let pointee = decl.pointee().map(|(space, align)| Pointee {
+                space: match space {
+                    Some(StateSpace::Global) => PointeeSpace::Global,
+                    Some(StateSpace::Shared) => PointeeSpace::Shared,
+                    Some(StateSpace::Const) => PointeeSpace::Const,
+                    Some(StateSpace::Local) => PointeeSpace::Local,
+                    _ => PointeeSpace::Generic,
+                },
+                align: align.and_then(|a| u32::try_from(a).ok()).unwrap_or(1),
+            });
             for name in &decl.names {
                 let count: u64 = name.dims.iter().map(|d| d.unwrap_or(0)).product();
                 let size = u32::try_from(u64::from(element) * count)
                     .map_err(|_| at(name.name.span, "kernel parameter is too large"))?;
                 let offset = end.next_multiple_of(align);
-                let slot = ParamSlot { offset, size };
+                let slot = ParamSlot { offset, size, pointee };
                 params.slots.push(slot);
                 params.by_name.insert(name.name.name.as_str().to_string(), slot);
                 end = offset + size;

@@ -122,9 +122,28 @@ impl VarDecl {
         self.attrs.iter().find_map(|a| if let DeclAttr::Vector(n) = a { Some(*n) } else { None })
     }
 
-    /// Alignment from `.align N`, if any.
+    /// Alignment from `.align N`, if any. A kernel parameter's
+    /// `.ptr .space .align N` is the pointee's alignment
+    /// ([`VarDecl::pointee`]), not the parameter's.
     pub fn align(&self) -> Option<u64> {
-        self.attrs.iter().chain(&self.trailing).find_map(|a| if let DeclAttr::Align(n) = a { Some(*n) } else { None })
+        let trailing = if self.is_ptr() { &[][..] } else { &self.trailing[..] };
+        self.attrs.iter().chain(trailing).find_map(|a| if let DeclAttr::Align(n) = a { Some(*n) } else { None })
+    }
+
+    /// A kernel parameter declared `.ptr`.
+    pub fn is_ptr(&self) -> bool {
+        self.trailing.iter().any(|a| matches!(a, DeclAttr::Ptr))
+    }
+
+    /// `.ptr [.space] [.align N]`: the space and alignment of what the
+    /// parameter points to.
+    pub fn pointee(&self) -> Option<(Option<StateSpace>, Option<u64>)> {
+        if !self.is_ptr() {
+            return None;
+        }
+        let space = self.trailing.iter().find_map(|a| if let DeclAttr::Space(s) = a { Some(*s) } else { None });
+        let align = self.trailing.iter().find_map(|a| if let DeclAttr::Align(n) = a { Some(*n) } else { None });
+        Some((space, align))
     }
 }
 

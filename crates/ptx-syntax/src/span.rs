@@ -96,6 +96,11 @@ impl LineIndex {
         self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
+    /// 1-based line containing byte `offset`.
+    pub fn line(&self, offset: usize) -> u32 {
+        clamp(self.line_of(offset) + 1)
+    }
+
     /// Line and column of byte `offset` in `source` (the text this index was built from).
     pub fn line_col(&self, source: &str, offset: usize) -> LineCol {
         let line = self.line_of(offset);

@@ -202,7 +202,7 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         stack_size: calls.stack_size,
         subroutines: calls.subroutines,
         resolved_relocations,
-        params: attrs.params.iter().map(|p| Param { offset: p.offset, size: p.size }).collect(),
+        params: attrs.params.iter().map(|p| Param { offset: p.offset, size: p.size, pointee: p.pointee }).collect(),
         exit_offsets: usage.exit_offsets,
         launch: LaunchBounds {
             max_threads: attrs.maxntid,

@@ -7,6 +7,7 @@
 
 mod frame;
 mod info;
+mod lines;
 mod mercury;
 mod names;
 mod symbols;
@@ -227,6 +228,7 @@ impl<'m> Builder<'m> {
         self.add(".strtab".into(), sht::STRTAB, 0, 1, 0, SectionData::Strings(vec![]));
         self.add(".symtab".into(), sht::SYMTAB, 0, 8, 24, SectionData::Symbols(vec![]));
         self.add(".debug_frame".into(), sht::PROGBITS, 0, 1, 0, SectionData::Bytes(vec![]));
+        self.plan_line_sections();
         self.add(".note.nv.tkinfo".into(), sht::NOTE, shf::NV_TKINFO, 4, 0, SectionData::Notes(vec![]));
         let cuinfo_flags = if a.compat { shf::NV_CUINFO | shf::INFO_LINK } else { shf::NV_CUINFO };
         self.add(".note.nv.cuinfo".into(), sht::NOTE, cuinfo_flags, 4, 0, SectionData::Notes(vec![]));
@@ -264,6 +266,7 @@ impl<'m> Builder<'m> {
         if self.m.variables.iter().any(|v| !v.pointers.is_empty()) {
             self.add_reloc_section(format!("{}.nv.global.init", self.reloc_prefix()), a.relocs == RelocForm::Rela);
         }
+        self.plan_line_relocations();
         let debug_rel = a.relocs == RelocForm::Rel;
         if debug_rel {
             self.add_reloc_section(".rel.debug_frame".into(), false);
@@ -504,6 +507,7 @@ impl<'m> Builder<'m> {
                 self.push_reloc(&name, offset, sym, crate::reloc::r_cuda::G64, addend)?;
             }
         }
+        self.fill_lines()?;
         frame::fill(self)?;
         self.fill_mercury()?;
         Ok(())
@@ -594,7 +598,11 @@ impl<'m> Builder<'m> {
             entry: 0,
             phoff: 0,
             shoff: 0,
-            flags: self.arch.eflags(),
+            flags: self.arch.eflags(match &self.m.line_info {
+                None => crate::arch::DEBUG_PLAIN,
+                Some(i) if i.inline_extension => crate::arch::DEBUG_LINES_INLINED,
+                Some(_) => crate::arch::DEBUG_LINES,
+            }),
             ehsize: EHDR_SIZE as u16,
             // sm_7x/sm_8x record the program-header size even without program headers.
             phentsize: if e_type == ET_EXEC || !self.arch.compat { PHDR_SIZE as u16 } else { 0 },

@@ -162,6 +162,24 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         variables(b, &mut push);
     }
     push(".debug_frame", To::Both);
+    if b.m.line_info.is_some() {
+        // Each table with its relocation section, when it has one.
+        let rows = |f: fn(&Function) -> bool| b.m.functions.iter().any(f);
+        push(".debug_line", To::Both);
+        if b.m.line_info.as_ref().is_some_and(|i| i.debug_str.is_some()) {
+            // ptxas also creates (and drops) a RELA section for the table.
+            push(".debug_str", To::Both);
+            push(".rela.debug_line", To::Both);
+        }
+        if rows(|f| !f.source_lines.is_empty()) {
+            push(".rel.debug_line", To::Both);
+        }
+        push(".nv_debug_line_sass", To::Both);
+        if rows(|f| !f.ptx_lines.is_empty()) {
+            push(".rel.nv_debug_line_sass", To::Both);
+        }
+        push(".nv_debug_ptx_txt", To::Both);
+    }
     if !rel && !b.m.address_table.is_empty() {
         push(".rel.nv.constant4", To::Both);
     }

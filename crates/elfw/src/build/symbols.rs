@@ -168,6 +168,9 @@ impl Builder<'_> {
             self.push_variables();
         }
         self.push_section_sym(".debug_frame");
+        for name in super::lines::SECTIONS {
+            self.push_section_sym(name);
+        }
         self.push_section_sym(".nv.callgraph");
         self.push_section_sym(".nv.prototype");
         self.push_section_sym(".nv.rel.action");

@@ -287,7 +287,14 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
             cur.skip_ws();
             cur.word() == "recursive"
         };
-        func.attrs.subroutines.push(crate::Subroutine { name, entry, frame_bytes, recursive, spill_bytes: (0, 0) });
+        func.attrs.subroutines.push(crate::Subroutine {
+            name,
+            entry,
+            frame_bytes,
+            recursive,
+            spill_bytes: (0, 0),
+            entry_loc: None,
+        });
         return Ok(());
     }
     let attrs = &mut func.attrs;
@@ -303,7 +310,7 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
             cur.expect(',')?;
             cur.skip_ws();
             let size = cur.u32()?;
-            attrs.params.push(ParamSlot { offset, size });
+            attrs.params.push(ParamSlot { offset, size, pointee: None });
         }
         ".shared_bytes" => {
             attrs.shared_bytes = cur.u32()?;
@@ -385,7 +392,7 @@ fn parse_inst(cur: &mut Cursor, func: &mut Function, labels: &mut Labels) -> Res
     cur.skip_ws();
     let encoding = if cur.eat('#') { Some(parse_encoding(cur)?) } else { None };
     cur.expect_end()?;
-    Ok(Inst { op, mods, guard, defs, uses, ctrl, encoding })
+    Ok(Inst { op, mods, guard, defs, uses, ctrl, encoding, loc: None })
 }
 
 /// True when the text begins with an opcode mnemonic rather than with a
