@@ -20,6 +20,7 @@ const FIXTURES: &[(&str, &[u8])] = &[
     ("lines_triton_add.sm_80", include_bytes!("data/lines_triton_add.sm_80.cubin")),
     ("lines_triton_softmax.sm_90a", include_bytes!("data/lines_triton_softmax.sm_90a.cubin")),
     ("lines_nvrtc_calls.sm_80", include_bytes!("data/lines_nvrtc_calls.sm_80.cubin")),
+    ("lines_nvrtc_calls.sm_80.rel", include_bytes!("data/lines_nvrtc_calls.sm_80.rel.cubin")),
 ];
 
 #[test]

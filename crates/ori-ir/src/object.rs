@@ -169,6 +169,9 @@ pub struct LineInfo {
     /// `.nv_debug_ptx_txt`: the PTX as ptxas keeps it, one NUL-terminated
     /// string per line.
     pub ptx_text: Vec<u8>,
+    /// Adler-32 of the PTX file: with `-c` ptxas names the text section
+    /// `.nv_debug_ptx_txt.<checksum>` (measured).
+    pub ptx_checksum: u32,
     /// `.debug_line`'s include directories.
     pub directories: Vec<String>,
     /// `.debug_line`'s file names.
@@ -202,7 +205,8 @@ pub struct LineFile {
 pub struct LineRow {
     /// Byte offset in the function's code.
     pub offset: u32,
-    /// File number (`.nv_debug_line_sass`: always 0, the PTX text).
+    /// File number (`.nv_debug_line_sass`: the PTX text, 0 in whole
+    /// programs and 1 with `-c`, whose table names the text section).
     pub file: u32,
     /// 1-based line.
     pub line: u32,

@@ -21,9 +21,22 @@ use crate::reloc::r_cuda;
 use crate::section::{SectionData, sht};
 use ori_ir::object::{LineInfo, LineRow};
 
+/// The name of the PTX text section.
+pub(super) fn ptx_text_name(relocatable: bool, info: &LineInfo) -> String {
+    if relocatable { format!(".nv_debug_ptx_txt.{}", info.ptx_checksum) } else { ".nv_debug_ptx_txt".into() }
+}
+
 /// The sections, in ptxas's order (right after `.debug_frame`);
 /// `.debug_str` only with NVIDIA's inlining extension.
-pub(super) const SECTIONS: [&str; 4] = [".debug_line", ".debug_str", ".nv_debug_line_sass", ".nv_debug_ptx_txt"];
+pub(super) fn sections(relocatable: bool, info: &LineInfo) -> Vec<String> {
+    let mut names = vec![".debug_line".to_string()];
+    if info.debug_str.is_some() {
+        names.push(".debug_str".into());
+    }
+    names.push(".nv_debug_line_sass".into());
+    names.push(ptx_text_name(relocatable, info));
+    names
+}
 
 const LINE_BASE: i64 = -5;
 const LINE_RANGE: i64 = 14;
@@ -125,7 +138,9 @@ fn sequence(out: &mut Vec<u8>, rows: &[LineRow], code_len: u64) -> u64 {
         if k > 0 && dl != 0 && fits {
             out.push(special as u8);
         } else {
-            if dl != 0 {
+            // The first row advances the line even by 0 (a function at
+            // line 1 of its file, measured with -c).
+            if dl != 0 || k == 0 {
                 out.push(DW_LNS_ADVANCE_LINE);
                 sleb(out, dl);
             }
@@ -168,10 +183,8 @@ impl Builder<'_> {
     /// Adds the line-table sections (after `.debug_frame`).
     pub(super) fn plan_line_sections(&mut self) {
         let Some(info) = &self.m.line_info else { return };
-        for name in SECTIONS {
-            if name != ".debug_str" || info.debug_str.is_some() {
-                self.add(name.into(), sht::PROGBITS, 0, 1, 0, SectionData::Bytes(vec![]));
-            }
+        for name in sections(self.rel(), info) {
+            self.add(name, sht::PROGBITS, 0, 1, 0, SectionData::Bytes(vec![]));
         }
     }
 
@@ -197,7 +210,8 @@ impl Builder<'_> {
     /// Writes the three sections and their relocations.
     pub(super) fn fill_lines(&mut self) -> Result<()> {
         let Some(info) = self.m.line_info.as_ref() else { return Ok(()) };
-        let LineInfo { ptx_text, directories, files, debug_str, inline_extension } = info;
+        let LineInfo { ptx_text, directories, files, debug_str, inline_extension, .. } = info;
+        let text_name = ptx_text_name(self.rel(), info);
         let files: Vec<_> = files.iter().map(|f| (f.name.clone(), f.directory, f.mtime, f.size)).collect();
         let padding = if *inline_extension { 4 } else { 0 };
         let functions: Vec<_> = self.functions().collect();
@@ -205,13 +219,16 @@ impl Builder<'_> {
             header(directories, &files, padding),
             functions.iter().map(|f| (f.name.as_str(), f.source_lines.as_slice(), f.code.len() as u64)),
         );
+        // With -c the PTX text is named in the table (rows then use file
+        // 1); whole programs leave the file table empty (file 0).
+        let text_file = if self.rel() { vec![(text_name.clone(), 0, 0, 0)] } else { vec![] };
         let (sass, sass_fields) = table(
-            header(&[], &[], 0),
+            header(&[], &text_file, 0),
             functions.iter().map(|f| (f.name.as_str(), f.ptx_lines.as_slice(), f.code.len() as u64)),
         );
         self.set(".debug_line", SectionData::Bytes(source));
         self.set(".nv_debug_line_sass", SectionData::Bytes(sass));
-        self.set(".nv_debug_ptx_txt", SectionData::Bytes(ptx_text.clone()));
+        self.set(&text_name, SectionData::Bytes(ptx_text.clone()));
         if let Some(strings) = debug_str {
             self.set(".debug_str", SectionData::Bytes(strings.clone()));
         }

@@ -178,7 +178,9 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         if rows(|f| !f.ptx_lines.is_empty()) {
             push(".rel.nv_debug_line_sass", To::Both);
         }
-        push(".nv_debug_ptx_txt", To::Both);
+        if let Some(info) = &b.m.line_info {
+            push(&super::lines::ptx_text_name(rel, info), To::Both);
+        }
     }
     if !rel && !b.m.address_table.is_empty() {
         push(".rel.nv.constant4", To::Both);

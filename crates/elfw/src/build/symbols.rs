@@ -168,8 +168,10 @@ impl Builder<'_> {
             self.push_variables();
         }
         self.push_section_sym(".debug_frame");
-        for name in super::lines::SECTIONS {
-            self.push_section_sym(name);
+        if let Some(info) = &self.m.line_info {
+            for name in super::lines::sections(rel, info) {
+                self.push_section_sym(&name);
+            }
         }
         self.push_section_sym(".nv.callgraph");
         self.push_section_sym(".nv.prototype");

@@ -625,11 +625,12 @@ fn line_program(b: &[u8]) -> LineProgram {
 fn line_tables(v: &View) -> (Option<LineInfo>, HashMap<String, (Vec<LineRow>, Vec<LineRow>)>) {
     let mut rows: HashMap<String, (Vec<LineRow>, Vec<LineRow>)> = HashMap::new();
     let bytes = |name: &str| v.sec(name).and_then(|(_, s)| s.bytes());
-    let (Some(source), Some(sass), Some(text)) =
-        (bytes(".debug_line"), bytes(".nv_debug_line_sass"), bytes(".nv_debug_ptx_txt"))
-    else {
+    let text = v.cubin.sections.iter().find(|s| s.name.starts_with(".nv_debug_ptx_txt"));
+    let ptx_checksum = text.and_then(|s| s.name.strip_prefix(".nv_debug_ptx_txt.")).map_or(0, |c| c.parse().unwrap());
+    let (Some(source), Some(sass), Some(text)) = (bytes(".debug_line"), bytes(".nv_debug_line_sass"), text) else {
         return (None, rows);
     };
+    let text = text.bytes().unwrap_or_default();
     let owner = |section: &str, field: u64| {
         [".rel", ".rela"]
             .iter()
@@ -647,6 +648,7 @@ fn line_tables(v: &View) -> (Option<LineInfo>, HashMap<String, (Vec<LineRow>, Ve
     }
     let info = LineInfo {
         ptx_text: text.to_vec(),
+        ptx_checksum,
         directories: program.directories,
         files: program.files,
         debug_str: v.sec(".debug_str").and_then(|(_, s)| s.bytes()).map(<[u8]>::to_vec),
