@@ -341,3 +341,71 @@ fn non_utf8_bytes_are_judged_as_ptxas_judges_them() {
     );
     assert!(!dir.join("code.cubin").exists());
 }
+
+/// `ptxas --jobserver --split-compile 4` on a two-kernel module under
+/// `MAKEFLAGS` (None: unset).
+fn jobserver_run(dir: &Path, makeflags: Option<&str>, split: bool) -> Output {
+    let input = repo().join("tests/lineinfo/calls.sm80.ptx");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxas"));
+    cmd.args(["-arch", "sm_80", "--jobserver"]);
+    if split {
+        cmd.args(["--split-compile", "4"]);
+    }
+    cmd.arg(&input).args(["-o", "k.cubin"]).current_dir(dir).env_remove("MAKEFLAGS");
+    if let Some(flags) = makeflags {
+        cmd.env("MAKEFLAGS", flags);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn jobserver_messages_are_nvidias() {
+    let dir = scratch("jobserver_messages");
+    // No jobserver in the environment: a warning, and the option is ignored.
+    let out = jobserver_run(&dir, None, true);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "ptxas warning : GNU Jobserver support requested, but no compatible jobserver found. Ignoring '--jobserver'\n"
+    );
+    // Make's old `--jobserver-fds` spelling does not count either.
+    let out = jobserver_run(&dir, Some("-j4 --jobserver-fds=3,4"), true);
+    assert!(stderr(&out).contains("no compatible jobserver found"), "{}", stderr(&out));
+    // Without --split-compile the option has nothing to do.
+    let out = jobserver_run(&dir, Some("-j4 --jobserver-auth=fifo:/nonexistent"), false);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(0), ""));
+    // A jobserver that cannot be used stops the compile, without output.
+    std::fs::remove_file(dir.join("k.cubin")).unwrap();
+    let out = jobserver_run(&dir, Some("-j4 --jobserver-auth=fifo:/nonexistent"), true);
+    assert_eq!(out.status.code(), Some(255));
+    assert_eq!(stderr(&out), "ptxas fatal   : Jobserver requested, but an error occurred\n");
+    assert!(!dir.join("k.cubin").exists());
+}
+
+#[test]
+fn jobserver_tokens_are_taken_and_given_back() {
+    use std::io::{Read, Write};
+    let dir = scratch("jobserver_tokens");
+    let fifo = dir.join("jobserver");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    // Opened for reading and writing, a FIFO opens without a peer.
+    let mut pipe = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    pipe.write_all(b"++").unwrap();
+    let out = jobserver_run(&dir, Some(&format!("-j3 --jobserver-auth=fifo:{}", fifo.display())), true);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(0), ""));
+    let split = std::fs::read(dir.join("k.cubin")).unwrap();
+    // Both tokens are back: they and a marker written now are all there is.
+    pipe.write_all(b"x").unwrap();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut back = [0u8; 3];
+        let _ = send.send(pipe.read_exact(&mut back).map(|_| back));
+    });
+    let back = receive.recv_timeout(std::time::Duration::from_secs(30)).expect("the tokens came back").unwrap();
+    assert_eq!(&back, b"++x");
+    // The cubin does not depend on the threads.
+    let out = ptxas(&["-arch", "sm_80", repo().join("tests/lineinfo/calls.sm80.ptx").to_str().unwrap(), "-o", "one.cubin"], &dir);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(dir.join("one.cubin")).unwrap(), split);
+}

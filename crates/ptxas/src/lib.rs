@@ -10,6 +10,7 @@ mod builtin;
 pub mod cli;
 pub mod diag;
 mod frontend;
+mod jobserver;
 pub mod manager;
 pub mod manifest;
 mod object;
@@ -217,6 +218,11 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     for diag in register_limit_warnings(options) {
         report.push(options, diag);
     }
+    // Held until the compile ends: its tokens allow the extra threads.
+    let (grant, warning) = jobserver::grant(options.jobserver, options.threads).map_err(Stop::Quiet)?;
+    if let Some(diag) = warning {
+        report.push(options, diag);
+    }
     let registry = Registry::standard();
     let manifest =
         Manifest::load(options.manifest.as_ref(), &registry).map_err(|e| Diagnostic::fatal(e.to_string()))?;
@@ -260,9 +266,14 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             }
         }
     }
+    // The PTX text of each module, for its line tables.
+    let mut texts: Vec<Option<&str>> = vec![None; modules.len()];
     for (source, checked) in &ptx {
         match ptx_lower::lower(&checked.module, &source.text, options.arch) {
-            Ok(module) => modules.push(module),
+            Ok(module) => {
+                modules.push(module);
+                texts.push(Some(&source.text));
+            }
             Err(errors) => {
                 for e in errors {
                     report.push(
@@ -298,7 +309,7 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             collect_stats: options.stats.any(),
             meter: options.meter,
             cancel: options.cancel.as_deref(),
-            threads: options.threads,
+            threads: grant.threads,
         };
         let optimize_start = started.elapsed();
         let run = manager::run(&plan, module, options.opt_level, run_options);
@@ -339,8 +350,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     }
     let post_start = started.elapsed();
     let mut cubin = None;
-    for module in &modules {
-        let mut object = object::object_module(module, options)?;
+    for (module, text) in modules.iter().zip(texts) {
+        let mut object = object::object_module(module, options, text)?;
         if options.compile_only {
             object::ptx_facts(&mut object, ptx.iter().map(|(_, checked)| &checked.module))?;
         }

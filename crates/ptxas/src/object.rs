@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 
 mod calls;
 mod frame_rows;
+mod lines;
 mod mbarrier;
 mod notes;
 mod relocatable;
@@ -76,9 +77,11 @@ fn nvidia_order(functions: &mut [object::Function]) {
 }
 
 /// The object description of `module`, whose functions must all be
-/// encoded.
-pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule, Diagnostic> {
+/// encoded; `ptx` is the PTX text it was compiled from (for the line
+/// tables), `None` for an Ori module.
+pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> Result<ObjectModule, Diagnostic> {
     let target = module.target.target();
+    let line_tables = ptx.filter(|_| lines::wanted(module, options.line_info));
     let mut functions = Vec::new();
     for func in &module.functions {
         // Whole programs clone device functions into their callers
@@ -87,6 +90,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
             return Err(Diagnostic::fatal(format!("device function '{}' was not placed in a kernel", func.name)));
         }
         let mut f = function(func, &target)?;
+        if line_tables.is_some() {
+            // With -c the PTX text is file 1 of `.nv_debug_line_sass`.
+            (f.source_lines, f.ptx_lines) = lines::rows(func, u32::from(options.compile_only));
+        }
         if !f.notes.syscalls.is_empty() {
             // The external functions the kernel may call (EIATTR_EXTERNS);
             // `CALL.ABS` goes through a register, so every one counts.
@@ -117,6 +124,10 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         // Measured: "-arch sm_90 -c  " (two spaces), also after "-O 2 ".
         command_line.push_str("-c  ");
     }
+    if options.line_info {
+        // Measured: "-lineinfo  -O 2 -arch sm_80 -c  ".
+        command_line.insert_str(0, "-lineinfo  ");
+    }
     Ok(ObjectModule {
         target: object::Target {
             sm: module.target.version.into(),
@@ -130,6 +141,7 @@ pub fn object_module(module: &Module, options: &Options) -> Result<ObjectModule,
         address_table,
         externals: module.externals.clone(),
         isa_class: 1,
+        line_info: line_tables.map(|ptx| lines::line_info(module, ptx)),
         ..ObjectModule::default()
     })
 }

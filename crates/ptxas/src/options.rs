@@ -115,6 +115,9 @@ pub struct Options {
     /// Threads that compile the functions of a module (`--split-compile`;
     /// 1: this thread only). The output does not depend on it.
     pub threads: usize,
+    /// `--jobserver`: the threads beyond the first each hold a token of
+    /// GNU make's jobserver (see `jobserver.rs`).
+    pub jobserver: bool,
 }
 
 impl Default for Options {
@@ -143,6 +146,7 @@ impl Default for Options {
             meter: None,
             cancel: None,
             threads: 1,
+            jobserver: false,
         }
     }
 }

@@ -259,6 +259,8 @@ impl<'m> Builder<'m> {
                 self.add_reloc_section(name, rela);
             }
         }
+        // The line tables' before the data's (measured with `.nv.constant4`).
+        self.plan_line_relocations();
         let table = !rel && !self.m.address_table.is_empty();
         if table {
             self.add_reloc_section(format!("{}.nv.constant4", self.reloc_prefix()), a.relocs == RelocForm::Rela);
@@ -266,7 +268,6 @@ impl<'m> Builder<'m> {
         if self.m.variables.iter().any(|v| !v.pointers.is_empty()) {
             self.add_reloc_section(format!("{}.nv.global.init", self.reloc_prefix()), a.relocs == RelocForm::Rela);
         }
-        self.plan_line_relocations();
         let debug_rel = a.relocs == RelocForm::Rel;
         if debug_rel {
             self.add_reloc_section(".rel.debug_frame".into(), false);

@@ -206,6 +206,7 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
         Some(Ok(n)) => n,
         _ => 1,
     };
+    options.jobserver = parsed.has("jobserver");
     options.verbose = parsed.has("verbose") || parsed.has("verbose2");
     options.warn_on_spills = parsed.has("warn-on-spills");
     options.warn_on_local_memory_usage = parsed.has("warn-on-local-memory-usage");
