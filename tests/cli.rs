@@ -405,7 +405,10 @@ fn jobserver_tokens_are_taken_and_given_back() {
     let back = receive.recv_timeout(std::time::Duration::from_secs(30)).expect("the tokens came back").unwrap();
     assert_eq!(&back, b"++x");
     // The cubin does not depend on the threads.
-    let out = ptxas(&["-arch", "sm_80", repo().join("tests/lineinfo/calls.sm80.ptx").to_str().unwrap(), "-o", "one.cubin"], &dir);
+    let out = ptxas(
+        &["-arch", "sm_80", repo().join("tests/lineinfo/calls.sm80.ptx").to_str().unwrap(), "-o", "one.cubin"],
+        &dir,
+    );
     assert!(out.status.success());
     assert_eq!(std::fs::read(dir.join("one.cubin")).unwrap(), split);
 }

@@ -155,9 +155,9 @@ pub const ARCHS: &[Arch] = &[
 pub const DEBUG_PLAIN: u32 = 6;
 /// With line tables (`-lineinfo`, or `.loc` in the PTX).
 pub const DEBUG_LINES: u32 = 9;
-/// With line tables that use NVIDIA's inlining extension (measured on the
-/// Triton fixtures whose `.loc`s have `inlined_at`).
-pub const DEBUG_LINES_INLINED: u32 = 0xa;
+/// With line tables and `.debug_str` (the PTX has a `.debug_str` section,
+/// as Triton's always has; measured with and without `inlined_at`).
+pub const DEBUG_LINES_STRINGS: u32 = 0xa;
 
 /// The facts for `sm`, if it is one ptxas 13.5 supports.
 pub fn arch(sm: u32) -> Option<Arch> {
@@ -166,7 +166,7 @@ pub fn arch(sm: u32) -> Option<Arch> {
 
 impl Arch {
     /// `e_flags` for output with `debug_level` in bits 24-31
-    /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_INLINED`]).
+    /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_STRINGS`]).
     pub fn eflags(&self, debug_level: u32) -> u32 {
         (debug_level << 24) | (self.sm << 8) | self.eflags_mode
     }

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod error;
 pub mod header;
 pub mod layout;
+pub mod lines;
 pub mod notes;
 pub mod nvinfo;
 mod read;

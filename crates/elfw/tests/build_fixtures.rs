@@ -19,6 +19,9 @@ const FIXTURES: &[(&str, &[u8])] = &[
     // `-lineinfo` module whose kernel calls a device function.
     ("lines_triton_add.sm_80", include_bytes!("data/lines_triton_add.sm_80.cubin")),
     ("lines_triton_softmax.sm_90a", include_bytes!("data/lines_triton_softmax.sm_90a.cubin")),
+    // The same kernel's PTX for sm_80 with `inlined_at` removed: its
+    // `.debug_str` comes last.
+    ("lines_triton_softmax_no_inlining.sm_80", include_bytes!("data/lines_triton_softmax_no_inlining.sm_80.cubin")),
     ("lines_nvrtc_calls.sm_80", include_bytes!("data/lines_nvrtc_calls.sm_80.cubin")),
     ("lines_nvrtc_calls.sm_80.rel", include_bytes!("data/lines_nvrtc_calls.sm_80.rel.cubin")),
 ];

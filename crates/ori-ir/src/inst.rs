@@ -43,17 +43,9 @@ impl Ctrl {
 pub struct SrcLoc {
     /// 1-based line of the PTX statement in its file.
     pub ptx_line: u32,
-    /// `.file` number of the `.loc` in force (0: none yet).
-    pub file: u32,
-    /// Source line of that `.loc`.
-    pub line: u32,
-}
-
-impl SrcLoc {
-    /// The source position of the `.loc` in force, if any.
-    pub fn source(self) -> Option<(u32, u32)> {
-        (self.file != 0).then_some((self.file, self.line))
-    }
+    /// PTX line of the `.loc` in force (0: none), a key of
+    /// [`DebugInfo::locs`](crate::DebugInfo::locs).
+    pub loc_line: u32,
 }
 
 /// One instruction: `@guard OPCODE.MODS defs, uses`.

@@ -31,7 +31,7 @@ pub use function::{
     Subroutine,
 };
 pub use inst::{Ctrl, Guard, Inst, SrcLoc};
-pub use module::{Module, PointerInit, SourceFile, VarSpace, Variable};
+pub use module::{DebugInfo, LocDirective, Module, PointerInit, SourceFile, SourcePos, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};
 pub use operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Scale};
 pub use phase::{Forms, Knob, KnobValue, Knobs, NoForms, Phase, PhaseContext, PhaseError};

@@ -74,9 +74,43 @@ pub struct Module {
     /// .func vprintf`), in declaration order: their addresses come from
     /// constant bank 4, ahead of the variables' ([`Module::address_slot`]).
     pub externals: Vec<String>,
-    /// The PTX's `.file` directives, in order: the file table of the line
-    /// tables (`.debug_line`).
-    pub source_files: Vec<SourceFile>,
+    /// What the PTX says about its source, for the line tables.
+    pub debug: DebugInfo,
+}
+
+/// The PTX's source-position directives and debug strings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebugInfo {
+    /// `.file` directives, in order: the file table of `.debug_line`.
+    pub files: Vec<SourceFile>,
+    /// Every `.loc` directive, by the PTX line it is on.
+    pub locs: std::collections::BTreeMap<u32, LocDirective>,
+    /// The contents of the PTX's `.debug_str` section, if it has one.
+    pub strings: Option<Vec<u8>>,
+    /// Offsets of the labels inside `.debug_str` (`function_name`s).
+    pub string_labels: std::collections::HashMap<String, u32>,
+}
+
+/// A position in the source: `.file` number, line, column.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SourcePos {
+    /// `.file` number.
+    pub file: u32,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub column: u32,
+}
+
+/// `.loc file line column [, function_name label, inlined_at file line column]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LocDirective {
+    /// Where the code is.
+    pub pos: SourcePos,
+    /// The call this code was inlined into, if any.
+    pub inlined_at: Option<SourcePos>,
+    /// The `.debug_str` label naming the inlined function.
+    pub function_name: Option<String>,
 }
 
 /// A `.file N "name" [, mtime, size]` directive.
@@ -101,7 +135,7 @@ impl Module {
             props,
             variables: Vec::new(),
             externals: Vec::new(),
-            source_files: Vec::new(),
+            debug: DebugInfo::default(),
         }
     }
 

@@ -176,9 +176,9 @@ pub struct LineInfo {
     pub directories: Vec<String>,
     /// `.debug_line`'s file names.
     pub files: Vec<LineFile>,
-    /// `.debug_str`: the PTX's `.debug_str` section, which the inlining
-    /// extension's function names point into; ptxas writes it with that
-    /// extension.
+    /// `.debug_str`: the PTX's `.debug_str` section (ptxas copies it with
+    /// the line tables), which the inlining extension's function names
+    /// point into.
     pub debug_str: Option<Vec<u8>>,
     /// NVIDIA's inlining extension is used (rows with
     /// [`LineRow::inline`]): ptxas then ends the `.debug_line` header

@@ -200,7 +200,7 @@ impl<'m> Lowerer<'m> {
         let mut func = Function::new(f.name.name.as_str(), kind);
         func.attrs = attrs::lower(&f.attrs).map_err(|e| vec![e])?;
         func.attrs.params = params.slots.clone();
-        func.attrs.entry_loc = Some(crate::debug_loc::entry(body, |o| lines.line(o)));
+        func.attrs.entry_loc = Some(crate::debug_loc::entry(body, lines));
         let mut cx = Lowerer {
             func,
             sm,
@@ -336,8 +336,8 @@ impl<'m> Lowerer<'m> {
                     Ok(())
                 }
                 Statement::Directive(d) => {
-                    if let Some((file, line)) = crate::debug_loc::loc(d) {
-                        (self.loc.file, self.loc.line) = (file, line);
+                    if d.name.name.as_str() == ".loc" {
+                        self.loc.loc_line = self.lines.line(d.span.start as usize);
                     }
                     Ok(())
                 }

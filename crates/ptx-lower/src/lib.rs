@@ -29,6 +29,12 @@ use ptx_syntax::ast::{FunctionKind, Item, Module};
 
 pub use error::LowerError;
 
+/// What `module` (parsed from `source`) says about its source for the line
+/// tables: `.file`s, `.loc`s by PTX line, `.debug_str`.
+pub fn debug_info(module: &Module, source: &str) -> ori_ir::DebugInfo {
+    debug_loc::info(&module.items, &ptx_syntax::LineIndex::new(source))
+}
+
 /// Lowers every function defined in `module` (parsed and validated from
 /// `source`) for `target`. The result has `VirtualRegs`; every error of
 /// every function is returned, with its line and column in `source`.
@@ -42,8 +48,8 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
         Err(e) => errors.extend(e),
     }
     out.externals = callgraph::externals(&module.items);
-    out.source_files = debug_loc::source_files(&module.items);
     let lines = ptx_syntax::LineIndex::new(source);
+    out.debug = debug_loc::info(&module.items, &lines);
     let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
     // Device functions are inlined where they are called (Lowerer::inline_call),
     // except those that must exist on their own (callgraph.rs): recursive

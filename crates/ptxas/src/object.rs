@@ -92,7 +92,7 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
         let mut f = function(func, &target)?;
         if line_tables.is_some() {
             // With -c the PTX text is file 1 of `.nv_debug_line_sass`.
-            (f.source_lines, f.ptx_lines) = lines::rows(func, u32::from(options.compile_only));
+            (f.source_lines, f.ptx_lines) = lines::rows(func, &module.debug, u32::from(options.compile_only));
         }
         if !f.notes.syscalls.is_empty() {
             // The external functions the kernel may call (EIATTR_EXTERNS);
@@ -128,6 +128,11 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
         // Measured: "-lineinfo  -O 2 -arch sm_80 -c  ".
         command_line.insert_str(0, "-lineinfo  ");
     }
+    let line_info = line_tables.map(|ptx| {
+        let mut info = lines::line_info(module, ptx);
+        info.inline_extension = functions.iter().flat_map(|f| &f.source_lines).any(|r| r.inline.is_some());
+        info
+    });
     Ok(ObjectModule {
         target: object::Target {
             sm: module.target.version.into(),
@@ -141,7 +146,7 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
         address_table,
         externals: module.externals.clone(),
         isa_class: 1,
-        line_info: line_tables.map(|ptx| lines::line_info(module, ptx)),
+        line_info,
         ..ObjectModule::default()
     })
 }

@@ -26,15 +26,20 @@ pub(super) fn ptx_text_name(relocatable: bool, info: &LineInfo) -> String {
     if relocatable { format!(".nv_debug_ptx_txt.{}", info.ptx_checksum) } else { ".nv_debug_ptx_txt".into() }
 }
 
-/// The sections, in ptxas's order (right after `.debug_frame`);
-/// `.debug_str` only with NVIDIA's inlining extension.
+/// The sections, in ptxas's order (right after `.debug_frame`):
+/// `.debug_str` comes right after `.debug_line` when the inlining
+/// extension refers to it, else last.
 pub(super) fn sections(relocatable: bool, info: &LineInfo) -> Vec<String> {
+    let strings = info.debug_str.is_some();
     let mut names = vec![".debug_line".to_string()];
-    if info.debug_str.is_some() {
+    if strings && info.inline_extension {
         names.push(".debug_str".into());
     }
     names.push(".nv_debug_line_sass".into());
     names.push(ptx_text_name(relocatable, info));
+    if strings && !info.inline_extension {
+        names.push(".debug_str".into());
+    }
     names
 }
 

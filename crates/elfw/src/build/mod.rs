@@ -601,7 +601,7 @@ impl<'m> Builder<'m> {
             shoff: 0,
             flags: self.arch.eflags(match &self.m.line_info {
                 None => crate::arch::DEBUG_PLAIN,
-                Some(i) if i.inline_extension => crate::arch::DEBUG_LINES_INLINED,
+                Some(i) if i.debug_str.is_some() => crate::arch::DEBUG_LINES_STRINGS,
                 Some(_) => crate::arch::DEBUG_LINES,
             }),
             ehsize: EHDR_SIZE as u16,

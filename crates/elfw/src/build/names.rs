@@ -166,7 +166,9 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         // Each table with its relocation section, when it has one.
         let rows = |f: fn(&Function) -> bool| b.m.functions.iter().any(f);
         push(".debug_line", To::Both);
-        if b.m.line_info.as_ref().is_some_and(|i| i.debug_str.is_some()) {
+        let strings =
+            |inline| b.m.line_info.as_ref().is_some_and(|i| i.debug_str.is_some() && i.inline_extension == inline);
+        if strings(true) {
             // ptxas also creates (and drops) a RELA section for the table.
             push(".debug_str", To::Both);
             push(".rela.debug_line", To::Both);
@@ -180,6 +182,9 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
         }
         if let Some(info) = &b.m.line_info {
             push(&super::lines::ptx_text_name(rel, info), To::Both);
+        }
+        if strings(false) {
+            push(".debug_str", To::Both);
         }
     }
     if !rel && !b.m.address_table.is_empty() {

@@ -518,107 +518,6 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
     }
 }
 
-/// A line program's header (directories, files, where the program starts)
-/// and its sequences, each as the offset of its address field and rows.
-struct LineProgram {
-    directories: Vec<String>,
-    files: Vec<LineFile>,
-    padding: usize,
-    sequences: Vec<(u64, Vec<LineRow>)>,
-}
-
-fn sleb(b: &[u8], pos: &mut usize) -> i64 {
-    let (mut v, mut shift) = (0i64, 0);
-    loop {
-        let byte = b[*pos];
-        *pos += 1;
-        v |= i64::from(byte & 0x7f) << shift;
-        shift += 7;
-        if byte & 0x80 == 0 {
-            if shift < 64 && byte & 0x40 != 0 {
-                v |= -1 << shift;
-            }
-            return v;
-        }
-    }
-}
-
-fn cstr(b: &[u8], pos: &mut usize) -> String {
-    let end = *pos + b[*pos..].iter().position(|&c| c == 0).expect("NUL");
-    let s = String::from_utf8_lossy(&b[*pos..end]).into_owned();
-    *pos = end + 1;
-    s
-}
-
-/// Decodes a line program as ptxas writes it (docs/elfw.md "Line tables").
-fn line_program(b: &[u8]) -> LineProgram {
-    let unit_end = 4 + u32::from_le_bytes(b[0..4].try_into().unwrap()) as usize;
-    let header_end = 10 + u32::from_le_bytes(b[6..10].try_into().unwrap()) as usize;
-    let (line_base, line_range, opcode_base) = (b[12] as i8 as i64, i64::from(b[13]), b[14]);
-    let mut pos = 15 + usize::from(opcode_base) - 1;
-    let mut directories = Vec::new();
-    while b[pos] != 0 {
-        directories.push(cstr(b, &mut pos));
-    }
-    pos += 1;
-    let mut files = Vec::new();
-    while b[pos] != 0 {
-        let name = cstr(b, &mut pos);
-        let directory = uleb(b, &mut pos) as u32;
-        let (mtime, size) = (uleb(b, &mut pos), uleb(b, &mut pos));
-        files.push(LineFile { name, directory, mtime, size });
-    }
-    pos += 1;
-    assert!(b[pos..header_end].iter().all(|&z| z == 0), "header padding is not zeros");
-    let padding = header_end - pos;
-    pos = header_end;
-    let mut sequences = Vec::new();
-    let (mut rows, mut field, mut address, mut file, mut line) = (Vec::new(), 0u64, 0i64, 1u32, 1i64);
-    let (mut prologue_end, mut inline) = (false, None);
-    while pos < unit_end {
-        let op = b[pos];
-        pos += 1;
-        let mut row = false;
-        match op {
-            0 => {
-                let len = uleb(b, &mut pos) as usize;
-                let (sub, body) = (b[pos], pos + 1);
-                match sub {
-                    1 => {
-                        sequences.push((field, std::mem::take(&mut rows)));
-                        (address, file, line) = (0, 1, 1);
-                    }
-                    2 => field = body as u64,
-                    0x90 => {
-                        let mut at = body;
-                        inline = Some([uleb(b, &mut at) as u32, uleb(b, &mut at) as u32]);
-                    }
-                    other => panic!("extended opcode {other:#x}"),
-                }
-                pos += len;
-            }
-            1 => row = true,
-            2 => address += sleb(b, &mut pos),
-            3 => line += sleb(b, &mut pos),
-            4 => file = uleb(b, &mut pos) as u32,
-            10 => prologue_end = true,
-            op if op >= opcode_base => {
-                let adjusted = i64::from(op - opcode_base);
-                address += adjusted / line_range;
-                line += line_base + adjusted % line_range;
-                row = true;
-            }
-            other => panic!("standard opcode {other}"),
-        }
-        if row {
-            let offset = address as u32;
-            rows.push(LineRow { offset, file, line: line as u32, prologue_end, inline: inline.take() });
-            prologue_end = false;
-        }
-    }
-    LineProgram { directories, files, padding, sequences }
-}
-
 /// The line tables, and per function its `.debug_line` and
 /// `.nv_debug_line_sass` rows (sequences belong to the function their
 /// address relocation names).
@@ -639,11 +538,11 @@ fn line_tables(v: &View) -> (Option<LineInfo>, HashMap<String, (Vec<LineRow>, Ve
             .map(|r| r.1)
             .expect("a relocated sequence address")
     };
-    let program = line_program(source);
+    let program = elfw::lines::decode(source).expect(".debug_line");
     for (field, r) in program.sequences {
         rows.entry(owner(".debug_line", field)).or_default().0 = r;
     }
-    for (field, r) in line_program(sass).sequences {
+    for (field, r) in elfw::lines::decode(sass).expect(".nv_debug_line_sass").sequences {
         rows.entry(owner(".nv_debug_line_sass", field)).or_default().1 = r;
     }
     let info = LineInfo {
@@ -652,7 +551,7 @@ fn line_tables(v: &View) -> (Option<LineInfo>, HashMap<String, (Vec<LineRow>, Ve
         directories: program.directories,
         files: program.files,
         debug_str: v.sec(".debug_str").and_then(|(_, s)| s.bytes()).map(<[u8]>::to_vec),
-        inline_extension: program.padding == 4,
+        inline_extension: program.header_padding == 4,
     };
     (Some(info), rows)
 }
