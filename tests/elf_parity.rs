@@ -218,10 +218,7 @@ fn corpus_cubins_have_nvidias_sections_and_records() {
         found.extend(differences(file, &ours, &theirs));
         failures.extend(order_differences(file, &ours, &theirs));
         if ours.code != theirs.code && ours.code.len() == theirs.code.len() {
-            failures.push(format!(
-                "{file}: code sections in another order: ours {:?}, NVIDIA's {:?}",
-                ours.code, theirs.code
-            ));
+            failures.push(format!("{file}: code sections in another order: ours {:?}, NVIDIA's {:?}", ours.code, theirs.code));
         }
     }
     failures.extend(found.iter().filter(|d| !allowed(d)).map(|d| format!("not allowed: {d}")));
@@ -242,8 +239,7 @@ fn a_missing_or_moved_record_is_a_difference() {
     // the side that has it; records in another order are reported.
     let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let sections: BTreeSet<String> = list(&[".nv.info.k", ".text.k"]).into_iter().collect();
-    let ours =
-        Shape { sections: sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
+    let ours = Shape { sections: sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
     let theirs = Shape { sections, code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c", "0x1e"]))] };
     let found = differences("k.sm90.ptx", &ours, &theirs);
     assert_eq!(
@@ -256,11 +252,8 @@ fn a_missing_or_moved_record_is_a_difference() {
         }]
     );
     assert!(!allowed(&found[0]));
-    let swapped = Shape {
-        sections: ours.sections.clone(),
-        code: Vec::new(),
-        records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))],
-    };
+    let swapped =
+        Shape { sections: ours.sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))] };
     assert!(order_differences("k.sm90.ptx", &theirs, &theirs).is_empty());
     assert_eq!(order_differences("k.sm90.ptx", &swapped, &theirs).len(), 1);
 }

@@ -65,16 +65,8 @@ fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut 
     let guard = decode_guard(form, w);
     let ndefs = def_count(op, &operands);
     let uses = operands.split_off(ndefs);
-    let mut inst = Inst {
-        op,
-        mods,
-        guard,
-        defs: operands,
-        uses,
-        ctrl: Some(decode_ctrl(bits[1])),
-        encoding: Some(bits),
-        loc: None,
-    };
+    let mut inst =
+        Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits), loc: None };
     crate::alias::apply(&mut inst);
     crate::widths::apply(&mut inst);
     Ok(inst)

@@ -1541,12 +1541,7 @@ macro_rules! hgmma {
             atoms: &[
                 reg_at!(16, None),
                 Atom { kind: AtomKind::U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
-                Atom {
-                    kind: AtomKind::R,
-                    fields: &[Field { pos: 64, len: 8, shift: 0 }],
-                    signed: false,
-                    reuse: Some(2),
-                },
+                Atom { kind: AtomKind::R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             ],
             bits: $bits,
             mask: 0x000001ffffffff00ffffffffc0000fff,
@@ -1611,8 +1606,12 @@ pub static PROBED_SM80: &[Form] = &[
 ];
 
 /// sm_80's absolute code address of `CALL.ABS`/`RET.ABS`.
-const CODE_ADDRESS_SM80: Atom =
-    Atom { kind: AtomKind::X, fields: &[Field { pos: 34, len: 47, shift: 2 }], signed: false, reuse: None };
+const CODE_ADDRESS_SM80: Atom = Atom {
+    kind: AtomKind::X,
+    fields: &[Field { pos: 34, len: 47, shift: 2 }],
+    signed: false,
+    reuse: None,
+};
 
 /// An absolute code address of `CALL.ABS`/`RET.ABS` (probed with nvdisasm
 /// on sm_90: bits 16..23 hold address bits 2..9, bits 34..80 bits 10..56).

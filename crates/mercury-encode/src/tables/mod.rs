@@ -5,8 +5,8 @@
 //! `derive.rs` derives from them.
 
 pub(crate) mod sm80;
-pub(crate) mod sm80_derived;
 pub(crate) mod sm90;
+pub(crate) mod sm80_derived;
 pub(crate) mod sm90_derived;
 
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's

@@ -324,9 +324,11 @@ fn lea64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
 /// three multiplies. `None` (nothing emitted) otherwise.
 fn mul64_of_widened(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let widened = |cx: &Lowerer<'_>, i: usize| match &operand(inst, i).map(|e| &e.kind) {
-        Ok(ExprKind::Name(r, None)) => {
-            cx.products.get(r.name.as_str()).filter(|p| matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1)))).cloned()
-        }
+        Ok(ExprKind::Name(r, None)) => cx
+            .products
+            .get(r.name.as_str())
+            .filter(|p| matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1))))
+            .cloned(),
         _ => None,
     };
     let immediate = |i: usize, signed: bool| match &operand(inst, i).map(|e| &e.kind) {

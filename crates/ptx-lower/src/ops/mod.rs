@@ -44,9 +44,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         _ if cluster::handles(cx, inst) => cluster::lower(cx, inst).map(|()| None),
         _ if mbarrier::handles(cx, inst) => mbarrier::lower(cx, inst).map(|()| None),
         _ if bulk_copy::handles(cx, inst) => bulk_copy::lower(cx, inst).map(|()| None),
-        "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" | "cp.async.wait_all"
-            if !inst.has("bulk") =>
-        {
+        "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" | "cp.async.wait_all" if !inst.has("bulk") => {
             async_copy::lower(cx, inst).map(|()| None)
         }
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
