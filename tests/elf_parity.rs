@@ -218,7 +218,10 @@ fn corpus_cubins_have_nvidias_sections_and_records() {
         found.extend(differences(file, &ours, &theirs));
         failures.extend(order_differences(file, &ours, &theirs));
         if ours.code != theirs.code && ours.code.len() == theirs.code.len() {
-            failures.push(format!("{file}: code sections in another order: ours {:?}, NVIDIA's {:?}", ours.code, theirs.code));
+            failures.push(format!(
+                "{file}: code sections in another order: ours {:?}, NVIDIA's {:?}",
+                ours.code, theirs.code
+            ));
         }
     }
     failures.extend(found.iter().filter(|d| !allowed(d)).map(|d| format!("not allowed: {d}")));
@@ -233,13 +236,72 @@ fn corpus_cubins_have_nvidias_sections_and_records() {
     assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// sm_86, sm_87, sm_88 and sm_89 on their own: the sm_80 corpus PTX
+/// compiled for each, our cubin against NVIDIA's for the same target
+/// (sections, records, their order), with the differences [`ALLOWED`] for
+/// the file on sm_80; nvdisasm reads ours without complaint. A sample: every fourth file, a different quarter per
+/// target, so that the four targets together cover the sm_80 corpus.
+#[test]
+fn ampere_and_ada_targets_have_nvidias_sections_and_records() {
+    let Some(oracle) = Oracle::for_test("ampere_and_ada_targets_have_nvidias_sections_and_records") else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("elf_parity_targets");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(corpus())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sm80.ptx"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 40, "the corpus has {} sm_80 kernels", files.len());
+    let mut failures = Vec::new();
+    for (quarter, arch) in ["sm_86", "sm_87", "sm_88", "sm_89"].into_iter().enumerate() {
+        for file in files.iter().skip(quarter).step_by(4) {
+            let path = corpus().join(file);
+            let text = std::fs::read_to_string(&path).unwrap().replace(".target sm_80", &format!(".target {arch}"));
+            let options = Options { arch: arch.parse().unwrap(), ..Options::default() };
+            let ours = match compile_sources(&[Source { name: file.clone(), text: text.clone() }], &options) {
+                Ok(out) => out.cubin.expect("a cubin"),
+                Err(f) => {
+                    failures.push(format!("{file} ({arch}): we do not compile it: {:?}", f.report.diagnostics));
+                    continue;
+                }
+            };
+            let ptx = dir.join(format!("{file}.{arch}.ptx"));
+            std::fs::write(&ptx, text).unwrap();
+            let out = dir.join(format!("{file}.{arch}.cubin"));
+            let run = oracle
+                .run_ptxas(&[&format!("-arch={arch}"), ptx.to_str().unwrap(), "-o", out.to_str().unwrap()], &dir)
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "NVIDIA's ptxas on {file} ({arch}): {}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            let what = format!("{file} ({arch})");
+            let mine = dir.join(format!("{file}.{arch}.ours.cubin"));
+            std::fs::write(&mine, &ours).unwrap();
+            let listing = std::process::Command::new(oracle.nvdisasm()).arg(&mine).output().unwrap();
+            if !listing.status.success() || !listing.stderr.is_empty() {
+                failures.push(format!("{what}: nvdisasm: {}", String::from_utf8_lossy(&listing.stderr)));
+            }
+            let (ours, theirs) = (shape(&ours, &what), shape(&std::fs::read(&out).unwrap(), &what));
+            failures.extend(
+                differences(file, &ours, &theirs).iter().filter(|d| !allowed(d)).map(|d| format!("{arch}: {d}")),
+            );
+            failures.extend(order_differences(&what, &ours, &theirs));
+        }
+    }
+    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+}
+
 #[test]
 fn a_missing_or_moved_record_is_a_difference() {
     // The comparison itself: a record only one side has is reported, with
     // the side that has it; records in another order are reported.
     let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let sections: BTreeSet<String> = list(&[".nv.info.k", ".text.k"]).into_iter().collect();
-    let ours = Shape { sections: sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
+    let ours =
+        Shape { sections: sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c"]))] };
     let theirs = Shape { sections, code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1c", "0x1e"]))] };
     let found = differences("k.sm90.ptx", &ours, &theirs);
     assert_eq!(
@@ -252,8 +314,11 @@ fn a_missing_or_moved_record_is_a_difference() {
         }]
     );
     assert!(!allowed(&found[0]));
-    let swapped =
-        Shape { sections: ours.sections.clone(), code: Vec::new(), records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))] };
+    let swapped = Shape {
+        sections: ours.sections.clone(),
+        code: Vec::new(),
+        records: vec![(".nv.info.k".into(), list(&["0x1e", "0x1c"]))],
+    };
     assert!(order_differences("k.sm90.ptx", &theirs, &theirs).is_empty());
     assert_eq!(order_differences("k.sm90.ptx", &swapped, &theirs).len(), 1);
 }

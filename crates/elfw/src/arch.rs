@@ -28,8 +28,6 @@ pub struct Arch {
     pub sm: u32,
     /// `e_flags` bits 0-7.
     pub eflags_mode: u32,
-    /// Where kernel parameters start in constant bank 0.
-    pub param_base: u32,
     /// Relocation form of ptxas's own relocations.
     pub relocs: RelocForm,
     /// `.text.<fn>` `sh_info` carries the register count in bits 24-31.
@@ -64,7 +62,6 @@ const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arc
     Arch {
         sm,
         eflags_mode: 4,
-        param_base: 0x160,
         relocs: RelocForm::Rel,
         regs_in_text_info: true,
         rel_action: true,
@@ -86,7 +83,6 @@ const fn hopper(sm: u32) -> Arch {
     Arch {
         sm,
         eflags_mode: 4,
-        param_base: 0x210,
         relocs: RelocForm::Rela,
         regs_in_text_info: false,
         rel_action: false,
@@ -119,7 +115,6 @@ struct Blackwell {
 const fn blackwell(b: Blackwell) -> Arch {
     Arch {
         eflags_mode: 2,
-        param_base: 0x380,
         mercury: true,
         reserved_smem: Some(b.reserved_smem),
         sw_war: Some(b.sw_war),
@@ -165,6 +160,12 @@ pub fn arch(sm: u32) -> Option<Arch> {
 }
 
 impl Arch {
+    /// Where kernel parameters start in constant bank 0: the compiler's
+    /// fact ([`ori_ir::Target::param_base`]), which the cubin records.
+    pub fn param_base(&self) -> u32 {
+        ori_ir::Sm::new(self.sm as u16).target().param_base
+    }
+
     /// `e_flags` for output with `debug_level` in bits 24-31
     /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_STRINGS`]).
     pub fn eflags(&self, debug_level: u32) -> u32 {

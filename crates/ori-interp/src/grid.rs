@@ -10,24 +10,25 @@ use crate::sem::async_mem::ClusterState;
 use crate::warp::{LANES, Warp};
 use crate::{Error, Launch, Stats};
 
-/// Bytes of shared memory the driver reserves below a CTA's own on sm_90
-/// (ptxas addresses static shared memory from 0x400 there).
-fn reserved_shared(sm: u32) -> u32 {
-    if sm >= 90 { 0x400 } else { 0 }
+/// The compiler's facts for the cubin's SM.
+fn target(sm: u32) -> ori_ir::Target {
+    ori_ir::Sm::new(u16::try_from(sm).unwrap_or(u16::MAX)).target()
 }
 
 /// Constant bank 0: blockDim at 0x0, gridDim at 0xc, the generic address
-/// of the local window at 0x20, the stack top at 0x28, the parameters at
-/// the target's parameter base.
+/// of the local window at 0x20, the stack top at the target's offset
+/// (0x28 before sm_100), the parameters at the target's parameter base.
 fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
-    let base = ori_ir::Sm::new(sm as u16).target().param_base as usize;
+    let target = target(sm);
+    let base = target.param_base as usize;
     let mut b = vec![0u8; base + launch.params.len()];
     for k in 0..3 {
         b[4 * k..4 * k + 4].copy_from_slice(&launch.block[k].to_le_bytes());
         b[0xc + 4 * k..0x10 + 4 * k].copy_from_slice(&launch.grid[k].to_le_bytes());
     }
     b[0x20..0x28].copy_from_slice(&crate::LOCAL_WINDOW.to_le_bytes());
-    b[0x28..0x2c].copy_from_slice(&launch.local_bytes.to_le_bytes());
+    let top = target.stack_top as usize;
+    b[top..top + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
     b[base..].copy_from_slice(&launch.params);
     b
 }
@@ -64,7 +65,9 @@ pub fn run_grid(
     }
     let ranks = cluster.iter().product::<u32>() as usize;
     let nwarps = threads.div_ceil(LANES as u32);
-    let shared_bytes = reserved_shared(sm) as usize + static_shared as usize + launch.dyn_shared as usize;
+    // Bytes the driver reserves below a CTA's own shared memory (ptxas
+    // addresses static shared memory from there).
+    let shared_bytes = target(sm).reserved_shared as usize + static_shared as usize + launch.dyn_shared as usize;
     let mut stats = Stats::default();
     let mut cta = Cta {
         prog,

@@ -12,6 +12,7 @@
 
 pub mod abi;
 pub mod builder;
+pub mod facts;
 pub mod function;
 pub mod inst;
 pub mod module;
@@ -26,6 +27,7 @@ pub mod text;
 pub mod verify;
 
 pub use builder::Builder;
+pub use facts::{CallTarget, Family, Features, Fp8Mma, HalfConvert, Isa, Target};
 pub use function::{
     Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
     Subroutine,
@@ -37,5 +39,5 @@ pub use operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFla
 pub use phase::{Forms, Knob, KnobValue, Knobs, NoForms, Phase, PhaseContext, PhaseError};
 pub use props::{Property, PropertySet};
 pub use reg::{Reg, RegFile, SpecialReg};
-pub use target::{Sm, Target, Variant};
+pub use target::{Sm, Variant};
 pub use verify::{VerifyError, undefined_reads, verify_function, verify_module};

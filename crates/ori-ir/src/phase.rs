@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::facts::Target;
 use crate::function::Function;
 use crate::inst::Inst;
 use crate::module::Module;
 use crate::props::PropertySet;
-use crate::target::Target;
 
 /// The value of a knob, as written in `phases.ron`.
 #[derive(Clone, Debug, PartialEq)]

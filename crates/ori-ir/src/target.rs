@@ -1,11 +1,11 @@
-//! Target descriptions: the per-SM facts passes consult, as one table.
-//!
-//! Facts here were read off NVIDIA's ptxas 13.5 (`--list-arch`, the
-//! accepted `-arch` values, the register lower bound it warns about, the
-//! parameter offsets in its cubins; see oracle-facts.md §1, §2.2, §5.6).
+//! Which targets there are: the SMs ptxas 13.5 accepts (`--list-arch`,
+//! the accepted `-arch` values) and their names. What each is like is
+//! [`crate::facts`].
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::facts::Target;
 
 /// Architecture-specific (`a`) or family-portable (`f`) feature sets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,46 +25,6 @@ pub struct Sm {
     pub version: u16,
     /// Suffix.
     pub variant: Variant,
-}
-
-/// Feature flags of an architecture.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Features {
-    /// Asynchronous global→shared copies (LDGSTS, `cp.async`).
-    pub async_copy: bool,
-    /// Thread-block clusters, distributed shared memory, TMA, SYNCS.
-    pub clusters: bool,
-    /// Warpgroup MMA (only with the `a` variant of sm_90).
-    pub wgmma: bool,
-    /// Fifth-generation tensor cores (`tcgen05`, sm_100a/sm_100f family).
-    pub tcgen05: bool,
-}
-
-/// Everything a pass needs to know about the target.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Target {
-    /// The architecture.
-    pub sm: Sm,
-    /// Highest number of general registers a thread may use.
-    pub max_regs: u32,
-    /// Lower bound ptxas raises `--maxrregcount`/`.maxnreg` to.
-    pub min_regs: u32,
-    /// Registers ptxas adds to the highest one used when it reports a count.
-    pub reserved_regs: u32,
-    /// Number of uniform registers (URZ excluded).
-    pub uniform_regs: u32,
-    /// Byte offset of the first kernel parameter in constant bank 0.
-    pub param_base: u32,
-    /// Bytes at the start of every function's shared-memory section that
-    /// ptxas keeps for itself: variables start after them, and `-v`'s
-    /// `bytes smem` leaves them out (measured: reduce_smem's 1 KiB array
-    /// makes a 0x400-byte section on sm_80-89 and 0x800 on sm_90-120, with
-    /// `1024 bytes smem` on all).
-    pub reserved_shared: u32,
-    /// Whether `-v` reports `bytes cmem[0]`.
-    pub verbose_reports_cmem0: bool,
-    /// Feature flags.
-    pub features: Features,
 }
 
 /// Base architectures ptxas 13.5 compiles for, in `--list-arch` order, and
@@ -108,30 +68,9 @@ impl Sm {
         BASES.iter().map(|b| b.0)
     }
 
-    /// The facts for this architecture.
-    pub fn target(self) -> Target {
-        let v = self.version;
-        let family_or_arch = self.variant != Variant::Base;
-        Target {
-            sm: self,
-            max_regs: 255,
-            min_regs: 24,
-            reserved_regs: 2,
-            uniform_regs: 63,
-            param_base: match v {
-                ..90 => 0x160,
-                90..100 => 0x210,
-                _ => 0x380,
-            },
-            reserved_shared: if v >= 90 { 0x400 } else { 0 },
-            verbose_reports_cmem0: v < 90,
-            features: Features {
-                async_copy: v >= 80,
-                clusters: v >= 90,
-                wgmma: v == 90 && self.variant == Variant::Arch,
-                tcgen05: matches!(v, 100 | 103 | 110) && family_or_arch,
-            },
-        }
+    /// The facts for this architecture ([`crate::facts`]).
+    pub const fn target(self) -> Target {
+        crate::facts::target(self)
     }
 }
 
@@ -182,14 +121,5 @@ mod tests {
             assert!(bad.parse::<Sm>().is_err(), "{bad} must be rejected");
         }
         assert_eq!(Sm::all().count(), 13 + 7 + 6);
-    }
-
-    #[test]
-    fn parameter_base_per_family() {
-        assert_eq!(Sm::new(80).target().param_base, 0x160);
-        assert_eq!(Sm::new(89).target().param_base, 0x160);
-        assert_eq!("sm_90a".parse::<Sm>().unwrap().target().param_base, 0x210);
-        assert_eq!(Sm::new(100).target().param_base, 0x380);
-        assert_eq!(Sm::new(120).target().param_base, 0x380);
     }
 }

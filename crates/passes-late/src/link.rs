@@ -59,9 +59,9 @@ impl Phase for OriLinkCallees {
         if cx.knobs.bool("Relocatable") {
             let externals: Vec<(u32, String)> =
                 module.externals.iter().filter_map(|e| Some((module.address_slot(e)?, e.clone()))).collect();
-            let sm = u32::from(module.target.version);
+            let lepc_label = cx.target.isa.lepc_label;
             return Some(module.functions.iter_mut().try_for_each(|f| {
-                external_calls(f, &externals, sm)?;
+                external_calls(f, &externals, lepc_label)?;
                 relocatable_calls(f)
             }));
         }
@@ -77,7 +77,7 @@ impl Phase for OriLinkCallees {
 /// (NVIDIA's `-c` code for an `.extern .func`). `externals` gives each
 /// external function's bank-4 slot. The `LDC` goes when nothing else reads
 /// its register (a scan in layout order up to the register's next write).
-fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> Result<(), PhaseError> {
+fn external_calls(func: &mut Function, externals: &[(u32, String)], lepc_label: bool) -> Result<(), PhaseError> {
     let mut loads = Vec::new();
     for b in func.layout.clone() {
         let mut k = 0;
@@ -92,7 +92,8 @@ fn external_calls(func: &mut Function, externals: &[(u32, String)], sm: u32) -> 
                 k += 1;
                 continue;
             };
-            if sm < 90 {
+            if !lepc_label {
+                // The return address comes from MOVs there (ptx-lower's ops/call.rs).
                 let message =
                     "calls of external functions in relocatable (-c) output before sm_90 are not implemented yet";
                 return Err(PhaseError::in_function(func, message));

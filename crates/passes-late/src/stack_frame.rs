@@ -3,9 +3,11 @@
 //!
 //! Local variables and spill slots are addressed `[R1 + offset]`, the frame
 //! lying at `R1 .. R1 + frame_bytes`. The driver puts the top of each
-//! thread's local-memory stack in `c[0x0][0x28]`; a kernel that uses the
+//! thread's local-memory stack in constant bank 0 (`Target::stack_top`,
+//! `c[0x0][0x28]` before sm_100); a kernel that uses the
 //! stack pointer loads it and, when it has a frame, moves it down by the
-//! frame's size, as NVIDIA's prologue does (sm_90: `LDC R1, c[0x0][0x28]`,
+//! frame's size, as NVIDIA's prologue does (the ISA facts `bank_operands`
+//! and `viadd` choose the forms; sm_90: `LDC R1, c[0x0][0x28]`,
 //! `VIADD R1, R1, -size`; sm_80: `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28]`,
 //! `IADD3 R1, R1, -size, RZ`). Kernels that never read `R1` get no
 //! prologue (NVIDIA's code loads `R1` in every kernel; nothing reads it
@@ -30,9 +32,6 @@ pub struct OriSetupStackFrame;
 
 /// The stack pointer.
 const SP: Reg = ori_ir::abi::CUDA.stack_pointer;
-
-/// Offset in constant bank 0 of the top of the thread's stack.
-const STACK_TOP: i32 = 0x28;
 
 impl Phase for OriSetupStackFrame {
     fn name(&self) -> &'static str {
@@ -60,19 +59,19 @@ impl Phase for OriSetupStackFrame {
             return Ok(());
         }
         let Some(&entry) = func.layout.first() else { return Ok(()) };
-        let sm90 = cx.target.sm.version >= 90;
-        let top = Operand::cbank(0, STACK_TOP);
+        let isa = cx.target.isa;
+        let top = Operand::cbank(0, cx.target.stack_top);
         let rz = || Operand::reg(Reg::RZ);
-        let mut prologue = vec![if sm90 {
-            Inst::new(Opcode::LDC, vec![SP.into()], vec![top])
-        } else {
+        let mut prologue = vec![if isa.bank_operands {
             let mut mov = Inst::new(Opcode::IMAD, vec![SP.into()], vec![rz(), rz(), top]);
             mov.mods = ori_ir::Modifier::list(&["MOV", "U32"]);
             mov
+        } else {
+            Inst::new(Opcode::LDC, vec![SP.into()], vec![top])
         }];
         let size = i64::from(func.attrs.frame_bytes);
         if size != 0 {
-            prologue.push(if sm90 {
+            prologue.push(if isa.viadd {
                 // The encoder reads VIADD's immediate as a 32-bit word.
                 let word = Operand::int(i64::from((-size) as u32));
                 Inst::new(Opcode::VIADD, vec![SP.into()], vec![SP.into(), word])

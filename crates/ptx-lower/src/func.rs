@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use ori_ir::{
     Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm, SrcLoc,
+    Target,
 };
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 use ptx_syntax::{LineIndex, Span};
@@ -48,6 +49,8 @@ pub(crate) struct Lowerer<'m> {
     loc: SrcLoc,
     pub func: Function,
     pub sm: Sm,
+    /// The facts of `sm`.
+    pub target: Target,
     pub regs: Regs,
     pub params: Params,
     /// Where instructions go; `None` after a terminator, until the next
@@ -204,6 +207,7 @@ impl<'m> Lowerer<'m> {
         let mut cx = Lowerer {
             func,
             sm,
+            target: sm.target(),
             regs: Regs::default(),
             params,
             current: None,
@@ -671,7 +675,7 @@ impl<'m> Lowerer<'m> {
     /// (NVIDIA uses `UMOV` pairs there) and in functions lowered on their
     /// own, whose code is cloned into kernels with pools of their own.
     pub fn bank2_constant(&mut self, value: u64) -> Option<Operand> {
-        if self.sm.version >= 90 || self.func.kind != FunctionKind::Entry {
+        if !self.target.isa.literal_pool || self.func.kind != FunctionKind::Entry {
             return None;
         }
         let pool = &mut self.func.attrs.bank2;
@@ -718,7 +722,13 @@ impl<'m> Lowerer<'m> {
             None => {
                 let d = self.temp(RegFile::UR, 2);
                 let entry = self.order[0];
-                let mut load = Inst::new(Opcode::ULDC, vec![d.into()], vec![Operand::cbank(0, desc_offset(self.sm))]);
+                let Some(offset) = self.target.global_desc else {
+                    return Err(at(
+                        span,
+                        format!("{} has no global memory descriptor: its addresses are not lowered yet", self.sm),
+                    ));
+                };
+                let mut load = Inst::new(Opcode::ULDC, vec![d.into()], vec![Operand::cbank(0, offset)]);
                 load.mods = vec![Modifier::from_name("64").ok_or_else(|| at(span, "internal: no .64 modifier"))?];
                 let id = self.func.insts.alloc(load);
                 self.func.blocks[entry].insts.insert(0, id);
@@ -747,7 +757,7 @@ impl<'m> Lowerer<'m> {
             _ => return Ok(false),
         };
         let at = i64::from(base) + offset;
-        if self.sm.version < 90 {
+        if !self.target.shared_window {
             self.emit(Opcode::MOV, &[], vec![dst.into()], vec![Operand::int(at)], span)?;
             return Ok(true);
         }
@@ -780,7 +790,7 @@ impl<'m> Lowerer<'m> {
             Some(GlobalRef::Global(slot)) => {
                 pair(dst)?;
                 let slot = slot as i32;
-                if self.sm.version >= 90 {
+                if !self.target.isa.bank_operands {
                     self.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![Operand::cbank(4, slot)], span)?;
                 } else {
                     let lo = Operand::reg(dst.part(0, 1)).undef();
@@ -846,7 +856,7 @@ impl<'m> Lowerer<'m> {
             return Ok(());
         }
         let guard = self.guard.take();
-        let result = if self.sm.version >= 90 {
+        let result = if self.target.isa.warpsync_all {
             self.emit(Opcode::WARPSYNC, &["ALL"], vec![], vec![], span)
         } else {
             self.emit(Opcode::WARPSYNC, &[], vec![], vec![Operand::int(0xffff_ffff)], span)
@@ -890,10 +900,4 @@ fn imm_convention(op: Opcode, operand: Operand) -> Operand {
         return operand;
     }
     Operand { kind: ori_ir::OperandKind::Imm(op.immediate(v as u32)), ..operand }
-}
-
-/// Offset in constant bank 0 of the 64-bit global memory descriptor that
-/// `LDG`/`STG` take as `desc[UR]` (measured on NVIDIA's cubins).
-fn desc_offset(sm: Sm) -> i32 {
-    if sm.version >= 90 { 0x208 } else { 0x118 }
 }

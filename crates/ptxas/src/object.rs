@@ -32,10 +32,11 @@ const ADVANCE_LOC4: u8 = 0x04;
 /// The FDE rows of a kernel without calls, as NVIDIA's ptxas 13.5 writes
 /// them (docs/elfw.md, measured on the corpus): a `DW_CFA_def_cfa` row just
 /// after the first control transfer (`@P0 EXIT`, `BRA`) and an empty row at
-/// the last `EXIT`, in address order; before sm_90 a leading empty row at
-/// 0x10 (which sm_90 drops after laying out the section: the builder counts
-/// those 5 bytes in later CIE-pointer addends).
-fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
+/// the last `EXIT`, in address order; and a leading empty row at 0x10,
+/// which ptxas keeps where `entry_row` ([`ori_ir::Isa::fde_entry_row`]) and
+/// drops after laying out the section elsewhere: the builder then counts
+/// those 5 bytes in later CIE-pointer addends.
+fn kernel_fde(func: &Function, entry_row: bool) -> (Vec<u8>, u32) {
     let mut first_transfer = None;
     let mut last_exit = None;
     for (index, (_, _, inst)) in func.insts_in_order().enumerate() {
@@ -52,7 +53,7 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
     let own = func.insts_in_order().take_while(|(b, _, _)| !func.attrs.subroutines.iter().any(|s| s.entry == *b));
     let cfa_row = frame_rows::kernel_frame_row(own.map(|(_, _, i)| i)).unwrap_or((cfa, DEF_CFA.to_vec()));
     let mut rows: Vec<(u32, Vec<u8>)> = vec![cfa_row, (exit, Vec::new())];
-    if sm < 90 {
+    if entry_row {
         rows.push((0x10, Vec::new()));
     }
     rows.sort_by_key(|r| r.0);
@@ -64,7 +65,8 @@ fn kernel_fde(func: &Function, sm: u32) -> (Vec<u8>, u32) {
         out.extend_from_slice(&rules);
         at = row;
     }
-    (out, if sm >= 90 { 5 } else { 0 })
+    // ADVANCE_LOC4 and its operand.
+    (out, if entry_row { 0 } else { 5 })
 }
 
 /// Puts `functions` (kernels, then device functions, each in PTX order, as
@@ -100,7 +102,7 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
             f.callees = module.externals.clone();
         }
         if options.compile_only {
-            relocatable::adapt(&mut f, func, target.sm.version.into())?;
+            relocatable::adapt(&mut f, func, &target)?;
         }
         functions.push(f);
     }
@@ -201,11 +203,11 @@ fn function(func: &Function, target: &ori_ir::Target) -> Result<object::Function
         .map_err(|e| Diagnostic::fatal(format!("function '{}': {e}", func.name)))?;
     let usage = Usage::of(func, target);
     let attrs = &func.attrs;
-    let (fde_instructions, dropped_bytes) = kernel_fde(func, target.sm.version.into());
+    let (fde_instructions, dropped_bytes) = kernel_fde(func, target.isa.fde_entry_row);
     let calls = calls::of(func, target, code.len() as u64);
     let (mbarrier_instrs, mbarriers) = mbarrier::records(func);
     let mut resolved_relocations = calls.resolved;
-    if target.sm.version >= 90 {
+    if target.shared_window {
         resolved_relocations.extend(notes::shared_address_relocations(func));
         resolved_relocations.sort_by_key(|r| r.offset);
     }

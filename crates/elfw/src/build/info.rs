@@ -51,7 +51,7 @@ fn param_cbank(b: &Builder<'_>, f: &Function) -> Result<Option<Vec<Attribute>>> 
         return Ok(None);
     }
     let sym = b.sym(&format!(".nv.constant0.{}", f.name))?;
-    Ok(words(code::PARAM_CBANK, &[sym, (param_bytes(f) << 16) | b.arch.param_base]))
+    Ok(words(code::PARAM_CBANK, &[sym, (param_bytes(f) << 16) | b.arch.param_base()]))
 }
 
 fn cbank_param_size(_: &Builder<'_>, f: &Function) -> Result<Option<Vec<Attribute>>> {

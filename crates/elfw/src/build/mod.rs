@@ -317,8 +317,8 @@ impl<'m> Builder<'m> {
         }
         let const0 = |b: &mut Self| {
             for f in b.entries().collect::<Vec<_>>() {
-                let size =
-                    u64::from(a.param_base) + f.params.iter().map(|p| u64::from(p.offset + p.size)).max().unwrap_or(0);
+                let size = u64::from(a.param_base())
+                    + f.params.iter().map(|p| u64::from(p.offset + p.size)).max().unwrap_or(0);
                 b.add(
                     format!(".nv.constant0.{}", f.name),
                     rel_type(sht::PROGBITS, sht::CUDA_CONSTANT),

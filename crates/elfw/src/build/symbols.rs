@@ -156,7 +156,7 @@ impl Builder<'_> {
                     // `_param` covers the parameters; a kernel without any gets
                     // `_SREG` over the driver area before them instead.
                     let size: u32 = f.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
-                    let base = u64::from(self.arch.param_base);
+                    let base = u64::from(self.arch.param_base());
                     let (name, value, size) =
                         if f.params.is_empty() { ("_SREG", 0, base) } else { ("_param", base, u64::from(size)) };
                     let shndx = self.sec(&c0).unwrap_or(0);

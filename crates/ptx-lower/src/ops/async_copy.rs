@@ -84,7 +84,7 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     let (cache_hint, hints) = match hints {
         // sm_80 marks a policy descriptor with a bit (101) of its own,
         // which the encoder has no form for.
-        ["L2::cache_hint", ..] if cx.sm.version < 90 => return Err(unsupported(inst)),
+        ["L2::cache_hint", ..] if !cx.target.isa.ldgsts_policy_desc => return Err(unsupported(inst)),
         ["L2::cache_hint", rest @ ..] => (true, rest),
         _ => (false, hints),
     };

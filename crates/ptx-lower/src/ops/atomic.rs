@@ -71,7 +71,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     order.before(cx, inst.span)?;
     match result {
         None if reducible => {
-            let op = if cx.sm.version >= 90 { Opcode::REDG } else { Opcode::RED };
+            let op = cx.target.isa.global_red;
             cx.emit(op, &mods, vec![], uses, inst.span)?;
         }
         _ => {

@@ -257,7 +257,7 @@ pub(crate) fn call(
 fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
     let slot = i32::try_from(slot).map_err(|_| at(span, "constant bank 4 slot out of range"))?;
     let fp = cx.temp(RegFile::R, 2);
-    if cx.sm.version >= 90 {
+    if cx.target.isa.lepc_label {
         cx.emit(Opcode::LDC, &["64"], vec![fp.into()], vec![Operand::cbank(4, slot)], span)?;
         let ret = cx.func.add_block();
         cx.emit(Opcode::LEPC, &[], vec![RETURN_ADDRESS.wide(2).into()], vec![Operand::label(ret)], span)?;
@@ -392,7 +392,7 @@ pub(super) fn cvta_local(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// (sm_80), a uniform register loaded with `ULDC` (sm_90).
 fn window_word(cx: &mut Lowerer<'_>, word: i32, span: ptx_syntax::Span) -> Lowered<Operand> {
     let bank = Operand::cbank(0, LOCAL_WINDOW + 4 * word);
-    if cx.sm.version < 90 {
+    if cx.target.isa.bank_operands {
         return Ok(bank);
     }
     let u = cx.temp(RegFile::UR, 1);

@@ -2,7 +2,7 @@
 //! single instruction for, binary16/bfloat16 to and from f32, and the
 //! integer widenings, narrowings and sign extensions.
 
-use ori_ir::{Opcode, Operand, Reg};
+use ori_ir::{HalfConvert, Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{dst, src, unsupported};
@@ -60,7 +60,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         let uses = vec![Operand::reg(Reg::RZ), a];
         return cx.emit(Opcode::FADD, &["SAT"], vec![d.into()], uses, inst.span).map(|()| None);
     }
-    let (op, mods) = float_form(cx.sm.version, *to, *from, rounding, ftz).ok_or_else(|| unsupported(inst))?;
+    let (op, mods) = float_form(cx.target.isa.i2fp, *to, *from, rounding, ftz).ok_or_else(|| unsupported(inst))?;
     cx.emit(op, &mods, vec![d.into()], vec![a], inst.span)?;
     Ok(None)
 }
@@ -68,10 +68,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
 /// The SASS conversion for `cvt.RND[.ftz].TO.FROM` between floats and
 /// integers, with modifiers in nvdisasm's order (as NVIDIA's ptxas emits
 /// them for fp_convert): `F2I[.FTZ][.TYPE][.F64][.ROUND][.NTZ]`,
-/// `I2F[.F64][.TYPE][.ROUND]` (`I2FP.F32` on sm_90 for 32-bit sources,
+/// `I2F[.F64][.TYPE][.ROUND]` (`I2FP.F32` where the target's ISA has it, for 32-bit sources,
 /// rounding to nearest or zero), `FRND[.ROUND]`, `F2F.TO.FROM[.ROUND]`.
 fn float_form(
-    sm: u16,
+    i2fp: bool,
     to: ScalarType,
     from: ScalarType,
     rounding: Option<Rounding>,
@@ -128,7 +128,7 @@ fn float_form(
         (F32 | F64, _) => {
             let r = rounding?;
             let ty = int_name(from)?;
-            if to == F32 && sm >= 90 && matches!(from, S32 | U32) && matches!(r, Rounding::Rn | Rounding::Rz) {
+            if to == F32 && i2fp && matches!(from, S32 | U32) && matches!(r, Rounding::Rn | Rounding::Rz) {
                 mods.extend(["F32", if from == S32 { "S32" } else { "U32" }]);
                 if r == Rounding::Rz {
                     mods.push("RZ");
@@ -253,18 +253,20 @@ fn half(
         return Err(unsupported(inst));
     }
     let rz = Operand::reg(Reg::RZ);
+    // nvdisasm names the same F2FP with its types on some generations.
+    let typed = cx.target.isa.half_convert == HalfConvert::TypedPackAb;
     match (to, from, rounding) {
         (F16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, F16)?.is_some() {
                 return Ok(());
             }
-            let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
+            let mods: &[&str] = if typed { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         // NVIDIA's: `F2FP.F16.F32.PACK_AB.RZ` (sm_80 `F2FP.PACK_AB.RZ`) and
         // `F2F.F16.F64` (one rounding, straight from binary64).
         (F16, F32, Some(Rounding::Rz)) => {
-            let mods: &[&str] = if cx.sm.version >= 90 { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
+            let mods: &[&str] = if typed { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F16, F64, Some(Rounding::Rn)) => cx.emit(Opcode::F2F, &["F16", "F64"], vec![d.into()], vec![a], inst.span),
@@ -275,8 +277,7 @@ fn half(
             cx.emit(Opcode::F2F, &[ty, "F32", r], vec![d.into()], vec![a], inst.span)
         }
         (Bf16, F32, Some(Rounding::Rz)) => {
-            let mods: &[&str] =
-                if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB", "RZ"] } else { &["BF16", "PACK_AB", "RZ"] };
+            let mods: &[&str] = if typed { &["BF16", "F32", "PACK_AB", "RZ"] } else { &["BF16", "PACK_AB", "RZ"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F64, F16, None) => cx.emit(Opcode::F2F, &["F64", "F16"], vec![d.into()], vec![a], inst.span),
@@ -285,7 +286,7 @@ fn half(
                 return Ok(());
             }
             // nvdisasm's sm_80 name lacks `.F32` (the same instruction).
-            let mods: &[&str] = if cx.sm.version >= 90 { &["BF16", "F32", "PACK_AB"] } else { &["BF16", "PACK_AB"] };
+            let mods: &[&str] = if typed { &["BF16", "F32", "PACK_AB"] } else { &["BF16", "PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         (F32, F16, None) => {

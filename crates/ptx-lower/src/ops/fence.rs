@@ -11,13 +11,13 @@ use crate::func::Lowerer;
 /// One instruction of a fence sequence: opcode and modifiers.
 type FenceStep = (Opcode, &'static [&'static str]);
 
-/// What NVIDIA's ptxas puts after a `MEMBAR` of GPU or system scope, by
-/// the first SM it applies to (newest first): the error barriers and an
-/// invalidation of the L1 cache (`CCTL.IVALL`), so that later loads see
-/// other SMs' stores. CTA-scope fences stand alone.
-const WIDE_FENCE_TAIL: &[(u16, &[FenceStep])] = &[
-    (90, &[(Opcode::ERRBAR, &[]), (Opcode::CGAERRBAR, &[]), (Opcode::CCTL, &["IVALL"])]),
-    (0, &[(Opcode::ERRBAR, &[]), (Opcode::CCTL, &["IVALL"])]),
+/// What NVIDIA's ptxas puts after a `MEMBAR` of GPU or system scope,
+/// without and with clusters: the error barriers (`CGAERRBAR` for the
+/// cluster's) and an invalidation of the L1 cache (`CCTL.IVALL`), so that
+/// later loads see other SMs' stores. CTA-scope fences stand alone.
+const WIDE_FENCE_TAIL: [&[FenceStep]; 2] = [
+    &[(Opcode::ERRBAR, &[]), (Opcode::CCTL, &["IVALL"])],
+    &[(Opcode::ERRBAR, &[]), (Opcode::CGAERRBAR, &[]), (Opcode::CCTL, &["IVALL"])],
 ];
 
 /// `membar.{cta,gl,sys}` and `fence.{sc,acq_rel}.{cta,gpu,sys}`:
@@ -44,7 +44,7 @@ pub(super) fn fence(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if scope == "CTA" {
         return Ok(());
     }
-    let tail = WIDE_FENCE_TAIL.iter().find(|(sm, _)| cx.sm.version >= *sm).map_or(&[][..], |(_, t)| t);
+    let tail = WIDE_FENCE_TAIL[usize::from(cx.target.features.clusters)];
     for &(op, mods) in tail {
         cx.emit(op, mods, vec![], vec![], inst.span)?;
     }

@@ -85,7 +85,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let mods: &[&str] = match (bf16, op) {
         (false, _) => &[],
         // NVIDIA's scalar bfloat16 fma on sm_90 is the plain `HFMA2.BF16_V2`.
-        (true, Opcode::HFMA2) if cx.sm.version >= 90 && !scalar => &["MMA", "BF16_V2"],
+        (true, Opcode::HFMA2) if cx.target.isa.bf16x2_fma_mma && !scalar => &["MMA", "BF16_V2"],
         (true, _) => &["BF16_V2"],
     };
     cx.emit(op, mods, vec![d.into()], uses, inst.span)

@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use ori_ir::Family::{self, Ampere, Hopper};
 use ori_ir::{BlockId, Function, Guard, Imm, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ScalarType};
 
@@ -27,104 +28,104 @@ use super::{dst, src, ty, unsupported};
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
 
-/// The templates: PTX form (opcode and modifiers), SM family (80 for sm_80
-/// to sm_89, 90 for sm_90), Ori text.
-const TEMPLATES: &[(&str, u16, &str)] = &[
-    ("div.rn.f32", 90, include_str!("ieee/div_rn_f32.sm90.ori")),
-    ("div.rn.f32", 80, include_str!("ieee/div_rn_f32.sm80.ori")),
-    ("div.rz.f32", 90, include_str!("ieee/div_rz_f32.sm90.ori")),
-    ("div.rz.f32", 80, include_str!("ieee/div_rz_f32.sm80.ori")),
-    ("div.rm.f32", 90, include_str!("ieee/div_rm_f32.sm90.ori")),
-    ("div.rm.f32", 80, include_str!("ieee/div_rm_f32.sm80.ori")),
-    ("div.rp.f32", 90, include_str!("ieee/div_rp_f32.sm90.ori")),
-    ("div.rp.f32", 80, include_str!("ieee/div_rp_f32.sm80.ori")),
-    ("div.full.f32", 90, include_str!("ieee/div_full_f32.sm90.ori")),
-    ("div.full.f32", 80, include_str!("ieee/div_full_f32.sm80.ori")),
-    ("div.approx.f32", 90, include_str!("ieee/div_approx_f32.sm90.ori")),
-    ("div.approx.f32", 80, include_str!("ieee/div_approx_f32.sm80.ori")),
-    ("rcp.rn.f32", 90, include_str!("ieee/rcp_rn_f32.sm90.ori")),
-    ("rcp.rn.f32", 80, include_str!("ieee/rcp_rn_f32.sm80.ori")),
-    ("rcp.rz.f32", 90, include_str!("ieee/rcp_rz_f32.sm90.ori")),
-    ("rcp.rz.f32", 80, include_str!("ieee/rcp_rz_f32.sm80.ori")),
-    ("rcp.rm.f32", 90, include_str!("ieee/rcp_rm_f32.sm90.ori")),
-    ("rcp.rm.f32", 80, include_str!("ieee/rcp_rm_f32.sm80.ori")),
-    ("rcp.rp.f32", 90, include_str!("ieee/rcp_rp_f32.sm90.ori")),
-    ("rcp.rp.f32", 80, include_str!("ieee/rcp_rp_f32.sm80.ori")),
-    ("sqrt.rn.f32", 90, include_str!("ieee/sqrt_rn_f32.sm90.ori")),
-    ("sqrt.rn.f32", 80, include_str!("ieee/sqrt_rn_f32.sm80.ori")),
-    ("sqrt.rz.f32", 90, include_str!("ieee/sqrt_rz_f32.sm90.ori")),
-    ("sqrt.rz.f32", 80, include_str!("ieee/sqrt_rz_f32.sm80.ori")),
-    ("sqrt.rm.f32", 90, include_str!("ieee/sqrt_rm_f32.sm90.ori")),
-    ("sqrt.rm.f32", 80, include_str!("ieee/sqrt_rm_f32.sm80.ori")),
-    ("sqrt.rp.f32", 90, include_str!("ieee/sqrt_rp_f32.sm90.ori")),
-    ("sqrt.rp.f32", 80, include_str!("ieee/sqrt_rp_f32.sm80.ori")),
-    ("rcp.rn.f64", 90, include_str!("ieee/rcp_rn_f64.sm90.ori")),
-    ("rcp.rn.f64", 80, include_str!("ieee/rcp_rn_f64.sm80.ori")),
-    ("sqrt.rn.f64", 90, include_str!("ieee/sqrt_rn_f64.sm90.ori")),
-    ("sqrt.rn.f64", 80, include_str!("ieee/sqrt_rn_f64.sm80.ori")),
-    ("div.rp.f64", 90, include_str!("ieee/div_rp_f64.sm90.ori")),
-    ("div.rp.f64", 80, include_str!("ieee/div_rp_f64.sm80.ori")),
-    ("div.rn.f64", 90, include_str!("ieee/div_rn_f64.sm90.ori")),
-    ("div.rn.f64", 80, include_str!("ieee/div_rn_f64.sm80.ori")),
-    ("div.rz.f64", 90, include_str!("ieee/div_rz_f64.sm90.ori")),
-    ("div.rz.f64", 80, include_str!("ieee/div_rz_f64.sm80.ori")),
-    ("div.rm.f64", 90, include_str!("ieee/div_rm_f64.sm90.ori")),
-    ("div.rm.f64", 80, include_str!("ieee/div_rm_f64.sm80.ori")),
-    ("div.rn.ftz.f32", 90, include_str!("ieee/div_rn_ftz_f32.sm90.ori")),
-    ("div.rn.ftz.f32", 80, include_str!("ieee/div_rn_ftz_f32.sm80.ori")),
-    ("div.rz.ftz.f32", 90, include_str!("ieee/div_rz_ftz_f32.sm90.ori")),
-    ("div.rz.ftz.f32", 80, include_str!("ieee/div_rz_ftz_f32.sm80.ori")),
-    ("div.rm.ftz.f32", 90, include_str!("ieee/div_rm_ftz_f32.sm90.ori")),
-    ("div.rm.ftz.f32", 80, include_str!("ieee/div_rm_ftz_f32.sm80.ori")),
-    ("div.rp.ftz.f32", 90, include_str!("ieee/div_rp_ftz_f32.sm90.ori")),
-    ("div.rp.ftz.f32", 80, include_str!("ieee/div_rp_ftz_f32.sm80.ori")),
-    ("rcp.rz.ftz.f32", 90, include_str!("ieee/rcp_rz_ftz_f32.sm90.ori")),
-    ("rcp.rz.ftz.f32", 80, include_str!("ieee/rcp_rz_ftz_f32.sm80.ori")),
-    ("rcp.rm.ftz.f32", 90, include_str!("ieee/rcp_rm_ftz_f32.sm90.ori")),
-    ("rcp.rm.ftz.f32", 80, include_str!("ieee/rcp_rm_ftz_f32.sm80.ori")),
-    ("rcp.rp.ftz.f32", 90, include_str!("ieee/rcp_rp_ftz_f32.sm90.ori")),
-    ("rcp.rp.ftz.f32", 80, include_str!("ieee/rcp_rp_ftz_f32.sm80.ori")),
-    ("sqrt.rz.ftz.f32", 90, include_str!("ieee/sqrt_rz_ftz_f32.sm90.ori")),
-    ("sqrt.rz.ftz.f32", 80, include_str!("ieee/sqrt_rz_ftz_f32.sm80.ori")),
-    ("sqrt.rm.ftz.f32", 90, include_str!("ieee/sqrt_rm_ftz_f32.sm90.ori")),
-    ("sqrt.rm.ftz.f32", 80, include_str!("ieee/sqrt_rm_ftz_f32.sm80.ori")),
-    ("sqrt.rp.ftz.f32", 90, include_str!("ieee/sqrt_rp_ftz_f32.sm90.ori")),
-    ("sqrt.rp.ftz.f32", 80, include_str!("ieee/sqrt_rp_ftz_f32.sm80.ori")),
-    ("rcp.rn.ftz.f32", 90, include_str!("ieee/rcp_rn_ftz_f32.sm90.ori")),
-    ("rcp.rn.ftz.f32", 80, include_str!("ieee/rcp_rn_ftz_f32.sm80.ori")),
-    ("sqrt.rn.ftz.f32", 90, include_str!("ieee/sqrt_rn_ftz_f32.sm90.ori")),
-    ("sqrt.rn.ftz.f32", 80, include_str!("ieee/sqrt_rn_ftz_f32.sm80.ori")),
-    ("rcp.rz.f64", 90, include_str!("ieee/rcp_rz_f64.sm90.ori")),
-    ("rcp.rz.f64", 80, include_str!("ieee/rcp_rz_f64.sm80.ori")),
-    ("rcp.rm.f64", 90, include_str!("ieee/rcp_rm_f64.sm90.ori")),
-    ("rcp.rm.f64", 80, include_str!("ieee/rcp_rm_f64.sm80.ori")),
-    ("rcp.rp.f64", 90, include_str!("ieee/rcp_rp_f64.sm90.ori")),
-    ("rcp.rp.f64", 80, include_str!("ieee/rcp_rp_f64.sm80.ori")),
-    ("sqrt.rz.f64", 90, include_str!("ieee/sqrt_rz_f64.sm90.ori")),
-    ("sqrt.rz.f64", 80, include_str!("ieee/sqrt_rz_f64.sm80.ori")),
-    ("sqrt.rm.f64", 90, include_str!("ieee/sqrt_rm_f64.sm90.ori")),
-    ("sqrt.rm.f64", 80, include_str!("ieee/sqrt_rm_f64.sm80.ori")),
-    ("sqrt.rp.f64", 90, include_str!("ieee/sqrt_rp_f64.sm90.ori")),
-    ("sqrt.rp.f64", 80, include_str!("ieee/sqrt_rp_f64.sm80.ori")),
-    ("rsqrt.approx.f64", 90, include_str!("ieee/rsqrt_approx_f64.sm90.ori")),
-    ("rsqrt.approx.f64", 80, include_str!("ieee/rsqrt_approx_f64.sm80.ori")),
+/// The templates: PTX form (opcode and modifiers), the SASS generation
+/// whose code it was made from (`Ampere`, sm_80's, for sm_80 to sm_89;
+/// `Hopper` for sm_90), Ori text.
+const TEMPLATES: &[(&str, Family, &str)] = &[
+    ("div.rn.f32", Hopper, include_str!("ieee/div_rn_f32.sm90.ori")),
+    ("div.rn.f32", Ampere, include_str!("ieee/div_rn_f32.sm80.ori")),
+    ("div.rz.f32", Hopper, include_str!("ieee/div_rz_f32.sm90.ori")),
+    ("div.rz.f32", Ampere, include_str!("ieee/div_rz_f32.sm80.ori")),
+    ("div.rm.f32", Hopper, include_str!("ieee/div_rm_f32.sm90.ori")),
+    ("div.rm.f32", Ampere, include_str!("ieee/div_rm_f32.sm80.ori")),
+    ("div.rp.f32", Hopper, include_str!("ieee/div_rp_f32.sm90.ori")),
+    ("div.rp.f32", Ampere, include_str!("ieee/div_rp_f32.sm80.ori")),
+    ("div.full.f32", Hopper, include_str!("ieee/div_full_f32.sm90.ori")),
+    ("div.full.f32", Ampere, include_str!("ieee/div_full_f32.sm80.ori")),
+    ("div.approx.f32", Hopper, include_str!("ieee/div_approx_f32.sm90.ori")),
+    ("div.approx.f32", Ampere, include_str!("ieee/div_approx_f32.sm80.ori")),
+    ("rcp.rn.f32", Hopper, include_str!("ieee/rcp_rn_f32.sm90.ori")),
+    ("rcp.rn.f32", Ampere, include_str!("ieee/rcp_rn_f32.sm80.ori")),
+    ("rcp.rz.f32", Hopper, include_str!("ieee/rcp_rz_f32.sm90.ori")),
+    ("rcp.rz.f32", Ampere, include_str!("ieee/rcp_rz_f32.sm80.ori")),
+    ("rcp.rm.f32", Hopper, include_str!("ieee/rcp_rm_f32.sm90.ori")),
+    ("rcp.rm.f32", Ampere, include_str!("ieee/rcp_rm_f32.sm80.ori")),
+    ("rcp.rp.f32", Hopper, include_str!("ieee/rcp_rp_f32.sm90.ori")),
+    ("rcp.rp.f32", Ampere, include_str!("ieee/rcp_rp_f32.sm80.ori")),
+    ("sqrt.rn.f32", Hopper, include_str!("ieee/sqrt_rn_f32.sm90.ori")),
+    ("sqrt.rn.f32", Ampere, include_str!("ieee/sqrt_rn_f32.sm80.ori")),
+    ("sqrt.rz.f32", Hopper, include_str!("ieee/sqrt_rz_f32.sm90.ori")),
+    ("sqrt.rz.f32", Ampere, include_str!("ieee/sqrt_rz_f32.sm80.ori")),
+    ("sqrt.rm.f32", Hopper, include_str!("ieee/sqrt_rm_f32.sm90.ori")),
+    ("sqrt.rm.f32", Ampere, include_str!("ieee/sqrt_rm_f32.sm80.ori")),
+    ("sqrt.rp.f32", Hopper, include_str!("ieee/sqrt_rp_f32.sm90.ori")),
+    ("sqrt.rp.f32", Ampere, include_str!("ieee/sqrt_rp_f32.sm80.ori")),
+    ("rcp.rn.f64", Hopper, include_str!("ieee/rcp_rn_f64.sm90.ori")),
+    ("rcp.rn.f64", Ampere, include_str!("ieee/rcp_rn_f64.sm80.ori")),
+    ("sqrt.rn.f64", Hopper, include_str!("ieee/sqrt_rn_f64.sm90.ori")),
+    ("sqrt.rn.f64", Ampere, include_str!("ieee/sqrt_rn_f64.sm80.ori")),
+    ("div.rp.f64", Hopper, include_str!("ieee/div_rp_f64.sm90.ori")),
+    ("div.rp.f64", Ampere, include_str!("ieee/div_rp_f64.sm80.ori")),
+    ("div.rn.f64", Hopper, include_str!("ieee/div_rn_f64.sm90.ori")),
+    ("div.rn.f64", Ampere, include_str!("ieee/div_rn_f64.sm80.ori")),
+    ("div.rz.f64", Hopper, include_str!("ieee/div_rz_f64.sm90.ori")),
+    ("div.rz.f64", Ampere, include_str!("ieee/div_rz_f64.sm80.ori")),
+    ("div.rm.f64", Hopper, include_str!("ieee/div_rm_f64.sm90.ori")),
+    ("div.rm.f64", Ampere, include_str!("ieee/div_rm_f64.sm80.ori")),
+    ("div.rn.ftz.f32", Hopper, include_str!("ieee/div_rn_ftz_f32.sm90.ori")),
+    ("div.rn.ftz.f32", Ampere, include_str!("ieee/div_rn_ftz_f32.sm80.ori")),
+    ("div.rz.ftz.f32", Hopper, include_str!("ieee/div_rz_ftz_f32.sm90.ori")),
+    ("div.rz.ftz.f32", Ampere, include_str!("ieee/div_rz_ftz_f32.sm80.ori")),
+    ("div.rm.ftz.f32", Hopper, include_str!("ieee/div_rm_ftz_f32.sm90.ori")),
+    ("div.rm.ftz.f32", Ampere, include_str!("ieee/div_rm_ftz_f32.sm80.ori")),
+    ("div.rp.ftz.f32", Hopper, include_str!("ieee/div_rp_ftz_f32.sm90.ori")),
+    ("div.rp.ftz.f32", Ampere, include_str!("ieee/div_rp_ftz_f32.sm80.ori")),
+    ("rcp.rz.ftz.f32", Hopper, include_str!("ieee/rcp_rz_ftz_f32.sm90.ori")),
+    ("rcp.rz.ftz.f32", Ampere, include_str!("ieee/rcp_rz_ftz_f32.sm80.ori")),
+    ("rcp.rm.ftz.f32", Hopper, include_str!("ieee/rcp_rm_ftz_f32.sm90.ori")),
+    ("rcp.rm.ftz.f32", Ampere, include_str!("ieee/rcp_rm_ftz_f32.sm80.ori")),
+    ("rcp.rp.ftz.f32", Hopper, include_str!("ieee/rcp_rp_ftz_f32.sm90.ori")),
+    ("rcp.rp.ftz.f32", Ampere, include_str!("ieee/rcp_rp_ftz_f32.sm80.ori")),
+    ("sqrt.rz.ftz.f32", Hopper, include_str!("ieee/sqrt_rz_ftz_f32.sm90.ori")),
+    ("sqrt.rz.ftz.f32", Ampere, include_str!("ieee/sqrt_rz_ftz_f32.sm80.ori")),
+    ("sqrt.rm.ftz.f32", Hopper, include_str!("ieee/sqrt_rm_ftz_f32.sm90.ori")),
+    ("sqrt.rm.ftz.f32", Ampere, include_str!("ieee/sqrt_rm_ftz_f32.sm80.ori")),
+    ("sqrt.rp.ftz.f32", Hopper, include_str!("ieee/sqrt_rp_ftz_f32.sm90.ori")),
+    ("sqrt.rp.ftz.f32", Ampere, include_str!("ieee/sqrt_rp_ftz_f32.sm80.ori")),
+    ("rcp.rn.ftz.f32", Hopper, include_str!("ieee/rcp_rn_ftz_f32.sm90.ori")),
+    ("rcp.rn.ftz.f32", Ampere, include_str!("ieee/rcp_rn_ftz_f32.sm80.ori")),
+    ("sqrt.rn.ftz.f32", Hopper, include_str!("ieee/sqrt_rn_ftz_f32.sm90.ori")),
+    ("sqrt.rn.ftz.f32", Ampere, include_str!("ieee/sqrt_rn_ftz_f32.sm80.ori")),
+    ("rcp.rz.f64", Hopper, include_str!("ieee/rcp_rz_f64.sm90.ori")),
+    ("rcp.rz.f64", Ampere, include_str!("ieee/rcp_rz_f64.sm80.ori")),
+    ("rcp.rm.f64", Hopper, include_str!("ieee/rcp_rm_f64.sm90.ori")),
+    ("rcp.rm.f64", Ampere, include_str!("ieee/rcp_rm_f64.sm80.ori")),
+    ("rcp.rp.f64", Hopper, include_str!("ieee/rcp_rp_f64.sm90.ori")),
+    ("rcp.rp.f64", Ampere, include_str!("ieee/rcp_rp_f64.sm80.ori")),
+    ("sqrt.rz.f64", Hopper, include_str!("ieee/sqrt_rz_f64.sm90.ori")),
+    ("sqrt.rz.f64", Ampere, include_str!("ieee/sqrt_rz_f64.sm80.ori")),
+    ("sqrt.rm.f64", Hopper, include_str!("ieee/sqrt_rm_f64.sm90.ori")),
+    ("sqrt.rm.f64", Ampere, include_str!("ieee/sqrt_rm_f64.sm80.ori")),
+    ("sqrt.rp.f64", Hopper, include_str!("ieee/sqrt_rp_f64.sm90.ori")),
+    ("sqrt.rp.f64", Ampere, include_str!("ieee/sqrt_rp_f64.sm80.ori")),
+    ("rsqrt.approx.f64", Hopper, include_str!("ieee/rsqrt_approx_f64.sm90.ori")),
+    ("rsqrt.approx.f64", Ampere, include_str!("ieee/rsqrt_approx_f64.sm80.ori")),
 ];
 
-/// The template for `form` on `sm`.
-fn template(form: &str, sm: u16) -> Option<&'static str> {
-    let family = if sm >= 90 { 90 } else { 80 };
-    TEMPLATES.iter().find(|t| t.0 == form && t.1 == family).map(|t| t.2)
+/// The template for `form` in SASS generation `generation`.
+fn template(form: &str, generation: Family) -> Option<&'static str> {
+    TEMPLATES.iter().find(|t| t.0 == form && t.1 == generation).map(|t| t.2)
 }
 
 /// True when `inst` is a form this module expands.
 pub(super) fn handles(inst: &Instruction) -> bool {
-    template(&form(inst), 90).is_some()
+    template(&form(inst), Hopper).is_some()
 }
 
 /// `div`, `rcp`, `sqrt` of a form in [`TEMPLATES`].
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let form = form(inst);
-    let text = template(&form, cx.sm.version).ok_or_else(|| unsupported(inst))?;
+    let text = template(&form, cx.target.isa.generation).ok_or_else(|| unsupported(inst))?;
     let tmpl = ori_ir::text::parse_function(text).map_err(|e| at(inst.span, format!("internal: {form}: {e}")))?;
     let ty = ty(inst)?;
     if !matches!(ty, ScalarType::F32 | ScalarType::F64) {

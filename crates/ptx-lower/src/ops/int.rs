@@ -119,8 +119,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             // The predicate operand picks the minimum when true.
             let pick_min = Operand::reg(Reg::PT);
             let pick = if op == "min" { pick_min } else { pick_min.inverted() };
-            let (opcode, mut mods): (Opcode, Vec<&str>) =
-                if cx.sm.version >= 90 { (Opcode::VIMNMX, vec![]) } else { (Opcode::IMNMX, vec![]) };
+            let (opcode, mut mods): (Opcode, Vec<&str>) = (cx.target.isa.int_minmax, vec![]);
             if !signed {
                 mods.push("U32");
             }
@@ -181,7 +180,7 @@ fn shift16(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed:
     let amount = match amount.as_reg() {
         Some(_) => {
             let t = cx.temp(ori_ir::RegFile::R, 1);
-            let opcode = if cx.sm.version >= 90 { Opcode::VIMNMX } else { Opcode::IMNMX };
+            let opcode = cx.target.isa.int_minmax;
             let uses = vec![amount, Operand::int(0xffff), Operand::reg(Reg::PT)];
             cx.emit(opcode, &["U32"], vec![t.into()], uses, span)?;
             t.into()
@@ -240,7 +239,7 @@ fn add64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
     let (factor, c) = match param {
         // sm_80 adds the parameter from the bank; the factor then has to be
         // a register, as an instruction has one constant operand at most.
-        Some(p) if cx.sm.version < 90 => {
+        Some(p) if cx.target.isa.bank_operands => {
             let factor = match product.factor.as_reg() {
                 Some(_) => product.factor.clone(),
                 None => {
@@ -291,7 +290,8 @@ fn lea64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
         (None, None) => return Ok(false),
     };
     let ExprKind::Name(base, None) = &operand(inst, other)?.kind else { return Ok(false) };
-    let param = cx.param_values.get(base.name.as_str()).copied().filter(|p| p.words == 2 && cx.sm.version < 90);
+    let param =
+        cx.param_values.get(base.name.as_str()).copied().filter(|p| p.words == 2 && cx.target.isa.wide_params_in_bank);
     let (lo, hi) = match param {
         Some(p) => (Operand::cbank(0, p.offset), Operand::cbank(0, p.offset + 4)),
         None => {
@@ -324,11 +324,9 @@ fn lea64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<bool> {
 /// three multiplies. `None` (nothing emitted) otherwise.
 fn mul64_of_widened(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let widened = |cx: &Lowerer<'_>, i: usize| match &operand(inst, i).map(|e| &e.kind) {
-        Ok(ExprKind::Name(r, None)) => cx
-            .products
-            .get(r.name.as_str())
-            .filter(|p| matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1))))
-            .cloned(),
+        Ok(ExprKind::Name(r, None)) => {
+            cx.products.get(r.name.as_str()).filter(|p| matches!(p.factor.kind, OperandKind::Imm(Imm::Int(1)))).cloned()
+        }
         _ => None,
     };
     let immediate = |i: usize, signed: bool| match &operand(inst, i).map(|e| &e.kind) {

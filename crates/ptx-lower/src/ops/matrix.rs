@@ -29,7 +29,7 @@
 //! when the stride is the same in the whole function ([`lane_offset`]):
 //! NVIDIA hoists it out of the loop.
 
-use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{Address, Fp8Mma, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::Span;
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, Statement};
 
@@ -328,7 +328,7 @@ fn mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let c = gather(cx, &names(inst, 3, cn)?, inst.span)?;
     let d = place(cx, &names(inst, 0, cn)?, &[])?;
     if let Some(types) = unpack {
-        if cx.sm.version < 90 {
+        if cx.target.features.fp8_mma != Fp8Mma::ViaF16 {
             return Err(unsupported(inst));
         }
         fp8(cx, types, [a, b, c, d.tuple], inst.span)?;
@@ -470,7 +470,7 @@ fn lane_offset(cx: &mut Lowerer<'_>, inst: &Instruction, ldm: &Operand, shift: i
             Stride::Param(offset) => {
                 // Read as `ld.param` reads it (mem.rs).
                 let t = cx.temp(RegFile::R, 1);
-                let op = if cx.sm.version >= 90 { Opcode::LDC } else { Opcode::MOV };
+                let op = if cx.target.isa.bank_operands { Opcode::MOV } else { Opcode::LDC };
                 cx.emit(op, &[], vec![t.into()], vec![Operand::cbank(0, offset)], span)?;
                 t.into()
             }

@@ -77,13 +77,13 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let d = dst(cx, inst, 0)?;
             let size = width(ty).ok_or_else(|| unsupported(inst))?;
             let indexed = matches!(source.kind, OperandKind::CBank(CBank { reg: Some(_), .. }));
-            if cx.sm.version < 90 && !indexed && size.is_none() {
+            if cx.target.isa.bank_operands && !indexed && size.is_none() {
                 // sm_80 reads a constant word as an operand.
                 return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![source], inst.span);
             }
             let source = match source.kind {
                 // sm_80's LDC forms take a register: RZ stands for none.
-                OperandKind::CBank(cb) if cx.sm.version < 90 && cb.reg.is_none() => {
+                OperandKind::CBank(cb) if cx.target.isa.bank_operands && cb.reg.is_none() => {
                     OperandKind::CBank(CBank { reg: Some(ori_ir::Reg::RZ), ..cb }).into()
                 }
                 _ => source,
@@ -133,7 +133,7 @@ fn narrow_param(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, at: i3
     let d = dst(cx, inst, 0)?;
     let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     let bytes = ty.bits() / 8;
-    if cx.sm.version >= 90 {
+    if !cx.target.isa.bank_operands {
         return cx.emit(Opcode::LDC, &[ldc_narrow(ty)], vec![d.into()], vec![Operand::cbank(0, at)], inst.span);
     }
     let word = cx.temp(ori_ir::RegFile::R, 1);
@@ -188,7 +188,7 @@ fn param_read(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, d: ori_ir::R
         cx.param_values.insert(name.to_string(), ParamValue { offset: at, words });
     }
     let source = vec![Operand::cbank(0, at)];
-    match (cx.sm.version >= 90, words) {
+    match (!cx.target.isa.wide_params_in_bank, words) {
         (true, 1) => cx.emit(Opcode::LDC, &[], vec![d.into()], source, inst.span),
         (true, _) => cx.emit(Opcode::LDC, &["64"], vec![d.into()], source, inst.span),
         // sm_80 code reads parameters as operands (`MOV`, or the

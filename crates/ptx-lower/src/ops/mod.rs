@@ -44,7 +44,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         _ if cluster::handles(cx, inst) => cluster::lower(cx, inst).map(|()| None),
         _ if mbarrier::handles(cx, inst) => mbarrier::lower(cx, inst).map(|()| None),
         _ if bulk_copy::handles(cx, inst) => bulk_copy::lower(cx, inst).map(|()| None),
-        "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" | "cp.async.wait_all" if !inst.has("bulk") => {
+        "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" | "cp.async.wait_all"
+            if !inst.has("bulk") =>
+        {
             async_copy::lower(cx, inst).map(|()| None)
         }
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
@@ -202,7 +204,7 @@ pub(crate) fn param_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) 
     let ExprKind::Name(r, None) = &operand(inst, i)?.kind else { return Ok(None) };
     let Some(p) = cx.param_values.get(r.name.as_str()).copied().filter(|p| p.words == 1) else { return Ok(None) };
     let bank = Operand::cbank(0, p.offset);
-    if cx.sm.version < 90 {
+    if cx.target.isa.bank_operands {
         return Ok(Some(bank));
     }
     let u = cx.temp(RegFile::UR, 1);
@@ -214,7 +216,7 @@ pub(crate) fn param_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) 
 /// on sm_80 lives in the bank; it is read into a fresh pair with
 /// `IMAD.WIDE.U32 d, RZ, RZ, c[0x0][off]` (0 * 0 + the parameter).
 pub(crate) fn read_reg(cx: &mut Lowerer<'_>, name: &str, span: ptx_syntax::Span) -> Lowered<Reg> {
-    let param = cx.param_values.get(name).filter(|p| p.words > 1 && cx.sm.version < 90).copied();
+    let param = cx.param_values.get(name).filter(|p| p.words > 1 && cx.target.isa.wide_params_in_bank).copied();
     let Some(p) = param else { return cx.reg(name, span) };
     let t = cx.temp(RegFile::R, 2);
     cx.copy_pair(t.into(), Operand::cbank(0, p.offset), span)?;
@@ -225,7 +227,7 @@ pub(crate) fn read_reg(cx: &mut Lowerer<'_>, name: &str, span: ptx_syntax::Span)
 /// parameter on sm_80 (where those stay in the bank).
 pub(crate) fn bank_operand(cx: &Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Option<Operand>> {
     let ExprKind::Name(r, None) = &operand(inst, i)?.kind else { return Ok(None) };
-    let param = cx.param_values.get(r.name.as_str()).filter(|p| p.words > 1 && cx.sm.version < 90);
+    let param = cx.param_values.get(r.name.as_str()).filter(|p| p.words > 1 && cx.target.isa.wide_params_in_bank);
     Ok(param.map(|p| Operand::cbank(0, p.offset)))
 }
 
@@ -272,7 +274,7 @@ pub(crate) fn special(
     };
     let sr = |regs: [SpecialReg; 3]| regs[axis];
     // sm_80 reads constants with MOV (its LDC forms take a register offset).
-    let bank_read = if cx.sm.version >= 90 { Opcode::LDC } else { Opcode::MOV };
+    let bank_read = if cx.target.isa.bank_operands { Opcode::MOV } else { Opcode::LDC };
     let (op, source) = match name {
         "%tid" => {
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::TidX, SpecialReg::TidY, SpecialReg::TidZ])).into())

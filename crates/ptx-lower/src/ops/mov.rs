@@ -172,7 +172,7 @@ fn copy64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let single = cx.single_def(d) && cx.single_def(s);
     if let Some(p) = cx.param_values.get(s).copied().filter(|_| cx.single_def(d)) {
         cx.param_values.insert(d.to_string(), p);
-        if cx.sm.version < 90 {
+        if cx.target.isa.wide_params_in_bank {
             return Ok(());
         }
     }

@@ -3,8 +3,9 @@
 //! `$kernel$callee` per clone with its call-frame information, the stack
 //! the kernel needs, and the call relocations ptxas resolves itself.
 
+use elfw::reloc::r_cuda;
 use ori_ir::object::{CodeRelocation, FrameInfo, FrameRelocation, Subroutine};
-use ori_ir::{Function, OpFlags, OperandKind};
+use ori_ir::{CallTarget, Function, OpFlags, OperandKind};
 
 /// `.debug_frame` CIE instructions of a cloned callee, as NVIDIA's ptxas
 /// 13.5 writes them (recursion, device_calls; sm_80 and sm_90): CFA = R1,
@@ -23,6 +24,14 @@ const CIE_ADDR_AT: u32 = 28;
 /// The return-address register number ptxas records for callees (256,
 /// with the register-class bits its DWARF numbers carry: 0x28 << 21).
 const CALLEE_RETURN_REGISTER: u32 = 0x0500_0100;
+
+/// The relocation type of a call's target field.
+pub(super) fn call_target_kind(field: CallTarget) -> u32 {
+    match field {
+        CallTarget::Abs47At34 => r_cuda::ABS47_34,
+        CallTarget::Abs55At16And34 => r_cuda::ABS55_16_34,
+    }
+}
 
 /// The stack size recorded for a kernel whose callees recurse: ptxas's
 /// "cannot be statically determined" (EIATTR_MIN_STACK_SIZE 0xffffffff).
@@ -120,8 +129,7 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
     } else {
         func.attrs.frame_bytes + deepest(func, &block_at)
     };
-    // R_CUDA_ABS55_16_34 (sm_90) / R_CUDA_ABS47_34 (sm_80): call targets.
-    let kind = if target.sm.version >= 90 { 75 } else { 58 };
+    let kind = call_target_kind(target.isa.call_target);
     let mut resolved = Vec::new();
     let mut syscalls = Vec::new();
     for (index, (_, _, inst)) in func.insts_in_order().enumerate() {

@@ -331,7 +331,7 @@ mod tests {
             let insts: Vec<&Inst> = func.insts_in_order().map(|(_, _, i)| i).collect();
             let mut fdes = fdes(frame).into_iter();
             let (_, want) = fdes.next().unwrap();
-            let (ours, _) = super::super::kernel_fde(&func, 90);
+            let (ours, _) = super::super::kernel_fde(&func, false);
             assert!(
                 want.starts_with(&ours) && want[ours.len()..].iter().all(|&b| b == 0),
                 "{file}: {ours:x?} {want:x?}"

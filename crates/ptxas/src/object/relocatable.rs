@@ -41,11 +41,11 @@ const RETURN_LO: u32 = 20;
 const RETURN_HI: u32 = 21;
 
 /// Turns `f`, built from `func` for a whole program, into its `-c` form.
-pub(super) fn adapt(f: &mut object::Function, func: &Function, sm: u32) -> Result<(), Diagnostic> {
+pub(super) fn adapt(f: &mut object::Function, func: &Function, target: &ori_ir::Target) -> Result<(), Diagnostic> {
     f.stack_size = 0;
     let mut callees = Vec::new();
     if func.attrs.subroutines.is_empty() {
-        let calls = call_relocations(func, sm)?;
+        let calls = call_relocations(func, target)?;
         callees = calls.callees;
         f.relocations.extend(calls.relocations);
         f.relocations.sort_by_key(|r| r.offset);
@@ -82,10 +82,10 @@ fn writes(inst: &Inst, n: u32) -> bool {
 /// The relocations of `func`'s direct calls: the callee and the two halves
 /// of the return address, whose `MOV`s are the last writers of R20 and
 /// R21 before the call.
-fn call_relocations(func: &Function, sm: u32) -> Result<Calls, Diagnostic> {
-    // sm_8x's call-target field is bits 34..80 (R_CUDA_ABS47_34, written in
-    // `.rel.text` as its addend is 0; recursion -c on sm_80).
-    let target_kind = if sm >= 90 { r_cuda::ABS55_16_34 } else { r_cuda::ABS47_34 };
+fn call_relocations(func: &Function, target: &ori_ir::Target) -> Result<Calls, Diagnostic> {
+    // sm_8x's R_CUDA_ABS47_34 is written in `.rel.text` as its addend is 0
+    // (recursion -c on sm_80).
+    let target_kind = super::calls::call_target_kind(target.isa.call_target);
     let mut relocations = Vec::new();
     let mut callees: Vec<String> = Vec::new();
     let (mut lo, mut hi) = (None, None);

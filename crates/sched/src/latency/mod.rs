@@ -26,7 +26,7 @@
 mod sm80;
 mod sm90;
 
-use ori_ir::Sm;
+use ori_ir::{Family, Sm};
 
 /// A distance in cycles: the smallest NVIDIA uses, and the one we emit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -101,10 +101,14 @@ pub struct LatencyTable {
 const UNLISTED: Row = Row { op: "", lat: Lat::Variable, min_stall: 1 };
 
 impl LatencyTable {
-    /// The table for `sm`: sm_90 facts for sm_90 and later, sm_80 facts
-    /// below (the closest measured family).
+    /// The table for `sm`'s SASS generation ([`ori_ir::Isa::generation`]):
+    /// sm_90's facts for Hopper and Blackwell, sm_80's for Turing and
+    /// Ampere (the closest measured generation where none is our own).
     pub fn for_sm(sm: Sm) -> &'static LatencyTable {
-        if sm.version >= 90 { &sm90::TABLE } else { &sm80::TABLE }
+        match sm.target().isa.generation {
+            Family::Hopper | Family::Blackwell => &sm90::TABLE,
+            Family::Turing | Family::Ampere | Family::Ada => &sm80::TABLE,
+        }
     }
 
     /// The row of `op` (an unlisted opcode counts as variable latency).

@@ -9,24 +9,29 @@ use ptx_syntax::ast::{Instruction, ModifierKind, StateSpace};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// A PTX scope: (name, first SM that has it, SASS strength, `MEMBAR`
-/// scope).
-type Scope = (&'static str, u16, &'static str, &'static str);
+/// A PTX scope: (name, needs clusters ([`ori_ir::Features::clusters`]),
+/// SASS strength, `MEMBAR` scope).
+type Scope = (&'static str, bool, &'static str, &'static str);
 
 /// The scopes. A cluster's atomics are GPU-strong: NVIDIA's code on sm_90
 /// is the GPU scope's, fences included.
-const SCOPES: &[Scope] =
-    &[("cta", 0, "SM", "CTA"), ("cluster", 90, "GPU", "GPU"), ("gpu", 0, "GPU", "GPU"), ("sys", 0, "SYS", "SYS")];
+const SCOPES: &[Scope] = &[
+    ("cta", false, "SM", "CTA"),
+    ("cluster", true, "GPU", "GPU"),
+    ("gpu", false, "GPU", "GPU"),
+    ("sys", false, "SYS", "SYS"),
+];
 
 /// What follows `MEMBAR.ALL` before a release atomic of GPU or system
-/// scope, by the first SM it applies to (newest first): the error
-/// barriers of a fence, without its cache invalidation.
-const RELEASE_TAIL: &[(u16, &[Opcode])] = &[(90, &[Opcode::ERRBAR, Opcode::CGAERRBAR]), (0, &[Opcode::ERRBAR])];
+/// scope, without and with clusters: the error barriers of a fence
+/// (`CGAERRBAR` for the cluster's), without its cache invalidation.
+const RELEASE_TAIL: [&[Opcode]; 2] = [&[Opcode::ERRBAR], &[Opcode::ERRBAR, Opcode::CGAERRBAR]];
 
 /// The state spaces whose acquire atomics of GPU or system scope
-/// invalidate the L1 cache, with the first SM that does: global memory
-/// always, shared memory on sm_90 (NVIDIA's sm_80 code has a `NOP`).
-const ACQUIRE_INVALIDATES: &[(StateSpace, u16)] = &[(StateSpace::Global, 0), (StateSpace::Shared, 90)];
+/// invalidate the L1 cache, and whether only with clusters: global memory
+/// always, shared memory on sm_90 (a cluster's shared memory is others'
+/// too; NVIDIA's sm_80 code has a `NOP`).
+const ACQUIRE_INVALIDATES: &[(StateSpace, bool)] = &[(StateSpace::Global, false), (StateSpace::Shared, true)];
 
 /// The semantics and scope of an atomic (`.relaxed.gpu` when absent).
 #[derive(Clone, Copy, Debug)]
@@ -59,7 +64,7 @@ impl Order {
                     return None;
                 }
             } else if let Some(s) = self::scope(w)
-                && (scope.replace(s).is_some() || cx.sm.version < s.1)
+                && (scope.replace(s).is_some() || (s.1 && !cx.target.features.clusters))
             {
                 return None;
             }
@@ -88,7 +93,7 @@ impl Order {
         if scope == "CTA" {
             return Ok(());
         }
-        let tail = RELEASE_TAIL.iter().find(|(sm, _)| cx.sm.version >= *sm).map_or(&[][..], |(_, t)| t);
+        let tail = RELEASE_TAIL[usize::from(cx.target.features.clusters)];
         for &op in tail {
             cx.emit(op, &[], vec![], vec![], span)?;
         }
@@ -102,7 +107,8 @@ impl Order {
     /// already); a `NOP` without a control word is removed before
     /// scheduling, so none is emitted.
     pub(super) fn after(self, cx: &mut Lowerer<'_>, space: StateSpace, span: Span) -> Lowered {
-        let invalidates = ACQUIRE_INVALIDATES.iter().any(|&(s, sm)| s == space && cx.sm.version >= sm);
+        let clusters = cx.target.features.clusters;
+        let invalidates = ACQUIRE_INVALIDATES.iter().any(|&(s, needs)| s == space && (clusters || !needs));
         if !self.acquire || self.scope.3 == "CTA" || !invalidates {
             return Ok(());
         }

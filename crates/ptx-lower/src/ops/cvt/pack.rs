@@ -37,7 +37,7 @@ pub(super) fn lower(
     if words.iter().any(|w| !matches!(*w, "relu" | "satfinite")) {
         return Err(unsupported(inst));
     }
-    let sm90 = cx.sm.version >= 90;
+    let typed = cx.target.isa.half_convert == ori_ir::HalfConvert::TypedPackAb;
     let mut mods: Vec<&str> = Vec::new();
     let d = dst(cx, inst, 0)?;
     match (to, from, rounding) {
@@ -45,7 +45,7 @@ pub(super) fn lower(
             if relu {
                 mods.push("RELU");
             }
-            match (to, sm90) {
+            match (to, typed) {
                 (F16x2, true) => mods.extend(["F16", "F32"]),
                 (Bf16x2, true) => mods.extend(["BF16", "F32"]),
                 (Bf16x2, false) => mods.push("BF16"),

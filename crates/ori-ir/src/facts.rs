@@ -1,0 +1,367 @@
+//! Target facts: everything that differs between the SMs we compile for,
+//! as data. One row per family (Turing, Ampere, Ada, Hopper, Blackwell),
+//! composed per SM the way `elfw`'s `arch.rs` composes its rows, so that
+//! no pass compares SM numbers: a pass asks [`Target`] for the fact it
+//! needs (`target.isa.int_minmax`, `target.shared_window`).
+//!
+//! Every value was read off NVIDIA's ptxas 13.5 and nvdisasm (the tools
+//! under `target/oracle`): a probe kernel compiled for each SM and its SASS
+//! or cubin read back. `crates/ori-ir/tests/facts_oracle.rs` repeats those
+//! probes and fails when a row says something NVIDIA's code does not; the
+//! comment on each field names the probe. `docs/targets.md` has the table.
+
+use crate::Opcode;
+use crate::target::{Sm, Variant};
+
+/// A GPU family: the SMs that share a row of this table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// sm_75 (T4, RTX 20xx): ptxas's default target.
+    Turing,
+    /// sm_80 (A100), sm_86 (RTX 30xx), sm_87 (Orin), sm_88.
+    Ampere,
+    /// sm_89 (L4, L40S, RTX 40xx).
+    Ada,
+    /// sm_90, sm_90a (H100, H200).
+    Hopper,
+    /// sm_100, sm_103, sm_110, sm_120, sm_121 and their `a`/`f` variants.
+    Blackwell,
+}
+
+impl Family {
+    /// The family of SM `version` (`major * 10 + minor`).
+    pub const fn of(version: u16) -> Family {
+        match version {
+            ..80 => Family::Turing,
+            80..89 => Family::Ampere,
+            89 => Family::Ada,
+            90..100 => Family::Hopper,
+            _ => Family::Blackwell,
+        }
+    }
+}
+
+/// How a `cvt.rn.f16.f32` is written (probe `convert`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HalfConvert {
+    /// `F2F.F16.F32` (sm_75).
+    F2f,
+    /// `F2FP.PACK_AB d, RZ, a` (sm_80, sm_86).
+    PackAb,
+    /// `F2FP.F16.F32.PACK_AB d, RZ, a`, the types spelled out (sm_89+).
+    TypedPackAb,
+}
+
+/// How `mma` with fp8 (`e4m3`/`e5m2`) operands runs (probe `fp8_mma`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fp8Mma {
+    /// ptxas rejects it ("requires .target sm_89 or higher").
+    Absent,
+    /// One `QMMA.16832` (sm_89, sm_120).
+    Qmma,
+    /// Operands unpacked to f16 (`F2FP.F16.E4M3.UNPACK_B`), then `HMMA`
+    /// (sm_90, sm_100).
+    ViaF16,
+}
+
+/// The field a call's target address is relocated into (probe `calls`,
+/// `-c`: the relocation against the callee).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// Bits 34..81: `R_CUDA_ABS47_34` (sm_75-sm_89).
+    Abs47At34,
+    /// Bits 16..32 and 34..73: `R_CUDA_ABS55_16_34` (sm_90+).
+    Abs55At16And34,
+}
+
+/// The instruction choices of one SASS generation: which of equivalent
+/// forms NVIDIA's code uses, measured on the generation's first SM. An
+/// SM uses its generation's forms (sm_86-89 use sm_80's: our encoder has
+/// only sm_80's tables for them; NVIDIA's sm_86+ code also uses `I2FP`,
+/// sm_89's `F2FP.F16.F32.PACK_AB`, which those SMs take once their own
+/// tables exist).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Isa {
+    /// The generation, the key of per-generation tables (latencies, the
+    /// IEEE templates, the encoder).
+    pub generation: Family,
+    /// Constant-bank words are instruction operands (`IADD3 R0, R0,
+    /// c[0x0][0x168]`, `MOV R2, c[0x0][0x160]`); without this they are
+    /// loaded first with `LDC`/`ULDC` (`LDC R1, c[0x0][0x28]`) and `LDC`
+    /// addresses a constant without a register (probe `params`).
+    pub bank_operands: bool,
+    /// A 64-bit kernel parameter stays in the bank until it is used, each
+    /// word read where needed, rather than being loaded with `LDC.64`
+    /// (probe `params`: `IMAD.MOV.U32 R2, RZ, RZ, c[0x0][0x160]` +
+    /// `MOV R3, c[0x0][0x164]` on sm_80, `LDC.64 R2, c[0x0][0x210]` on
+    /// sm_90).
+    pub wide_params_in_bank: bool,
+    /// 64-bit constants live in a literal pool in constant bank 2
+    /// (`DMUL R2, R2, c[0x2][0x0]`); without one they are built in uniform
+    /// registers (`UMOV` pairs) (probe `convert`).
+    pub literal_pool: bool,
+    /// The reduction without result: `RED` or `REDG` (probe `params`).
+    pub global_red: Opcode,
+    /// The integer minimum/maximum: `IMNMX` or `VIMNMX` (probe `misc`).
+    pub int_minmax: Opcode,
+    /// `cvt.rn.f32.s32` is `I2FP.F32.S32` (otherwise `I2F`) (probe
+    /// `convert`).
+    pub i2fp: bool,
+    /// How `cvt.rn.f16.f32` is written (probe `convert`).
+    pub half_convert: HalfConvert,
+    /// Stack-pointer adjustments and other immediate additions use
+    /// `VIADD` (otherwise `IADD3`) (probe `frame`).
+    pub viadd: bool,
+    /// `WARPSYNC.ALL` (otherwise `WARPSYNC 0xffffffff`) makes a split
+    /// warp run together again before `BAR.SYNC`/`SHFL` (probe `sync`).
+    pub warpsync_all: bool,
+    /// `LEPC` takes the return label (`LEPC R20, ret`); without this the
+    /// return address comes from `MOV`s (corpus: calls through bank 4 in
+    /// device_calls on sm_80 and sm_90; not probed on sm_75 and sm_100).
+    pub lepc_label: bool,
+    /// `fma.rn.bf16x2` is `HFMA2.MMA.BF16_V2` (otherwise `HFMA2.BF16_V2`)
+    /// (probe `sync`: sm_90 only).
+    pub bf16x2_fma_mma: bool,
+    /// `LDGSTS` takes an L2 cache policy as a descriptor operand; without
+    /// this it marks the policy with a bit of its own that our encoder has
+    /// no form for (corpus: cp.async kernels on sm_80 and sm_90; not
+    /// probed on sm_100).
+    pub ldgsts_policy_desc: bool,
+    /// How a call target is relocated (probe `calls`).
+    pub call_target: CallTarget,
+    /// A kernel's `.debug_frame` FDE keeps the empty row at 0x10; without
+    /// this ptxas drops it after laying out the section, 5 bytes the CIE
+    /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
+    /// on sm_75-89).
+    pub fde_entry_row: bool,
+}
+
+/// Feature flags of an SM: what its PTX may use (ptxas rejects the
+/// instruction on SMs without it) and what its hardware has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Asynchronous global→shared copies (LDGSTS, `cp.async`), sm_80+.
+    pub async_copy: bool,
+    /// `redux.sync` (REDUX), sm_80+: sm_75's warp reductions are `SHFL`
+    /// trees (probe `params`: the aggregated `red.add`).
+    pub redux: bool,
+    /// `mma` with bf16 and tf32 operands, sm_80+.
+    pub bf16_tf32_mma: bool,
+    /// `mma` with fp8 operands.
+    pub fp8_mma: Fp8Mma,
+    /// Thread-block clusters, distributed shared memory, TMA, SYNCS.
+    pub clusters: bool,
+    /// Warpgroup MMA (only with the `a` variant of sm_90).
+    pub wgmma: bool,
+    /// Fifth-generation tensor cores (`tcgen05`, sm_100a/sm_100f family).
+    pub tcgen05: bool,
+}
+
+/// Everything a pass needs to know about the target.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The architecture.
+    pub sm: Sm,
+    /// Its family.
+    pub family: Family,
+    /// Highest number of general registers a thread may use.
+    pub max_regs: u32,
+    /// Lower bound ptxas raises `--maxrregcount`/`.maxnreg` to.
+    pub min_regs: u32,
+    /// Registers ptxas adds to the highest one used when it reports a count.
+    pub reserved_regs: u32,
+    /// Number of uniform registers (URZ excluded).
+    pub uniform_regs: u32,
+    /// Byte offset of the first kernel parameter in constant bank 0
+    /// (EIATTR_PARAM_CBANK of probe `params`: 0x160, 0x210, 0x380).
+    pub param_base: u32,
+    /// Offset in constant bank 0 of the stack top the prologue loads into
+    /// R1 (probe `params`: `c[0x0][0x28]`, `c[0x0][0x37c]` on sm_100+).
+    pub stack_top: i32,
+    /// Offset in constant bank 0 of the 64-bit global memory descriptor
+    /// that `LDG`/`STG` take as `desc[UR]` (probe `params`: `ULDC.64 UR4,
+    /// c[0x0][0x118]`, `0x208`, `LDCU.64 .. 0x358`); sm_75's accesses take
+    /// none (`LDG.E.SYS R0, [UR6]`).
+    pub global_desc: Option<i32>,
+    /// Bytes at the start of every function's shared-memory section that
+    /// ptxas keeps for itself: variables start after them, and `-v`'s
+    /// `bytes smem` leaves them out (measured: reduce_smem's 1 KiB array
+    /// makes a 0x400-byte section on sm_80-89 and 0x800 on sm_90-120, with
+    /// `1024 bytes smem` on all; probe `convert`: `UMOV UR4, 0x400`).
+    pub reserved_shared: u32,
+    /// Shared addresses are offsets in the cluster's shared window: a
+    /// variable's address is `ULEA(SR_CgaCtaId, offset, 0x18)`, and `-c`
+    /// output relocates them (probe `convert`); otherwise a plain
+    /// immediate.
+    pub shared_window: bool,
+    /// Kernels start with the barrier-reset prologue (`BMOV.32.CLEAR B1,
+    /// B0` ... `B15`, guarded by `UR2`) (probe `params`, sm_87 only).
+    pub barrier_reset_prologue: bool,
+    /// Whether `-v` reports `bytes cmem[0]`.
+    pub verbose_reports_cmem0: bool,
+    /// Instruction choices of the SASS generation this SM uses.
+    pub isa: Isa,
+    /// Feature flags.
+    pub features: Features,
+}
+
+const TURING_ISA: Isa = Isa {
+    generation: Family::Turing,
+    bank_operands: true,
+    wide_params_in_bank: true,
+    literal_pool: true,
+    global_red: Opcode::RED,
+    int_minmax: Opcode::IMNMX,
+    i2fp: false,
+    half_convert: HalfConvert::F2f,
+    viadd: false,
+    warpsync_all: false,
+    lepc_label: false,
+    bf16x2_fma_mma: false,
+    ldgsts_policy_desc: false,
+    call_target: CallTarget::Abs47At34,
+    fde_entry_row: true,
+};
+
+const AMPERE_ISA: Isa = Isa { generation: Family::Ampere, half_convert: HalfConvert::PackAb, ..TURING_ISA };
+
+const HOPPER_ISA: Isa = Isa {
+    generation: Family::Hopper,
+    bank_operands: false,
+    wide_params_in_bank: false,
+    literal_pool: false,
+    global_red: Opcode::REDG,
+    int_minmax: Opcode::VIMNMX,
+    i2fp: true,
+    half_convert: HalfConvert::TypedPackAb,
+    viadd: true,
+    warpsync_all: true,
+    lepc_label: true,
+    bf16x2_fma_mma: true,
+    ldgsts_policy_desc: true,
+    call_target: CallTarget::Abs55At16And34,
+    fde_entry_row: false,
+};
+
+const BLACKWELL_ISA: Isa = Isa { generation: Family::Blackwell, bf16x2_fma_mma: false, ..HOPPER_ISA };
+
+const TURING: Target = Target {
+    sm: Sm::new(75),
+    family: Family::Turing,
+    max_regs: 255,
+    min_regs: 24,
+    reserved_regs: 2,
+    uniform_regs: 63,
+    param_base: 0x160,
+    stack_top: 0x28,
+    global_desc: None,
+    reserved_shared: 0,
+    shared_window: false,
+    barrier_reset_prologue: false,
+    verbose_reports_cmem0: true,
+    isa: TURING_ISA,
+    features: Features {
+        async_copy: false,
+        redux: false,
+        bf16_tf32_mma: false,
+        fp8_mma: Fp8Mma::Absent,
+        clusters: false,
+        wgmma: false,
+        tcgen05: false,
+    },
+};
+
+const AMPERE: Target = Target {
+    family: Family::Ampere,
+    global_desc: Some(0x118),
+    isa: AMPERE_ISA,
+    features: Features { async_copy: true, redux: true, bf16_tf32_mma: true, ..TURING.features },
+    ..TURING
+};
+
+const ADA: Target =
+    Target { family: Family::Ada, features: Features { fp8_mma: Fp8Mma::Qmma, ..AMPERE.features }, ..AMPERE };
+
+const HOPPER: Target = Target {
+    family: Family::Hopper,
+    param_base: 0x210,
+    global_desc: Some(0x208),
+    reserved_shared: 0x400,
+    shared_window: true,
+    verbose_reports_cmem0: false,
+    isa: HOPPER_ISA,
+    features: Features { fp8_mma: Fp8Mma::ViaF16, clusters: true, ..ADA.features },
+    ..ADA
+};
+
+const BLACKWELL: Target = Target {
+    family: Family::Blackwell,
+    param_base: 0x380,
+    stack_top: 0x37c,
+    global_desc: Some(0x358),
+    isa: BLACKWELL_ISA,
+    ..HOPPER
+};
+
+/// The facts for `sm`: its family's row with what the SM changes.
+pub const fn target(sm: Sm) -> Target {
+    let v = sm.version;
+    let specific = !matches!(sm.variant, Variant::Base);
+    let row = match Family::of(v) {
+        Family::Turing => TURING,
+        Family::Ampere => AMPERE,
+        Family::Ada => ADA,
+        Family::Hopper => HOPPER,
+        Family::Blackwell => BLACKWELL,
+    };
+    let mut t = Target { sm, ..row };
+    // Per-SM differences within a family.
+    t.barrier_reset_prologue = v == 87;
+    if v == 120 || v == 121 {
+        // Consumer Blackwell runs fp8 mma natively, as Ada does.
+        t.features.fp8_mma = Fp8Mma::Qmma;
+    }
+    t.features.wgmma = v == 90 && specific;
+    t.features.tcgen05 = matches!(v, 100 | 103 | 110) && specific;
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_of_every_sm() {
+        let families: Vec<(String, Family)> = Sm::all().map(|sm| (sm.to_string(), sm.target().family)).collect();
+        assert_eq!(families[0], ("sm_75".to_string(), Family::Turing));
+        for (sm, family) in &families {
+            let v: u16 = sm[3..].trim_end_matches(['a', 'f']).parse().unwrap();
+            let expected = match v {
+                75 => Family::Turing,
+                80 | 86 | 87 | 88 => Family::Ampere,
+                89 => Family::Ada,
+                90 => Family::Hopper,
+                _ => Family::Blackwell,
+            };
+            assert_eq!(*family, expected, "{sm}");
+        }
+    }
+
+    #[test]
+    fn parameter_base_per_family() {
+        assert_eq!(Sm::new(75).target().param_base, 0x160);
+        assert_eq!(Sm::new(80).target().param_base, 0x160);
+        assert_eq!(Sm::new(89).target().param_base, 0x160);
+        assert_eq!("sm_90a".parse::<Sm>().unwrap().target().param_base, 0x210);
+        assert_eq!(Sm::new(100).target().param_base, 0x380);
+        assert_eq!(Sm::new(120).target().param_base, 0x380);
+    }
+
+    #[test]
+    fn variant_features() {
+        assert!("sm_90a".parse::<Sm>().unwrap().target().features.wgmma);
+        assert!(!Sm::new(90).target().features.wgmma);
+        assert!("sm_100f".parse::<Sm>().unwrap().target().features.tcgen05);
+        assert!(!"sm_120a".parse::<Sm>().unwrap().target().features.tcgen05);
+    }
+}
