@@ -1,5 +1,5 @@
 //! `cargo xtask isa-sweep [--target sm_80|sm_90|sm_90a]... [--only PATTERN]
-//! [--write-known]`: the PTX ISA sweep. Every form of
+//! [--write-known] [--list]`: the PTX ISA sweep. Every form of
 //! `tests/isa-sweep/forms.toml` (transcribed from NVIDIA's PTX ISA
 //! reference) becomes a kernel; NVIDIA's ptxas says whether the form is
 //! PTX for the target; where it is, our cubin and NVIDIA's run on the
@@ -111,12 +111,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut targets = Vec::new();
     let mut only: Option<String> = None;
     let mut write_known = false;
+    let mut list = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--target" => targets.push(it.next().ok_or("--target needs sm_XX")?.clone()),
             "--only" => only = Some(it.next().ok_or("--only needs a pattern")?.clone()),
             "--write-known" => write_known = true,
+            "--list" => list = true,
             other => return Err(format!("isa-sweep: unknown argument `{other}`")),
         }
     }
@@ -130,6 +132,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let all = forms()?;
     let forms: Vec<&Form> =
         all.iter().filter(|f| only.as_ref().is_none_or(|p| f.name.contains(p.as_str()) || f.family == *p)).collect();
+    if list {
+        for f in &forms {
+            println!("{:<10} {}", f.family, f.name);
+        }
+        println!("{} forms", forms.len());
+        return Ok(());
+    }
     // Our compiler's panics are verdicts, not crashes of the sweep.
     std::panic::set_hook(Box::new(|_| {}));
     let mut known = Vec::new();

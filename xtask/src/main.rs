@@ -30,7 +30,7 @@ commands:
            on a failure (or --phases, always) the first phase of ours whose result differs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
-  isa-sweep [--target sm_XX]... [--only PATTERN] [--write-known]  the PTX ISA sweep: every form of
+  isa-sweep [--target sm_XX]... [--only PATTERN] [--write-known] [--list]  the PTX ISA sweep: every form of
                       tests/isa-sweep/forms.toml, NVIDIA's verdict and results against ours
   learn-isa [--sm 80|90]... [--work DIR]  the ISA solver: regenerate mercury-encode's tables from nvdisasm
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)

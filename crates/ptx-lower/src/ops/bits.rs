@@ -459,7 +459,8 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let guard = seq.guard;
         match c {
             Some(c) => {
-                let uses = vec![a, b, Operand::int(i64::from(c as u32 as i32))];
+                // The encoder's VABSDIFF immediate is unsigned.
+                let uses = vec![a, b, Operand::int(i64::from(c as u32))];
                 seq.op_if(cx, guard, Opcode::VABSDIFF, &["U32"], vec![d.into()], uses)
             }
             None => {
@@ -480,7 +481,7 @@ fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let a = src(cx, inst, 1, ScalarType::S32)?;
     let b = src(cx, inst, 2, ScalarType::S32)?;
     let c = match constant(cx, inst, 3)? {
-        Some(k) => Operand::int(i64::from(k as u32 as i32)),
+        Some(k) => Operand::int(i64::from(k as u32)),
         None => src(cx, inst, 3, ScalarType::S32)?,
     };
     let seq = Seq::start(cx, inst.span);
