@@ -1,16 +1,73 @@
 //! `setp` (`ISETP`/`FSETP`) and `selp` (`SEL`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
-use ptx_syntax::ast::{Instruction, ModifierKind, ScalarType};
+use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ModifierKind, ScalarType};
 
+use super::seq::Seq;
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `setp.CMP[.BOOL].T p, a, b[, c]`: `ISETP`/`FSETP` with `PT` as the
-/// unused second result.
+/// `setp.CMP[.BOOL].T p[|q], a, b[, c]`: `ISETP`/`FSETP` (`DSETP`, the
+/// 64-bit integer pair) whose second result is `q`, the complement of the
+/// comparison combined with `c` (`PT` when absent or `_`).
 pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let ty = ty(inst)?;
+    let (p, q) = pred_dsts(cx, inst)?;
+    compare(cx, inst, ty(inst)?, p, q)
+}
+
+/// `set.CMP[.BOOL][.ftz].D.T d, a, b[, c]`: the comparison into a fresh
+/// predicate, then `SEL d, RZ, 0xffffffff, !p` (under the PTX guard).
+/// An f32 `D` is NVIDIA's integer result converted after the guarded
+/// write, unguarded (`IABS`, `I2FP.F32.S32`): where the guard is off,
+/// NVIDIA's code converts the old contents of `d` (a quirk its results
+/// show, kept bit for bit).
+pub(super) fn set(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [dtype, stype] = types.as_slice() else { return Err(unsupported(inst)) };
+    let float = match dtype {
+        ScalarType::F32 => true,
+        ScalarType::U32 | ScalarType::S32 => false,
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let t = cx.temp(RegFile::P, 1);
+        compare(cx, inst, *stype, t.into(), Operand::reg(Reg::PT))?;
+        let uses = vec![Operand::reg(Reg::RZ), Operand::int(0xffff_ffff), Operand::reg(t).inverted()];
+        seq.op_if(cx, seq.guard, Opcode::SEL, &[], vec![d.into()], uses)?;
+        if float {
+            seq.op(cx, Opcode::IABS, &[], vec![d.into()], vec![d.into()])?;
+            let (op, mods): (Opcode, &[&str]) =
+                if cx.sm.version >= 90 { (Opcode::I2FP, &["F32", "S32"]) } else { (Opcode::I2F, &[]) };
+            seq.op(cx, op, mods, vec![d.into()], vec![d.into()])?;
+        }
+        Ok(())
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// The destinations of a `setp`: `p`, or `p|q`, `p|_` (`PT` for the sink).
+fn pred_dsts(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<(Operand, Operand)> {
+    let one = |cx: &mut Lowerer<'_>, e: &ptx_syntax::ast::Expr| match &e.kind {
+        ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span).map(Operand::reg),
+        ExprKind::Sink => Ok(Operand::reg(Reg::PT)),
+        _ => Err(unsupported(inst)),
+    };
+    match &operand(inst, 0)?.kind {
+        ExprKind::Binary(BinaryOp::Or, p, q) => Ok((one(cx, p)?, one(cx, q)?)),
+        _ => Ok((dst(cx, inst, 0)?.into(), Operand::reg(Reg::PT))),
+    }
+}
+
+/// The comparison of `setp`/`set` on sources of type `ty` into `p` and
+/// its complement into `q`.
+fn compare(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, p: Operand, q: Operand) -> Lowered {
+    if ty == ScalarType::F64 {
+        return super::double::compare(cx, inst, p, q);
+    }
     let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     // `.ftz` of an f32 comparison: `FSETP.CMP.FTZ.BOOL` (NVIDIA's).
@@ -21,14 +78,10 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         [cmp, b @ ("and" | "or" | "xor")] => (*cmp, *b),
         _ => return Err(unsupported(inst)),
     };
-    if matches!(operand(inst, 0)?.kind, ptx_syntax::ast::ExprKind::Binary(..)) {
-        // `p|q` (the complement as a second result) is not lowered yet.
-        return Err(unsupported(inst));
-    }
     if ty.bits() == 64 && !ty.is_float() {
         let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
         let unsigned = unsigned || ty != ScalarType::S64;
-        return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean));
+        return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean), p, q);
     }
     let (op, mut mods) = if ty == ScalarType::F32 {
         (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
@@ -43,7 +96,6 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         mods.push("FTZ");
     }
     mods.push(bool_mod(boolean));
-    let p = dst(cx, inst, 0)?;
     let (a, b) = (src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
     let mut a = extend(cx, inst, a, ty)?;
     let mut b = extend(cx, inst, b, ty)?;
@@ -69,7 +121,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         std::mem::swap(&mut a, &mut b);
         mods[0] = swapped;
     }
-    cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+    cx.emit(op, &mods, vec![p, q], vec![a, b, c], inst.span)
 }
 
 /// A narrow integer (8 or 16 bits in the low end of its register, the

@@ -24,7 +24,20 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let b = src(cx, inst, 2, ScalarType::F32)?;
             (Opcode::FADD, commutative(a, negate(b)))
         }
-        "mul" => (Opcode::FMUL, commutative(a, src(cx, inst, 2, ScalarType::F32)?)),
+        "mul" => {
+            let uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            // NVIDIA's ptxas folds a product by 1.0 without a rounding
+            // modifier into a copy: a NaN keeps its payload (FMUL would
+            // return the canonical NaN).
+            if mods.is_empty()
+                && !inst.has("rn")
+                && uses[1].kind == ori_ir::OperandKind::Imm(ori_ir::Imm::F32(0x3f80_0000))
+            {
+                let x = uses.into_iter().next().ok_or_else(|| unsupported(inst))?;
+                return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![x], inst.span);
+            }
+            (Opcode::FMUL, uses)
+        }
         "fma" | "mad" => {
             let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
             let c = src(cx, inst, 3, ScalarType::F32)?;

@@ -93,8 +93,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
         "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
-        "setp" if ty(inst)? == ScalarType::F64 => double::setp(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
+        "set" => cmp::set(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
@@ -244,10 +244,14 @@ fn f32_bits(f: &FloatLit) -> Option<u32> {
     }
 }
 
-/// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value).
+/// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value). An f32
+/// literal `0fXXXXXXXX` is its 32 bits, zero-extended: NVIDIA's ptxas
+/// reads it as an integer there (`add.f64 d, a, 0f3FC00000` adds
+/// `0x000000003fc00000`), while `0d` in an f32 instruction is the value
+/// rounded (the isa-sweep's immediates).
 pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
     match f {
-        FloatLit::F32(bits) => Some(f64::from(f32::from_bits(*bits)).to_bits()),
+        FloatLit::F32(bits) => Some(u64::from(*bits)),
         FloatLit::F64(bits) => Some(*bits),
         FloatLit::Decimal(text) => text.parse::<f64>().ok().map(f64::to_bits),
     }

@@ -319,8 +319,9 @@ pub(super) fn setp(
     cmp: &'static str,
     unsigned: bool,
     boolean: &'static str,
+    p: Operand,
+    q: Operand,
 ) -> Lowered {
-    let p = dst(cx, inst, 0)?;
     let a = src64(cx, inst, 1)?;
     let b = src64(cx, inst, 2)?;
     let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
@@ -335,7 +336,7 @@ pub(super) fn setp(
         mods.push("U32");
     }
     mods.extend([boolean, "EX"]);
-    cx.emit(Opcode::ISETP, &mods, vec![p.into(), pt()], vec![a.word(1), b.word(1), c, low.into()], inst.span)
+    cx.emit(Opcode::ISETP, &mods, vec![p, q], vec![a.word(1), b.word(1), c, low.into()], inst.span)
 }
 
 /// `selp.b64 d, a, b, p`: a `SEL` per word.
