@@ -1,5 +1,5 @@
 //! `cargo xtask isa-sweep [--target sm_80|sm_90|sm_90a]... [--only PATTERN]
-//! [--write-known] [--list]`: the PTX ISA sweep. Every form of
+//! [--write-known] [--list] [-v]`: the PTX ISA sweep. Every form of
 //! `tests/isa-sweep/forms.toml` (transcribed from NVIDIA's PTX ISA
 //! reference) becomes a kernel; NVIDIA's ptxas says whether the form is
 //! PTX for the target; where it is, our cubin and NVIDIA's run on the
@@ -71,7 +71,7 @@ impl Figures {
         self.accepts += usize::from(v.nvidia_accepts());
         self.compiles += usize::from(v.ours_compiles());
         self.same += usize::from(*v == Verdict::Same);
-        self.rejects_alike += usize::from(*v == Verdict::BothReject);
+        self.rejects_alike += usize::from(matches!(v, Verdict::BothReject(_)));
         self.nvidia_unrunnable += usize::from(matches!(v, Verdict::NvidiaDoesNotRun(_)));
     }
 
@@ -112,6 +112,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut only: Option<String> = None;
     let mut write_known = false;
     let mut list = false;
+    let mut verbose = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -119,6 +120,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--only" => only = Some(it.next().ok_or("--only needs a pattern")?.clone()),
             "--write-known" => write_known = true,
             "--list" => list = true,
+            "-v" | "--verbose" => verbose = true,
             other => return Err(format!("isa-sweep: unknown argument `{other}`")),
         }
     }
@@ -141,6 +143,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // Our compiler's panics are verdicts, not crashes of the sweep.
     std::panic::set_hook(Box::new(|_| {}));
+    let listed = std::fs::read_to_string(known_path()).map(|t| known_keys(&t)).unwrap_or_default();
     let mut known = Vec::new();
     for target in &targets {
         let dir = crate::workspace_root().join("target/isa-sweep").join(target);
@@ -155,6 +158,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 println!("  FAIL {}: {}", form.name, first_words(r));
             } else if let Verdict::NvidiaDoesNotRun(r) = v {
                 println!("  NORUN {}: {}", form.name, first_words(r));
+            } else if verbose {
+                match v {
+                    Verdict::BothReject(why) => println!("  REJECT {}: {why}", form.name),
+                    _ => println!("  SAME {}", form.name),
+                }
             }
             known.extend(known_line(target, form, v));
         }
@@ -162,6 +170,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             println!("{target} {family:<10} {}", f.line());
         }
         println!("{target} {:<10} {}", "total", total.line());
+        let failing: Vec<String> =
+            forms.iter().zip(&verdicts).filter(|(_, v)| v.reason().is_some()).map(|(f, _)| format!("{target} {}", f.name)).collect();
+        let new = failing.iter().filter(|k| !listed.contains(*k)).count();
+        let fixed = listed.iter().filter(|k| k.starts_with(&format!("{target} ")) && !failing.contains(k)).count();
+        println!("{target} against known.txt: {new} new failures, {fixed} listed forms pass (or were not run)");
     }
     if write_known {
         let mut text = String::from(

@@ -15,8 +15,8 @@ use super::table::Form;
 /// What happened to one form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// NVIDIA rejects it and so do we, with the same messages.
-    BothReject,
+    /// NVIDIA rejects it and so do we, with the same messages (these).
+    BothReject(String),
     /// NVIDIA rejects it; ours accepts it or says something else.
     RejectDiffers(String),
     /// NVIDIA accepts it; ours does not compile it.
@@ -31,16 +31,11 @@ pub enum Verdict {
 
 impl Verdict {
     pub fn nvidia_accepts(&self) -> bool {
-        !matches!(self, Verdict::BothReject | Verdict::RejectDiffers(_))
+        !matches!(self, Verdict::BothReject(_) | Verdict::RejectDiffers(_))
     }
 
     pub fn ours_compiles(&self) -> bool {
         matches!(self, Verdict::NvidiaDoesNotRun(_) | Verdict::Differs(_) | Verdict::Same)
-    }
-
-    /// Passing: what NVIDIA's ptxas does, or no reference to say otherwise.
-    pub fn is_pass(&self) -> bool {
-        matches!(self, Verdict::BothReject | Verdict::Same | Verdict::NvidiaDoesNotRun(_))
     }
 
     /// Why it fails, if it does.
@@ -162,7 +157,7 @@ fn rejection(ptxas: &Path, k: &Kernel, target: &str, dir: &Path) -> Result<Verdi
         Err(lines) => errors(&lines),
     };
     Ok(match want.iter().zip(&got).find(|(w, g)| w != g) {
-        None if got.len() == want.len() => Verdict::BothReject,
+        None if got.len() == want.len() => Verdict::BothReject(want.join(" | ")),
         None => Verdict::RejectDiffers(format!("NVIDIA: {} -- ours: {}", want.join(" | "), got.join(" | "))),
         Some((w, g)) => Verdict::RejectDiffers(format!("NVIDIA: {w} -- ours: {g}")),
     })

@@ -164,3 +164,39 @@ fn negated_registers_are_refused() {
     assert_eq!(first("sm_90", "\tadd.s64 %rd1, -%r2, 1;"), "11: Arguments mismatch for instruction 'add'");
     assert_eq!(messages(&kernel("sm_90", "\tadd.s32 %r1, %r2, -5;")), Vec::<String>::new());
 }
+
+/// ptxas reports every complaint about a `cvt`'s modifiers, in its order
+/// (the isa-sweep's cvt family against ptxas 13.5).
+#[test]
+fn cvt_modifier_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; cvt.ftz.sat.u16.bf16 %h1, %h2; }"),
+        [
+            "11: Illegal modifier '.sat' for instruction 'cvt'",
+            "11: Illegal modifier '.ftz' for instruction 'cvt'",
+            "11: Modifier '.ftz' does not apply to this type of convert operation",
+            "11: Rounding modifier required for instruction 'cvt'",
+        ]
+    );
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; cvt.rn.ftz.f16.f16 %h1, %h2; }"),
+        [
+            "11: Modifier '.ftz' does not apply to this type of convert operation",
+            "11: Illegal rounding modifier for instruction 'cvt'",
+        ]
+    );
+    // Nothing to saturate: a widening of the same signedness.
+    assert_eq!(all("\tcvt.sat.s32.u16 %r1, %r2;"), ["11: Illegal modifier '.sat' for instruction 'cvt'"]);
+    assert_eq!(all("\tcvt.sat.u32.s16 %r1, %r2;"), Vec::<String>::new());
+    // Widening float roundings are refused, except around bfloat16.
+    assert_eq!(
+        all("\t{ .reg .b16 %h; cvt.rn.f32.f16 %f1, %h; }"),
+        ["11: Illegal rounding modifier for instruction 'cvt'"]
+    );
+    assert_eq!(all("\t{ .reg .b16 %h; cvt.rn.f32.bf16 %f1, %h; }"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<2>; cvt.rni.u8.bf16 %h0, %h1; }"),
+        ["11: Arguments mismatch for instruction 'cvt'"]
+    );
+}
