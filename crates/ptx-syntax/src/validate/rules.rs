@@ -100,6 +100,51 @@ fn cvt_modifier_errors(
     errors
 }
 
+/// ptxas's complaints about the types and modifiers of `setp.CMP.T`
+/// (`dst` `None`) and `set.CMP.D.T`, in its order (measured on ptxas 13.5:
+/// the isa-sweep's setp and set families).
+fn comparison_errors(
+    op: &str,
+    dst: Option<ScalarType>,
+    src: ScalarType,
+    cmp: &str,
+    ftz: bool,
+    pair: bool,
+) -> Vec<String> {
+    use ScalarType::*;
+    let mut errors = Vec::new();
+    let half = |t: ScalarType| matches!(t, F16 | Bf16 | F16x2 | Bf16x2);
+    // A half-precision result is of the source's own type (or bf16 from f16).
+    if let Some(d) = dst
+        && half(d)
+        && !(d == src || (d == Bf16 && src == F16))
+    {
+        return vec![format!("Unexpected instruction types specified for '{op}'")];
+    }
+    if ftz && (!matches!(src, F32 | F16 | F16x2) || matches!(dst, Some(Bf16 | Bf16x2))) {
+        errors.push(format!("Illegal modifier '.ftz' for instruction '{op}'"));
+    }
+    let float_only = ["equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"].contains(&cmp);
+    let unsigned_only = ["lo", "ls", "hi", "hs"].contains(&cmp);
+    let fits = if src.is_float() {
+        !unsigned_only
+    } else if src.name().starts_with('b') {
+        matches!(cmp, "eq" | "ne")
+    } else if src.name().starts_with('s') {
+        !unsigned_only && !float_only
+    } else {
+        !float_only
+    };
+    if !fits {
+        errors.push("Mismatch between instruction type and comparison qualifier".to_owned());
+    }
+    // Scalar half comparisons write no complement (`p|_` is accepted).
+    if pair && matches!(src, F16 | Bf16) {
+        errors.push(format!("Predicate output not allowed for instruction '{op}'"));
+    }
+    errors
+}
+
 fn is_integer_rounding(r: Rounding) -> bool {
     matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
 }
@@ -161,6 +206,15 @@ impl Checker<'_> {
             }
             ("setp" | "set", _) if !COMPARISONS.iter().any(|c| inst.has(c)) => {
                 self.report(span, format!("Comparison modifier required for instruction '{op}'"));
+            }
+            ("setp" | "set", [.., src]) => {
+                let dst = (op == "set").then(|| types[0]);
+                let cmp = COMPARISONS.iter().find(|c| inst.has(c)).copied().unwrap_or("eq");
+                let pair = matches!(&inst.operands.first().map(|o| &o.kind),
+                    Some(ExprKind::Binary(BinaryOp::Or, _, q)) if !matches!(q.kind, ExprKind::Sink));
+                for message in comparison_errors(op, dst, *src, cmp, inst.has("ftz"), pair) {
+                    self.report(span, message);
+                }
             }
             ("neg" | "abs", [t]) if !t.is_float() && !t.name().starts_with('s') => {
                 self.report(span, format!("Instruction '{op}' applies only to signed numeric types"));

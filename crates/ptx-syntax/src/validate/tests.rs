@@ -200,3 +200,33 @@ fn cvt_modifier_rules() {
         ["11: Arguments mismatch for instruction 'cvt'"]
     );
 }
+
+/// `setp`/`set`: comparisons by type, `.ftz` by type, the complement of a
+/// scalar half comparison, half result types (ptxas 13.5).
+#[test]
+fn comparison_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\tsetp.lo.ftz.s32 %p1, %r1, %r2;"),
+        [
+            "11: Illegal modifier '.ftz' for instruction 'setp'",
+            "11: Mismatch between instruction type and comparison qualifier"
+        ]
+    );
+    assert_eq!(all("\tsetp.lt.b32 %p1, %r1, %r2;"), ["11: Mismatch between instruction type and comparison qualifier"]);
+    assert_eq!(
+        all("\tset.nan.u32.u32 %r1, %r1, %r2;"),
+        ["11: Mismatch between instruction type and comparison qualifier"]
+    );
+    assert_eq!(all("\tsetp.hs.u32 %p1|%p2, %r1, %r2;"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1|%p2, %h1, %h2; }"),
+        ["11: Predicate output not allowed for instruction 'setp'"]
+    );
+    assert_eq!(all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1|_, %h1, %h2; }"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1, %h1, 1.0; }"),
+        ["11: Arguments mismatch for instruction 'setp'"]
+    );
+    assert_eq!(all("\tset.eq.f16.f16x2 %r1, %r1, %r2;"), ["11: Unexpected instruction types specified for 'set'"]);
+}
