@@ -146,8 +146,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let listed = std::fs::read_to_string(known_path()).map(|t| known_keys(&t)).unwrap_or_default();
     let mut known = Vec::new();
     for target in &targets {
-        let dir = crate::workspace_root().join("target/isa-sweep").join(target);
+        // A directory per run: sweeps may run side by side.
+        let dir = crate::workspace_root().join("target/isa-sweep").join(format!("{target}-{}", std::process::id()));
         let verdicts = sweep(&oracle.ptxas(), &forms, target, &dir)?;
+        // Only scratch files are lost if this fails.
+        let _ = std::fs::remove_dir_all(&dir);
         let mut families: BTreeMap<&str, Figures> = BTreeMap::new();
         let mut total = Figures::default();
         println!("== {target}");

@@ -129,7 +129,7 @@ fn compare(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, p: Operand,
 /// (selector nibble 8 + b repeats the sign of byte b, 7 gives zeros): a
 /// 32-bit comparison then compares the values. Immediates and 32-bit
 /// operands pass through.
-fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) -> Lowered<Operand> {
+pub(super) fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) -> Lowered<Operand> {
     let selector = match ty {
         ScalarType::S8 => 0x8880,
         ScalarType::U8 | ScalarType::B8 => 0x7770,

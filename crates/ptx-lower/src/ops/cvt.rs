@@ -189,13 +189,13 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     if to.bits() == 8 && from.bits() <= 32 {
         // An 8-bit result fills its register extended as its own type says
         // (NVIDIA's `cvt.s8.u8` of 0x80 is 0xff80).
-        let uses = if to == S8 {
-            vec![a.into(), Operand::int(0x8880), Operand::reg(Reg::RZ)]
-        } else {
-            vec![a.into(), Operand::int(0xff), Operand::reg(Reg::RZ), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()]
-        };
-        let op = if to == S8 { Opcode::PRMT } else { Opcode::LOP3 };
-        return cx.emit(op, if to == S8 { &[] } else { &["LUT"] }, vec![d.into()], uses, inst.span);
+        if to == S8 {
+            let uses = vec![a.into(), Operand::int(0x8880), Operand::reg(Reg::RZ)];
+            return cx.emit(Opcode::PRMT, &[], vec![d.into()], uses, inst.span);
+        }
+        let (rz, not_pt) = (Operand::reg(Reg::RZ), Operand::reg(Reg::PT).inverted());
+        let uses = vec![a.into(), Operand::int(0xff), rz, Operand::int(0xc0), not_pt];
+        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
     }
     if to.bits() == from.bits() || (to.bits() < from.bits() && from.bits() <= 32) {
         // The low bits are the result, and all a 16-bit register holds.

@@ -21,6 +21,7 @@ mod float;
 mod half;
 mod ieee;
 mod int;
+mod int16;
 mod int24;
 pub(crate) mod matrix;
 mod mbarrier;
@@ -47,6 +48,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "cp" | "cp.async" | "cp.async.commit_group" | "cp.async.wait_group" | "cp.async.wait_all" if !inst.has("bulk") => {
             async_copy::lower(cx, inst).map(|()| None)
         }
+        _ if int16::handles(inst) => int16::lower(cx, inst).map(|()| None),
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
@@ -58,6 +60,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
+        "mad" if inst.has("hi") && !inst.has("sat") && ty(inst)?.bits() == 32 => bits::mad_hi(cx, inst).map(|()| None),
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),

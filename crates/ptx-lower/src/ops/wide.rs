@@ -125,8 +125,22 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             };
             let carry = cx.temp(RegFile::P, 1);
             let mut dd = Dest::new(d, &[a, b]);
-            cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![a.word(0), b_lo, rz()], span)?;
-            let uses = vec![a.word(1), b_hi, rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+            // IADD3 takes an immediate second (a constant minus a register).
+            let ordered = |x: Operand, y: Operand| if matches!(a, Src64::Imm(_)) { [y, x] } else { [x, y] };
+            let [lo0, lo1] = ordered(a.word(0), b_lo);
+            cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![lo0, lo1, rz()], span)?;
+            // IADD3.X has no form with an immediate beside `~b`: the
+            // constant's high word goes to a register.
+            let a_hi = match a {
+                Src64::Imm(_) if op == "sub" => {
+                    let t = cx.temp(RegFile::R, 1);
+                    cx.imad_mov(t.into(), a.word(1), span)?;
+                    Operand::reg(t)
+                }
+                _ => a.word(1),
+            };
+            let [hi0, hi1] = if a_hi.as_reg().is_some() { [a_hi, b_hi] } else { ordered(a_hi, b_hi) };
+            let uses = vec![hi0, hi1, rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
             cx.emit(Opcode::IADD3, &["X"], vec![dd.word(1)], uses, span)
         }
         "mul" if inst.has("lo") => {
