@@ -220,10 +220,42 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ty.bits() != 32 {
         return Err(unsupported(inst));
     }
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    select(cx, inst, ty, p)
+}
+
+/// `slct.T.s32 d, a, b, c` / `slct[.ftz].T.f32`: `a` where `c >= 0`
+/// (`ISETP.GE` / `FSETP.GE[.FTZ]` against `RZ`: a NaN picks `b`, `-0`
+/// picks `a`), else `b`, by a `SEL` per word.
+pub(super) fn slct(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [ty, cty] = types.as_slice() else { return Err(unsupported(inst)) };
+    let c = src(cx, inst, 3, *cty)?;
+    if c.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let p = cx.temp(RegFile::P, 1);
+    let (op, mods): (Opcode, &[&str]) = match cty {
+        ScalarType::S32 => (Opcode::ISETP, &["GE", "AND"]),
+        ScalarType::F32 if inst.has("ftz") => (Opcode::FSETP, &["GE", "FTZ", "AND"]),
+        ScalarType::F32 => (Opcode::FSETP, &["GE", "AND"]),
+        _ => return Err(unsupported(inst)),
+    };
+    let pt = || Operand::reg(Reg::PT);
+    cx.emit(op, mods, vec![p.into(), pt()], vec![c, Operand::reg(Reg::RZ), pt()], inst.span)?;
+    match ty.bits() {
+        64 => super::wide::select(cx, inst, p.into()),
+        16 | 32 => select(cx, inst, *ty, p.into()),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `d = p ? a : b` for operands 0 to 2 of `inst` of type `ty` (`SEL`
+/// moves bits: a 16-bit value rides in the low half).
+fn select(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, p: Operand) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ty)?;
     let b = src(cx, inst, 2, ty)?;
-    let p = src(cx, inst, 3, ScalarType::Pred)?;
     // SEL moves bits: an f32 constant is its bit pattern.
     let bits = |x: Operand| match x.kind {
         OperandKind::Imm(Imm::F32(b)) => Operand::int(i64::from(b)),

@@ -100,6 +100,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "set" => cmp::set(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
+        "slct" => cmp::slct(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "copysign" => float::copysign(cx, inst).map(|()| None),
         "membar" | "fence" => fence::fence(cx, inst).map(|()| None),

@@ -355,9 +355,15 @@ pub(super) fn setp(
 
 /// `selp.b64 d, a, b, p`: a `SEL` per word.
 pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    select(cx, inst, p)
+}
+
+/// `d = p ? a : b` for the 64-bit operands 0 to 2 of `inst` (`selp`,
+/// `slct`).
+pub(super) fn select(cx: &mut Lowerer<'_>, inst: &Instruction, p: Operand) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
-    let p = src(cx, inst, 3, ScalarType::Pred)?;
     let (a, b, p) = if matches!(a, Src64::Imm(_)) { (b, a, p.inverted()) } else { (a, b, p) };
     let a = match a {
         Src64::Imm(v) => Src64::Reg(materialize(cx, v, inst.span)?),
