@@ -103,6 +103,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "slct" => cmp::slct(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "copysign" => float::copysign(cx, inst).map(|()| None),
+        "testp" => float::testp(cx, inst).map(|()| None),
         "membar" | "fence" => fence::fence(cx, inst).map(|()| None),
         "nanosleep" => fence::nanosleep(cx, inst).map(|()| None),
         "bra" => ctrl::bra(cx, inst).map(|()| None),

@@ -200,6 +200,9 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
+            ("mad", [ScalarType::F32]) if rounding.is_none() => {
+                self.report(span, "Rounding modifier required for instruction 'mad'".to_owned());
+            }
             ("mul" | "mad", [t]) if is_int(*t) != ["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
                 // Integer forms need `.lo`/`.hi`/`.wide`, float forms refuse them.
                 self.report(span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
