@@ -169,7 +169,7 @@ fn ours(text: &str, file: &str, target: &str) -> Result<Vec<u8>, String> {
     let options = ptxas::Options { arch, ..ptxas::Options::default() };
     let source = ptxas::Source { name: file.to_string(), text: text.to_string() };
     match catch_unwind(AssertUnwindSafe(|| ptxas::compile_sources(&[source], &options))) {
-        Err(_) => Err("ptxas fatal   : panic in our ptxas".into()),
+        Err(payload) => Err(format!("ptxas fatal   : panic in our ptxas: {}", panic_message(&*payload))),
         Ok(Ok(out)) => out.cubin.ok_or_else(|| "ptxas fatal   : no cubin".into()),
         Ok(Err(failure)) => {
             let mut lines: Vec<String> = failure.report.diagnostics.iter().map(|d| d.to_ptxas_line()).collect();
@@ -218,7 +218,16 @@ fn load_and_run(cubin: &[u8], name: &str, input: &[u8], out_stride: usize) -> Re
         ori_interp::run_kernel(&kernel, &launch, &mut global).map_err(|e| e.to_string())?;
         Ok(global.buffer(b).ok_or("no output buffer")?.to_vec())
     }))
-    .unwrap_or_else(|_| Err("panic in the interpreter".into()))
+    .unwrap_or_else(|payload| Err(format!("panic in the interpreter: {}", panic_message(&*payload))))
+}
+
+/// The text of a panic.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// The first result that differs: thread, copy, inputs and both values.
