@@ -59,6 +59,12 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
+    // NVIDIA's ptxas folds a product by 1.0 without a rounding modifier
+    // into a copy (a NaN keeps its payload).
+    if op == "mul" && rounding.is_empty() && !inst.has("rn") && b.kind == OperandKind::Imm(Imm::F64(1f64.to_bits())) {
+        let a = a.as_reg().ok_or_else(|| unsupported(inst))?;
+        return cx.copy_pair(d.into(), a.into(), inst.span);
+    }
     let (op, uses) = match op {
         "add" => (Opcode::DADD, vec![a, short_imm(cx, b, inst, true)?]),
         "sub" => (Opcode::DADD, vec![a, short_imm(cx, negate(b), inst, true)?]),

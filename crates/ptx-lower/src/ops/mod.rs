@@ -80,7 +80,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "add" | "sub" if inst.has("sat") && !ty(inst)?.is_float() => int24::sat_add(cx, inst).map(|()| None),
         "mul24" | "mad24" => int24::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
-        | "shl" | "shr" => {
+        | "shl" | "shr" | "cnot" | "lop3" => {
             let ty = ty(inst)?;
             if ty == ScalarType::Pred {
                 pred::lower(cx, inst).map(|()| None)

@@ -200,6 +200,29 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
+            ("min" | "max", [ScalarType::F64]) if inst.has("NaN") => {
+                self.report(span, format!("Illegal modifier '.NaN' for instruction '{op}'"));
+            }
+            ("bfe" | "bfi", _) => {
+                // The field's position and length are bytes.
+                let first = if op == "bfe" { 2 } else { 3 };
+                for (i, operand) in inst.operands.iter().enumerate().skip(first) {
+                    let value = match &operand.kind {
+                        ExprKind::Int { value, .. } => Some(*value as i64),
+                        ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+                            ExprKind::Int { value, .. } => Some((value as i64).wrapping_neg()),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    if let Some(v) = value.filter(|v| !(0..=255).contains(v)) {
+                        self.report(
+                            span,
+                            format!("Argument {i} of instruction '{op}': value '{v}' out of range, expected to be in range [0..255]"),
+                        );
+                    }
+                }
+            }
             ("mad", [ScalarType::F32]) if rounding.is_none() => {
                 self.report(span, "Rounding modifier required for instruction 'mad'".to_owned());
             }

@@ -230,3 +230,20 @@ fn comparison_rules() {
     );
     assert_eq!(all("\tset.eq.f16.f16x2 %r1, %r1, %r2;"), ["11: Unexpected instruction types specified for 'set'"]);
 }
+
+/// Field positions and lengths are bytes; `.NaN` is f32/f16 only; `mad.f32`
+/// names its rounding (ptxas 13.5, the isa-sweep).
+#[test]
+fn operand_range_and_modifier_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\tbfe.u32 %r1, %r2, -1, 8;"),
+        ["11: Argument 2 of instruction 'bfe': value '-1' out of range, expected to be in range [0..255]"]
+    );
+    assert_eq!(all("\tbfi.b32 %r1, %r2, %r3, 255, 0;"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .f64 %d<3>; min.NaN.f64 %d0, %d1, %d2; }"),
+        ["11: Illegal modifier '.NaN' for instruction 'min'"]
+    );
+    assert_eq!(all("\tmad.f32 %f1, %f2, %f3, %f4;"), ["11: Rounding modifier required for instruction 'mad'"]);
+}
