@@ -9,7 +9,8 @@
 //! results S` and every form that fails.
 //!
 //! `tests/isa-sweep/known.txt` lists the forms that fail today (target,
-//! form, reason); `--write-known` rewrites it from the run. The test
+//! form, reason); `--write-known` rewrites the lines of the forms the run
+//! checked (all of them, or those `--only` picks). The test
 //! command runs a fixed sample of the table (`sampled_sweep_holds`):
 //! a form of the sample that fails must be listed, and a listed form
 //! that passes must be taken off the list, so the list only shrinks.
@@ -127,11 +128,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if targets.is_empty() {
         targets = ["sm_80", "sm_90", "sm_90a"].map(String::from).to_vec();
     }
-    if write_known && only.is_some() {
-        return Err("--write-known needs the whole table (no --only)".into());
-    }
     let oracle = nv_oracle::Oracle::find().ok_or("NVIDIA's tools are missing: run `cargo xtask oracle`")?;
     let all = forms()?;
+    let forms_all = &all;
     let forms: Vec<&Form> =
         all.iter().filter(|f| only.as_ref().is_none_or(|p| f.name.contains(p.as_str()) || f.family == *p)).collect();
     if list {
@@ -145,6 +144,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::panic::set_hook(Box::new(|_| {}));
     let listed = std::fs::read_to_string(known_path()).map(|t| known_keys(&t)).unwrap_or_default();
     let mut known = Vec::new();
+    let mut swept = std::collections::BTreeSet::new();
     for target in &targets {
         // A directory per run: sweeps may run side by side.
         let dir = crate::workspace_root().join("target/isa-sweep").join(format!("{target}-{}", std::process::id()));
@@ -168,23 +168,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 }
             }
             known.extend(known_line(target, form, v));
+            swept.insert(format!("{target} {}", form.name));
         }
         for (family, f) in &families {
             println!("{target} {family:<10} {}", f.line());
         }
         println!("{target} {:<10} {}", "total", total.line());
-        let failing: Vec<String> =
-            forms.iter().zip(&verdicts).filter(|(_, v)| v.reason().is_some()).map(|(f, _)| format!("{target} {}", f.name)).collect();
+        let failing: Vec<String> = forms
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| v.reason().is_some())
+            .map(|(f, _)| format!("{target} {}", f.name))
+            .collect();
         let new = failing.iter().filter(|k| !listed.contains(*k)).count();
         let fixed = listed.iter().filter(|k| k.starts_with(&format!("{target} ")) && !failing.contains(k)).count();
         println!("{target} against known.txt: {new} new failures, {fixed} listed forms pass (or were not run)");
     }
     if write_known {
+        // The lines of forms this run did not check stay as they were.
+        let old = std::fs::read_to_string(known_path()).unwrap_or_default();
+        let kept = old.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).filter(|l| {
+            let key = l.split_once(" -- ").map_or(*l, |x| x.0).trim();
+            let in_table = key.split_once(' ').is_some_and(|(_, name)| forms_all.iter().any(|f| f.name == name));
+            !swept.contains(key) && in_table
+        });
+        let mut lines: Vec<String> = kept.map(str::to_owned).chain(known).collect();
+        lines.sort();
         let mut text = String::from(
             "# Forms of tests/isa-sweep/forms.toml that fail today (cargo xtask isa-sweep --write-known).\n\
              # The test command's sampled sweep fails on a failure not listed here and on a listed form that passes.\n",
         );
-        for line in known {
+        for line in lines {
             text.push_str(&line);
             text.push('\n');
         }
