@@ -200,6 +200,9 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
+            ("ex2", [ScalarType::F16 | ScalarType::F16x2]) if inst.has("ftz") => {
+                self.report(span, "Illegal modifier '.ftz' for instruction 'ex2'".to_owned());
+            }
             ("min" | "max", [ScalarType::F64]) if inst.has("NaN") => {
                 self.report(span, format!("Illegal modifier '.NaN' for instruction '{op}'"));
             }
