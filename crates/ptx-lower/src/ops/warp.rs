@@ -108,9 +108,20 @@ pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let d = dst(cx, inst, 0)?;
-    let p = src(cx, inst, 1, ScalarType::Pred)?;
+    let mut p = src(cx, inst, 1, ScalarType::Pred)?;
     if p.as_reg().is_none() {
         return Err(unsupported(inst));
+    }
+    if p.flags.not && !(mode == "ANY" && !ballot) {
+        // No VOTE form reads a negated predicate here: `PLOP3.LUT t, PT,
+        // p, PT, PT, 0xf` (the complement of input a) first.
+        let t = cx.temp(ori_ir::RegFile::P, 1);
+        let pt = Operand::reg(Reg::PT);
+        let mut plain = p.clone();
+        plain.flags.not = false;
+        let uses = vec![plain, pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
+        cx.emit(Opcode::PLOP3, &["LUT"], vec![t.into(), pt], uses, inst.span)?;
+        p = Operand::reg(t);
     }
     cx.reconverge(inst.span)?;
     // The encoder knows `VOTE.ANY R, P, P`, `VOTE.ANY P, !P` and
