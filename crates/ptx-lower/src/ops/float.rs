@@ -108,6 +108,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// drops a guard of `testp` (its code tests unconditionally), and so do
 /// we: the results agree.
 pub(super) fn testp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? == ScalarType::F64 {
+        return testp64(cx, inst);
+    }
     if ty(inst)? != ScalarType::F32 {
         return Err(unsupported(inst));
     }
@@ -183,6 +186,55 @@ pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let [magnitude, sign] = <[Operand; 2]>::try_from(regs).map_err(|_| unsupported(inst))?;
     let uses = vec![magnitude, Operand::int(0x8000_0000), sign, Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
     cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span)
+}
+
+/// `testp.OP.f64 p, a`: the f32 tests on the high word's magnitude `m`
+/// (exponent boundaries `0x7ff00000`, `0x100000`), the low word deciding
+/// infinity against NaN and zero against subnormal (`DSETP.NUM`/`.NAN`
+/// of `a` with itself for number and notanumber); unguarded like the f32
+/// forms.
+fn testp64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let p = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F64)?.as_reg().filter(|r| r.width == 2).ok_or_else(|| unsupported(inst))?;
+    let seq = super::seq::Seq::start(cx, inst.span);
+    let result = (|| {
+        let pt = || Operand::reg(Reg::PT);
+        let rz = || Operand::reg(Reg::RZ);
+        if inst.has("number") || inst.has("notanumber") {
+            let cmp = if inst.has("number") { "NUM" } else { "NAN" };
+            return seq.op(cx, Opcode::DSETP, &[cmp, "AND"], vec![p.into(), pt()], vec![a.into(), a.into(), pt()]);
+        }
+        let (lo, hi): (Operand, Operand) = (a.part(0, 1).into(), a.part(1, 1).into());
+        let uses = vec![hi, Operand::int(0x7fff_ffff), rz(), Operand::int(0xc0), pt().inverted()];
+        let m: Operand = seq.value(cx, Opcode::LOP3, &["LUT"], uses)?.into();
+        // Zero (both words of the magnitude) for normal and subnormal.
+        let uses = vec![m.clone(), lo.clone(), rz(), Operand::int(0xfc), pt().inverted()];
+        let any = |cx: &mut Lowerer<'_>| seq.value(cx, Opcode::LOP3, &["LUT"], uses.clone());
+        let q = cx.temp(ori_ir::RegFile::P, 1);
+        let isetp = |cx: &mut Lowerer<'_>, mods: &[&str], defs: Vec<Operand>, uses: Vec<Operand>| {
+            seq.op(cx, Opcode::ISETP, mods, defs, uses)
+        };
+        let ge = ["GE", "U32", "AND"];
+        if inst.has("finite") {
+            isetp(cx, &ge, vec![q.into(), p.into()], vec![m, Operand::int(0x7ff0_0000), pt()])
+        } else if inst.has("infinite") {
+            isetp(cx, &["EQ", "U32", "AND"], vec![q.into(), pt()], vec![m, Operand::int(0x7ff0_0000), pt()])?;
+            isetp(cx, &["EQ", "U32", "AND"], vec![p.into(), pt()], vec![lo, rz(), q.into()])
+        } else if inst.has("subnormal") {
+            let o = any(cx)?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m, Operand::int(0x10_0000), pt()])?;
+            isetp(cx, &["NE", "U32", "AND"], vec![p.into(), pt()], vec![o.into(), rz(), Operand::reg(q).inverted()])
+        } else if inst.has("normal") {
+            let o = any(cx)?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m.clone(), Operand::int(0x7ff0_0000), pt()])?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m, Operand::int(0x10_0000), Operand::reg(q).inverted()])?;
+            isetp(cx, &["EQ", "U32", "OR"], vec![p.into(), pt()], vec![o.into(), rz(), q.into()])
+        } else {
+            Err(unsupported(inst))
+        }
+    })();
+    seq.finish(cx);
+    result
 }
 
 /// `min`/`max[.ftz][.NaN][.xorsign.abs].f32 d, a, b`: `FMNMX[.FTZ][.NAN]
