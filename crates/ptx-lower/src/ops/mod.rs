@@ -29,6 +29,7 @@ mod mem;
 mod mov;
 mod pred;
 mod seq;
+mod video;
 mod warp;
 pub(crate) mod wgmma;
 mod wide;
@@ -63,6 +64,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "mad" if inst.has("hi") && !inst.has("sat") && ty(inst)?.bits() == 32 => bits::mad_hi(cx, inst).map(|()| None),
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" => video::lower(cx, inst).map(|()| None),
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
