@@ -174,6 +174,15 @@ impl Checker<'_> {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
             }
             ("cvt", [dst, src]) => {
+                // bfloat16 conversions other than to and from f32 (without
+                // `.ftz`) are sm_90's (ptxas 13.5 names the pair).
+                let bf16 = [*dst, *src].contains(&ScalarType::Bf16);
+                let f32_pair = [*dst, *src].contains(&ScalarType::F32) && !inst.has("ftz");
+                if bf16 && !f32_pair && self.sm.is_some_and(|sm| sm.number < 90) {
+                    let ftz = if inst.has("ftz") { ".ftz" } else { "" };
+                    let feature = format!("cvt with .{}.{}{ftz}", dst.name(), src.name());
+                    self.report(span, format!("Feature '{feature}' requires .target sm_90 or higher"));
+                }
                 for message in cvt_modifier_errors(*dst, *src, rounding, inst.has("sat"), inst.has("ftz")) {
                     self.report(span, message.to_owned());
                 }

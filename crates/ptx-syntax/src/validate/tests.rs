@@ -247,3 +247,18 @@ fn operand_range_and_modifier_rules() {
     );
     assert_eq!(all("\tmad.f32 %f1, %f2, %f3, %f4;"), ["11: Rounding modifier required for instruction 'mad'"]);
 }
+
+/// bfloat16 conversions other than to and from f32 need sm_90 (ptxas 13.5
+/// names the pair, then goes on with the other complaints).
+#[test]
+fn bf16_conversions_need_sm90() {
+    let body = "\t{ .reg .b16 %h<3>; cvt.sat.f16.bf16 %h1, %h2; cvt.f32.bf16 %f1, %h1; }";
+    assert_eq!(
+        messages(&kernel("sm_80", body)),
+        [
+            "11: Feature 'cvt with .f16.bf16' requires .target sm_90 or higher",
+            "11: Illegal modifier '.sat' for instruction 'cvt'",
+        ]
+    );
+    assert_eq!(messages(&kernel("sm_90", body)), ["11: Illegal modifier '.sat' for instruction 'cvt'"]);
+}
