@@ -177,9 +177,11 @@ impl Checker<'_> {
                 // bfloat16 conversions other than to and from f32 (without
                 // `.ftz`) are sm_90's (ptxas 13.5 names the pair).
                 let bf16 = [*dst, *src].contains(&ScalarType::Bf16);
-                let f32_pair = [*dst, *src].contains(&ScalarType::F32) && !inst.has("ftz");
-                if bf16 && !f32_pair && self.sm.is_some_and(|sm| sm.number < 90) {
-                    let ftz = if inst.has("ftz") { ".ftz" } else { "" };
+                let f32 = [*dst, *src].contains(&ScalarType::F32);
+                let byte = dst.bits() == 8 || src.bits() == 8;
+                let exempt = f32 && (!inst.has("ftz") || *dst == ScalarType::Bf16);
+                if bf16 && !exempt && !byte && self.sm.is_some_and(|sm| sm.number < 90) {
+                    let ftz = if f32 { ".ftz" } else { "" };
                     let feature = format!("cvt with .{}.{}{ftz}", dst.name(), src.name());
                     self.report(span, format!("Feature '{feature}' requires .target sm_90 or higher"));
                 }
