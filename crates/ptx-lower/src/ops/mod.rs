@@ -61,7 +61,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
-        "mad" if inst.has("hi") && !inst.has("sat") && ty(inst)?.bits() == 32 => bits::mad_hi(cx, inst).map(|()| None),
+        "mad" if inst.has("hi") && !inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
+            bits::mad_hi(cx, inst).map(|()| None)
+        }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
         "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" => video::lower(cx, inst).map(|()| None),
