@@ -11,6 +11,7 @@ mod corpus_report;
 mod difftest;
 mod elf_roundtrip;
 mod gpu_check;
+mod isa_sweep;
 mod learn_isa;
 mod oracle;
 mod sass_roundtrip;
@@ -29,6 +30,8 @@ commands:
            on a failure (or --phases, always) the first phase of ours whose result differs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
+  isa-sweep [--target sm_XX]... [--only PATTERN] [--write-known] [--list]  the PTX ISA sweep: every form of
+                      tests/isa-sweep/forms.toml, NVIDIA's verdict and results against ours
   learn-isa [--sm 80|90]... [--work DIR]  the ISA solver: regenerate mercury-encode's tables from nvdisasm
   oracle              install NVIDIA's ptxas/nvdisasm/cuobjdump 13.5 into target/oracle (pip)
   test [ARGS...]      install the oracle, then run every test (cargo test --workspace ARGS)
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "elf-roundtrip" => elf_roundtrip::run(rest),
         "gpu-check" => gpu_check::run(rest),
+        "isa-sweep" => isa_sweep::run(rest),
         "learn-isa" => learn_isa::run(rest),
         "check-ptx" => check_ptx::run(rest),
         "compare" => compare::run(rest),

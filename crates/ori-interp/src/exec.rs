@@ -991,7 +991,8 @@ impl Cta<'_> {
                 }
                 let mut out = Vec::with_capacity(LANES);
                 for lane in lanes(active) {
-                    let b = self.u32v(w, step, 1, lane)?;
+                    // b: the lane or offset in bits 0-4 (PTX's `bval[4:0]`).
+                    let b = self.u32v(w, step, 1, lane)? & 0x1f;
                     let c = self.u32v(w, step, 2, lane)?;
                     // c: clamp in bits 0-4, segment mask in bits 8-12.
                     let seg_mask = (c >> 8) & 0x1f;

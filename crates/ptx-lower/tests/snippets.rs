@@ -97,7 +97,7 @@ fn integer_and_float_families() {
             "%p0, PT = ISETP.EQ.U32.AND %r5, 0x1, PT",
             "%r6 = SEL %r5, 0x5, !%p0",
             "%r7 = I2FP.F32.S32 %r6",
-            "%r8 = LOP3.LUT %r7, 0x80000000, RZ, 0x3c, !PT",
+            "%r8 = FADD -%r7, -RZ",
             "%r9 = FFMA %r8, %r7, %r8",
             "%r10 = FMNMX %r9, %r7, PT",
             "%r11 = IMAD.MOV.U32 RZ, RZ, 0x0",

@@ -58,10 +58,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ftz {
         return cx.emit(Opcode::MUFU, &[function], vec![d.into()], vec![a], span);
     }
-    if cx.guard.is_some() {
-        // The fix-up below has a guard of its own.
-        return Err(unsupported(inst));
+    // The fix-up below has a guard of its own: under the PTX guard the
+    // sequence computes into a temporary that a guarded MOV copies.
+    let guard = cx.guard.take();
+    let target = d;
+    let d = if guard.is_some() { cx.temp(RegFile::R, 1) } else { d };
+    let result = fixed_up(cx, inst, name, function, d, a);
+    cx.guard = guard;
+    result?;
+    if guard.is_some() {
+        cx.emit(Opcode::MOV, &[], vec![target.into()], vec![d.into()], span)?;
     }
+    Ok(())
+}
+
+/// The non-`.ftz` `ex2`/`lg2`/`rsqrt`/`sqrt.approx.f32` into `d`: subnormal
+/// inputs or results scaled around the `MUFU` (unguarded).
+fn fixed_up(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, function: &str, d: Reg, a: Operand) -> Lowered {
+    let span = inst.span;
     match name {
         "ex2" => {
             // 2^x for x < -126 is subnormal: halve x, square the result.
@@ -95,6 +109,31 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
                     cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![d.into(), f32_imm(2f32.powi(-12).to_bits())], span)
                 }
             })
+        }
+        "rcp" => {
+            // NVIDIA's: a subnormal input scaled up by 2^24, one above
+            // 2^126 down by 1/4, and the reciprocal scaled the same way.
+            let (small, large) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::P, 1));
+            let mut abs = a.clone();
+            abs.flags.abs = true;
+            let pt = || Operand::reg(Reg::PT);
+            let uses = vec![abs.clone(), f32_imm(MIN_NORMAL), pt()];
+            cx.emit(Opcode::FSETP, &["GEU", "AND"], vec![small.into(), pt()], uses, span)?;
+            let uses = vec![abs, f32_imm(2f32.powi(126).to_bits()), pt()];
+            cx.emit(Opcode::FSETP, &["GT", "AND"], vec![large.into(), pt()], uses, span)?;
+            let two_24 = cx.temp(RegFile::R, 1);
+            cx.imad_mov(two_24.into(), Operand::int(0x4b80_0000), span)?;
+            let up = cx.temp(RegFile::R, 1);
+            let uses = vec![two_24.into(), f32_imm(1f32.to_bits()), Operand::reg(small).inverted()];
+            cx.emit(Opcode::FSEL, &[], vec![up.into()], uses, span)?;
+            let scale = cx.temp(RegFile::R, 1);
+            let uses = vec![up.into(), f32_imm(0.25f32.to_bits()), Operand::reg(large).inverted()];
+            cx.emit(Opcode::FSEL, &[], vec![scale.into()], uses, span)?;
+            let input = cx.temp(RegFile::R, 1);
+            cx.emit(Opcode::FMUL, &[], vec![input.into()], vec![a, scale.into()], span)?;
+            let r = cx.temp(RegFile::R, 1);
+            cx.emit(Opcode::MUFU, &[function], vec![r.into()], vec![input.into()], span)?;
+            cx.emit(Opcode::FMUL, &[], vec![d.into()], vec![scale.into(), r.into()], span)
         }
         _ => Err(unsupported(inst)),
     }

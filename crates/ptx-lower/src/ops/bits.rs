@@ -51,6 +51,28 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
 }
 
+/// `mad.hi.{s32,u32} d, a, b, c`: the high word of the product
+/// (`IMAD.HI[.U32] t, a, b, RZ`) plus `c` (`IADD3`).
+pub(super) fn mad_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let ty = ty(inst)?;
+    let mods: &[&str] = match ty {
+        ScalarType::S32 => &["HI"],
+        ScalarType::U32 => &["HI", "U32"],
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let (a, b) = register_first(src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    let c = src(cx, inst, 3, ty)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let a = seq.in_reg(cx, a)?;
+        let high = seq.value(cx, Opcode::IMAD, mods, vec![a, b, rz()])?;
+        seq.op_if(cx, seq.guard, Opcode::IADD3, &[], vec![d.into()], vec![high.into(), c, rz()])
+    })();
+    seq.finish(cx);
+    result
+}
+
 /// `mul.hi.{s32,u32} d, a, b`: `IMAD.HI[.U32] d, a, b, RZ`.
 pub(super) fn mul_hi(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
@@ -459,7 +481,8 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let guard = seq.guard;
         match c {
             Some(c) => {
-                let uses = vec![a, b, Operand::int(i64::from(c as u32 as i32))];
+                // The encoder's VABSDIFF immediate is unsigned.
+                let uses = vec![a, b, Operand::int(i64::from(c as u32))];
                 seq.op_if(cx, guard, Opcode::VABSDIFF, &["U32"], vec![d.into()], uses)
             }
             None => {
@@ -480,7 +503,7 @@ fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let a = src(cx, inst, 1, ScalarType::S32)?;
     let b = src(cx, inst, 2, ScalarType::S32)?;
     let c = match constant(cx, inst, 3)? {
-        Some(k) => Operand::int(i64::from(k as u32 as i32)),
+        Some(k) => Operand::int(i64::from(k as u32)),
         None => src(cx, inst, 3, ScalarType::S32)?,
     };
     let seq = Seq::start(cx, inst.span);

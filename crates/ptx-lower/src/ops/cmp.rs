@@ -1,16 +1,73 @@
 //! `setp` (`ISETP`/`FSETP`) and `selp` (`SEL`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
-use ptx_syntax::ast::{Instruction, ModifierKind, ScalarType};
+use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ModifierKind, ScalarType};
 
+use super::seq::Seq;
 use super::{dst, operand, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `setp.CMP[.BOOL].T p, a, b[, c]`: `ISETP`/`FSETP` with `PT` as the
-/// unused second result.
+/// `setp.CMP[.BOOL].T p[|q], a, b[, c]`: `ISETP`/`FSETP` (`DSETP`, the
+/// 64-bit integer pair) whose second result is `q`, the complement of the
+/// comparison combined with `c` (`PT` when absent or `_`).
 pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let ty = ty(inst)?;
+    let (p, q) = pred_dsts(cx, inst)?;
+    compare(cx, inst, ty(inst)?, p, q)
+}
+
+/// `set.CMP[.BOOL][.ftz].D.T d, a, b[, c]`: the comparison into a fresh
+/// predicate, then `SEL d, RZ, 0xffffffff, !p` (under the PTX guard).
+/// An f32 `D` is NVIDIA's integer result converted after the guarded
+/// write, unguarded (`IABS`, `I2FP.F32.S32`): where the guard is off,
+/// NVIDIA's code converts the old contents of `d` (a quirk its results
+/// show, kept bit for bit).
+pub(super) fn set(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [dtype, stype] = types.as_slice() else { return Err(unsupported(inst)) };
+    let float = match dtype {
+        ScalarType::F32 => true,
+        ScalarType::U32 | ScalarType::S32 => false,
+        _ => return Err(unsupported(inst)),
+    };
+    let d = dst(cx, inst, 0)?;
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let t = cx.temp(RegFile::P, 1);
+        compare(cx, inst, *stype, t.into(), Operand::reg(Reg::PT))?;
+        let uses = vec![Operand::reg(Reg::RZ), Operand::int(0xffff_ffff), Operand::reg(t).inverted()];
+        seq.op_if(cx, seq.guard, Opcode::SEL, &[], vec![d.into()], uses)?;
+        if float {
+            seq.op(cx, Opcode::IABS, &[], vec![d.into()], vec![d.into()])?;
+            let (op, mods): (Opcode, &[&str]) =
+                if cx.sm.version >= 90 { (Opcode::I2FP, &["F32", "S32"]) } else { (Opcode::I2F, &[]) };
+            seq.op(cx, op, mods, vec![d.into()], vec![d.into()])?;
+        }
+        Ok(())
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// The destinations of a `setp`: `p`, or `p|q`, `p|_` (`PT` for the sink).
+fn pred_dsts(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<(Operand, Operand)> {
+    let one = |cx: &mut Lowerer<'_>, e: &ptx_syntax::ast::Expr| match &e.kind {
+        ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span).map(Operand::reg),
+        ExprKind::Sink => Ok(Operand::reg(Reg::PT)),
+        _ => Err(unsupported(inst)),
+    };
+    match &operand(inst, 0)?.kind {
+        ExprKind::Binary(BinaryOp::Or, p, q) => Ok((one(cx, p)?, one(cx, q)?)),
+        _ => Ok((dst(cx, inst, 0)?.into(), Operand::reg(Reg::PT))),
+    }
+}
+
+/// The comparison of `setp`/`set` on sources of type `ty` into `p` and
+/// its complement into `q`.
+fn compare(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, p: Operand, q: Operand) -> Lowered {
+    if ty == ScalarType::F64 {
+        return super::double::compare(cx, inst, p, q);
+    }
     let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     // `.ftz` of an f32 comparison: `FSETP.CMP.FTZ.BOOL` (NVIDIA's).
@@ -21,14 +78,10 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         [cmp, b @ ("and" | "or" | "xor")] => (*cmp, *b),
         _ => return Err(unsupported(inst)),
     };
-    if matches!(operand(inst, 0)?.kind, ptx_syntax::ast::ExprKind::Binary(..)) {
-        // `p|q` (the complement as a second result) is not lowered yet.
-        return Err(unsupported(inst));
-    }
     if ty.bits() == 64 && !ty.is_float() {
         let (cmp, unsigned) = int_cmp(cmp).ok_or_else(|| unsupported(inst))?;
         let unsigned = unsigned || ty != ScalarType::S64;
-        return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean));
+        return super::wide::setp(cx, inst, cmp, unsigned, bool_mod(boolean), p, q);
     }
     let (op, mut mods) = if ty == ScalarType::F32 {
         (Opcode::FSETP, vec![float_cmp(cmp).ok_or_else(|| unsupported(inst))?])
@@ -43,7 +96,6 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         mods.push("FTZ");
     }
     mods.push(bool_mod(boolean));
-    let p = dst(cx, inst, 0)?;
     let (a, b) = (src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
     let mut a = extend(cx, inst, a, ty)?;
     let mut b = extend(cx, inst, b, ty)?;
@@ -69,7 +121,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         std::mem::swap(&mut a, &mut b);
         mods[0] = swapped;
     }
-    cx.emit(op, &mods, vec![p.into(), Operand::reg(Reg::PT)], vec![a, b, c], inst.span)
+    cx.emit(op, &mods, vec![p, q], vec![a, b, c], inst.span)
 }
 
 /// A narrow integer (8 or 16 bits in the low end of its register, the
@@ -77,7 +129,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// (selector nibble 8 + b repeats the sign of byte b, 7 gives zeros): a
 /// 32-bit comparison then compares the values. Immediates and 32-bit
 /// operands pass through.
-fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) -> Lowered<Operand> {
+pub(super) fn extend(cx: &mut Lowerer<'_>, inst: &Instruction, x: Operand, ty: ScalarType) -> Lowered<Operand> {
     let selector = match ty {
         ScalarType::S8 => 0x8880,
         ScalarType::U8 | ScalarType::B8 => 0x7770,
@@ -168,10 +220,42 @@ pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ty.bits() != 32 {
         return Err(unsupported(inst));
     }
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    select(cx, inst, ty, p)
+}
+
+/// `slct.T.s32 d, a, b, c` / `slct[.ftz].T.f32`: `a` where `c >= 0`
+/// (`ISETP.GE` / `FSETP.GE[.FTZ]` against `RZ`: a NaN picks `b`, `-0`
+/// picks `a`), else `b`, by a `SEL` per word.
+pub(super) fn slct(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let types: Vec<ScalarType> = inst.types().collect();
+    let [ty, cty] = types.as_slice() else { return Err(unsupported(inst)) };
+    let c = src(cx, inst, 3, *cty)?;
+    if c.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let p = cx.temp(RegFile::P, 1);
+    let (op, mods): (Opcode, &[&str]) = match cty {
+        ScalarType::S32 => (Opcode::ISETP, &["GE", "AND"]),
+        ScalarType::F32 if inst.has("ftz") => (Opcode::FSETP, &["GE", "FTZ", "AND"]),
+        ScalarType::F32 => (Opcode::FSETP, &["GE", "AND"]),
+        _ => return Err(unsupported(inst)),
+    };
+    let pt = || Operand::reg(Reg::PT);
+    cx.emit(op, mods, vec![p.into(), pt()], vec![c, Operand::reg(Reg::RZ), pt()], inst.span)?;
+    match ty.bits() {
+        64 => super::wide::select(cx, inst, p.into()),
+        16 | 32 => select(cx, inst, *ty, p.into()),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// `d = p ? a : b` for operands 0 to 2 of `inst` of type `ty` (`SEL`
+/// moves bits: a 16-bit value rides in the low half).
+fn select(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, p: Operand) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ty)?;
     let b = src(cx, inst, 2, ty)?;
-    let p = src(cx, inst, 3, ScalarType::Pred)?;
     // SEL moves bits: an f32 constant is its bit pattern.
     let bits = |x: Operand| match x.kind {
         OperandKind::Imm(Imm::F32(b)) => Operand::int(i64::from(b)),

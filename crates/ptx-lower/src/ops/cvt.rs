@@ -24,7 +24,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     {
         return widen(cx, inst, *from == ScalarType::S32).map(Some);
     }
-    if is_unsigned(*to) && is_unsigned(*from) && inst.modifiers.len() == 2 {
+    if is_unsigned(*to) && is_unsigned(*from) && inst.modifiers.len() == 2 && from.bits() <= 32 {
         return narrow(cx, inst, to.bits().min(from.bits())).map(|()| None);
     }
     if !to.is_float() && !from.is_float() && inst.modifiers.len() == 2 {
@@ -39,6 +39,13 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     if pack::handles(*to, *from) {
         return pack::lower(cx, inst, *to, *from, rounding, &words).map(|()| None);
+    }
+    if to == from && matches!(to, ScalarType::F32 | ScalarType::F64) && inst.modifiers.len() == 2 {
+        // `cvt.f32.f32` without a rounding modifier changes nothing (NVIDIA
+        // keeps NaN payloads; its `cvt.f16.f16` makes them canonical).
+        let (d, a) = (dst(cx, inst, 0)?, src(cx, inst, 1, *from)?);
+        let a = a.as_reg().ok_or_else(|| unsupported(inst))?;
+        return copy(cx, inst, d, a).map(|()| None);
     }
     let (ftz, sat) = (words.contains(&"ftz"), words.contains(&"sat"));
     if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) || (sat && (to.bits() != 32 || !to.is_float())) {
@@ -117,6 +124,9 @@ fn float_form(
             (Opcode::FRND, mods)
         }
         (F32, F64) => {
+            if ftz {
+                mods.push("FTZ");
+            }
             mods.extend(["F32", "F64"]);
             match rounding? {
                 Rounding::Rn => {}
@@ -176,6 +186,21 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, from)?;
     let Some(a) = a.as_reg() else { return Err(unsupported(inst)) };
+    if to.bits() == 8 && from.bits() <= 32 {
+        // An 8-bit result fills its register extended as its own type says
+        // (NVIDIA's `cvt.s8.u8` of 0x80 is 0xff80).
+        if to == S8 {
+            let uses = vec![a.into(), Operand::int(0x8880), Operand::reg(Reg::RZ)];
+            return cx.emit(Opcode::PRMT, &[], vec![d.into()], uses, inst.span);
+        }
+        let (rz, not_pt) = (Operand::reg(Reg::RZ), Operand::reg(Reg::PT).inverted());
+        let uses = vec![a.into(), Operand::int(0xff), rz, Operand::int(0xc0), not_pt];
+        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+    }
+    if to.bits() == from.bits() || (to.bits() < from.bits() && from.bits() <= 32) {
+        // The low bits are the result, and all a 16-bit register holds.
+        return copy(cx, inst, d, a);
+    }
     if from.bits() == 64 && to.bits() <= 32 {
         if a.width != 2 {
             return Err(unsupported(inst));
@@ -203,6 +228,21 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     };
     let uses = vec![a.into(), Operand::int(selector), Operand::reg(Reg::RZ)];
     cx.emit(Opcode::PRMT, &[], vec![d.into()], uses, inst.span)
+}
+
+/// `d = a`, a register or a pair (word by word; the first word written
+/// `undef` unless `d` is `a`).
+fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg) -> Lowered {
+    match (d.width, a.width) {
+        (1, 1) => cx.emit(Opcode::MOV, &[], vec![d.into()], vec![a.into()], inst.span),
+        (2, 2) if d == a => Ok(()),
+        (2, 2) => {
+            let lo = Operand::reg(d.part(0, 1)).undef();
+            cx.emit(Opcode::MOV, &[], vec![lo], vec![a.part(0, 1).into()], inst.span)?;
+            cx.emit(Opcode::MOV, &[], vec![d.part(1, 1).into()], vec![a.part(1, 1).into()], inst.span)
+        }
+        _ => Err(unsupported(inst)),
+    }
 }
 
 /// `cvt.{u,s}64.{u,s,b}{8,16} d, a`: the source's low bits extended as its

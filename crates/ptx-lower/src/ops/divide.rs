@@ -44,6 +44,20 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     result
 }
 
+/// `div`/`rem` of 32-bit operands into `d` within `seq`: the signed or
+/// unsigned sequence (for narrower types widened first, `int16`).
+pub(super) fn div32(
+    cx: &mut Lowerer<'_>,
+    seq: &Seq,
+    d: Reg,
+    a: Operand,
+    b: Operand,
+    signed: bool,
+    rem: bool,
+) -> Lowered {
+    if signed { signed_div(cx, seq, d, a, b, rem) } else { unsigned_div(cx, seq, d, a, b, rem) }
+}
+
 /// `y ~ 2^32 / v` from below (NVIDIA's seed and refinement): `I2F[.U32].RP`,
 /// `MUFU.RCP`, the bits plus `0xffffffe` (just under the next power of two),
 /// `F2I.FTZ.U32.TRUNC.NTZ`, then `y + hi(y * (-v * y))`.

@@ -2,9 +2,9 @@
 //! on f64 (`DSETP`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
-use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, Rounding, ScalarType};
+use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
-use super::{bank_operand, dst, operand, src, unsupported};
+use super::{bank_operand, dst, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -59,6 +59,12 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
+    // NVIDIA's ptxas folds a product by 1.0 without a rounding modifier
+    // into a copy (a NaN keeps its payload).
+    if op == "mul" && rounding.is_empty() && !inst.has("rn") && b.kind == OperandKind::Imm(Imm::F64(1f64.to_bits())) {
+        let a = a.as_reg().ok_or_else(|| unsupported(inst))?;
+        return cx.copy_pair(d.into(), a.into(), inst.span);
+    }
     let (op, uses) = match op {
         "add" => (Opcode::DADD, vec![a, short_imm(cx, b, inst, true)?]),
         "sub" => (Opcode::DADD, vec![a, short_imm(cx, negate(b), inst, true)?]),
@@ -94,11 +100,11 @@ fn negate(x: Operand) -> Operand {
     }
 }
 
-/// `setp.CMP[.BOOL].f64 p, a, b[, c]`: `DSETP.CMP.BOOL p, PT, a, b, c`
+/// `setp.CMP[.BOOL].f64 p[|q], a, b[, c]`: `DSETP.CMP.BOOL p, q, a, b, c`
 /// (the encoder derives every comparison from the DSETP family); `b` an
 /// immediate as [`short_imm`] keeps it, or the parameter's bank slot on
 /// sm_80.
-pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+pub(super) fn compare(cx: &mut Lowerer<'_>, inst: &Instruction, p: Operand, q: Operand) -> Lowered {
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
     let (cmp, boolean) = match words.as_slice() {
@@ -109,11 +115,10 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => return Err(unsupported(inst)),
     };
     let cmp = super::cmp::float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
-    if inst.has("ftz") || !matches!(operand(inst, 0)?.kind, ExprKind::Name(_, None)) {
+    if inst.has("ftz") {
         return Err(unsupported(inst));
     }
     let f64 = ScalarType::F64;
-    let p = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, f64)?;
     if a.as_reg().is_none() {
         return Err(unsupported(inst));
@@ -126,8 +131,7 @@ pub(super) fn setp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         }
     };
     let c = if inst.operands.len() > 3 { src(cx, inst, 3, ScalarType::Pred)? } else { Operand::reg(Reg::PT) };
-    let pt = Operand::reg(Reg::PT);
-    cx.emit(Opcode::DSETP, &[cmp, boolean], vec![p.into(), pt], vec![a, b, c], inst.span)
+    cx.emit(Opcode::DSETP, &[cmp, boolean], vec![p, q], vec![a, b, c], inst.span)
 }
 
 /// An f64 immediate as SASS takes it (its high word only: `DFMA R8, R2,

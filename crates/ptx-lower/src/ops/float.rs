@@ -13,6 +13,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ty(inst)? != ScalarType::F32 {
         return Err(unsupported(inst));
     }
+    let op = inst.opcode.name.as_str();
+    if matches!(op, "min" | "max") && ["ftz", "NaN", "xorsign"].iter().any(|m| inst.has(m)) {
+        return minmax(cx, inst);
+    }
     let mods = modifiers(inst)?;
     let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
     let d = dst(cx, inst, 0)?;
@@ -24,7 +28,20 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let b = src(cx, inst, 2, ScalarType::F32)?;
             (Opcode::FADD, commutative(a, negate(b)))
         }
-        "mul" => (Opcode::FMUL, commutative(a, src(cx, inst, 2, ScalarType::F32)?)),
+        "mul" => {
+            let uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            // NVIDIA's ptxas folds a product by 1.0 without a rounding
+            // modifier into a copy: a NaN keeps its payload (FMUL would
+            // return the canonical NaN).
+            if mods.is_empty()
+                && !inst.has("rn")
+                && uses[1].kind == ori_ir::OperandKind::Imm(ori_ir::Imm::F32(0x3f80_0000))
+            {
+                let x = uses.into_iter().next().ok_or_else(|| unsupported(inst))?;
+                return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![x], inst.span);
+            }
+            (Opcode::FMUL, uses)
+        }
         "fma" | "mad" => {
             let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
             let c = src(cx, inst, 3, ScalarType::F32)?;
@@ -57,20 +74,89 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             uses.push(if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() });
             (Opcode::FMNMX, uses)
         }
-        // Flipping the sign bit is exactly PTX's negation (zeros included).
-        "neg" if a.as_reg().is_some() && mods.is_empty() => {
-            let sign = Operand::int(0x8000_0000);
-            let uses = vec![a, sign, Operand::reg(Reg::RZ), Operand::int(0x3c), Operand::reg(Reg::PT).inverted()];
-            return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
-        }
-        "abs" if a.as_reg().is_some() => {
+        // NVIDIA's code: `FADD d, -a, -RZ` / `FADD d, |a|, -RZ` (a NaN
+        // comes out canonical); under a guard the if-converted `FSEL d,
+        // -a, d, p` (the bits of `a`, sign changed, NaN payload kept).
+        "neg" | "abs" if a.as_reg().is_some() && mods.iter().all(|m| *m == "FTZ") => {
             let mut a = a;
-            a.flags.abs = true;
+            if inst.opcode.name.as_str() == "neg" {
+                a.flags.neg = true;
+            } else {
+                a.flags.abs = true;
+            }
+            if let Some(guard) = cx.guard.filter(|_| mods.is_empty()) {
+                let p = Operand::reg(guard.pred);
+                let p = if guard.negated { p.inverted() } else { p };
+                cx.guard = None;
+                let result = cx.emit(Opcode::FSEL, &[], vec![d.into()], vec![a, d.into(), p], inst.span);
+                cx.guard = Some(guard);
+                return result;
+            }
             (Opcode::FADD, vec![a, neg_zero])
         }
         _ => return Err(unsupported(inst)),
     };
     cx.emit(op, &mods, vec![d.into()], uses, inst.span)
+}
+
+/// `testp.OP.f32 p, a`: unsigned comparisons of the magnitude's bits
+/// `m = a & 0x7fffffff` (the complement written as the `ISETP`'s second
+/// result where the test is "below"): finite `m < 0x7f800000`, infinite
+/// `m == 0x7f800000`, number `m <= 0x7f800000`, notanumber `m >
+/// 0x7f800000`, subnormal `0 < m < 0x800000`, normal `0x800000 <= m <
+/// 0x7f800000` or zero (NVIDIA counts zero as normal). NVIDIA's ptxas
+/// drops a guard of `testp` (its code tests unconditionally), and so do
+/// we: the results agree.
+pub(super) fn testp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if ty(inst)? == ScalarType::F64 {
+        return testp64(cx, inst);
+    }
+    if ty(inst)? != ScalarType::F32 {
+        return Err(unsupported(inst));
+    }
+    let p = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let seq = super::seq::Seq::start(cx, inst.span);
+    let result = (|| {
+        let pt = || Operand::reg(Reg::PT);
+        let uses = vec![a, Operand::int(0x7fff_ffff), Operand::reg(Reg::RZ), Operand::int(0xc0), pt().inverted()];
+        let m: Operand = seq.value(cx, Opcode::LOP3, &["LUT"], uses)?.into();
+        let isetp = |cx: &mut Lowerer<'_>, mods: &[&str], defs: Vec<Operand>, bound: i64, c: Operand| {
+            seq.op(cx, Opcode::ISETP, mods, defs, vec![m.clone(), Operand::int(bound), c])
+        };
+        let q = Operand::reg(cx.temp(ori_ir::RegFile::P, 1));
+        let ge = ["GE", "U32", "AND"];
+        let gt = ["GT", "U32", "AND"];
+        if inst.has("finite") {
+            isetp(cx, &ge, vec![q, p.into()], 0x7f80_0000, pt())
+        } else if inst.has("infinite") {
+            isetp(cx, &["EQ", "U32", "AND"], vec![p.into(), pt()], 0x7f80_0000, pt())
+        } else if inst.has("number") {
+            isetp(cx, &gt, vec![q, p.into()], 0x7f80_0000, pt())
+        } else if inst.has("notanumber") {
+            isetp(cx, &gt, vec![p.into(), pt()], 0x7f80_0000, pt())
+        } else if inst.has("subnormal") {
+            isetp(cx, &ge, vec![q.clone(), pt()], 0x80_0000, pt())?;
+            seq.op(cx, Opcode::ISETP, &gt, vec![p.into(), pt()], vec![m.clone(), Operand::reg(Reg::RZ), q.inverted()])
+        } else if inst.has("normal") {
+            isetp(cx, &ge, vec![q.clone(), pt()], 0x7f80_0000, pt())?;
+            isetp(cx, &ge, vec![q.clone(), pt()], 0x80_0000, q.clone().inverted())?;
+            seq.op(
+                cx,
+                Opcode::ISETP,
+                &["EQ", "U32", "OR"],
+                vec![p.into(), pt()],
+                vec![m.clone(), Operand::reg(Reg::RZ), q],
+            )
+        } else {
+            Err(unsupported(inst))
+        }
+    })();
+    seq.finish(cx);
+    result
 }
 
 /// `copysign.f32 d, a, b`: `b` with the sign of `a`, one `LOP3.LUT d, b,
@@ -100,6 +186,87 @@ pub(super) fn copysign(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let [magnitude, sign] = <[Operand; 2]>::try_from(regs).map_err(|_| unsupported(inst))?;
     let uses = vec![magnitude, Operand::int(0x8000_0000), sign, Operand::int(0xb8), Operand::reg(Reg::PT).inverted()];
     cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span)
+}
+
+/// `testp.OP.f64 p, a`: the f32 tests on the high word's magnitude `m`
+/// (exponent boundaries `0x7ff00000`, `0x100000`), the low word deciding
+/// infinity against NaN and zero against subnormal (`DSETP.NUM`/`.NAN`
+/// of `a` with itself for number and notanumber); unguarded like the f32
+/// forms.
+fn testp64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let p = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F64)?.as_reg().filter(|r| r.width == 2).ok_or_else(|| unsupported(inst))?;
+    let seq = super::seq::Seq::start(cx, inst.span);
+    let result = (|| {
+        let pt = || Operand::reg(Reg::PT);
+        let rz = || Operand::reg(Reg::RZ);
+        if inst.has("number") || inst.has("notanumber") {
+            let cmp = if inst.has("number") { "NUM" } else { "NAN" };
+            return seq.op(cx, Opcode::DSETP, &[cmp, "AND"], vec![p.into(), pt()], vec![a.into(), a.into(), pt()]);
+        }
+        let (lo, hi): (Operand, Operand) = (a.part(0, 1).into(), a.part(1, 1).into());
+        let uses = vec![hi, Operand::int(0x7fff_ffff), rz(), Operand::int(0xc0), pt().inverted()];
+        let m: Operand = seq.value(cx, Opcode::LOP3, &["LUT"], uses)?.into();
+        // Zero (both words of the magnitude) for normal and subnormal.
+        let uses = vec![m.clone(), lo.clone(), rz(), Operand::int(0xfc), pt().inverted()];
+        let any = |cx: &mut Lowerer<'_>| seq.value(cx, Opcode::LOP3, &["LUT"], uses.clone());
+        let q = cx.temp(ori_ir::RegFile::P, 1);
+        let isetp = |cx: &mut Lowerer<'_>, mods: &[&str], defs: Vec<Operand>, uses: Vec<Operand>| {
+            seq.op(cx, Opcode::ISETP, mods, defs, uses)
+        };
+        let ge = ["GE", "U32", "AND"];
+        if inst.has("finite") {
+            isetp(cx, &ge, vec![q.into(), p.into()], vec![m, Operand::int(0x7ff0_0000), pt()])
+        } else if inst.has("infinite") {
+            isetp(cx, &["EQ", "U32", "AND"], vec![q.into(), pt()], vec![m, Operand::int(0x7ff0_0000), pt()])?;
+            isetp(cx, &["EQ", "U32", "AND"], vec![p.into(), pt()], vec![lo, rz(), q.into()])
+        } else if inst.has("subnormal") {
+            let o = any(cx)?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m, Operand::int(0x10_0000), pt()])?;
+            isetp(cx, &["NE", "U32", "AND"], vec![p.into(), pt()], vec![o.into(), rz(), Operand::reg(q).inverted()])
+        } else if inst.has("normal") {
+            let o = any(cx)?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m.clone(), Operand::int(0x7ff0_0000), pt()])?;
+            isetp(cx, &ge, vec![q.into(), pt()], vec![m, Operand::int(0x10_0000), Operand::reg(q).inverted()])?;
+            isetp(cx, &["EQ", "U32", "OR"], vec![p.into(), pt()], vec![o.into(), rz(), q.into()])
+        } else {
+            Err(unsupported(inst))
+        }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `min`/`max[.ftz][.NaN][.xorsign.abs].f32 d, a, b`: `FMNMX[.FTZ][.NAN]
+/// [.XORSIGN] d, a, b, PT` (`!PT` for the maximum), the sources as `|a|`,
+/// `|b|` with `.xorsign.abs` (NVIDIA's forms).
+fn minmax(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let mut mods = Vec::new();
+    for (word, sass) in [("ftz", "FTZ"), ("NaN", "NAN"), ("xorsign", "XORSIGN")] {
+        if inst.has(word) {
+            mods.push(sass);
+        }
+    }
+    let xorsign = inst.has("xorsign");
+    if xorsign != inst.has("abs") {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let magnitude = |x: Operand| match x.kind {
+        _ if !xorsign => x,
+        ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)) => {
+            ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits & 0x7fff_ffff)).into()
+        }
+        _ => Operand { flags: ori_ir::OperandFlags { abs: true, ..x.flags }, ..x },
+    };
+    let (a, b) = (src(cx, inst, 1, ScalarType::F32)?, src(cx, inst, 2, ScalarType::F32)?);
+    let mut uses: Vec<Operand> = commutative(a, b).into_iter().map(magnitude).collect();
+    if uses[0].as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let pt = Operand::reg(Reg::PT);
+    uses.push(if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() });
+    cx.emit(Opcode::FMNMX, &mods, vec![d.into()], uses, inst.span)
 }
 
 /// SASS modifiers for PTX's rounding, flush-to-zero and saturation.

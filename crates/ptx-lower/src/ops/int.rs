@@ -49,7 +49,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     // 8- and 16-bit values live in the low bits of a register whose upper
     // bits are unknown: the operations whose low bits depend only on the
     // operands' low bits run at 32 bits.
-    let narrow_ok = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "not" | "shl")
+    let narrow_ok = matches!(op, "add" | "sub" | "and" | "or" | "xor" | "not" | "shl" | "cnot")
         || (matches!(op, "mul" | "mad") && inst.has("lo"));
     let shr16 = ty.bits() == 16 && op == "shr";
     let wide16 = ty.bits() == 16 && inst.has("wide");
@@ -138,6 +138,22 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             lop3(cx, d, a, b, lut, span)?;
         }
         "not" => lop3(cx, d, Operand::reg(Reg::RZ), a, LUT_NOT_B, span)?,
+        "cnot" => {
+            // 1 where the value is zero (its low bits only for 16 bits).
+            let a = super::cmp::extend(cx, inst, a, ty)?;
+            let zero = cx.temp(ori_ir::RegFile::P, 1);
+            let pt = Operand::reg(Reg::PT);
+            let uses = vec![a, rz.clone(), pt.clone()];
+            cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![zero.into(), pt], uses, span)?;
+            let uses = vec![rz, Operand::int(1), Operand::reg(zero).inverted()];
+            cx.emit(Opcode::SEL, &[], vec![d.into()], uses, span)?;
+        }
+        "lop3" => {
+            let (b, c) = (src(cx, inst, 2, ty)?, src(cx, inst, 3, ty)?);
+            let ExprKind::Int { value, .. } = super::operand(inst, 4)?.kind else { return Err(unsupported(inst)) };
+            let uses = vec![a, b, c, Operand::int((value & 0xff) as i64), Operand::reg(Reg::PT).inverted()];
+            cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, span)?;
+        }
         "shr" if shr16 => shift16(cx, inst, d, a, signed)?,
         "shl" | "shr" => shift(cx, inst, d, a, signed)?,
         _ => return Err(unsupported(inst)),
@@ -153,7 +169,7 @@ fn lop3(cx: &mut Lowerer<'_>, d: Reg, a: Operand, b: Operand, lut: i64, span: pt
 /// `shl.b32` / `shr.{u32,s32}` by a register or immediate: the funnel
 /// shifter with a zero other half, as NVIDIA emits them.
 fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: bool) -> Lowered {
-    let amount = src(cx, inst, 2, ScalarType::U32)?;
+    let amount = shift_amount(cx, inst)?;
     let rz = Operand::reg(Reg::RZ);
     if inst.opcode.name.as_str() == "shl" {
         cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, amount, rz], inst.span)
@@ -161,6 +177,16 @@ fn shift(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed: b
         let kind = if signed { "S32" } else { "U32" };
         cx.emit(Opcode::SHF, &["R", kind, "HI"], vec![d.into()], vec![rz, amount, a], inst.span)
     }
+}
+
+/// The shift amount of `shl`/`shr`: a constant amount of a 16-bit shift
+/// counts by its low 16 bits (NVIDIA's `shl.b16 d, a, 0x80000000` is `a`).
+fn shift_amount(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Operand> {
+    let amount = src(cx, inst, 2, ScalarType::U32)?;
+    Ok(match amount.kind {
+        OperandKind::Imm(Imm::Int(v)) if ty(inst)?.bits() == 16 => Operand::int(v & 0xffff),
+        _ => amount,
+    })
 }
 
 /// `shr.{u16,s16,b16}`: the value widened from its low half first (`LOP3
@@ -176,7 +202,7 @@ fn shift16(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Operand, signed:
     } else {
         lop3(cx, wide, a, Operand::int(0xffff), LUT_AND, span)?;
     }
-    let amount = src(cx, inst, 2, ScalarType::U32)?;
+    let amount = shift_amount(cx, inst)?;
     let amount = match amount.as_reg() {
         Some(_) => {
             let t = cx.temp(ori_ir::RegFile::R, 1);

@@ -21,6 +21,7 @@ mod float;
 mod half;
 mod ieee;
 mod int;
+mod int16;
 mod int24;
 pub(crate) mod matrix;
 mod mbarrier;
@@ -28,6 +29,7 @@ mod mem;
 mod mov;
 mod pred;
 mod seq;
+mod video;
 mod warp;
 pub(crate) mod wgmma;
 mod wide;
@@ -49,6 +51,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         {
             async_copy::lower(cx, inst).map(|()| None)
         }
+        _ if int16::handles(inst) => int16::lower(cx, inst).map(|()| None),
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
@@ -60,8 +63,12 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
+        "mad" if inst.has("hi") && !inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
+            bits::mad_hi(cx, inst).map(|()| None)
+        }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" => video::lower(cx, inst).map(|()| None),
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
@@ -79,7 +86,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "add" | "sub" if inst.has("sat") && !ty(inst)?.is_float() => int24::sat_add(cx, inst).map(|()| None),
         "mul24" | "mad24" => int24::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mul" | "mad" | "fma" | "min" | "max" | "abs" | "neg" | "and" | "or" | "xor" | "not"
-        | "shl" | "shr" => {
+        | "shl" | "shr" | "cnot" | "lop3" => {
             let ty = ty(inst)?;
             if ty == ScalarType::Pred {
                 pred::lower(cx, inst).map(|()| None)
@@ -95,12 +102,14 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
         "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
-        "setp" if ty(inst)? == ScalarType::F64 => double::setp(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
+        "set" => cmp::set(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
         "selp" => cmp::selp(cx, inst).map(|()| None),
+        "slct" => cmp::slct(cx, inst).map(|()| None),
         "cvt" => cvt::lower(cx, inst),
         "copysign" => float::copysign(cx, inst).map(|()| None),
+        "testp" => float::testp(cx, inst).map(|()| None),
         "membar" | "fence" => fence::fence(cx, inst).map(|()| None),
         "nanosleep" => fence::nanosleep(cx, inst).map(|()| None),
         "bra" => ctrl::bra(cx, inst).map(|()| None),
@@ -246,10 +255,14 @@ fn f32_bits(f: &FloatLit) -> Option<u32> {
     }
 }
 
-/// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value).
+/// The bits of an f64 literal (`0dXXXXXXXXXXXXXXXX`, or a value). An f32
+/// literal `0fXXXXXXXX` is its 32 bits, zero-extended: NVIDIA's ptxas
+/// reads it as an integer there (`add.f64 d, a, 0f3FC00000` adds
+/// `0x000000003fc00000`), while `0d` in an f32 instruction is the value
+/// rounded (the isa-sweep's immediates).
 pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
     match f {
-        FloatLit::F32(bits) => Some(f64::from(f32::from_bits(*bits)).to_bits()),
+        FloatLit::F32(bits) => Some(u64::from(*bits)),
         FloatLit::F64(bits) => Some(*bits),
         FloatLit::Decimal(text) => text.parse::<f64>().ok().map(f64::to_bits),
     }

@@ -36,6 +36,7 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ExprKind::Name(d, None) => (d, None),
         ExprKind::Binary(BinaryOp::Or, d, p) => match (&d.kind, &p.kind) {
             (ExprKind::Name(d, None), ExprKind::Name(p, None)) => (d, Some(p)),
+            (ExprKind::Name(d, None), ExprKind::Sink) => (d, None),
             _ => return Err(unsupported(inst)),
         },
         _ => return Err(unsupported(inst)),
@@ -49,10 +50,16 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let a = src(cx, inst, 1, ScalarType::B32)?;
     let b = lane_operand(cx, inst, 2)?;
     let c = lane_operand(cx, inst, 3)?;
-    if a.as_reg().is_none() {
-        return Err(unsupported(inst));
-    }
     cx.reconverge(inst.span)?;
+    // Every lane holds the same constant: SHFL takes its value from a
+    // register (not by a plain MOV, which copy propagation folds back).
+    let a = if a.as_reg().is_none() {
+        let t = cx.temp(ori_ir::RegFile::R, 1);
+        cx.imad_mov(t.into(), a, inst.span)?;
+        Operand::reg(t)
+    } else {
+        a
+    };
     cx.emit(Opcode::SHFL, &[mode], vec![p.into(), d.into()], vec![a, b, c], inst.span)
 }
 
@@ -101,9 +108,20 @@ pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     let d = dst(cx, inst, 0)?;
-    let p = src(cx, inst, 1, ScalarType::Pred)?;
+    let mut p = src(cx, inst, 1, ScalarType::Pred)?;
     if p.as_reg().is_none() {
         return Err(unsupported(inst));
+    }
+    if p.flags.not && !(mode == "ANY" && !ballot) {
+        // No VOTE form reads a negated predicate here: `PLOP3.LUT t, PT,
+        // p, PT, PT, 0xf` (the complement of input a) first.
+        let t = cx.temp(ori_ir::RegFile::P, 1);
+        let pt = Operand::reg(Reg::PT);
+        let mut plain = p.clone();
+        plain.flags.not = false;
+        let uses = vec![plain, pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
+        cx.emit(Opcode::PLOP3, &["LUT"], vec![t.into(), pt], uses, inst.span)?;
+        p = Operand::reg(t);
     }
     cx.reconverge(inst.span)?;
     // The encoder knows `VOTE.ANY R, P, P`, `VOTE.ANY P, !P` and
@@ -172,9 +190,12 @@ pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// `RZ`, as NVIDIA writes it (`SHFL.UP PT, R9, R8, 0x1, RZ`,
 /// `SHFL.IDX PT, R13, R8, RZ, 0x1f`).
 fn lane_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
-    match constant(cx, inst, i)? {
+    // The lane reads bits 0-4 (`bval[4:0]`), the clamp bits 0-4 and the
+    // segment mask bits 8-12 (PTX's definition): a constant keeps those.
+    let used = if i == 2 { 0x1f } else { 0x1f1f };
+    match constant(cx, inst, i)?.map(|v| v as u32 & used) {
         Some(0) => Ok(Operand::reg(Reg::RZ)),
-        Some(v) => Ok(Operand::int(i64::from(v as u32))),
+        Some(v) => Ok(Operand::int(i64::from(v))),
         None => src(cx, inst, i, ScalarType::B32),
     }
 }

@@ -125,8 +125,22 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             };
             let carry = cx.temp(RegFile::P, 1);
             let mut dd = Dest::new(d, &[a, b]);
-            cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![a.word(0), b_lo, rz()], span)?;
-            let uses = vec![a.word(1), b_hi, rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+            // IADD3 takes an immediate second (a constant minus a register).
+            let ordered = |x: Operand, y: Operand| if matches!(a, Src64::Imm(_)) { [y, x] } else { [x, y] };
+            let [lo0, lo1] = ordered(a.word(0), b_lo);
+            cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![lo0, lo1, rz()], span)?;
+            // IADD3.X has no form with an immediate beside `~b`: the
+            // constant's high word goes to a register.
+            let a_hi = match a {
+                Src64::Imm(_) if op == "sub" => {
+                    let t = cx.temp(RegFile::R, 1);
+                    cx.imad_mov(t.into(), a.word(1), span)?;
+                    Operand::reg(t)
+                }
+                _ => a.word(1),
+            };
+            let [hi0, hi1] = if a_hi.as_reg().is_some() { [a_hi, b_hi] } else { ordered(a_hi, b_hi) };
+            let uses = vec![hi0, hi1, rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
             cx.emit(Opcode::IADD3, &["X"], vec![dd.word(1)], uses, span)
         }
         "mul" if inst.has("lo") => {
@@ -319,8 +333,9 @@ pub(super) fn setp(
     cmp: &'static str,
     unsigned: bool,
     boolean: &'static str,
+    p: Operand,
+    q: Operand,
 ) -> Lowered {
-    let p = dst(cx, inst, 0)?;
     let a = src64(cx, inst, 1)?;
     let b = src64(cx, inst, 2)?;
     let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
@@ -335,14 +350,20 @@ pub(super) fn setp(
         mods.push("U32");
     }
     mods.extend([boolean, "EX"]);
-    cx.emit(Opcode::ISETP, &mods, vec![p.into(), pt()], vec![a.word(1), b.word(1), c, low.into()], inst.span)
+    cx.emit(Opcode::ISETP, &mods, vec![p, q], vec![a.word(1), b.word(1), c, low.into()], inst.span)
 }
 
 /// `selp.b64 d, a, b, p`: a `SEL` per word.
 pub(super) fn selp(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let p = src(cx, inst, 3, ScalarType::Pred)?;
+    select(cx, inst, p)
+}
+
+/// `d = p ? a : b` for the 64-bit operands 0 to 2 of `inst` (`selp`,
+/// `slct`).
+pub(super) fn select(cx: &mut Lowerer<'_>, inst: &Instruction, p: Operand) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
-    let p = src(cx, inst, 3, ScalarType::Pred)?;
     let (a, b, p) = if matches!(a, Src64::Imm(_)) { (b, a, p.inverted()) } else { (a, b, p) };
     let a = match a {
         Src64::Imm(v) => Src64::Reg(materialize(cx, v, inst.span)?),

@@ -37,6 +37,114 @@ fn cvt_needs_rounding(dst: ScalarType, src: ScalarType) -> bool {
     }
 }
 
+/// ptxas's complaints about the modifiers of a scalar `cvt.dst.src`, all
+/// of them in its order (measured on ptxas 13.5 over every pair of scalar
+/// types with every rounding, `.ftz` and `.sat`: the isa-sweep's cvt
+/// family).
+fn cvt_modifier_errors(
+    dst: ScalarType,
+    src: ScalarType,
+    rounding: Option<Rounding>,
+    sat: bool,
+    ftz: bool,
+) -> Vec<&'static str> {
+    use ScalarType::*;
+    let scalar_float = |t: ScalarType| matches!(t, F16 | Bf16 | F32 | F64);
+    let either = |t: ScalarType| dst == t || src == t;
+    if !(scalar_float(dst) || is_int(dst)) || !(scalar_float(src) || is_int(src)) {
+        return Vec::new();
+    }
+    // bfloat16 has no conversion to or from 8-bit integers.
+    if either(Bf16) && (dst.bits() == 8 || src.bits() == 8) {
+        return vec!["Arguments mismatch for instruction 'cvt'"];
+    }
+    let mut errors = Vec::new();
+    // `.sat` where nothing can saturate, and on any bfloat16 conversion.
+    let fits = is_int(dst)
+        && is_int(src)
+        && match (dst.name().starts_with('s'), src.name().starts_with('s')) {
+            (false, false) | (true, true) => dst.bits() >= src.bits(),
+            (true, false) => dst.bits() > src.bits(),
+            (false, true) => false,
+        };
+    if sat && (fits || either(Bf16)) {
+        errors.push("Illegal modifier '.sat' for instruction 'cvt'");
+    }
+    // `.ftz` flushes binary32 subnormals: an f32 on one side.
+    if ftz && !either(F32) {
+        if either(Bf16) {
+            errors.push("Illegal modifier '.ftz' for instruction 'cvt'");
+        }
+        errors.push("Modifier '.ftz' does not apply to this type of convert operation");
+    }
+    let legal = match rounding {
+        None => true,
+        Some(r) if scalar_float(dst) && scalar_float(src) => {
+            if dst == src {
+                is_integer_rounding(r)
+            } else {
+                // A rounding that cannot round (a widening) is refused,
+                // except around bfloat16.
+                !is_integer_rounding(r) && (dst.bits() < src.bits() || either(Bf16))
+            }
+        }
+        Some(r) if scalar_float(dst) => !is_integer_rounding(r),
+        Some(r) if scalar_float(src) => is_integer_rounding(r),
+        Some(_) => false,
+    };
+    if !legal {
+        errors.push("Illegal rounding modifier for instruction 'cvt'");
+    } else if rounding.is_none() && cvt_needs_rounding(dst, src) {
+        errors.push("Rounding modifier required for instruction 'cvt'");
+    }
+    errors
+}
+
+/// ptxas's complaints about the types and modifiers of `setp.CMP.T`
+/// (`dst` `None`) and `set.CMP.D.T`, in its order (measured on ptxas 13.5:
+/// the isa-sweep's setp and set families).
+fn comparison_errors(
+    op: &str,
+    dst: Option<ScalarType>,
+    src: ScalarType,
+    cmp: &str,
+    ftz: bool,
+    pair: bool,
+) -> Vec<String> {
+    use ScalarType::*;
+    let mut errors = Vec::new();
+    let half = |t: ScalarType| matches!(t, F16 | Bf16 | F16x2 | Bf16x2);
+    // A half-precision result is of the source's own type (or bf16 from f16).
+    if let Some(d) = dst
+        && half(d)
+        && !(d == src || (d == Bf16 && src == F16))
+    {
+        return vec![format!("Unexpected instruction types specified for '{op}'")];
+    }
+    if ftz && (!matches!(src, F32 | F16 | F16x2) || matches!(dst, Some(Bf16 | Bf16x2))) {
+        errors.push(format!("Illegal modifier '.ftz' for instruction '{op}'"));
+    }
+    let float_only = ["equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"].contains(&cmp);
+    let unsigned_only = ["lo", "ls", "hi", "hs"].contains(&cmp);
+    let fits = if src.is_float() {
+        !unsigned_only
+    } else if src.name().starts_with('b') {
+        matches!(cmp, "eq" | "ne")
+    } else if src.name().starts_with('s') {
+        !unsigned_only && !float_only
+    } else {
+        !float_only
+    };
+    if !fits {
+        errors.push("Mismatch between instruction type and comparison qualifier".to_owned());
+    }
+    // Scalar half comparisons write no complement (`p|_` is accepted).
+    if pair && matches!(src, F16 | Bf16) {
+        errors.push(format!("Predicate output not allowed for instruction '{op}'"));
+    }
+    errors
+}
+
 fn is_integer_rounding(r: Rounding) -> bool {
     matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
 }
@@ -66,17 +174,19 @@ impl Checker<'_> {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
             }
             ("cvt", [dst, src]) => {
-                let legal = match rounding {
-                    None => true,
-                    Some(r) if dst.is_float() && src.is_float() => dst != src || is_integer_rounding(r),
-                    Some(r) if dst.is_float() => !is_integer_rounding(r),
-                    Some(r) if src.is_float() => is_integer_rounding(r),
-                    Some(_) => false,
-                };
-                if !legal {
-                    self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
-                } else if rounding.is_none() && cvt_needs_rounding(*dst, *src) {
-                    self.report(span, "Rounding modifier required for instruction 'cvt'".to_owned());
+                // bfloat16 conversions other than to and from f32 (without
+                // `.ftz`) are sm_90's (ptxas 13.5 names the pair).
+                let bf16 = [*dst, *src].contains(&ScalarType::Bf16);
+                let f32 = [*dst, *src].contains(&ScalarType::F32);
+                let byte = dst.bits() == 8 || src.bits() == 8;
+                let exempt = f32 && (!inst.has("ftz") || *dst == ScalarType::Bf16);
+                if bf16 && !exempt && !byte && self.sm.is_some_and(|sm| sm.number < 90) {
+                    let ftz = if f32 { ".ftz" } else { "" };
+                    let feature = format!("cvt with .{}.{}{ftz}", dst.name(), src.name());
+                    self.report(span, format!("Feature '{feature}' requires .target sm_90 or higher"));
+                }
+                for message in cvt_modifier_errors(*dst, *src, rounding, inst.has("sat"), inst.has("ftz")) {
+                    self.report(span, message.to_owned());
                 }
                 // As for loads: registers at least as wide as their type.
                 let (dst, src) = (*dst, *src);
@@ -101,12 +211,50 @@ impl Checker<'_> {
             {
                 self.report(span, format!("Rounding modifier or '.approx' modifier required for instruction '{op}'"));
             }
+            ("ex2", [ScalarType::F16 | ScalarType::F16x2]) if inst.has("ftz") => {
+                self.report(span, "Illegal modifier '.ftz' for instruction 'ex2'".to_owned());
+            }
+            ("min" | "max", [ScalarType::F64]) if inst.has("NaN") => {
+                self.report(span, format!("Illegal modifier '.NaN' for instruction '{op}'"));
+            }
+            ("bfe" | "bfi", _) => {
+                // The field's position and length are bytes.
+                let first = if op == "bfe" { 2 } else { 3 };
+                for (i, operand) in inst.operands.iter().enumerate().skip(first) {
+                    let value = match &operand.kind {
+                        ExprKind::Int { value, .. } => Some(*value as i64),
+                        ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+                            ExprKind::Int { value, .. } => Some((value as i64).wrapping_neg()),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    if let Some(v) = value.filter(|v| !(0..=255).contains(v)) {
+                        self.report(
+                            span,
+                            format!("Argument {i} of instruction '{op}': value '{v}' out of range, expected to be in range [0..255]"),
+                        );
+                    }
+                }
+            }
+            ("mad", [ScalarType::F32]) if rounding.is_none() => {
+                self.report(span, "Rounding modifier required for instruction 'mad'".to_owned());
+            }
             ("mul" | "mad", [t]) if is_int(*t) != ["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
                 // Integer forms need `.lo`/`.hi`/`.wide`, float forms refuse them.
                 self.report(span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
             }
             ("setp" | "set", _) if !COMPARISONS.iter().any(|c| inst.has(c)) => {
                 self.report(span, format!("Comparison modifier required for instruction '{op}'"));
+            }
+            ("setp" | "set", [.., src]) => {
+                let dst = (op == "set").then(|| types[0]);
+                let cmp = COMPARISONS.iter().find(|c| inst.has(c)).copied().unwrap_or("eq");
+                let pair = matches!(&inst.operands.first().map(|o| &o.kind),
+                    Some(ExprKind::Binary(BinaryOp::Or, _, q)) if !matches!(q.kind, ExprKind::Sink));
+                for message in comparison_errors(op, dst, *src, cmp, inst.has("ftz"), pair) {
+                    self.report(span, message);
+                }
             }
             ("neg" | "abs", [t]) if !t.is_float() && !t.name().starts_with('s') => {
                 self.report(span, format!("Instruction '{op}' applies only to signed numeric types"));

@@ -164,3 +164,101 @@ fn negated_registers_are_refused() {
     assert_eq!(first("sm_90", "\tadd.s64 %rd1, -%r2, 1;"), "11: Arguments mismatch for instruction 'add'");
     assert_eq!(messages(&kernel("sm_90", "\tadd.s32 %r1, %r2, -5;")), Vec::<String>::new());
 }
+
+/// ptxas reports every complaint about a `cvt`'s modifiers, in its order
+/// (the isa-sweep's cvt family against ptxas 13.5).
+#[test]
+fn cvt_modifier_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; cvt.ftz.sat.u16.bf16 %h1, %h2; }"),
+        [
+            "11: Illegal modifier '.sat' for instruction 'cvt'",
+            "11: Illegal modifier '.ftz' for instruction 'cvt'",
+            "11: Modifier '.ftz' does not apply to this type of convert operation",
+            "11: Rounding modifier required for instruction 'cvt'",
+        ]
+    );
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; cvt.rn.ftz.f16.f16 %h1, %h2; }"),
+        [
+            "11: Modifier '.ftz' does not apply to this type of convert operation",
+            "11: Illegal rounding modifier for instruction 'cvt'",
+        ]
+    );
+    // Nothing to saturate: a widening of the same signedness.
+    assert_eq!(all("\tcvt.sat.s32.u16 %r1, %r2;"), ["11: Illegal modifier '.sat' for instruction 'cvt'"]);
+    assert_eq!(all("\tcvt.sat.u32.s16 %r1, %r2;"), Vec::<String>::new());
+    // Widening float roundings are refused, except around bfloat16.
+    assert_eq!(
+        all("\t{ .reg .b16 %h; cvt.rn.f32.f16 %f1, %h; }"),
+        ["11: Illegal rounding modifier for instruction 'cvt'"]
+    );
+    assert_eq!(all("\t{ .reg .b16 %h; cvt.rn.f32.bf16 %f1, %h; }"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<2>; cvt.rni.u8.bf16 %h0, %h1; }"),
+        ["11: Arguments mismatch for instruction 'cvt'"]
+    );
+}
+
+/// `setp`/`set`: comparisons by type, `.ftz` by type, the complement of a
+/// scalar half comparison, half result types (ptxas 13.5).
+#[test]
+fn comparison_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\tsetp.lo.ftz.s32 %p1, %r1, %r2;"),
+        [
+            "11: Illegal modifier '.ftz' for instruction 'setp'",
+            "11: Mismatch between instruction type and comparison qualifier"
+        ]
+    );
+    assert_eq!(all("\tsetp.lt.b32 %p1, %r1, %r2;"), ["11: Mismatch between instruction type and comparison qualifier"]);
+    assert_eq!(
+        all("\tset.nan.u32.u32 %r1, %r1, %r2;"),
+        ["11: Mismatch between instruction type and comparison qualifier"]
+    );
+    assert_eq!(all("\tsetp.hs.u32 %p1|%p2, %r1, %r2;"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1|%p2, %h1, %h2; }"),
+        ["11: Predicate output not allowed for instruction 'setp'"]
+    );
+    assert_eq!(all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1|_, %h1, %h2; }"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .b16 %h<3>; setp.lt.f16 %p1, %h1, 1.0; }"),
+        ["11: Arguments mismatch for instruction 'setp'"]
+    );
+    assert_eq!(all("\tset.eq.f16.f16x2 %r1, %r1, %r2;"), ["11: Unexpected instruction types specified for 'set'"]);
+}
+
+/// Field positions and lengths are bytes; `.NaN` is f32/f16 only; `mad.f32`
+/// names its rounding (ptxas 13.5, the isa-sweep).
+#[test]
+fn operand_range_and_modifier_rules() {
+    let all = |body: &str| messages(&kernel("sm_90", body));
+    assert_eq!(
+        all("\tbfe.u32 %r1, %r2, -1, 8;"),
+        ["11: Argument 2 of instruction 'bfe': value '-1' out of range, expected to be in range [0..255]"]
+    );
+    assert_eq!(all("\tbfi.b32 %r1, %r2, %r3, 255, 0;"), Vec::<String>::new());
+    assert_eq!(
+        all("\t{ .reg .f64 %d<3>; min.NaN.f64 %d0, %d1, %d2; }"),
+        ["11: Illegal modifier '.NaN' for instruction 'min'"]
+    );
+    assert_eq!(all("\tmad.f32 %f1, %f2, %f3, %f4;"), ["11: Rounding modifier required for instruction 'mad'"]);
+}
+
+/// bfloat16 conversions other than to and from f32 need sm_90 (ptxas 13.5
+/// names the pair, then goes on with the other complaints).
+#[test]
+fn bf16_conversions_need_sm90() {
+    let body = "\t{ .reg .b16 %h<3>; cvt.sat.f16.bf16 %h1, %h2; cvt.f32.bf16 %f1, %h1; }";
+    assert_eq!(
+        messages(&kernel("sm_80", body)),
+        [
+            "11: Feature 'cvt with .f16.bf16' requires .target sm_90 or higher",
+            "11: Illegal modifier '.sat' for instruction 'cvt'",
+        ]
+    );
+    assert_eq!(messages(&kernel("sm_90", body)), ["11: Illegal modifier '.sat' for instruction 'cvt'"]);
+}

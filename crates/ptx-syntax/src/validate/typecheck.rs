@@ -55,13 +55,20 @@ pub fn register_fits(reg: ScalarType, ty: ScalarType, fit: Fit) -> bool {
     }
 }
 
-/// Whether float literal `lit` may be an operand of type `ty`: any float
-/// type takes any float literal (ptxas converts it); a `0fXXXXXXXX` literal
+/// Whether float literal `lit` may be an operand of type `ty`: `f32`,
+/// `f64` and the other float formats take any float literal (ptxas
+/// converts it); a `0fXXXXXXXX` literal
 /// is also a `.b32` word and a `0dXXXXXXXXXXXXXXXX` literal a `.b64` one
 /// (`mov.b32 %r1, 0f3F800000`), but not a `.u32`/`.s32` or other width's
 /// (measured on `mov`, `and`, `setp`, `selp`, `st`, `atom`, `shfl`, `prmt`).
+///
+/// Half-precision types take no float literal at all (`add.f16 %h, %h,
+/// 1.0` and `setp.eq.bf16 %p, %h, 0f3F800000` are argument mismatches for
+/// ptxas 13.5).
 pub fn float_fits(lit: &FloatLit, ty: ScalarType) -> bool {
+    use ScalarType::{Bf16, Bf16x2, F16, F16x2};
     match lit {
+        _ if matches!(ty, F16 | F16x2 | Bf16 | Bf16x2) => false,
         _ if ty.is_float() => true,
         FloatLit::F32(_) => ty == ScalarType::B32,
         FloatLit::F64(_) => ty == ScalarType::B64,

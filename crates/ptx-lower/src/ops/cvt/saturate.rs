@@ -2,8 +2,9 @@
 //! to the destination's range, with `ISETP`s on its words and `SEL`s, as
 //! NVIDIA's code does (`cvt.sat.u32.s32`: `ISETP.LT a, RZ` + `SEL a, RZ`;
 //! `cvt.sat.s32.s64`: the low word where the high word is its sign
-//! extension, else the bound by the sign). Narrow destinations (NVIDIA's
-//! `I2I.*.SAT`) are not lowered yet.
+//! extension, else the bound by the sign). Narrow types (NVIDIA's
+//! `I2I.*.SAT`) clamp the source widened to 32 bits with integer
+//! minimum/maximum instead; from 64-bit sources they are not lowered yet.
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ScalarType};
@@ -13,11 +14,12 @@ use super::super::{dst, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
-/// `cvt.sat.TO.FROM d, a` between `u32`, `s32`, `u64` and `s64`.
+/// `cvt.sat.TO.FROM d, a` between `u32`, `s32`, `u64` and `s64`; from
+/// a source of at most 32 bits to a narrower or narrow type, [`clamp`].
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
     use ScalarType::*;
     if !matches!(to, U32 | S32 | U64 | S64) || !matches!(from, U32 | S32 | U64 | S64) {
-        return Err(unsupported(inst));
+        return clamp(cx, inst, to, from);
     }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, from)?.as_reg().ok_or_else(|| unsupported(inst))?;
@@ -62,13 +64,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, fr
             }
             (S32 | U32, S64 | U64) => {
                 let hi = hi.ok_or_else(|| unsupported(inst))?;
-                // In range: the high word is what the low one extends to.
-                let ext = if to == S32 {
-                    seq.value(cx, Opcode::SHF, &["R", "S32", "HI"], vec![rz(), Operand::int(31), lo.clone()])?.into()
-                } else {
-                    rz()
+                // In range: the high word is what the low one extends to
+                // (from u64 to s32: both the high word and bit 31 zero).
+                let fits = match (to, from) {
+                    (S32, S64) => {
+                        let uses = vec![rz(), Operand::int(31), lo.clone()];
+                        let ext = seq.value(cx, Opcode::SHF, &["R", "S32", "HI"], uses)?;
+                        seq.isetp(cx, &["EQ", "U32", "AND"], hi.clone(), ext.into())?
+                    }
+                    (S32, _) => {
+                        let top =
+                            seq.value(cx, Opcode::SHF, &["R", "U32", "HI"], vec![rz(), Operand::int(31), lo.clone()])?;
+                        let uses =
+                            vec![hi.clone(), top.into(), rz(), Operand::int(0xfc), Operand::reg(Reg::PT).inverted()];
+                        let any = seq.value(cx, Opcode::LOP3, &["LUT"], uses)?;
+                        seq.isetp(cx, &["EQ", "U32", "AND"], any.into(), rz())?
+                    }
+                    _ => seq.isetp(cx, &["EQ", "U32", "AND"], hi.clone(), rz())?,
                 };
-                let fits = seq.isetp(cx, &["EQ", "U32", "AND"], hi.clone(), ext)?;
                 let max = if to == S32 { 0x7fff_ffff } else { -1 };
                 let bound = if from == S64 {
                     let min = if to == S32 { i64::from(i32::MIN) } else { 0 };
@@ -81,6 +94,62 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, fr
                 sel(cx, d, lo, bound, fits.into())
             }
             _ => Err(unsupported(inst)),
+        }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `cvt.sat.TO.FROM d, a` with a source of at most 32 bits and a narrow
+/// or 8/16-bit type on either side: the source widened to 32 bits by its
+/// sign (`PRMT` / `LOP3`), clamped to the destination's range by
+/// `[V]IMNMX` (signed or unsigned as the source), the high word of a
+/// 64-bit destination zero (only `u64` from a signed source saturates).
+fn clamp(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
+    use ScalarType::*;
+    let signed = |t: ScalarType| matches!(t, S8 | S16 | S32 | S64);
+    let range = |t: ScalarType| -> (i64, i64) {
+        let bits = t.bits().min(33);
+        if signed(t) { (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) } else { (0, (1 << bits) - 1) }
+    };
+    if from.bits() > 32 || to == S64 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, from)?.as_reg().ok_or_else(|| unsupported(inst))?;
+    let (lo, hi) = range(to);
+    let (from_lo, from_hi) = range(from);
+    let minmax = if cx.sm.version >= 90 { Opcode::VIMNMX } else { Opcode::IMNMX };
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mut v: Operand = match from {
+            S8 | S16 => {
+                let selector = if from == S8 { 0x8880 } else { 0x9910 };
+                seq.value(cx, Opcode::PRMT, &[], vec![a.into(), Operand::int(selector), rz()])?.into()
+            }
+            U8 | U16 => {
+                let mask = Operand::int((1 << from.bits()) - 1);
+                let uses = vec![a.into(), mask, rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+                seq.value(cx, Opcode::LOP3, &["LUT"], uses)?.into()
+            }
+            _ => a.into(),
+        };
+        let mods: &[&str] = if signed(from) { &[] } else { &["U32"] };
+        // The bounds the source can pass, each as the 32-bit word of the
+        // source's signedness.
+        let word = |x: i64| Operand::int(if signed(from) { x } else { i64::from(x as u32) });
+        if lo > from_lo {
+            v = seq.value(cx, minmax, mods, vec![v, word(lo), Operand::reg(Reg::PT).inverted()])?.into();
+        }
+        if hi < from_hi {
+            v = seq.value(cx, minmax, mods, vec![v, word(hi.min(u32::MAX.into())), Operand::reg(Reg::PT)])?.into();
+        }
+        let guard = seq.guard;
+        if d.width == 2 {
+            seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.part(0, 1).into()], vec![v])?;
+            seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.part(1, 1).into()], vec![rz()])
+        } else {
+            seq.op_if(cx, guard, Opcode::MOV, &[], vec![d.into()], vec![v])
         }
     })();
     seq.finish(cx);
