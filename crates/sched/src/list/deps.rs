@@ -87,6 +87,21 @@ fn reconverges(inst: &Inst) -> bool {
     matches!(inst.op, Opcode::WARPSYNC | Opcode::BSYNC)
 }
 
+/// Arithmetic on per-thread registers: whichever threads run it together,
+/// each gets the same result, so it may cross a reconvergence point
+/// (Triton's epilogues compute every address and mask before the
+/// `WARPSYNC` of a barrier and store after it). Memory accesses (a
+/// `WARPSYNC` orders the warp's memory), warp-synchronous instructions
+/// and writes of uniform or convergence-barrier registers stay on their
+/// side.
+fn per_thread(inst: &Inst) -> bool {
+    let stays = [OpFlags::LOAD, OpFlags::STORE, OpFlags::WARP_SYNC, OpFlags::BRANCH];
+    !stays.into_iter().any(|f| inst.op.has(f))
+        && !has_side_effect(inst)
+        && inst.written_regs().all(|r| matches!(r.file, RegFile::R | RegFile::P))
+        && inst.defs.iter().all(|d| !matches!(d.kind, OperandKind::PredFile { uniform: true }))
+}
+
 /// Side effects, clock reads included (their order is what they measure).
 fn has_side_effect(inst: &Inst) -> bool {
     let clock = inst.uses.iter().any(|o| {
@@ -157,7 +172,7 @@ impl Dag {
                     dag.edge(i, j, 0);
                 }
                 last_fence = Some(j);
-            } else {
+            } else if !per_thread(inst) {
                 if let Some(f) = last_fence {
                     dag.edge(f, j, 1);
                 }

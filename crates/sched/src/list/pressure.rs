@@ -453,10 +453,10 @@ impl RegionGraph {
             let pick = if fits(tracker.delta(latency_pick)) {
                 latency_pick
             } else {
-                // Over a cap: what frees words first (the most), then what
-                // adds none, then the rest; among equals, what lets the
-                // most others go next (finish a chain before starting
-                // one), then the original order.
+                // Over a cap: the fewest words added (what frees the most
+                // first); among equals, what lets the most others go next
+                // (finish a chain before starting one), then the original
+                // order.
                 let unlocks = |i: usize| {
                     let next = &succs[i];
                     next.iter().filter(|&&(j, _)| missing[j] == next.iter().filter(|&&(k, _)| k == j).count()).count()
@@ -466,7 +466,7 @@ impl RegionGraph {
                     .copied()
                     .min_by_key(|&i| {
                         let added: i64 = tracker.delta(i).iter().sum();
-                        (added.signum(), added.min(0), std::cmp::Reverse(unlocks(i)), position(i))
+                        (added, std::cmp::Reverse(unlocks(i)), position(i))
                     })
                     .unwrap_or(latency_pick)
             };
