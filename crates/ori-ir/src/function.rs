@@ -6,6 +6,7 @@ use la_arena::{Arena, Idx};
 
 use crate::inst::Inst;
 use crate::reg::{Reg, RegFile};
+use crate::target::Target;
 
 /// A basic block handle.
 pub type BlockId = Idx<Block>;
@@ -145,10 +146,46 @@ pub enum PointeeSpace {
     Local,
 }
 
+/// Registers of the SM's register file, shared by the threads of the
+/// resident CTAs (64K on every target ptxas 13.5 supports).
+const REGISTER_FILE: u32 = 65536;
+
+/// Per-thread registers are handed out in blocks of this many.
+const REGISTER_GRANULE: u32 = 8;
+
+/// Threads of a warp; CTAs occupy whole warps.
+const WARP: u32 = 32;
+
 impl FunctionAttrs {
     /// Bytes the parameters take (the end of the last one).
     pub fn param_bytes(&self) -> u32 {
         self.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0)
+    }
+
+    /// The register limit: the count ptxas would report at most.
+    /// `max_regs_knob` is `--maxrregcount` (0: not given).
+    ///
+    /// As NVIDIA's ptxas 13.5 resolves it (measured with `-v`): a limit
+    /// derived from the launch bounds (`.maxntid`/`.reqntid` with
+    /// `.minnctapersm`) and `.maxnreg` override `--maxrregcount` (ptxas
+    /// prints "Overriding global maxrregcount 24 with entry-specific value
+    /// 64 computed using thread count"); the smaller of the two applies when
+    /// both are given; the result is clamped to the target's range (values
+    /// below the ABI minimum are raised to it).
+    pub fn register_limit(&self, target: &Target, max_regs_knob: u32) -> u32 {
+        let by_threads = self.maxntid.or(self.reqntid).map(|[x, y, z]| {
+            let threads = x.saturating_mul(y).saturating_mul(z).max(1).div_ceil(WARP) * WARP;
+            let ctas = self.minnctapersm.unwrap_or(1).max(1);
+            let regs = REGISTER_FILE / threads.saturating_mul(ctas);
+            regs / REGISTER_GRANULE * REGISTER_GRANULE
+        });
+        let limit = match (self.maxnreg, by_threads) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) if max_regs_knob > 0 => max_regs_knob,
+            (None, None) => target.max_regs,
+        };
+        limit.clamp(target.min_regs, target.max_regs)
     }
 }
 

@@ -11,33 +11,12 @@
 
 use ori_ir::{Function, RegFile, Target};
 
-/// Registers of the SM's register file, shared by the threads of the
-/// resident CTAs (64K on every target ptxas 13.5 supports).
-const REGISTER_FILE: u32 = 65536;
-
-/// Per-thread registers are handed out in blocks of this many.
-const REGISTER_GRANULE: u32 = 8;
-
-/// Threads of a warp; CTAs occupy whole warps.
-const WARP: u32 = 32;
-
 /// The register limit of `func`: the count ptxas would report at most.
-/// `max_regs_knob` is `--maxrregcount` (0: not given).
+/// `max_regs_knob` is `--maxrregcount` (0: not given). The rule is
+/// [`FunctionAttrs::register_limit`](ori_ir::FunctionAttrs::register_limit)'s,
+/// shared with the pre-allocation scheduler.
 pub fn register_limit(func: &Function, target: &Target, max_regs_knob: u32) -> u32 {
-    let attrs = &func.attrs;
-    let by_threads = attrs.maxntid.or(attrs.reqntid).map(|[x, y, z]| {
-        let threads = x.saturating_mul(y).saturating_mul(z).max(1).div_ceil(WARP) * WARP;
-        let ctas = attrs.minnctapersm.unwrap_or(1).max(1);
-        let regs = REGISTER_FILE / threads.saturating_mul(ctas);
-        regs / REGISTER_GRANULE * REGISTER_GRANULE
-    });
-    let limit = match (attrs.maxnreg, by_threads) {
-        (Some(a), Some(b)) => a.min(b),
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) if max_regs_knob > 0 => max_regs_knob,
-        (None, None) => target.max_regs,
-    };
-    limit.clamp(target.min_regs, target.max_regs)
+    func.attrs.register_limit(target, max_regs_knob)
 }
 
 /// Number of registers of `file` the allocator may hand out (registers

@@ -7,8 +7,15 @@
 //! instruction with side effects and the memory and warp-synchronous
 //! instructions since, and the last reconvergence point and everything
 //! since, so it is linear in the region's size.
+//!
+//! Registers are tracked as physical units (after allocation) and, before
+//! it, as whole virtual registers: a tuple and its parts are one, so a
+//! write of one word orders against every access of the others (more
+//! than the hardware needs, never less).
 
-use ori_ir::{Function, Inst, InstId, OpFlags, Opcode, OperandKind, SpecialReg};
+use std::collections::HashMap;
+
+use ori_ir::{Function, Inst, InstId, OpFlags, Opcode, OperandKind, Reg, RegFile, SpecialReg};
 
 use crate::latency::LatencyTable;
 use crate::units::{self, Unit};
@@ -40,12 +47,59 @@ fn memory(inst: &Inst) -> (bool, bool) {
     (inst.op.has(OpFlags::LOAD) && !constant, inst.op.has(OpFlags::STORE))
 }
 
+/// The state spaces whose accesses may alias, one bit each; an access of
+/// one space never touches another's memory (the seed orders memory by
+/// space class only, as here).
+#[derive(Copy, Clone)]
+enum Space {
+    Shared,
+    Global,
+    Local,
+}
+
+/// Every space: generic addresses, atomics, copies between spaces, and
+/// anything not listed.
+const ALL_SPACES: u8 = 0b111;
+
+/// The spaces `inst` may access.
+fn spaces(inst: &Inst) -> u8 {
+    let space = match inst.op {
+        Opcode::LDS | Opcode::STS | Opcode::LDSM => Space::Shared,
+        Opcode::LDG | Opcode::STG => Space::Global,
+        Opcode::LDL | Opcode::STL => Space::Local,
+        _ => return ALL_SPACES,
+    };
+    1 << space as u8
+}
+
+/// A plain store of one space: ordered by the memory rules and against
+/// side effects, but not a side effect itself (stores of different
+/// spaces may pass each other).
+fn plain_store(inst: &Inst) -> bool {
+    matches!(inst.op, Opcode::STS | Opcode::STG | Opcode::STL)
+}
+
 /// Instructions nothing may cross: before a `WARPSYNC` or `BSYNC` the
 /// warp may still be split, so an instruction moved above one would run
 /// once per group of threads; a uniform register written there could
 /// clobber a value another group still reads.
 fn reconverges(inst: &Inst) -> bool {
     matches!(inst.op, Opcode::WARPSYNC | Opcode::BSYNC)
+}
+
+/// Arithmetic on per-thread registers: whichever threads run it together,
+/// each gets the same result, so it may cross a reconvergence point
+/// (Triton's epilogues compute every address and mask before the
+/// `WARPSYNC` of a barrier and store after it). Memory accesses (a
+/// `WARPSYNC` orders the warp's memory), warp-synchronous instructions
+/// and writes of uniform or convergence-barrier registers stay on their
+/// side.
+fn per_thread(inst: &Inst) -> bool {
+    let stays = [OpFlags::LOAD, OpFlags::STORE, OpFlags::WARP_SYNC, OpFlags::BRANCH];
+    !stays.into_iter().any(|f| inst.op.has(f))
+        && !has_side_effect(inst)
+        && inst.written_regs().all(|r| matches!(r.file, RegFile::R | RegFile::P))
+        && inst.defs.iter().all(|d| !matches!(d.kind, OperandKind::PredFile { uniform: true }))
 }
 
 /// Side effects, clock reads included (their order is what they measure).
@@ -61,17 +115,56 @@ fn has_side_effect(inst: &Inst) -> bool {
     clock || inst.op.has(OpFlags::SIDE_EFFECT)
 }
 
+/// Dense numbers for what a dependency is tracked on: the physical units
+/// first, then the virtual registers of the region as they appear.
+struct Slots(HashMap<(RegFile, u32), usize>);
+
+impl Slots {
+    fn slot(&mut self, reg: Reg) -> usize {
+        let next = Unit::COUNT + self.0.len();
+        *self.0.entry((reg.file, reg.num)).or_insert(next)
+    }
+
+    /// Slots an instruction reads.
+    fn reads(&mut self, inst: &Inst) -> Vec<usize> {
+        let virt: Vec<Reg> = inst.read_regs().filter(|r| r.is_virtual).collect();
+        self.with_virtual(units::reads(inst), virt)
+    }
+
+    /// Slots an instruction writes.
+    fn writes(&mut self, inst: &Inst) -> Vec<usize> {
+        let virt: Vec<Reg> = inst.written_regs().filter(|r| r.is_virtual).collect();
+        self.with_virtual(units::writes(inst), virt)
+    }
+
+    fn with_virtual(&mut self, units: Vec<Unit>, virt: Vec<Reg>) -> Vec<usize> {
+        let mut out: Vec<usize> = units.into_iter().map(Unit::index).collect();
+        out.extend(virt.into_iter().map(|r| self.slot(r)));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 impl Dag {
     /// The graph of `region` (instructions of `func`, in order).
     pub fn build(func: &Function, region: &[InstId], table: &LatencyTable) -> Dag {
         let n = region.len();
         let mut dag = Dag { preds: vec![Vec::new(); n], succs: vec![Vec::new(); n] };
-        let mut last_write: Vec<Option<usize>> = vec![None; Unit::COUNT];
-        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); Unit::COUNT];
-        let (mut last_store, mut loads) = (None, Vec::new());
+        let mut slots = Slots(HashMap::new());
+        // Number every virtual register first, so the tables can be sized.
+        for &id in region {
+            slots.reads(&func.insts[id]);
+            slots.writes(&func.insts[id]);
+        }
+        let warpgroup = warpgroup_slots(func, region, &mut slots);
+        let total = Unit::COUNT + slots.0.len();
+        let mut last_write: Vec<Option<usize>> = vec![None; total];
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); total];
+        let mut last_store: [Option<usize>; 3] = [None; 3];
+        let mut loads: [Vec<usize>; 3] = Default::default();
         let (mut last_effect, mut since_effect) = (None, Vec::new());
         let (mut last_fence, mut since_fence) = (None, Vec::new());
-        let warpgroup = warpgroup_units(func, region);
         for (j, &id) in region.iter().enumerate() {
             let inst = &func.insts[id];
             if reconverges(inst) {
@@ -79,53 +172,59 @@ impl Dag {
                     dag.edge(i, j, 0);
                 }
                 last_fence = Some(j);
-            } else {
+            } else if !per_thread(inst) {
                 if let Some(f) = last_fence {
                     dag.edge(f, j, 1);
                 }
                 since_fence.push(j);
             }
-            let guard = inst.guard.and_then(|g| Unit::of_reg(g.pred).next());
+            let guard = inst.guard.map(|g| g.pred).filter(|p| !p.is_zero()).map(|p| match Unit::of_reg(p).next() {
+                Some(u) => u.index(),
+                None => slots.slot(p),
+            });
             // `WARPGROUP.ARRIVE`/`.DEPBAR` stand for every access of the
             // HGMMAs' registers: none may move between an ARRIVE and its
             // HGMMA or between an HGMMA and the DEPBAR that waits for it.
-            let extra: &[Unit] = if inst.op == Opcode::WARPGROUP { &warpgroup } else { &[] };
-            let mut reads = units::reads(inst);
+            let extra: &[usize] = if inst.op == Opcode::WARPGROUP { &warpgroup } else { &[] };
+            let mut reads = slots.reads(inst);
             reads.extend_from_slice(extra);
-            let mut writes = units::writes(inst);
+            let mut writes = slots.writes(inst);
             writes.extend_from_slice(extra);
             for u in reads {
-                if let Some(i) = last_write[u.index()] {
+                if let Some(i) = last_write[u] {
                     let lat = raw_latency(&func.insts[region[i]], guard == Some(u), table);
                     dag.edge(i, j, lat);
                 }
-                readers[u.index()].push(j);
+                readers[u].push(j);
             }
             for u in writes {
-                if let Some(i) = last_write[u.index()] {
+                if let Some(i) = last_write[u] {
                     dag.edge(i, j, 1);
                 }
-                for i in std::mem::take(&mut readers[u.index()]) {
+                for i in std::mem::take(&mut readers[u]) {
                     if i != j {
                         dag.edge(i, j, 0);
                     }
                 }
-                last_write[u.index()] = Some(j);
+                last_write[u] = Some(j);
             }
             let (load, store) = memory(inst);
-            if let Some(i) = last_store.filter(|_| load || store) {
-                dag.edge(i, j, 1);
-            }
-            if store {
-                for i in std::mem::take(&mut loads) {
-                    dag.edge(i, j, 0);
+            let inst_spaces = if load || store { spaces(inst) } else { 0 };
+            for space in (0..3).filter(|b| inst_spaces & (1 << b) != 0) {
+                if let Some(i) = last_store[space] {
+                    dag.edge(i, j, 1);
                 }
-                last_store = Some(j);
-            } else if load {
-                loads.push(j);
+                if store {
+                    for i in std::mem::take(&mut loads[space]) {
+                        dag.edge(i, j, 0);
+                    }
+                    last_store[space] = Some(j);
+                } else {
+                    loads[space].push(j);
+                }
             }
             let ordered = load || store || inst.op.has(OpFlags::WARP_SYNC);
-            if has_side_effect(inst) {
+            if has_side_effect(inst) && !plain_store(inst) {
                 if let Some(i) = last_effect {
                     dag.edge(i, j, 1);
                 }
@@ -160,13 +259,12 @@ impl Dag {
 }
 
 /// The registers the `HGMMA`s of `region` read or write.
-fn warpgroup_units(func: &Function, region: &[InstId]) -> Vec<Unit> {
-    let mut out: Vec<Unit> = region
-        .iter()
-        .map(|&id| &func.insts[id])
-        .filter(|i| i.op == Opcode::HGMMA)
-        .flat_map(|i| units::reads(i).into_iter().chain(units::writes(i)))
-        .collect();
+fn warpgroup_slots(func: &Function, region: &[InstId], slots: &mut Slots) -> Vec<usize> {
+    let mut out = Vec::new();
+    for inst in region.iter().map(|&id| &func.insts[id]).filter(|i| i.op == Opcode::HGMMA) {
+        out.extend(slots.reads(inst));
+        out.extend(slots.writes(inst));
+    }
     out.sort_unstable();
     out.dedup();
     out

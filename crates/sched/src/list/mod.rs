@@ -18,6 +18,9 @@
 //! nothing.
 
 mod deps;
+mod pressure;
+
+pub use pressure::ScheduleBeforeAllocation;
 
 use ori_ir::{Function, InstId, OpFlags, Phase, PhaseContext, PhaseError, Property, PropertySet};
 
