@@ -555,6 +555,7 @@ static MODIFIERS: &[&str] = &[
     "UP",
     "VIEW",
     "W",
+    "WARP",
     "WIDE",
     "X",
     "X16",
