@@ -1,8 +1,9 @@
-//! `cargo xtask learn-isa [--sm 80|90]... [--work DIR] [--corpus DIR]
+//! `cargo xtask learn-isa [--sm 75|80|90]... [--work DIR] [--corpus DIR]
 //! [--fillings N]`: the ISA solver. Regenerates mercury-encode's learned
-//! tables (`src/tables/sm80.rs`, `sm90.rs`) from NVIDIA's tools alone:
-//! the corpus compiled with ptxas and listed with nvdisasm
-//! (`tools/learn_corpus.py`), the instruction set enumerated with seeded
+//! tables (`src/tables/sm75.rs`, `sm80.rs`, `sm90.rs`) from NVIDIA's tools
+//! alone: the corpus (sm_80/sm_90 PTX) and `tests/targets/smXY` (the corpus
+//! regenerated for other targets) compiled with ptxas and listed with
+//! nvdisasm (`tools/learn_corpus.py`), the instruction set enumerated with seeded
 //! random words and minimised against `nvdisasm -b`
 //! (`tools/learn_isa.py`, for the SMs named, the others' solver output is
 //! read from the committed `tools/isa/`), bit-flip probes of every shape
@@ -13,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const USAGE: &str =
-    "usage: cargo xtask learn-isa [--sm 80|90]... [--work DIR] [--corpus DIR] [--fillings N] (default: both SMs)";
+    "usage: cargo xtask learn-isa [--sm 75|80|90]... [--work DIR] [--corpus DIR] [--fillings N] (default: every SM)";
 
 /// The SMs the solver knows.
-const SMS: [&str; 2] = ["80", "90"];
+const SMS: [&str; 3] = ["75", "80", "90"];
 
 /// Runs the solver; `Err` when a step fails.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -32,7 +33,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--sm" => {
                 let sm = value()?;
                 if !SMS.contains(&sm.as_str()) {
-                    return Err(format!("sm_{sm}: the solver knows sm_80 and sm_90\n{USAGE}"));
+                    return Err(format!("sm_{sm}: the solver knows sm_{}\n{USAGE}", SMS.join(", sm_")));
                 }
                 sms.push(sm);
             }
@@ -62,7 +63,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .map_err(|e| format!("python3: {e}"))?;
         if status.success() { Ok(()) } else { Err(format!("{script} failed ({status})")) }
     };
-    python("learn_corpus.py", &[&corpus.to_string_lossy(), &work_s])?;
+    // The corpus holds sm_80/sm_90 PTX; the other families' corpus PTX is
+    // committed under tests/targets/smXY.
+    let targets = SMS.map(|sm| root.join("tests/targets").join(format!("sm{sm}")));
+    let corpora: Vec<String> = std::iter::once(&corpus)
+        .chain(targets.iter().filter(|dir| dir.is_dir()))
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect();
+    let mut corpus_args = vec![work_s.as_str()];
+    corpus_args.extend(corpora.iter().map(String::as_str));
+    python("learn_corpus.py", &corpus_args)?;
     for sm in SMS {
         let file = format!("isa_sm{sm}.json");
         if sms.iter().any(|s| s == sm) {
@@ -74,7 +84,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     python("learn_probe.py", &[&work_s, "0", "1"])?;
     python("learn_tables.py", &[&work_s, &crate_dir.to_string_lossy()])?;
-    let tables = ["sm80.rs", "sm90.rs"].map(|f| crate_dir.join("src/tables").join(f));
+    let tables = SMS.map(|sm| crate_dir.join("src/tables").join(format!("sm{sm}.rs")));
     let status = Command::new("rustfmt")
         .args(["--edition", "2024"])
         .args(&tables)

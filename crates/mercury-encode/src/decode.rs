@@ -68,7 +68,7 @@ fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut 
     let mut inst =
         Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits) };
     crate::alias::apply(&mut inst);
-    crate::widths::apply(&mut inst);
+    crate::widths::apply(sm, &mut inst);
     Ok(inst)
 }
 

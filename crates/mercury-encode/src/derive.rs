@@ -1541,7 +1541,12 @@ macro_rules! hgmma {
             atoms: &[
                 reg_at!(16, None),
                 Atom { kind: AtomKind::U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
-                Atom { kind: AtomKind::R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+                Atom {
+                    kind: AtomKind::R,
+                    fields: &[Field { pos: 64, len: 8, shift: 0 }],
+                    signed: false,
+                    reuse: Some(2),
+                },
             ],
             bits: $bits,
             mask: 0x000001ffffffff00ffffffffc0000fff,
@@ -1606,12 +1611,8 @@ pub static PROBED_SM80: &[Form] = &[
 ];
 
 /// sm_80's absolute code address of `CALL.ABS`/`RET.ABS`.
-const CODE_ADDRESS_SM80: Atom = Atom {
-    kind: AtomKind::X,
-    fields: &[Field { pos: 34, len: 47, shift: 2 }],
-    signed: false,
-    reuse: None,
-};
+const CODE_ADDRESS_SM80: Atom =
+    Atom { kind: AtomKind::X, fields: &[Field { pos: 34, len: 47, shift: 2 }], signed: false, reuse: None };
 
 /// An absolute code address of `CALL.ABS`/`RET.ABS` (probed with nvdisasm
 /// on sm_90: bits 16..23 hold address bits 2..9, bits 34..80 bits 10..56).
@@ -1655,12 +1656,15 @@ const ROUNDS: usize = 2;
 /// The derived forms of one SM family, given its learned forms.
 fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
-    let (own, convert): (&[Form], &[Form]) = match sm {
-        Sm::Sm80 => (PROBED_SM80, PROBED_CONVERT_SM80),
-        Sm::Sm90 => (PROBED_SM90, PROBED_CONVERT_SM90),
+    // The probed rows are NVIDIA's sm_80 and sm_90 words: sm_75 gets the
+    // rules only.
+    let (shared, own, convert): (&[&[Form]], &[Form], &[Form]) = match sm {
+        Sm::Sm75 => (&[], &[], &[]),
+        Sm::Sm80 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM80, PROBED_CONVERT_SM80),
+        Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM90, PROBED_CONVERT_SM90),
     };
     let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };
-    let probed = PROBED.iter().chain(PROBED_IMMA).chain(PROBED_CONVERT).chain(own).chain(convert).chain(hgmma);
+    let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma);
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
@@ -2054,6 +2058,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tables");
         let mut stale = Vec::new();
         for (sm, file, learned) in [
+            (Sm::Sm75, "sm75_derived.rs", crate::tables::sm75::FORMS),
             (Sm::Sm80, "sm80_derived.rs", crate::tables::sm80::FORMS),
             (Sm::Sm90, "sm90_derived.rs", crate::tables::sm90::FORMS),
         ] {
@@ -2072,7 +2077,7 @@ mod tests {
     #[test]
     fn learned_offsets_agree_with_the_table() {
         let mut checked = 0;
-        for sm in [Sm::Sm80, Sm::Sm90] {
+        for sm in Sm::ALL {
             for form in Tables::get(sm).learned() {
                 for (k, op) in form.operands.iter().enumerate() {
                     let Some(field) = offset_field(form, op) else { continue };

@@ -55,7 +55,7 @@ fn encode_with(
         let (mut skeleton, atoms) = shape(op)?;
         // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
         // without a descriptor prints as `[R6]` (widths.rs).
-        if crate::widths::implicit_pair_address(inst) && skeleton.starts_with("[{R}.64") {
+        if crate::widths::hides_pair(sm, inst, &skeleton) {
             skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
         }
         if op.flags.reuse {

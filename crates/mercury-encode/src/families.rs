@@ -177,7 +177,8 @@ pub struct Negate {
 pub struct Family {
     /// The opcode (first word of the mnemonic).
     pub opcode: &'static str,
-    /// The SM family it was probed on (`None`: both).
+    /// The SM family it was probed on (`None`: sm_80 and sm_90; sm_75's
+    /// fields were not probed).
     pub sm: Option<Sm>,
     /// The modifier words after the opcode, in print order.
     pub slots: &'static [Slot],
@@ -448,7 +449,7 @@ pub static FAMILIES: &[Family] = &[
 
 /// The family of `opcode` on `sm`.
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.is_none_or(|s| s == sm))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.map_or(sm != Sm::Sm75, |s| s == sm))
 }
 
 impl Family {

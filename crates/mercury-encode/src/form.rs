@@ -202,18 +202,16 @@ impl Tables {
     }
 
     fn cells(sm: Sm) -> (&'static OnceLock<Tables>, &'static OnceLock<Tables>, &'static OnceLock<Tables>) {
-        static SM80: [OnceLock<Tables>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        static SM90: [OnceLock<Tables>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        let cells = match sm {
-            Sm::Sm80 => &SM80,
-            Sm::Sm90 => &SM90,
-        };
+        static CELLS: [[OnceLock<Tables>; 3]; Sm::ALL.len()] =
+            [const { [const { OnceLock::new() }; 3] }; Sm::ALL.len()];
+        let cells = &CELLS[sm.index()];
         (&cells[0], &cells[1], &cells[2])
     }
 
     fn new(sm: Sm, kind: Kind) -> Tables {
-        use crate::tables::{sm80, sm80_derived, sm90, sm90_derived};
+        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm90, sm90_derived};
         let (corpus, solved, derived, special_regs) = match sm {
+            Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
             Sm::Sm80 => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
         };

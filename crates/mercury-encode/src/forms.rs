@@ -45,13 +45,8 @@ impl Forms for EncoderForms {
 /// The normalised instructions `sm` has no form for, asked so far in this
 /// process.
 fn refusals(sm: Sm) -> &'static Mutex<HashSet<String>> {
-    static SM80: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-    static SM90: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-    match sm {
-        Sm::Sm80 => &SM80,
-        Sm::Sm90 => &SM90,
-    }
-    .get_or_init(Default::default)
+    static REFUSALS: [OnceLock<Mutex<HashSet<String>>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
+    REFUSALS[sm.index()].get_or_init(Default::default)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! SASS encoder, decoder and printer for sm_80 and sm_90.
+//! SASS encoder, decoder and printer for sm_75, sm_80 and sm_90.
 //!
 //! An instruction is 128 bits (low word first). Its fixed part (opcode,
 //! modifiers, operands nvdisasm does not show) and the places of its
@@ -45,6 +45,8 @@ use std::fmt;
 /// The SM family an encoding belongs to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Sm {
+    /// sm_75 (Turing).
+    Sm75,
     /// sm_80 .. sm_89 (Ampere, Ada).
     Sm80,
     /// sm_90 / sm_90a (Hopper).
@@ -52,9 +54,13 @@ pub enum Sm {
 }
 
 impl Sm {
-    /// The family of an `sm_XY` number (80, 86, 90, ...).
+    /// Every family, in the order of [`Sm::index`].
+    pub const ALL: [Sm; 3] = [Sm::Sm75, Sm::Sm80, Sm::Sm90];
+
+    /// The family of an `sm_XY` number (75, 80, 86, 90, ...).
     pub fn from_number(sm: u32) -> Option<Sm> {
         match sm {
+            75 => Some(Sm::Sm75),
             80..=89 => Some(Sm::Sm80),
             90 => Some(Sm::Sm90),
             _ => None,
@@ -64,9 +70,15 @@ impl Sm {
     /// The name `nvdisasm -b` takes.
     pub fn nvdisasm_name(self) -> &'static str {
         match self {
+            Sm::Sm75 => "SM75",
             Sm::Sm80 => "SM80",
             Sm::Sm90 => "SM90",
         }
+    }
+
+    /// Position in [`Sm::ALL`], for per-family caches.
+    pub(crate) fn index(self) -> usize {
+        self as usize
     }
 }
 

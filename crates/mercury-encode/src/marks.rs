@@ -61,6 +61,7 @@ impl MarkKind {
 
 fn marks(sm: Sm) -> &'static [Mark] {
     match sm {
+        Sm::Sm75 => crate::tables::sm75::MARKS,
         Sm::Sm80 => crate::tables::sm80::MARKS,
         Sm::Sm90 => crate::tables::sm90::MARKS,
     }

@@ -49,16 +49,16 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         out.push_str(if i == 0 || relative { " " } else { ", " });
         prev_is_reg = op.as_reg().is_some_and(|r| !r.file.is_predicate());
         let (mut skeleton, atoms) = shape(op)?;
-        // nvdisasm writes an IMMA input's layout and F2FP's `.H1` after
-        // `.reuse`: `R4.reuse.ROW`, `R8.reuse.H1`.
-        let high_half = (op.flags.halves == Some(ori_ir::Halves::H1)).then_some(ori_ir::Halves::H1.suffix());
-        let layout = op.flags.layout.map(|l| l.suffix()).or(high_half);
+        // nvdisasm writes an IMMA input's layout and the halves after
+        // `.reuse`: `R4.reuse.ROW`, `R8.reuse.H1`, `-RZ.reuse.H0_H0`
+        // (`nvdisasm -b` of HADD2.F32 words with reuse bits set).
+        let layout = op.flags.layout.map(|l| l.suffix()).or(op.flags.halves.map(|h| h.suffix()));
         if let Some(suffix) = layout {
             skeleton.truncate(skeleton.len() - suffix.len());
         }
         // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
         // without a descriptor prints as `[R6]` (widths.rs).
-        if crate::widths::implicit_pair_address(inst) && skeleton.starts_with("[{R}.64") {
+        if crate::widths::hides_pair(sm, inst, &skeleton) {
             skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
         }
         match skeleton.strip_prefix(DESC).filter(|_| sm == Sm::Sm80) {
@@ -97,10 +97,13 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
         let close = open + rest[open..].find('}').expect("skeletons close their placeholders");
         let after = &rest[close + 1..];
         match atoms.next() {
-            // nvdisasm leaves a zero 32-bit base out, scaled or not, and
-            // shows an offset that then stands alone as the unsigned 24-bit
-            // address it is: `[0xae2daa]`, `c[0x2][0x7530]`.
-            Some(Value::Reg(r)) if r.file == RegFile::R && r.is_zero() && r.width == 1 && out.ends_with('[') => {
+            // nvdisasm leaves a zero base out when it prints it as 32-bit
+            // (sm_75's `.E` pairs too), scaled or not, and shows an offset
+            // that then stands alone as the unsigned 24-bit address it is:
+            // `[0xae2daa]`, `c[0x2][0x7530]`.
+            Some(Value::Reg(r))
+                if r.file == RegFile::R && r.is_zero() && !after.starts_with(".64") && out.ends_with('[') =>
+            {
                 let unscaled = [".X16", ".X8", ".X4"].iter().find_map(|s| after.strip_prefix(s)).unwrap_or(after);
                 let scaled = unscaled.len() != after.len();
                 // `[RZ+UR4]` is `[UR4]` (but `[RZ.X4+UR4]` stays), `[RZ+0x10]`

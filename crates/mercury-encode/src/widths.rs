@@ -7,22 +7,35 @@
 
 use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
 
+use crate::Sm;
+
 /// True for the accesses whose 64-bit address nvdisasm prints as one
 /// register: `ATOMG.E.CAS PT, R3, [R6], R12, R13` and generic `LD.E R6,
 /// [R6]` / `ST.E [R2], R5` without a descriptor, generic `ATOM.E.CAS` (cluster_dsmem's
 /// distributed shared memory load); the address is the pair R6:R7 as in
-/// every `.E` access.
-pub fn implicit_pair_address(inst: &Inst) -> bool {
+/// every `.E` access. sm_75 listings print every `.E` address that way
+/// (`LDG.E.SYS R4, [R4]`, `RED.E.ADD.STRONG.GPU [R2], R5`).
+pub fn implicit_pair_address(sm: Sm, inst: &Inst) -> bool {
+    use Opcode::*;
     match inst.op {
-        Opcode::ATOMG | Opcode::ATOM => inst.has_mod("CAS"),
-        Opcode::LD | Opcode::ST => inst.has_mod("E"),
+        LDG | STG | ATOMG | ATOM | RED | LD | ST if sm == Sm::Sm75 => inst.has_mod("E"),
+        ATOMG | ATOM => inst.has_mod("CAS"),
+        LD | ST => inst.has_mod("E"),
         _ => false,
     }
 }
 
+/// True when the address skeleton `skeleton` of `inst` (`[{R}.64+{X}]`,
+/// as Ori's operand reads) prints without its `.64`: the
+/// [`implicit_pair_address`]es, but for sm_75's with a uniform register
+/// (`LDG.E.SYS R0, [R2.64+UR4]`).
+pub fn hides_pair(sm: Sm, inst: &Inst, skeleton: &str) -> bool {
+    implicit_pair_address(sm, inst) && skeleton.starts_with("[{R}.64") && !(sm == Sm::Sm75 && skeleton.contains("+{U}"))
+}
+
 /// Widens the base of an [`implicit_pair_address`] without a descriptor.
-fn widen_address(inst: &mut Inst) {
-    if !implicit_pair_address(inst) {
+fn widen_address(sm: Sm, inst: &mut Inst) {
+    if !implicit_pair_address(sm, inst) {
         return;
     }
     let first = inst.uses.iter_mut().find(|u| matches!(u.kind, OperandKind::Mem(_)));
@@ -34,7 +47,7 @@ fn widen_address(inst: &mut Inst) {
 }
 
 /// Gives the register operands of a decoded instruction their widths.
-pub fn apply(inst: &mut Inst) {
+pub fn apply(sm: Sm, inst: &mut Inst) {
     let size = |inst: &Inst| {
         if inst.has_mod("128") {
             4
@@ -49,19 +62,19 @@ pub fn apply(inst: &mut Inst) {
         LDG | LDS | LDL | LD | LDC | ULDC => {
             let w = size(inst);
             widen(inst.defs.iter_mut().take(1), w);
-            widen_address(inst);
+            widen_address(sm, inst);
         }
         STG | STS | STL | ST => {
             let w = size(inst);
             widen(inst.uses.iter_mut().skip(1), w);
-            widen_address(inst);
+            widen_address(sm, inst);
         }
         ATOMG | ATOMS | ATOM | RED | REDG => {
             // `.S64` (64-bit min/max) and `.F64.RN` work on pairs too.
             let w = if inst.has_mod("S64") || inst.has_mod("F64") { 2 } else { size(inst) };
             widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), w);
             widen(inst.uses.iter_mut().skip(1), w);
-            widen_address(inst);
+            widen_address(sm, inst);
         }
         IMAD | UIMAD if inst.has_mod("WIDE") => {
             widen(inst.defs.iter_mut().take(1), 2);

@@ -18,7 +18,7 @@ fn every_derived_form_matches_nvdisasm() {
     let scratch = common::scratch("derived");
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
-    for sm in [Sm::Sm80, Sm::Sm90] {
+    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75] {
         let tables = Tables::full(sm);
         // The list, for review.
         let list: Vec<String> =

@@ -35,6 +35,7 @@ struct Solved {
 
 fn solved(sm: Sm) -> Solved {
     let name = match sm {
+        Sm::Sm75 => "isa_sm75.json",
         Sm::Sm80 => "isa_sm80.json",
         Sm::Sm90 => "isa_sm90.json",
     };
@@ -106,7 +107,7 @@ fn solver_seeds_round_trip() {
 
 /// Per SM: seeds that must round-trip, seeds that may fail (known gaps,
 /// docs/mercury-encode.md).
-const SEED_LEVELS: [(Sm, usize, usize); 2] = [(Sm::Sm80, 573, 36), (Sm::Sm90, 594, 32)];
+const SEED_LEVELS: [(Sm, usize, usize); 3] = [(Sm::Sm80, 573, 36), (Sm::Sm90, 594, 32), (Sm::Sm75, 450, 20)];
 
 /// Words per SM; nvdisasm accepts about a fifth.
 const RANDOM_WORDS: usize = 12_000;
@@ -116,10 +117,11 @@ fn random_words_match_nvdisasm() {
     let Some(oracle) = nv_oracle::Oracle::for_test("random_words_match_nvdisasm") else { return };
     let scratch = common::scratch("isa_random");
     let mut failures = Vec::new();
-    for (sm, floor) in [(Sm::Sm80, MIN_DECODED_SM80), (Sm::Sm90, MIN_DECODED_SM90)] {
+    for (salt, (sm, floor, max_mismatches)) in RANDOM_LEVELS.into_iter().enumerate() {
         let solved = solved(sm);
         let tables = Tables::full(sm);
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ sm as u64);
+        let failures_before = failures.len();
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ salt as u64);
         let words: Vec<u128> = (0..RANDOM_WORDS)
             .map(|_| {
                 let op = solved.opcodes[rng.below(solved.opcodes.len() as u64) as usize];
@@ -144,7 +146,16 @@ fn random_words_match_nvdisasm() {
             words.len(),
             100.0 * share
         );
+        let mismatches = failures.len() - failures_before;
+        for f in failures[failures_before..].iter().take(40) {
+            eprintln!("{f}");
+        }
         assert!(accepted > RANDOM_WORDS / 20, "{sm:?}: nvdisasm accepted only {accepted}");
+        // Known gaps (docs/mercury-encode.md): the count may only go down.
+        assert!(
+            mismatches <= max_mismatches,
+            "{sm:?}: {mismatches} random words decode to another text or other bits than nvdisasm's, at most {max_mismatches} expected"
+        );
         assert!(
             share >= floor,
             "{sm:?}: decoded {:.1} % of accepted random words, below {:.1} %",
@@ -152,14 +163,6 @@ fn random_words_match_nvdisasm() {
             100.0 * floor
         );
     }
-    for f in failures.iter().take(40) {
-        eprintln!("{f}");
-    }
-    assert!(
-        failures.len() <= MAX_RANDOM_MISMATCHES,
-        "{} random words decode to another text or other bits than nvdisasm's, at most {MAX_RANDOM_MISMATCHES} expected",
-        failures.len()
-    );
 }
 
 /// The bits of bits 16..104 that some form of opcode bits `op` uses (an
@@ -172,12 +175,11 @@ fn live_bits(tables: &Tables, op: u16) -> u128 {
     if live == 0 { FILL_MASK } else { live & FILL_MASK }
 }
 
-/// The shares reached (tests fail below them).
-const MIN_DECODED_SM80: f64 = 0.28;
-const MIN_DECODED_SM90: f64 = 0.235;
-/// Random words we decode to another text or other bits than nvdisasm's
-/// (known gaps, docs/mercury-encode.md): the count may only go down.
-const MAX_RANDOM_MISMATCHES: usize = 30;
+/// Per SM (in the order of the random seeds): the share of accepted words
+/// reached (the test fails below it), and the random words we decode to
+/// another text or other bits than nvdisasm's (known gaps,
+/// docs/mercury-encode.md; the count may only go down).
+const RANDOM_LEVELS: [(Sm, f64, usize); 3] = [(Sm::Sm80, 0.28, 22), (Sm::Sm90, 0.235, 8), (Sm::Sm75, 0.315, 7)];
 
 /// nvdisasm's address and text of each word it accepts, by index. nvdisasm names every
 /// word it rejects (some only once the others are gone): drop them and
@@ -211,7 +213,19 @@ fn list(oracle: &nv_oracle::Oracle, sm: Sm, dir: &std::path::Path, words: &[u128
                     })
                     .collect();
                 assert!(!bad.is_empty(), "nvdisasm rejected the file without naming an address: {stderr}");
-                live = live.iter().enumerate().filter(|(n, _)| !bad.contains(n)).map(|(_, &i)| i).collect();
+                // A fatal ambiguity (SM75's graphics loads) stops the run at
+                // its first word: drop every word of that opcode value.
+                let fatal: std::collections::HashSet<u128> = if stderr.contains("fatal") {
+                    bad.iter().map(|&n| words[live[n]] & 0xfff).collect()
+                } else {
+                    Default::default()
+                };
+                live = live
+                    .iter()
+                    .enumerate()
+                    .filter(|&(n, &i)| !bad.contains(&n) && !fatal.contains(&(words[i] & 0xfff)))
+                    .map(|(_, &i)| i)
+                    .collect();
             }
         }
     }

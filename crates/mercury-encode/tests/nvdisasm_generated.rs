@@ -21,7 +21,7 @@ fn generated_instructions_match_nvdisasm() {
     let scratch = common::scratch("generated");
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut failures = Vec::new();
-    for sm in [Sm::Sm80, Sm::Sm90] {
+    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75] {
         let tables = Tables::full(sm);
         // By default a sample of ~150 forms per family keeps `cargo test` short.
         let step = if per_form.is_some() { 1 } else { (tables.learned().len() / 150).max(1) };

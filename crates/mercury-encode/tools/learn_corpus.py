@@ -1,8 +1,10 @@
 """Step 1: compile the corpus with NVIDIA's ptxas, list it with nvdisasm -hex
 and collect every instruction as (sm, file, address, text, low, high).
 
-usage: learn_corpus.py CORPUS_KERNEL_DIR WORK_DIR
-Writes WORK_DIR/insts.json (cubins and listings stay in WORK_DIR).
+usage: learn_corpus.py WORK_DIR PTX_DIR...
+Every `NAME.smXY[a].ptx` of the folders is compiled for sm_XY[a]; its
+instructions belong to family `smXY`. Writes WORK_DIR/insts.json (cubins
+and listings stay in WORK_DIR).
 """
 import glob
 import json
@@ -48,19 +50,22 @@ def listing_instructions(sm, name, text):
     return out
 
 
-def main(corpus, work):
+def main(work, *corpora):
     os.makedirs(work, exist_ok=True)
     out = []
-    for ptx in sorted(glob.glob(os.path.join(corpus, '*.ptx'))):
+    ptxs = sorted(p for corpus in corpora for p in glob.glob(os.path.join(corpus, '*.ptx')))
+    for ptx in ptxs:
         name = os.path.basename(ptx)[:-4]
-        arch = {'sm80': 'sm_80', 'sm90': 'sm_90', 'sm90a': 'sm_90a'}[name.rsplit('.', 1)[1]]
+        m = re.fullmatch(r'sm(\d+)(a?)', name.rsplit('.', 1)[1])
         cubin = os.path.join(work, name + '.cubin')
-        subprocess.run([PTXAS, '-arch=' + arch, ptx, '-o', cubin], check=True)
+        # a cubin newer than its PTX is ptxas's output already (reruns)
+        if not os.path.exists(cubin) or os.path.getmtime(cubin) < os.path.getmtime(ptx):
+            subprocess.run([PTXAS, '-arch=sm_%s%s' % m.groups(), ptx, '-o', cubin], check=True)
         listing = subprocess.run([NVDISASM, '-hex', cubin], check=True, capture_output=True, text=True).stdout
-        out += listing_instructions('sm90' if arch.startswith('sm_90') else 'sm80', name, listing)
+        out += listing_instructions('sm' + m.group(1), name, listing)
     json.dump(out, open(os.path.join(work, 'insts.json'), 'w'))
     print(len(out), 'instructions')
 
 
 if __name__ == '__main__':
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:])

@@ -13,7 +13,7 @@ format (file `isa`, address 0, branch targets `L@0x..` absolute from
 address 0), so `learn_probe.py` and `learn_tables.py` treat them like
 NVIDIA's own words.
 
-usage: learn_isa.py SM WORK_DIR [FILLINGS]   (SM: 80 or 90)
+usage: learn_isa.py SM WORK_DIR [FILLINGS]   (SM: 75, 80, 90, ...)
 Writes WORK_DIR/isa_smSM.json.
 """
 import collections

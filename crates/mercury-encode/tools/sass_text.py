@@ -142,7 +142,10 @@ def disasm_many(words, sm):
     branch targets written `L@OFFSET` (signed hex offset from the next
     instruction), so that the text does not depend on where the word sits.
     nvdisasm names every word it rejects in one run (some only once the
-    others are gone): drop them all and repeat."""
+    others are gone): drop them all and repeat. A `fatal` ambiguity (SM75's
+    graphics loads: "More than one pattern matched ... ald_PHYS_ and
+    ald__PATCH_...") stops the run at its first word, one per run: every
+    word of that opcode value (bits 0..11) is dropped from the batch."""
     out = []
     fd, path = tempfile.mkstemp(suffix='.bin')
     os.close(fd)
@@ -165,6 +168,9 @@ def disasm_many(words, sm):
                 bad = {int(m, 16) // 16 for m in re.findall(r'at address 0x([0-9a-f]+)', r.stderr)}
                 if not bad:
                     raise RuntimeError('nvdisasm: ' + r.stderr[:300])
+                if 'fatal' in r.stderr:
+                    ops = {chunk[idx[n]] & 0xfff for n in bad}
+                    bad |= {n for n, i in enumerate(idx) if chunk[i] & 0xfff in ops}
                 idx = [i for n, i in enumerate(idx) if n not in bad]
             out += res
     finally:

@@ -4,9 +4,11 @@
 //! also use bits 16..24) and added opcodes. `sm*_derived` hold the forms
 //! `derive.rs` derives from them.
 
+pub(crate) mod sm75;
+pub(crate) mod sm75_derived;
 pub(crate) mod sm80;
-pub(crate) mod sm90;
 pub(crate) mod sm80_derived;
+pub(crate) mod sm90;
 pub(crate) mod sm90_derived;
 
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's

@@ -27,11 +27,18 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The SM family and `-arch` of a corpus file `NAME.sm80.ptx` / `.sm90.ptx`
-/// / `.sm90a.ptx`.
+/// The corpus regenerated for another target (`tests/targets/smXY`).
+pub fn targets_dir(sm: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/targets").join(sm)
+}
+
+/// The SM family and `-arch` of a corpus file `NAME.sm75.ptx` / `.sm80.ptx`
+/// / `.sm90.ptx` / `.sm90a.ptx`.
 pub fn arch_of(path: &Path) -> Option<(Sm, &'static str)> {
     let name = path.file_name()?.to_str()?;
-    if name.ends_with(".sm80.ptx") {
+    if name.ends_with(".sm75.ptx") {
+        Some((Sm::Sm75, "sm_75"))
+    } else if name.ends_with(".sm80.ptx") {
         Some((Sm::Sm80, "sm_80"))
     } else if name.ends_with(".sm90a.ptx") {
         Some((Sm::Sm90, "sm_90a"))
