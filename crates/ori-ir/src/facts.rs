@@ -129,6 +129,24 @@ pub struct Isa {
     pub ldgsts_policy_desc: bool,
     /// How a call target is relocated (probe `calls`).
     pub call_target: CallTarget,
+    /// Weak global and generic loads and stores spell their scope:
+    /// `LDG.E.SYS`, `LDG.E.CONSTANT.SYS`, `LD.E.SYS`, `STG.E.SYS` (probe
+    /// `spellings`; strong ones are the same everywhere).
+    pub weak_sys: bool,
+    /// Shared-memory loads are `LDS.U` (`LDS.U.128`, `LDS.U.S8`) (probe
+    /// `spellings`).
+    pub lds_u: bool,
+    /// `BAR.SYNC` and `BAR.RED` carry `.DEFER_BLOCKING` (probe
+    /// `spellings`).
+    pub bar_defer_blocking: bool,
+    /// `nanosleep` is `NANOSLEEP.WARP` (probe `spellings`).
+    pub nanosleep_warp: bool,
+    /// A shared-memory increment by 1 whose result is unread is
+    /// `ATOMS.POPC.INC.32` (otherwise `ATOMS.ADD` of a register holding 1)
+    /// (probe `spellings`).
+    pub shared_popc_inc: bool,
+    /// `BSSY Bn` is preceded by `BMOV.32.CLEAR RZ, Bn` (probe `misc`).
+    pub bssy_clears: bool,
     /// A kernel's `.debug_frame` FDE keeps the empty row at 0x10; without
     /// this ptxas drops it after laying out the section, 5 bytes the CIE
     /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
@@ -221,9 +239,25 @@ const TURING_ISA: Isa = Isa {
     ldgsts_policy_desc: false,
     call_target: CallTarget::Abs47At34,
     fde_entry_row: true,
+    weak_sys: true,
+    lds_u: true,
+    bar_defer_blocking: false,
+    nanosleep_warp: true,
+    shared_popc_inc: false,
+    bssy_clears: true,
 };
 
-const AMPERE_ISA: Isa = Isa { generation: Family::Ampere, half_convert: HalfConvert::PackAb, ..TURING_ISA };
+const AMPERE_ISA: Isa = Isa {
+    generation: Family::Ampere,
+    half_convert: HalfConvert::PackAb,
+    weak_sys: false,
+    lds_u: false,
+    bar_defer_blocking: true,
+    nanosleep_warp: false,
+    shared_popc_inc: true,
+    bssy_clears: false,
+    ..TURING_ISA
+};
 
 const HOPPER_ISA: Isa = Isa {
     generation: Family::Hopper,
@@ -241,6 +275,7 @@ const HOPPER_ISA: Isa = Isa {
     ldgsts_policy_desc: true,
     call_target: CallTarget::Abs55At16And34,
     fde_entry_row: false,
+    ..AMPERE_ISA
 };
 
 const BLACKWELL_ISA: Isa = Isa { generation: Family::Blackwell, bf16x2_fma_mma: false, ..HOPPER_ISA };

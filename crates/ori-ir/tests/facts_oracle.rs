@@ -190,6 +190,7 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     let misc = compile(oracle, dir, "misc", &sm, &[]).unwrap();
     let minmax = if isa.int_minmax == Opcode::VIMNMX { "VIMNMX" } else { "IMNMX" };
     expect(misc.with_opcode(minmax) > 0, "int_minmax");
+    expect(misc.with_opcode("BSSY") > 0 && misc.has("BMOV.32.CLEAR RZ, B0") == isa.bssy_clears, "bssy_clears");
     expect(frame.has("VIADD R1, R1") == isa.viadd, "viadd");
 
     let convert = compile(oracle, dir, "convert", &sm, &[]).unwrap();
@@ -212,6 +213,21 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     if let Some(bf16) = compile(oracle, dir, "bf16x2", &sm, &[]) {
         expect(bf16.has("HFMA2.MMA.BF16_V2") == isa.bf16x2_fma_mma, "bf16x2_fma_mma");
     }
+
+    let spell = compile(oracle, dir, "spellings", &sm, &[]).unwrap();
+    let weak: Vec<&String> = spell
+        .sass
+        .iter()
+        .filter(|l| ["LDG.E", "STG.E", "LD.E", "ST.E"].iter().any(|op| l.starts_with(op)) && !l.contains(".STRONG"))
+        .collect();
+    expect(
+        !weak.is_empty() && weak.iter().all(|l| l.split_whitespace().next().unwrap().ends_with(".SYS") == isa.weak_sys),
+        "weak_sys",
+    );
+    expect(spell.has("LDS.U ") == isa.lds_u, "lds_u");
+    expect(spell.has("BAR.RED.POPC.DEFER_BLOCKING") == isa.bar_defer_blocking, "bar_defer_blocking");
+    expect(spell.has("NANOSLEEP.WARP") == isa.nanosleep_warp, "nanosleep_warp");
+    expect(spell.has("ATOMS.POPC.INC.32") == isa.shared_popc_inc, "shared_popc_inc");
 
     let calls = compile(oracle, dir, "calls", &sm, &["-c"]).unwrap();
     let reloc = match isa.call_target {

@@ -6,12 +6,14 @@
 
 mod call_addresses;
 mod callee_saves;
+mod clear_barriers;
 mod link;
 mod remove_nop;
 mod stack_frame;
 
 pub use call_addresses::OriResolveCallAddresses;
 pub use callee_saves::OriSaveCalleeRegisters;
+pub use clear_barriers::OriClearConvergenceBarriers;
 pub use link::OriLinkCallees;
 pub use remove_nop::OriRemoveNopCode;
 pub use stack_frame::OriSetupStackFrame;
@@ -25,6 +27,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(OriSaveCalleeRegisters),
         Box::new(OriSetupStackFrame),
         Box::new(OriLinkCallees),
+        Box::new(OriClearConvergenceBarriers),
         Box::new(OriResolveCallAddresses),
     ]
 }

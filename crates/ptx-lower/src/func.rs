@@ -715,20 +715,18 @@ impl<'m> Lowerer<'m> {
     }
 
     /// A global address `desc[UR.64][base.64 + offset]`; the descriptor is
-    /// loaded once at the top of the entry block.
+    /// loaded once at the top of the entry block. Targets without a memory
+    /// descriptor (sm_75) address `[base.64 + offset]`.
     pub fn global_address(&mut self, base: Reg, offset: i64, span: Span) -> Lowered<Operand> {
+        let Some(desc_offset) = self.target.global_desc else {
+            return Ok(ori_ir::OperandKind::Mem(Address { base: Some(base), offset, ..Address::default() }).into());
+        };
         let desc = match self.desc {
             Some(d) => d,
             None => {
                 let d = self.temp(RegFile::UR, 2);
                 let entry = self.order[0];
-                let Some(offset) = self.target.global_desc else {
-                    return Err(at(
-                        span,
-                        format!("{} has no global memory descriptor: its addresses are not lowered yet", self.sm),
-                    ));
-                };
-                let mut load = Inst::new(Opcode::ULDC, vec![d.into()], vec![Operand::cbank(0, offset)]);
+                let mut load = Inst::new(Opcode::ULDC, vec![d.into()], vec![Operand::cbank(0, desc_offset)]);
                 load.mods = vec![Modifier::from_name("64").ok_or_else(|| at(span, "internal: no .64 modifier"))?];
                 let id = self.func.insts.alloc(load);
                 self.func.blocks[entry].insts.insert(0, id);

@@ -20,6 +20,7 @@ mod layout;
 mod ops;
 mod params;
 mod regs;
+mod spelling;
 mod values;
 
 use ori_ir::{Property, PropertySet, Sm};
@@ -86,7 +87,10 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
     for f in kernels.chain(separate) {
         let Some(body) = &f.body else { continue };
         match func::Lowerer::lower(f, body, target, &refs, &callees, &out_of_line, &lines) {
-            Ok(func) => out.functions.push(func),
+            Ok(mut func) => {
+                spelling::respell(&mut func, &target.target().isa);
+                out.functions.push(func);
+            }
             Err(e) => errors.extend(e),
         }
     }

@@ -180,7 +180,7 @@ fn shared(cx: &mut Lowerer<'_>, inst: &Instruction, red: bool, op: &str, ty: Sca
     let first = usize::from(!red);
     let result = read_result(cx, inst, red)?;
     let one = matches!(operand(inst, first + 1)?.kind, ExprKind::Int { value: 1, .. });
-    if op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
+    if cx.target.isa.shared_popc_inc && op == "add" && matches!(ty, U32 | S32) && one && result.is_none() {
         return shared_increment(cx, inst, first);
     }
     let looped =

@@ -300,11 +300,17 @@ fn half(
             if super::half::fold_cvt(cx, inst, F16)?.is_some() {
                 return Ok(());
             }
+            if cx.target.isa.half_convert == HalfConvert::F2f {
+                return cx.emit(Opcode::F2F, &["F16", "F32"], vec![d.into()], vec![a], inst.span);
+            }
             let mods: &[&str] = if typed { &["F16", "F32", "PACK_AB"] } else { &["PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
         // NVIDIA's: `F2FP.F16.F32.PACK_AB.RZ` (sm_80 `F2FP.PACK_AB.RZ`) and
         // `F2F.F16.F64` (one rounding, straight from binary64).
+        (F16, F32, Some(Rounding::Rz)) if cx.target.isa.half_convert == HalfConvert::F2f => {
+            cx.emit(Opcode::F2F, &["F16", "F32", "RZ"], vec![d.into()], vec![a], inst.span)
+        }
         (F16, F32, Some(Rounding::Rz)) => {
             let mods: &[&str] = if typed { &["F16", "F32", "PACK_AB", "RZ"] } else { &["PACK_AB", "RZ"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)

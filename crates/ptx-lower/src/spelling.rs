@@ -1,0 +1,28 @@
+//! Per-generation spellings of the same instruction: the modifiers a SASS
+//! generation writes where another writes none (Turing's `LDG.E.SYS` for
+//! Ampere's `LDG.E`, `LDS.U`, `NANOSLEEP.WARP`, Ampere's
+//! `BAR.SYNC.DEFER_BLOCKING` for Turing's `BAR.SYNC`). The lowering writes
+//! the Ampere-and-later spelling; this pass rewrites a function into its
+//! target's, as the ISA facts ([`ori_ir::Isa`]) say.
+
+use ori_ir::{Function, Isa, Modifier, Opcode};
+
+/// Rewrites every instruction of `func` into `isa`'s spelling.
+pub(crate) fn respell(func: &mut Function, isa: &Isa) {
+    let word = |name: &str| Modifier::from_name(name).expect("a modifier the table has");
+    let (sys, u, warp, defer) = (word("SYS"), word("U"), word("WARP"), word("DEFER_BLOCKING"));
+    let strong = word("STRONG");
+    for (_, inst) in func.insts.iter_mut() {
+        match inst.op {
+            Opcode::LDG | Opcode::STG | Opcode::LD | Opcode::ST
+                if isa.weak_sys && !inst.mods.contains(&strong) && !inst.mods.contains(&sys) =>
+            {
+                inst.mods.push(sys);
+            }
+            Opcode::LDS if isa.lds_u && !inst.mods.contains(&u) => inst.mods.insert(0, u),
+            Opcode::BAR if !isa.bar_defer_blocking => inst.mods.retain(|&m| m != defer),
+            Opcode::NANOSLEEP if isa.nanosleep_warp && !inst.mods.contains(&warp) => inst.mods.push(warp),
+            _ => {}
+        }
+    }
+}
