@@ -6,7 +6,7 @@ use la_arena::{Arena, Idx};
 
 use crate::inst::Inst;
 use crate::reg::{Reg, RegFile};
-use crate::target::Target;
+use crate::facts::Target;
 
 /// A basic block handle.
 pub type BlockId = Idx<Block>;
