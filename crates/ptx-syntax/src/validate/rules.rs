@@ -237,7 +237,7 @@ impl Checker<'_> {
                     }
                 }
             }
-            ("mad", [ScalarType::F32]) if rounding.is_none() => {
+            ("mad", [ScalarType::F32]) if rounding.is_none() && !["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
                 self.report(span, "Rounding modifier required for instruction 'mad'".to_owned());
             }
             ("mul" | "mad", [t]) if is_int(*t) != ["lo", "hi", "wide"].iter().any(|m| inst.has(m)) => {
