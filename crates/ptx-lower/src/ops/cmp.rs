@@ -40,7 +40,7 @@ pub(super) fn set(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         if float {
             seq.op(cx, Opcode::IABS, &[], vec![d.into()], vec![d.into()])?;
             let (op, mods): (Opcode, &[&str]) =
-                if cx.sm.version >= 90 { (Opcode::I2FP, &["F32", "S32"]) } else { (Opcode::I2F, &[]) };
+                if cx.target.isa.i2fp { (Opcode::I2FP, &["F32", "S32"]) } else { (Opcode::I2F, &[]) };
             seq.op(cx, op, mods, vec![d.into()], vec![d.into()])?;
         }
         Ok(())

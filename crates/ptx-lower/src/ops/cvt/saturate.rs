@@ -119,7 +119,7 @@ fn clamp(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarT
     let a = src(cx, inst, 1, from)?.as_reg().ok_or_else(|| unsupported(inst))?;
     let (lo, hi) = range(to);
     let (from_lo, from_hi) = range(from);
-    let minmax = if cx.sm.version >= 90 { Opcode::VIMNMX } else { Opcode::IMNMX };
+    let minmax = cx.target.isa.int_minmax;
     let seq = Seq::start(cx, inst.span);
     let result = (|| {
         let mut v: Operand = match from {
