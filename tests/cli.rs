@@ -415,3 +415,16 @@ fn jobserver_tokens_are_taken_and_given_back() {
     assert!(out.status.success());
     assert_eq!(std::fs::read(dir.join("one.cubin")).unwrap(), split);
 }
+
+/// README's first command: a `.target sm_75` file with no `-arch` is
+/// compiled for ptxas's default target into `elf.o`.
+#[test]
+fn readme_first_command_writes_elf_o_for_sm_75() {
+    let dir = scratch("readme_first_command");
+    let input = repo().join("examples/vadd.sm75.ptx");
+    let out = ptxas(&[input.to_str().unwrap()], &dir);
+    assert_eq!((out.status.code(), stderr(&out).as_str()), (Some(0), ""));
+    let cubin = elfw::read(&std::fs::read(dir.join("elf.o")).expect("elf.o")).unwrap();
+    assert_eq!(cubin.header.eflags().sm(), 75);
+    assert!(cubin.sections.iter().any(|s| s.name == ".text.vadd"));
+}
