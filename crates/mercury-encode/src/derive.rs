@@ -1658,9 +1658,9 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut known: HashSet<String> = learned.iter().map(text).collect();
     // The probed rows are NVIDIA's sm_80 and sm_90 words: sm_75 gets the
     // rules only.
-    let (shared, own, convert): (&[&[Form]], &[Form], &[Form]) = match sm {
+    let (shared, own, convert): (&[&[Form]], &[Form], &[Form]) = match sm.base() {
         Sm::Sm75 => (&[], &[], &[]),
-        Sm::Sm80 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM80, PROBED_CONVERT_SM80),
+        Sm::Sm80 | Sm::Sm86 | Sm::Sm89 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM80, PROBED_CONVERT_SM80),
         Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM90, PROBED_CONVERT_SM90),
     };
     let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };

@@ -449,7 +449,7 @@ pub static FAMILIES: &[Family] = &[
 
 /// The family of `opcode` on `sm`.
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.map_or(sm != Sm::Sm75, |s| s == sm))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.map_or(sm != Sm::Sm75, |s| s == sm.base()))
 }
 
 impl Family {

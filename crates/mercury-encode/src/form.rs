@@ -167,6 +167,9 @@ pub struct Tables {
     /// Forms by a hash of their text (`text_hash`); a lookup compares the
     /// text itself, so collisions only cost a comparison.
     by_text: HashMap<u64, Vec<usize>>,
+    /// The first `own` forms are the family's own, which win over its base
+    /// family's (`Sm::base`).
+    own: usize,
     /// Forms by a hash of their text without operand marks (`marks.rs`).
     by_plain_text: HashMap<u64, Vec<usize>>,
     /// The derived forms are in `forms` too.
@@ -209,15 +212,23 @@ impl Tables {
     }
 
     fn new(sm: Sm, kind: Kind) -> Tables {
-        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm90, sm90_derived};
-        let (corpus, solved, derived, special_regs) = match sm {
+        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived};
+        let (corpus, solved, derived, special_regs) = match sm.base() {
             Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
-            Sm::Sm80 => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
+            _ => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
+        };
+        // sm_86/sm_89's own forms (what their cubins print or encode
+        // otherwise than sm_80's) come first: the encoder tries forms in
+        // order and the decoder prefers them among equally specific ones.
+        let own: &[Form] = match (sm, kind) {
+            (Sm::Sm86, Kind::Learned | Kind::Full) => sm86::FORMS,
+            (Sm::Sm89, Kind::Learned | Kind::Full) => sm89::FORMS,
+            _ => &[],
         };
         let mut all = match kind {
             Kind::Solved => solved.to_vec(),
-            Kind::Learned | Kind::Full => corpus.to_vec(),
+            Kind::Learned | Kind::Full => own.iter().chain(corpus).copied().collect(),
         };
         let learned_len = all.len();
         if kind == Kind::Full {
@@ -238,6 +249,7 @@ impl Tables {
         }
         Tables {
             forms,
+            own: own.len(),
             learned: learned_len,
             special_regs,
             by_opcode_bits,
@@ -258,13 +270,14 @@ impl Tables {
     }
 
     /// The most specific form whose fixed bits match `word`; a learned
-    /// one before a derived one as specific.
+    /// one before a derived one as specific, the family's own before its
+    /// base family's.
     pub fn form_for_bits(&self, word: u128) -> Option<&'static Form> {
         let candidates = self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS))?;
         candidates
             .iter()
             .filter(|&&i| word & self.forms[i].mask == self.forms[i].bits)
-            .max_by_key(|&&i| (self.forms[i].mask.count_ones(), i < self.learned))
+            .max_by_key(|&&i| (self.forms[i].mask.count_ones(), i < self.learned, i < self.own))
             .map(|&i| &self.forms[i])
     }
 

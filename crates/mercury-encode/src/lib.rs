@@ -1,4 +1,4 @@
-//! SASS encoder, decoder and printer for sm_75, sm_80 and sm_90.
+//! SASS encoder, decoder and printer for sm_75, sm_80, sm_86, sm_89 and sm_90.
 //!
 //! An instruction is 128 bits (low word first). Its fixed part (opcode,
 //! modifiers, operands nvdisasm does not show) and the places of its
@@ -47,21 +47,29 @@ use std::fmt;
 pub enum Sm {
     /// sm_75 (Turing).
     Sm75,
-    /// sm_80 .. sm_89 (Ampere, Ada).
+    /// sm_80 .. sm_85 (Ampere GA100).
     Sm80,
     /// sm_90 / sm_90a (Hopper).
     Sm90,
+    /// sm_86 .. sm_88 (Ampere GA10x, Orin, Thor): sm_80's encodings plus
+    /// their own opcodes (`I2FP`, ...); nvdisasm's SM86, SM87 and SM88
+    /// print every word alike.
+    Sm86,
+    /// sm_89 (Ada): sm_86's plus its own spellings (`F2FP.F16.F32.PACK_AB`).
+    Sm89,
 }
 
 impl Sm {
     /// Every family, in the order of [`Sm::index`].
-    pub const ALL: [Sm; 3] = [Sm::Sm75, Sm::Sm80, Sm::Sm90];
+    pub const ALL: [Sm; 5] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89];
 
     /// The family of an `sm_XY` number (75, 80, 86, 90, ...).
     pub fn from_number(sm: u32) -> Option<Sm> {
         match sm {
             75 => Some(Sm::Sm75),
-            80..=89 => Some(Sm::Sm80),
+            80..=85 => Some(Sm::Sm80),
+            86..=88 => Some(Sm::Sm86),
+            89 => Some(Sm::Sm89),
             90 => Some(Sm::Sm90),
             _ => None,
         }
@@ -73,6 +81,18 @@ impl Sm {
             Sm::Sm75 => "SM75",
             Sm::Sm80 => "SM80",
             Sm::Sm90 => "SM90",
+            Sm::Sm86 => "SM86",
+            Sm::Sm89 => "SM89",
+        }
+    }
+
+    /// The family whose derived and solver forms, operand marks and probed
+    /// modifier fields this one shares: sm_86 and sm_89 are sm_80's
+    /// encodings with forms of their own added (`tables::sm86`, `sm89`).
+    pub(crate) fn base(self) -> Sm {
+        match self {
+            Sm::Sm86 | Sm::Sm89 => Sm::Sm80,
+            sm => sm,
         }
     }
 

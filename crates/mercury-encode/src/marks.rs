@@ -60,10 +60,10 @@ impl MarkKind {
 }
 
 fn marks(sm: Sm) -> &'static [Mark] {
-    match sm {
+    match sm.base() {
         Sm::Sm75 => crate::tables::sm75::MARKS,
-        Sm::Sm80 => crate::tables::sm80::MARKS,
         Sm::Sm90 => crate::tables::sm90::MARKS,
+        _ => crate::tables::sm80::MARKS,
     }
 }
 

@@ -492,6 +492,7 @@ static MODIFIERS: &[&str] = &[
     "M8",
     "M88",
     "MAX",
+    "MERGE_C",
     "MIN",
     "MMA",
     "MOV",

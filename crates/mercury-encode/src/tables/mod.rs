@@ -8,6 +8,8 @@ pub(crate) mod sm75;
 pub(crate) mod sm75_derived;
 pub(crate) mod sm80;
 pub(crate) mod sm80_derived;
+pub(crate) mod sm86;
+pub(crate) mod sm89;
 pub(crate) mod sm90;
 pub(crate) mod sm90_derived;
 
