@@ -68,6 +68,10 @@ pub(crate) trait Put {
     fn put_u16(&mut self, v: u16);
     fn put_u32(&mut self, v: u32);
     fn put_u64(&mut self, v: u64);
+    /// Unsigned LEB128 (DWARF).
+    fn put_uleb(&mut self, v: u64);
+    /// Signed LEB128 (DWARF).
+    fn put_sleb(&mut self, v: i64);
 }
 
 impl Put for Vec<u8> {
@@ -82,6 +86,28 @@ impl Put for Vec<u8> {
     }
     fn put_u64(&mut self, v: u64) {
         self.extend_from_slice(&v.to_le_bytes());
+    }
+    fn put_uleb(&mut self, mut v: u64) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.push(byte);
+                return;
+            }
+            self.push(byte | 0x80);
+        }
+    }
+    fn put_sleb(&mut self, mut v: i64) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0) {
+                self.push(byte);
+                return;
+            }
+            self.push(byte | 0x80);
+        }
     }
 }
 

@@ -19,18 +19,6 @@ pub(super) struct Fixup {
     pub(super) addend: i64,
 }
 
-fn uleb(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            break;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 fn pad8(out: &mut Vec<u8>, start: usize) {
     let len = out.len() - start;
     out.resize(start + align_up(len as u64, 8) as usize, 0);
@@ -50,9 +38,9 @@ fn cie(out: &mut Vec<u8>, frame: &FrameInfo, code_align: u64, rel_form: bool) ->
     out.put_u64(u64::MAX);
     out.put_u8(3);
     out.put_u8(0);
-    uleb(out, code_align);
+    out.put_uleb(code_align);
     out.put_u8(0x7c);
-    uleb(out, frame.return_register.into());
+    out.put_uleb(frame.return_register.into());
     let base = out.len();
     out.extend_from_slice(&frame.cie_instructions);
     let mut fields = Vec::new();

@@ -16,6 +16,7 @@
 
 use super::Builder;
 use crate::arch::RelocForm;
+use crate::bytes::Put;
 use crate::error::Result;
 use crate::reloc::r_cuda;
 use crate::section::{SectionData, sht};
@@ -59,31 +60,6 @@ const DW_LNE_SET_ADDRESS: u8 = 2;
 /// NVIDIA's extended opcode carrying the inlining context of a row.
 const DW_LNE_NV_INLINE: u8 = 0x90;
 
-fn uleb(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-fn sleb(out: &mut Vec<u8>, mut v: i64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
-        if done {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// The header: unit length, version 3, header length, the fixed fields,
 /// then the directory and file tables.
 fn header(directories: &[String], files: &[(String, u32, u64, u64)], padding: usize) -> Vec<u8> {
@@ -97,9 +73,9 @@ fn header(directories: &[String], files: &[(String, u32, u64, u64)], padding: us
     for (name, dir, mtime, size) in files {
         rest.extend_from_slice(name.as_bytes());
         rest.push(0);
-        uleb(&mut rest, (*dir).into());
-        uleb(&mut rest, *mtime);
-        uleb(&mut rest, *size);
+        rest.put_uleb((*dir).into());
+        rest.put_uleb(*mtime);
+        rest.put_uleb(*size);
     }
     rest.push(0);
     rest.resize(rest.len() + padding, 0);
@@ -121,15 +97,15 @@ fn sequence(out: &mut Vec<u8>, rows: &[LineRow], code_len: u64) -> u64 {
     for (k, row) in rows.iter().enumerate() {
         if file != Some(row.file) {
             out.push(DW_LNS_SET_FILE);
-            uleb(out, row.file.into());
+            out.put_uleb(row.file.into());
             file = Some(row.file);
         }
         if let Some([context, name]) = row.inline {
             let mut operands = vec![DW_LNE_NV_INLINE];
-            uleb(&mut operands, context.into());
-            uleb(&mut operands, name.into());
+            operands.put_uleb(context.into());
+            operands.put_uleb(name.into());
             out.push(0);
-            uleb(out, operands.len() as u64);
+            out.put_uleb(operands.len() as u64);
             out.extend_from_slice(&operands);
         }
         if row.prologue_end {
@@ -147,11 +123,11 @@ fn sequence(out: &mut Vec<u8>, rows: &[LineRow], code_len: u64) -> u64 {
             // line 1 of its file, measured with -c).
             if dl != 0 || k == 0 {
                 out.push(DW_LNS_ADVANCE_LINE);
-                sleb(out, dl);
+                out.put_sleb(dl);
             }
             if da != 0 {
                 out.push(DW_LNS_ADVANCE_PC);
-                sleb(out, da);
+                out.put_sleb(da);
             }
             out.push(DW_LNS_COPY);
         }
@@ -160,7 +136,7 @@ fn sequence(out: &mut Vec<u8>, rows: &[LineRow], code_len: u64) -> u64 {
     let rest = code_len as i64 - address;
     if rest != 0 {
         out.push(DW_LNS_ADVANCE_PC);
-        sleb(out, rest);
+        out.put_sleb(rest);
     }
     out.extend_from_slice(&[0, 1, DW_LNE_END_SEQUENCE]);
     address_field
@@ -259,13 +235,13 @@ mod tests {
     #[test]
     fn advance_pc_takes_a_signed_leb128() {
         let mut out = Vec::new();
-        sleb(&mut out, 0x40);
+        out.put_sleb(0x40);
         assert_eq!(out, [0xc0, 0x00]);
         out.clear();
-        sleb(&mut out, 0x3f);
+        out.put_sleb(0x3f);
         assert_eq!(out, [0x3f]);
         out.clear();
-        sleb(&mut out, -3);
+        out.put_sleb(-3);
         assert_eq!(out, [0x7d]);
     }
 
