@@ -72,8 +72,8 @@ impl Phase for ComputeScoreboards {
 struct Needs {
     /// A variable-latency result: needs a write scoreboard.
     producer: Vec<bool>,
-    /// Needs a read scoreboard: a late-read source is overwritten later in
-    /// the same block.
+    /// Needs a read scoreboard: a late-read source is overwritten later,
+    /// in its block or on a path from it.
     read_sb: Vec<bool>,
     /// Control must be settled before it (calls and returns: the callee or
     /// caller sees every register).
@@ -84,6 +84,45 @@ struct Needs {
     group: Vec<Option<GroupSignal>>,
     /// Scoreboards the general pool must leave alone.
     reserved: u8,
+}
+
+/// Per block, the units some path from its end writes. A late reader
+/// reads its sources when its pipe gets to it, which may be long after
+/// issue (a store queued behind a barrier): a source overwritten in any
+/// later block, not only later in its own, needs the read scoreboard. On
+/// the GPU, reduce_smem's last `STS [R5], R2` read R5 after the next
+/// block's `LDC.64 R4` had overwritten it (an out-of-range shared store;
+/// the interpreter, which reads sources at issue, could not see it).
+fn written_after_blocks(program: &Program) -> Vec<Vec<bool>> {
+    let count = crate::units::Unit::COUNT;
+    let own: Vec<Vec<bool>> = program
+        .blocks
+        .iter()
+        .map(|range| {
+            let mut w = vec![false; count];
+            program.steps[range.clone()].iter().flat_map(|s| &s.writes).for_each(|u| w[u.index()] = true);
+            w
+        })
+        .collect();
+    let mut after = vec![vec![false; count]; program.blocks.len()];
+    // Backwards in layout order first: forward edges settle in one pass,
+    // loops in a few more.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..program.blocks.len()).rev() {
+            for &s in &program.succs[b] {
+                for u in 0..count {
+                    let v = own[s][u] || after[s][u];
+                    if v && !after[b][u] {
+                        after[b][u] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    after
 }
 
 /// The scoreboard that counts asynchronous copy groups: `DEPBAR.LE SB0, n`
@@ -114,12 +153,14 @@ impl Needs {
     fn compute(func: &Function, ids: &[InstId], program: &Program, table: &LatencyTable) -> Needs {
         let n = ids.len();
         let mut read_sb = vec![false; n];
+        let after = written_after_blocks(program);
         // Backwards through each block, with the units written after the
-        // instruction at hand: linear in the block (a forward search from
-        // every late reader was quadratic on long unrolled blocks).
+        // instruction at hand (in the block, then on any path from its
+        // end): linear in the block (a forward search from every late
+        // reader was quadratic on long unrolled blocks).
         let mut written_later = vec![false; crate::units::Unit::COUNT];
-        for range in &program.blocks {
-            written_later.fill(false);
+        for (b, range) in program.blocks.iter().enumerate() {
+            written_later.copy_from_slice(&after[b]);
             for k in range.clone().rev() {
                 read_sb[k] = late_reads(&func.insts[ids[k]], table).iter().any(|u| written_later[u.index()]);
                 program.steps[k].writes.iter().for_each(|u| written_later[u.index()] = true);
@@ -229,6 +270,15 @@ fn walk(
         }
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();
+            if !needs.producer[k] {
+                delay = delay.max(state.held[u.index()]);
+            }
+        }
+        if step.opcode() == "UCGABAR_WAIT" {
+            delay = delay.max(state.arrive);
+        }
+        if crate::hazard::is_memory(step.opcode()) {
+            delay = delay.max(state.barrier);
         }
         let last = leaves && k + 1 == range.end;
         if needs.drain_before[k] {

@@ -33,7 +33,9 @@ pub(crate) fn warpgroup_async(inst: &Inst) -> bool {
 
 /// Per-thread registers `inst` may read after issue: the sources of a
 /// variable-latency instruction or a store (NVIDIA protects exactly these
-/// with read scoreboards; uniform registers and guards are read at issue).
+/// with read scoreboards; uniform registers and guards are read at issue:
+/// NVIDIA's code overwrites the guard of a store with a read scoreboard
+/// without waiting on it).
 pub(crate) fn late_reads(inst: &Inst, table: &LatencyTable) -> Vec<Unit> {
     if !(table.is_variable(inst.op.name()) || inst.op.has(OpFlags::STORE)) || warpgroup_async(inst) {
         return Vec::new();

@@ -64,7 +64,7 @@ impl Phase for ProcessO0WaitsAndSBs {
                     ctrl.stall = ctrl.stall.max(table.sb_visible.safe);
                 }
                 let latency = own_latency(inst, table);
-                ctrl.stall = ctrl.stall.max(latency.min(Ctrl::MAX_STALL));
+                ctrl.stall = ctrl.stall.max(latency.min(Ctrl::MAX_STALL)).max(ordering_stall(inst, &ctrl));
                 wait = if signals { (1 << WRITE_SB) | (1 << READ_SB) } else { 0 };
                 func.insts[id].ctrl = Some(ctrl);
                 placed.push(id);
@@ -76,5 +76,22 @@ impl Phase for ProcessO0WaitsAndSBs {
         }
         set_yield_bits(func);
         Ok(())
+    }
+}
+
+/// What the hazard model's timed orderings ask of the next instruction
+/// (`crate::hazard::state`): a barrier before memory, a cluster arrive
+/// before its wait, a uniform read before an overwrite.
+fn ordering_stall(inst: &ori_ir::Inst, ctrl: &Ctrl) -> u8 {
+    use crate::hazard::{BARRIER_MEMORY_CYCLES, CGA_ARRIVE_CYCLES, UNIFORM_READ_CYCLES};
+    let name = inst.op.name();
+    if name == "BAR" && !inst.has_mod("ARV") {
+        BARRIER_MEMORY_CYCLES
+    } else if name == "UCGABAR_ARV" {
+        CGA_ARRIVE_CYCLES
+    } else if name.starts_with('U') && ctrl.write_sb.is_none() {
+        UNIFORM_READ_CYCLES
+    } else {
+        0
     }
 }

@@ -124,6 +124,12 @@ pub(crate) fn step_effects(
         }
     }
     state.wait(ctrl.wait);
+    if step.opcode() == "UCGABAR_WAIT" && state.arrive > 0 {
+        report(Kind::RawFixed, None);
+    }
+    if crate::hazard::is_memory(step.opcode()) && state.barrier > 0 {
+        report(Kind::RawFixed, None);
+    }
     if let Some((sb, count)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
         if state.arming[usize::from(sb)] > 0 {
             report(Kind::WaitTooSoon, None);
@@ -151,7 +157,7 @@ pub(crate) fn step_effects(
         if !state.writes[u.index()].is_empty() {
             report(Kind::WawVariable, Some(u));
         }
-        if !lands_late && !state.reads[u.index()].is_empty() {
+        if !lands_late && (!state.reads[u.index()].is_empty() || state.held[u.index()] > 0) {
             report(Kind::War, Some(u));
         }
     }
@@ -197,11 +203,29 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
             state.reads[i] = state.reads[i].union(State::fresh(sb));
         }
     }
+    if op == "UCGABAR_ARV" {
+        state.arrive = crate::hazard::CGA_ARRIVE_CYCLES;
+    }
+    if op == "BAR" && !step.mods().any(|m| m == "ARV") {
+        state.barrier = crate::hazard::BARRIER_MEMORY_CYCLES;
+    }
+    if reads_uniform_late(step, ctrl) {
+        for &u in step.reads.iter().filter(|u| u.parts().0 == RegFile::UR) {
+            let h = &mut state.held[u.index()];
+            *h = (*h).max(crate::hazard::UNIFORM_READ_CYCLES);
+        }
+    }
     let visible = if safe { table.sb_visible.safe } else { table.sb_visible.min };
     for sb in [ctrl.write_sb, ctrl.read_sb].into_iter().flatten() {
         state.arming[usize::from(sb)] = visible;
     }
     state.advance(ctrl.stall);
+}
+
+/// A fixed-latency uniform-datapath instruction (`ULEA`, `UIADD3`, ...):
+/// its uniform sources are read after issue ([`crate::hazard::UNIFORM_READ_CYCLES`]).
+pub(crate) fn reads_uniform_late(step: &Step, ctrl: Ctrl) -> bool {
+    step.opcode().starts_with('U') && ctrl.write_sb.is_none()
 }
 
 /// The control word with scoreboard numbers the hardware lacks (the field

@@ -20,7 +20,7 @@ mod state;
 
 pub use check::{Kind, Violation, check_program};
 pub use program::{Flow, Program, Step};
-pub use state::{Pending, State};
+pub use state::{BARRIER_MEMORY_CYCLES, CGA_ARRIVE_CYCLES, Pending, State, UNIFORM_READ_CYCLES, is_memory};
 
 pub(crate) use check::apply;
 

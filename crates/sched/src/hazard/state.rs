@@ -13,6 +13,35 @@ use crate::units::Unit;
 /// Bits per scoreboard in a pending mask: `younger` 0..=7.
 const AGES: u32 = 8;
 
+/// Cycles after issue during which a uniform-datapath instruction may
+/// still read its uniform sources: a fixed-latency write to one of them
+/// must issue no sooner. NVIDIA never overwrites a source of `ULEA`,
+/// `UIADD3` or `USHF` in less than 2 cycles (corpus cubins); ours did
+/// with `ULEA UR6, UR6, UR7` then `UMOV UR7, 0x700` one cycle later, and
+/// on an H200 the `ULEA` took the new `UR7` (globals_const, an
+/// out-of-bounds shared load).
+pub const UNIFORM_READ_CYCLES: u8 = 2;
+
+/// Cycles from a cluster barrier arrive (`UCGABAR_ARV`) to its wait
+/// (`UCGABAR_WAIT`): NVIDIA leaves 6 (`UCGABAR_ARV` S06, or S01 and a
+/// `BSSY` S05). Ours with 1 failed on an H200 (cluster_dsmem,
+/// CUDA_ERROR_LAUNCH_FAILED; fixed together with the cross-block read
+/// scoreboards, so which of the two it was is not known).
+pub const CGA_ARRIVE_CYCLES: u8 = 6;
+
+/// Cycles from a CTA barrier (`BAR.SYNC`, `BAR.RED`) to the next memory
+/// instruction: in every corpus cubin NVIDIA leaves at least 6 (`BAR` S06,
+/// or S01 and an ALU instruction S05) before an `LDS`, `STS`, `LDSM` or
+/// `LDG`; ours issued the `LDS` one cycle after, and the shared-memory
+/// reductions and tiled matmuls read stale data on an H200. (Not yet
+/// confirmed on the GPU: the device time ran out first.)
+pub const BARRIER_MEMORY_CYCLES: u8 = 6;
+
+/// A memory instruction, for [`BARRIER_MEMORY_CYCLES`].
+pub fn is_memory(opcode: &str) -> bool {
+    ["LD", "ST", "ATOM", "RED", "SUATOM", "SULD", "SUST", "UBLKCP", "UTMA"].iter().any(|p| opcode.starts_with(p))
+}
+
 /// A set of pending operations protecting one unit (bit `sb * 8 +
 /// younger`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -47,6 +76,15 @@ pub struct State {
     pub reads: Vec<Pending>,
     /// Per scoreboard: cycles before a set becomes visible to a wait.
     pub arming: [u8; 6],
+    /// Per unit: cycles before a fixed-latency write may issue, because a
+    /// uniform-datapath instruction still reads it ([`UNIFORM_READ_CYCLES`]).
+    pub held: Vec<u8>,
+    /// Cycles before a `UCGABAR_WAIT` may issue after the last
+    /// `UCGABAR_ARV` ([`CGA_ARRIVE_CYCLES`]).
+    pub arrive: u8,
+    /// Cycles before a memory instruction may issue after a CTA barrier
+    /// ([`BARRIER_MEMORY_CYCLES`]).
+    pub barrier: u8,
 }
 
 impl Default for State {
@@ -56,6 +94,9 @@ impl Default for State {
             writes: vec![Pending::default(); Unit::COUNT],
             reads: vec![Pending::default(); Unit::COUNT],
             arming: [0; 6],
+            held: vec![0; Unit::COUNT],
+            arrive: 0,
+            barrier: 0,
         }
     }
 }
@@ -77,6 +118,11 @@ impl State {
         for (a, b) in self.arming.iter_mut().zip(other.arming) {
             *a = (*a).max(b);
         }
+        for (a, b) in self.held.iter_mut().zip(&other.held) {
+            *a = (*a).max(*b);
+        }
+        self.arrive = self.arrive.max(other.arrive);
+        self.barrier = self.barrier.max(other.barrier);
         *self != before
     }
 
@@ -121,6 +167,11 @@ impl State {
         for a in &mut self.arming {
             *a = a.saturating_sub(cycles);
         }
+        for h in &mut self.held {
+            *h = h.saturating_sub(cycles);
+        }
+        self.arrive = self.arrive.saturating_sub(cycles);
+        self.barrier = self.barrier.saturating_sub(cycles);
     }
 
     /// Scoreboards with some operation pending.
