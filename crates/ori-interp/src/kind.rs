@@ -100,7 +100,8 @@ pub enum Kind {
     },
     Bra,
     /// `BRA.DIV mask, target`: taken by the whole group when some lane of
-    /// `mask` is not in it (the warp has diverged).
+    /// `mask` (Turing's `BRA.DIV target`: of the warp) is not in it (the
+    /// warp has diverged).
     BraDiv,
     /// `CALL.REL`: a jump; the return address is in a register already.
     Call,
@@ -267,8 +268,9 @@ pub enum Kind {
         /// `.RELU`: negative results are +0, NaN the canonical NaN.
         relu: bool,
     },
-    /// `F2F.{F16,BF16}.F32.{RM,RP}`: binary32 to a binary16 or bfloat16 in
-    /// the low half, in a directed rounding.
+    /// `F2F.{F16,BF16}.F32[.RM|.RP|...]`: binary32 to a binary16 or
+    /// bfloat16 in the low half, to nearest even or in a directed rounding
+    /// (Turing converts with `F2F.F16.F32`, later SMs with `F2FP`).
     F2fNarrow {
         bf16: bool,
         rnd: Round,
@@ -808,7 +810,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 (Some(_), Some(_), _) => Kind::F2f32 { rnd: round(inst) },
                 (Some(d), None, Some(s)) if d < s && inst.mods.len() == 2 && m("F16") => Kind::F2f64From16,
                 (Some(_), None, Some(_)) if inst.mods.len() == 2 && m("F16") => Kind::F2f16,
-                (None, Some(s), Some(d)) if d < s && inst.mods.len() == 3 => {
+                (None, Some(s), Some(d))
+                    if d < s
+                        && inst.mods.iter().all(|x| {
+                            matches!(x.name(), "F16" | "BF16" | "F32") || Round::from_name(x.name()).is_some()
+                        }) =>
+                {
                     Kind::F2fNarrow { bf16: m("BF16"), rnd: round(inst) }
                 }
                 _ => Kind::Unsupported,
