@@ -470,6 +470,11 @@ impl Cta<'_> {
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(hi << 16 | lo), no)
             }
+            Kind::F2fpMerge { bf16, rnd } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                let lo = minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false);
+                (u64::from((self.u32v(w, step, 1, lane)? & 0xffff) << 16 | lo), no)
+            }
             Kind::F2fNarrow { bf16, rnd } => {
                 let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
                 (u64::from(minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false)), no)

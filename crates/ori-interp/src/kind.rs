@@ -275,6 +275,15 @@ pub enum Kind {
         bf16: bool,
         rnd: Round,
     },
+    /// `F2FP[.F16.F32|.BF16.F32].MERGE_C d, a, c` (sm_86+): binary32 `a`
+    /// rounded into `d`'s low half, `c`'s low half in the high half.
+    /// NVIDIA's fp16_axpby packs `{alpha, beta}` so: `MERGE_C R3,
+    /// c[beta], RZ`, then `MERGE_C R3, c[alpha], R3`, then reads beta as
+    /// `R3.H1_H1` and alpha as `R3.H0_H0`.
+    F2fpMerge {
+        bf16: bool,
+        rnd: Round,
+    },
     /// `F2F.F64.F16`: binary16 to binary64 (exact).
     F2f64From16,
     /// `F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`:
@@ -784,6 +793,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             None => Kind::Unsupported,
         },
         "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16"), rz: m("RZ"), relu: m("RELU") },
+        "F2FP" if m("MERGE_C") && !m("PACK_AB_MERGE_C") && !m("RELU") && !m("SATFINITE") => {
+            Kind::F2fpMerge { bf16: m("BF16"), rnd: round(inst) }
+        }
         "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => {
             Kind::Fp8Unpack { e4m3: m("E4M3"), relu: m("RELU") }
         }

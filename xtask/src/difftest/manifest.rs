@@ -616,23 +616,29 @@ mod tests {
         run_manifest(&manifest, None, &[], &oracle.ptxas(), &dir, false).unwrap();
     }
 
-    /// NVIDIA's sm_75 cubins of `tests/targets/sm75` run on the
-    /// interpreter and ours, where we compile the file, give their outputs:
-    /// a sample of kernels with Turing's uniform-base global addresses
-    /// (`[UR4]`, `[R2.64+UR8]`, `[R8.U32+UR4]`) and half conversions
-    /// (`cargo xtask difftest --target sm_75` runs every launch).
+    /// NVIDIA's cubins of `tests/targets` run on the interpreter and ours,
+    /// where we compile the file, give their outputs: for sm_75 a sample of
+    /// kernels with Turing's uniform-base global addresses (`[UR4]`,
+    /// `[R2.64+UR8]`, `[R8.U32+UR4]`), half conversions and IEEE
+    /// divisions; for sm_86 and sm_89 fp16_ops (`F2FP.MERGE_C`). `cargo
+    /// xtask difftest --target sm_XY` runs every launch.
     #[test]
-    fn the_sm75_targets_sample_passes() {
-        let Some(oracle) = nv_oracle::Oracle::for_test("the_sm75_targets_sample_passes") else { return };
+    fn the_targets_samples_pass() {
+        let Some(oracle) = nv_oracle::Oracle::for_test("the_targets_samples_pass") else { return };
         let manifest = crate::workspace_root().join("../shared/corpus/manifest.toml");
-        let dir = std::env::temp_dir().join(format!("difftest-sm75-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("difftest-targets-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let names = ["copy_vec", "globals_const", "fp16_ops", "multi_entry", "spinlock_fence", "reduce_shfl"];
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        let outcomes = run_launches(&manifest, Some("sm_75"), &names, &oracle.ptxas(), &dir, false).unwrap();
-        let failed: Vec<&String> = outcomes.iter().filter(|(_, ok)| !ok).map(|(l, _)| l).collect();
-        assert!(outcomes.len() >= 10, "{outcomes:?}");
-        assert!(failed.is_empty(), "failed: {failed:?}");
+        let sm75 =
+            ["copy_vec", "globals_const", "fp16_ops", "multi_entry", "spinlock_fence", "reduce_shfl", "math_float"];
+        for (arch, names, at_least) in
+            [("sm_75", &sm75[..], 14), ("sm_86", &["fp16_ops"], 2), ("sm_89", &["fp16_ops"], 2)]
+        {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            let outcomes = run_launches(&manifest, Some(arch), &names, &oracle.ptxas(), &dir, false).unwrap();
+            let failed: Vec<&String> = outcomes.iter().filter(|(_, ok)| !ok).map(|(l, _)| l).collect();
+            assert!(outcomes.len() >= at_least, "{arch}: {outcomes:?}");
+            assert!(failed.is_empty(), "{arch}: failed: {failed:?}");
+        }
     }
 
     /// vadd at 1000 elements, from the corpus.
