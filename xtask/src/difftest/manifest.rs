@@ -628,10 +628,18 @@ mod tests {
         let manifest = crate::workspace_root().join("../shared/corpus/manifest.toml");
         let dir = std::env::temp_dir().join(format!("difftest-targets-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let sm75 =
-            ["copy_vec", "globals_const", "fp16_ops", "multi_entry", "spinlock_fence", "reduce_shfl", "math_float"];
+        let sm75 = [
+            "copy_vec",
+            "globals_const",
+            "fp16_ops",
+            "multi_entry",
+            "spinlock_fence",
+            "reduce_shfl",
+            "math_float",
+            "warp_vote",
+        ];
         for (arch, names, at_least) in
-            [("sm_75", &sm75[..], 14), ("sm_86", &["fp16_ops"], 2), ("sm_89", &["fp16_ops"], 2)]
+            [("sm_75", &sm75[..], 15), ("sm_86", &["fp16_ops"], 2), ("sm_89", &["fp16_ops"], 2)]
         {
             let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
             let outcomes = run_launches(&manifest, Some(arch), &names, &oracle.ptxas(), &dir, false).unwrap();
