@@ -1871,7 +1871,8 @@ fn ieee_inputs() -> (Vec<u32>, Vec<u32>) {
 
 /// `div`, `rcp` and `sqrt` in every rounding (tests/ptx/ieee.ptx): NVIDIA's
 /// fast paths and their slow paths, which we place inline, give the same
-/// bits as NVIDIA's cubin for every input, at both stages and on both SMs.
+/// bits as NVIDIA's cubin for every input, at both stages and on sm_90,
+/// sm_80 and sm_75.
 #[test]
 fn ieee_functions_match_nvidia() {
     let Some(oracle) = nv_oracle::Oracle::for_test("ieee_functions_match_nvidia") else { return };
@@ -1891,7 +1892,7 @@ fn ieee_functions_match_nvidia() {
         ]
     };
     let grid = [n as u32 / 128, 1, 1];
-    for sm in [90, 80] {
+    for sm in [90, 80, 75] {
         let want = run_nvidia(&oracle, "ieee", sm, grid, [128, 1, 1], &args()).swap_remove(4);
         // The forms, by their place in the output record.
         let names = [

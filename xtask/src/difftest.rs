@@ -5,9 +5,10 @@
 //! cargo's target directory, so `CARGO_TARGET_DIR` is honoured) compiles
 //! the PTX to a cubin, that cubin is run and checked the same way.
 //!
-//! `cargo xtask difftest --manifest [M.toml] [KERNEL...]`: every launch of
-//! the manifest at its own size, NVIDIA's cubin against ours
-//! ([`manifest`]).
+//! `cargo xtask difftest --manifest [M.toml] [--target sm_XY] [KERNEL...]`:
+//! every launch of the manifest at its own size, NVIDIA's cubin against
+//! ours ([`manifest`]); with `--target`, the kernels of
+//! `tests/targets/smXY` for that SM.
 
 pub(crate) mod manifest;
 pub(crate) mod phases;
@@ -33,6 +34,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut names = Vec::new();
     let mut manifest: Option<PathBuf> = None;
     let mut all_phases = false;
+    let mut target: Option<String> = None;
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -41,6 +43,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 manifest = Some(path.unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/manifest.toml")));
             }
             "--phases" => all_phases = true,
+            "--target" => target = Some(it.next().ok_or("--target needs an SM (sm_75)")?.clone()),
             "--sm" => {
                 let n = it.next().ok_or("--sm needs a number")?;
                 sms = vec![n.parse().map_err(|_| format!("bad SM `{n}`"))?];
@@ -48,12 +51,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
             other => names.push(other.to_string()),
         }
     }
+    if target.is_some() && manifest.is_none() {
+        manifest = Some(crate::workspace_root().join("../shared/corpus/manifest.toml"));
+    }
     if let Some(manifest) = manifest {
         let oracle = nv_oracle::Oracle::find().ok_or("NVIDIA's tools are missing: run `cargo xtask oracle`")?;
         let root = crate::workspace_root();
         let dir = root.join("target/difftest/manifest");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        return manifest::run_manifest(&manifest, &names, &oracle.ptxas(), &dir, all_phases);
+        return manifest::run_manifest(&manifest, target.as_deref(), &names, &oracle.ptxas(), &dir, all_phases);
     }
     let cases: Vec<&Case> =
         CASES.iter().filter(|c| names.is_empty() || names.iter().any(|n| n == c.file || n == c.entry)).collect();

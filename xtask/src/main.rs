@@ -26,7 +26,8 @@ commands:
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
   corpus-report [--write F]  registers, spills, SASS size, compile time per corpus kernel vs NVIDIA's
   difftest [--sm N] [K...] run NVIDIA's cubins of corpus kernels (and ours, if any) in the Ori interpreter; check outputs
-           [--manifest [M]] [--phases]  every manifest launch at full size, NVIDIA's cubin against ours;
+           [--manifest [M]] [--target sm_XY] [--phases]  every manifest launch at full size, NVIDIA's cubin
+           against ours (--target: the PTX of tests/targets/smXY for that SM);
            on a failure (or --phases, always) the first phase of ours whose result differs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
   gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times

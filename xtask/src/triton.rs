@@ -195,7 +195,7 @@ mod tests {
         let manifest = crate::workspace_root().join("tests/triton/manifest.toml");
         let dir = std::env::temp_dir().join(format!("difftest-triton-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let outcomes = run_launches(&manifest, &[], &oracle.ptxas(), &dir, false).unwrap();
+        let outcomes = run_launches(&manifest, None, &[], &oracle.ptxas(), &dir, false).unwrap();
         let mut problems = Vec::new();
         for (label, ok) in &outcomes {
             match (ok, KNOWN.iter().find(|(k, _)| k == label)) {

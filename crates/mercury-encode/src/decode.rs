@@ -62,6 +62,9 @@ fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut 
         atom_index += n;
         operands.push(op);
     }
+    if sm == Sm::Sm75 {
+        drop_zero_base(&mut operands);
+    }
     let guard = decode_guard(form, w);
     let ndefs = def_count(op, &operands);
     let uses = operands.split_off(ndefs);
@@ -85,6 +88,21 @@ fn split_mnemonic(mnemonic: &str) -> Result<(Opcode, Vec<Modifier>), Error> {
 
 /// Guard predicate: bits 12..=14 name it (7 = PT), bit 15 negates it.
 pub(crate) const GUARD_POS: u32 = 12;
+
+/// sm_75's `[R.64+UR]` with `RZ` for `R` is the address `[UR]`, and
+/// nvdisasm prints it so (`LDG.E.CONSTANT.SYS R0, [UR4]`); NVIDIA's code
+/// has `[UR]` words of only some mnemonics, so a form of the other kind may
+/// be the one that matches.
+fn drop_zero_base(operands: &mut [ori_ir::Operand]) {
+    for op in operands {
+        if let ori_ir::OperandKind::Mem(addr) = &mut op.kind
+            && addr.ubase.is_some()
+            && addr.base.is_some_and(|b| b.file == RegFile::R && b.is_zero())
+        {
+            addr.base = None;
+        }
+    }
+}
 
 fn decode_guard(form: &Form, w: u128) -> Option<Guard> {
     let g = (w >> GUARD_POS) as u32 & 0xf;

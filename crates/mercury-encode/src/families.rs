@@ -121,6 +121,21 @@
 //! ldmatrix `.x1/.x2/.x4`, `.trans`): bits 72..73 the count (none) `2 4`,
 //! bit 78 `M88 MT88`.
 //!
+//! **sm_75** (`nvdisasm -b SM75`): every family above prints alike but
+//! for these, which have Turing rows of their own (first in [`FAMILIES`],
+//! so they win over the rows for every SM): loads, stores and atomics
+//! (LDG `0x381`, STG `0x386`, RED `0x98e`, ATOMG `0x9a8`, each word with
+//! bits 77..80 varied) split ordering and scope in two fields, bits 77..78
+//! the scope `CTA SM GPU SYS` and bits 79..80 the ordering (loads:
+//! `CONSTANT` (weak: none) `STRONG MMIO`; stores and atomics: 0 prints
+//! `INVALID0`, then (none) `STRONG`, and `MMIO` (RED/ATOMG: `INVALID3`)),
+//! so NVIDIA's sm_75 spellings are `LDG.E.CONSTANT.SYS`, `STG.E.SYS`,
+//! `RED.E.ADD.STRONG.GPU`; the atomics' types are sm_80's; FMNMX's bit 81
+//! prints nothing (no `.NAN`); HMMA's shape bit prints `16816`, which
+//! ptxas never emits for sm_75 (`mma.m16n8k16` needs sm_80), and its
+//! input-type bits print nothing (no bf16/tf32): Turing's row derives the
+//! accumulator alone, `HMMA.1688.F16`/`.F32`. IMNMX's bit 73 is sm_80's.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -177,8 +192,8 @@ pub struct Negate {
 pub struct Family {
     /// The opcode (first word of the mnemonic).
     pub opcode: &'static str,
-    /// The SM family it was probed on (`None`: sm_80 and sm_90; sm_75's
-    /// fields were not probed).
+    /// The SM family it is for (`None`: every SM without a row of its
+    /// own for the opcode).
     pub sm: Option<Sm>,
     /// The modifier words after the opcode, in print order.
     pub slots: &'static [Slot],
@@ -284,6 +299,75 @@ const STORE_SEM: Slot = Slot::Field(WordField {
     ],
 });
 
+/// sm_75's ordering and scope of loads: bits 77..78 the scope, bits
+/// 79..80 the ordering (weak: no word).
+const LOAD_SEM_75: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &[
+        "CONSTANT.CTA",
+        "CONSTANT.SM",
+        "CONSTANT.GPU",
+        "CONSTANT.SYS",
+        "CTA",
+        "SM",
+        "GPU",
+        "SYS",
+        "STRONG.CTA",
+        "STRONG.SM",
+        "STRONG.GPU",
+        "STRONG.SYS",
+        "MMIO.CTA",
+        "MMIO.SM",
+        "MMIO.GPU",
+        "MMIO.SYS",
+    ],
+});
+/// sm_75's ordering and scope of stores: the loads' but ordering 0
+/// (`INVALID0`).
+const STORE_SEM_75: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &[
+        INVALID,
+        INVALID,
+        INVALID,
+        INVALID,
+        "CTA",
+        "SM",
+        "GPU",
+        "SYS",
+        "STRONG.CTA",
+        "STRONG.SM",
+        "STRONG.GPU",
+        "STRONG.SYS",
+        "MMIO.CTA",
+        "MMIO.SM",
+        "MMIO.GPU",
+        "MMIO.SYS",
+    ],
+});
+/// sm_75's ordering and scope of atomics: the stores' without `MMIO`
+/// (`INVALID3`).
+const ATOM_SEM_75: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &[
+        INVALID,
+        INVALID,
+        INVALID,
+        INVALID,
+        "CTA",
+        "SM",
+        "GPU",
+        "SYS",
+        "STRONG.CTA",
+        "STRONG.SM",
+        "STRONG.GPU",
+        "STRONG.SYS",
+    ],
+});
+
 /// The operation of ATOMG (bits 87..90; 10..15 print `INVALID10`..).
 const ATOM_OP: Slot = Slot::Field(WordField {
     pos: 87,
@@ -315,6 +399,8 @@ const ZFILL: Slot = Slot::Field(WordField { pos: 82, len: 1, words: &["", "ZFILL
 
 /// The shape of HMMA (bit 75).
 const HMMA_SHAPE: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["1688", "16816"] });
+/// sm_75's HMMA shape: `16816` prints, but only sm_80 executes it.
+const HMMA_SHAPE_75: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["1688", INVALID] });
 /// The accumulator type of HMMA (bit 76).
 const HMMA_ACC: Slot = Slot::Field(WordField { pos: 76, len: 1, words: &["F16", "F32"] });
 /// The input type of HMMA (bits 82..83; binary16 has no word).
@@ -402,8 +488,25 @@ const HGMMA_ACC: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["F16",
 /// The input type of HGMMA (bits 76..77; binary16 has no word).
 const HGMMA_INPUT: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["", "BF16", "TF32"] });
 
-/// The families, from the nvdisasm probes above.
+/// The families, from the nvdisasm probes above. An SM's own row for an
+/// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
+    // sm_75's own rows.
+    Family { opcode: "FMNMX", sm: Some(Sm::Sm75), slots: &[FTZ], negate: NOT_90 },
+    Family { opcode: "IMNMX", sm: Some(Sm::Sm75), slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "LDG", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "LD", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "STG", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family { opcode: "ST", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family {
+        opcode: "ATOMG",
+        sm: Some(Sm::Sm75),
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75],
+        negate: None,
+    },
+    Family { opcode: "ATOM", sm: Some(Sm::Sm75), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
+    Family { opcode: "RED", sm: Some(Sm::Sm75), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
+    Family { opcode: "HMMA", sm: Some(Sm::Sm75), slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
     Family { opcode: "FSETP", sm: None, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
     Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
@@ -449,7 +552,7 @@ pub static FAMILIES: &[Family] = &[
 
 /// The family of `opcode` on `sm`.
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.map_or(sm != Sm::Sm75, |s| s == sm.base()))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.is_none_or(|s| s == sm.base()))
 }
 
 impl Family {

@@ -108,6 +108,9 @@ pub fn shape(op: &Operand) -> Result<(String, Vec<Value>), Error> {
                 if r.width == 2 && r.file == RegFile::R {
                     s.push_str(".64");
                 }
+                if addr.base_u32 && r.file == RegFile::R {
+                    s.push_str(".U32");
+                }
                 s.push_str(scale.suffix());
                 atoms.push(Value::Reg(r));
                 first = false;
@@ -254,6 +257,10 @@ pub fn build(skeleton: &str, atoms: &mut impl Iterator<Item = Value>) -> Result<
                 match part {
                     "{R}" if i == 0 => addr.base = Some(reg(next()?).ok_or_else(unsupported)?),
                     "{R}.64" if i == 0 => addr.base = Some(reg(next()?).ok_or_else(unsupported)?.wide(2)),
+                    "{R}.U32" if i == 0 => {
+                        addr.base = Some(reg(next()?).ok_or_else(unsupported)?);
+                        addr.base_u32 = true;
+                    }
                     "{U}" if i == 0 || addr.ubase.is_none() => addr.ubase = Some(reg(next()?).ok_or_else(unsupported)?),
                     "{X}" => addr.offset = int(next()?).ok_or_else(unsupported)?,
                     _ => return Err(unsupported()),

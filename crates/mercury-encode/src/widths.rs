@@ -33,16 +33,24 @@ pub fn hides_pair(sm: Sm, inst: &Inst, skeleton: &str) -> bool {
     implicit_pair_address(sm, inst) && skeleton.starts_with("[{R}.64") && !(sm == Sm::Sm75 && skeleton.contains("+{U}"))
 }
 
-/// Widens the base of an [`implicit_pair_address`] without a descriptor.
+/// Widens the base of an [`implicit_pair_address`] without a descriptor
+/// (not a zero-extended one, `[R8.U32+UR4]`), and its uniform base: a
+/// 64-bit address's uniform part is a pair (sm_75's `[UR4]`,
+/// `[R2.64+UR8]`, loaded by `ULDC.64`).
 fn widen_address(sm: Sm, inst: &mut Inst) {
     if !implicit_pair_address(sm, inst) {
         return;
     }
     let first = inst.uses.iter_mut().find(|u| matches!(u.kind, OperandKind::Mem(_)));
     if let Some(OperandKind::Mem(addr)) = first.map(|u| &mut u.kind)
-        && let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && addr.desc.is_none())
+        && addr.desc.is_none()
     {
-        *base = base.wide(2);
+        if let Some(base) = addr.base.as_mut().filter(|b| b.file == RegFile::R && !addr.base_u32) {
+            *base = base.wide(2);
+        }
+        if let Some(ubase) = addr.ubase.as_mut().filter(|u| !u.is_zero()) {
+            *ubase = ubase.wide(2);
+        }
     }
 }
 

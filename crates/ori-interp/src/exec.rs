@@ -470,6 +470,11 @@ impl Cta<'_> {
                 let (hi, lo) = (round(self.f_in(w, step, 0, lane)?), round(self.f_in(w, step, 1, lane)?));
                 (u64::from(hi << 16 | lo), no)
             }
+            Kind::F2fpMerge { bf16, rnd } => {
+                let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
+                let lo = minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false);
+                (u64::from((self.u32v(w, step, 1, lane)? & 0xffff) << 16 | lo), no)
+            }
             Kind::F2fNarrow { bf16, rnd } => {
                 let format = if bf16 { minifloat::BF16 } else { minifloat::F16 };
                 (u64::from(minifloat::convert(f32::from_bits(self.f_in(w, step, 0, lane)?), format, rnd, false)), no)
@@ -498,14 +503,24 @@ impl Cta<'_> {
                 }
             }
             Kind::Hadd2F32 => {
-                let lane_f32 = |i: usize| -> R<f32> {
+                // Operand `*next` as binary32: a register's selected half,
+                // or an immediate pair's low half (`HADD2.F32 R0, R9.H0_H0,
+                // 1, 1`, Turing's `(float)(h + 1)`).
+                let lane_f32 = |next: &mut usize| -> R<f32> {
+                    let i = *next;
+                    if matches!(step.uses.get(i), Some((Src::Imm(_), _))) {
+                        return Ok(self.half_lanes(w, step, next, lane, false)?[0] as f32);
+                    }
+                    *next += 1;
                     let f = Self::flags(step, i);
                     let v = self.u32v(w, step, i, lane)?;
                     let h = if f.halves == Some(ori_ir::Halves::H1H1) { (v >> 16) as u16 } else { v as u16 };
                     let x = half::to_f32(if f.abs { h & 0x7fff } else { h });
                     Ok(if f.neg { -x } else { x })
                 };
-                (u64::from((lane_f32(0)? + lane_f32(1)?).to_bits()), no)
+                let mut next = 0;
+                let a = lane_f32(&mut next)?;
+                (u64::from((a + lane_f32(&mut next)?).to_bits()), no)
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
@@ -592,23 +607,27 @@ impl Cta<'_> {
         Ok(if f.neg { v ^ 1 << 63 } else { v })
     }
 
-    /// The address operand `i` in `lane`. Global addresses are 64-bit
-    /// (`.E`) even where nvdisasm prints the base as one register
-    /// (`ATOMG.E.CAS PT, R3, [R6], ...`).
+    /// The address operand `i` in `lane`. Global and generic addresses are
+    /// 64-bit (`.E`): a one-register base stands for a pair even where
+    /// nvdisasm prints one register (`ATOMG.E.CAS PT, R3, [R6], ...`)
+    /// unless it is zero-extended (`[R8.U32+UR4]`), and a uniform base is
+    /// a pair (Turing's `[UR4]`, `[R2.64+UR8]`: `ULDC.64 UR8` loads it).
     pub(crate) fn addr(&self, w: &Warp, step: &Step, i: usize, lane: usize, space: Space) -> R<u64> {
-        let Some((Src::Mem { base, ubase, offset, scale }, _)) = step.uses.get(i) else {
+        let Some((Src::Mem { base, ubase, offset, scale, base_u32 }, _)) = step.uses.get(i) else {
             return fault("missing address operand");
         };
+        let wide = matches!(space, Space::Global | Space::Generic);
+        let pair = |loc: Loc| u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32;
         let b = match *base {
-            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width))
-                if width == 2 || matches!(space, Space::Global | Space::Generic) =>
-            {
-                u64::from(w.get(loc, lane)) | u64::from(w.get_word(loc, 1, lane)) << 32
-            }
+            Some((loc @ Loc::Slot(ori_ir::RegFile::R, _), width)) if width == 2 || (wide && !base_u32) => pair(loc),
             Some((loc, _)) => u64::from(w.get(loc, lane)),
             None => 0,
         };
-        let ub = ubase.map_or(0, |l| u64::from(w.get(l, lane)));
+        let ub = match *ubase {
+            Some(loc) if wide => pair(loc),
+            Some(loc) => u64::from(w.get(loc, lane)),
+            None => 0,
+        };
         Ok(b.wrapping_mul(*scale).wrapping_add(ub).wrapping_add(*offset as u64))
     }
 
@@ -829,11 +848,18 @@ impl Cta<'_> {
             Kind::Async(op) => self.step_async(w, step, op, active)?,
             Kind::Wgmma(op) => self.step_wgmma(w, step, op, active, pc)?,
             Kind::BraDiv => {
-                let (Some(lane), Some((Src::Label(target), _))) = (lanes(active).next(), step.uses.get(1)) else {
-                    return fault("BRA.DIV without a target");
+                let Some(lane) = lanes(active).next() else {
+                    w.reschedule(g, &[(mask, pc + 1)]);
+                    return Ok(());
                 };
-                let members = self.int_in(w, step, 0, lane)? as u32;
-                let to = if members & !mask != 0 { *target } else { pc + 1 };
+                // sm_80+ name the lanes that must be converged; Turing's
+                // `BRA.DIV target` means every lane of the warp not exited.
+                let (members, target) = match (step.uses.first(), step.uses.get(1)) {
+                    (Some((Src::Label(target), _)), None) => (w.groups.iter().fold(0, |m, g| m | g.1), *target),
+                    (Some(_), Some((Src::Label(target), _))) => (self.int_in(w, step, 0, lane)? as u32, *target),
+                    _ => return fault("BRA.DIV without a target"),
+                };
+                let to = if members & !mask != 0 { target } else { pc + 1 };
                 w.reschedule(g, &[(active, to), (mask & !active, pc + 1)]);
                 return Ok(());
             }

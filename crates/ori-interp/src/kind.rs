@@ -100,7 +100,8 @@ pub enum Kind {
     },
     Bra,
     /// `BRA.DIV mask, target`: taken by the whole group when some lane of
-    /// `mask` is not in it (the warp has diverged).
+    /// `mask` (Turing's `BRA.DIV target`: of the warp) is not in it (the
+    /// warp has diverged).
     BraDiv,
     /// `CALL.REL`: a jump; the return address is in a register already.
     Call,
@@ -267,9 +268,19 @@ pub enum Kind {
         /// `.RELU`: negative results are +0, NaN the canonical NaN.
         relu: bool,
     },
-    /// `F2F.{F16,BF16}.F32.{RM,RP}`: binary32 to a binary16 or bfloat16 in
-    /// the low half, in a directed rounding.
+    /// `F2F.{F16,BF16}.F32[.RM|.RP|...]`: binary32 to a binary16 or
+    /// bfloat16 in the low half, to nearest even or in a directed rounding
+    /// (Turing converts with `F2F.F16.F32`, later SMs with `F2FP`).
     F2fNarrow {
+        bf16: bool,
+        rnd: Round,
+    },
+    /// `F2FP[.F16.F32|.BF16.F32].MERGE_C d, a, c` (sm_86+): binary32 `a`
+    /// rounded into `d`'s low half, `c`'s low half in the high half.
+    /// NVIDIA's fp16_axpby packs `{alpha, beta}` so: `MERGE_C R3,
+    /// c[beta], RZ`, then `MERGE_C R3, c[alpha], R3`, then reads beta as
+    /// `R3.H1_H1` and alpha as `R3.H0_H0`.
+    F2fpMerge {
         bf16: bool,
         rnd: Round,
     },
@@ -782,6 +793,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             None => Kind::Unsupported,
         },
         "F2FP" if m("PACK_AB") => Kind::F2fp { bf16: m("BF16"), rz: m("RZ"), relu: m("RELU") },
+        "F2FP" if m("MERGE_C") && !m("PACK_AB_MERGE_C") && !m("RELU") && !m("SATFINITE") => {
+            Kind::F2fpMerge { bf16: m("BF16"), rnd: round(inst) }
+        }
         "F2FP" if m("UNPACK_B") && m("F16") && (m("E4M3") || m("E5M2")) => {
             Kind::Fp8Unpack { e4m3: m("E4M3"), relu: m("RELU") }
         }
@@ -808,7 +822,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 (Some(_), Some(_), _) => Kind::F2f32 { rnd: round(inst) },
                 (Some(d), None, Some(s)) if d < s && inst.mods.len() == 2 && m("F16") => Kind::F2f64From16,
                 (Some(_), None, Some(_)) if inst.mods.len() == 2 && m("F16") => Kind::F2f16,
-                (None, Some(s), Some(d)) if d < s && inst.mods.len() == 3 => {
+                (None, Some(s), Some(d))
+                    if d < s
+                        && inst.mods.iter().all(|x| {
+                            matches!(x.name(), "F16" | "BF16" | "F32") || Round::from_name(x.name()).is_some()
+                        }) =>
+                {
                     Kind::F2fNarrow { bf16: m("BF16"), rnd: round(inst) }
                 }
                 _ => Kind::Unsupported,

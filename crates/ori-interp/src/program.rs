@@ -26,8 +26,9 @@ pub enum Src {
     Imm(u64),
     /// `c[bank][reg + offset]`.
     CBank { bank: u8, reg: Option<Loc>, offset: i64 },
-    /// An address `[base + ubase + offset]`, `base` scaled.
-    Mem { base: Option<(Loc, u8)>, ubase: Option<Loc>, offset: i64, scale: u64 },
+    /// An address `[base + ubase + offset]`, `base` scaled (`base_u32`:
+    /// one register, zero-extended; [`ori_ir::Address::base_u32`]).
+    Mem { base: Option<(Loc, u8)>, ubase: Option<Loc>, offset: i64, scale: u64, base_u32: bool },
     /// A special register.
     Special(SpecialReg),
     /// The predicate file as a bit mask (`PR`; P0 is bit 0).
@@ -162,6 +163,7 @@ fn prepare(
                     ori_ir::Scale::X8 => 8,
                     ori_ir::Scale::X16 => 16,
                 },
+                base_u32: a.base_u32,
             },
             OperandKind::Special(sr) => Src::Special(*sr),
             OperandKind::PredFile { uniform: false } => Src::PredFile,

@@ -147,6 +147,10 @@ pub struct Isa {
     pub shared_popc_inc: bool,
     /// `BSSY Bn` is preceded by `BMOV.32.CLEAR RZ, Bn` (probe `misc`).
     pub bssy_clears: bool,
+    /// `vote.all.pred` is `VOTE.ALL`; without it the ballot of the negated
+    /// predicate compared with zero (`VOTE.ANY R, PT, !p`, probe
+    /// `spellings`).
+    pub vote_all: bool,
     /// A kernel's `.debug_frame` FDE keeps the empty row at 0x10; without
     /// this ptxas drops it after laying out the section, 5 bytes the CIE
     /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
@@ -245,6 +249,7 @@ const TURING_ISA: Isa = Isa {
     nanosleep_warp: true,
     shared_popc_inc: false,
     bssy_clears: true,
+    vote_all: false,
 };
 
 const AMPERE_ISA: Isa = Isa {
@@ -256,6 +261,7 @@ const AMPERE_ISA: Isa = Isa {
     nanosleep_warp: false,
     shared_popc_inc: true,
     bssy_clears: false,
+    vote_all: true,
     ..TURING_ISA
 };
 

@@ -48,6 +48,10 @@ pub struct Address {
     pub offset: i64,
     /// Multiplier applied to `base` (`[R5.X4]`, shared-memory accesses).
     pub scale: Scale,
+    /// `base` is one register zero-extended to 64 bits before the 64-bit
+    /// uniform base is added (`[R8.U32+UR4]`, Turing's global accesses);
+    /// without it a one-register global base stands for a pair.
+    pub base_u32: bool,
 }
 
 /// Multiplier applied to an address's base register, spelled `.X4` etc.

@@ -228,6 +228,7 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     expect(spell.has("BAR.RED.POPC.DEFER_BLOCKING") == isa.bar_defer_blocking, "bar_defer_blocking");
     expect(spell.has("NANOSLEEP.WARP") == isa.nanosleep_warp, "nanosleep_warp");
     expect(spell.has("ATOMS.POPC.INC.32") == isa.shared_popc_inc, "shared_popc_inc");
+    expect(spell.has("VOTE.ALL") == isa.vote_all && spell.with_opcode("VOTE") > 0, "vote_all");
 
     let calls = compile(oracle, dir, "calls", &sm, &["-c"]).unwrap();
     let reloc = match isa.call_target {

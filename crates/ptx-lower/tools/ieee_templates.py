@@ -14,9 +14,10 @@ virtual ones: `%r0`, `%r1` are the sources (read once, by copies at the
 start), `%r2` the result (written once, at the end, where the store was);
 pairs (`.64` anywhere) become 64-bit virtual registers.
 
-Usage: ieee_templates.py OUTDIR [FORM...]   (only the FORMs named, e.g.
-div.rz.ftz.f32, when given; NV_ORACLE_DIR must point at the oracle; run
-from the repository root).
+Usage: ieee_templates.py [--sm N]... OUTDIR [FORM...]   (only the FORMs
+named, e.g. div.rz.ftz.f32, when given; only SM N (75, 80, 90), when
+given; NV_ORACLE_DIR must point at the oracle; run from the repository
+root).
 """
 
 import os
@@ -41,10 +42,10 @@ FORMS = [
     ("rsqrt.approx.f64", 1),
 ]
 
-# Parameter offsets of the three buffers (sm_80 bank layout, sm_90).
-PARAMS = {80: [0x160, 0x168, 0x170], 90: [0x210, 0x218, 0x220]}
+# Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90).
+PARAMS = {75: [0x160, 0x168, 0x170], 80: [0x160, 0x168, 0x170], 90: [0x210, 0x218, 0x220]}
 
-DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "S2R", "EXIT", "BSSY", "BSYNC", "BREAK", "NOP", "WARPSYNC",
+DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "S2R", "EXIT", "BSSY", "BSYNC", "BREAK", "NOP", "WARPSYNC", "BMOV.32.CLEAR",
         "WARPSYNC.ALL"}
 
 
@@ -355,14 +356,19 @@ def convert(op, arity, sm, work):
 
 
 def main():
-    out = sys.argv[1]
-    only = set(sys.argv[2:])
+    args = sys.argv[1:]
+    sms = []
+    while args and args[0] == "--sm":
+        sms.append(int(args[1]))
+        args = args[2:]
+    out = args[0]
+    only = set(args[1:])
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         for op, arity in FORMS:
             if only and op not in only:
                 continue
-            for sm in (90, 80):
+            for sm in sms or (90, 80):
                 text = convert(op, arity, sm, work)
                 with open(os.path.join(out, f"{op.replace('.', '_')}.sm{sm}.ori"), "w") as f:
                     f.write(text)

@@ -270,6 +270,17 @@ pub(crate) fn parse_manifest(text: &str) -> Result<Vec<Case>, String> {
     Ok(cases)
 }
 
+/// The launches of `cases` for another target: those of the kernels
+/// whose PTX for `arch` (`sm_75`) is in `dir` (`tests/targets/sm75`,
+/// `NAME.sm75.ptx`), each for `arch` alone.
+pub(crate) fn retarget(cases: Vec<Case>, dir: &Path, arch: &str) -> Vec<Case> {
+    cases
+        .into_iter()
+        .map(|c| Case { ptx_dir: dir.display().to_string(), archs: vec![arch.to_string()], ..c })
+        .filter(|c| c.ptx(Path::new(""), arch).is_file())
+        .collect()
+}
+
 /// A deterministic generator (xorshift64*), seeded per launch.
 struct Rng(u64);
 
@@ -487,14 +498,17 @@ pub(crate) fn compare_buffers(
 /// from the library in process; when one fails (or `all_phases`), each of
 /// our intermediate forms is run too and the first phase that changes the
 /// result is named.
+/// `target`: the launches of [`retarget`] for that SM (`sm_75`), from
+/// `tests/targets/sm75`.
 pub fn run_manifest(
     manifest: &Path,
+    target: Option<&str>,
     names: &[String],
     ptxas: &Path,
     dir: &Path,
     all_phases: bool,
 ) -> Result<(), String> {
-    let failed = run_launches(manifest, names, ptxas, dir, all_phases)?.iter().filter(|(_, ok)| !ok).count();
+    let failed = run_launches(manifest, target, names, ptxas, dir, all_phases)?.iter().filter(|(_, ok)| !ok).count();
     if failed == 0 { Ok(()) } else { Err(format!("{failed} kernel(s) failed")) }
 }
 
@@ -502,6 +516,7 @@ pub fn run_manifest(
 /// launch's label (`kernel/entry arch`) and whether it passed.
 pub(crate) fn run_launches(
     manifest: &Path,
+    target: Option<&str>,
     names: &[String],
     ptxas: &Path,
     dir: &Path,
@@ -510,7 +525,14 @@ pub(crate) fn run_launches(
     let mut outcomes = Vec::new();
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-    let cases = parse_manifest(&text)?;
+    let mut cases = parse_manifest(&text)?;
+    if let Some(arch) = target {
+        let ptx_dir = crate::workspace_root().join("tests/targets").join(arch.replace('_', ""));
+        cases = retarget(cases, &ptx_dir, arch);
+        if cases.is_empty() {
+            return Err(format!("no PTX for {arch} in {}", ptx_dir.display()));
+        }
+    }
     let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
     let (mut insts, mut secs) = (0u64, 0f64);
     for case in &cases {
@@ -591,7 +613,40 @@ mod tests {
         let manifest = crate::workspace_root().join("../shared/corpus/manifest.toml");
         let dir = std::env::temp_dir().join(format!("difftest-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        run_manifest(&manifest, &[], &oracle.ptxas(), &dir, false).unwrap();
+        run_manifest(&manifest, None, &[], &oracle.ptxas(), &dir, false).unwrap();
+    }
+
+    /// NVIDIA's cubins of `tests/targets` run on the interpreter and ours,
+    /// where we compile the file, give their outputs: for sm_75 a sample of
+    /// kernels with Turing's uniform-base global addresses (`[UR4]`,
+    /// `[R2.64+UR8]`, `[R8.U32+UR4]`), half conversions and IEEE
+    /// divisions; for sm_86 and sm_89 fp16_ops (`F2FP.MERGE_C`). `cargo
+    /// xtask difftest --target sm_XY` runs every launch.
+    #[test]
+    fn the_targets_samples_pass() {
+        let Some(oracle) = nv_oracle::Oracle::for_test("the_targets_samples_pass") else { return };
+        let manifest = crate::workspace_root().join("../shared/corpus/manifest.toml");
+        let dir = std::env::temp_dir().join(format!("difftest-targets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sm75 = [
+            "copy_vec",
+            "globals_const",
+            "fp16_ops",
+            "multi_entry",
+            "spinlock_fence",
+            "reduce_shfl",
+            "math_float",
+            "warp_vote",
+        ];
+        for (arch, names, at_least) in
+            [("sm_75", &sm75[..], 15), ("sm_86", &["fp16_ops"], 2), ("sm_89", &["fp16_ops"], 2)]
+        {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            let outcomes = run_launches(&manifest, Some(arch), &names, &oracle.ptxas(), &dir, false).unwrap();
+            let failed: Vec<&String> = outcomes.iter().filter(|(_, ok)| !ok).map(|(l, _)| l).collect();
+            assert!(outcomes.len() >= at_least, "{arch}: {outcomes:?}");
+            assert!(failed.is_empty(), "{arch}: failed: {failed:?}");
+        }
     }
 
     /// vadd at 1000 elements, from the corpus.

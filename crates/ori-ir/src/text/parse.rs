@@ -638,24 +638,39 @@ fn parse_offset(cur: &mut Cursor) -> Result<i64> {
     }
 }
 
-/// `[base+ubase+offset]` contents after `[`, up to and including `]`; the
-/// scale is that of the first register (`[R5.X4+0x10]`).
-fn parse_bracket_terms(cur: &mut Cursor) -> Result<(Vec<Reg>, Scale, i64)> {
-    let mut regs = Vec::new();
-    let mut scale = Scale::X1;
-    let mut offset = 0;
+/// The terms of `[base+ubase+offset]`.
+struct BracketTerms {
+    regs: Vec<Reg>,
+    /// The first register's scale (`[R5.X4+0x10]`).
+    scale: Scale,
+    /// The first register is zero-extended (`[R8.U32+UR4]`).
+    base_u32: bool,
+    offset: i64,
+}
+
+/// `[base+ubase+offset]` contents after `[`, up to and including `]`.
+fn parse_bracket_terms(cur: &mut Cursor) -> Result<BracketTerms> {
+    let mut terms = BracketTerms { regs: Vec::new(), scale: Scale::X1, base_u32: false, offset: 0 };
     loop {
         if cur.peek().is_some_and(|c| c.is_ascii_digit() || c == '-') {
-            offset = parse_offset(cur)?;
+            terms.offset = parse_offset(cur)?;
         } else {
-            regs.push(parse_reg(cur)?);
+            terms.regs.push(parse_reg(cur)?);
+            let first = terms.regs.len() == 1;
+            if cur.rest().starts_with(".U32") {
+                if !first {
+                    return Err(cur.error("only the first address register can be zero-extended"));
+                }
+                cur.pos += ".U32".len();
+                terms.base_u32 = true;
+            }
             if let Some(s) = [Scale::X16, Scale::X8, Scale::X4].into_iter().find(|s| cur.rest().starts_with(s.suffix()))
             {
-                if regs.len() > 1 {
+                if !first {
                     return Err(cur.error("only the first address register can be scaled"));
                 }
                 cur.pos += s.suffix().len();
-                scale = s;
+                terms.scale = s;
             }
         }
         match cur.peek() {
@@ -663,7 +678,7 @@ fn parse_bracket_terms(cur: &mut Cursor) -> Result<(Vec<Reg>, Scale, i64)> {
             Some('-') => {}
             Some(']') => {
                 cur.bump();
-                return Ok((regs, scale, offset));
+                return Ok(terms);
             }
             _ => return Err(cur.error("expected `+` or `]`")),
         }
@@ -678,10 +693,11 @@ fn parse_address(cur: &mut Cursor) -> Result<Address> {
         cur.expect(']')?;
     }
     cur.expect('[')?;
-    let (regs, scale, offset) = parse_bracket_terms(cur)?;
-    addr.offset = offset;
-    addr.scale = scale;
-    for reg in regs {
+    let terms = parse_bracket_terms(cur)?;
+    addr.offset = terms.offset;
+    addr.scale = terms.scale;
+    addr.base_u32 = terms.base_u32;
+    for reg in terms.regs {
         let slot = if reg.file == RegFile::UR { &mut addr.ubase } else { &mut addr.base };
         if slot.replace(reg).is_some() {
             return Err(cur.error("address has two registers of the same kind"));
@@ -701,15 +717,15 @@ fn parse_cbank(cur: &mut Cursor) -> Result<CBank> {
     };
     cur.expect(']')?;
     cur.expect('[')?;
-    let (regs, scale, offset) = parse_bracket_terms(cur)?;
-    if scale != Scale::X1 {
-        return Err(cur.error("a constant-bank reference has no scale"));
+    let terms = parse_bracket_terms(cur)?;
+    if terms.scale != Scale::X1 || terms.base_u32 {
+        return Err(cur.error("a constant-bank reference has no scale or extension"));
     }
-    if regs.len() > 1 {
+    if terms.regs.len() > 1 {
         return Err(cur.error("constant-bank reference with two registers"));
     }
-    let offset = i32::try_from(offset).map_err(|_| cur.error("constant-bank offset out of range"))?;
-    Ok(CBank { bank, reg: regs.first().copied(), offset })
+    let offset = i32::try_from(terms.offset).map_err(|_| cur.error("constant-bank offset out of range"))?;
+    Ok(CBank { bank, reg: terms.regs.first().copied(), offset })
 }
 
 fn parse_ctrl(cur: &mut Cursor) -> Result<Ctrl> {

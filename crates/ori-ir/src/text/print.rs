@@ -239,12 +239,13 @@ fn write_address(out: &mut String, addr: &Address) -> fmt::Result {
     }
     out.push('[');
     let mut first = true;
-    for (reg, scale) in [(addr.base, addr.scale.suffix()), (addr.ubase, "")] {
+    let extend = if addr.base_u32 { ".U32" } else { "" };
+    for (reg, suffixes) in [(addr.base, [extend, addr.scale.suffix()]), (addr.ubase, ["", ""])] {
         let Some(reg) = reg else { continue };
         if !first {
             out.push('+');
         }
-        write!(out, "{reg}{scale}")?;
+        write!(out, "{reg}{}{}", suffixes[0], suffixes[1])?;
         first = false;
     }
     if first || addr.offset != 0 {

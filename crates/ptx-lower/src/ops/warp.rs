@@ -95,7 +95,8 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// `vote.sync.MODE d, p, membermask` (full mask only, as for `shfl`):
 /// `ballot.b32` is `d, PT = VOTE.ANY p` (the ballot in a register, the
 /// predicate result discarded), `any.pred`/`all.pred` are `d = VOTE.ANY p`
-/// / `VOTE.ALL p` (NVIDIA's forms; a negated source stays negated).
+/// / `VOTE.ALL p` (NVIDIA's forms; a negated source stays negated; sm_75:
+/// `all` is `t, PT = VOTE.ANY !p`, `d = ISETP.EQ.U32 t, RZ`).
 pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let (mode, ballot) = match words.as_slice() {
@@ -111,6 +112,18 @@ pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let mut p = src(cx, inst, 1, ScalarType::Pred)?;
     if p.as_reg().is_none() {
         return Err(unsupported(inst));
+    }
+    if mode == "ALL" && !cx.target.isa.vote_all {
+        // Turing's code has no `VOTE.ALL`: NVIDIA takes the ballot of the
+        // negated predicate and compares it with zero.
+        cx.reconverge(inst.span)?;
+        let ballot = cx.temp(ori_ir::RegFile::R, 1);
+        let mut negated = p.clone();
+        negated.flags.not = !negated.flags.not;
+        let pt = || Operand::reg(Reg::PT);
+        cx.emit(Opcode::VOTE, &["ANY"], vec![ballot.into(), pt()], vec![negated], inst.span)?;
+        let uses = vec![Operand::reg(ballot), Operand::reg(Reg::RZ), pt()];
+        return cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![d.into(), pt()], uses, inst.span);
     }
     if p.flags.not && !(mode == "ANY" && !ballot) {
         // No VOTE form reads a negated predicate here: `PLOP3.LUT t, PT,
