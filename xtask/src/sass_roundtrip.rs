@@ -49,7 +49,7 @@ fn cubin(oracle: &nv_oracle::Oracle, path: &Path, print_ctrl: bool, totals: &mut
     let elf = elfw::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     let sm_number = elf.header.eflags().sm();
     let sm =
-        Sm::from_number(sm_number).ok_or_else(|| format!("{}: sm_{sm_number} is not supported", path.display()))?;
+        Sm::with_tables(sm_number).ok_or_else(|| format!("{}: sm_{sm_number} is not supported", path.display()))?;
     let out = Command::new(oracle.nvdisasm()).arg(path).output().map_err(|e| format!("nvdisasm: {e}"))?;
     if !out.status.success() {
         return Err(format!("nvdisasm {}: {}", path.display(), String::from_utf8_lossy(&out.stderr)));

@@ -68,8 +68,16 @@ fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut 
     let guard = decode_guard(form, w);
     let ndefs = def_count(op, &operands);
     let uses = operands.split_off(ndefs);
-    let mut inst =
-        Inst { op, mods, guard, defs: operands, uses, ctrl: Some(decode_ctrl(bits[1])), encoding: Some(bits), loc: None };
+    let mut inst = Inst {
+        op,
+        mods,
+        guard,
+        defs: operands,
+        uses,
+        ctrl: Some(decode_ctrl(bits[1])),
+        encoding: Some(bits),
+        loc: None,
+    };
     crate::alias::apply(&mut inst);
     crate::widths::apply(sm, &mut inst);
     Ok(inst)
@@ -114,6 +122,10 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
     let reg = |file| Value::Reg(Reg::phys(file, raw as u32));
     Ok(match kind {
         AtomKind::R => reg(RegFile::R),
+        AtomKind::U if raw as u32 == tables.urz => Value::Reg(Reg::URZ),
+        AtomKind::U if raw as u32 >= Reg::URZ.num => {
+            return Err(Error::Unsupported(format!("UR{raw}: Ori's uniform registers stop at UR62")));
+        }
         AtomKind::U => reg(RegFile::UR),
         AtomKind::P => reg(RegFile::P),
         AtomKind::UP => reg(RegFile::UP),

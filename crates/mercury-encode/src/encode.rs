@@ -1,6 +1,6 @@
 //! Ori instruction → bits.
 
-use ori_ir::{Ctrl, Inst, RegFile};
+use ori_ir::{Ctrl, Inst, Reg, RegFile};
 
 use crate::ctrl::{encode_ctrl, with_reuse};
 use crate::decode::GUARD_POS;
@@ -148,6 +148,7 @@ fn raw_value(tables: &Tables, kind: AtomKind, v: &Value, addr: u64, labels: &dyn
         _ => None,
     };
     Ok(match (kind, *v) {
+        (AtomKind::U, Value::Reg(r)) if r == Reg::URZ => i64::from(tables.urz),
         (k, Value::Reg(r)) if file_of(k) == Some(r.file) && !r.is_virtual => i64::from(r.num),
         (AtomKind::X, Value::Int(i)) => i,
         (AtomKind::F32, Value::F32(bits)) => i64::from(bits),

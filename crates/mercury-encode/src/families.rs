@@ -30,6 +30,10 @@
 //!   1 = signed (no word);
 //! * bit 80: `.FTZ` of FSETP, HSETP2 and FMNMX (after the comparison);
 //!   bit 81: FMNMX `.NAN` (printed after `.FTZ`);
+//! * UISETP has ISETP's fields (the Triton word `UISETP.GT.AND UP0, UPT,
+//!   UR8, 0x1, UPT`, `0x788c`/`0x0bf04270`, flipped bit by bit on SM80 and
+//!   SM90: comparison 76..78, `.U32` 73, combine 74..75, `.EX` 72,
+//!   negation 90 of the predicate at 87..89);
 //! * bit 90: negation of the predicate at bits 87..89 (the combine
 //!   predicate of the SETPs, the min/max selector of FMNMX/IMNMX/VIMNMX:
 //!   `PT` is the minimum, `!PT` the maximum).
@@ -508,6 +512,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "RED", sm: Some(Sm::Sm75), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
     Family { opcode: "HMMA", sm: Some(Sm::Sm75), slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
     Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
+    Family { opcode: "UISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
     Family { opcode: "FSETP", sm: None, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
     Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
     Family { opcode: "DSETP", sm: None, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
@@ -552,7 +557,10 @@ pub static FAMILIES: &[Family] = &[
 
 /// The family of `opcode` on `sm`.
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sm.is_none_or(|s| s == sm.base()))
+    // Probed on sm_75, sm_80 and sm_90 (tests/families_nvdisasm.rs); not on
+    // Blackwell, whose tables come from the solver alone.
+    let probed = matches!(sm.base(), Sm::Sm75 | Sm::Sm80 | Sm::Sm90);
+    FAMILIES.iter().find(|f| f.opcode == opcode && probed && f.sm.is_none_or(|s| s == sm.base()))
 }
 
 impl Family {
@@ -697,7 +705,7 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
         }
         let negate = fam.negate_bit(form);
         let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
-        if form.atom_bits() & free != 0 || word & form.mask & !free != form.bits & !free {
+        if form.atom_bits() & free != 0 || !form.matches(word, free) {
             continue;
         }
         if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {

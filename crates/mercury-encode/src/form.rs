@@ -137,7 +137,10 @@ pub struct Form {
     pub operands: &'static [&'static str],
     /// The atoms of all operands, in text order.
     pub atoms: &'static [Atom],
-    /// Fixed bits (opcode, modifiers, operands the text does not show).
+    /// Fixed bits (opcode, modifiers, operands the text does not show),
+    /// and outside `mask` what the encoder writes where nvdisasm ignores
+    /// the bits (solver forms: `URZ` in an unused source field, as
+    /// NVIDIA's code has it).
     pub bits: u128,
     /// Which bits are fixed. It may include atom bits: an alias mnemonic
     /// stands for particular operand values (`IMAD.MOV` = `IMAD` with
@@ -148,6 +151,11 @@ pub struct Form {
 }
 
 impl Form {
+    /// True when `word` has the form's fixed bits, but for those of `free`.
+    pub fn matches(&self, word: u128, free: u128) -> bool {
+        (word ^ self.bits) & self.mask & !free == 0
+    }
+
     /// The bits of all atoms' fields.
     pub fn atom_bits(&self) -> u128 {
         let field = |f: &Field| ((1u128 << f.len) - 1) << f.pos;
@@ -163,6 +171,10 @@ pub struct Tables {
     learned: usize,
     /// Special registers: hardware number and nvdisasm name.
     pub special_regs: &'static [(u16, &'static str)],
+    /// The field value of `URZ`: 63 until sm_90, 255 on Blackwell, whose
+    /// uniform register file has 255 registers (`UR63` is one of them,
+    /// which Ori, whose `URZ` is number 63, cannot name yet).
+    pub urz: u32,
     by_opcode_bits: HashMap<u16, Vec<usize>>,
     /// Forms by a hash of their text (`text_hash`); a lookup compares the
     /// text itself, so collisions only cost a comparison.
@@ -212,10 +224,12 @@ impl Tables {
     }
 
     fn new(sm: Sm, kind: Kind) -> Tables {
-        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived};
+        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm120};
         let (corpus, solved, derived, special_regs) = match sm.base() {
             Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
+            Sm::Sm100 => (sm100::FORMS, sm100::SOLVED, &[][..], sm100::SPECIAL_REGS),
+            Sm::Sm120 => (sm120::FORMS, sm120::SOLVED, &[][..], sm120::SPECIAL_REGS),
             _ => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
         };
         // sm_86/sm_89's own forms (what their cubins print or encode
@@ -252,6 +266,7 @@ impl Tables {
             own: own.len(),
             learned: learned_len,
             special_regs,
+            urz: if sm.is_blackwell() { 255 } else { 63 },
             by_opcode_bits,
             by_text,
             by_plain_text,
@@ -276,7 +291,7 @@ impl Tables {
         let candidates = self.by_opcode_bits.get(&(word as u16 & OPCODE_BITS))?;
         candidates
             .iter()
-            .filter(|&&i| word & self.forms[i].mask == self.forms[i].bits)
+            .filter(|&&i| self.forms[i].matches(word, 0))
             .max_by_key(|&&i| (self.forms[i].mask.count_ones(), i < self.learned, i < self.own))
             .map(|&i| &self.forms[i])
     }

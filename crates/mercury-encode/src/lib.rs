@@ -1,4 +1,5 @@
-//! SASS encoder, decoder and printer for sm_75, sm_80, sm_86, sm_89 and sm_90.
+//! SASS encoder, decoder and printer for sm_75, sm_80, sm_86, sm_89 and sm_90,
+//! and a decoder and re-encoder of NVIDIA's sm_100 / sm_120 code.
 //!
 //! An instruction is 128 bits (low word first). Its fixed part (opcode,
 //! modifiers, operands nvdisasm does not show) and the places of its
@@ -57,13 +58,20 @@ pub enum Sm {
     Sm86,
     /// sm_89 (Ada): sm_86's plus its own spellings (`F2FP.F16.F32.PACK_AB`).
     Sm89,
+    /// sm_100 / sm_100a (Blackwell B200): decoding and encoding of the
+    /// forms of NVIDIA's code only, no code generation yet.
+    Sm100,
+    /// sm_120 / sm_120a (Blackwell RTX): as [`Sm::Sm100`].
+    Sm120,
 }
 
 impl Sm {
     /// Every family, in the order of [`Sm::index`].
-    pub const ALL: [Sm; 5] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89];
+    pub const ALL: [Sm; 7] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120];
 
-    /// The family of an `sm_XY` number (75, 80, 86, 90, ...).
+    /// The family the compiler generates code with for an `sm_XY` number
+    /// (75, 80, 86, 90, ...); `None` for Blackwell, whose tables only
+    /// decode and re-encode NVIDIA's code ([`Sm::with_tables`]).
     pub fn from_number(sm: u32) -> Option<Sm> {
         match sm {
             75 => Some(Sm::Sm75),
@@ -75,6 +83,18 @@ impl Sm {
         }
     }
 
+    /// The family whose tables read and write code of `sm_XY`: those of
+    /// [`Sm::from_number`] and Blackwell's sm_100 and sm_120 (learned from
+    /// NVIDIA's sm_100a / sm_120a cubins; sm_103, sm_110, sm_121 are not
+    /// measured yet).
+    pub fn with_tables(sm: u32) -> Option<Sm> {
+        match sm {
+            100 => Some(Sm::Sm100),
+            120 => Some(Sm::Sm120),
+            _ => Sm::from_number(sm),
+        }
+    }
+
     /// The name `nvdisasm -b` takes.
     pub fn nvdisasm_name(self) -> &'static str {
         match self {
@@ -83,6 +103,8 @@ impl Sm {
             Sm::Sm90 => "SM90",
             Sm::Sm86 => "SM86",
             Sm::Sm89 => "SM89",
+            Sm::Sm100 => "SM100",
+            Sm::Sm120 => "SM120",
         }
     }
 
@@ -94,6 +116,12 @@ impl Sm {
             Sm::Sm86 | Sm::Sm89 => Sm::Sm80,
             sm => sm,
         }
+    }
+
+    /// sm_100 and later: nvdisasm prints `PT` carry-outs, uniform
+    /// registers are 8-bit fields (`URZ` = 255).
+    pub(crate) fn is_blackwell(self) -> bool {
+        matches!(self, Sm::Sm100 | Sm::Sm120)
     }
 
     /// Position in [`Sm::ALL`], for per-family caches.

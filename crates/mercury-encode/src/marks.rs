@@ -37,8 +37,9 @@ pub struct Mark {
     pub operands: u8,
     /// Index of the operand in nvdisasm's list, destinations included.
     pub operand: usize,
-    /// The operand's skeleton without marks (`{R}`): an immediate in the
-    /// same place takes no mark.
+    /// The operand's skeleton without this mark (`{R}`; rows probed on a
+    /// skeleton with other marks, `-` on `|{R}|`, are not used): an
+    /// immediate in the same place takes no mark.
     pub on: &'static str,
     /// The mark.
     pub kind: MarkKind,
@@ -63,6 +64,8 @@ fn marks(sm: Sm) -> &'static [Mark] {
     match sm.base() {
         Sm::Sm75 => crate::tables::sm75::MARKS,
         Sm::Sm90 => crate::tables::sm90::MARKS,
+        Sm::Sm100 => crate::tables::sm100::MARKS,
+        Sm::Sm120 => crate::tables::sm120::MARKS,
         _ => crate::tables::sm80::MARKS,
     }
 }
@@ -160,7 +163,7 @@ pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
     let mut best: Option<(&Form, u128)> = None;
     for form in tables.forms_with_opcode_of(word) {
         let free = free_bits(form);
-        if free == 0 || word & form.mask & !free != form.bits & !free {
+        if free == 0 || !form.matches(word, free) {
             continue;
         }
         if best.is_none_or(|(b, _)| form.mask.count_ones() > b.mask.count_ones()) {

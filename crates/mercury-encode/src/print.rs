@@ -37,7 +37,9 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     // Adders show only the carry-outs they write: `IADD3 R28, P1, ...`
     // has PT as its first carry-out, `LEA RZ, R44, ...` has PT as its only
     // one (never printed as PT in NVIDIA's listings).
-    let carries = matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3 | Opcode::LEA | Opcode::ULEA | Opcode::IMAD);
+    // Blackwell's nvdisasm prints them all (`IADD3 R5, PT, PT, R5, 0x1, RZ`).
+    let carries = !sm.is_blackwell()
+        && matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3 | Opcode::LEA | Opcode::ULEA | Opcode::IMAD);
     let carry_pt = |d: &&Operand| carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero());
     let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d));
     for (i, op) in shown.chain(&inst.uses).enumerate() {

@@ -114,12 +114,22 @@ def enumerate_sm(sm, work, more):
     ops_ori, mods_ori = ori_vocabulary()
     keys = [k for k in first if representable(k[1], ops_ori, mods_ori)]
     print('%s: %d shapes representable in Ori' % (smu, len(keys)), file=sys.stderr)
+    # The minimisation is most of the run: cache it by shape, so that a
+    # larger Ori vocabulary minimises only the new shapes.
     cache = os.path.join(work, 'minimised_sm%d_%d.json' % (sm, more))
+    known = {}
     if os.path.exists(cache):
-        mins = json.load(open(cache))
-    else:
-        mins = minimise(smu, [first[k][0] for k in keys], [first[k][1] for k in keys])
-        json.dump(mins, open(cache, 'w'))
+        old = json.load(open(cache))
+        if isinstance(old, list):
+            # an older cache, in the order of that run's shapes: a
+            # minimised word prints its shape's text
+            old = {repr(shape_key(w & 0xfff, t)): w for w, t in zip(old, disasm_many(old, smu)) if t}
+        known = old
+    todo = [k for k in keys if repr(k) not in known]
+    for k, w in zip(todo, minimise(smu, [first[k][0] for k in todo], [first[k][1] for k in todo])):
+        known[repr(k)] = w
+    json.dump({repr(k): known[repr(k)] for k in keys}, open(cache, 'w'))
+    mins = [known[repr(k)] for k in keys]
     shapes = [(first[k][1], w) for k, w in zip(keys, mins)]
     summary = collections.Counter(k[1].split('.')[0] for k in first)
     print('%s: %d mnemonics: %s' % (smu, len(summary), ' '.join(sorted(summary))), file=sys.stderr)
@@ -162,15 +172,27 @@ def bitcount(w):
 
 def select_bases(shapes):
     """Per (opcode bits, operand skeletons without marks), the minimised
-    word with the fewest bits set: the base of the seeds and of the mark
-    probes."""
+    word with the fewest bits set, and the one with the fewest modifier
+    words when that is another (`ULEA` beside `ULEA.HI.SX32` of the same
+    operands: the plain mnemonic is what compilers write most, and a
+    modifier field of the other need not be one the families know): the
+    bases of the seeds and of the mark probes."""
     best = {}
+    plain = {}
     for t, w in shapes:
         g, mn, sks, at = parse_inst(t)
         k = (w & 0xfff, tuple(strip_flags(x) for x in sks))
         if k not in best or bitcount(w) < bitcount(best[k][1]):
             best[k] = (t, w)
-    return [best[k] for k in sorted(best)]
+        rank = (mn.count('.'), bitcount(w))
+        if k not in plain or rank < plain[k][0]:
+            plain[k] = (rank, (t, w))
+    out = []
+    for k in sorted(best):
+        out.append(best[k])
+        if plain[k][1] != best[k]:
+            out.append(plain[k][1])
+    return out
 
 
 def select(sm, work, bases, hidden):
@@ -242,10 +264,10 @@ def hidden_pt(smu, bases, flips):
 
 
 def learn_marks(bases, flips):
-    """Bits that put a mark (`-`, `|..|`, `~`, `!`) on one operand and
-    change nothing else: [opcode, operand count, operand index, operand
-    skeleton, mark open, mark close, bit], where every base of the opcode
-    agrees."""
+    """Bits that put a mark (`-`, `|..|`, `~`, `!`) on one operand or take
+    it off and change nothing else: [opcode, operand count, operand index,
+    operand skeleton without that mark, mark open, mark close, bit], where
+    every base of the opcode agrees."""
     found = collections.defaultdict(set)
     for (n, b), t in flips:
         if t is None:
@@ -259,11 +281,15 @@ def learn_marks(bases, flips):
         if len(diff) != 1:
             continue
         i = diff[0]
-        mark = mark_of(sk0[i], sk1[i])
-        # unmarked -> marked only: the bit is set in the marked word
-        if mark is None or w >> b & 1:
+        # unmarked -> marked: the bit is set in the marked word; a base
+        # minimised with the mark on shows it the other way round
+        if w >> b & 1:
+            plain, mark = sk1[i], mark_of(sk1[i], sk0[i])
+        else:
+            plain, mark = sk0[i], mark_of(sk0[i], sk1[i])
+        if mark is None:
             continue
-        found[(w & 0xfff, len(sk0), i, sk0[i], mark)].add(b)
+        found[(w & 0xfff, len(sk0), i, plain, mark)].add(b)
     return [[k[0], k[1], k[2], k[3], k[4][0], k[4][1], min(v)] for k, v in sorted(found.items()) if len(v) == 1]
 
 

@@ -5,7 +5,8 @@ disassemble all variants with `nvdisasm -b`. A flip that changes exactly
 one atom places that bit in the atom's field (its value says which bit of
 the atom, and a sign-extended change marks the field's sign bit); a flip
 that changes the mnemonic or skeleton, or is rejected, is recorded in
-`nonop` (alias mnemonics pin those operand bits).
+`nonop` (alias mnemonics pin those operand bits); a flip that leaves the
+text as it was, in `same` (bits nvdisasm ignores in that form).
 
 usage: learn_probe.py WORK_DIR SHARD NSHARDS   (shards can run in parallel)
 Reads WORK_DIR/insts.json, writes WORK_DIR/probe_SHARD.json.
@@ -69,11 +70,15 @@ for n,(key,idxs) in enumerate(todo):
             if ck=='L': r.append(int(v,16) if k=='L' else None)
             elif ck=='F': r.append(v)
             elif ck=='SR': r.append(v)
+            # Blackwell's URZ is 255 (255 uniform registers)
+            elif ck=='U' and v=='URZ' and int(key[0][0][2:])>=100: r.append(255)
             else: r.append(atom_int(ck,v))
         return r
     v0=vals(at0)
     bits={}  # atom index -> list of (pos, atombit or 'sign' )
     nonop=[]
+    # bits whose flip leaves the text as it was: nvdisasm ignores them here
+    same=[]
     # the reuse slot of each register atom
     reuse={}
     for i,t in enumerate(res[90:94]):
@@ -88,6 +93,7 @@ for n,(key,idxs) in enumerate(todo):
         try: v=vals(at)
         except Exception: nonop.append(b); continue
         ch=[j for j in range(len(v)) if v[j]!=v0[j]]
+        if not ch and t==bt: same.append(b); continue
         if len(ch)!=1: nonop.append(b); continue
         j=ch[0]
         if kinds[j] in ('F','SR'):
@@ -101,5 +107,5 @@ for n,(key,idxs) in enumerate(todo):
             bits.setdefault(j,[]).append((b,('S',lowbit)))
         else:
             bits.setdefault(j,[]).append((b,('?',xo)))
-    out[repr(key)]=dict(key=list(key[0]),mn=key[1],base=[lo,hi],raw=bt,corpus=x[3],kinds=kinds,bits={str(k):v for k,v in bits.items()},nonop=nonop,reuse=reuse)
+    out[repr(key)]=dict(key=list(key[0]),mn=key[1],base=[lo,hi],raw=bt,corpus=x[3],kinds=kinds,bits={str(k):v for k,v in bits.items()},nonop=nonop,same=same,reuse=reuse)
 json.dump(out,open(os.path.join(work,'probe_%d.json'%shard),'w'))

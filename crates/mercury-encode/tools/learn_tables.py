@@ -33,14 +33,23 @@ for f in sorted(glob.glob(os.path.join(work,'isa_sm*.json'))):
 # whose flip changed the mnemonic or skeleton, or was rejected
 probe=collections.defaultdict(list)
 nonop={}
+same={}
 for f in sorted(glob.glob(os.path.join(work,'probe_*.json'))):
     for k,v in json.load(open(f)).items():
         skey=repr((v['key'][0],v['key'][1],v['key'][2],tuple(v['key'][3])))
         mn=v.get('mn') or parse_inst(v['corpus'])[1]
         probe[skey].append(v)
-        nonop[(skey,mn)]=set(v['nonop'])
+        # an unchanged text pins alias operand bits as a changed one does
+        nonop[(skey,mn)]=set(v['nonop'])|set(v.get('same',()))
+        same[(skey,mn)]=set(v.get('same',()))
 
 REGW={'R':8,'U':6,'P':3,'UP':3,'B':4,'SB':3}
+def blackwell(sm): return int(sm[2:])>=100
+def regw(sm,kind):
+    """Register field width; Blackwell has 255 uniform registers (URZ = 255)."""
+    return 8 if kind=='U' and blackwell(sm) else REGW[kind]
+def zero(sm,kind):
+    return 255 if kind=='U' and blackwell(sm) else ZERO[kind]
 FT={'F32','F64Hi','F16','BF16'}
 report=collections.Counter()
 
@@ -138,7 +147,7 @@ def atoms_for(key, sample):
         if kind in REGW and m:
             # registers are contiguous fields: fill bits a flip could not show
             ab0=min(m); off=m[ab0]-ab0
-            m={i:off+i for i in range(REGW[kind])}
+            m={i:off+i for i in range(regw(recs[0]['key'][0],kind))}
         elif kind not in FT and kind!='SR':
             m=fill_gaps(m)
         if not m:
@@ -234,11 +243,78 @@ for group in ties.values():
     print('alias group', sorted({t['mn'] for t in group}), file=sys.stderr)
     for t in group:
         for spec,vals in zip(t['specs'],zip(*t['vals'])):
-            if spec['kind'] in ZERO and set(vals)=={ZERO[spec['kind']]}:
+            if spec['kind'] in ZERO and set(vals)=={zero(t['sm'],spec['kind'])}:
                 for p_,l,sh in spec['fields']:
                     t['mask']|=((1<<l)-1)<<p_
-                    t['bits']|=(((ZERO[spec['kind']]>>sh)&((1<<l)-1))<<p_)
+                    t['bits']|=(((zero(t['sm'],spec['kind'])>>sh)&((1<<l)-1))<<p_)
         report['alias-pinned']+=1
+
+# Bits nvdisasm ignores in a solver form (their flip left its text as it
+# was) are not fixed: NVIDIA's words hold other values there than the
+# minimised seed (`URZ` in an unused source field, `!UPT` in the carry-in
+# of an adder without `.X`), so the decoder must not compare them. The
+# encoder writes what NVIDIA's code has there: the bit NVIDIA's words of
+# the opcode's mnemonic mostly have where their form fixes it (else those
+# of `LEA` for `ULEA`: the same fields), else the zero register of an operand that
+# forms of the opcode with more operands (a modifier shows it: `.HI`'s
+# third source, `.X`'s carry-in) keep there (`!` where it is the
+# predicate's negation bit: ptxas writes `!PT` into unused carry-ins),
+# else 0 (a field of another operand kind, as `cx[UR]`'s register beside
+# `c[..]`).
+def neutral_bits():
+    val=collections.defaultdict(dict)
+    ordered=sorted(templates.values(),key=lambda t:(t['seed'],-t['n']))
+    def family(t): return t['mn'].split('.')[0].lstrip('U')
+    for t in ordered:
+        v=val[(t['sm'],t['bits']&0xfff,len(t['sks']))]
+        for spec in t['specs']:
+            if spec['kind'] not in ZERO: continue
+            for p_,l,sh in spec['fields']:
+                for i in range(l): v.setdefault(p_+i,(zero(t['sm'],spec['kind'])>>(sh+i))&1)
+    for sm,rows in marks.items():
+        for op,n,i,on,o,c,b in rows:
+            if o=='!': val[(sm,op,n)].setdefault(b,1)
+    votes=collections.defaultdict(collections.Counter)
+    for t in templates.values():
+        if t['seed']: continue
+        amask=0
+        for spec in t['specs']:
+            for p_,l,sh in spec['fields']: amask|=((1<<l)-1)<<p_
+        for c in (votes[(t['sm'],t['mn'].split('.')[0])],votes[(t['sm'],family(t))]):
+            for b in range(16,105):
+                if t['mask']>>b&1 and not amask>>b&1: c[(b,t['bits']>>b&1)]+=t['n']
+    # R fields of `LEA` are wider than the UR fields of `ULEA` at the same place
+    rbits=collections.defaultdict(int)
+    for t in templates.values():
+        for spec in t['specs']:
+            if spec['kind']=='R':
+                for p_,l,sh in spec['fields']: rbits[(t['sm'],family(t))]|=((1<<l)-1)<<p_
+    def fill(t,b):
+        c=votes[(t['sm'],t['mn'].split('.')[0])]
+        if c[(b,1)]!=c[(b,0)]: return int(c[(b,1)]>c[(b,0)])
+        c=votes[(t['sm'],family(t))]
+        if c[(b,1)]!=c[(b,0)] and not (t['mn'].startswith('U') and rbits[(t['sm'],family(t))]>>b&1):
+            return int(c[(b,1)]>c[(b,0)])
+        # an operand that forms with more operands (a modifier shows it) keep there
+        for n in range(len(t['sks'])+1,12):
+            v=val.get((t['sm'],t['bits']&0xfff,n),{})
+            if b in v: return v[b]
+        return 0
+    return fill
+fill=neutral_bits()
+for t in templates.values():
+    if not t['seed']: continue
+    amask=0
+    for spec in t['specs']:
+        for p_,l,sh in spec['fields']: amask|=((1<<l)-1)<<p_
+    dc=0
+    for b in same.get((t['shape'].replace('+desc',''),t['mn']),()):
+        if b>=16 and t['mask']>>b&1 and not amask>>b&1: dc|=1<<b
+    if not dc: continue
+    op=t['bits']&0xfff
+    t['mask']&=~dc
+    t['bits']=(t['bits']&~dc)|sum(fill(t,b)<<b for b in range(16,105) if dc>>b&1)
+    report['ignored-bits']+=bin(dc).count('1')
 
 # text-ambiguous templates
 amb=collections.Counter((t['sm'],t['mn'],tuple(t['sks'])) for t in templates.values())
@@ -302,7 +378,12 @@ for sm in sorted({t['sm'] for t in templates.values()}):
     out.append('/// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).')
     out.append('pub(crate) static MARKS: &[Mark] = &[')
     MK={'-':'Neg','!':'Not','~':'Invert','|':'Abs'}
+    # One bit is `-` on IADD3 and `~` on IADD3.X (same opcode bits): such a
+    # bit says no mark without the mnemonic, so it is left out.
+    kinds=collections.defaultdict(set)
+    for op,n,i,on,o,c,b in marks.get(sm,[]): kinds[(op,n,i,on,b)].add(o)
     for op,n,i,on,o,c,b in marks.get(sm,[]):
+        if len(kinds[(op,n,i,on,b)])>1: report['ambiguous-mark']+=1; continue
         out.append('    Mark { opcode: 0x%x, operands: %d, operand: %d, on: "%s", kind: %s, bit: %d },'%(op,n,i,on,MK[o],b))
     out.append('];')
     out.append('')

@@ -124,6 +124,8 @@ opcodes! {
     IMAD: Fixed, 1..=2, 3..=4, NONE;
     IDP: Fixed, 1..=1, 3..=3, NONE;
     IADD3: Fixed, 1..=3, 3..=5, NONE;
+    // Blackwell's two-source add (`IADD.64 R2, R6, 0x4`).
+    IADD: Fixed, 1..=1, 2..=2, NONE;
     VIADD: Fixed, 1..=1, 2..=2, NONE;
     IABS: Fixed, 1..=1, 1..=1, NONE;
     IMNMX: Fixed, 1..=1, 3..=3, NONE;
@@ -151,6 +153,8 @@ opcodes! {
     FMUL: Fixed, 1..=1, 2..=2, NONE;
     FFMA: Fixed, 1..=1, 3..=3, NONE;
     FMNMX: Fixed, 1..=1, 3..=3, NONE;
+    // Blackwell: min/max of three (`FMNMX3 R27, R12, R23, R25, !PT`).
+    FMNMX3: Fixed, 1..=1, 4..=4, NONE;
     FSEL: Fixed, 1..=1, 3..=3, NONE;
     FSETP: Fixed, 2..=2, 3..=4, NONE;
     FCHK: Variable, 1..=1, 2..=2, NONE;
@@ -177,6 +181,14 @@ opcodes! {
     // Uniform datapath.
     UMOV: Fixed, 1..=1, 1..=1, UNI;
     ULDC: Fixed, 1..=1, 1..=1, UNI.union(LD);
+    // Blackwell's uniform constant load.
+    LDCU: Variable, 1..=1, 1..=1, UNI.union(LD);
+    // Blackwell's uniform float and conversion datapath.
+    UFFMA: Fixed, 1..=1, 3..=3, UNI;
+    UI2F: Variable, 1..=1, 1..=1, UNI;
+    UF2I: Variable, 1..=1, 1..=1, UNI;
+    UI2FP: Fixed, 1..=1, 1..=1, UNI;
+    UVIMNMX: Fixed, 1..=1, 3..=3, UNI;
     UIADD3: Fixed, 1..=3, 3..=5, UNI;
     UIMAD: Fixed, 1..=2, 3..=4, UNI;
     ULEA: Fixed, 1..=2, 3..=5, UNI;
@@ -224,6 +236,8 @@ opcodes! {
     VOTE: Fixed, 1..=2, 1..=1, WS;
     MATCH: Variable, 1..=2, 1..=1, WS;
     REDUX: Variable, 1..=1, 1..=1, WS;
+    // Blackwell: `CREDUX.MIN.S32 UR6, R10`.
+    CREDUX: Variable, 1..=1, 1..=1, WS;
     ELECT: Fixed, 2..=2, 1..=1, WS;
     // Tensor cores.
     HMMA: Fixed, 1..=1, 3..=3, WS;
@@ -512,8 +526,10 @@ static MODIFIERS: &[&str] = &[
     "R",
     "RCP",
     "RCP64H",
+    "RECONVERGENT",
     "RED",
     "REL",
+    "RELIABLE",
     "RELU",
     "RESULT",
     "RM",

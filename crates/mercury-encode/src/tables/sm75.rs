@@ -7194,7 +7194,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000040000000000000000000343,
-        mask: 0x000001fffc7c00000000000300ff0fff,
+        mask: 0x000000000c4000000000000000000fff,
         uniform_guard: false,
     },
     // CALL.REL R89 L@0x-1d1c389bd5f74  (x1)
@@ -7206,7 +7206,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000038000000000000000000344,
-        mask: 0x000001fffffc00000000000300ff0fff,
+        mask: 0x000000000fc000000000000000000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R140, API_CALL_DEPTH  (x1)
@@ -7215,7 +7215,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "API_CALL_DEPTH"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000100000000000001d000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R64, ATEXIT_PC.LO  (x1)
@@ -7224,7 +7224,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "ATEXIT_PC.LO"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000100000000000001e000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R156, MATEXIT  (x1)
@@ -7233,7 +7233,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "MATEXIT"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001b000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R142, MEXITED  (x1)
@@ -7242,7 +7242,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "MEXITED"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000018000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R223, OPT_STACK  (x1)
@@ -7251,7 +7251,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "OPT_STACK"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001c000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R170, THREAD_STATE_ENUM.0  (x1)
@@ -7260,7 +7260,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "THREAD_STATE_ENUM.0"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000001000000000000010000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R58, THREAD_STATE_ENUM.1  (x1)
@@ -7269,7 +7269,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "THREAD_STATE_ENUM.1"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000001000000000000011000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R213, THREAD_STATE_ENUM.2  (x1)
@@ -7278,7 +7278,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "THREAD_STATE_ENUM.2"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000012000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R129, THREAD_STATE_ENUM.3  (x1)
@@ -7287,7 +7287,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "THREAD_STATE_ENUM.3"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000013000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R145, TRAP_RETURN_MASK  (x1)
@@ -7296,7 +7296,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "TRAP_RETURN_MASK"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000001000000000000017000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R30, TRAP_RETURN_PC.LO  (x1)
@@ -7305,7 +7305,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "TRAP_RETURN_PC.LO"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000001000000000000015000355,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 R0, B0  (x1)
@@ -7317,7 +7317,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000355,
-        mask: 0x000001fffffffffffffffffff0000fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???34, R99  (x1)
@@ -7328,8 +7328,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000005b10cee58177219400e2140356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x00000000000000000000000022000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???37, R193  (x1)
@@ -7340,8 +7340,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000014864459d7f4008ed00652a0356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x00000000000000000000000025000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???38, R53  (x1)
@@ -7352,8 +7352,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000015492a1b9111cd66700a68e0356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x00000000000000000000000026000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???43, R168  (x1)
@@ -7364,8 +7364,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000018731a84fc59c7eb800ab2b0356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x0000000000000000000000002b000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???45, R191  (x1)
@@ -7376,8 +7376,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x00000117a34e76984d394b002d6b0356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x0000000000000000000000002d000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                         ???60, R23  (x1)
@@ -7388,8 +7388,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x00000029638618ddcaf53600bce00356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x0000000000000000000000003c000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                      ???35, R93  (x1)
@@ -7400,8 +7400,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x000000d830641fa13365810023ef0356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x00000000000000000000000023000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MATEXIT, R200  (x1)
@@ -7410,7 +7410,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["MATEXIT", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x0000000000000000000000001b000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MEXITED, R137  (x1)
@@ -7419,7 +7419,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["MEXITED", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x00000000000000000000000018000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MKILL, R64  (x1)
@@ -7428,7 +7428,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["MKILL", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x00000000000000000000000019000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.0, R31  (x1)
@@ -7437,7 +7437,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.0", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x00000000000000000000000010000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.4, R118  (x1)
@@ -7446,7 +7446,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.4", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x00000000000000000000000014000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_PC.HI, R41  (x1)
@@ -7455,7 +7455,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["TRAP_RETURN_PC.HI", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x00000000000000000000000016000356,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.64 ATEXIT_PC, R0  (x1)
@@ -7463,8 +7463,8 @@ pub(crate) static SOLVED: &[Form] = &[
         mnemonic: "BMOV.64",
         operands: &["ATEXIT_PC", "{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x00000000000000000000000000000357,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        bits: 0x00000000001000000000000000000357,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // NANOSLEEP R139  (x1)
@@ -7473,7 +7473,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x0000000003800000000000000000035d,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // ST.E.EF.U8.GPU [R32+0x3d661f9], R148  (x1)
@@ -7486,7 +7486,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x000000000000c1000000000000000385,
-        mask: 0x000001ffffffff000000000000ff0fff,
+        mask: 0x000000000871ff000000000000000fff,
         uniform_guard: false,
     },
     // STG.U8.SM [R22+0x3cb4d5], R96  (x1)
@@ -7499,7 +7499,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000010a0000000000000000386,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000000000871ff000000000000000fff,
         uniform_guard: false,
     },
     // STL.EF.64 [R8+0x6fa18], R42  (x1)
@@ -7512,7 +7512,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x0000000000000a000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x0000000008700e000000000000000fff,
+        uniform_guard: false,
+    },
+    // STL.EL [R2+0x33a446], R169  (x1)
+    Form {
+        mnemonic: "STL.EL",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002008000000000000000387,
+        mask: 0x0000000008700e000000000000000fff,
         uniform_guard: false,
     },
     // STL.EF.U8 [R0], R0  (x1)
@@ -7524,7 +7537,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000000000000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        mask: 0x0000000008700e00ffffff0000000fff,
         uniform_guard: false,
     },
     // STS.U16 [R6+-0x39ea3a], R153  (x1)
@@ -7537,7 +7550,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000000004000000000000000388,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.S8 [R37.X16+-0x7c6d2a], R26  (x1)
@@ -7550,7 +7563,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000000c2000000000000000388,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.U8 [R157.X4+0x437a3], R166  (x1)
@@ -7563,7 +7576,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000000040000000000000000388,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.U8 [R165.X8+0x408334], R55  (x1)
@@ -7576,7 +7589,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000000080000000000000000388,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
+        uniform_guard: false,
+    },
+    // STS [R98.X8+0x27b356], R73  (x1)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}.X8+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000088000000000000000388,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.U8 [R0], R0  (x1)
@@ -7588,7 +7614,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000000000000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        mask: 0x000000000800ce00ffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.IDX P0, R0, R0, R0, R0  (x1)
@@ -7603,7 +7629,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000389,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        mask: 0x00000000000000000c00000000000fff,
         uniform_guard: false,
     },
     // ATOM.MAX.S32.CTA P6, R142, [R104+0x64458c], R208  (x1)
@@ -7618,7 +7644,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x0000000001108200000000000000038a,
-        mask: 0x000001fffff1ffff0000000000000fff,
+        mask: 0x000000000ff1ff000000000000000fff,
         uniform_guard: false,
     },
     // ATOM.CAS.LU.SYS P6, R145, [R120+0x37fcea], R51, R132  (x1)
@@ -7634,7 +7660,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x000000000030e000000000000000038b,
-        mask: 0x000001fffff1ff000000000000000fff,
+        mask: 0x0000000008f1ff000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.MAX R71, [R0+-0xd85a], R226  (x1)
@@ -7647,8 +7673,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000001000000000000000000038c,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000010000ff000000000000038c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.MIN R240, [R152.X16+0x2a9ac], R1  (x1)
@@ -7661,8 +7687,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000080c000000000000000038c,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x000000000080c0ff000000000000038c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.EXCH.64 R55, [R180.X4+0xa5651], R36  (x1)
@@ -7675,8 +7701,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000004004400000000000000038c,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000040044ff000000000000038c,
+        mask: 0x000000000f80c6000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.DEC R31, [R86.X4+-0x7f33c4], R73  (x1)
+    Form {
+        mnemonic: "ATOMS.DEC",
+        operands: &["{R}", "[{R}.X4+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000020040ff000000000000038c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.MAX R119, [R75.X8+-0x340fda], R244  (x1)
@@ -7689,8 +7729,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000001008000000000000000038c,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000010080ff000000000000038c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.ADD R0, [R0], R0  (x1)
@@ -7702,8 +7742,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000000000000000000000038c,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000ff000000000000038c,
+        mask: 0x000000000f80c600ffffff0000000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.64 R214, [R60+0x2eb191], R160, R81  (x1)
@@ -7718,7 +7758,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000800400000000000000038d,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x000000000980c6000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAST R78, [R67+0x155ed1], R221, R84  (x1)
+    Form {
+        mnemonic: "ATOMS.CAST",
+        operands: &["{R}", "[{R}+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000800000000000000000038d,
+        mask: 0x000000000980c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.SPIN.64 R168, [R42.X16+0x6a8e09], R50, R19  (x1)
@@ -7733,7 +7788,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x000000000180c400000000000000038d,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x000000000980c6000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R96, [R67.X16+-0x6c81c0], R211, R118  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}.X16+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c000000000000000038d,
+        mask: 0x000000000880c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.CAS R59, [R25.X4+0x5fdc55], R72, R1  (x1)
@@ -7748,7 +7818,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000004000000000000000038d,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x000000000880c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.CAST.SPIN.S32 R69, [R36.X8+0x4c8f10], R60, R146  (x1)
@@ -7763,7 +7833,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000001808200000000000000038d,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x000000000980c6000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAS R108, [R121.X8+-0x3328b7], R81, R161  (x1)
+    Form {
+        mnemonic: "ATOMS.CAS",
+        operands: &["{R}", "[{R}.X8+{X}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000000000000000038d,
+        mask: 0x000000000880c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.CAS R0, [R0], R0, R0  (x1)
@@ -7777,7 +7862,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000000000000000000000038d,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        mask: 0x000000000880c600ffffff0000000fff,
         uniform_guard: false,
     },
     // MATCH.ALL P0, R0, R0  (x1)
@@ -7790,7 +7875,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x000000000000000000000000000003a1,
-        mask: 0x000001fffff1ffffffffffff00000fff,
+        mask: 0x00000000000082000000000000000fff,
         uniform_guard: false,
     },
     // ATOMG.OR.EL.F64.RN.STRONG.CTA P0, R82, [R194+-0x76e87d], R142  (x1)
@@ -7804,8 +7889,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000003210c0000000000000003a8,
-        mask: 0x000001fffff1ffff0000000000000fff,
+        bits: 0x0000000003210c4000000000000003a8,
+        mask: 0x000000000ff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.EXCH.EF.SYS P4, R120, [R139+0x5e2575], RZ  (x1)
+    Form {
+        mnemonic: "ATOMG.E.EXCH.EF.SYS",
+        operands: &["{P}", "{R}", "[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000400e14000000000000003a8,
+        mask: 0x000000000ff1ff000000000000000fff,
         uniform_guard: false,
     },
     // ATOMG.CAS.EL.S32.SM P5, R46, [R19+0x76fbec], R34, R39  (x1)
@@ -7821,7 +7921,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x000000000020a20000000000000003a9,
-        mask: 0x000001fffff1ff000000000000000fff,
+        mask: 0x000000000871ff000000000000000fff,
         uniform_guard: false,
     },
     // R2UR UR27, R189  (x1)
@@ -7833,7 +7933,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x00000000000e000000000000000003c2,
-        mask: 0x000001ffffffffffffffffff00c00fff,
+        mask: 0x00000000081e00000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R117, P4, R212, R10, 0x61c82e14, 0x17  (x1)
@@ -7848,8 +7948,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000100000000000000000411,
-        mask: 0x000001fffff107000000000000000fff,
+        bits: 0x00000000078100000000000000000411,
+        mask: 0x00000000080107000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R87, P2, R189, R197, 0xd02e60ca, 0x1a, !P3  (x1)
@@ -7866,7 +7966,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040104000000000000000411,
-        mask: 0x000001fffc7107000000000000000fff,
+        mask: 0x000000000c0107000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R87, R129, R211, 0x15bda713, 0xf  (x1)
@@ -7880,8 +7980,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000f00000000000000000411,
-        mask: 0x000001ffffff07000000000000000fff,
+        bits: 0x00000000078f00000000000000000411,
+        mask: 0x00000000080f07000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF R25, R214, R29, 0x976a6a0  (x1)
@@ -7895,7 +7995,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e02000000000000000414,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4.U8 R239, R138, R4, 0xd250596f  (x1)
@@ -7909,7 +8009,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000415,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4 R141, R222, R138, 0x8f2a6482  (x1)
+    Form {
+        mnemonic: "VABSDIFF4",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000415,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R0, R0, R0, 0x0  (x1)
@@ -7923,7 +8037,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000416,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S64 R0, R0, R0, 0x0  (x1)
@@ -7937,7 +8051,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000419,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R0, R0, R0, 0x0  (x1)
@@ -7950,8 +8064,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000424,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000078e00000000000000000424,
+        mask: 0x00000000080006000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R120, R54, R131, 0x349a2076, P2  (x1)
@@ -7965,8 +8079,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000004000000000000000424,
-        mask: 0x000001fffc7fff000000000000000fff,
+        bits: 0x00000000000e04000000000000000424,
+        mask: 0x000000000c0006000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R151, R25, R153, 0x1b74332c, P1  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000424,
+        mask: 0x000000000c0006000000000000000fff,
         uniform_guard: false,
     },
     // DSETP.MIN.AND P0, P0, R0, 0, P0  (x1)
@@ -7981,7 +8110,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c00ff000000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R0, R0, 0, 0  (x1)
@@ -7995,7 +8124,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008016f000000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R205, R180.F32, 0.16162109375, -5.0625  (x1)
@@ -8009,7 +8138,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000024000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008016f000000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R210, -R86.H0_H0, 8.6875, +SNAN  (x1)
@@ -8022,7 +8151,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001690000007c2000000430,
-        mask: 0x000001ffffffffff0000ffff00000fff,
+        mask: 0x0000000008016f000000fe2000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R148, |R80|.H0_H0, -60.4375, 8288  (x1)
@@ -8036,7 +8165,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000016a000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008016f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R159, R124.H0_H0, -215.25, 3.4987926483154296875e-05  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000430,
+        mask: 0x0000000008016f000000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R41, |R147|.H1_H1, -0.0001201629638671875, 0.00123691558837890625  (x1)
@@ -8050,7 +8193,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004e000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008016f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R30, R141.H1_H1, -0.130615234375, -3750  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000430,
+        mask: 0x0000000008016f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R0, R0, R0, 0, 0  (x1)
@@ -8065,7 +8222,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R154, -R218, -R10.F32, 25696, -0.000652313232421875  (x1)
@@ -8080,7 +8237,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001361000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32.FTZ R170, |R59|, |R225|.F32, +QNAN , 7188  (x1)
+    Form {
+        mnemonic: "HFMA2.F32.FTZ",
+        operands: &["{R}", "|{R}|", "|{R}|.F32", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000b42000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R145, R251, -|R75|.H0_H0, 0.159423828125, 2.60546875  (x1)
@@ -8095,7 +8267,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001c60000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R164, -|R59|, -R248.H0_H0, 4.23046875, -0.7705078125  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-|{R}|", "-{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001443000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R152, -|R208|.F32, -|R254|, -SNAN , -11.7109375  (x1)
@@ -8109,7 +8296,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000194700fc80000000000431,
-        mask: 0x000001ffffffff00ffff000000000fff,
+        mask: 0x00000000081f7f00fe80000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R88, -R158.F32, -|R59|, -0.000650882720947265625, 0.000644683837890625  (x1)
@@ -8124,7 +8311,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001945000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R214, |R33|.F32, R241, -1.9873046875, 0.00972747802734375  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "|{R}|.F32", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000006000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R71, -|R30|.F32, -R94.F32, 0.0027675628662109375, -10.1953125  (x1)
@@ -8139,7 +8341,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001267000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R38, |R140|.F32, -R88.H0_H0, 3.470703125, -0.1910400390625  (x1)
@@ -8154,7 +8356,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001526000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.SAT R16, -R187.F32, R252.H0_H0, -24.21875, -0.0308685302734375  (x1)
+    Form {
+        mnemonic: "HFMA2.SAT",
+        operands: &["{R}", "-{R}.F32", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000425000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R52, R68.F32, R53.H1_H1, -4.37890625, -301  (x1)
@@ -8169,7 +8386,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000644000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R158, R192.H0_H0, R28, 0.03277587890625, -0.03131103515625  (x1)
@@ -8184,7 +8401,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000008000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R240, R5.H0_H0, -R104.H0_H0, -0.001857757568359375, 2.75390625  (x1)
@@ -8199,7 +8416,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001568000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R41, -R111.H0_H0, R141.H0_H0, -0.00763702392578125, -6.3984375  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-{R}.H0_H0", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000449000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R74, -|R195|.H0_H0, R205.H1_H1, 2942, 6.2890625  (x1)
@@ -8214,7 +8446,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000076b000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R2, R182.H1_H1, R233.F32, -0.07080078125, -0.032745361328125  (x1)
@@ -8229,7 +8461,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000030c000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R56, |R52|.H1_H1, |R116|.H1_H1, 1698, -0.005615234375  (x1)
@@ -8244,7 +8476,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000f2e000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R95, -|R234|.H1_H1, |R117|.H1_H1, 0.004505157470703125, -5.1319599151611328125e-05  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-|{R}|.H1_H1", "|{R}|.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e0f000000000000000431,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.NUM.FTZ.AND R217, R0, 0.305419921875, -SNAN , P2  (x1)
@@ -8258,7 +8505,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000170800000fc4000000433,
-        mask: 0x000001fffc7fffff0000ffff00000fff,
+        mask: 0x000000000c01ffe00000fe4000000fff,
         uniform_guard: false,
     },
     // HSET2.F.AND R0, R0, 0, 0, P0  (x1)
@@ -8273,7 +8520,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000433,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.LT.OR R33, R42.F32, 33024, -SNAN , !P4  (x1)
@@ -8287,7 +8534,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040014a00000fd0000000433,
-        mask: 0x000001fffc7fffff0000ffff00000fff,
+        mask: 0x000000000c01ffe00000ff0000000fff,
         uniform_guard: false,
     },
     // HSET2.EQ.AND R114, |R94|.F32, 9.1850757598876953125e-05, 0.0104217529296875, P3  (x1)
@@ -8302,7 +8549,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000026000000000000000433,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.XOR R141, -R112.H0_H0, 0.0121002197265625, -208.5, P3  (x1)
@@ -8317,7 +8564,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000019400000000000000433,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSET2.NEU.OR R151, -R93.H1_H1, -0.0010585784912109375, +SNAN , !P1  (x1)
@@ -8331,7 +8578,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000400dd2000007d0000000433,
-        mask: 0x000001fffc7fffff0000ffff00000fff,
+        mask: 0x000000000c01ffe00000ff0000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.LT.OR R137, R201.H1_H1, 0.0119476318359375, 3.4630298614501953125e-05, !P0  (x1)
@@ -8346,7 +8593,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004001ca00000000000000433,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mask: 0x000000000c01ffe00000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.LEU.OR R48, R66.H1_H1, 0.06121826171875, -745, !P1  (x1)
+    Form {
+        mnemonic: "HSET2.LEU.OR",
+        operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400bc200000000000000433,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.F.AND P0, P0, R0, 0, 0, P0  (x1)
@@ -8362,7 +8624,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000434,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LE.FTZ.OR P2, P0, -R23.F32, -5.0703125, -1.384765625, !P0  (x1)
@@ -8378,7 +8640,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040135200000000000000434,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c01ffe00000000000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.EQU.OR P1, PT, |R52|.F32, -QNAN , -0.005580902099609375, P5  (x1)
+    Form {
+        mnemonic: "HSETP2.EQU.OR",
+        operands: &["{P}", "{P}", "|{R}|.F32", "{F}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000a6200000000000000434,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NAN.AND P5, P0, |R120|.H0_H0, 0.407958984375, 107.75, P3  (x1)
@@ -8394,7 +8672,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000008a000000000000000434,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LE.OR P4, P5, -|R69|.H1_H1, 3.279296875, 947, !P1  (x1)
@@ -8410,7 +8688,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004003f200000000000000434,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c01ffe00000000000000fff,
         uniform_guard: false,
     },
     // ULEA.HI UR14, UP4, UR8, UR22, 0x2edd8577, 0x11  (x1)
@@ -8425,8 +8703,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080100000000000000000491,
-        mask: 0x000001fffff107c000000000c0c00fff,
+        bits: 0x000000000f8100000000000000000491,
+        mask: 0x00000000080107000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI.X UR53, UP2, UR6, UR2, 0x2c0308c0, 0x1b, !UPT  (x1)
@@ -8443,7 +8721,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0104000000000000000491,
-        mask: 0x000001fffc7107c000000000c0c00fff,
+        mask: 0x000000000c0107000000000000000fff,
         uniform_guard: true,
     },
     // USHF.L.U64.HI UR34, UR52, UR36, 0xe1019548  (x1)
@@ -8457,7 +8735,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080102000000000000000499,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        mask: 0x0000000008011e000000000000000fff,
+        uniform_guard: true,
+    },
+    // USHF.L.S64 UR46, UR16, UR19, 0x566918a5  (x1)
+    Form {
+        mnemonic: "USHF.L.S64",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000499,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: true,
     },
     // UIMAD UR51, UR1, UR36, -0x699be3e1  (x1)
@@ -8470,8 +8762,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000800020000000000000004a4,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        bits: 0x000000000f8e020000000000000004a4,
+        mask: 0x00000000080006000000000000000fff,
         uniform_guard: true,
     },
     // UIMAD.U32.X UR8, UR49, UR24, 0x34b30984, UP3  (x1)
@@ -8485,8 +8777,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000800040000000000000004a4,
-        mask: 0x000001fffc7fffc000000000c0c00fff,
+        bits: 0x00000000080e040000000000000004a4,
+        mask: 0x000000000c0006000000000000000fff,
+        uniform_guard: true,
+    },
+    // UIMAD.X UR54, UR14, UR13, 0x40be75d1, !UP6  (x1)
+    Form {
+        mnemonic: "UIMAD.X",
+        operands: &["{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e060000000000000004a4,
+        mask: 0x000000000c0006000000000000000fff,
         uniform_guard: true,
     },
     // BAR.SYNC R0  (x1)
@@ -8495,7 +8802,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
         bits: 0x0000000000000000000000000000051d,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
+        mask: 0x000000000001e000003ffc0000000fff,
         uniform_guard: false,
     },
     // BAR.SYNC.DEFER_BLOCKING R200, 0x906  (x1)
@@ -8507,7 +8814,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000010000000000000000051d,
-        mask: 0x000001ffffffffffffc00300ffff0fff,
+        mask: 0x000000000001e0000000000000000fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC R151, 0x37b  (x1)
+    Form {
+        mnemonic: "BAR.SYNC",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000051d,
+        mask: 0x000000000001e0000000000000000fff,
         uniform_guard: false,
     },
     // BAR.RED.AND R96, 0xf82, P4  (x1)
@@ -8520,7 +8839,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004400000000000000051d,
-        mask: 0x000001fffc7fffffffc00300ffff0fff,
+        mask: 0x000000000401ec000000000000000fff,
         uniform_guard: false,
     },
     // LDC.U8 R1, cx[UR5][R239+-0x7a5e]  (x1)
@@ -8534,7 +8853,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080000000000000000000582,
-        mask: 0x000001ffffffff10ffc0003fc0000fff,
+        mask: 0x0000000008000e100000000000000fff,
+        uniform_guard: false,
+    },
+    // LDC R15, cx[UR7][R205+-0x7d20]  (x1)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "cx[{U}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000582,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF.U32 R138, R148, R149, c[0x6][0xdb4]  (x1)
@@ -8549,7 +8882,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000614,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF.U32 R127, R36, R223, cx[UR37][0x1190]  (x1)
@@ -8564,7 +8897,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000614,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080e02000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R198, R249, R6, cx[UR45][0x5fc]  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000614,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4.U8 R88, R1, R88, c[0x16][-0x5480]  (x1)
@@ -8579,7 +8927,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000615,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080e0a000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF4 R11, R209, R249, c[0x10][0x23a8]  (x1)
+    Form {
+        mnemonic: "VABSDIFF4",
+        operands: &["{R}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000615,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4 R55, R23, R109, cx[UR51][0x5228]  (x1)
@@ -8594,7 +8957,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e02000000000000000615,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R0, R0, R0, c[0x0][0x0]  (x1)
@@ -8609,7 +8972,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000616,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R63, R44, R64, cx[UR32][0x7328]  (x1)
@@ -8624,7 +8987,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000616,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S64 R0, R0, R0, c[0x0][0x0]  (x1)
@@ -8639,7 +9002,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000619,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S64.HI R180, R43, R132, cx[UR0][0x340c]  (x1)
@@ -8654,7 +9017,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080100000000000000000619,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x0000000008011e000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S32 R38, R152, R99, cx[UR17][0x36a4]  (x1)
+    Form {
+        mnemonic: "SHF.R.S32",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080014000000000000000619,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // FADD.RZ R124, -R64, cx[UR41][0xc4]  (x1)
@@ -8668,7 +9046,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800c1000000000000000621,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x000000000801e300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD R225, -R131, |cx[UR33][0x7c]|  (x1)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001004000000000000621,
+        mask: 0x000000000801e300c000000000000fff,
         uniform_guard: false,
     },
     // FFMA R0, R0, R0, c[0x0][0x0]  (x1)
@@ -8683,7 +9075,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000623,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x000000000801ff00c000000000000fff,
         uniform_guard: false,
     },
     // FFMA.FTZ.RP R88, -|R49|, |R32|, -|cx[UR28][0xd010]|  (x1)
@@ -8698,7 +9090,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008018700c000000000000623,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x000000000801ff00c000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R44, -R147, R23, cx[UR10][0x3e58]  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000623,
+        mask: 0x000000000801ff00c000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R0, R0, R0, c[0x0][0x0]  (x1)
@@ -8712,8 +9119,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000624,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        bits: 0x00000000078e00000000000000000624,
+        mask: 0x00000000080006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R40, R186, R64, -c[0x1f][-0x2fa0]  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e02008000000000000624,
+        mask: 0x00000000080006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R160, R21, R110, ~c[0x19][0x29a4], !P4  (x1)
@@ -8728,8 +9150,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040004008000000000000624,
-        mask: 0x000001fffc7fff00f80000ff00000fff,
+        bits: 0x00000000040e04008000000000000624,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R30, R31, R76, cx[UR24][0x9ce0]  (x1)
@@ -8743,8 +9165,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000624,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000f8e00000000000000000624,
+        mask: 0x00000000080006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R54, R247, R162, cx[UR12][0x5ce8]  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02000000000000000624,
+        mask: 0x00000000080006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.X R37, R224, R186, cx[UR37][0xdc24], !P0  (x1)
@@ -8759,8 +9196,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0006000000000000000624,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        bits: 0x000000000c0e06000000000000000624,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R0, P0, R0, R0, c[0x0][0x0]  (x1)
@@ -8775,8 +9212,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000625,
-        mask: 0x000001fffff1ff00f80000ff00000fff,
+        bits: 0x00000000078000000000000000000625,
+        mask: 0x00000000080006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R95, P6, R123, R10, -c[0x1e][-0x31ac]  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078002008000000000000625,
+        mask: 0x00000000080206008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R112, P0, R54, R146, c[0xc][0x629c], !P6  (x1)
@@ -8793,7 +9246,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040004000000000000000625,
-        mask: 0x000001fffc71ff00f80000ff00000fff,
+        mask: 0x000000000c0006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R120, P2, R143, R98, c[0x17][-0x7ba0], !P6  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040006000000000000000625,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R171, P5, R65, R25, -cx[UR34][0x5188]  (x1)
@@ -8808,8 +9278,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080002008000000000000625,
-        mask: 0x000001fffff5ff00ffc000c000000fff,
+        bits: 0x000000000f8002008000000000000625,
+        mask: 0x00000000080406008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R24, P0, R91, R173, cx[UR0][0x8264], P0  (x1)
@@ -8826,7 +9296,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080004000000000000000625,
-        mask: 0x000001fffc71ff00ffc000c000000fff,
+        mask: 0x000000000c0006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R126, P0, R175, R52, cx[UR44][0x7c88], P3  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006000000000000000625,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R52, R67, R172, ~c[0xa][0x1a24], P0  (x1)
@@ -8842,7 +9329,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e04008000000000000625,
-        mask: 0x000001fffc7fff00f80000ff00000fff,
+        mask: 0x000000000c0e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.X R51, R162, R201, ~cx[UR10][0x2c84], !P5  (x1)
@@ -8858,7 +9345,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e06008000000000000625,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        mask: 0x000000000c0e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R0, P0, R0, R0, c[0x0][0x0]  (x1)
@@ -8873,8 +9360,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000627,
-        mask: 0x000001fffff1ff00f80000ff00000fff,
+        bits: 0x00000000078000000000000000000627,
+        mask: 0x00000000080006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R133, P3, R224, R38, c[0x1e][0x19cc]  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078002000000000000000627,
+        mask: 0x00000000080806008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R183, P2, R209, R184, c[0xd][0x1010], P1  (x1)
@@ -8891,7 +9394,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000006000000000000000627,
-        mask: 0x000001fffc71ff00f80000ff00000fff,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R198, P1, R91, R115, cx[UR18][0xeb18]  (x1)
@@ -8906,8 +9409,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000627,
-        mask: 0x000001fffff1ff00ffc000c000000fff,
+        bits: 0x000000000f8000000000000000000627,
+        mask: 0x00000000080006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R175, P5, R144, R143, cx[UR5][0xf3b0]  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8002000000000000000627,
+        mask: 0x00000000080406008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32.X R208, P0, R95, R40, ~cx[UR10][0x558], P2  (x1)
@@ -8924,7 +9443,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080004008000000000000627,
-        mask: 0x000001fffc71ff00ffc000c000000fff,
+        mask: 0x000000000c0006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R237, P5, R12, R80, cx[UR9][0x704c], !P0  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0006000000000000000627,
+        mask: 0x000000000c0406008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R145, R191, R88, c[0x1a][-0x3fa8]  (x1)
@@ -8938,8 +9474,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000e02000000000000000627,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        bits: 0x00000000078e02000000000000000627,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R1, R69, R90, -cx[UR45][0x78]  (x1)
@@ -8953,8 +9489,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e00008000000000000627,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000f8e00008000000000000627,
+        mask: 0x00000000080e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R212, R156, R249, -cx[UR62][0xac0]  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02008000000000000627,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R148, R119, R229, cx[UR14][0x12cc], !P1  (x1)
@@ -8970,7 +9521,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e06000000000000000627,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        mask: 0x000000000c0e06008000000000000fff,
         uniform_guard: false,
     },
     // DADD.RZ R193, -R144, cx[UR4][0xa1c]  (x1)
@@ -8984,7 +9535,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800c1000000000000000629,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x000000000800c300c000000000000fff,
+        uniform_guard: false,
+    },
+    // DADD R130, -|R5|, cx[UR54][0x3990]  (x1)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-|{R}|", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080003000000000000000629,
+        mask: 0x000000000800c300c000000000000fff,
         uniform_guard: false,
     },
     // DSETP.LT.AND P0, P0, -R66, -|cx[UR5][0x1144]|, P0  (x1)
@@ -9000,7 +9565,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001100c00000000000062a,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c00ff00c000000000000fff,
         uniform_guard: false,
     },
     // DFMA R84, |R86|, |R16|, cx[UR16][0x8598]  (x1)
@@ -9015,7 +9580,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000600000000000000062b,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x000000000800cf00c000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R0, R0, c[0x0] [0x0]  (x1)
@@ -9029,7 +9594,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R169, R12, c[0x10] [-0x6b4c].F32  (x1)
@@ -9043,7 +9608,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000040001000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R45, -|R20|, |c[0x15] [-0x4548].F32|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "-|{R}|", "|c[{X}] [{X}].F32|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000003005000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R156, |R53|, -c[0x13] [0x1e40].H0_H0  (x1)
@@ -9057,7 +9636,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000002200a000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R133, -|R22|, |c[0x6] [0x3384].H1_H1|  (x1)
@@ -9071,7 +9650,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000003007000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R161, -|R240|, |cx[UR56] [0xb8cc]|  (x1)
@@ -9085,7 +9664,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080063004000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R141, |R93|, |cx[UR46] [0x238].F32|  (x1)
@@ -9099,7 +9678,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080042005000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R145, -R244, cx[UR33] [0x39a8].H0_H0  (x1)
@@ -9113,7 +9692,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080001002000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R134, -R22, -|cx[UR33] [0x4330].H1_H1|  (x1)
@@ -9127,7 +9706,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002100f000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R93, |R9|, -|cx[UR55] [0x203c].H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "|{R}|", "-|cx[{U}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000200f000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R138, R84.F32, -|c[0x2] [-0x5ff8]|  (x1)
@@ -9141,7 +9734,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000006400c000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R16, |R224|.F32, c[0x1a] [0x2e34]  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "|{R}|.F32", "c[{X}] [{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000006000000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R11, -|R55|.F32, |c[0x11] [0x2b4].F32|  (x1)
@@ -9155,7 +9762,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000027005000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R155, -|R198|.F32, -c[0xc] [0x2548].F32  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "-|{R}|.F32", "-c[{X}] [{X}].F32"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000007009000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ R83, |R150|.F32, -c[0x5] [-0x7968].H0_H0  (x1)
@@ -9169,7 +9790,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000014600a000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R77, |R36|.F32, -c[0x11] [-0xdc].H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "|{R}|.F32", "-c[{X}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000010600a000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R124, -|R50|.F32, c[0x1e] [0x1468].H1_H1  (x1)
@@ -9183,7 +9818,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000107003000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R72, R137.F32, cx[UR20] [0x9334]  (x1)
@@ -9197,7 +9832,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080104000000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ.SAT R211, -|R197|.F32, -|cx[UR18] [0xb5c4].F32|  (x1)
@@ -9211,7 +9846,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008012700d000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R139, -R178.F32, -|cx[UR4] [0x5dd0].H0_H0|  (x1)
@@ -9225,7 +9860,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008016500e000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R122, |R247|.F32, -|cx[UR11] [0x18a8].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "|{R}|.F32", "-|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002600e000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R128, R81.F32, cx[UR55] [0x7050].H1_H1  (x1)
@@ -9239,7 +9888,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080104003000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ R41, -|R18|.H0_H0, -c[0x7] [-0xd00]  (x1)
@@ -9253,7 +9902,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000014b008000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R232, |R9|.H0_H0, |c[0x19] [-0x6e88]|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "|{R}|.H0_H0", "|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000010a004000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ.SAT R132, |R150|.H0_H0, -|c[0xc] [-0xdc8].F32|  (x1)
@@ -9267,7 +9930,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000012a00d000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R42, -R147.H0_H0, c[0x1b] [-0x105c].F32  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "-{R}.H0_H0", "c[{X}] [{X}].F32"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000029001000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R208, |R172|.H0_H0, |c[0x6] [-0x45c0].H0_H0|  (x1)
@@ -9281,7 +9958,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000006a006000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R231, R13.H0_H0, c[0x10] [-0x4c48].H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "{R}.H0_H0", "c[{X}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000108002000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ R3, -|R166|.H0_H0, -|c[0x1d] [0xa14].H1_H1|  (x1)
@@ -9295,7 +9986,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000014b00f000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R160, -R213.H0_H0, -c[0xb] [-0x12b4].H1_H1  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "-{R}.H0_H0", "-c[{X}] [{X}].H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000010900b000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R50, -R161.H0_H0, |cx[UR5] [0x9c20]|  (x1)
@@ -9309,7 +10014,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080049004000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R32, -R62.H0_H0, -|cx[UR29] [0xf1dc].H0_H0|  (x1)
@@ -9323,7 +10028,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004900e000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R9, R86.H0_H0, |cx[UR6] [0x3450].H1_H1|  (x1)
@@ -9337,7 +10042,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080068007000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.SAT R83, |R34|.H0_H0, |cx[UR28] [0x88d8].H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2.SAT",
+        operands: &["{R}", "|{R}|.H0_H0", "|cx[{U}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008002a007000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R71, -|R215|.H1_H1, -|c[0x1e] [-0x4490]|  (x1)
@@ -9351,7 +10070,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000006f00c000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R211, -R196.H1_H1, c[0x13] [-0x7f70].F32  (x1)
@@ -9365,7 +10084,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000004d001000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R137, R163.H1_H1, -c[0x8] [-0x5230].H0_H0  (x1)
@@ -9379,7 +10098,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000016c00a000000000000630,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.FTZ R123, |R135|.H1_H1, |c[0x2] [0x6664].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2.FTZ",
+        operands: &["{R}", "|{R}|.H1_H1", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000010e006000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ.SAT R61, R67.H1_H1, -cx[UR22] [0xf38c]  (x1)
@@ -9393,7 +10126,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008012c008000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ R148, -R14.H1_H1, |cx[UR48] [0x2fcc].F32|  (x1)
@@ -9407,7 +10140,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008014d005000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R202, |R155|.H1_H1, -|cx[UR48] [0xd000].H0_H0|  (x1)
@@ -9421,7 +10154,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002e00e000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R233, |R128|.H1_H1, -|cx[UR37] [0x86cc].H0_H0|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "|{R}|.H1_H1", "-|cx[{U}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000e00e000000000000630,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R29, |R67|.H1_H1, |cx[UR44] [0x2504].H1_H1|  (x1)
@@ -9435,7 +10182,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008016e007000000000000630,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R0, R0, R0, c[0x0] [0x0]  (x1)
@@ -9450,7 +10197,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R189, -R179, |R211|, |cx[UR26] [0xc8a0].H1_H1|  (x1)
@@ -9465,7 +10212,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080941007000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R215, R242, |R1|.F32, -c[0x7] [0x642c].F32  (x1)
@@ -9480,7 +10227,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000b40009000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R6, |R188|, R18.F32, -cx[UR6] [0x8920].H1_H1  (x1)
@@ -9495,7 +10242,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008022200b000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R136, R217, -R134.H0_H0, |c[0x11] [-0x66c0]|  (x1)
@@ -9510,7 +10257,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001440004000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R232, -R30, -|R110|.H0_H0, cx[UR9] [0x6678].F32  (x1)
@@ -9525,7 +10272,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081c41001000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R220, -R165, -R114.H0_H0, |cx[UR52] [0x86a8].H0_H0|  (x1)
@@ -9540,7 +10287,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081421006000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R216, |R158|, |R243|.H1_H1, |c[0x18] [-0x69a0]|  (x1)
@@ -9555,7 +10302,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000f02004000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R41, |R195|, |R105|.H1_H1, -c[0xf] [-0x3f60].H1_H1  (x1)
@@ -9570,7 +10317,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000e6200b000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R148, R109.F32, -R230, |c[0xa] [-0x6bb4].F32|  (x1)
@@ -9585,7 +10332,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001164005000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R173, |R14|.F32, -R85, -cx[UR19] [0x761c]  (x1)
@@ -9600,7 +10347,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081026008000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R154, -|R200|.F32, -|R17|, |cx[UR24] [0x71d0].F32|  (x1)
@@ -9615,7 +10362,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081867005000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R222, -R97.F32, |R114|, |cx[UR31] [0xbd98].H1_H1|  (x1)
@@ -9630,7 +10377,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080925007000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R105, R205.F32, -|R163|.F32, -c[0x1c] [0x6dac].F32  (x1)
@@ -9645,7 +10392,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001a44009000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R91, R110.F32, -|R21|.F32, c[0x11] [0x1234].H0_H0  (x1)
@@ -9660,7 +10407,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001a04002000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R25, -R34.F32, |R123|.F32, -|cx[UR9] [0xbbb8].H0_H0|  (x1)
@@ -9675,7 +10422,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080b0500e000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R61, -|R213|.F32, |R215|.F32, -cx[UR60] [0xbc50].H1_H1  (x1)
@@ -9690,7 +10437,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080a0700b000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R105, R24.F32, R212.H0_H0, |c[0x9] [-0x7458]|  (x1)
@@ -9705,7 +10452,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000424004000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R192, |R247|.F32, -R253.H0_H0, c[0x18] [0x1030].H0_H0  (x1)
@@ -9720,7 +10467,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001546002000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R49, |R219|.F32, |R53|.H0_H0, -|cx[UR51] [0xdcc0].F32|  (x1)
@@ -9735,7 +10482,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080c4600d000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R23, -R117.F32, -|R187|.H1_H1, c[0xc] [0x578c].H1_H1  (x1)
@@ -9750,7 +10497,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001e25003000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R137, R35.F32, -R50.H1_H1, -|cx[UR58] [0x2998].H1_H1|  (x1)
@@ -9765,7 +10512,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008172400f000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R24, R33.H0_H0, R142, -c[0x16] [-0x4008].H1_H1  (x1)
@@ -9780,7 +10527,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000010800b000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R176, R189.H0_H0, -R96, -cx[UR5] [0x364]  (x1)
@@ -9795,7 +10542,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081028008000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R37, -R184.H0_H0, |R240|, cx[UR0] [0x6068].H0_H0  (x1)
@@ -9810,7 +10557,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080849002000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R206, -|R71|.H0_H0, R17.F32, c[0x18] [0x25f4]  (x1)
@@ -9825,7 +10572,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000022b000000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R119, -R150.H0_H0, |R253|.F32, cx[UR38] [0xb990]  (x1)
@@ -9840,7 +10587,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080a29000000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R196, R157.H0_H0, -R198.F32, -cx[UR56] [0x344].H1_H1  (x1)
@@ -9855,7 +10602,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008124800b000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R150, -R55.H0_H0, |R137|.H0_H0, c[0x3] [0x6ea0]  (x1)
@@ -9870,7 +10617,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000d69000000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.FTZ R110, |R88|.H0_H0, |R205|.H0_H0, -|c[0x1a] [-0x4af8]|  (x1)
+    Form {
+        mnemonic: "HFMA2.FTZ",
+        operands: &["{R}", "|{R}|.H0_H0", "|{R}|.H0_H0", "-|c[{X}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000d0a00c000000000000631,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R9, R157.H0_H0, R147.H0_H0, c[0x8] [0x4bc8].H1_H1  (x1)
@@ -9885,7 +10647,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000428003000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R203, -|R123|.H0_H0, -R12.H0_H0, -cx[URZ] [0x5a3c].H1_H1  (x1)
@@ -9900,7 +10662,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008142b00b000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R178, -R32.H0_H0, R175.H1_H1, -|c[0x18] [-0x1828].F32|  (x1)
@@ -9915,7 +10677,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000072900d000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R160, -R245.H1_H1, |R150|, -cx[UR14] [0x8d74]  (x1)
@@ -9930,7 +10692,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008090d008000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R209, R217.H1_H1, -R128, -|cx[UR8] [0x4590].F32|  (x1)
@@ -9945,7 +10707,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008100c00d000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R249, -|R186|.H1_H1, -|R239|, -cx[UR27] [0x1aa8].H1_H1  (x1)
@@ -9960,7 +10722,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008182f00b000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R50, |R23|.H1_H1, R46.F32, -cx[UR29] [0x195c]  (x1)
@@ -9975,7 +10737,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008030e008000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R117, R101.H1_H1, |R44|.F32, -|cx[UR51] [0x92e8]|  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H1_H1", "|{R}|.F32", "-|cx[{U}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080a0c00c000000000000631,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R178, -R36.H1_H1, R244.F32, |cx[UR43] [0x7f74].F32|  (x1)
@@ -9990,7 +10767,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008034d005000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R43, -R82.H1_H1, R5.H0_H0, -c[0x3] [-0x1634].H0_H0  (x1)
@@ -10005,7 +10782,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000046d00a000000000000631,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R203, -R33.H1_H1, -R146.H0_H0, |cx[UR12] [0xad30]|  (x1)
@@ -10020,7 +10797,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008152d004000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R126, -|R29|.H1_H1, -|R154|.H0_H0, cx[UR10] [0x7398].F32  (x1)
@@ -10035,7 +10812,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081c0f001000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R128, -|R20|.H1_H1, |R250|.H1_H1, cx[UR31] [0x4f30]  (x1)
@@ -10050,7 +10827,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e0f000000000000000631,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.F.AND R0, R0, c[0x0] [0x0], P0  (x1)
@@ -10065,7 +10842,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.EQU.XOR R134, -R127, -|c[0xa] [-0x2cf8].F32|, P6  (x1)
@@ -10080,7 +10857,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000a140d000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.AND R96, R151, -|c[0x8] [0x5940].H0_H0|, !P5  (x1)
@@ -10095,7 +10872,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004001000e000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.NAN.FTZ.AND R160, R68, -c[0xe] [0x5ac].H1_H1, P1  (x1)
@@ -10110,7 +10887,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000018000b000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.LT.AND R140, |R122|, -|cx[UR2] [0x42e4]|, P1  (x1)
@@ -10125,7 +10902,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001280c000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.F.FTZ.AND R215, -|R220|, cx[UR1] [0x50e4].F32, P2  (x1)
@@ -10140,7 +10917,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080103801000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GTU.FTZ.OR R194, R153, -|cx[UR16] [0x6ce4].H0_H0|, !P6  (x1)
@@ -10155,7 +10932,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c01c0a0e000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.GT.AND R196, -R120, -|cx[UR29] [0x1b10].H1_H1|, P6  (x1)
@@ -10170,7 +10947,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004100f000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GT.FTZ.XOR R50, R251.F32, c[0xa] [-0x1540], P0  (x1)
@@ -10185,7 +10962,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000144c00000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.F.FTZ.XOR R16, -R206.F32, -c[0x19] [-0x4c7c].F32, P6  (x1)
@@ -10200,7 +10977,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000105c09000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.GEU.AND R130, |R190|.F32, |c[0xc] [0x1c88].F32|, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.BF.GEU.AND",
+        operands: &["{R}", "|{R}|.F32", "|c[{X}] [{X}].F32|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400e6805000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.GTU.FTZ.XOR R202, |R2|.F32, c[0x10] [-0x2df8].H0_H0, P6  (x1)
@@ -10215,7 +11007,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001c6402000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.GTU.OR R215, |R50|.F32, -|c[0x2] [-0x1b60].H0_H0|, !P0  (x1)
+    Form {
+        mnemonic: "HSET2.GTU.OR",
+        operands: &["{R}", "|{R}|.F32", "-|c[{X}] [{X}].H0_H0|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400c620e000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.NE.AND R29, -|R249|.F32, c[0x2] [-0x7708].H1_H1, P4  (x1)
@@ -10230,7 +11037,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000057803000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LE.FTZ.XOR R8, R50.F32, cx[UR2] [0xd98], !P6  (x1)
@@ -10245,7 +11052,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0134400000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.NAN.XOR R226, -R128.F32, |cx[UR21] [0x654c]|, P2  (x1)
+    Form {
+        mnemonic: "HSET2.NAN.XOR",
+        operands: &["{R}", "-{R}.F32", "|cx[{U}] [{X}]|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080085404000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GT.FTZ.OR R96, -|R254|.F32, |cx[UR14] [0x2a58].F32|, P3  (x1)
@@ -10260,7 +11082,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080147a05000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LTU.XOR R144, -R216.F32, -|cx[UR56] [0x9ccc].H1_H1|, P2  (x1)
@@ -10275,7 +11097,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008009540f000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.GEU.FTZ.OR R246, R17.H0_H0, -|c[0x15] [-0x7b7c]|, P0  (x1)
@@ -10290,7 +11112,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001e820c000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LEU.OR R33, -R161.H0_H0, c[0xa] [-0x50e0].F32, P5  (x1)
@@ -10305,7 +11127,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000b9201000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GE.AND R149, -R129.H0_H0, |c[0x2] [0x2fb8].H0_H0|, !P2  (x1)
@@ -10320,7 +11142,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040069806000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.AND R28, -|R173|.H0_H0, -c[0x5] [-0x66fc].H1_H1, !P0  (x1)
@@ -10335,7 +11157,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004001b00b000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LE.AND R107, -|R44|.H0_H0, -cx[UR38] [0x1a8c], !P3  (x1)
@@ -10350,7 +11172,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c003b008000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GT.FTZ.AND R168, |R224|.H0_H0, |cx[UR36] [0x63d0].F32|, !P3  (x1)
@@ -10365,7 +11187,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c014a805000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LTU.FTZ.XOR R84, |R144|.H0_H0, -cx[UR33] [0xb8b8].H0_H0, P5  (x1)
@@ -10380,7 +11202,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008019a40a000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.NEU.OR R91, -R5.H0_H0, |cx[UR61] [0xda9c].H0_H0|, P0  (x1)
+    Form {
+        mnemonic: "HSET2.NEU.OR",
+        operands: &["{R}", "-{R}.H0_H0", "|cx[{U}] [{X}].H0_H0|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800d9206000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.EQU.FTZ.AND R164, |R10|.H0_H0, |cx[UR11] [0xeb84].H1_H1|, !P6  (x1)
@@ -10395,7 +11232,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c01aa007000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.NE.XOR R230, -R9.H1_H1, |c[0x11] [0x4290]|, !P2  (x1)
@@ -10410,7 +11247,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004005d404000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.NEU.OR R233, -R30.H1_H1, -c[0x4] [0x7628].F32, P1  (x1)
@@ -10425,7 +11262,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000dd209000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.NE.AND R64, |R55|.H1_H1, -c[0x18] [0x2858].H0_H0, !PT  (x1)
@@ -10440,7 +11277,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004005e80a000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.NAN.OR R9, |R53|.H1_H1, -c[0x1a] [0x17e4].H0_H0, !P5  (x1)
+    Form {
+        mnemonic: "HSET2.NAN.OR",
+        operands: &["{R}", "|{R}|.H1_H1", "-c[{X}] [{X}].H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004008e20a000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.F.OR R3, |R12|.H1_H1, -c[0xc] [-0x536c].H1_H1, !PT  (x1)
@@ -10455,7 +11307,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004000ea0b000000000000633,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.F.XOR R65, -|R35|.H1_H1, |cx[UR24] [0xc488]|, P2  (x1)
@@ -10470,7 +11322,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000fc04000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.LE.OR R123, |R244|.H1_H1, |cx[UR53] [0xb500]|, !P6  (x1)
+    Form {
+        mnemonic: "HSET2.LE.OR",
+        operands: &["{R}", "|{R}|.H1_H1", "|cx[{U}] [{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c003e204000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.XOR R114, -R134.H1_H1, cx[UR58] [0x705c].F32, P2  (x1)
@@ -10485,7 +11352,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001d401000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LE.FTZ.AND R3, -|R76|.H1_H1, |cx[UR8] [0x149c].H0_H0|, P0  (x1)
@@ -10500,7 +11367,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008013f006000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.EQU.AND R10, R232.H1_H1, -cx[UR13] [0x3a54].H0_H0, !P2  (x1)
+    Form {
+        mnemonic: "HSET2.EQU.AND",
+        operands: &["{R}", "{R}.H1_H1", "-cx[{U}] [{X}].H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c00ac00a000000000000633,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LE.XOR R153, R129.H1_H1, cx[UR10] [0xb94].H1_H1, !P3  (x1)
@@ -10515,7 +11397,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c003c403000000000000633,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.F.AND P0, P0, R0, c[0x0] [0x0], P0  (x1)
@@ -10531,7 +11413,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GEU.AND P2, P2, R106, c[0xa] [0x46c].H1_H1, PT  (x1)
@@ -10547,7 +11429,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000e0003000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NAN.XOR P0, PT, |R179|, cx[UR22] [0x6e1c], PT  (x1)
@@ -10563,7 +11445,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080082400000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LTU.FTZ.AND P6, P1, R145, cx[UR9] [0x8248].H0_H0, P1  (x1)
@@ -10579,7 +11461,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080190002000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GEU.FTZ.XOR P3, P5, R10.F32, -|c[0xb] [0x1cf8]|, P0  (x1)
@@ -10595,7 +11477,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001e440c000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LT.OR P0, P3, |R27|.F32, -c[0x9] [-0x6c68].H0_H0, P4  (x1)
@@ -10611,7 +11493,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000001620a000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NAN.FTZ.OR P3, P6, R67.F32, cx[UR11] [0xcd2c], !P3  (x1)
@@ -10627,7 +11509,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0184200000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GE.FTZ.XOR P1, PT, -|R237|.F32, -cx[UR14] [0x9c98].F32, !P3  (x1)
@@ -10643,7 +11525,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0167409000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LE.FTZ.OR P5, P0, R218.F32, -cx[UR3] [0x67c8].H0_H0, PT  (x1)
@@ -10659,7 +11541,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008013420a000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.T.AND P1, P0, -|R199|.F32, -cx[UR20] [0xaecc].H1_H1, P5  (x1)
@@ -10675,7 +11557,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800f700b000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GT.AND P5, P3, R3.H0_H0, |c[0x6] [0x55b0]|, !P1  (x1)
@@ -10691,7 +11573,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040048004000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.EQU.FTZ.AND P6, PT, -R98.H0_H0, -c[0x10] [-0x13cc].F32, P0  (x1)
@@ -10707,7 +11589,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000001a9009000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GE.FTZ.XOR P0, PT, -R19.H0_H0, -c[0x18] [-0x69e0].H0_H0, !P1  (x1)
@@ -10723,7 +11605,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004016940a000000000000634,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.NUM.AND PT, P0, -|R117|.H0_H0, -c[0x1d] [-0x2228].H0_H0, !PT  (x1)
+    Form {
+        mnemonic: "HSETP2.NUM.AND",
+        operands: &["{P}", "{P}", "-|{R}|.H0_H0", "-c[{X}] [{X}].H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004007b00a000000000000634,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LTU.FTZ.XOR PT, P2, R145.H0_H0, cx[UR21] [0xad0], P2  (x1)
@@ -10739,7 +11637,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080198400000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LTU.XOR P0, P3, -R0.H0_H0, -|cx[UR48] [0x1a14].H0_H0|, PT  (x1)
@@ -10755,7 +11653,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008009940e000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GTU.OR P5, P2, -|R25|.H0_H0, -cx[UR1] [0xde58].H1_H1, !P0  (x1)
@@ -10771,7 +11669,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c00cb20b000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NUM.FTZ.AND P2, P2, -|R96|.H1_H1, -cx[UR43] [0x9948], !P0  (x1)
@@ -10787,7 +11685,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c017f008000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NEU.FTZ.XOR P4, P6, -R250.H1_H1, -|cx[UR45] [0x52f8].F32|, P5  (x1)
@@ -10803,7 +11701,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000801dd40d000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.GTU.FTZ.XOR PT, PT, R234.H1_H1, cx[UR33] [0x3d24].H1_H1, P2  (x1)
@@ -10819,7 +11717,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000801cc403000000000000634,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // MOV R0, 0x0, 0x0  (x1)
@@ -10832,7 +11730,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000802,
-        mask: 0x000001fffffff0ff00000000ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R221.B3, 0x831ee80b  (x1)
@@ -10845,7 +11743,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000804,
-        mask: 0x000001ffffffcfff0000000000ff0fff,
+        mask: 0x000000000800c0000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R115, SM_SHADER_TYPE  (x1)
@@ -10854,7 +11752,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SM_SHADER_TYPE"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000114000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R227, SR10  (x1)
@@ -10863,7 +11761,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR10"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000010a000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R177, SR135  (x1)
@@ -10872,7 +11770,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR135"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000187000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R101, SR136  (x1)
@@ -10881,7 +11779,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR136"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000188000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R204, SR148  (x1)
@@ -10890,7 +11788,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR148"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000094000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R58, SR154  (x1)
@@ -10899,7 +11797,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR154"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000019a000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R210, SR162  (x1)
@@ -10908,7 +11806,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR162"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001a2000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R231, SR163  (x1)
@@ -10917,7 +11815,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR163"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001a3000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R213, SR164  (x1)
@@ -10926,7 +11824,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR164"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a4000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R244, SR166  (x1)
@@ -10935,7 +11833,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR166"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001a6000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R93, SR171  (x1)
@@ -10944,7 +11842,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR171"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001ab000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R239, SR172  (x1)
@@ -10953,7 +11851,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR172"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ac000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R219, SR174  (x1)
@@ -10962,7 +11860,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR174"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ae000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R115, SR176  (x1)
@@ -10971,7 +11869,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR176"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001b0000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R69, SR177  (x1)
@@ -10980,7 +11878,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR177"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001b1000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R152, SR181  (x1)
@@ -10989,7 +11887,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR181"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001b5000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R143, SR183  (x1)
@@ -10998,7 +11896,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR183"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b7000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R72, SR186  (x1)
@@ -11007,7 +11905,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR186"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ba000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R117, SR193  (x1)
@@ -11016,7 +11914,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR193"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000c1000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R209, SR204  (x1)
@@ -11025,7 +11923,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR204"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001cc000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R26, SR206  (x1)
@@ -11034,7 +11932,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR206"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001ce000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R96, SR209  (x1)
@@ -11043,7 +11941,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR209"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001d1000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R246, SR216  (x1)
@@ -11052,7 +11950,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR216"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001d8000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R236, SR220  (x1)
@@ -11061,7 +11959,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR220"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001dc000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R43, SR221  (x1)
@@ -11070,7 +11968,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR221"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000dd000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R222, SR223  (x1)
@@ -11079,7 +11977,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR223"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001df000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R47, SR230  (x1)
@@ -11088,7 +11986,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR230"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000e6000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R209, SR233  (x1)
@@ -11097,7 +11995,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR233"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001e9000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R61, SR238  (x1)
@@ -11106,7 +12004,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR238"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ee000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R48, SR241  (x1)
@@ -11115,7 +12013,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR241"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001f1000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R64, SR245  (x1)
@@ -11124,7 +12022,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR245"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001f5000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R99, SR249  (x1)
@@ -11133,7 +12031,16 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR249"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000f9000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // CS2R R253, SR249  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR249"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000001f9000000000000000805,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R93, SR250  (x1)
@@ -11142,7 +12049,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR250"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000001fa000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R123, SR65  (x1)
@@ -11151,7 +12058,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR65"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000041000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R95, SR71  (x1)
@@ -11160,7 +12067,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR71"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000147000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R217, SR72  (x1)
@@ -11169,7 +12076,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR72"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000048000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R8, SR74  (x1)
@@ -11178,7 +12085,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR74"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000014a000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R109, SR75  (x1)
@@ -11187,7 +12094,16 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR75"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000004b000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // CS2R R252, SR75  (x1)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "SR75"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x0000000000014b000000000000000805,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R140, SR77  (x1)
@@ -11196,7 +12112,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR77"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000004d000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R113, SR78  (x1)
@@ -11205,7 +12121,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR78"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000004e000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R112, SR8  (x1)
@@ -11214,7 +12130,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR8"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000008000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R134, SR87  (x1)
@@ -11223,7 +12139,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR87"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000057000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R105, SR89  (x1)
@@ -11232,7 +12148,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR89"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000059000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R12, SR9  (x1)
@@ -11241,7 +12157,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR9"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000009000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R12, SR90  (x1)
@@ -11250,7 +12166,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR90"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005a000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R R9, SR91  (x1)
@@ -11259,7 +12175,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR91"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000015b000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R5, SR93  (x1)
@@ -11268,7 +12184,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR93"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005d000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R30, SR95  (x1)
@@ -11277,7 +12193,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR95"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005f000000000000000805,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000001ff000000000000000fff,
         uniform_guard: false,
     },
     // CS2R.32 R0, SR_LANEID  (x1)
@@ -11289,7 +12205,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000805,
-        mask: 0x000001ffffff00ffffffffffff000fff,
+        mask: 0x00000000000100000000000000000fff,
         uniform_guard: false,
     },
     // VOTE.ALL R0, P0, P0  (x1)
@@ -11302,7 +12218,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000806,
-        mask: 0x000001fffc71ffffffffffffff000fff,
+        mask: 0x00000000040003000000000000000fff,
         uniform_guard: false,
     },
     // FMNMX R0, R0, 0, P0  (x1)
@@ -11316,7 +12232,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000809,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mask: 0x000000000c0103000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.F.AND P0, P0, R0, 0, P0  (x1)
@@ -11331,7 +12247,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c01ff000000000000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.U32.AND P6, PT, R178, 0x4863459, P0  (x1)
@@ -11346,7 +12262,38 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000001070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mask: 0x000000000c007ff00000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.OR P6, P1, R56, 0x5d06b191, P1  (x1)
+    Form {
+        mnemonic: "ISETP.NE.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005670000000000000080c,
+        mask: 0x000000000c007ff00000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P1, P0, R126, -0x44f97dfc, P0, !PT  (x1)
+    Form {
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006280000000000000080c,
+        mask: 0x000000000c007f800000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P0, P0, R0, 0x0, R0  (x1)
@@ -11361,8 +12308,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
+        bits: 0x000000000781e0000000000000000810,
+        mask: 0x0000000008000d000000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R72, P5, P0, R210, 0x48410878, R77, P6, PT  (x1)
@@ -11380,7 +12327,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000004000000000000000810,
-        mask: 0x000001fffc051f000000000000000fff,
+        mask: 0x000000000c050d000000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R192, P2, R168, 0x392c1146, ~R162, P3, P0  (x1)
@@ -11397,7 +12344,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e0c000000000000000810,
-        mask: 0x000001fffc0f1f000000000000000fff,
+        mask: 0x000000000c0f0d000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R50, P4, R58, 0xbe7a6495, R56, 0xc  (x1)
@@ -11412,8 +12359,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000100000000000000000811,
-        mask: 0x000001fffff107000000000000000fff,
+        bits: 0x00000000078100000000000000000811,
+        mask: 0x00000000080107000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R200, P2, R209, 0x300aad15, R73, 0x1b, P1  (x1)
@@ -11430,7 +12377,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000104000000000000000811,
-        mask: 0x000001fffc7107000000000000000fff,
+        mask: 0x000000000c0107000000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R142, P1, ~R16, 0xcd683742, 0x2, P1  (x1)
@@ -11445,8 +12392,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000005000000000000000811,
-        mask: 0x000001fffc7107ff0000000000000fff,
+        bits: 0x00000000000005ff0000000000000811,
+        mask: 0x000000000c0107000000000000000fff,
         uniform_guard: false,
     },
     // LEA R235, -R103, 0xde1f0365, 0xf  (x1)
@@ -11459,8 +12406,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e01000000000000000811,
-        mask: 0x000001ffffff07ff0000000000000fff,
+        bits: 0x00000000078e01ff0000000000000811,
+        mask: 0x00000000080f07000000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R125, R11, 0x35418abc, 0x6, P2  (x1)
@@ -11474,8 +12421,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e04000000000000000811,
-        mask: 0x000001fffc7f07ff0000000000000fff,
+        bits: 0x00000000000e04ff0000000000000811,
+        mask: 0x000000000c0f07000000000000000fff,
         uniform_guard: false,
     },
     // IABS R0, 0x0  (x1)
@@ -11487,7 +12434,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000813,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF.U32 R117, R197, 0x4e05cd08, R90  (x1)
@@ -11501,7 +12448,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000e00000000000000000814,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4 R213, R176, 0xecbc483c, R221  (x1)
@@ -11515,7 +12462,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000e02000000000000000815,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S64 R0, R0, 0x0, R0  (x1)
@@ -11529,7 +12476,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // SGXT.U32 R0, R0, 0x0  (x1)
@@ -11542,7 +12489,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000081a,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: false,
+    },
+    // SGXT R214, R221, 0xba612733  (x1)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000200000000000000081a,
+        mask: 0x0000000008000a000000000000000fff,
         uniform_guard: false,
     },
     // BMSK R0, R0, 0x0  (x1)
@@ -11555,7 +12515,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000081b,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x00000000080008000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P0, !P6, !P2, UPT, 0x9, 0x26  (x1)
@@ -11577,7 +12537,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004010008000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
+        mask: 0x000000000c0100880000000000000fff,
         uniform_guard: false,
     },
     // FMUL.D4.SAT R36, -R212, 2.2587914954703112742e-16  (x1)
@@ -11590,7 +12550,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000002021000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x000000000871f3000000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R199, -|R122|, -0.00077283062273636460304  (x1)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "-|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004003000000000000000820,
+        mask: 0x000000000871f3000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.MOV.U32 R0, R0, 0x0, R0  (x1)
@@ -11603,8 +12576,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R94, P4, R67, -0x678b65c0, R111  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078002000000000000000825,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R110, P0, R138, -0x3a577af8, ~R218, P0  (x1)
@@ -11620,7 +12608,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000c000000000000000825,
-        mask: 0x000001fffc71ff000000000000000fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R1, P2, R19, -0x7742a437, ~R217, P4  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{X}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000e000000000000000825,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R84, R186, 0x7b9c21b, -R196  (x1)
@@ -11633,8 +12637,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000e08000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000078e08000000000000000825,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R85, R144, -0x2194539, R230, !P2  (x1)
@@ -11649,7 +12653,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040e04000000000000000825,
-        mask: 0x000001fffc7fff000000000000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R0, P0, R0, 0x0, R0  (x1)
@@ -11663,8 +12667,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000827,
-        mask: 0x000001fffff1ff000000000000000fff,
+        bits: 0x00000000078000000000000000000827,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R42, P1, R240, -0x135f45ca, R81  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078002000000000000000827,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32.X R133, P4, R66, -0x32ed44f2, R41, P0  (x1)
@@ -11680,7 +12699,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000004000000000000000827,
-        mask: 0x000001fffc71ff000000000000000fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R97, P5, R35, -0x2ae5c79b, R161, !PT  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040006000000000000000827,
+        mask: 0x000000000c040e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R69, R250, -0x5b6e1c61, -R35  (x1)
@@ -11693,8 +12728,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000e0a000000000000000827,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000078e0a000000000000000827,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R81, R131, 0x5cc6050e, R102, !PT  (x1)
@@ -11709,7 +12744,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040e06000000000000000827,
-        mask: 0x000001fffc7fff000000000000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R34, -R137, -0.1265869140625, -SNAN , R156.F32  (x1)
@@ -11723,7 +12758,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000301000000fd0000000831,
-        mask: 0x000001ffffffff000000ffff00000fff,
+        mask: 0x00000000081f7f000000ff0000000fff,
         uniform_guard: false,
     },
     // HFMA2 R0, R0, 0, 0, R0  (x1)
@@ -11738,7 +12773,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R130, -|R196|, -30.75, 18.671875, -|R165|.F32  (x1)
@@ -11753,7 +12788,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001b23000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R139, -|R100|, 0.224609375, 0.1158447265625, -R218.H0_H0  (x1)
@@ -11768,7 +12803,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001443000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R232, |R110|, -4296, 8528, -R138.H1_H1  (x1)
@@ -11783,7 +12818,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001622000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R34, -|R188|.F32, 0.78955078125, -0.00014531612396240234375, |R166|  (x1)
@@ -11798,7 +12833,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000867000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R96, R190.F32, 0.0015125274658203125, 0.931640625, -|R182|.F32  (x1)
@@ -11813,7 +12848,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001a64000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R188, -|R197|.F32, 30928, 0.00946807861328125, -|R249|.F32  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-|{R}|.F32", "{F}", "{F}", "-|{R}|.F32"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000001a07000000000000000831,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R33, -R36.F32, +QNAN , -0.00029754638671875, -R239.H0_H0  (x1)
@@ -11828,7 +12878,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001425000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R234, -R117.F32, -0.0031299591064453125, 374.75, R19.H1_H1  (x1)
@@ -11843,7 +12893,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000625000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R117, -|R106|.H0_H0, -415, 0.209228515625, R53  (x1)
@@ -11858,7 +12908,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000016b000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R160, R176.H0_H0, 0.000940799713134765625, -0.37890625, R0.F32  (x1)
@@ -11873,7 +12923,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000328000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R67, -R189.H0_H0, 0.0584716796875, -0.000100612640380859375, |R121|.F32  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}.H0_H0", "{F}", "{F}", "|{R}|.F32"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000a09000000000000000831,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R7, -R91.H0_H0, 0.9921875, -4244, -|R7|.H0_H0  (x1)
@@ -11888,7 +12953,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001d49000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R107, -R210.H0_H0, -126.9375, 0.1163330078125, -|R106|.H0_H0  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-{R}.H0_H0", "{F}", "{F}", "-|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000001c49000000000000000831,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R162, -R76.H0_H0, 2104, -0.0239410400390625, |R41|.H1_H1  (x1)
@@ -11903,7 +12983,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000f69000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R106, -R74.H1_H1, -SNAN , -32.09375, R214  (x1)
@@ -11917,7 +12997,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000014d00fc40000000000831,
-        mask: 0x000001ffffffff00ffff000000000fff,
+        mask: 0x00000000081f7f00fe40000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R15, -R46.H1_H1, 0.00296783447265625, -0.5595703125, |R99|.F32  (x1)
@@ -11932,7 +13012,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000b6d000000000000000831,
-        mask: 0x000001ffffffff000000000000000fff,
+        mask: 0x00000000081f7f000000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R0, R0, 0, 0  (x1)
@@ -11946,7 +13026,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000832,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008017f000000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.FTZ R74, -|R8|.F32, 7.1640625, 2.0234375  (x1)
@@ -11960,7 +13040,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000147000000000000000832,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008017f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.FTZ R225, -|R176|.F32, -836.5, -0.000779628753662109375  (x1)
+    Form {
+        mnemonic: "HMUL2.FTZ",
+        operands: &["{R}", "-|{R}|.F32", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000107000000000000000832,
+        mask: 0x0000000008017f000000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R76, |R84|.H0_H0, -SNAN , -0.004009246826171875  (x1)
@@ -11973,7 +13067,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004a00fd00000000000832,
-        mask: 0x000001ffffffffffffff000000000fff,
+        mask: 0x0000000008017f00ff00000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ R81, |R173|.H0_H0, -0.015289306640625, 0.0224609375  (x1)
@@ -11987,7 +13081,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000010a000000000000000832,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008017f000000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ.SAT R219, -R161.H1_H1, 0.000651836395263671875, +SNAN  (x1)
@@ -12000,7 +13094,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000012d0000007d0000000832,
-        mask: 0x000001ffffffffff0000ffff00000fff,
+        mask: 0x0000000008017f000000ff0000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ R66, -|R210|.H1_H1, -0.039154052734375, 2386  (x1)
@@ -12014,7 +13108,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000010f000000000000000832,
-        mask: 0x000001ffffffffff0000000000000fff,
+        mask: 0x0000000008017f000000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R54, |R27|.H1_H1, -3.2484531402587890625e-05, -15504  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "|{R}|.H1_H1", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000e000000000000000832,
+        mask: 0x0000000008017f000000000000000fff,
         uniform_guard: false,
     },
     // LDSM.16.MT88 R212, [R220+UR33+-0x2c0008]  (x1)
@@ -12028,7 +13136,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x0000000008004000000000000000083b,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x000000000800fb000000000000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88 R144, [R128+0x132c12]  (x1)
@@ -12041,7 +13149,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000000000000000000000083b,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        mask: 0x000000000800fb000000000000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88 R0, [R0]  (x1)
@@ -12053,7 +13161,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x0000000000000000000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        mask: 0x000000000800fb00ffffff0000000fff,
         uniform_guard: false,
     },
     // VOTEU.ALL UR0, UP0, P0  (x1)
@@ -12066,7 +13174,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000886,
-        mask: 0x000001fffc71ffffffffffffffc00fff,
+        mask: 0x000000000c0003000000000000000fff,
         uniform_guard: false,
     },
     // USEL UR48, UR20, 0x38e0efce, !UP3  (x1)
@@ -12080,7 +13188,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0000000000000000000887,
-        mask: 0x000001fffc7fffff00000000c0c00fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: true,
     },
     // UISETP.LE.AND UP5, UP1, UR33, 0x4414c2d1, UP2  (x1)
@@ -12094,8 +13202,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008003200000000000000088c,
-        mask: 0x000001fffc01ffff00000000c0ff0fff,
+        bits: 0x0000000008003270000000000000088c,
+        mask: 0x000000000c007f000000000000000fff,
         uniform_guard: true,
     },
     // UISETP.LE.U32.AND.EX UP0, UP0, UR4, -0x6539de1a, !UP6, !UP2  (x1)
@@ -12111,7 +13219,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c003180000000000000088c,
-        mask: 0x000001fffc01ff8f00000000c0ff0fff,
+        mask: 0x000000000c007f800000000000000fff,
+        uniform_guard: true,
+    },
+    // UISETP.NE.XOR.EX UP6, UP3, UR54, -0x7bf3cdab, !UP4, UP4  (x1)
+    Form {
+        mnemonic: "UISETP.NE.XOR.EX",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "!{UP}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c005b00000000000000088c,
+        mask: 0x000000000c007f800000000000000fff,
         uniform_guard: true,
     },
     // UIADD3 UR32, UP1, UP0, UR36, 0x648f60f6, -UR24  (x1)
@@ -12126,8 +13250,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080008000000000000000890,
-        mask: 0x000001ffff81ffc000000000c0c00fff,
+        bits: 0x000000000f81e8000000000000000890,
+        mask: 0x0000000008000d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.X UR40, UP2, UP6, UR19, 0x544a0938, ~UR0, !UP2, UPT  (x1)
@@ -12145,7 +13269,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c000c000000000000000890,
-        mask: 0x000001fffc111fc000000000c0c00fff,
+        mask: 0x000000000c110d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3 UR8, UP6, UR26, -0x7d1c10c2, UR20  (x1)
@@ -12159,8 +13283,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e00000000000000000890,
-        mask: 0x000001ffff9fffc000000000c0c00fff,
+        bits: 0x000000000f8fe0000000000000000890,
+        mask: 0x00000000081e0d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.X UR12, UP3, UR23, -0x61ab5c0c, UR41, UP0, UP0  (x1)
@@ -12177,7 +13301,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e04000000000000000890,
-        mask: 0x000001fffc4f1fc000000000c0c00fff,
+        mask: 0x000000000c4f0d000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI UR41, UP3, UR37, 0xa25b9a03, UR40, 0xe  (x1)
@@ -12192,8 +13316,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080100000000000000000891,
-        mask: 0x000001fffff907c000000000c0c00fff,
+        bits: 0x000000000f8100000000000000000891,
+        mask: 0x00000000080907000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI.X UR49, UP2, ~UR38, 0x7ec08669, UR2, 0x6, UP0  (x1)
@@ -12210,7 +13334,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080105000000000000000891,
-        mask: 0x000001fffc7107c000000000c0c00fff,
+        mask: 0x000000000c0107000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI.SX32 UR6, UP5, UR51, 0xf315c907, 0x4  (x1)
@@ -12224,8 +13348,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080102000000000000000891,
-        mask: 0x000001fffff507ff00000000c0c00fff,
+        bits: 0x000000000f81023f0000000000000891,
+        mask: 0x00000000080507000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULEA UR62, UP0, -UR8, 0x275a8a3f, 0x16  (x1)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{UP}", "-{U}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f80013f0000000000000891,
+        mask: 0x00000000080107000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.X UR4, UP5, ~UR4, 0xd436e964, 0x14, !UP2  (x1)
@@ -12240,8 +13379,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0005000000000000000891,
-        mask: 0x000001fffc7507ff00000000c0c00fff,
+        bits: 0x000000000c00053f0000000000000891,
+        mask: 0x000000000c0507000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI UR55, UR7, 0x95544dda, UR10, 0x1e  (x1)
@@ -12255,8 +13394,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f00000000000000000891,
-        mask: 0x000001ffffff07c000000000c0c00fff,
+        bits: 0x000000000f8f00000000000000000891,
+        mask: 0x00000000080f07000000000000000fff,
         uniform_guard: true,
     },
     // ULEA UR58, UR62, 0x4d22ce02, 0x1  (x1)
@@ -12269,8 +13408,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e00000000000000000891,
-        mask: 0x000001ffffff07ff00000000c0c00fff,
+        bits: 0x000000000f8e003f0000000000000891,
+        mask: 0x00000000080f07000000000000000fff,
         uniform_guard: true,
     },
     // ULEA.X UR31, UR19, 0xeeea1091, 0x13, !UP1  (x1)
@@ -12284,8 +13423,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0e04000000000000000891,
-        mask: 0x000001fffc7f07ff00000000c0c00fff,
+        bits: 0x000000000c0e043f0000000000000891,
+        mask: 0x000000000c0f07000000000000000fff,
         uniform_guard: true,
     },
     // ULOP3.LUT UR50, UR36, 0xceb2380, UR10, 0xae, UP4  (x1)
@@ -12301,7 +13440,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000892,
-        mask: 0x000001fffc7f00c000000000c0c00fff,
+        mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: true,
     },
     // UPRMT UR61, UR48, 0xdc68339e, UR46  (x1)
@@ -12315,7 +13454,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000896,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        mask: 0x00000000080001000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64 UR0, UP2, UP4, UR36, -0x149a2fb5, UR12  (x1)
@@ -12330,8 +13469,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000897,
-        mask: 0x000001ffff81ffc000000000c0c00fff,
+        bits: 0x000000000f81e0000000000000000897,
+        mask: 0x0000000008000d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64.X UR2, UP2, UP5, ~UR23, 0x21c162e, UR51, UP6, UP5  (x1)
@@ -12349,7 +13488,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080005000000000000000897,
-        mask: 0x000001fffc211fc000000000c0c00fff,
+        mask: 0x000000000c210d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64 UR19, UP2, UR18, 0x5f921292, -UR10  (x1)
@@ -12363,8 +13502,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000087008000000000000000897,
-        mask: 0x000001fffff1ffc000000000c0c00fff,
+        bits: 0x000000000ff1e8000000000000000897,
+        mask: 0x0000000008700d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64.X UR40, UP4, UR18, 0x4ced8b04, UR3, !UP6, !UP2  (x1)
@@ -12381,7 +13520,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0f04000000000000000897,
-        mask: 0x000001fffc0f1fc000000000c0c00fff,
+        mask: 0x000000000c0f0d000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64.X UR35, ~UR46, -0x3160f566, UR11, !UP1, !UP1  (x1)
@@ -12397,7 +13536,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c7f05000000000000000897,
-        mask: 0x000001fffc7f1fc000000000c0c00fff,
+        mask: 0x000000000c7f0d000000000000000fff,
         uniform_guard: true,
     },
     // USHF.L.S64.HI UR4, UR9, 0x23a2a6d, UR14  (x1)
@@ -12411,7 +13550,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080100000000000000000899,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: true,
     },
     // UPLOP3.LUT UP0, UP0, UP0, UP0, UP0, 0x0, 0x0  (x1)
@@ -12433,7 +13572,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000089c,
-        mask: 0x000001fffc010088ffffffffff000fff,
+        mask: 0x000000000c0100800000000000000fff,
         uniform_guard: true,
     },
     // UIMAD UR2, UR48, 0x48043557, -UR12  (x1)
@@ -12446,8 +13585,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000a0000000000000008a4,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        bits: 0x000000000f8e0a0000000000000008a4,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: true,
     },
     // UIMAD.U32.X UR9, UR35, 0x255cc510, UR32, !UP4  (x1)
@@ -12461,8 +13600,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c00040000000000000008a4,
-        mask: 0x000001fffc7fffc000000000c0c00fff,
+        bits: 0x000000000c0e040000000000000008a4,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: true,
+    },
+    // UIMAD.X UR3, UR40, -0x159b8a20, UR56, UP6  (x1)
+    Form {
+        mnemonic: "UIMAD.X",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e060000000000000008a4,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: true,
     },
     // UIMAD.WIDE.U32 UR23, UR27, 0x5d80b4d3, -UR18  (x1)
@@ -12475,8 +13629,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e080000000000000008a5,
-        mask: 0x000001ffffffffc000000000c0c00fff,
+        bits: 0x000000000f8e080000000000000008a5,
+        mask: 0x00000000080e0e000000000000000fff,
+        uniform_guard: true,
+    },
+    // UIMAD.WIDE UR20, URZ, -0x63d51bf2, -UR17  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE",
+        operands: &["{U}", "{U}", "{X}", "-{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e0a0000000000000008a5,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: true,
     },
     // UIMAD.WIDE.X UR7, UR9, 0x121d006e, ~UR21, !UP5  (x1)
@@ -12491,7 +13659,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e0e0000000000000008a5,
-        mask: 0x000001fffc7fffc000000000c0c00fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: true,
     },
     // ULDC.S16 UR42, [UR7+0x68081c18], !UPT  (x1)
@@ -12505,7 +13673,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c00060000000000000008b8,
-        mask: 0x000001fffc7fffc00000003fc0c00fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULDC UR21, [UR58+-0x55c91f5a], UP3  (x1)
+    Form {
+        mnemonic: "ULDC",
+        operands: &["{U}", "[{U}+{X}]", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000000008b8,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: true,
     },
     // UFLO.U32 UR12, 0xde024163  (x1)
@@ -12517,7 +13699,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e000000000000000008bd,
-        mask: 0x000001ffffffffff00000000ffc00fff,
+        mask: 0x00000000080e06000000000000000fff,
+        uniform_guard: true,
+    },
+    // UFLO UR25, 0x1b6a7fcd  (x1)
+    Form {
+        mnemonic: "UFLO",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e020000000000000008bd,
+        mask: 0x00000000080e06000000000000000fff,
         uniform_guard: true,
     },
     // UBREV UR2, 0x8a75ab66  (x1)
@@ -12529,7 +13723,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800000000000000000008be,
-        mask: 0x000001ffffffffff00000000ffc00fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: true,
     },
     // UPOPC UR25, 0xcb1a4106  (x1)
@@ -12541,7 +13735,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800000000000000000008bf,
-        mask: 0x000001ffffffffff00000000ffc00fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: true,
     },
     // FLO.U32 R70, 0x76727874  (x1)
@@ -12553,7 +13747,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000900,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x00000000080e06000000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R109, 0xf63c71da  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e02000000000000000900,
+        mask: 0x00000000080e06000000000000000fff,
         uniform_guard: false,
     },
     // BREV R0, 0x0  (x1)
@@ -12565,7 +13771,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000901,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // F2I.U16.F16.TRUNC.NTZ R4, -SNAN  (x1)
@@ -12574,7 +13780,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "-SNAN"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000010e8000000fd0000000905,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000831f9000000ff0000000fff,
         uniform_guard: false,
     },
     // F2I.U32.F16.FLOOR R88, 42.21875  (x1)
@@ -12586,7 +13792,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001050000000000000000905,
-        mask: 0x000001ffffffffffffff0000ff000fff,
+        mask: 0x000000000831f9000000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.F16.TRUNC R125, 2756  (x1)
+    Form {
+        mnemonic: "F2I.F16.TRUNC",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000010d1000000000000000905,
+        mask: 0x000000000831f9000000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.U32.RM R195, 0x504771eb  (x1)
@@ -12595,10 +13813,22 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000002048000000000000000906,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x000000000830dc000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16 R219, 0x48d703f0  (x1)
+    Form {
+        mnemonic: "I2F.F16",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000200c000000000000000906,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // FRND.FTZ.F16.FLOOR R200, -0.08453369140625  (x1)
@@ -12610,7 +13840,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001148000000000000000907,
-        mask: 0x000001ffffffffffffff0000ff000fff,
+        mask: 0x000000000831d8000000000000000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.FLOOR R65, 6.97052828877590332703e+22  (x1)
+    Form {
+        mnemonic: "FRND.FTZ.FLOOR",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000215000656c000000000907,
+        mask: 0x000000000831d800ffff000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS R0, 0  (x1)
@@ -12622,7 +13864,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x0000000008003e000000000000000fff,
         uniform_guard: false,
     },
     // POPC R0, 0x0  (x1)
@@ -12634,7 +13876,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000909,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // F2F.F64.F16.RP R45, 44224  (x1)
@@ -12646,7 +13888,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001098000000000000000910,
-        mask: 0x000001ffffffffffffff0000ff000fff,
+        mask: 0x000000000831f8000000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.S64.F16.CEIL R111, 0.00051784515380859375  (x1)
@@ -12658,7 +13900,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001199000000000000000911,
-        mask: 0x000001ffffffffffffff0000ff000fff,
+        mask: 0x000000000831f9000000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.F16 R85, -4968  (x1)
+    Form {
+        mnemonic: "F2I.S64.F16",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001019000000000000000911,
+        mask: 0x000000000831f9000000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U32.RZ R249, 0x69e850c  (x1)
@@ -12667,10 +13921,22 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x000000000020d8000000000000000912,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        mask: 0x000000000830dc000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.S64 R31, 0x66bfaa3c  (x1)
+    Form {
+        mnemonic: "I2F.S64",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000003014000000000000000912,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // S2R R80, SR12  (x1)
@@ -12679,7 +13945,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR12"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000c000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R17, SR134  (x1)
@@ -12688,7 +13954,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR134"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000086000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R218, SR135  (x1)
@@ -12697,7 +13963,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR135"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000087000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R97, SR136  (x1)
@@ -12706,7 +13972,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR136"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000088000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R154, SR138  (x1)
@@ -12715,7 +13981,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR138"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000008a000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R136, SR139  (x1)
@@ -12724,7 +13990,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR139"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000008b000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R148, SR141  (x1)
@@ -12733,7 +13999,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR141"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000008d000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R60, SR142  (x1)
@@ -12742,7 +14008,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR142"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000008e000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R12, SR145  (x1)
@@ -12751,7 +14017,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR145"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000091000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R229, SR150  (x1)
@@ -12760,7 +14026,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR150"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000096000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R128, SR151  (x1)
@@ -12769,7 +14035,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR151"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000097000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R31, SR159  (x1)
@@ -12778,7 +14044,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR159"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000009f000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R100, SR162  (x1)
@@ -12787,7 +14053,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR162"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a2000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R176, SR163  (x1)
@@ -12796,7 +14062,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR163"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a3000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R167, SR168  (x1)
@@ -12805,7 +14071,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR168"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a8000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R106, SR172  (x1)
@@ -12814,7 +14080,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR172"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ac000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R5, SR176  (x1)
@@ -12823,7 +14089,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR176"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b0000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R241, SR177  (x1)
@@ -12832,7 +14098,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR177"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b1000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R193, SR178  (x1)
@@ -12841,7 +14107,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR178"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b2000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R129, SR180  (x1)
@@ -12850,7 +14116,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR180"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b4000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R42, SR182  (x1)
@@ -12859,7 +14125,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR182"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b6000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R124, SR184  (x1)
@@ -12868,7 +14134,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR184"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b8000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R56, SR190  (x1)
@@ -12877,7 +14143,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR190"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000be000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R199, SR191  (x1)
@@ -12886,7 +14152,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR191"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000bf000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R38, SR204  (x1)
@@ -12895,7 +14161,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR204"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000cc000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R185, SR206  (x1)
@@ -12904,7 +14170,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR206"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ce000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R248, SR207  (x1)
@@ -12913,7 +14179,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR207"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000cf000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R141, SR211  (x1)
@@ -12922,7 +14188,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR211"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000d3000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R166, SR216  (x1)
@@ -12931,7 +14197,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR216"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000d8000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R81, SR219  (x1)
@@ -12940,7 +14206,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR219"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000db000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R180, SR220  (x1)
@@ -12949,7 +14215,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR220"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000dc000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R RZ, SR221  (x1)
@@ -12958,7 +14224,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR221"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000dd000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R209, SR223  (x1)
@@ -12967,7 +14233,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR223"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000df000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R56, SR225  (x1)
@@ -12976,7 +14242,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR225"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000e1000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R96, SR228  (x1)
@@ -12985,7 +14251,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR228"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000e4000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R114, SR229  (x1)
@@ -12994,7 +14260,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR229"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000e5000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R196, SR238  (x1)
@@ -13003,7 +14269,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR238"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ee000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R170, SR241  (x1)
@@ -13012,7 +14278,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR241"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000f1000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R99, SR242  (x1)
@@ -13021,7 +14287,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR242"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000f2000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R232, SR43  (x1)
@@ -13030,7 +14296,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR43"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000002b000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R93, SR63  (x1)
@@ -13039,7 +14305,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR63"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000003f000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R55, SR65  (x1)
@@ -13048,7 +14314,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR65"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000041000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R117, SR70  (x1)
@@ -13057,7 +14323,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR70"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000046000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R132, SR71  (x1)
@@ -13066,7 +14332,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR71"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000047000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R78, SR72  (x1)
@@ -13075,7 +14341,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR72"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000048000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R139, SR75  (x1)
@@ -13084,7 +14350,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR75"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000004b000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R182, SR76  (x1)
@@ -13093,7 +14359,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR76"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000004c000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R43, SR91  (x1)
@@ -13102,7 +14368,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR91"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005b000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // S2R R148, SR94  (x1)
@@ -13111,7 +14377,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "SR94"],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005e000000000000000919,
-        mask: 0x000001ffffffffffffffffffff000fff,
+        mask: 0x000000000000ff000000000000000fff,
         uniform_guard: false,
     },
     // DEPBAR  (x1)
@@ -13120,7 +14386,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &[],
         atoms: &[],
         bits: 0x0000000000000000000000000000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x7, {2,1}  (x1)
@@ -13129,7 +14395,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{2,1}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e0060000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x1f, {4,1,0}  (x1)
@@ -13138,7 +14404,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{4,1,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e0130000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x3, {4,3,2,1,0}  (x1)
@@ -13147,7 +14413,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{4,3,2,1,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e01f0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x32, {4}  (x1)
@@ -13156,7 +14422,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{4}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e0100000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0xa, {5,2,0}  (x1)
@@ -13165,7 +14431,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{5,2,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e0250000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x23, {5,3,2,1,0}  (x1)
@@ -13174,7 +14440,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{5,3,2,1,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e02f0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x39, {5,3,2,1}  (x1)
@@ -13183,7 +14449,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{5,3,2,1}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e02e0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID6, 0x18, {5,4,3,1}  (x1)
@@ -13192,7 +14458,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID6", "{X}", "{5,4,3,1}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000e03a0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID7, 0x1e, {3,1,0}  (x1)
@@ -13201,7 +14467,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID7", "{X}", "{3,1,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000f00b0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID7, 0x27, {4,3,2,0}  (x1)
@@ -13210,7 +14476,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID7", "{X}", "{4,3,2,0}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000f01d0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID7, 0x7, {4,3}  (x1)
@@ -13219,7 +14485,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID7", "{X}", "{4,3}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000f0180000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID7, 0x2e, {5,1}  (x1)
@@ -13228,7 +14494,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID7", "{X}", "{5,1}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000f0220000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE INVALID7, 0xc, {5,4,3,1}  (x1)
@@ -13237,7 +14503,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["INVALID7", "{X}", "{5,4,3,1}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000f03a0000091a,
-        mask: 0x000001fffffffffffffff03fffff0fff,
+        mask: 0x00000000000000000000f03f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {1,0}  (x1)
@@ -13246,7 +14512,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{1,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000030000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {1}  (x1)
@@ -13255,7 +14521,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{1}"],
         atoms: &[],
         bits: 0x0000000000000000000000020000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {2,0}  (x1)
@@ -13264,7 +14530,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{2,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000050000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {2,1}  (x1)
@@ -13273,7 +14539,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{2,1}"],
         atoms: &[],
         bits: 0x0000000000000000000000060000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {3,1}  (x1)
@@ -13282,7 +14548,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{3,1}"],
         atoms: &[],
         bits: 0x00000000000000000000000a0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {3,2,1,0}  (x1)
@@ -13291,7 +14557,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{3,2,1,0}"],
         atoms: &[],
         bits: 0x00000000000000000000000f0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {3,2}  (x1)
@@ -13300,7 +14566,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{3,2}"],
         atoms: &[],
         bits: 0x00000000000000000000000c0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {3}  (x1)
@@ -13309,7 +14575,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{3}"],
         atoms: &[],
         bits: 0x0000000000000000000000080000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,1,0}  (x1)
@@ -13318,7 +14584,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,1,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000130000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,1}  (x1)
@@ -13327,7 +14593,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,1}"],
         atoms: &[],
         bits: 0x0000000000000000000000120000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,2,0}  (x1)
@@ -13336,7 +14602,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,2,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000150000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,2,1,0}  (x1)
@@ -13345,7 +14611,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,2,1,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000170000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,2,1}  (x1)
@@ -13354,7 +14620,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,2,1}"],
         atoms: &[],
         bits: 0x0000000000000000000000160000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,2}  (x1)
@@ -13363,7 +14629,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,2}"],
         atoms: &[],
         bits: 0x0000000000000000000000140000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,3,2,1,0}  (x1)
@@ -13372,7 +14638,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,3,2,1,0}"],
         atoms: &[],
         bits: 0x00000000000000000000001f0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,3,2,1}  (x1)
@@ -13381,7 +14647,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,3,2,1}"],
         atoms: &[],
         bits: 0x00000000000000000000001e0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {4,3,2}  (x1)
@@ -13390,7 +14656,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{4,3,2}"],
         atoms: &[],
         bits: 0x00000000000000000000001c0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,2,1,0}  (x1)
@@ -13399,7 +14665,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,2,1,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000270000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,3,0}  (x1)
@@ -13408,7 +14674,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,3,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000290000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,3,1,0}  (x1)
@@ -13417,7 +14683,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,3,1,0}"],
         atoms: &[],
         bits: 0x00000000000000000000002b0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,3,2,1,0}  (x1)
@@ -13426,7 +14692,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,3,2,1,0}"],
         atoms: &[],
         bits: 0x00000000000000000000002f0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,3}  (x1)
@@ -13435,7 +14701,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,3}"],
         atoms: &[],
         bits: 0x0000000000000000000000280000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,2,0}  (x1)
@@ -13444,7 +14710,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,2,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000350000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,2}  (x1)
@@ -13453,7 +14719,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,2}"],
         atoms: &[],
         bits: 0x0000000000000000000000340000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3,0}  (x1)
@@ -13462,7 +14728,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3,0}"],
         atoms: &[],
         bits: 0x0000000000000000000000390000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3,1}  (x1)
@@ -13471,7 +14737,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3,1}"],
         atoms: &[],
         bits: 0x00000000000000000000003a0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3,2,0}  (x1)
@@ -13480,7 +14746,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3,2,0}"],
         atoms: &[],
         bits: 0x00000000000000000000003d0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3,2,1,0}  (x1)
@@ -13489,7 +14755,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3,2,1,0}"],
         atoms: &[],
         bits: 0x00000000000000000000003f0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3,2,1}  (x1)
@@ -13498,7 +14764,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3,2,1}"],
         atoms: &[],
         bits: 0x00000000000000000000003e0000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5,4,3}  (x1)
@@ -13507,7 +14773,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5,4,3}"],
         atoms: &[],
         bits: 0x0000000000000000000000380000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR {5}  (x1)
@@ -13516,7 +14782,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{5}"],
         atoms: &[],
         bits: 0x0000000000000000000000200000091a,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x2f, {1}  (x1)
@@ -13528,7 +14794,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080020000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x23, {2}  (x1)
@@ -13540,7 +14806,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080040000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB1, 0x25, {3,1,0}  (x1)
@@ -13552,7 +14818,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000800b0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB2, 0x6, {3,2,1,0}  (x1)
@@ -13564,7 +14830,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000800f0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x10, {4,1,0}  (x1)
@@ -13576,7 +14842,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080130000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB2, 0x3f, {4,1}  (x1)
@@ -13588,7 +14854,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080120000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x16, {4,2,1}  (x1)
@@ -13600,7 +14866,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080160000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB2, 0x29, {4,2}  (x1)
@@ -13612,7 +14878,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080140000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB3, 0x2, {4,3,1,0}  (x1)
@@ -13624,7 +14890,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000801b0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB3, 0x30, {4,3,2,1,0}  (x1)
@@ -13636,7 +14902,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000801f0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x3d, {4,3,2}  (x1)
@@ -13648,7 +14914,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000801c0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB4, 0x5, {5,0}  (x1)
@@ -13660,7 +14926,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080210000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x1, {5,1}  (x1)
@@ -13672,7 +14938,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080220000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x12, {5,2,1,0}  (x1)
@@ -13684,7 +14950,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080270000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x26, {5,3,1,0}  (x1)
@@ -13696,7 +14962,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000802b0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x3a, {5,3,2,1,0}  (x1)
@@ -13708,7 +14974,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000802f0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB2, 0x2, {5,3,2,1}  (x1)
@@ -13720,7 +14986,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000802e0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB4, 0x2d, {5,3}  (x1)
@@ -13732,7 +14998,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080280000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x32, {5,4,0}  (x1)
@@ -13744,7 +15010,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080310000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB3, 0x18, {5,4,1,0}  (x1)
@@ -13756,7 +15022,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080330000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB1, 0x23, {5,4,1}  (x1)
@@ -13768,7 +15034,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080320000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB4, 0x14, {5,4,2,1}  (x1)
@@ -13780,7 +15046,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080360000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB5, 0x19, {5,4,3,2,1,0}  (x1)
@@ -13792,7 +15058,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000803f0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB1, 0x12, {5,4,3,2,1}  (x1)
@@ -13804,7 +15070,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000803e0000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB0, 0x27, {5,4}  (x1)
@@ -13816,7 +15082,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080300000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // DEPBAR.LE SB4, 0x29, {5}  (x1)
@@ -13828,7 +15094,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000080200000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        mask: 0x00000000000000000000803f00000fff,
         uniform_guard: false,
     },
     // BAR.SYNC 0x0, R0  (x1)
@@ -13840,7 +15106,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x0000000000000000000000000000091d,
-        mask: 0x000001fffffffffffc3fff00ffff0fff,
+        mask: 0x000000000001e0000000000000000fff,
         uniform_guard: false,
     },
     // BAR.RED.AND 0xc, R92, P0  (x1)
@@ -13853,7 +15119,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004400000000000000091d,
-        mask: 0x000001fffc7ffffffc3fff00ffff0fff,
+        mask: 0x000000000401ec000000000000000fff,
         uniform_guard: false,
     },
     // CALL.ABS !PT, UR41 0x5a546c5f1300  (x1)
@@ -13866,7 +15132,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000c0000000000000000000943,
-        mask: 0x000001fffc7c000000000003c0ff0fff,
+        mask: 0x000000000c4000000000000000000fff,
         uniform_guard: false,
     },
     // CALL.ABS.NOINC UR4 -0x118b0c53ed260  (x1)
@@ -13878,7 +15144,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000bc000000000000000000943,
-        mask: 0x000001fffffc000000000003c0ff0fff,
+        mask: 0x000000000fc000000000000000000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS UR58 -0xaa2209b46d30  (x1)
+    Form {
+        mnemonic: "CALL.ABS",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000b8000000000000000000943,
+        mask: 0x000000000fc000000000000000000fff,
         uniform_guard: false,
     },
     // CALL.ABS 0x1eea64c22d898  (x1)
@@ -13887,7 +15165,16 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 47, shift: 2 }], signed: false, reuse: None }],
         bits: 0x00000000038000000000000000000943,
-        mask: 0x000001fffffe000000000003ffff0fff,
+        mask: 0x000000000fc000000000000000000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL L@0xad7c18a50d34  (x1)
+    Form {
+        mnemonic: "CALL.REL",
+        operands: &["{L}"],
+        atoms: &[Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None }],
+        bits: 0x00000000038000000000000000000944,
+        mask: 0x000000000fc000000000000000000fff,
         uniform_guard: false,
     },
     // CALL.REL.NOINC !PT, UR17 L@0x13f0097717524  (x1)
@@ -13900,7 +15187,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000c4000000000000000000944,
-        mask: 0x000001fffc7c000000000003c0ff0fff,
+        mask: 0x000000000c4000000000000000000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL !P6, UR38 L@0xb4f37f83e214  (x1)
+    Form {
+        mnemonic: "CALL.REL",
+        operands: &["!{P}", "{U}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000944,
+        mask: 0x000000000c4000000000000000000fff,
         uniform_guard: false,
     },
     // CALL.REL.NOINC UR33 L@0x91201aabbea0  (x1)
@@ -13912,7 +15212,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000bc000000000000000000944,
-        mask: 0x000001fffffc000000000003c0ff0fff,
+        mask: 0x000000000fc000000000000000000fff,
         uniform_guard: false,
     },
     // BRX R70 0xe84ab0b16cf8  (x1)
@@ -13924,7 +15224,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000038000000000000000000949,
-        mask: 0x000001fffffc00000000000300ff0fff,
+        mask: 0x0000000007e000000000000000000fff,
         uniform_guard: false,
     },
     // JMP.DIV 0x125731a9fcd78  (x1)
@@ -13933,7 +15233,20 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 47, shift: 2 }], signed: false, reuse: None }],
         bits: 0x0000000003800000000000020000094a,
-        mask: 0x000001fffffe000000000003ffff0fff,
+        mask: 0x0000000007e000000000000300000fff,
+        uniform_guard: false,
+    },
+    // RET.REL !P1, UR5 L@0x1e914793782e0  (x1)
+    Form {
+        mnemonic: "RET.REL",
+        operands: &["!{P}", "{U}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000950,
+        mask: 0x000000000c6000000000000000000fff,
         uniform_guard: false,
     },
     // RET.ABS !P3, UR47 0x102480299e634  (x1)
@@ -13946,7 +15259,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000c2000000000000000000950,
-        mask: 0x000001fffc7c000000000003c0ff0fff,
+        mask: 0x000000000c6000000000000000000fff,
         uniform_guard: false,
     },
     // RET.REL R133 L@0x1784b2ae2a3e0  (x1)
@@ -13958,7 +15271,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000038000000000000000000950,
-        mask: 0x000001fffffc00000000000300ff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // RET.ABS.NODEC R232 0x18b3d6ec99c10  (x1)
@@ -13970,7 +15283,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000003e000000000000000000950,
-        mask: 0x000001fffffc00000000000300ff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // RET.REL.NODEC UR11 L@0x-43075e3c08b4  (x1)
@@ -13982,7 +15295,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: L, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000bc000000000000000000950,
-        mask: 0x000001fffffc000000000003c0ff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // RET.ABS.NODEC UR6 -0x1230895ed34dc  (x1)
@@ -13994,7 +15307,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 34, len: 48, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000be000000000000000000950,
-        mask: 0x000001fffffc000000000003c0ff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???47, 0xf9a75b92  (x1)
@@ -14005,8 +15318,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{X}",
         ],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000009353a9f790000000002f120956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        bits: 0x0000000000000000000000002f000956,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???51, 0x482116e  (x1)
@@ -14017,8 +15330,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{X}",
         ],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001a4c38eecc100000000b3ee0956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        bits: 0x00000000000000000000000033000956,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???59, 0x711d93aa  (x1)
@@ -14029,8 +15342,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{X}",
         ],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000006be6420491000000003b810956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        bits: 0x0000000000000000000000003b000956,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???41, 0x6fc82778  (x1)
@@ -14041,8 +15354,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{X}",
         ],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001d6052ed31e00000000290c0956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        bits: 0x00000000000000000000000029000956,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 API_CALL_DEPTH, 0xeffdb68c  (x1)
@@ -14051,7 +15364,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["API_CALL_DEPTH", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001d000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 ATEXIT_PC.HI, 0x1077b5f9  (x1)
@@ -14060,7 +15373,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["ATEXIT_PC.HI", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001f000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MKILL, 0xe6bad1c7  (x1)
@@ -14069,7 +15382,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["MKILL", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000019000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.0, 0xae1d379d  (x1)
@@ -14078,7 +15391,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.0", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000010000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.1, 0x6976835d  (x1)
@@ -14087,7 +15400,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.1", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000011000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.2, 0x141ea71b  (x1)
@@ -14096,7 +15409,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.2", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000012000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_PC.LO, 0x66fec16e  (x1)
@@ -14105,7 +15418,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["TRAP_RETURN_PC.LO", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000015000956,
-        mask: 0x000001ffffffffff00000000ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B0, 0x0  (x1)
@@ -14117,7 +15430,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000956,
-        mask: 0x000001ffffffffff00000000f0ff0fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.64 ATEXIT_PC, 0x0  (x1)
@@ -14125,8 +15438,8 @@ pub(crate) static SOLVED: &[Form] = &[
         mnemonic: "BMOV.64",
         operands: &["ATEXIT_PC", "{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 47, shift: 2 }], signed: false, reuse: None }],
-        bits: 0x00000000000000000000000000000957,
-        mask: 0x000001fffffe000000000003ffff0fff,
+        bits: 0x00000000001000000000000000000957,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // BPT.TRAP  (x1)
@@ -14135,7 +15448,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &[],
         atoms: &[],
         bits: 0x0000000000300000000000000000095c,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x00000000007000000000001c00000fff,
         uniform_guard: false,
     },
     // BPT.TRAP 0x5  (x1)
@@ -14144,7 +15457,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{X}"],
         atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000300000000000000000095c,
-        mask: 0x000001ffffffffffffffffe3ffff0fff,
+        mask: 0x00000000007000000000000000000fff,
         uniform_guard: false,
     },
     // LD.LU.LTC64B.U16.SM R3, [R94+0x13e2ac30], !P0  (x1)
@@ -14158,7 +15471,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000030a4180000000000000980,
-        mask: 0x000001fffffffff80000000000000fff,
+        mask: 0x0000000008f1ff380000000000000fff,
         uniform_guard: false,
     },
     // LD.E.EF.U16.CONSTANT.SYS R202, [R106.64+UR11+0x57d89a], P2  (x1)
@@ -14173,7 +15486,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0065000000000000000980,
-        mask: 0x000001fffffffff8000000c000000fff,
+        mask: 0x000000000cf1ff380000000000000fff,
         uniform_guard: false,
     },
     // LD.EF.U8.CONSTANT.SYS R218, [R90.U32+UR41+-0x207afc], !P3  (x1)
@@ -14188,7 +15501,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080060080000000000000980,
-        mask: 0x000001fffffffff8000000c000000fff,
+        mask: 0x000000000cf1ff380000000000000fff,
+        uniform_guard: false,
+    },
+    // LD.LU.S16.CTA R188, [R85.U32+UR12+0x5171a8], !P5  (x1)
+    Form {
+        mnemonic: "LD.LU.S16.CTA",
+        operands: &["{R}", "[{R}.U32+{U}+{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083086080000000000000980,
+        mask: 0x000000000cf1ff380000000000000fff,
         uniform_guard: false,
     },
     // LD.EF.U8.CONSTANT.CTA R0, [R0]  (x1)
@@ -14200,7 +15528,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x00000000000000000000000000000980,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        mask: 0x0000000008f1ff3fffffffff00000fff,
         uniform_guard: false,
     },
     // LDL.EF R9, [R144+UR48+-0x64b32a]  (x1)
@@ -14214,7 +15542,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080008000000000000000983,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x0000000008700e000000000000000fff,
         uniform_guard: false,
     },
     // LDL.S8 R226, [R19+0x1e4036]  (x1)
@@ -14227,7 +15555,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001002000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        mask: 0x0000000008700e000000000000000fff,
         uniform_guard: false,
     },
     // LDL.EF.U8 R0, [R0]  (x1)
@@ -14239,7 +15567,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x00000000000000000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        mask: 0x0000000008700e00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDS.S16 R158, [R100+UR48+-0x1bbd8e]  (x1)
@@ -14253,7 +15581,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080006000000000000000984,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x000000000880de000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R96, [R174+0x16baa6]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.S8 R65, [R3.X16+UR39+-0x677f98]  (x1)
@@ -14267,7 +15608,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x000000000800c2000000000000000984,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.U8 R234, [R232.X16+0x560556]  (x1)
@@ -14280,7 +15621,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x000000000000c0000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.U.S8 R208, [R195.X4+UR48+-0x7056f1]  (x1)
@@ -14294,7 +15635,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080052000000000000000984,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x000000000880de000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS R41, [R242.X4+UR46+-0x296089]  (x1)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}.X4+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080048000000000000000984,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.U.U8 R111, [R128.X4+0x159e00]  (x1)
@@ -14307,7 +15662,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000050000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        mask: 0x000000000880de000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS.U16 R246, [R39.X4+-0x4d1b11]  (x1)
+    Form {
+        mnemonic: "LDS.U16",
+        operands: &["{R}", "[{R}.X4+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000044000000000000000984,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS R137, [R70.X8+UR6+0x3bb116]  (x1)
@@ -14321,7 +15689,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080088000000000000000984,
-        mask: 0x000001ffffffffff000000c000000fff,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.S8 R113, [R105.X8+0x2fa3b]  (x1)
@@ -14334,7 +15702,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000082000000000000000984,
-        mask: 0x000001ffffffffff000000ff00000fff,
+        mask: 0x000000000880de000000000000000fff,
         uniform_guard: false,
     },
     // LDS.U8 R0, [R0]  (x1)
@@ -14346,7 +15714,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x00000000000000000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        mask: 0x000000000880de00ffffff0000000fff,
         uniform_guard: false,
     },
     // ST.E.EF.U.128.GPU [R92.64+UR27+-0x2c4362], R8  (x1)
@@ -14360,7 +15728,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000c00cf000000000000000985,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000c71ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ST.E.U8.STRONG.GPU [R30.64+UR29+0x6da5fa], R92  (x1)
+    Form {
+        mnemonic: "ST.E.U8.STRONG.GPU",
+        operands: &["[{R}.64+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1141000000000000000985,
+        mask: 0x000000000c71ff000000000000000fff,
         uniform_guard: false,
     },
     // ST.E.S8.GPU [R192.U32+UR8+-0x6b309f], R212  (x1)
@@ -14374,7 +15756,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000810c3000000000000000985,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000c71ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ST.U8.CTA [R176.U32+UR28+-0x550526], R225  (x1)
+    Form {
+        mnemonic: "ST.U8.CTA",
+        operands: &["[{R}.U32+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000081080000000000000000985,
+        mask: 0x000000000c71ff000000000000000fff,
         uniform_guard: false,
     },
     // STG.E.U8.STRONG.CTA [R158.U32+UR16+0xbba64], R231  (x1)
@@ -14388,7 +15784,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000081101000000000000000986,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000c71ff000000000000000fff,
         uniform_guard: false,
     },
     // STL.EL.S8 [R16+UR31+-0x56ee7e], R28  (x1)
@@ -14402,7 +15798,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000082002000000000000000987,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x0000000008700e000000000000000fff,
+        uniform_guard: false,
+    },
+    // STL.128 [R174+UR40+-0x1a9488], R139  (x1)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008100c000000000000000987,
+        mask: 0x0000000008700e000000000000000fff,
         uniform_guard: false,
     },
     // STS.S16 [R53+UR2+-0x4168f6], R8  (x1)
@@ -14416,7 +15826,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000080006000000000000000988,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.U8 [R145.X16+UR26+0x44a675], R128  (x1)
@@ -14430,7 +15840,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000800c0000000000000000988,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
+        uniform_guard: false,
+    },
+    // STS [R99.X16+UR1+-0x51c101], R239  (x1)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}.X16+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800c8000000000000000988,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS [R144.X4+UR16+-0x5eb475], R138  (x1)
@@ -14444,7 +15868,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000080048000000000000000988,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // STS.U8 [R38.X8+UR49+-0x130dc2], R24  (x1)
@@ -14458,7 +15882,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000080080000000000000000988,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000800ce000000000000000fff,
+        uniform_guard: false,
+    },
+    // STS [R158.X8+UR47+-0x71d5bc], R54  (x1)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}.X8+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080088000000000000000988,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // SHFL.IDX P0, R0, R0, 0x0, R0  (x1)
@@ -14473,7 +15911,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000989,
-        mask: 0x000001fffff1ff00fc1fffff00000fff,
+        mask: 0x00000000000000000c00000000000fff,
         uniform_guard: false,
     },
     // ATOM.E.DEC.LU.S64.SYS P4, R172, [R243.64+UR18+-0x56b36], R0  (x1)
@@ -14489,7 +15927,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000a30eb40000000000000098a,
-        mask: 0x000001fffff1ffc00000000000000fff,
+        mask: 0x000000000ff1ff400000000000000fff,
         uniform_guard: false,
     },
     // ATOM.E.MIN.STRONG.CTA P2, R183, [R206.U32+UR59+-0x368b93], R200  (x1)
@@ -14505,7 +15943,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x0000000008910100000000000000098a,
-        mask: 0x000001fffff1ffc00000000000000fff,
+        mask: 0x000000000ff1ff400000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.MIN.64 R133, [R40+UR36+-0x7d10f8], R169  (x1)
@@ -14519,8 +15957,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000008800400000000000000098c,
-        mask: 0x000001ffffffffc00000000000000fff,
+        bits: 0x00000000088004c0000000000000098c,
+        mask: 0x000000000f80c6000000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.DEC R75, [R190+UR19+-0x519be4], R133  (x1)
+    Form {
+        mnemonic: "ATOMS.DEC",
+        operands: &["{R}", "[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000a0000c0000000000000098c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.OR.64 R23, [R230.X16+UR52+0x193f0], R33  (x1)
@@ -14534,8 +15987,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000b00c400000000000000098c,
-        mask: 0x000001ffffffffc00000000000000fff,
+        bits: 0x000000000b00c4c0000000000000098c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.AND.64 R119, [R71.X4+UR50+-0x2c88b4], R162  (x1)
@@ -14549,8 +16002,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000a804400000000000000098c,
-        mask: 0x000001ffffffffc00000000000000fff,
+        bits: 0x000000000a8044c0000000000000098c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // ATOMS.INC R14, [R172.X8+UR16+0x758e68], R106  (x1)
@@ -14564,8 +16017,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000009808000000000000000098c,
-        mask: 0x000001ffffffffc00000000000000fff,
+        bits: 0x00000000098080c0000000000000098c,
+        mask: 0x000000000f80c6000000000000000fff,
         uniform_guard: false,
     },
     // RED.OR.EF.64.SM [R200+0x573343], R208  (x1)
@@ -14577,8 +16030,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000300a400000000000000098e,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x000000000700a400000000000000098e,
+        mask: 0x000000000bf1ff000000000000000fff,
         uniform_guard: false,
     },
     // RED.E.MIN.S32.STRONG.CTA [R27.64+UR53+-0x1360ff], R173  (x1)
@@ -14592,7 +16045,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000c910300000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000ff1ff000000000000000fff,
         uniform_guard: false,
     },
     // RED.INC.EF.64.CTA [R11.U32+UR10+0x39f018], R127  (x1)
@@ -14606,7 +16059,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x0000000009808400000000000000098e,
-        mask: 0x000001ffffffffc00000000000ff0fff,
+        mask: 0x000000000ff1ff000000000000000fff,
         uniform_guard: false,
     },
     // CCTL.U.IVALL  (x1)
@@ -14615,7 +16068,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &[],
         atoms: &[],
         bits: 0x000000000200400000000000ff00098f,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x000000000f81c10000000000ff000fff,
         uniform_guard: false,
     },
     // MEMBAR.SC.CTA  (x1)
@@ -14624,7 +16077,16 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &[],
         atoms: &[],
         bits: 0x00000000000000000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mask: 0x000000000001f1000000000000000fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.CTA  (x1)
+    Form {
+        mnemonic: "MEMBAR.CTA",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000100000000000000000992,
+        mask: 0x000000000001f1000000000000000fff,
         uniform_guard: false,
     },
     // ATOMG.E.XOR.F16x2.RN.STRONG.SM P3, R30, [R157.64+UR48+0x73c277], R78  (x1)
@@ -14640,7 +16102,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x000000000b91294000000000000009a8,
-        mask: 0x000001fffff1ffc00000000000000fff,
+        mask: 0x000000000ff1ff400000000000000fff,
         uniform_guard: false,
     },
     // S2UR UR37, SR12  (x1)
@@ -14649,7 +16111,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR12"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000c0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR29, SR13  (x1)
@@ -14658,7 +16120,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR13"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000d0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR13, SR134  (x1)
@@ -14667,7 +16129,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR134"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000860000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR57, SR141  (x1)
@@ -14676,7 +16138,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR141"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000008d0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR57, SR151  (x1)
@@ -14685,7 +16147,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR151"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000970000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR22, SR156  (x1)
@@ -14694,7 +16156,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR156"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000009c0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR9, SR163  (x1)
@@ -14703,7 +16165,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR163"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a30000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR31, SR168  (x1)
@@ -14712,7 +16174,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR168"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000a80000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR0, SR171  (x1)
@@ -14721,7 +16183,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR171"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ab0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR18, SR172  (x1)
@@ -14730,7 +16192,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR172"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000ac0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR42, SR178  (x1)
@@ -14739,7 +16201,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR178"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b20000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR57, SR183  (x1)
@@ -14748,7 +16210,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR183"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000b70000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR12, SR194  (x1)
@@ -14757,7 +16219,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR194"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000c20000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR URZ, SR196  (x1)
@@ -14766,7 +16228,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR196"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000c40000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR27, SR203  (x1)
@@ -14775,7 +16237,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR203"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000cb0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR37, SR228  (x1)
@@ -14784,7 +16246,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR228"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000e40000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR48, SR235  (x1)
@@ -14793,7 +16255,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR235"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000eb0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR8, SR241  (x1)
@@ -14802,7 +16264,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR241"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000f10000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR43, SR247  (x1)
@@ -14811,7 +16273,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR247"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000f70000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR44, SR71  (x1)
@@ -14820,7 +16282,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR71"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000470000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR7, SR91  (x1)
@@ -14829,7 +16291,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR91"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005b0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR20, SR95  (x1)
@@ -14838,7 +16300,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "SR95"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000005f0000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // S2UR UR23, __HIR0X000  (x1)
@@ -14847,7 +16309,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "__HIR0X000"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000000850000000000000009c3,
-        mask: 0x000001ffffffffffffffffffffc00fff,
+        mask: 0x000000000800ff000000000000000fff,
         uniform_guard: true,
     },
     // MOV R0, c[0x0][0x0], 0x0  (x1)
@@ -14861,7 +16323,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a02,
-        mask: 0x000001fffffff0fff80000ffff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // MOV R186, cx[UR22][0x5230]  (x1)
@@ -14874,7 +16336,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000f000000000000000a02,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x0000000008000f000000000000000fff,
         uniform_guard: false,
     },
     // MOV R225, cx[UR14][0x9c08], 0x9  (x1)
@@ -14888,7 +16350,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a02,
-        mask: 0x000001fffffff0ffffc000c0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // P2R R0, PR, R0, c[0x0][0x0]  (x1)
@@ -14902,7 +16364,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a03,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // P2R R220, PR, R143, cx[UR9][0x3c6c]  (x1)
@@ -14916,7 +16378,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a03,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, c[0x0][0x0]  (x1)
@@ -14929,7 +16391,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a04,
-        mask: 0x000001fffffffffff80000ff00ff0fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R140, cx[UR1][0x4b54]  (x1)
@@ -14942,7 +16404,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a04,
-        mask: 0x000001ffffffffffffc000c000ff0fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R40.B1, c[0x11][-0x1e48]  (x1)
@@ -14956,7 +16418,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000010000000000000000a04,
-        mask: 0x000001ffffffdffff80000ff00ff0fff,
+        mask: 0x000000000800d0000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R83.B2, cx[UR24][0x5aa4]  (x1)
@@ -14970,7 +16432,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080020000000000000000a04,
-        mask: 0x000001ffffffefffffc000c000ff0fff,
+        mask: 0x000000000800e0000000000000000fff,
         uniform_guard: false,
     },
     // SEL R110, R201, cx[UR9][0xf2f0], P1  (x1)
@@ -14985,7 +16447,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a07,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: false,
     },
     // FSEL.FTZ R183, |R195|, cx[UR8][0x60], P2  (x1)
@@ -15000,7 +16462,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080102000000000000000a08,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c010300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R9, -|R34|, |cx[UR24][0x3894]|, P5  (x1)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-|{R}|", "|cx[{U}][{X}]|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080003004000000000000a08,
+        mask: 0x000000000c010300c000000000000fff,
         uniform_guard: false,
     },
     // FMNMX.FTZ R15, R34, -cx[UR36][0x96d0], P0  (x1)
@@ -15015,7 +16492,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080100008000000000000a09,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c010300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R66, R242, |cx[UR55][0x89c0]|, !P2  (x1)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "|cx[{U}][{X}]|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000004000000000000a09,
+        mask: 0x000000000c010300c000000000000fff,
         uniform_guard: false,
     },
     // FSETP.F.AND P0, P0, R0, c[0x0][0x0], P0  (x1)
@@ -15031,7 +16523,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a0b,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c01ff00c000000000000fff,
         uniform_guard: false,
     },
     // FSETP.F.XOR P4, P0, R152, |cx[UR12][0x1160]|, !P5  (x1)
@@ -15047,7 +16539,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0008004000000000000a0b,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c01ff00c000000000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.U32.AND P2, P5, R84, c[0x13][-0x1470], P1  (x1)
@@ -15063,7 +16555,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000010700000000000000a0c,
-        mask: 0x000001fffc01fffff80000ff00ff0fff,
+        mask: 0x000000000c007ff00000000000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.U32.OR P5, P5, R190, cx[UR51][0xa3b4], !P2  (x1)
@@ -15079,7 +16571,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0044700000000000000a0c,
-        mask: 0x000001fffc01ffffffc000c000ff0fff,
+        mask: 0x000000000c007ff00000000000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.U32.AND P0, P4, R38, cx[UR20][0x704c], !P0, !P5  (x1)
@@ -15096,7 +16588,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0010800000000000000a0c,
-        mask: 0x000001fffc01ff8fffc000c000ff0fff,
+        mask: 0x000000000c007f800000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R0, P0, P0, R0, c[0x0][0x0], R0  (x1)
@@ -15112,8 +16604,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000a10,
-        mask: 0x000001ffff81ff00f80000ff00000fff,
+        bits: 0x000000000781e0000000000000000a10,
+        mask: 0x0000000008000d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R38, P4, P6, R40, c[0x1][0xa84], R166, !P0, P4  (x1)
@@ -15132,7 +16624,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040004000000000000000a10,
-        mask: 0x000001fffc111f00f80000ff00000fff,
+        mask: 0x000000000c110d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R5, P5, P3, R21, -cx[UR62][0xa908], -R34  (x1)
@@ -15148,8 +16640,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080008008000000000000a10,
-        mask: 0x000001ffffc5ff00ffc000c000000fff,
+        bits: 0x000000000f81e8008000000000000a10,
+        mask: 0x0000000008440d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R132, P5, P0, ~R60, cx[UR41][0x6c88], R194, P4, P6  (x1)
@@ -15168,7 +16660,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080005000000000000000a10,
-        mask: 0x000001fffc051f00ffc000c000000fff,
+        mask: 0x000000000c050d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R233, P0, ~R132, ~c[0x0][-0x7e50], R170, !P2, !P0  (x1)
@@ -15186,7 +16678,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000047105008000000000000a10,
-        mask: 0x000001fffc711f00f80000ff00000fff,
+        mask: 0x000000000c710d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R100, P5, -R51, cx[UR20][0x18b8], -R97  (x1)
@@ -15201,8 +16693,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000087009000000000000000a10,
-        mask: 0x000001fffff5ff00ffc000c000000fff,
+        bits: 0x000000000ff1e9000000000000000a10,
+        mask: 0x0000000008740d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R144, P0, ~R20, cx[UR50][0x83a8], ~R213, P0, P6  (x1)
@@ -15220,7 +16712,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e0d000000000000000a10,
-        mask: 0x000001fffc0f1f00ffc000c000000fff,
+        mask: 0x000000000c0f0d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R79, ~R154, c[0x10][0x768], ~R229, !P3, PT  (x1)
@@ -15237,7 +16729,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000047e0d000000000000000a10,
-        mask: 0x000001fffc7f1f00f80000ff00000fff,
+        mask: 0x000000000c7f0d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R82, -R219, cx[UR7][0x7d00], -R42  (x1)
@@ -15251,8 +16743,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000087e09000000000000000a10,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000fffe9000000000000000a10,
+        mask: 0x00000000087e0d008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R114, P2, ~R82, ~c[0x11][-0x55cc], R68, 0x8, P2  (x1)
@@ -15270,7 +16762,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000105008000000000000a11,
-        mask: 0x000001fffc710700f80000ff00000fff,
+        mask: 0x000000000c0107008000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R248, P0, R30, ~c[0x16][-0x5450], 0x4, P2  (x1)
@@ -15286,8 +16778,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000004008000000000000a11,
-        mask: 0x000001fffc7107fff80000ff00000fff,
+        bits: 0x00000000000004ff8000000000000a11,
+        mask: 0x000000000c0107008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R228, P6, R131, cx[UR17][0x36f8], R227, 0xc  (x1)
@@ -15303,8 +16795,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080100000000000000000a11,
-        mask: 0x000001fffff30700ffc000c000000fff,
+        bits: 0x000000000f8100000000000000000a11,
+        mask: 0x00000000080307008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R244, P0, R32, cx[UR43][0x479c], R124, 0x1c, P6  (x1)
@@ -15322,7 +16814,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080104000000000000000a11,
-        mask: 0x000001fffc710700ffc000c000000fff,
+        mask: 0x000000000c0107008000000000000fff,
         uniform_guard: false,
     },
     // LEA R65, P1, R60, -cx[UR52][0x2144], 0x16  (x1)
@@ -15337,8 +16829,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000008000000000000a11,
-        mask: 0x000001fffff107ffffc000c000000fff,
+        bits: 0x000000000f8000ff8000000000000a11,
+        mask: 0x00000000080107008000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R191, P0, R80, cx[UR10][0xb40], 0x9, !P0  (x1)
@@ -15354,8 +16846,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0004000000000000000a11,
-        mask: 0x000001fffc7107ffffc000c000000fff,
+        bits: 0x000000000c0004ff0000000000000a11,
+        mask: 0x000000000c0107008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R15, R209, c[0x7][-0x7e70], R3, 0xb  (x1)
@@ -15370,8 +16862,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000f00000000000000000a11,
-        mask: 0x000001ffffff0700f80000ff00000fff,
+        bits: 0x00000000078f00000000000000000a11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.SX32 R74, R72, c[0x1f][-0x6acc], 0x11  (x1)
@@ -15385,8 +16877,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000f02000000000000000a11,
-        mask: 0x000001ffffff07fff80000ff00000fff,
+        bits: 0x00000000078f02ff0000000000000a11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R29, R212, ~c[0x6][-0x7da8], 0x1d, !P6  (x1)
@@ -15401,8 +16893,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040e04008000000000000a11,
-        mask: 0x000001fffc7f07fff80000ff00000fff,
+        bits: 0x00000000040e04ff8000000000000a11,
+        mask: 0x000000000c0f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R175, -R158, -cx[UR17][0x9aa4], R2, 0x8  (x1)
@@ -15417,8 +16909,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f01008000000000000a11,
-        mask: 0x000001ffffff0700ffc000c000000fff,
+        bits: 0x000000000f8f01008000000000000a11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.SX32 R14, R77, -cx[UR21][0x6db0], 0x4  (x1)
@@ -15432,8 +16924,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f02008000000000000a11,
-        mask: 0x000001ffffff07ffffc000c000000fff,
+        bits: 0x000000000f8f02ff8000000000000a11,
+        mask: 0x00000000080f07008000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA R26, -R138, -cx[UR53][0x56a8], 0xd  (x1)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "-{R}", "-cx[{U}][{X}]", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e01ff8000000000000a11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X.SX32 R26, R29, ~cx[UR47][0xade8], 0x8, !P0  (x1)
@@ -15448,8 +16955,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0f06008000000000000a11,
-        mask: 0x000001fffc7f07ffffc000c000000fff,
+        bits: 0x000000000c0f06ff8000000000000a11,
+        mask: 0x000000000c0f07008000000000000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R53, R148, c[0x19][0x4af0], R49, 0xb7, P1  (x1)
@@ -15466,7 +16973,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000a12,
-        mask: 0x000001fffc7f0000f80000ff00000fff,
+        mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R13, R59, cx[UR49][0xf198], R195, 0x5e, P2  (x1)
@@ -15483,7 +16990,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000a12,
-        mask: 0x000001fffc7f0000ffc000c000000fff,
+        mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: false,
     },
     // IABS R124, cx[UR57][0xd7ec]  (x1)
@@ -15496,7 +17003,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a13,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF R104, R56, c[0x12][-0x74e0], R83  (x1)
@@ -15511,7 +17018,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000e02000000000000000a14,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF.U32 R101, R117, cx[UR4][0x3768], R54  (x1)
@@ -15526,7 +17033,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080e00000000000000000a14,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080e02000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R95, R140, cx[UR19][0x890c], R184  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080e02000000000000000a14,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4 R60, R216, c[0x1][-0x1e1c], R92  (x1)
@@ -15541,7 +17063,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000e02000000000000000a15,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4 R48, R169, cx[UR41][0x9690], R48  (x1)
@@ -15556,7 +17078,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080e02000000000000000a15,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R0, R0, c[0x0][0x0], R0  (x1)
@@ -15571,7 +17093,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000a16,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R231, R34, cx[UR5][0xeec8], R156  (x1)
@@ -15586,7 +17108,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080000000000000000000a16,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // IMNMX.U32 R0, R0, c[0x0][0x0], P0  (x1)
@@ -15601,7 +17123,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a17,
-        mask: 0x000001fffc7ffffff80000ff00000fff,
+        mask: 0x000000000c0002000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX R160, R145, c[0x15][-0x47a0], P5  (x1)
+    Form {
+        mnemonic: "IMNMX",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000a17,
+        mask: 0x000000000c0002000000000000000fff,
         uniform_guard: false,
     },
     // IMNMX.U32 R10, R102, cx[UR39][0x25b0], P0  (x1)
@@ -15616,7 +17153,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a17,
-        mask: 0x000001fffc7fffffffc000c000000fff,
+        mask: 0x000000000c0002000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX R110, R45, cx[UR4][0xe73c], !P0  (x1)
+    Form {
+        mnemonic: "IMNMX",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0002000000000000000a17,
+        mask: 0x000000000c0002000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S64 R0, R0, c[0x0][0x0], R0  (x1)
@@ -15631,7 +17183,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000a19,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // SHF.R.S64 R28, R40, cx[UR10][0x6700], R36  (x1)
@@ -15646,7 +17198,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080010000000000000000a19,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // SGXT.U32 R0, R0, c[0x0][0x0]  (x1)
@@ -15660,7 +17212,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a1a,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: false,
+    },
+    // SGXT R140, R66, c[0x19][-0x480c]  (x1)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000a1a,
+        mask: 0x0000000008000a000000000000000fff,
         uniform_guard: false,
     },
     // SGXT.W.U32 R2, R89, cx[UR0][0xb010]  (x1)
@@ -15674,7 +17240,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080008000000000000000a1a,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: false,
+    },
+    // SGXT R32, R213, cx[UR42][0x1a68]  (x1)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000a1a,
+        mask: 0x0000000008000a000000000000000fff,
         uniform_guard: false,
     },
     // BMSK R0, R0, c[0x0][0x0]  (x1)
@@ -15688,7 +17268,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a1b,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x00000000080008000000000000000fff,
         uniform_guard: false,
     },
     // BMSK R47, R155, cx[UR50][0x8cd8]  (x1)
@@ -15702,7 +17282,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a1b,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x00000000080008000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P0, P0, c[0x0] [0x0].SIGN, P0, 0x0, 0x0  (x1)
@@ -15720,7 +17300,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a1d,
-        mask: 0x000001fffc01008ff80000ffff000fff,
+        mask: 0x000000000c0000880000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P0, P0, cx[UR40] [0x958].SIGN, P1, 0x61, 0xa7  (x1)
@@ -15738,7 +17318,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a1d,
-        mask: 0x000001fffc01008fffc000c0ff000fff,
+        mask: 0x000000000c0000880000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P0, P0, c[0x0] [0x0].SIGN, R0.SIGN, 0x0, 0x0  (x1)
@@ -15756,7 +17336,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a1e,
-        mask: 0x000001fffc010000f80000ffff000fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P4, P5, P4, cx[UR24] [0x568c].SIGN, R248.SIGN, 0xbd, 0x51  (x1)
@@ -15774,7 +17354,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a1e,
-        mask: 0x000001fffc010000ffc000c0ff000fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P0, R0.SIGN, c[0x0] [0x0].SIGN, R0.SIGN, 0x0, 0x0  (x1)
@@ -15792,7 +17372,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a1f,
-        mask: 0x000001ffff810000f80000ff00000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P2, R135.SIGN, cx[UR32] [0x104c].SIGN, R173.SIGN, 0x9e, 0xed  (x1)
@@ -15810,7 +17390,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000a1f,
-        mask: 0x000001ffff810000ffc000c000000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // FMUL.RZ R43, |R36|, -|c[0x0][0xe4c]|  (x1)
@@ -15824,7 +17404,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000040c200c000000000000a20,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x000000000871f300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R252, R178, -c[0x1c][0x7a54]  (x1)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "-c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000004000008000000000000a20,
+        mask: 0x000000000871f300c000000000000fff,
         uniform_guard: false,
     },
     // FMUL.D4.RM R95, -|R0|, |cx[UR48][0x4134]|  (x1)
@@ -15838,7 +17432,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082043004000000000000a20,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x000000000871f300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL.SAT R212, R35, -cx[UR24][0x9708]  (x1)
+    Form {
+        mnemonic: "FMUL.SAT",
+        operands: &["{R}", "{R}", "-cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084020008000000000000a20,
+        mask: 0x000000000871f300c000000000000fff,
         uniform_guard: false,
     },
     // FFMA.SAT R8, -|R161|, cx[UR0][0x6544], -|R142|  (x1)
@@ -15853,7 +17461,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008002f000000000000000a23,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x000000000801ff00c000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R253, |R233|, -|cx[UR7][0x43e8]|, -R199  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "|{R}|", "-|cx[{U}][{X}]|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008000a00c000000000000a23,
+        mask: 0x000000000801ff00c000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R0, R0, c[0x0][0x0], R0  (x1)
@@ -15867,8 +17490,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000a24,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        bits: 0x00000000078e00000000000000000a24,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R200, R121, c[0x1][0xb10], ~R16, !P1  (x1)
@@ -15883,8 +17506,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000004000c000000000000000a24,
-        mask: 0x000001fffc7fff00f80000ff00000fff,
+        bits: 0x00000000040e0c000000000000000a24,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R39, R185, c[0xc][0x4904], R2, !P2  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e06000000000000000a24,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R80, R200, cx[UR17][0x2918], R79  (x1)
@@ -15898,8 +17537,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000a24,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000f8e00000000000000000a24,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R150, R207, cx[UR36][0x55a0], -R198  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e0a000000000000000a24,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R9, R18, cx[UR3][0xa858], R108, P2  (x1)
@@ -15914,8 +17568,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004000000000000000a24,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        bits: 0x00000000080e04000000000000000a24,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R151, R45, cx[UR4][0x2504], R137, !PT  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e06000000000000000a24,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R0, P0, R0, c[0x0][0x0], R0  (x1)
@@ -15930,8 +17600,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000a25,
-        mask: 0x000001fffff1ff00f80000ff00000fff,
+        bits: 0x00000000078000000000000000000a25,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R0, P0, R57, c[0xd][-0x1eec], -R128  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000007800a000000000000000a25,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R197, P3, R75, c[0x5][0x1280], R41, P0  (x1)
@@ -15948,7 +17634,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000004000000000000000a25,
-        mask: 0x000001fffc79ff00f80000ff00000fff,
+        mask: 0x000000000c080e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R115, P5, R208, c[0x1d][0x2410], R45, !P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040006000000000000000a25,
+        mask: 0x000000000c040e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R221, P6, R130, cx[UR40][0x2ad4], R126  (x1)
@@ -15963,8 +17666,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080002000000000000000a25,
-        mask: 0x000001fffff3ff00ffc000c000000fff,
+        bits: 0x000000000f8002000000000000000a25,
+        mask: 0x0000000008020e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R30, P2, R18, cx[UR53][0x1a04], R203, !P0  (x1)
@@ -15981,7 +17684,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0004000000000000000a25,
-        mask: 0x000001fffc71ff00ffc000c000000fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R99, P6, R103, cx[UR12][0x608], R112, !PT  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0006000000000000000a25,
+        mask: 0x000000000c020e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R148, R144, c[0xb][0x5080], R216, P2  (x1)
@@ -15997,7 +17717,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e04000000000000000a25,
-        mask: 0x000001fffc7fff00f80000ff00000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R105, R114, c[0x5][0x1b54], ~R197, !P1  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{R}", "c[{X}][{X}]", "~{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e0e000000000000000a25,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R152, R33, cx[UR22][0xd304], R108  (x1)
@@ -16011,8 +17747,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080e00000000000000000a25,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000f8e00000000000000000a25,
+        mask: 0x00000000080e0e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R47, R19, cx[UR37][0x3e88], -R125  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e0a000000000000000a25,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R151, R154, cx[UR12][0x3104], ~R241, !P4  (x1)
@@ -16028,7 +17779,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e0c000000000000000a25,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R23, R193, cx[UR10][0xde18], R125, !P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e06000000000000000a25,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // IDP.4A.U8.U8 R0, R0, c[0x0][0x0], R0  (x1)
@@ -16043,7 +17810,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000a26,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x0000000008003e000000000000000fff,
         uniform_guard: false,
     },
     // IDP.4A.S8.U8 R7, R126, cx[UR4][0x8054], R26  (x1)
@@ -16058,7 +17825,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080002000000000000000a26,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x0000000008003e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R0, P0, R0, c[0x0][0x0], R0  (x1)
@@ -16073,8 +17840,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000a27,
-        mask: 0x000001fffff1ff00f80000ff00000fff,
+        bits: 0x00000000078000000000000000000a27,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R9, P6, R101, c[0x10][-0x3420], -R192  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000007800a000000000000000a27,
+        mask: 0x0000000008020e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32.X R76, P0, R236, c[0x1c][0x2994], R45, !P2  (x1)
@@ -16091,7 +17874,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040004000000000000000a27,
-        mask: 0x000001fffc71ff00f80000ff00000fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R150, P4, R58, c[0x8][-0x3950], R232, P1  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000006000000000000000a27,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R228, P4, R16, cx[UR38][0x4a90], R140  (x1)
@@ -16106,8 +17906,24 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000a27,
-        mask: 0x000001fffff1ff00ffc000c000000fff,
+        bits: 0x000000000f8000000000000000000a27,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R196, P3, R141, cx[UR56][0x5204], -R32  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{P}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f800a000000000000000a27,
+        mask: 0x0000000008080e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R42, P0, R2, cx[UR20][0x3080], ~R42, !P5  (x1)
@@ -16124,7 +17940,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c000e000000000000000a27,
-        mask: 0x000001fffc71ff00ffc000c000000fff,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R150, R7, c[0x18][0x3058], R45  (x1)
@@ -16138,8 +17954,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000e02000000000000000a27,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        bits: 0x00000000078e02000000000000000a27,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R252, R32, c[0x17][0x2c8c], R77, P4  (x1)
@@ -16155,7 +17971,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000e06000000000000000a27,
-        mask: 0x000001fffc7fff00f80000ff00000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R25, R18, cx[UR49][0x6030], -R57  (x1)
@@ -16169,8 +17985,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080e08000000000000000a27,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        bits: 0x000000000f8e08000000000000000a27,
+        mask: 0x00000000080e0e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R100, R93, cx[UR21][0x66e4], -R212  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "cx[{U}][{X}]", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e0a000000000000000a27,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R93, R240, cx[UR62][0x27e0], R67, !P0  (x1)
@@ -16186,7 +18017,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e06000000000000000a27,
-        mask: 0x000001fffc7fff00ffc000c000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // DMUL R1, -R192, cx[UR23][0x5a4]  (x1)
@@ -16200,7 +18031,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080001000000000000000a28,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x000000000800c300c000000000000fff,
         uniform_guard: false,
     },
     // DFMA.RM R5, R32, cx[UR3][0x60dc], |R121|  (x1)
@@ -16215,7 +18046,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080044000000000000000a2b,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x000000000800cf00c000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R72, -R49, -|cx[UR0][0x5490]|, -R151  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "-|cx[{U}][{X}]|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008000900c000000000000a2b,
+        mask: 0x000000000800cf00c000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R0, R0, c[0x0] [0x0], R0  (x1)
@@ -16230,7 +18076,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R193, |R10|, |c[0x11] [-0x7268]|, R191.H0_H0  (x1)
@@ -16245,7 +18091,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000402004000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R193, -|R49|, |c[0x1a] [0x46ec]|, -|R87|.H1_H1  (x1)
@@ -16260,7 +18106,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001f23004000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R206, |R203|, -|c[0x1b] [-0x4280].H0_H0|, R136  (x1)
@@ -16275,7 +18121,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000002200e000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R240, -R56, |cx[UR18] [0x5a80]|, -|R71|.F32  (x1)
@@ -16290,7 +18136,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081b41004000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R55, R134, -cx[UR42] [0x1b90], R197.H0_H0  (x1)
@@ -16305,7 +18151,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080400008000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R153, R63, -cx[UR11] [0xbfa8].F32, -|R150|.F32  (x1)
@@ -16320,7 +18166,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081b20009000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R244, -R174, -cx[UR11] [0xdae4].F32, -|R222|.H0_H0  (x1)
@@ -16335,7 +18181,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081c41009000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R217, |R111|, cx[UR40] [0xe808].H1_H1, R224  (x1)
@@ -16350,7 +18196,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080022003000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R97, -|R74|, |cx[UR4] [0x250].H1_H1|, |R209|.F32  (x1)
@@ -16365,7 +18211,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080a43007000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R123, |R208|.F32, -c[0x1d] [0x1eb0].F32, -|R140|.F32  (x1)
@@ -16380,7 +18226,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001b26009000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R14, -|R108|.F32, -|c[0x16] [-0x26e8].H0_H0|, |R252|  (x1)
@@ -16395,7 +18241,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000096700e000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R20, -R199.F32, -c[0x4] [0x3044].H0_H0, R116.H0_H0  (x1)
@@ -16410,7 +18256,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000056500a000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R139, -|R224|.F32, c[0xc] [0x32b8].H0_H0, -|R166|.H1_H1  (x1)
@@ -16425,7 +18271,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001f07002000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R117, R234.F32, -|c[0x12] [-0x3ca0].H1_H1|, |R196|  (x1)
@@ -16440,7 +18286,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000086400f000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R230, -R177.F32, -|c[0x11] [0x19e8].H1_H1|, -R59.H0_H0  (x1)
@@ -16455,7 +18301,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000152500f000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R233, -|R217|.F32, c[0x1a] [0x43d8].H1_H1, R51.H1_H1  (x1)
@@ -16470,7 +18316,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000767003000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R210, |R67|.F32, -cx[UR47] [0xf9c4], -|R252|.H1_H1  (x1)
@@ -16485,7 +18331,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081f06008000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R141, R237.F32, -|cx[UR19] [0xbcd0].F32|, -R94.F32  (x1)
@@ -16500,7 +18346,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008126400d000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R76, |R30|.F32, cx[UR24] [0x236c].H0_H0, -R244.H0_H0  (x1)
@@ -16515,7 +18361,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081406002000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R166, -R178.F32, cx[UR47] [0xd880].H1_H1, |R251|.F32  (x1)
@@ -16530,7 +18376,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080a25003000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R100, -R9.F32, -|cx[UR20] [0xd5d4].H1_H1|, -R80.H0_H0  (x1)
@@ -16545,7 +18391,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008150500f000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R9, |R96|.H0_H0, |c[0x8] [-0x5890]|, |R58|.F32  (x1)
@@ -16560,7 +18406,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000b4a004000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R170, -|R149|.H0_H0, c[0x16] [0x66d0], -|R84|.H0_H0  (x1)
@@ -16575,7 +18421,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001c6b000000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R26, |R225|.H0_H0, -c[0x18] [0x4628].F32, -R6  (x1)
@@ -16590,7 +18436,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000102a009000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R10, R223.H0_H0, |c[0x4] [-0x55d4].H0_H0|, |R141|.F32  (x1)
@@ -16605,7 +18451,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000a28006000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R121, |R216|.H0_H0, c[0xc] [-0x4158].H0_H0, -R33.H0_H0  (x1)
@@ -16620,7 +18466,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000150a002000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R153, R223.H0_H0, -c[0xe] [-0x2448].H0_H0, |R6|.H1_H1  (x1)
@@ -16635,7 +18481,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000e6800a000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R253, R15.H0_H0, -c[0x1f] [0x5c0].H1_H1, -R203  (x1)
@@ -16650,7 +18496,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000102800b000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R198, -|R206|.H0_H0, |c[0x17] [0x7a10].H1_H1|, R15.H0_H0  (x1)
@@ -16665,7 +18511,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000056b007000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R20, R0.H0_H0, c[0xf] [0x3f80].H1_H1, -|R232|.H1_H1  (x1)
@@ -16680,7 +18526,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001f68003000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2.F32 R217, -|R66|.H0_H0, -c[0x1e] [0x4e98].H1_H1, -|R11|.H1_H1  (x1)
+    Form {
+        mnemonic: "HFMA2.F32",
+        operands: &["{R}", "-|{R}|.H0_H0", "-c[{X}] [{X}].H1_H1", "-|{R}|.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000001e4b00b000000000000a31,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R215, -R235.H0_H0, -|cx[UR45] [0x27cc]|, -|R114|.H0_H0  (x1)
@@ -16695,7 +18556,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081d0900c000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R31, -|R202|.H0_H0, |cx[UR51] [0x14c8].H0_H0|, -|R43|  (x1)
@@ -16710,7 +18571,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008192b006000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R172, -|R95|.H0_H0, |cx[UR15] [0xfbc0].H0_H0|, -R239.F32  (x1)
@@ -16725,7 +18586,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008134b006000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R203, R206.H0_H0, -cx[UR36] [0xbdf8].H1_H1, -R0.H0_H0  (x1)
@@ -16740,7 +18601,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008142800b000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R8, -R202.H1_H1, -|c[0x6] [-0x6454].F32|, R137.F32  (x1)
@@ -16755,7 +18616,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000034d00d000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R79, -|R161|.H1_H1, |c[0x15] [0xf64].F32|, -|R88|.H0_H0  (x1)
@@ -16770,7 +18631,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000001d0f005000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R197, -|R251|.H1_H1, c[0x18] [-0x31ec].H0_H0, -R79.H0_H0  (x1)
@@ -16785,7 +18646,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000144f002000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R250, -|R226|.H1_H1, |c[0x5] [-0x36f0].H1_H1|, -|R88|  (x1)
@@ -16800,7 +18661,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000196f007000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R128, -R145.H1_H1, |c[0x1b] [-0xfb8].H1_H1|, R128.H1_H1  (x1)
@@ -16815,7 +18676,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000060d007000000000000a31,
-        mask: 0x000001ffffffff00f80000ff00000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R36, -|R224|.H1_H1, -|cx[UR55] [0x40d0].F32|, -R88.H1_H1  (x1)
@@ -16830,7 +18691,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008174f00d000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R99, |R104|.H1_H1, |cx[UR15] [0xe22c].H0_H0|, -|R71|  (x1)
@@ -16845,7 +18706,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008196e006000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R1, R172.H1_H1, cx[UR8] [0x65f4].H1_H1, |R191|.H1_H1  (x1)
@@ -16860,7 +18721,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080f2c003000000000000a31,
-        mask: 0x000001ffffffff00ffc000c000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R0, R0, c[0x0] [0x0]  (x1)
@@ -16874,7 +18735,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.SAT R52, -|R184|, -c[0x14] [-0x557c].F32  (x1)
@@ -16888,7 +18749,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000063009000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.SAT R161, R135, -c[0x11] [-0x7598].H0_H0  (x1)
@@ -16902,7 +18763,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000002000a000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R76, R49, -|c[0x12] [-0x2290].H0_H0|  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}", "-|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000000e000000000000a32,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.FTZ R218, R13, -|c[0xe] [0x6440].H1_H1|  (x1)
@@ -16916,7 +18791,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000014000f000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ R92, -|R103|, -cx[UR50] [0x97c4].F32  (x1)
@@ -16930,7 +18805,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080103009000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R101, |R111|, cx[UR14] [0xe844].H1_H1  (x1)
@@ -16944,7 +18819,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080042003000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R4, -R122.F32, -c[0xd] [0x30cc]  (x1)
@@ -16958,7 +18833,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000045008000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.SAT R23, |R213|.F32, |c[0x13] [-0x63e0].F32|  (x1)
@@ -16972,7 +18847,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000026005000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ.SAT R179, R150.F32, |c[0xc] [-0x7228].H0_H0|  (x1)
@@ -16986,7 +18861,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000124006000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.F32 R40, -|R254|.F32, -c[0xb] [0x75cc].H0_H0  (x1)
+    Form {
+        mnemonic: "HMUL2.F32",
+        operands: &["{R}", "-|{R}|.F32", "-c[{X}] [{X}].H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000004700a000000000000a32,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.SAT R10, -R5.F32, c[0x6] [0x7774].H1_H1  (x1)
@@ -17000,7 +18889,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000065003000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R106, -R63.F32, -|c[0x1c] [-0x6b1c].H1_H1|  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "-{R}.F32", "-|c[{X}] [{X}].H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000500f000000000000a32,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.FTZ R15, R53.F32, |cx[UR15] [0x59ac]|  (x1)
@@ -17014,7 +18917,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080144004000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.SAT R88, -|R39|.F32, -|cx[UR47] [0x4ec4].F32|  (x1)
@@ -17028,7 +18931,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002700d000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ R170, |R72|.F32, -cx[UR10] [0xb5d0].H1_H1  (x1)
@@ -17042,7 +18945,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010600b000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R93, |R27|.H0_H0, -c[0x13] [0x4dc].H1_H1  (x1)
@@ -17056,7 +18959,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000004a00b000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.SAT R199, R108.H0_H0, |cx[UR37] [0x1d9c].F32|  (x1)
@@ -17070,7 +18973,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080068005000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R159, |R33|.H0_H0, -|cx[UR4] [0x8584].H1_H1|  (x1)
@@ -17084,7 +18987,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004a00f000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.SAT R220, |R246|.H1_H1, c[0x15] [-0x5dac].H0_H0  (x1)
@@ -17098,7 +19001,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000006e002000000000000a32,
-        mask: 0x000001fffffffffff80000ff00000fff,
+        mask: 0x0000000008017f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2.SAT R181, |R54|.H1_H1, |c[0x1f] [0x26ec].H0_H0|  (x1)
+    Form {
+        mnemonic: "HMUL2.SAT",
+        operands: &["{R}", "|{R}|.H1_H1", "|c[{X}] [{X}].H0_H0|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000002e006000000000000a32,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.FTZ R163, R137.H1_H1, |cx[UR24] [0xa3a8]|  (x1)
@@ -17112,7 +19029,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008014c004000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R185, R138.H1_H1, -|cx[UR34] [0xbf90]|  (x1)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}.H1_H1", "-|cx[{U}] [{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000c00c000000000000a32,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R17, |R65|.H1_H1, -cx[UR50] [0xbabc].H0_H0  (x1)
@@ -17126,7 +19057,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000e00a000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.SAT R134, -R62.H1_H1, cx[UR56] [0x9878].H1_H1  (x1)
@@ -17140,7 +19071,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002d003000000000000a32,
-        mask: 0x000001ffffffffffffc000c000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // ULDC.U8 UR0, c[0x0][0x0]  (x1)
@@ -17153,7 +19084,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000ab9,
-        mask: 0x000001fffffffffff800003fffc00fff,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: true,
     },
     // ULDC.S8 UR58, cx[UR36][0x2e11]  (x1)
@@ -17166,7 +19097,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080002000000000000000ab9,
-        mask: 0x000001ffffffffffffc0003fc0c00fff,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULDC UR34, cx[UR48][0x7aaa]  (x1)
+    Form {
+        mnemonic: "ULDC",
+        operands: &["{U}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000ab9,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: true,
     },
     // ULDC.U8 UR20, c[0x1c][UR53+0x151e]  (x1)
@@ -17180,7 +19124,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000080000000000000000000abb,
-        mask: 0x000001fffffffffff800003fc0c00fff,
+        mask: 0x0000000008000e000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULDC UR4, c[0x9][UR55+-0x6060]  (x1)
+    Form {
+        mnemonic: "ULDC",
+        operands: &["{U}", "c[{X}][{U}+{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000abb,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: true,
     },
     // FLO.U32 R182, c[0x10][0x48f8]  (x1)
@@ -17193,7 +19151,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000e00000000000000000b00,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x00000000080e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R94, ~c[0x13][0xce0]  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "~c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000e02008000000000000b00,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // FLO.SH R166, cx[UR32][0x74a0]  (x1)
@@ -17206,7 +19177,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e06000000000000000b00,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x00000000080e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R55, ~cx[UR24][0x58a0]  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "~cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02008000000000000b00,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // BREV R0, c[0x0][0x0]  (x1)
@@ -17219,7 +19203,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b01,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // BREV R162, cx[UR54][0xf0d8]  (x1)
@@ -17232,7 +19216,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000b01,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // FCHK P0, R0, c[0x0][0x0]  (x1)
@@ -17246,7 +19230,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b02,
-        mask: 0x000001fffff1fffff80000ff00ff0fff,
+        mask: 0x0000000008000300c000000000000fff,
         uniform_guard: false,
     },
     // FCHK P4, -|R64|, cx[UR32][0x5a8]  (x1)
@@ -17260,7 +19244,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080003000000000000000b02,
-        mask: 0x000001fffff1ffffffc000c000ff0fff,
+        mask: 0x0000000008000300c000000000000fff,
         uniform_guard: false,
     },
     // F2F.F32.F16.RM R89, -|c[0x1f] [-0x61e4]|  (x1)
@@ -17273,7 +19257,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000105000c000000000000b04,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16.RM R143, |c[0x2] [-0x5d78].H1|  (x1)
@@ -17286,7 +19270,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001150005000000000000b04,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800f000000000000fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F16.RP R213, c[0xc] [0x30ec].H1  (x1)
+    Form {
+        mnemonic: "F2F.F32.F16.RP",
+        operands: &["{R}", "c[{X}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001090001000000000000b04,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16 R241, -c[0x19] [0x5c].INVALID2  (x1)
@@ -17299,7 +19296,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000111000a000000000000b04,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16 R213, c[0x7] [-0x58ac].INVALID3  (x1)
@@ -17312,7 +19309,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001110003000000000000b04,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F16.F32 R185, -c[0xf][0x4ca8]  (x1)
@@ -17325,7 +19322,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000002108008000000000000b04,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800c000000000000fff,
         uniform_guard: false,
     },
     // F2F.F32.F16.RM R102, -cx[UR40] [0xc5c8].INVALID2  (x1)
@@ -17338,7 +19335,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008105000a000000000000b04,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16.RZ R205, -cx[UR17] [0xb09c].INVALID3  (x1)
@@ -17351,7 +19348,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000811d000b000000000000b04,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.F16.F32.RP R17, cx[UR61][0xa99c]  (x1)
@@ -17364,7 +19361,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082088000000000000000b04,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f800c000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U16.F16.FLOOR.NTZ R29, -c[0x9] [0x3c98]  (x1)
@@ -17377,7 +19374,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001168008000000000000b05,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.S8.F16 R140, |c[0x8] [0x7214].H1|  (x1)
@@ -17390,7 +19387,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001001005000000000000b05,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.U16.F16 R36, c[0x9] [-0x2dfc].INVALID2  (x1)
@@ -17403,7 +19400,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001008002000000000000b05,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.S8.F16 R200, -c[0xf] [-0x72a4].INVALID3  (x1)
@@ -17416,7 +19413,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000100100b000000000000b05,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U32.CEIL R34, -|c[0x5][-0x6bc0]|  (x1)
@@ -17429,7 +19426,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000219000c000000000000b05,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900c000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.S8 R134, -|c[0x1e][-0x3d30]|  (x1)
+    Form {
+        mnemonic: "F2I.S8",
+        operands: &["{R}", "-|c[{X}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000200100c000000000000b05,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U32.F16.CEIL.NTZ R117, -|cx[UR38] [0x3c]|  (x1)
@@ -17442,7 +19452,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000811b000c000000000000b05,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U16.F16.CEIL.NTZ R63, cx[UR47] [0x7810].H1  (x1)
@@ -17455,7 +19465,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000811a8001000000000000b05,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.S16.F16.TRUNC R222, cx[UR40] [0x8ad4].INVALID2  (x1)
@@ -17468,7 +19478,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810c9002000000000000b05,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.U16.NTZ R229, -cx[UR0][0xb0dc]  (x1)
@@ -17481,7 +19491,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082028008000000000000b05,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // I2F.U8 R99, c[0xc] [-0x25c]  (x1)
@@ -17494,7 +19504,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000010000000000000000b06,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.U16.RP R69, c[0x19] [0x7e10].H1  (x1)
@@ -17507,7 +19517,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001088001000000000000b06,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U16.RP R253, c[0xb] [-0x23f4].H1  (x1)
+    Form {
+        mnemonic: "I2F.U16.RP",
+        operands: &["{R}", "c[{X}] [{X}].H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001090001000000000000b06,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.S16 R206, c[0x17] [0x37c].INVALID2  (x1)
@@ -17520,7 +19543,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000001014002000000000000b06,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.S8.RP R178, c[0x4] [-0x1ec0].B2  (x1)
@@ -17534,7 +19557,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000008c002000000000000b06,
-        mask: 0x000001ffffffffffe80000ffff000fff,
+        mask: 0x000000000830dc00e000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.F16.U8 R197, c[0x17] [0xb24].B1  (x1)
+    Form {
+        mnemonic: "I2F.F16.U8",
+        operands: &["{R}", "c[{X}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008001000000000000b06,
+        mask: 0x000000000830dc00d000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16 R96, c[0xe][-0x3af0]  (x1)
@@ -17547,7 +19584,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000200c000000000000000b06,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // I2F.U16.RZ R35, cx[UR38] [0x60a4]  (x1)
@@ -17560,7 +19597,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810d0000000000000000b06,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.U16.RP R157, cx[UR17] [0xc18].INVALID2  (x1)
@@ -17573,7 +19610,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081088002000000000000b06,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U16.RP R132, cx[UR42] [0xbaa8].INVALID2  (x1)
+    Form {
+        mnemonic: "I2F.U16.RP",
+        operands: &["{R}", "cx[{U}] [{X}].INVALID2"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081090002000000000000b06,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.S8.RP R6, cx[UR25] [0x4b20].B2  (x1)
@@ -17587,7 +19637,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008008c002000000000000b06,
-        mask: 0x000001ffffffffffefc000c0ff000fff,
+        mask: 0x000000000830dc00e000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.S8.RZ R2, cx[UR7] [0x5db0].B3  (x1)
+    Form {
+        mnemonic: "I2F.S8.RZ",
+        operands: &["{R}", "cx[{U}] [{X}].{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800d4000000000000000b06,
+        mask: 0x000000000830dc00c000000000000fff,
         uniform_guard: false,
     },
     // I2F R15, cx[UR32][0x8810]  (x1)
@@ -17600,7 +19664,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082014000000000000000b06,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16.TRUNC R50, |c[0x0] [0x7e84].H1|  (x1)
@@ -17613,7 +19677,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000010c8005000000000000b07,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND.FTZ.F16.TRUNC R214, c[0x1e] [0xa48].INVALID2  (x1)
@@ -17626,7 +19690,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000011c8002000000000000b07,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND.FLOOR R83, c[0x11][0x734]  (x1)
@@ -17639,7 +19703,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000002050000000000000000b07,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831d800c000000000000fff,
         uniform_guard: false,
     },
     // FRND.FTZ.F16.CEIL R6, cx[UR0] [0xa660]  (x1)
@@ -17652,7 +19716,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081188000000000000000b07,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16.TRUNC R45, |cx[UR56] [0x728].H1|  (x1)
@@ -17665,7 +19729,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810c8005000000000000b07,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16.CEIL R124, cx[UR54] [0x9338].INVALID2  (x1)
@@ -17678,7 +19742,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081088002000000000000b07,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND R17, cx[UR8][0x4e78]  (x1)
@@ -17691,7 +19755,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082010000000000000000b07,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831d800c000000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS.F16 R176, -|c[0x10] [-0x12e0]|  (x1)
@@ -17704,7 +19768,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000000200c000000000000b08,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS.F16 R3, -c[0x1] [0x414].H1  (x1)
@@ -17717,7 +19781,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000002009000000000000b08,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.RSQ.F16 R193, -c[0x1f] [0x5058].INVALID2  (x1)
@@ -17730,7 +19794,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000001600a000000000000b08,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.SIN.F16 R102, c[0x1f] [-0x16fc].INVALID3  (x1)
@@ -17743,7 +19807,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000006003000000000000b08,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS R0, c[0x0][0x0]  (x1)
@@ -17756,7 +19820,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b08,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x0000000008003e00c000000000000fff,
         uniform_guard: false,
     },
     // MUFU.SQRT.F16 R125, cx[UR47] [0xdcf4]  (x1)
@@ -17769,7 +19833,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080022000000000000000b08,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.RCP.F16 R132, -|cx[UR59] [0xa158].INVALID3|  (x1)
@@ -17782,7 +19846,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001200f000000000000b08,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.RSQ64H R162, |cx[UR8][0xb98]|  (x1)
@@ -17795,7 +19859,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001c004000000000000b08,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x0000000008003e00c000000000000fff,
         uniform_guard: false,
     },
     // POPC R0, c[0x0][0x0]  (x1)
@@ -17808,7 +19872,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b09,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x00000000080000008000000000000fff,
         uniform_guard: false,
     },
     // POPC R222, ~cx[UR37][0x8484]  (x1)
@@ -17821,7 +19885,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000008000000000000b09,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x00000000080000008000000000000fff,
         uniform_guard: false,
     },
     // F2F.F64.F16 R77, -c[0xb] [-0xee0].INVALID2  (x1)
@@ -17834,7 +19898,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000101800a000000000000b10,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.F16.F64 R193, -c[0xc][-0x19b4]  (x1)
@@ -17847,7 +19911,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000003008008000000000000b10,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f800c000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F64.F16.RP R71, cx[UR17] [0x33d0].INVALID3  (x1)
@@ -17860,7 +19924,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081198003000000000000b10,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.F16.F64.RM R212, |cx[UR41][0x3e2c]|  (x1)
@@ -17873,7 +19937,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000083048004000000000000b10,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f800c000000000000fff,
         uniform_guard: false,
     },
     // F2I.S8.F64.NTZ R154, |c[0x18][0x304]|  (x1)
@@ -17886,7 +19950,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000003021004000000000000b11,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831f900c000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64 R89, c[0x10][0x4714]  (x1)
+    Form {
+        mnemonic: "F2I.U64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000002018000000000000000b11,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U64.F16.TRUNC R202, -|cx[UR34] [0xe0a4].INVALID2|  (x1)
@@ -17899,7 +19976,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000811d800e000000000000b11,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.F16 R178, |cx[UR43] [0x9afc].INVALID2|  (x1)
+    Form {
+        mnemonic: "F2I.S64.F16",
+        operands: &["{R}", "|cx[{U}] [{X}].INVALID2|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081019006000000000000b11,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.U8.F64.CEIL.NTZ R229, cx[UR1][0xd484]  (x1)
@@ -17912,7 +20002,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000830a0000000000000000b11,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831f900c000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F64 R90, |cx[UR57][0xebf8]|  (x1)
+    Form {
+        mnemonic: "F2I.U64.F64",
+        operands: &["{R}", "|cx[{U}][{X}]|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083018004000000000000b11,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S16 R24, c[0x1b] [-0x7114]  (x1)
@@ -17925,7 +20028,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000101c000000000000000b12,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S16.RP R159, c[0x12] [-0x43a0].H1  (x1)
@@ -17938,7 +20041,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000109c001000000000000b12,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S16.RZ R71, c[0x1e] [0x48b8].INVALID2  (x1)
@@ -17951,7 +20054,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x000000000010dc002000000000000b12,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U8.RP R61, c[0x1a] [0x50a8].B2  (x1)
@@ -17965,7 +20068,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000098002000000000000b12,
-        mask: 0x000001ffffffffffe80000ffff000fff,
+        mask: 0x000000000830dc00e000000000000fff,
         uniform_guard: false,
     },
     // I2F.U64.RM R32, c[0x4][-0x6c34]  (x1)
@@ -17978,7 +20081,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000003050000000000000000b12,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000830dc000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64 R54, c[0x1][0x7760]  (x1)
+    Form {
+        mnemonic: "I2F.F64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000201c000000000000000b12,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S16.RP R117, cx[UR18] [0xee0]  (x1)
@@ -17991,7 +20107,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008109c000000000000000b12,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U16 R136, cx[UR21] [0x7830].H1  (x1)
@@ -18004,7 +20120,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081018001000000000000b12,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S16.RZ R241, cx[UR62] [0x9440].INVALID3  (x1)
@@ -18017,7 +20133,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810dc003000000000000b12,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.S8 R138, cx[UR32] [0x35d4].B1  (x1)
@@ -18031,7 +20147,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008001c001000000000000b12,
-        mask: 0x000001ffffffffffdfc000c0ff000fff,
+        mask: 0x000000000830dc00d000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U32 R10, cx[UR4][0xb4d0]  (x1)
@@ -18044,7 +20160,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082018000000000000000b12,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000830dc000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U64 R128, cx[UR4][0xfcc4]  (x1)
+    Form {
+        mnemonic: "I2F.U64",
+        operands: &["{R}", "cx[{U}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083010000000000000000b12,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // FRND.F64.FLOOR R249, c[0x0][0x4004]  (x1)
@@ -18057,7 +20186,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000003058000000000000000b13,
-        mask: 0x000001fffffffffff80000ffff000fff,
+        mask: 0x000000000831d800c000000000000fff,
         uniform_guard: false,
     },
     // FRND.F64 R156, -cx[UR38][0xa400]  (x1)
@@ -18070,7 +20199,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000083018008000000000000b13,
-        mask: 0x000001ffffffffffffc000c0ff000fff,
+        mask: 0x000000000831d800c000000000000fff,
         uniform_guard: false,
     },
     // BAR.SYNC 0xc, 0x49d  (x1)
@@ -18082,7 +20211,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b1d,
-        mask: 0x000001fffffffffffc0003ffffff0fff,
+        mask: 0x000000000001e0000000000000000fff,
         uniform_guard: false,
     },
     // BAR.RED.AND.DEFER_BLOCKING 0x5, 0xc82, P2  (x1)
@@ -18095,7 +20224,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000144000000000000000b1d,
-        mask: 0x000001fffc7ffffffc0003ffffff0fff,
+        mask: 0x000000000401ec000000000000000fff,
+        uniform_guard: false,
+    },
+    // BAR.RED.POPC 0x8, 0xf42, !P6  (x1)
+    Form {
+        mnemonic: "BAR.RED.POPC",
+        operands: &["{X}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 42, len: 12, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040040000000000000000b1d,
+        mask: 0x000000000401ec000000000000000fff,
         uniform_guard: false,
     },
     // CALL.ABS c[0x1b][-0x3f14]  (x1)
@@ -18107,7 +20249,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000038000000000000000000b43,
-        mask: 0x000001fffffffffff800003fffff0fff,
+        mask: 0x000000000fc000000000000000000fff,
         uniform_guard: false,
     },
     // WARPSYNC c[0x1b][0x4580]  (x1)
@@ -18118,8 +20260,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000038000000000000000000b48,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x00000000038000000000003f00000b48,
+        mask: 0x000000000f8000000000000000000fff,
         uniform_guard: false,
     },
     // WARPSYNC cx[UR48][0x2224]  (x1)
@@ -18131,7 +20273,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000b8000000000000000000b48,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x000000000f8000000000000000000fff,
         uniform_guard: false,
     },
     // WARPSYNC !P4, cx[UR50][0xf300]  (x1)
@@ -18144,7 +20286,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0000000000000000000b48,
-        mask: 0x000001fffc7fffffffc000c0ffff0fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: false,
     },
     // JMP.INC c[0x0][0xb40]  (x1)
@@ -18156,7 +20298,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x0000000003a000000000000000000b4a,
-        mask: 0x000001fffffffffff800003fffff0fff,
+        mask: 0x0000000007e000000000000300000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???38, cx[UR1][0x4188]  (x1)
@@ -18170,8 +20312,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x000000fa6982854bf7800080261a0b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x00000000080000000000000026000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???41, cx[UR34][0xf3e0]  (x1)
@@ -18185,8 +20327,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x000000bd0a6a869952000000e9300b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x00000000080000000000000029000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???46, c[0x18][-0x2740]  (x1)
@@ -18200,8 +20342,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000052850e6464c00000976edb0b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x0000000000000000000000002e000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???53, cx[UR8][0xebc8]  (x1)
@@ -18215,8 +20357,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x0000012f7aaab092f2000040f57d0b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x00000000080000000000000035000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???56, cx[UR36][0x88e0]  (x1)
@@ -18230,8 +20372,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x000000dc1bcb2cde9740008078c60b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x00000000080000000000000038000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???58, c[0x1e][0x7354]  (x1)
@@ -18245,8 +20387,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x0000007c87a34be3c80000c17acc0b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x0000000000000000000000003a000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???60, cx[UR42][0xbf9c]  (x1)
@@ -18258,10 +20400,10 @@ pub(crate) static SOLVED: &[Form] = &[
         ],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 11, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x000001e3d94ff81cc6400080fc3e0b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x000001e3d94ff81cc66800003c000b56,
+        mask: 0x000001fffffffffffff800003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???61, cx[UR23][0x7584]  (x1)
@@ -18275,8 +20417,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x000001a14ccf17d4fdc000403d810b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x0000000008000000000000003d000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???62, c[0x6][0x21c0]  (x1)
@@ -18290,8 +20432,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x0000018ed7665a10700000e73ef20b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x0000000000000000000000003e000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???44, c[0x7][0xafc]  (x1)
@@ -18305,8 +20447,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x000000c7868fd691a00000ba6c430b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x0000000000000000000000002c000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???46, c[0xa][0x2f6c]  (x1)
@@ -18320,8 +20462,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x0000015350c5888ee00000f36e420b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x0000000000000000000000002e000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???50, c[0x12][-0x7208]  (x1)
@@ -18335,8 +20477,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000136d1cc9ed36000001372ab0b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x00000000000000000000000032000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???56, c[0xa][0x6114]  (x1)
@@ -18350,8 +20492,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x0000003ee60cd379a80000b0f84f0b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x00000000000000000000000038000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                ???61, cx[UR41][0xd33c]  (x1)
@@ -18365,8 +20507,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000171bda5b08a42800040fdbe0b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x0000000008000000000000003d000b56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 API_CALL_DEPTH, c[0x5][0x618c]  (x1)
@@ -18378,7 +20520,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000000000000000001d000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 API_CALL_DEPTH, cx[UR9][0x21e4]  (x1)
@@ -18390,7 +20532,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000000000000001d000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 ATEXIT_PC.LO, c[0x11][0x318c]  (x1)
@@ -18402,7 +20544,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000000000000000001e000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MATEXIT, c[0xf][0x1278]  (x1)
@@ -18414,7 +20556,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x0000000000000000000000001b000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MKILL, cx[UR32][0xcf68]  (x1)
@@ -18426,7 +20568,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000019000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.0, c[0xc][-0x3ec0]  (x1)
@@ -18438,7 +20580,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000010000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.2, c[0x7][0x7abc]  (x1)
@@ -18450,7 +20592,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000012000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.2, cx[UR4][0x8900]  (x1)
@@ -18462,7 +20604,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000012000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.3, cx[UR54][0x7710]  (x1)
@@ -18474,7 +20616,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000013000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.4, cx[UR43][0x1b0]  (x1)
@@ -18486,7 +20628,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000014000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_PC.HI, cx[UR61][0x374]  (x1)
@@ -18498,7 +20640,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000016000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_PC.LO, c[0x4][0x6594]  (x1)
@@ -18510,7 +20652,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000015000b56,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_PC.LO, cx[UR6][0x8444]  (x1)
@@ -18522,7 +20664,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000015000b56,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B0, c[0x0][0x0]  (x1)
@@ -18535,7 +20677,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000000000000000000000b56,
-        mask: 0x000001fffffffffff80000fff0ff0fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.32 B7, cx[UR59][0xd74]  (x1)
@@ -18548,7 +20690,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000b56,
-        mask: 0x000001ffffffffffffc000c0f0ff0fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.64 ATEXIT_PC, c[0x0][0x0]  (x1)
@@ -18559,8 +20701,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000b57,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        bits: 0x00000000001000000000000000000b57,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // BMOV.64 ATEXIT_PC, cx[UR18][0xf840]  (x1)
@@ -18571,8 +20713,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000b57,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        bits: 0x00000000081000000000000000000b57,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // NANOSLEEP c[0x5][-0x6af8]  (x1)
@@ -18584,7 +20726,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: true, reuse: None },
         ],
         bits: 0x00000000038000000000000000000b5d,
-        mask: 0x000001fffffffffff80000ffffff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // NANOSLEEP cx[UR18][0x5dcc]  (x1)
@@ -18596,7 +20738,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 14, shift: 2 }], signed: false, reuse: None },
         ],
         bits: 0x000000000b8000000000000000000b5d,
-        mask: 0x000001ffffffffffffc000c0ffff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // LDC.S8 R115, c[0x18][R202+0x4e32]  (x1)
@@ -18610,7 +20752,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
         ],
         bits: 0x00000000000002000000000000000b82,
-        mask: 0x000001fffffffffff800003f00000fff,
+        mask: 0x000000000800ce000000000000000fff,
         uniform_guard: false,
     },
     // LDC.U8 R0, c[0x0][R0]  (x1)
@@ -18623,7 +20765,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
         bits: 0x00000000000000000000000000000b82,
-        mask: 0x000001fffffffffff83fffff00000fff,
+        mask: 0x000000000800ce00003fffc000000fff,
         uniform_guard: false,
     },
     // MOV R108, UR50, 0x1  (x1)
@@ -18636,7 +20778,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 72, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c02,
-        mask: 0x000001fffffff0ffffffffc0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // P2R R141, PR, R161, UR43  (x1)
@@ -18649,7 +20791,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c03,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R28, UR14  (x1)
@@ -18661,7 +20803,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c04,
-        mask: 0x000001ffffffffffffffffc000ff0fff,
+        mask: 0x00000000080030000000000000000fff,
         uniform_guard: false,
     },
     // R2P PR, R113.B3, UR3  (x1)
@@ -18674,7 +20816,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c04,
-        mask: 0x000001ffffffcfffffffffc000ff0fff,
+        mask: 0x000000000800c0000000000000000fff,
         uniform_guard: false,
     },
     // FSEL R163, R41, UR41, !P0  (x1)
@@ -18688,7 +20830,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0000000000000000000c08,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c010300c000000000000fff,
         uniform_guard: false,
     },
     // FMNMX R64, -R44, -|UR52|, P0  (x1)
@@ -18702,7 +20844,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000100c000000000000c09,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c010300c000000000000fff,
         uniform_guard: false,
     },
     // FSETP.GT.AND P0, P3, R7, -UR36, !P1  (x1)
@@ -18717,7 +20859,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0040008000000000000c0b,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ff00c000000000000fff,
         uniform_guard: false,
     },
     // ISETP.NE.U32.AND P4, P1, R134, UR40, PT  (x1)
@@ -18732,7 +20874,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080050700000000000000c0c,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c007ff00000000000000fff,
         uniform_guard: false,
     },
     // ISETP.T.U32.OR P4, P4, R4, UR36, P5, !P4  (x1)
@@ -18748,7 +20890,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080074800000000000000c0c,
-        mask: 0x000001fffc01ff8fffffffc000ff0fff,
+        mask: 0x000000000c007f800000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R106, P6, P0, R0, UR2, R107  (x1)
@@ -18763,8 +20905,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000c10,
-        mask: 0x000001ffffa1ff00ffffffc000000fff,
+        bits: 0x000000000f81e0000000000000000c10,
+        mask: 0x0000000008200d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R29, P5, P2, R0, UR55, R176, P0, P4  (x1)
@@ -18782,7 +20924,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080004000000000000000c10,
-        mask: 0x000001fffc051f00ffffffc000000fff,
+        mask: 0x000000000c050d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R15, P2, -R200, UR9, R48  (x1)
@@ -18796,8 +20938,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000082001000000000000000c10,
-        mask: 0x000001fffff1ff00ffffffc000000fff,
+        bits: 0x000000000fa1e1000000000000000c10,
+        mask: 0x0000000008700d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3.X R128, P0, R46, UR28, R79, P1, !P5  (x1)
@@ -18814,7 +20956,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000087104000000000000000c10,
-        mask: 0x000001fffc711f00ffffffc000000fff,
+        mask: 0x000000000c710d008000000000000fff,
         uniform_guard: false,
     },
     // IADD3 R73, R145, -UR60, R67  (x1)
@@ -18827,8 +20969,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000087e00008000000000000c10,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        bits: 0x000000000fffe0008000000000000c10,
+        mask: 0x00000000087e0d008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R70, P3, R73, UR11, R150, 0x0  (x1)
@@ -18843,8 +20985,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080100000000000000000c11,
-        mask: 0x000001fffff90700ffffffc000000fff,
+        bits: 0x000000000f8100000000000000000c11,
+        mask: 0x00000000080907008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R147, P5, R235, UR22, R4, 0x1b, P1  (x1)
@@ -18861,7 +21003,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080104000000000000000c11,
-        mask: 0x000001fffc750700ffffffc000000fff,
+        mask: 0x000000000c0507008000000000000fff,
         uniform_guard: false,
     },
     // LEA R248, P0, -R56, UR16, 0x1b  (x1)
@@ -18875,8 +21017,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080001000000000000000c11,
-        mask: 0x000001fffff107ffffffffc000000fff,
+        bits: 0x000000000f8001ff0000000000000c11,
+        mask: 0x00000000080107008000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R69, P6, R21, UR32, 0x7, P0  (x1)
@@ -18891,8 +21033,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004000000000000000c11,
-        mask: 0x000001fffc7307ffffffffc000000fff,
+        bits: 0x00000000080004ff0000000000000c11,
+        mask: 0x000000000c0307008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI R170, -R116, -UR9, R162, 0x7  (x1)
@@ -18906,8 +21048,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f01008000000000000c11,
-        mask: 0x000001ffffff0700ffffffc000000fff,
+        bits: 0x000000000f8f01008000000000000c11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X R139, R223, ~UR60, R241, 0xc, P0  (x1)
@@ -18923,7 +21065,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080f04008000000000000c11,
-        mask: 0x000001fffc7f0700ffffffc000000fff,
+        mask: 0x000000000c0f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.SX32 R88, R209, UR3, 0xf  (x1)
@@ -18936,8 +21078,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f02000000000000000c11,
-        mask: 0x000001ffffff07ffffffffc000000fff,
+        bits: 0x000000000f8f02ff0000000000000c11,
+        mask: 0x00000000080f07008000000000000fff,
         uniform_guard: false,
     },
     // LEA.X R84, R8, ~UR36, 0x6, !PT  (x1)
@@ -18951,8 +21093,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0e04008000000000000c11,
-        mask: 0x000001fffc7f07ffffffffc000000fff,
+        bits: 0x000000000c0e04ff8000000000000c11,
+        mask: 0x000000000c0f07008000000000000fff,
         uniform_guard: false,
     },
     // LOP3.LUT R179, R8, UR54, R158, 0xd8, !P4  (x1)
@@ -18968,7 +21110,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0e00000000000000000c12,
-        mask: 0x000001fffc7f0000ffffffc000000fff,
+        mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: false,
     },
     // IABS R29, UR27  (x1)
@@ -18980,7 +21122,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c13,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF R8, R2, UR37, R81  (x1)
@@ -18994,7 +21136,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080e02000000000000000c14,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4 R200, R80, UR25, R178  (x1)
@@ -19008,7 +21150,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080e02000000000000000c15,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R58, R252, UR35, R38  (x1)
@@ -19022,7 +21164,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080000000000000000000c16,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // IMNMX.U32 R209, R232, UR48, P1  (x1)
@@ -19036,7 +21178,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c17,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c0002000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX R124, R145, UR48, !P2  (x1)
+    Form {
+        mnemonic: "IMNMX",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0002000000000000000c17,
+        mask: 0x000000000c0002000000000000000fff,
         uniform_guard: false,
     },
     // SHF.R.S64.HI R36, R208, UR35, R132  (x1)
@@ -19050,7 +21206,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080110000000000000000c19,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x0000000008011e000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.S32 R129, R1, UR35, R218  (x1)
+    Form {
+        mnemonic: "SHF.L.S32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080004000000000000000c19,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // SGXT R30, R0, UR17  (x1)
@@ -19063,7 +21233,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080002000000000000000c1a,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008000a000000000000000fff,
         uniform_guard: false,
     },
     // BMSK R0, R132, UR9  (x1)
@@ -19076,7 +21246,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c1b,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x00000000080008000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P4, P1, P1, UR49.SIGN, P3, 0x6a, 0x9e  (x1)
@@ -19093,7 +21263,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c1d,
-        mask: 0x000001fffc01008fffffffc0ff000fff,
+        mask: 0x000000000c0000880000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P3, P3, !P0, UR10.SIGN, R161.SIGN, 0x14, 0x23  (x1)
@@ -19110,7 +21280,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0000000000000000000c1e,
-        mask: 0x000001fffc010000ffffffc0ff000fff,
+        mask: 0x000000000c0000000000000000000fff,
         uniform_guard: false,
     },
     // PLOP3.LUT P0, P3, R32.SIGN, UR8.SIGN, R70.SIGN, 0xf5, 0x49  (x1)
@@ -19127,7 +21297,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000c1f,
-        mask: 0x000001ffff810000ffffffc000000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // FMUL.FTZ.D4 R153, R160, UR10  (x1)
@@ -19140,7 +21310,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082100000000000000000c20,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x000000000871f300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R50, -|R142|, -|UR18|  (x1)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "-|{R}|", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008400300c000000000000c20,
+        mask: 0x000000000871f300c000000000000fff,
         uniform_guard: false,
     },
     // FFMA R69, -|R108|, -|UR36|, -R129  (x1)
@@ -19154,7 +21337,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008000b00c000000000000c23,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x000000000801ff00c000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R196, R51, UR41, R235, P4  (x1)
@@ -19168,8 +21351,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004000000000000000c24,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        bits: 0x00000000080e04000000000000000c24,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R86, R148, UR58, R89, P3  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e06000000000000000c24,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R0, P4, R228, UR0, R231  (x1)
@@ -19183,8 +21381,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080002000000000000000c25,
-        mask: 0x000001fffff1ff00ffffffc000000fff,
+        bits: 0x000000000f8002000000000000000c25,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.X R194, P1, R100, UR3, R1, P2  (x1)
@@ -19200,7 +21398,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080006000000000000000c25,
-        mask: 0x000001fffc71ff00ffffffc000000fff,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R166, R26, UR45, R15  (x1)
@@ -19213,8 +21411,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080e02000000000000000c25,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        bits: 0x000000000f8e02000000000000000c25,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.X R40, R32, UR57, ~R101, P6  (x1)
@@ -19229,7 +21427,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e0e000000000000000c25,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // IDP.2A.LO.S16.U8 R108, R65, UR33, R1  (x1)
@@ -19243,7 +21441,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080012000000000000000c26,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x0000000008003e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IDP.4A.S8.S8 R68, R13, UR24, R42  (x1)
+    Form {
+        mnemonic: "IDP.4A.S8.S8",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080006000000000000000c26,
+        mask: 0x0000000008003e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R140, P0, R2, UR17, -R144  (x1)
@@ -19257,8 +21469,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000008000a000000000000000c27,
-        mask: 0x000001fffff1ff00ffffffc000000fff,
+        bits: 0x000000000f800a000000000000000c27,
+        mask: 0x0000000008000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32.X R41, P4, R34, UR18, ~R11, P3  (x1)
@@ -19274,7 +21486,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000c000000000000000c27,
-        mask: 0x000001fffc71ff00ffffffc000000fff,
+        mask: 0x000000000c000e000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.X R139, P4, R47, UR8, R138, PT  (x1)
+    Form {
+        mnemonic: "IMAD.HI.X",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006000000000000000c27,
+        mask: 0x000000000c000e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R174, R71, UR9, -R163  (x1)
@@ -19287,8 +21515,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080e0a000000000000000c27,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        bits: 0x000000000f8e0a000000000000000c27,
+        mask: 0x00000000080e0e000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R127, R161, UR39, ~R59, P1  (x1)
@@ -19303,7 +21531,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e0e000000000000000c27,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        mask: 0x000000000c0e0e000000000000000fff,
         uniform_guard: false,
     },
     // DMUL.RZ R193, R21, |UR4|  (x1)
@@ -19316,7 +21544,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800c0004000000000000c28,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x000000000800c300c000000000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R147, R17, UR58  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c28,
+        mask: 0x000000000800c300c000000000000fff,
         uniform_guard: false,
     },
     // DFMA.RZ R13, R28, -|UR2|, R132  (x1)
@@ -19330,7 +21571,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x000000000800c000c000000000000c2b,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x000000000800cf00c000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R77, -|R29|, UR41, -R80  (x1)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-|{R}|", "{U}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008000b000000000000000c2b,
+        mask: 0x000000000800cf00c000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R83, R87, -UR19, |R33|  (x1)
@@ -19344,7 +21599,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080800008000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R32, -|R67|, UR27, -R61.F32  (x1)
@@ -19358,7 +21613,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081343000000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R208, -R138, UR2, |R95|.H0_H0  (x1)
@@ -19372,7 +21627,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080c01000000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R186, -R48, -|UR48.F32|, -R173  (x1)
@@ -19386,7 +21641,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008102100d000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R164, -R31, UR0.H0_H0, |R100|.H1_H1  (x1)
@@ -19400,7 +21655,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080f21002000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R5, -R242, -|UR54.H1_H1|, -|R157|.H1_H1  (x1)
@@ -19414,7 +21669,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081f0100f000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R127, R9.F32, |UR26|, |R103|  (x1)
@@ -19428,7 +21683,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080944004000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R166, -R92.F32, UR47, -|R69|.F32  (x1)
@@ -19442,7 +21697,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081b65000000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R97, -R81.F32, -UR46.F32, R83.H1_H1  (x1)
@@ -19456,7 +21711,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080625009000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R251, |R242|.F32, |UR28.H0_H0|, R93  (x1)
@@ -19470,7 +21725,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080026006000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R254, -R187.F32, -UR44.H0_H0, -|R53|.F32  (x1)
@@ -19484,7 +21739,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081b0500a000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R42, |R151|.F32, UR35.H0_H0, -R66.H0_H0  (x1)
@@ -19498,7 +21753,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081406002000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R130, -|R129|.F32, -|UR17.H1_H1|, -R135.F32  (x1)
@@ -19512,7 +21767,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008120700f000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R236, |R17|.H0_H0, -UR32, -R44.F32  (x1)
@@ -19526,7 +21781,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008126a008000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R93, -|R134|.H0_H0, |UR57|, R110.F32  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-|{R}|.H0_H0", "|{U}|", "{R}.F32"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000008020b004000000000000c31,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R48, R12.H0_H0, UR33, -|R170|.H0_H0  (x1)
@@ -19540,7 +21809,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081c48000000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R141, |R32|.H0_H0, -UR38, -R114.H1_H1  (x1)
@@ -19554,7 +21823,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008176a008000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R28, R8.H0_H0, UR13.H0_H0, -R254.H0_H0  (x1)
@@ -19568,7 +21837,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081508002000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R35, |R137|.H0_H0, -|UR28.H1_H1|, -|R45|  (x1)
@@ -19582,7 +21851,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008182a00f000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R107, R92.H0_H0, -UR52.H1_H1, -|R155|.F32  (x1)
@@ -19596,7 +21865,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081a0800b000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R185, -R0.H1_H1, -|UR62|, -|R10|  (x1)
@@ -19610,7 +21879,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008196d00c000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R60, -R82.H1_H1, UR33.F32, |R130|  (x1)
@@ -19624,7 +21893,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008082d001000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.SAT R245, -R249.H1_H1, -UR6.F32, -R32.H0_H0  (x1)
@@ -19638,7 +21907,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008142d009000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R58, -|R209|.H1_H1, -UR58.F32, -|R124|.H1_H1  (x1)
@@ -19652,7 +21921,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000081e0f009000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R202, |R115|.H1_H1, |UR30.H0_H0|, |R42|.H1_H1  (x1)
@@ -19666,7 +21935,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080e0e006000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R99, -|R201|.H1_H1, |UR41.H1_H1|, R60.F32  (x1)
@@ -19680,7 +21949,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000008020f007000000000000c31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ.SAT R244, -|R55|, -|UR26.F32|  (x1)
@@ -19693,7 +21962,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008012300d000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R24, |R200|, UR19.H0_H0  (x1)
@@ -19706,7 +21975,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080002002000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R105, -R154, |UR49.H1_H1|  (x1)
@@ -19719,7 +21988,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080001007000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2 R132, |R120|.F32, UR35.F32  (x1)
@@ -19732,7 +22001,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080006001000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.FTZ.SAT R75, -R120.F32, UR21.H0_H0  (x1)
@@ -19745,7 +22014,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080165002000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ.SAT R121, -|R208|.F32, -|UR36.H1_H1|  (x1)
@@ -19758,7 +22027,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008012700f000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.FTZ R176, -|R225|.H0_H0, -|UR40.H0_H0|  (x1)
@@ -19771,7 +22040,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010b00e000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32.SAT R87, |R86|.H0_H0, UR9.H1_H1  (x1)
@@ -19784,7 +22053,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008006a003000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R2, R210.H1_H1, UR46  (x1)
@@ -19797,7 +22066,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004c000000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.F32 R142, |R52|.H1_H1, UR34.H0_H0  (x1)
@@ -19810,7 +22079,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004e002000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // HMUL2.SAT R123, -|R0|.H1_H1, UR22.H1_H1  (x1)
@@ -19823,7 +22092,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002f003000000000000c32,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008017f00f000000000000fff,
         uniform_guard: false,
     },
     // FLO.U32 R45, UR2  (x1)
@@ -19835,7 +22104,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000d00,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x00000000080e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // FLO R140, UR21  (x1)
+    Form {
+        mnemonic: "FLO",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000d00,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // BREV R4, UR35  (x1)
@@ -19847,7 +22128,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000d01,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x00000000080000000000000000000fff,
         uniform_guard: false,
     },
     // FCHK P0, R65, |UR50|  (x1)
@@ -19860,7 +22141,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000004000000000000d02,
-        mask: 0x000001fffff1ffffffffffc000ff0fff,
+        mask: 0x0000000008000300c000000000000fff,
         uniform_guard: false,
     },
     // F2F.F32.F16 R254, UR15  (x1)
@@ -19872,7 +22153,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081010000000000000000d04,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16.RM R176, UR33.H1  (x1)
@@ -19884,7 +22165,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081150001000000000000d04,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2F.FTZ.F32.F16.RM R225, -UR0.INVALID2  (x1)
@@ -19896,7 +22177,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008115000a000000000000d04,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f800f000000000000fff,
         uniform_guard: false,
     },
     // F2I.U32.TRUNC R128, UR14  (x1)
@@ -19908,7 +22189,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000820d0000000000000000d05,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900c000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I R8, -|UR19|  (x1)
+    Form {
+        mnemonic: "F2I",
+        operands: &["{R}", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008201100c000000000000d05,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.S8.F16.FLOOR R221, -UR10.H1  (x1)
@@ -19920,7 +22213,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081141009000000000000d05,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.U32.F16.NTZ R224, -UR30.INVALID3  (x1)
@@ -19932,7 +22225,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008113000b000000000000d05,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.F16.CEIL R49, UR23.INVALID3  (x1)
+    Form {
+        mnemonic: "F2I.FTZ.F16.CEIL",
+        operands: &["{R}", "{U}.INVALID3"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081191003000000000000d05,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.U8.RZ R100, UR13  (x1)
@@ -19944,7 +22249,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800c8000000000000000d06,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.RP R192, UR39  (x1)
+    Form {
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082094000000000000000d06,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // I2F.U16.RP R8, UR23.H1  (x1)
@@ -19956,7 +22273,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081090001000000000000d06,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.S16 R84, UR49.INVALID2  (x1)
@@ -19968,7 +22285,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081014002000000000000d06,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F16.U8.RP R224, UR58.B2  (x1)
@@ -19981,7 +22298,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080088002000000000000d06,
-        mask: 0x000001ffffffffffefffffc0ff000fff,
+        mask: 0x000000000830dc00e000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U8.RZ R133, UR25.B2  (x1)
+    Form {
+        mnemonic: "I2F.U8.RZ",
+        operands: &["{R}", "{U}.{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800d0002000000000000d06,
+        mask: 0x000000000830dc00e000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16 R50, UR26  (x1)
@@ -19993,7 +22323,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081008000000000000000d07,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
+        uniform_guard: false,
+    },
+    // FRND R79, UR37  (x1)
+    Form {
+        mnemonic: "FRND",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082010000000000000000d07,
+        mask: 0x000000000831d800c000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16.TRUNC R36, -|UR23.H1|  (x1)
@@ -20005,7 +22347,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810c800d000000000000d07,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // FRND.F16 R74, -UR7.INVALID2  (x1)
@@ -20017,7 +22359,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008100800a000000000000d07,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831d800f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS R99, |UR8|  (x1)
@@ -20029,7 +22371,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000004000000000000d08,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x0000000008003e00c000000000000fff,
         uniform_guard: false,
     },
     // MUFU.LG2.F16 R148, -UR16.H1  (x1)
@@ -20041,7 +22383,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000e009000000000000d08,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.COS.F16 R80, -|UR41.INVALID2|  (x1)
@@ -20053,7 +22395,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000200e000000000000d08,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // MUFU.EX2.F16 R192, -|UR0.INVALID3|  (x1)
@@ -20065,7 +22407,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000a00f000000000000d08,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x0000000008003e00f000000000000fff,
         uniform_guard: false,
     },
     // POPC R172, ~UR48  (x1)
@@ -20077,7 +22419,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000008000000000000d09,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x00000000080000008000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.F64.TRUNC R0, UR35  (x1)
@@ -20089,7 +22431,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000831d1000000000000000d11,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900c000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F64 R210, -UR46  (x1)
+    Form {
+        mnemonic: "F2I.U64.F64",
+        operands: &["{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083018008000000000000d11,
+        mask: 0x000000000831f900c000000000000fff,
         uniform_guard: false,
     },
     // F2I.U64.F16.TRUNC R37, UR47.H1  (x1)
@@ -20101,7 +22455,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810d8001000000000000d11,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.S64.F16.TRUNC R100, |UR5.INVALID2|  (x1)
@@ -20113,7 +22467,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810d9006000000000000d11,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // F2I.FTZ.S64.F16.CEIL.NTZ R30, |UR50.INVALID3|  (x1)
@@ -20125,7 +22479,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000811b9007000000000000d11,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000831f900f000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U32.RM R192, UR36  (x1)
@@ -20137,7 +22491,19 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082058000000000000000d12,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U64 R169, UR45  (x1)
+    Form {
+        mnemonic: "I2F.U64",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083010000000000000000d12,
+        mask: 0x000000000830dc000000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U16.RZ R72, URZ.H1  (x1)
@@ -20149,7 +22515,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000810d8001000000000000d12,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U16.RM R220, UR4.INVALID2  (x1)
@@ -20161,7 +22527,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081058002000000000000d12,
-        mask: 0x000001ffffffffffffffffc0ff000fff,
+        mask: 0x000000000830dc003000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U8.RM R205, UR1.B1  (x1)
@@ -20174,7 +22540,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 60, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080058001000000000000d12,
-        mask: 0x000001ffffffffffdfffffc0ff000fff,
+        mask: 0x000000000830dc00d000000000000fff,
         uniform_guard: false,
     },
     // WARPSYNC UR52  (x1)
@@ -20183,7 +22549,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000b8000000000000000000d48,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        mask: 0x000000000f8000000000000000000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???34, UR22  (x1)
@@ -20194,8 +22560,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000000efad483b4ecb5dc140a2390d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000080000000000000022000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???35, UR3  (x1)
@@ -20206,8 +22572,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000000ca592374df0620c240a3250d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000080000000000000023000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???36, UR62  (x1)
@@ -20218,8 +22584,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000002a6d8aa942e15ab040646b0d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000080000000000000024000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???50, UR0  (x1)
@@ -20230,8 +22596,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000000dd89648c3ef0642580724b0d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000080000000000000032000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???59, UR3  (x1)
@@ -20242,8 +22608,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000017b8bcbffd8018038c0fb1e0d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x0000000008000000000000003b000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???62, UR17  (x1)
@@ -20254,8 +22620,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001e2ffab2c69174432407ec30d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x0000000008000000000000003e000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???63, UR47  (x1)
@@ -20266,8 +22632,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000070f943577112f31d807fe10d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x0000000008000000000000003f000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                               ???41, UR23  (x1)
@@ -20278,8 +22644,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000012a8ce872d62132de00a9af0d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000080000000000000029000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                               ???61, UR44  (x1)
@@ -20290,8 +22656,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000171b884b6f19bf91500fdb30d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x0000000008000000000000003d000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 ATEXIT_PC.LO, UR35  (x1)
@@ -20300,7 +22666,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["ATEXIT_PC.LO", "{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000008000000000000001e000d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 THREAD_STATE_ENUM.0, UR19  (x1)
@@ -20309,7 +22675,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["THREAD_STATE_ENUM.0", "{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000080000000000000010000d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 TRAP_RETURN_MASK, UR39  (x1)
@@ -20318,7 +22684,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["TRAP_RETURN_MASK", "{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000080000000000000017000d56,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B9, UR47  (x1)
@@ -20330,7 +22696,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000d56,
-        mask: 0x000001ffffffffffffffffc0f0ff0fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.64 ATEXIT_PC, UR36  (x1)
@@ -20338,8 +22704,17 @@ pub(crate) static SOLVED: &[Form] = &[
         mnemonic: "BMOV.64",
         operands: &["ATEXIT_PC", "{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000080000000000000000000d57,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        bits: 0x00000000081000000000000000000d57,
+        mask: 0x00000000080000000000000000000fff,
+        uniform_guard: false,
+    },
+    // NANOSLEEP.WARP UR41  (x1)
+    Form {
+        mnemonic: "NANOSLEEP.WARP",
+        operands: &["{U}"],
+        atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x000000000ba000000000000000000d5d,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // NANOSLEEP UR60  (x1)
@@ -20348,7 +22723,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}"],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None }],
         bits: 0x000000000b8000000000000000000d5d,
-        mask: 0x000001ffffffffffffffffc0ffff0fff,
+        mask: 0x000000000fe000000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF.U32 R112, R78, R69, UR41  (x1)
@@ -20362,7 +22737,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000e14,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080e02000000000000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF R92, R25, R210, UR50  (x1)
+    Form {
+        mnemonic: "VABSDIFF",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e02000000000000000e14,
+        mask: 0x00000000080e02000000000000000fff,
         uniform_guard: false,
     },
     // VABSDIFF4.U8 R140, R67, R216, UR26  (x1)
@@ -20376,7 +22765,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e00000000000000000e15,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080e0a000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R95, R172, R182, UR59  (x1)
@@ -20390,7 +22779,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000e16,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000080007000000000000000fff,
         uniform_guard: false,
     },
     // SHF.L.S32 R6, R134, R165, UR16  (x1)
@@ -20404,7 +22793,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080004000000000000000e19,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x0000000008011e000000000000000fff,
         uniform_guard: false,
     },
     // FADD.SAT R132, R3, -UR3  (x1)
@@ -20417,7 +22806,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080020008000000000000e21,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x000000000801e300c000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD R249, -|R146|, -|UR36|  (x1)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-|{R}|", "-|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000300c000000000000e21,
+        mask: 0x000000000801e300c000000000000fff,
         uniform_guard: false,
     },
     // FFMA.FTZ.RZ R4, R137, R82, |UR52|  (x1)
@@ -20431,7 +22833,35 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000801c0004000000000000e23,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x000000000801ff00c000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R27, R55, -R33, -UR32  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008008000000000000e23,
+        mask: 0x000000000801ff00c000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R23, R17, R241, -UR32  (x1)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02008000000000000e24,
+        mask: 0x00000000080006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32.X R92, R178, R16, ~UR12, P5  (x1)
@@ -20445,8 +22875,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004008000000000000e24,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        bits: 0x00000000080e04008000000000000e24,
+        mask: 0x000000000c0006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R197, R139, R167, ~UR6, !P1  (x1)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "~{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e06008000000000000e24,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32 R133, P5, R2, R102, UR11  (x1)
@@ -20460,8 +22905,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000e25,
-        mask: 0x000001fffff5ff00ffffffc000000fff,
+        bits: 0x000000000f8000000000000000000e25,
+        mask: 0x00000000080406008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R208, P5, R79, R182, UR32  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8002000000000000000e25,
+        mask: 0x00000000080406008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R212, P1, R147, R107, ~UR1, PT  (x1)
@@ -20477,7 +22937,23 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080004008000000000000e25,
-        mask: 0x000001fffc71ff00ffffffc000000fff,
+        mask: 0x000000000c0006008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R235, P2, R164, R91, ~UR17, P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "~{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006008000000000000e25,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R42, R144, R189, -UR4  (x1)
@@ -20490,8 +22966,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e02008000000000000e25,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        bits: 0x000000000f8e02008000000000000e25,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE.U32.X R81, R237, R12, UR33, P1  (x1)
@@ -20506,7 +22982,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e04000000000000000e25,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        mask: 0x000000000c0e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.X R37, R178, R78, ~UR29, !P4  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.X",
+        operands: &["{R}", "{R}", "{R}", "~{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e06008000000000000e25,
+        mask: 0x000000000c0e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI R224, P3, R98, R18, UR49  (x1)
@@ -20520,8 +23011,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080002000000000000000e27,
-        mask: 0x000001fffff9ff00ffffffc000000fff,
+        bits: 0x000000000f8002000000000000000e27,
+        mask: 0x00000000080806008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R104, P0, R176, R57, UR2, P5  (x1)
@@ -20537,7 +23028,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080006000000000000000e27,
-        mask: 0x000001fffc71ff00ffffffc000000fff,
+        mask: 0x000000000c0006008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.U32 R228, R36, R79, -UR0  (x1)
@@ -20550,8 +23041,22 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080e00008000000000000e27,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        bits: 0x000000000f8e00008000000000000e27,
+        mask: 0x00000000080e06008000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R103, R133, R37, -UR50  (x1)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02008000000000000e27,
+        mask: 0x00000000080e06008000000000000fff,
         uniform_guard: false,
     },
     // IMAD.HI.X R18, R59, R64, UR57, PT  (x1)
@@ -20566,7 +23071,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080e06000000000000000e27,
-        mask: 0x000001fffc7fff00ffffffc000000fff,
+        mask: 0x000000000c0e06008000000000000fff,
         uniform_guard: false,
     },
     // DADD.RP R0, -R165, UR16  (x1)
@@ -20579,7 +23084,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080081000000000000000e29,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x000000000800c300c000000000000fff,
+        uniform_guard: false,
+    },
+    // DADD R140, R119, |UR38|  (x1)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "|{U}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000004000000000000e29,
+        mask: 0x000000000800c300c000000000000fff,
         uniform_guard: false,
     },
     // DSETP.LE.AND P3, P0, R22, -UR16, !P4  (x1)
@@ -20594,7 +23112,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0030008000000000000e2a,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c00ff00c000000000000fff,
         uniform_guard: false,
     },
     // DFMA R48, |R1|, R19, -UR4  (x1)
@@ -20608,7 +23126,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080002008000000000000e2b,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x000000000800cf00c000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R26, -|R116|, |UR34|  (x1)
@@ -20621,7 +23139,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080063004000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R128, R137, UR59.F32  (x1)
@@ -20634,7 +23152,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080060001000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R128, -R4, -UR49.H0_H0  (x1)
@@ -20647,7 +23165,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004100a000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.SAT R88, R149, UR17.H1_H1  (x1)
@@ -20660,7 +23178,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080060003000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R64, |R128|.F32, -UR38  (x1)
@@ -20673,7 +23191,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080006008000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R36, -R206.F32, UR8.F32  (x1)
@@ -20686,7 +23204,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080025001000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32.FTZ.SAT R176, -|R81|.F32, |UR61.H0_H0|  (x1)
@@ -20699,7 +23217,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080167006000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ.SAT R162, R8.F32, UR10.H1_H1  (x1)
@@ -20712,7 +23230,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080124003000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R45, |R243|.F32, |UR43.H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "|{R}|.F32", "|{U}.H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080046007000000000000e30,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R116, R162.H0_H0, |UR6|  (x1)
@@ -20725,7 +23256,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080028004000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.SAT R140, |R170|.H0_H0, |UR18.F32|  (x1)
@@ -20738,7 +23269,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008002a005000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R36, R234.H0_H0, -UR56.H0_H0  (x1)
@@ -20751,7 +23282,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010800a000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R10, -|R188|.H0_H0, -UR21.H0_H0  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "-|{R}|.H0_H0", "-{U}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000b00a000000000000e30,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R96, |R13|.H0_H0, |UR26.H1_H1|  (x1)
@@ -20764,7 +23308,20 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010a007000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R92, R94.H0_H0, |UR28.H1_H1|  (x1)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "|{U}.H1_H1|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008007000000000000e30,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R14, -|R16|.H1_H1, UR36  (x1)
@@ -20777,7 +23334,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000f000000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.F32 R181, -|R16|.H1_H1, |UR16.F32|  (x1)
@@ -20790,7 +23347,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008004f005000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2 R40, -R120.H1_H1, |UR27.H0_H0|  (x1)
@@ -20803,7 +23360,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000d006000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HADD2.FTZ R194, R192.H1_H1, -UR2.H1_H1  (x1)
@@ -20816,7 +23373,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010c00b000000000000e30,
-        mask: 0x000001ffffffffffffffffc000000fff,
+        mask: 0x0000000008016f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R170, -|R66|, |R12|, -|UR26|  (x1)
@@ -20830,7 +23387,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008084300c000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R154, |R6|, -|R205|, -|UR7.F32|  (x1)
@@ -20844,7 +23401,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008194200d000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R16, -R114, -|R117|, UR23.H1_H1  (x1)
@@ -20858,7 +23415,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081921003000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R236, |R79|, |R186|.F32, |UR49.F32|  (x1)
@@ -20872,7 +23429,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080b02005000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.SAT R186, |R160|, R112.F32, -UR40.H0_H0  (x1)
@@ -20886,7 +23443,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008026200a000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R131, -|R123|, R218.H0_H0, UR11.H1_H1  (x1)
@@ -20900,7 +23457,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080523003000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R183, -R45, R32.H1_H1, -|UR10|  (x1)
@@ -20914,7 +23471,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008076100c000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R96, -R100, -R192.H1_H1, -|UR3.F32|  (x1)
@@ -20928,7 +23485,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008176100d000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2 R77, |R203|, -R99.H1_H1, -|UR3.H0_H0|  (x1)
@@ -20942,7 +23499,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008160200e000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R240, -R135.F32, R7.F32, -UR30.F32  (x1)
@@ -20956,7 +23513,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080325009000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R71, |R25|.F32, -R180.F32, UR17.H1_H1  (x1)
@@ -20970,7 +23527,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000081326003000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R195, |R218|.F32, R61.H0_H0, -UR15.H1_H1  (x1)
@@ -20984,7 +23541,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008054600b000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ R68, -|R202|.F32, R164.H1_H1, -UR32.F32  (x1)
@@ -20998,7 +23555,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080707009000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R75, R207.F32, -|R213|.H1_H1, -|UR16.F32|  (x1)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.F32", "-|{R}|.H1_H1", "-|{U}.F32|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081e0400d000000000000e31,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R139, |R105|.H0_H0, -R8.F32, -UR27.H1_H1  (x1)
@@ -21012,7 +23583,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008124a00b000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R150, -|R16|.H0_H0, |R81|.H0_H0, |UR6|  (x1)
@@ -21026,7 +23597,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080c4b004000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R113, R149.H0_H0, -R65.H0_H0, -|UR11.F32|  (x1)
@@ -21040,7 +23611,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008144800d000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.FTZ.SAT R52, R191.H0_H0, -R74.H0_H0, -|UR15.H1_H1|  (x1)
@@ -21054,7 +23625,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008152800f000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32 R101, -|R24|.H1_H1, -R212, UR32.H0_H0  (x1)
@@ -21068,7 +23639,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008104f002000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ.SAT R77, -R27.H1_H1, |R106|.H1_H1, -UR25.H0_H0  (x1)
@@ -21082,7 +23653,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080f6d00a000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HFMA2.F32.FTZ R19, |R18|.H1_H1, |R152|.H1_H1, UR9.H1_H1  (x1)
@@ -21096,7 +23667,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080f4e003000000000000e31,
-        mask: 0x000001ffffffff00ffffffc000000fff,
+        mask: 0x00000000081f7f00f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.GTU.FTZ.OR R107, R194, -|UR13|, P0  (x1)
@@ -21110,7 +23681,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000801c020c000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.F.XOR R21, R61, -|UR15.F32|, P1  (x1)
@@ -21124,7 +23695,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000040d000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GEU.FTZ.XOR R112, |R68|, -|UR41.H1_H1|, !P2  (x1)
@@ -21138,7 +23709,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c01e2c0f000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.LE.AND R216, |R71|.F32, UR62.F32, P6  (x1)
@@ -21152,7 +23723,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080036801000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.FTZ.OR R137, |R93|.F32, |UR4.H0_H0|, !P6  (x1)
@@ -21166,7 +23737,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0116206000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GTU.AND R177, R205.F32, -|UR46.H1_H1|, !P2  (x1)
@@ -21180,7 +23751,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c00c480f000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.LTU.XOR R106, -|R147|.F32, -URZ.H1_H1, P6  (x1)
+    Form {
+        mnemonic: "HSET2.LTU.XOR",
+        operands: &["{R}", "-|{R}|.F32", "-{U}.H1_H1", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008009740b000000000000e33,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.LT.FTZ.AND R40, -R96.H0_H0, |UR27|, !P0  (x1)
@@ -21194,7 +23779,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0119804000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.EQU.XOR R161, R160.H0_H0, UR9.F32, !PT  (x1)
@@ -21208,7 +23793,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c00a8401000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.NEU.FTZ.AND R47, R179.H0_H0, -UR17.H0_H0, P4  (x1)
@@ -21222,7 +23807,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000801d880a000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.BF.NE.AND R201, |R127|.H0_H0, UR13.H0_H0, !P4  (x1)
+    Form {
+        mnemonic: "HSET2.BF.NE.AND",
+        operands: &["{R}", "|{R}|.H0_H0", "{U}.H0_H0", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c005a802000000000000e33,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.GEU.AND R171, -R195.H0_H0, UR37.H1_H1, P6  (x1)
@@ -21236,7 +23835,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000800e9003000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.LT.OR R14, R29.H1_H1, UR5.F32, !P4  (x1)
@@ -21250,7 +23849,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c001c201000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.GT.AND R152, |R163|.H1_H1, -UR62.H0_H0, !PT  (x1)
@@ -21264,7 +23863,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c004e80a000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSET2.BF.EQ.FTZ.AND R138, |R72|.H1_H1, -|UR19.H1_H1|, !P2  (x1)
@@ -21278,7 +23877,21 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c012e80f000000000000e33,
-        mask: 0x000001fffc7fffffffffffc000000fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
+        uniform_guard: false,
+    },
+    // HSET2.GTU.AND R159, -RZ.H1_H1, |UR22.H1_H1|, P0  (x1)
+    Form {
+        mnemonic: "HSET2.GTU.AND",
+        operands: &["{R}", "-{R}.H1_H1", "|{U}.H1_H1|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800cd007000000000000e33,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NEU.AND P0, P0, -|R87|, |UR42.F32|, !P2  (x1)
@@ -21293,7 +23906,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c00d3005000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.F.FTZ.XOR P6, P3, -R8, -UR39.H0_H0, P4  (x1)
@@ -21308,7 +23921,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008010140a000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NE.FTZ.XOR PT, P3, R8, -UR39.H1_H1, !P0  (x1)
@@ -21323,7 +23936,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c015040b000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.LT.FTZ.OR P6, P1, -R249.F32, UR17.F32, P2  (x1)
@@ -21338,7 +23951,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080115201000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.EQ.AND P0, P6, -|R77|.F32, |UR5.H0_H0|, !P0  (x1)
@@ -21353,7 +23966,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0027006000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NUM.AND PT, P6, -|R140|.H0_H0, -UR13, !P1  (x1)
@@ -21368,7 +23981,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c007b008000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NE.OR P6, P5, |R106|.H0_H0, -|UR44.F32|, !PT  (x1)
@@ -21383,7 +23996,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c005a20d000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NEU.FTZ.AND P0, P4, R204.H0_H0, UR24.H0_H0, !P5  (x1)
@@ -21398,7 +24011,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c01d8002000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.NAN.XOR P2, P3, |R133|.H1_H1, |UR6|, P3  (x1)
@@ -21413,7 +24026,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008008e404000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // HSETP2.F.AND PT, P3, |R218|.H1_H1, UR17.H0_H0, P6  (x1)
@@ -21428,7 +24041,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000008000e002000000000000e34,
-        mask: 0x000001fffc01ffffffffffc000ff0fff,
+        mask: 0x000000000c01ffe0f000000000000fff,
         uniform_guard: false,
     },
     // BMOV.32 B15, ATEXIT_PC.LO  (x1)
@@ -21437,7 +24050,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{B}", "ATEXIT_PC.LO"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001e000f55,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B15, MKILL  (x1)
@@ -21446,7 +24059,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{B}", "MKILL"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000019000f55,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B2, THREAD_STATE_ENUM.0  (x1)
@@ -21455,7 +24068,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{B}", "THREAD_STATE_ENUM.0"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000010000f55,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B7, TRAP_RETURN_PC.LO  (x1)
@@ -21464,7 +24077,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{B}", "TRAP_RETURN_PC.LO"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000000000000000000015000f55,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR B7, B14  (x1)
@@ -21476,7 +24089,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000001000000000000000000f55,
-        mask: 0x000001fffffffffffffffffff0f00fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???38, B15  (x1)
@@ -21487,8 +24100,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000012845c49b0a841f971e26a00f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x00000000000000000000000026000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???43, B14  (x1)
@@ -21499,8 +24112,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000009e34c1f110fb493695eb300f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000002b000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???44, B8  (x1)
@@ -21511,8 +24124,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001f2566367b91c724d6f2c300f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000002c000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???46, B12  (x1)
@@ -21523,8 +24136,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001d536ce4ae9cbb481fc6e600f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000002e000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???48, B8  (x1)
@@ -21535,8 +24148,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000092a6863cdea22c905970b00f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x00000000000000000000000030000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???49, B11  (x1)
@@ -21547,8 +24160,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000019ec188a19378a03855b1a00f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x00000000000000000000000031000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???51, B6  (x1)
@@ -21559,8 +24172,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000013113c035650ceba2cc73900f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x00000000000000000000000033000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                        ???58, B1  (x1)
@@ -21571,8 +24184,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000186d782716e075adff5ba400f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000003a000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                               ???42, B6  (x1)
@@ -21583,8 +24196,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000015ea600fcd24bc54b0d6a700f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000002a000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                               ???59, B2  (x1)
@@ -21595,8 +24208,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{B}",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001bd9780a7fe840c6061bbd00f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        bits: 0x0000000000000000000000003b000f56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 API_CALL_DEPTH, B4  (x1)
@@ -21605,7 +24218,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["API_CALL_DEPTH", "{B}"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001d000f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 ATEXIT_PC.HI, B5  (x1)
@@ -21614,7 +24227,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["ATEXIT_PC.HI", "{B}"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001f000f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 MATEXIT, B8  (x1)
@@ -21623,7 +24236,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["MATEXIT", "{B}"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x0000000000000000000000001b000f56,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32 B0, B0  (x1)
@@ -21635,7 +24248,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000f56,
-        mask: 0x000001fffffffffffffffffff0f00fff,
+        mask: 0x00000000081000000000000030000fff,
         uniform_guard: false,
     },
     // SHFL.IDX P0, R0, R0, 0x0, 0x0  (x1)
@@ -21650,7 +24263,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000f89,
-        mask: 0x000001fffff1fffffc0000ff00000fff,
+        mask: 0x00000000000000000c00000000000fff,
         uniform_guard: false,
     },
 ];
@@ -21658,6 +24271,7 @@ pub(crate) static SOLVED: &[Form] = &[
 /// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).
 pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x343, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x344, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x348, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x35d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
@@ -21665,6 +24279,7 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x411, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x411, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x411, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x411, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
@@ -21686,10 +24301,16 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
@@ -21698,16 +24319,24 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.F32", kind: Abs, bit: 83 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 84 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 83 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
@@ -21715,17 +24344,25 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x433, operands: 5, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0x433, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x434, operands: 6, operand: 2, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0x434, operands: 6, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x434, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x491, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
     Mark { opcode: 0x491, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x491, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x4a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x51d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x621, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
@@ -21733,36 +24370,51 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x621, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x621, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x621, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x621, operands: 3, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x623, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x623, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x623, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x623, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x623, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x623, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0x623, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
     Mark { opcode: 0x623, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x623, operands: 4, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x623, operands: 4, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x624, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x624, operands: 4, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x624, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x624, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x624, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x625, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x625, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x625, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x625, operands: 5, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x625, operands: 5, operand: 4, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x625, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x625, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x625, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x625, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x627, operands: 4, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x627, operands: 4, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x627, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x627, operands: 5, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x627, operands: 5, operand: 4, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x627, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x627, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0x627, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0x627, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x629, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x629, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x629, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x629, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x629, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x629, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x62a, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x62a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x62a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x62a, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x62a, operands: 5, operand: 3, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x62a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x62b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x62b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
@@ -21790,6 +24442,7 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x630, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}].F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
@@ -21797,7 +24450,9 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}].H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x630, operands: 3, operand: 2, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0x630, operands: 3, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
@@ -21814,6 +24469,7 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x631, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0x631, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x631, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0x631, operands: 4, operand: 2, on: "-{R}.F32", kind: Abs, bit: 83 },
@@ -21832,11 +24488,13 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x631, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0x631, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x631, operands: 4, operand: 3, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "|c[{X}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x631, operands: 4, operand: 3, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
@@ -21865,7 +24523,9 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x633, operands: 4, operand: 2, on: "|c[{X}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
@@ -21873,6 +24533,7 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0x633, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
@@ -21885,12 +24546,19 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x634, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}].F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 3, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x634, operands: 5, operand: 3, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0x634, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x806, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x807, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
@@ -21911,19 +24579,21 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x810, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x810, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x810, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x810, operands: 7, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0x810, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x810, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0x810, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0x810, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0x810, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x810, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x811, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x811, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0x811, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x811, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
-    Mark { opcode: 0x811, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x811, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x811, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0x811, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x812, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x817, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x81c, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
@@ -21931,6 +24601,8 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
     Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
     Mark { opcode: 0x820, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
@@ -21938,10 +24610,15 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x824, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x824, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0x824, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x825, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x825, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x825, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0x825, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x827, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x827, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0x827, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0x827, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
@@ -21961,55 +24638,88 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.F32", kind: Abs, bit: 83 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Abs, bit: 83 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0x832, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0x886, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x887, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x88c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
     Mark { opcode: 0x890, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
     Mark { opcode: 0x890, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
     Mark { opcode: 0x890, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x890, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
     Mark { opcode: 0x890, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x890, operands: 7, operand: 4, on: "{U}", kind: Invert, bit: 75 },
     Mark { opcode: 0x890, operands: 7, operand: 5, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x890, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 80 },
     Mark { opcode: 0x890, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x890, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x890, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
     Mark { opcode: 0x891, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
-    Mark { opcode: 0x891, operands: 5, operand: 1, on: "{U}", kind: Neg, bit: 72 },
-    Mark { opcode: 0x891, operands: 5, operand: 1, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x891, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
-    Mark { opcode: 0x891, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x891, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x892, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x897, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x897, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x897, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x897, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
     Mark { opcode: 0x897, operands: 6, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x897, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 80 },
     Mark { opcode: 0x897, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
     Mark { opcode: 0x897, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x897, operands: 7, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x897, operands: 7, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x897, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
     Mark { opcode: 0x897, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
     Mark { opcode: 0x897, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x897, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
     Mark { opcode: 0x89c, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x89c, operands: 7, operand: 3, on: "{UP}", kind: Not, bit: 80 },
     Mark { opcode: 0x89c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x8a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
     Mark { opcode: 0x8a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
     Mark { opcode: 0x8a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8b8, operands: 3, operand: 2, on: "{UP}", kind: Not, bit: 90 },
     Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0x91d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
@@ -22017,6 +24727,7 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x942, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x943, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x944, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x945, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x946, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0x947, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
@@ -22030,15 +24741,19 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0x980, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
     Mark { opcode: 0x981, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
     Mark { opcode: 0xa07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa08, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa08, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa08, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xa08, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa08, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa08, operands: 4, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa09, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa09, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa09, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa09, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa09, operands: 4, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa0b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa0b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
@@ -22048,15 +24763,24 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xa10, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa10, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xa10, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa10, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa10, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa10, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa10, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0xa10, operands: 6, operand: 2, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa10, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa10, operands: 6, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xa10, operands: 6, operand: 4, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 6, operand: 4, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa10, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa10, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0xa10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xa10, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa10, operands: 7, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa10, operands: 7, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa10, operands: 7, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xa10, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
@@ -22069,19 +24793,17 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0xa11, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa11, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
-    Mark { opcode: 0xa11, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
-    Mark { opcode: 0xa11, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
-    Mark { opcode: 0xa11, operands: 5, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa11, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa11, operands: 5, operand: 3, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0xa11, operands: 6, operand: 2, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
-    Mark { opcode: 0xa11, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
-    Mark { opcode: 0xa11, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
-    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
-    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xa11, operands: 6, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa11, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xa11, operands: 7, operand: 3, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa11, operands: 7, operand: 3, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xa11, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
@@ -22090,14 +24812,25 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa1d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
     Mark { opcode: 0xa1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa20, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa20, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xa20, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa20, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa20, operands: 3, operand: 2, on: "|c[{X}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa20, operands: 3, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa23, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xa23, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xa23, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa23, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa23, operands: 4, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa23, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xa23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xa23, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xa23, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 75 },
     Mark { opcode: 0xa24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xa24, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xa24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
@@ -22113,15 +24846,19 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa27, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xa27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xa27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xa28, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa28, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa28, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa28, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa28, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xa2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa2b, operands: 4, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xa2b, operands: 4, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 2, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xa2b, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 75 },
@@ -22142,14 +24879,18 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xa31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa31, operands: 4, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
@@ -22167,7 +24908,9 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
     Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
     Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0xa31, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xa32, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xa32, operands: 3, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0xa32, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xa32, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
@@ -22183,28 +24926,46 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xa32, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}].F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "c[{X}] [{X}].H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "cx[{U}] [{X}].F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "cx[{U}] [{X}].H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "cx[{U}] [{X}].H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|c[{X}] [{X}].F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|c[{X}] [{X}].H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|c[{X}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}].F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}].H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xa32, operands: 3, operand: 2, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb00, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xb00, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xb00, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
     Mark { opcode: 0xb00, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb02, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xb02, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xb02, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xb02, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xb02, operands: 3, operand: 2, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb02, operands: 3, operand: 2, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "c[{X}] [{X}].H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
     Mark { opcode: 0xb04, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID3", kind: Neg, bit: 63 },
     Mark { opcode: 0xb04, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|c[{X}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb04, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "c[{X}] [{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb05, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID3", kind: Neg, bit: 63 },
     Mark { opcode: 0xb05, operands: 2, operand: 1, on: "cx[{U}] [{X}].H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xb05, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|c[{X}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|c[{X}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb05, operands: 2, operand: 1, on: "|cx[{U}] [{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
@@ -22212,34 +24973,55 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "|c[{X}] [{X}].H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb07, operands: 2, operand: 1, on: "|cx[{U}] [{X}].H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "c[{X}] [{X}].H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
     Mark { opcode: 0xb08, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID3", kind: Neg, bit: 63 },
     Mark { opcode: 0xb08, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb08, operands: 2, operand: 1, on: "cx[{U}] [{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "|c[{X}] [{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb08, operands: 2, operand: 1, on: "|cx[{U}] [{X}].INVALID3|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb08, operands: 2, operand: 1, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb09, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb09, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Invert, bit: 63 },
+    Mark { opcode: 0xb10, operands: 2, operand: 1, on: "c[{X}] [{X}].INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb10, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb10, operands: 2, operand: 1, on: "cx[{U}] [{X}].INVALID3", kind: Neg, bit: 63 },
     Mark { opcode: 0xb10, operands: 2, operand: 1, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb11, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb11, operands: 2, operand: 1, on: "|c[{X}][{X}]|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "|cx[{U}] [{X}].INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb11, operands: 2, operand: 1, on: "|cx[{U}][{X}]|", kind: Neg, bit: 63 },
     Mark { opcode: 0xb13, operands: 2, operand: 1, on: "c[{X}][{X}]", kind: Neg, bit: 63 },
+    Mark { opcode: 0xb13, operands: 2, operand: 1, on: "cx[{U}][{X}]", kind: Neg, bit: 63 },
     Mark { opcode: 0xb1d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xb43, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xb48, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xb4a, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xb5d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc09, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
     Mark { opcode: 0xc10, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc10, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xc10, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc10, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc10, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xc10, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc10, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
@@ -22248,11 +25030,13 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc10, operands: 6, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc10, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc10, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc10, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0xc10, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xc10, operands: 7, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc10, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc10, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0xc10, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0xc10, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xc10, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
@@ -22260,46 +25044,70 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
     Mark { opcode: 0xc11, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc11, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
-    Mark { opcode: 0xc11, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc11, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
-    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
-    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
-    Mark { opcode: 0xc11, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 63 },
-    Mark { opcode: 0xc11, operands: 6, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xc11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc11, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
     Mark { opcode: 0xc11, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xc11, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc12, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc17, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc1d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc20, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc20, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xc20, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xc20, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc23, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc24, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc25, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc25, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc26, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
     Mark { opcode: 0xc27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xc28, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
@@ -22307,6 +25115,9 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
@@ -22315,6 +25126,8 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
@@ -22326,13 +25139,23 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
     Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
@@ -22344,20 +25167,36 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xd00, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xd00, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xd02, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "-{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "|{U}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
     Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd09, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "-{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
@@ -22365,37 +25204,57 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
     Mark { opcode: 0xd48, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xd5d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe21, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe21, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xe21, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xe23, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xe23, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xe23, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe24, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xe24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe25, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xe25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe27, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe27, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
     Mark { opcode: 0xe27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xe29, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe29, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe29, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
     Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
     Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
@@ -22405,12 +25264,15 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
@@ -22418,9 +25280,16 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
@@ -22429,6 +25298,8 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.F32", kind: Abs, bit: 83 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 83 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.F32", kind: Abs, bit: 83 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
@@ -22439,11 +25310,18 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 84 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
     Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.F32", kind: Abs, bit: 73 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.F32", kind: Neg, bit: 72 },
@@ -22454,23 +25332,37 @@ pub(crate) static MARKS: &[Mark] = &[
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.F32", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
     Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe33, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.F32", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.F32", kind: Neg, bit: 63 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.H1_H1", kind: Neg, bit: 63 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.F32|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
     Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
