@@ -4,7 +4,7 @@
 //! ```text
 //! u32 section index of .text.<fn>
 //! u32 0xc000_0001
-//! u32 n: the function's instructions, finalizer NOPs left out
+//! u32 n: the function's instructions, those the finalizer adds left out
 //! u32 plain[ceil(n / 32)]: bit i set = instruction i has no record
 //! records, one per instruction whose bit is clear, in instruction order
 //! ```
@@ -27,9 +27,13 @@ const BODY_LEN: &[(u8, usize)] = &[(0x00, 2), (0x01, 16), (0x02, 32), (0x41, 4),
 /// Kind of the 2-byte prefixes.
 const PREFIX: u8 = 0x51;
 
-/// SASS opcode field (bits 0..11) of `NOP`: the finalizer's padding and
-/// hazard NOPs, which the capsule does not count.
-const NOP_OPCODE: u16 = 0x918;
+/// SASS opcode fields (bits 0..11) of instructions the finalizer adds and
+/// the capsule does not count: `NOP` (padding, hazards) anywhere, and after
+/// a `MEMBAR` the `ERRBAR`, `CGAERRBAR`, `CCTL.IVALL` of a fence wider than
+/// the CTA or the `FENCE.VIEW.ASYNC.S` of `fence.proxy.async`.
+const NOP: u16 = 0x918;
+const MEMBAR: u16 = 0x992;
+const MEMBAR_COMPANIONS: &[u16] = &[0x9ab, 0x5ab, 0x98f, 0x3c6];
 
 /// One parsed capsule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +51,8 @@ pub struct Capsule {
 pub struct Header {
     /// Section index of `.text.<fn>`.
     pub text_section: u32,
-    /// Instructions described (the `.text` instructions but `NOP`s).
+    /// Instructions described (the `.text` instructions but those the
+    /// finalizer adds).
     pub instructions: u32,
 }
 
@@ -71,8 +76,16 @@ impl Record {
 impl Header {
     /// The header ptxas writes for code `text` in section `text_section`.
     pub fn of_text(text_section: u32, text: &[u8]) -> Header {
-        let instructions = text.chunks_exact(16).filter(|word| opcode(word) != NOP_OPCODE).count();
-        Header { text_section, instructions: instructions as u32 }
+        let (mut instructions, mut after_membar) = (0, false);
+        for word in text.chunks_exact(16) {
+            let op = opcode(word);
+            if op == NOP || (after_membar && MEMBAR_COMPANIONS.contains(&op)) {
+                continue;
+            }
+            after_membar = op == MEMBAR;
+            instructions += 1;
+        }
+        Header { text_section, instructions }
     }
 }
 
