@@ -13,10 +13,10 @@ const ALWAYS: &[&str] = &[".nv.merc.nv.callgraph", ".nv.merc.nv.shared.reserved.
 
 /// (fixture, bytes, sections made besides [`ALWAYS`]).
 const FIXTURES: &[(&str, &[u8], &[&str])] = &[
-    ("empty.sm_100a", include_bytes!("data/capmerc/empty.sm_100a.cubin"), &[".nv.merc.nv.info"]),
+    ("empty.sm_100a", include_bytes!("data/capmerc/empty.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     // sm_110's Mercury reserved shared memory is 0x80 bytes.
-    ("store.sm_110a", include_bytes!("data/capmerc/store.sm_110a.cubin"), &[".nv.merc.nv.info"]),
-    ("store.sm_120a", include_bytes!("data/capmerc/store.sm_120a.cubin"), &[".nv.merc.nv.info"]),
+    ("store.sm_110a", include_bytes!("data/capmerc/store.sm_110a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
+    ("store.sm_120a", include_bytes!("data/capmerc/store.sm_120a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     // MEMBARs with the ERRBAR/CGAERRBAR/CCTL.IVALL/FENCE.VIEW.ASYNC.S the
     // capsule does not count.
     ("fences.sm_100a", include_bytes!("data/capmerc/fences.sm_100a.cubin"), &[".nv.merc.nv.info"]),

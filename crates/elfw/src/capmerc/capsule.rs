@@ -76,17 +76,24 @@ impl Record {
 impl Header {
     /// The header ptxas writes for code `text` in section `text_section`.
     pub fn of_text(text_section: u32, text: &[u8]) -> Header {
-        let (mut instructions, mut after_membar) = (0, false);
-        for word in text.chunks_exact(16) {
-            let op = opcode(word);
-            if op == NOP || (after_membar && MEMBAR_COMPANIONS.contains(&op)) {
-                continue;
-            }
-            after_membar = op == MEMBAR;
-            instructions += 1;
-        }
-        Header { text_section, instructions }
+        Header { text_section, instructions: instructions(text).count() as u32 }
     }
+}
+
+/// The instructions a capsule describes: (offset in `.text`, the 128-bit
+/// word), in order, leaving out those the finalizer adds.
+pub fn instructions(text: &[u8]) -> impl Iterator<Item = (usize, u128)> + '_ {
+    let mut after_membar = false;
+    text.chunks_exact(16).enumerate().filter_map(move |(i, word)| {
+        let op = opcode(word);
+        if op == NOP || (after_membar && MEMBAR_COMPANIONS.contains(&op)) {
+            return None;
+        }
+        after_membar = op == MEMBAR;
+        let mut w = [0u8; 16];
+        w.copy_from_slice(word);
+        Some((16 * i, u128::from_le_bytes(w)))
+    })
 }
 
 /// The SASS opcode field of a 16-byte instruction.

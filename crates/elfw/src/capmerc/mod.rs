@@ -20,6 +20,7 @@
 //! `docs/capmerc.md` for what is known of it.
 
 pub mod capsule;
+mod records;
 
 use crate::arch::arch;
 use crate::build::r_merc;
@@ -116,12 +117,21 @@ fn section(cubin: &Cubin, name: &str) -> Result<SectionData, Unknown> {
         ".nv.merc.nv.shared.reserved.0" => {
             arch(cubin.header.eflags().sm()).map(|a| SectionData::NoData(a.merc_reserved_smem)).ok_or(Unknown::Section)
         }
-        _ if name.starts_with(".nv.capmerc.text.") => Err(Unknown::CapsuleRecords),
+        _ if name.starts_with(".nv.capmerc.text.") => capsule(cubin, &name[".nv.capmerc.text.".len()..]),
         _ if LAYOUT.iter().any(|p| name == *p || (p.ends_with('.') && name.starts_with(p))) => {
             Err(Unknown::MercuryLayout)
         }
         _ => Err(Unknown::Section),
     }
+}
+
+/// `.nv.capmerc.text.<function>` from `.text.<function>`.
+fn capsule(cubin: &Cubin, function: &str) -> Result<SectionData, Unknown> {
+    let (index, text) = cubin.section(&format!(".text.{function}")).ok_or(Unknown::MissingTwin)?;
+    let code = text.bytes().ok_or(Unknown::MissingTwin)?;
+    let param_base = arch(cubin.header.eflags().sm()).ok_or(Unknown::Section)?.param_base();
+    let index = u32::try_from(index).map_err(|_| Unknown::Section)?;
+    records::capsule(index, code, param_base).map(|c| SectionData::Bytes(c.encode()))
 }
 
 /// The content of finalized section `name`.
