@@ -26,6 +26,16 @@ const PLAIN: &[u16] = &[
     0xe2b, 0xf89,
 ];
 
+/// Forms that are plain only with one modifier bit so: (opcode field, bit,
+/// value). Their other variant carries a record in some places and not in
+/// others (`ISETP.*.U32` in 64-bit compares: `42 10 2e 14`), so it stays
+/// unknown.
+const PLAIN_IF: &[(u16, u32, bool)] = &[
+    (0x20c, 73, true),  // ISETP R, R: signed
+    (0xc0c, 73, true),  // ISETP R, UR: signed
+    (0x825, 74, false), // IMAD.WIDE R, imm: without .X
+];
+
 const LDC: u16 = 0xb82;
 const LDCU: u16 = 0x7ac;
 const S2R: u16 = 0x919;
@@ -110,7 +120,7 @@ pub(super) fn capsule(text_section: u32, text: &[u8], param_base: u32) -> Result
 /// The record of one instruction, `None` for a plain one.
 fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
     let op = opcode(w);
-    if PLAIN.contains(&op) {
+    if PLAIN.contains(&op) || PLAIN_IF.iter().any(|&(o, bit, set)| o == op && (field(w, bit, 1) == 1) == set) {
         return Ok(None);
     }
     match op {
