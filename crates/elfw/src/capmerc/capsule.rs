@@ -65,14 +65,6 @@ pub struct Record {
     pub bytes: Vec<u8>,
 }
 
-impl Record {
-    /// Kind of the record's body (after its prefixes).
-    pub fn kind(&self) -> u8 {
-        let prefixes = self.bytes.chunks(2).take_while(|c| c[0] & 0x7f == PREFIX).count();
-        self.bytes.get(2 * prefixes).map_or(0, |b| b & 0x7f)
-    }
-}
-
 impl Header {
     /// The header ptxas writes for code `text` in section `text_section`.
     pub fn of_text(text_section: u32, text: &[u8]) -> Header {

@@ -12,12 +12,14 @@
 //!   cloned callee has a frame: its Mercury frame size differs);
 //! * `.nv.merc.nv.shared.reserved.0`: the SM's Mercury reserved area;
 //! * `.nv.merc.rela.nv.constant.pic` / `.nv.merc.rela.nv.global.init`: the
-//!   data relocations with Mercury types.
+//!   data relocations with Mercury types;
+//! * `.nv.capmerc.text.<fn>` when every instruction of `.text.<fn>` is of a
+//!   measured form (`records`).
 //!
 //! The rest describes the Mercury code itself, whose instruction offsets
-//! and size differ from the finalized code's (ptxas's finalizer reorders,
-//! adds and drops instructions), and is reported as [`Unknown`]; see
-//! `docs/capmerc.md` for what is known of it.
+//! and size differ from the finalized code's (the driver's rebuild of it
+//! from capsule and `.text` is larger in ways not modelled), and is
+//! reported as [`Unknown`]; see `docs/capmerc.md` for what is known of it.
 
 pub mod capsule;
 mod records;
