@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+mod capmerc_roundtrip;
 mod check_ptx;
 mod compare;
 mod compile;
@@ -21,6 +22,8 @@ mod triton;
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
 commands:
+  capmerc-roundtrip P... regenerate the Capsule Mercury sections of sm_100+ cubins (files or directories)
+                      from their other sections, compare with NVIDIA's per section kind
   check-ptx P...      parse and validate PTX files (files or directories) with ptx-syntax
   compare [-On] [P...] time our ptxas against NVIDIA's and compare registers (default: the corpus)
   compile ARGS...     build the release ptxas and run it: cargo xtask compile -arch=sm_90 k.ptx -o k.cubin
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let result = match command.as_str() {
+        "capmerc-roundtrip" => capmerc_roundtrip::run(rest),
         "elf-roundtrip" => elf_roundtrip::run(rest),
         "gpu-check" => gpu_check::run(rest),
         "isa-sweep" => isa_sweep::run(rest),

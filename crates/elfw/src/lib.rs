@@ -7,13 +7,17 @@
 //!   writing it gives the identical file.
 //! * [`build`] makes a cubin from the compiler's [`ori_ir::object::ObjectModule`]
 //!   the way ptxas lays it out, switching per SM from [`arch`] tables.
+//! * [`capmerc`] regenerates the Capsule Mercury sections of sm_100+ cubins
+//!   from their other sections, as far as that is known.
 //!
-//! See `docs/elfw.md` for the file layout as measured.
+//! See `docs/elfw.md` for the file layout as measured, `docs/capmerc.md` for
+//! Capsule Mercury.
 
 pub mod arch;
 mod build;
 mod bytes;
 pub mod callgraph;
+pub mod capmerc;
 pub mod cubin;
 pub mod diff;
 pub mod error;

@@ -50,7 +50,8 @@ pub struct MercuryFunction {
     /// Bytes of the Mercury code (the function symbol's size in `.nv.merc.symtab`).
     pub code_size: u64,
     /// EIATTR 0x5a payload of `.nv.merc.nv.info.<fn>` (32 bytes in every
-    /// corpus cubin; a digest whose input is not known).
+    /// corpus cubin, the same for every kernel: it encodes the compile
+    /// options, `docs/capmerc.md`).
     pub digest: Vec<u8>,
     /// EIATTR_FRAME_SIZE of the Mercury code.
     pub frame_size: u32,
