@@ -145,11 +145,42 @@ fn comparison_errors(
     errors
 }
 
+/// `cvt.pack.sat`'s types: `.{u16,s16}.s32` of two sources, or
+/// `.{u8,s8}.s32.b32` of three (ptxas 13.5 refuses the other mixtures).
+pub(super) fn is_cvt_pack(types: &[ScalarType]) -> bool {
+    use ScalarType::*;
+    matches!(types, [U16 | S16, S32] | [U8 | S8, S32, B32])
+}
+
 fn is_integer_rounding(r: Rounding) -> bool {
     matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
 }
 
 impl Checker<'_> {
+    /// ptxas's complaints about `cvt.RND[.satfinite][.relu].tf32.f32`
+    /// (`.relu` not with `.rna`; `.satfinite` with `.rn`/`.rz` from
+    /// sm_100); true when there was one.
+    fn tf32_errors(&mut self, inst: &Instruction, rounding: Option<Rounding>) -> bool {
+        let span = inst.span;
+        if inst.has("relu") && rounding == Some(Rounding::Rna) {
+            self.report(span, "Modifier '.relu' cannot be combined with modifier '.rna'".to_owned());
+            self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
+            return true;
+        }
+        let directed = match rounding {
+            Some(Rounding::Rn) => "rn",
+            Some(Rounding::Rz) => "rz",
+            _ => return false,
+        };
+        if inst.has("satfinite") && self.sm.is_some_and(|sm| sm.number < 100) {
+            let message =
+                format!("Modifier '.satfinite' on 'cvt.tf32.f32.{directed}' requires .target sm_100 or higher");
+            self.report(span, message);
+            return true;
+        }
+        false
+    }
+
     /// Runs every rule that applies to `inst`.
     pub(super) fn family_rules(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
@@ -173,7 +204,13 @@ impl Checker<'_> {
             (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
             }
+            ("cvt", _) if inst.has("pack") && !is_cvt_pack(types) => {
+                self.report(span, "Unexpected instruction types specified for 'cvt.pack'".to_owned());
+            }
             ("cvt", [dst, src]) => {
+                if (*dst, *src) == (ScalarType::Tf32, ScalarType::F32) && self.tf32_errors(inst, rounding) {
+                    return;
+                }
                 // bfloat16 conversions other than to and from f32 (without
                 // `.ftz`) are sm_90's (ptxas 13.5 names the pair).
                 let bf16 = [*dst, *src].contains(&ScalarType::Bf16);
