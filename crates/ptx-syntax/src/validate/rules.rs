@@ -251,6 +251,34 @@ impl Checker<'_> {
             ("ex2", [ScalarType::F16 | ScalarType::F16x2]) if inst.has("ftz") => {
                 self.report(span, "Illegal modifier '.ftz' for instruction 'ex2'".to_owned());
             }
+            // Integer `.sat` is `s32`'s (and `add.sat.u32` sm_12x's).
+            ("add" | "sub" | "mad" | "mad24", [t]) if inst.has("sat") && is_int(*t) && *t != ScalarType::S32 => {
+                match self.sm {
+                    Some(sm) if op == "add" && *t == ScalarType::U32 => {
+                        if sm.number / 10 != 12 {
+                            self.report(span, format!("Feature 'add.sat' not supported on .target '{sm}'"));
+                        }
+                    }
+                    _ => self.report(span, format!("Modifier '.sat' does not apply to '.{}' type", t.name())),
+                }
+            }
+            ("min" | "max", [t]) if inst.has("relu") && is_int(*t) && *t != ScalarType::S32 => {
+                self.report(span, format!("Illegal modifier '.relu' for instruction '{op}' with type '.{}'", t.name()));
+            }
+            ("match", [t]) if !matches!(t, ScalarType::B32 | ScalarType::B64) => {
+                self.report(span, "Unexpected instruction types specified for 'match'".to_owned());
+            }
+            // binary32 reductions are sm_10x's, `a`/`f` targets only.
+            ("redux", [ScalarType::F32]) => {
+                if let Some(sm) = self.sm {
+                    if inst.has("abs") && sm.number < 86 {
+                        self.report(span, "Feature '.abs' requires .target sm_86 or higher".to_owned());
+                    }
+                    if sm.number / 10 != 10 || sm.suffix.is_none() {
+                        self.report(span, format!("Instruction 'redux.f32' not supported on .target '{sm}'"));
+                    }
+                }
+            }
             ("min" | "max", [ScalarType::F64]) if inst.has("NaN") => {
                 self.report(span, format!("Illegal modifier '.NaN' for instruction '{op}'"));
             }
@@ -289,7 +317,12 @@ impl Checker<'_> {
                 let cmp = COMPARISONS.iter().find(|c| inst.has(c)).copied().unwrap_or("eq");
                 let pair = matches!(&inst.operands.first().map(|o| &o.kind),
                     Some(ExprKind::Binary(BinaryOp::Or, _, q)) if !matches!(q.kind, ExprKind::Sink));
-                for message in comparison_errors(op, dst, *src, cmp, inst.has("ftz"), pair) {
+                // ptxas refuses a literal of a half type ("Arguments
+                // mismatch") and then says nothing of `.ftz`.
+                let half = matches!(src, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2);
+                let literal = inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Int { .. } | ExprKind::Float(_)));
+                let ftz = inst.has("ftz") && !(half && literal);
+                for message in comparison_errors(op, dst, *src, cmp, ftz, pair) {
                     self.report(span, message);
                 }
             }
