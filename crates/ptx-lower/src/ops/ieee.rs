@@ -127,6 +127,12 @@ fn template(form: &str, generation: Family) -> Option<&'static str> {
     TEMPLATES.iter().find(|t| t.0 == form && t.1 == generation).map(|t| t.2)
 }
 
+/// True when `inst` is a form this module expands for SASS generation
+/// `generation`.
+pub(super) fn has_template(inst: &Instruction, generation: Family) -> bool {
+    template(&form(inst), generation).is_some()
+}
+
 /// True when `inst` is a form this module expands.
 pub(super) fn handles(inst: &Instruction) -> bool {
     template(&form(inst), Hopper).is_some()
