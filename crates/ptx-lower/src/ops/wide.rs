@@ -193,8 +193,14 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             mul_hi_u64(cx, d, a, b, span)
         }
         "mul" if inst.has("hi") && ty == ScalarType::S64 => {
-            let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
-            let (Src64::Reg(_), Src64::Reg(_)) = (a, b) else { return Err(unsupported(inst)) };
+            // A constant factor (division by a constant) in a register.
+            let pair = |i: usize, cx: &mut Lowerer<'_>| -> Lowered<Src64> {
+                Ok(match src64(cx, inst, i)? {
+                    Src64::Imm(v) => Src64::Reg(materialize(cx, v, span)?),
+                    reg => reg,
+                })
+            };
+            let (a, b) = (pair(1, cx)?, pair(2, cx)?);
             mul_hi_s64(cx, d, a, b, span)
         }
         "and" | "or" | "xor" | "not" => {
