@@ -40,6 +40,7 @@ FORMS = [
     ("sqrt.rz.f64", 1), ("sqrt.rm.f64", 1), ("sqrt.rp.f64", 1),
     ("div.rz.ftz.f32", 2), ("div.rm.ftz.f32", 2), ("div.rp.ftz.f32", 2),
     ("rsqrt.approx.f64", 1),
+    ("div.u64", 2), ("div.s64", 2), ("rem.u64", 2), ("rem.s64", 2),
 ]
 
 # Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90).
@@ -51,7 +52,7 @@ DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "S2R", "EXIT", "BSSY", "BSYNC", "BRE
 
 def kernel(op, arity, sm):
     ty = op.rsplit(".", 1)[1]
-    r, w = ("%f", 4) if ty == "f32" else ("%fd", 8)
+    r, w = {"f32": ("%f", 4), "f64": ("%fd", 8)}.get(ty, ("%x", 8))
     srcs = f"{r}1, {r}2" if arity == 2 else f"{r}1"
     return f""".version 8.0
 .target sm_{sm}
@@ -60,6 +61,7 @@ def kernel(op, arity, sm):
 {{
     .reg .f32 %f<4>;
     .reg .f64 %fd<4>;
+    .reg .b64 %x<4>;
     .reg .b32 %r<2>;
     .reg .b64 %rd<8>;
     ld.param.u64 %rd1, [pa];
@@ -164,7 +166,8 @@ def convert(op, arity, sm, work):
     ptxas = os.path.join(os.environ["NV_ORACLE_DIR"], "nvidia/cu13/bin/ptxas")
     subprocess.run([ptxas, f"-arch=sm_{sm}", ptx, "-o", cubin], check=True)
     order, blocks = decode(cubin)
-    wide = op.endswith("f64")
+    wide = op.endswith("64")
+    integer = op.rsplit(".", 1)[1] in ("u64", "s64")
     params = PARAMS[sm]
 
     # Which buffer each register's value comes from (addresses and loads).
@@ -199,7 +202,11 @@ def convert(op, arity, sm, work):
         out = []
         insts = blocks[b]
         for k, i in enumerate(insts):
-            if i.op in DROP or i.op.startswith("LDG") or i.op.startswith("IMAD.WIDE"):
+            # Addresses are `tid * width + base`; integer division's own
+            # IMAD.WIDE products (of registers) stay.
+            stride = len(i.uses) > 1 and i.uses[1] in ("0x4", "0x8")
+            wide_address = i.op.startswith("IMAD.WIDE") and (stride or not integer)
+            if i.op in DROP or i.op.startswith("LDG") or wide_address:
                 continue
             if i.op.startswith("STG"):
                 join = b  # the block after a call when the store follows it

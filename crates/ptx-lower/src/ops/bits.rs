@@ -47,6 +47,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
         ("sad", 32) if ty == ScalarType::S32 => sad_signed(cx, inst),
+        ("sad", 64) => super::wide::sad(cx, inst, ty == ScalarType::S64),
         _ => Err(unsupported(inst)),
     }
 }

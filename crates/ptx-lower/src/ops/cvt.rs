@@ -5,8 +5,9 @@
 use ori_ir::{HalfConvert, Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
-use super::{dst, src, unsupported};
+use super::{dst, seq, src, unsupported};
 
+mod fixup;
 mod pack;
 mod saturate;
 use crate::error::Lowered;
@@ -17,6 +18,12 @@ use crate::func::{Lowerer, WideProduct};
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let types: Vec<ScalarType> = inst.types().collect();
     let [to, from] = types.as_slice() else { return Err(unsupported(inst)) };
+    if inst.has("sat") && !to.is_float() && from.is_float() {
+        // F2I saturates anyway: NVIDIA's code is the same without `.sat`.
+        let mut plain = inst.clone();
+        plain.modifiers.retain(|m| m.name != "sat");
+        return lower(cx, &plain);
+    }
     if to.bits() == 64
         && !to.is_float()
         && matches!(from, ScalarType::U32 | ScalarType::S32)
@@ -37,6 +44,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         inst.modifiers.iter().find_map(|m| if let ModifierKind::Rounding(r) = m.kind { Some(r) } else { None });
     let words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+    if (*to, *from, rounding) == (ScalarType::Tf32, ScalarType::F32, Some(Rounding::Rna)) {
+        return tf32_rna(cx, inst, words.contains(&"satfinite")).map(|()| None);
+    }
     if pack::handles(*to, *from) {
         return pack::lower(cx, inst, *to, *from, rounding, &words).map(|()| None);
     }
@@ -48,11 +58,25 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         return copy(cx, inst, d, a).map(|()| None);
     }
     let (ftz, sat) = (words.contains(&"ftz"), words.contains(&"sat"));
-    if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) || (sat && (to.bits() != 32 || !to.is_float())) {
+    if words.iter().any(|w| !matches!(*w, "ftz" | "sat")) {
         return Err(unsupported(inst));
     }
-    if matches!(to, ScalarType::F16 | ScalarType::Bf16) || matches!(from, ScalarType::F16 | ScalarType::Bf16) {
-        return half(cx, inst, *to, *from, rounding, ftz || sat).map(|()| None);
+    if fixup::needed(*to, *from, rounding, ftz, sat) {
+        return fixup::lower(cx, inst, *to, *from, rounding, ftz, sat).map(|()| None);
+    }
+    if sat && (to.bits() != 32 || !to.is_float()) {
+        return Err(unsupported(inst));
+    }
+    if is_half(*to) || is_half(*from) {
+        // NVIDIA's code for these is the same with `.ftz` (a binary32
+        // subnormal is below binary16's range).
+        let ftz_ignored = matches!((to, from), (ScalarType::F16, ScalarType::F32) | (ScalarType::F32, ScalarType::F16));
+        if sat || (ftz && !ftz_ignored) {
+            return Err(unsupported(inst));
+        }
+        let d = dst(cx, inst, 0)?;
+        let a = src(cx, inst, 1, *from)?;
+        return half(cx, inst, d, a, *to, *from, rounding).map(|()| None);
     }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, *from)?;
@@ -186,6 +210,12 @@ fn integer(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: Scala
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, from)?;
     let Some(a) = a.as_reg() else { return Err(unsupported(inst)) };
+    // A signed narrow result of a 64-bit source is made from its low word
+    // alone, as from a 32-bit one.
+    let (a, from) = match (to, from) {
+        (S8 | S16, S64 | U64 | B64) if a.width == 2 => (a.part(0, 1), if from == S64 { S32 } else { U32 }),
+        _ => (a, from),
+    };
     if to.bits() == 8 && from.bits() <= 32 {
         // An 8-bit result fills its register extended as its own type says
         // (NVIDIA's `cvt.s8.u8` of 0x80 is 0xff80).
@@ -281,15 +311,14 @@ fn widen_narrow(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, from: 
 fn half(
     cx: &mut Lowerer<'_>,
     inst: &Instruction,
+    d: Reg,
+    a: Operand,
     to: ScalarType,
     from: ScalarType,
     rounding: Option<Rounding>,
-    ftz: bool,
 ) -> Lowered {
     use ScalarType::*;
-    let d = dst(cx, inst, 0)?;
-    let a = src(cx, inst, 1, from)?;
-    if a.as_reg().is_none() || ftz {
+    if a.as_reg().is_none() {
         return Err(unsupported(inst));
     }
     let rz = Operand::reg(Reg::RZ);
@@ -335,13 +364,20 @@ fn half(
             let mods: &[&str] = if typed { &["BF16", "F32", "PACK_AB"] } else { &["BF16", "PACK_AB"] };
             cx.emit(Opcode::F2FP, mods, vec![d.into()], vec![rz, a], inst.span)
         }
+        // `x + -0`: NVIDIA's canonical NaN, everything else kept.
+        (F16, F16, None) => {
+            let halves = |o: Operand| Operand {
+                flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags },
+                ..o
+            };
+            cx.emit(Opcode::HADD2, &[], vec![d.into()], vec![halves(a), halves(rz.negated())], inst.span)
+        }
         (F32, F16, None) => {
             let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };
             cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
         }
-        (F32, Bf16, None) => {
-            cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, Operand::int(16), rz], inst.span)
-        }
+        // Exact whatever the rounding (NVIDIA's code is the same).
+        (F32, Bf16, _) => cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, Operand::int(16), rz], inst.span),
         _ => Err(unsupported(inst)),
     }
 }
@@ -367,6 +403,47 @@ fn widen(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered<Wide
         cx.emit(Opcode::MOV, &[], hi, vec![Operand::reg(Reg::RZ)], span)?;
     }
     Ok(WideProduct { src: a, factor: Operand::int(1), signed, stable: true })
+}
+
+/// `cvt.rna[.satfinite].tf32.f32 d, a` as NVIDIA's code computes it: a
+/// finite `a` plus half a tf32 unit (`0x1000`), the low 13 bits cleared;
+/// `.satfinite` takes a result of infinite or NaN magnitude down one unit
+/// (infinity becomes the largest finite tf32).
+fn tf32_rna(cx: &mut Lowerer<'_>, inst: &Instruction, satfinite: bool) -> Lowered {
+    use seq::{Seq, rz};
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F32)?;
+    let Some(a) = a.as_reg() else { return Err(unsupported(inst)) };
+    let seq = Seq::start(cx, inst.span);
+    let pt = || Operand::reg(Reg::PT);
+    let abs = |r: Reg| Operand { flags: ori_ir::OperandFlags { abs: true, ..Default::default() }, ..Operand::reg(r) };
+    let infinite = |cx: &mut Lowerer<'_>, r: Reg| -> Lowered<Reg> {
+        let p = cx.temp(ori_ir::RegFile::P, 1);
+        let uses = vec![abs(r), Operand::f32(f32::INFINITY), pt()];
+        seq.op(cx, Opcode::FSETP, &["GEU", "AND"], vec![p.into(), pt()], uses)?;
+        Ok(p)
+    };
+    let result = (|| {
+        // SEL rather than guarded writes: every value is written once.
+        let p = infinite(cx, a)?;
+        let up = seq.value(cx, Opcode::IADD3, &[], vec![a.into(), Operand::int(0x1000), rz()])?;
+        let t = seq.value(cx, Opcode::SEL, &[], vec![a.into(), up.into(), p.into()])?;
+        let mask = Operand::int(0xffff_e000_u32 as i32 as i64);
+        let mut v = seq.lop3_value(cx, [t.into(), mask, rz()], 0xc0)?;
+        if satfinite {
+            let q = infinite(cx, v)?;
+            let down = seq.value(cx, Opcode::IADD3, &[], vec![v.into(), Operand::int(-0x2000), rz()])?;
+            v = seq.value(cx, Opcode::SEL, &[], vec![down.into(), v.into(), q.into()])?;
+        }
+        seq.result(cx, d, v)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// binary16 and bfloat16.
+fn is_half(ty: ScalarType) -> bool {
+    matches!(ty, ScalarType::F16 | ScalarType::Bf16)
 }
 
 /// Unsigned and untyped integers of up to 32 bits.

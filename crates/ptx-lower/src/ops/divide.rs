@@ -148,7 +148,8 @@ fn signed_div(cx: &mut Lowerer<'_>, seq: &Seq, d: Reg, a: Operand, b: Operand, r
 /// two Newton steps `x += hi64(x * -(b * x))` in 32-bit pieces with carry
 /// chains, the estimate `q = hi64(a * x)`, two corrections by `r >= b`, and
 /// all ones for a zero divisor. The signed form divides the magnitudes and
-/// negates when the signs differ.
+/// negates when the signs differ. (Targets with a template of NVIDIA's
+/// code in `ieee.rs`, sm_80 and sm_90, take that instead.)
 fn div64(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let pair = |cx: &mut Lowerer<'_>, i: usize| -> Lowered<Reg> {

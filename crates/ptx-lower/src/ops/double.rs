@@ -163,7 +163,7 @@ fn is_bank(x: &Operand) -> bool {
 /// its quiet bit set (`LOP3.LUT 0x80000`): PTX's NaN result. Built in a
 /// fresh pair, copied to `d` under the PTX guard.
 fn min_max(cx: &mut Lowerer<'_>, inst: &Instruction, max: bool) -> Lowered {
-    use super::seq::{Seq, when};
+    use super::seq::Seq;
     let d = dst(cx, inst, 0)?;
     let seq = Seq::start(cx, inst.span);
     let pair = |i: usize, cx: &mut Lowerer<'_>| -> Lowered<Reg> {
@@ -174,6 +174,15 @@ fn min_max(cx: &mut Lowerer<'_>, inst: &Instruction, max: bool) -> Lowered {
         }
     };
     let (a, b) = (pair(1, cx)?, pair(2, cx)?);
+    let t = min_max_pair(cx, &seq, a, b, max)?;
+    seq.finish(cx);
+    cx.copy_pair(d.into(), t.into(), inst.span)
+}
+
+/// [`min_max`]'s sequence on the pairs `a` and `b`, unguarded, into a
+/// fresh pair.
+pub(super) fn min_max_pair(cx: &mut Lowerer<'_>, seq: &super::seq::Seq, a: Reg, b: Reg, max: bool) -> Lowered<Reg> {
+    use super::seq::when;
     let (p, q) = (cx.temp(ori_ir::RegFile::P, 1), cx.temp(ori_ir::RegFile::P, 1));
     let cmp = if max { "MAX" } else { "MIN" };
     let pt = Operand::reg(Reg::PT);
@@ -185,6 +194,5 @@ fn min_max(cx: &mut Lowerer<'_>, inst: &Instruction, max: bool) -> Lowered {
     seq.op(cx, Opcode::FSEL, &[], vec![word(t, 1)], vec![word(a, 1), word(b, 1), p.into()])?;
     let uses = vec![word(b, 1), Operand::int(0x80000), Operand::reg(Reg::RZ), Operand::int(0xfc), pt.inverted()];
     seq.op_if(cx, when(q), Opcode::LOP3, &["LUT"], vec![word(t, 1)], uses)?;
-    seq.finish(cx);
-    cx.copy_pair(d.into(), t.into(), inst.span)
+    Ok(t)
 }

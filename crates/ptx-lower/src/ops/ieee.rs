@@ -1,5 +1,7 @@
 //! IEEE-correct f32/f64 division, reciprocal and square root (and the f32
-//! `div.approx`/`div.full` forms), as NVIDIA's ptxas expands them: a fast
+//! `div.approx`/`div.full` forms), and 64-bit integer division and
+//! remainder (NVIDIA's `__cuda_sm20_{div,rem}_{u,s}64` routines, whole), as
+//! NVIDIA's ptxas expands them: a fast
 //! path (`MUFU.RCP`/`RSQ`/`RCP64H` and Newton steps in `FFMA`/`DFMA`, a range
 //! check by `FCHK`, an exponent test or `DSETP`) and a slow path for the
 //! inputs the fast path cannot take (subnormals, infinities, NaNs, zeros,
@@ -145,11 +147,24 @@ const TEMPLATES: &[(&str, Family, &str)] = &[
     ("rsqrt.approx.f64", Hopper, include_str!("ieee/rsqrt_approx_f64.sm90.ori")),
     ("rsqrt.approx.f64", Ampere, include_str!("ieee/rsqrt_approx_f64.sm80.ori")),
     ("rsqrt.approx.f64", Turing, include_str!("ieee/rsqrt_approx_f64.sm75.ori")),
+    // sm_80's code of these (the same routines) gives 0 rather than all
+    // ones for a zero divisor on the interpreter: not used until that is
+    // understood (sm_80 keeps `divide::div64`).
+    ("div.u64", Hopper, include_str!("ieee/div_u64.sm90.ori")),
+    ("div.s64", Hopper, include_str!("ieee/div_s64.sm90.ori")),
+    ("rem.u64", Hopper, include_str!("ieee/rem_u64.sm90.ori")),
+    ("rem.s64", Hopper, include_str!("ieee/rem_s64.sm90.ori")),
 ];
 
 /// The template for `form` in SASS generation `generation`.
 fn template(form: &str, generation: Family) -> Option<&'static str> {
     TEMPLATES.iter().find(|t| t.0 == form && t.1 == generation).map(|t| t.2)
+}
+
+/// True when `inst` is a form this module expands for SASS generation
+/// `generation`.
+pub(super) fn has_template(inst: &Instruction, generation: Family) -> bool {
+    template(&form(inst), generation).is_some()
 }
 
 /// True when `inst` is a form this module expands.
@@ -163,17 +178,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let text = template(&form, cx.target.isa.generation).ok_or_else(|| unsupported(inst))?;
     let tmpl = ori_ir::text::parse_function(text).map_err(|e| at(inst.span, format!("internal: {form}: {e}")))?;
     let ty = ty(inst)?;
-    if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
+    if !matches!(ty, ScalarType::F32 | ScalarType::F64 | ScalarType::U64 | ScalarType::S64) {
         return Err(unsupported(inst));
     }
-    let arity = if inst.opcode.name.as_str() == "div" { 2 } else { 1 };
+    let arity = if matches!(inst.opcode.name.as_str(), "div" | "rem") { 2 } else { 1 };
     if inst.operands.len() != arity + 1 {
         return Err(unsupported(inst));
     }
     let d = dst(cx, inst, 0)?;
     let mut sources = Vec::new();
     for i in 1..=arity {
-        sources.push(src(cx, inst, i, ty)?);
+        sources.push(match ty {
+            // A 64-bit integer immediate, whole (the template copies it word by word).
+            ScalarType::U64 | ScalarType::S64 => match super::wide::src64(cx, inst, i)? {
+                super::wide::Src64::Reg(r) => Operand::reg(r),
+                super::wide::Src64::Imm(v) => Operand::int(v as i64),
+            },
+            _ => src(cx, inst, i, ty)?,
+        });
     }
     let guard = cx.guard.take();
     let result = splice(cx, &tmpl, &sources, d, guard, inst);
@@ -287,6 +309,10 @@ fn source(s: &Operand, r: Reg) -> Option<OperandKind> {
         OperandKind::Reg(reg) if r.word.is_none() => Some(OperandKind::Reg(*reg)),
         OperandKind::Reg(reg) => Some(OperandKind::Reg(reg.part(r.word.unwrap_or(0), r.width))),
         OperandKind::Imm(Imm::F32(bits)) if r.word.is_none() => Some(OperandKind::Imm(Imm::Int(i64::from(*bits)))),
+        OperandKind::Imm(Imm::Int(value)) if r.word.is_some() => {
+            let word = if r.word == Some(0) { *value as u32 } else { (*value as u64 >> 32) as u32 };
+            Some(OperandKind::Imm(Imm::Int(i64::from(word))))
+        }
         OperandKind::Imm(Imm::F64(bits)) => {
             let word = match r.word? {
                 0 => *bits as u32,

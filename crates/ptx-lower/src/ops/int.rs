@@ -89,7 +89,13 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             let b = src(cx, inst, 2, ty)?;
             let (a, b) = register_first(a, b);
             let mods: &[&str] = if signed { &["WIDE"] } else { &["WIDE", "U32"] };
-            let c = if op == "mad" { src(cx, inst, 3, ScalarType::U64)? } else { Operand::reg(Reg::RZ.wide(2)) };
+            let c = match op {
+                "mad" => match super::wide::src64(cx, inst, 3)? {
+                    super::wide::Src64::Reg(r) => r.into(),
+                    super::wide::Src64::Imm(v) => super::wide::materialize(cx, v, span)?.into(),
+                },
+                _ => Operand::reg(Reg::RZ.wide(2)),
+            };
             cx.emit(Opcode::IMAD, mods, vec![d.into()], vec![a.clone(), b.clone(), c], span)?;
             if op == "mul" {
                 return Ok(Some(WideProduct { src: a, factor: b, signed, stable: true }));

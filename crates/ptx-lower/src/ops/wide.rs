@@ -146,14 +146,27 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
         "mul" if inst.has("lo") => {
             let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
             let (a, b) = if matches!(a, Src64::Imm(_)) { (b, a) } else { (a, b) };
-            let cross = cx.temp(RegFile::R, 1);
-            cx.emit(Opcode::IMAD, &[], vec![cross.into()], vec![a.word(1), b.word(0), rz()], span)?;
-            let cross2 = cx.temp(RegFile::R, 1);
-            cx.emit(Opcode::IMAD, &[], vec![cross2.into()], vec![a.word(0), b.word(1), cross.into()], span)?;
-            let low = vec![a.word(0), b.word(0), Operand::reg(Reg::RZ.wide(2))];
-            cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], low, span)?;
-            let hi = d.part(1, 1);
-            cx.emit(Opcode::IADD3, &[], vec![hi.into()], vec![hi.into(), cross2.into(), rz()], span)
+            mul_lo(cx, d, a, b, span)
+        }
+        // The product in a fresh pair, then `add.s64 d, t, c`.
+        "mad" if inst.has("lo") || inst.has("hi") => {
+            let (a, b, c) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?, src64(cx, inst, 3)?);
+            let (a, b) = if matches!(a, Src64::Imm(_)) { (b, a) } else { (a, b) };
+            let t = cx.temp(RegFile::R, 2);
+            match (inst.has("lo"), ty) {
+                (true, _) => mul_lo(cx, t, a, b, span)?,
+                (false, ScalarType::U64) => mul_hi_u64(cx, t, a, b, span)?,
+                (false, _) => {
+                    let (Src64::Reg(_), Src64::Reg(_)) = (a, b) else { return Err(unsupported(inst)) };
+                    mul_hi_s64(cx, t, a, b, span)?
+                }
+            }
+            let carry = cx.temp(RegFile::P, 1);
+            let t = Src64::Reg(t);
+            let mut dd = Dest::new(d, &[t, c]);
+            cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![t.word(0), c.word(0), rz()], span)?;
+            let uses = vec![t.word(1), c.word(1), rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+            cx.emit(Opcode::IADD3, &["X"], vec![dd.word(1)], uses, span)
         }
         "abs" if ty == ScalarType::S64 => {
             // The negation, chosen when the high word is negative.
@@ -180,8 +193,14 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             mul_hi_u64(cx, d, a, b, span)
         }
         "mul" if inst.has("hi") && ty == ScalarType::S64 => {
-            let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
-            let (Src64::Reg(_), Src64::Reg(_)) = (a, b) else { return Err(unsupported(inst)) };
+            // A constant factor (division by a constant) in a register.
+            let pair = |i: usize, cx: &mut Lowerer<'_>| -> Lowered<Src64> {
+                Ok(match src64(cx, inst, i)? {
+                    Src64::Imm(v) => Src64::Reg(materialize(cx, v, span)?),
+                    reg => reg,
+                })
+            };
+            let (a, b) = (pair(1, cx)?, pair(2, cx)?);
             mul_hi_s64(cx, d, a, b, span)
         }
         "and" | "or" | "xor" | "not" => {
@@ -246,6 +265,65 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
         }
         _ => Err(unsupported(inst)),
     }
+}
+
+/// `sad.{u64,s64} d, a, b, c`: `c + |a - b|` as NVIDIA's code computes it,
+/// both differences and a `SEL` of each word by `a >= b` (the words'
+/// `ISETP.GE` chained by `.EX`), then the 64-bit add of `c`.
+pub(super) fn sad(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let span = inst.span;
+    let d = dst(cx, inst, 0)?;
+    let pair = |i: usize, cx: &mut Lowerer<'_>| -> Lowered<Src64> {
+        Ok(match src64(cx, inst, i)? {
+            Src64::Imm(v) => Src64::Reg(materialize(cx, v, span)?),
+            reg => reg,
+        })
+    };
+    let (a, b) = (pair(1, cx)?, pair(2, cx)?);
+    let c = src64(cx, inst, 3)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let rz = || Operand::reg(Reg::RZ);
+    let pt = || Operand::reg(Reg::PT);
+    let (low, ge) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::P, 1));
+    cx.emit(Opcode::ISETP, &["GE", "U32", "AND"], vec![low.into(), pt()], vec![a.word(0), b.word(0), pt()], span)?;
+    let mods: &[&str] = if signed { &["GE", "AND", "EX"] } else { &["GE", "U32", "AND", "EX"] };
+    cx.emit(Opcode::ISETP, mods, vec![ge.into(), pt()], vec![a.word(1), b.word(1), pt(), low.into()], span)?;
+    let difference = |cx: &mut Lowerer<'_>, x: Src64, y: Src64| -> Lowered<Reg> {
+        let (t, carry) = (cx.temp(RegFile::R, 2), cx.temp(RegFile::P, 1));
+        let uses = vec![x.word(0), y.word(0).negated(), rz()];
+        cx.emit(Opcode::IADD3, &[], vec![Operand::reg(t.part(0, 1)).undef(), carry.into()], uses, span)?;
+        let uses = vec![x.word(1), complement(y.word(1)), rz(), carry.into(), pt().inverted()];
+        cx.emit(Opcode::IADD3, &["X"], vec![t.part(1, 1).into()], uses, span)?;
+        Ok(t)
+    };
+    let (ab, ba) = (difference(cx, a, b)?, difference(cx, b, a)?);
+    let t = cx.temp(RegFile::R, 2);
+    for w in 0..2 {
+        let def = if w == 0 { Operand::reg(t.part(0, 1)).undef() } else { t.part(1, 1).into() };
+        let uses = vec![ab.part(w, 1).into(), ba.part(w, 1).into(), ge.into()];
+        cx.emit(Opcode::SEL, &[], vec![def], uses, span)?;
+    }
+    let (t, carry) = (Src64::Reg(t), cx.temp(RegFile::P, 1));
+    let mut dd = Dest::new(d, &[t, c]);
+    cx.emit(Opcode::IADD3, &[], vec![dd.word(0), carry.into()], vec![t.word(0), c.word(0), rz()], span)?;
+    let uses = vec![t.word(1), c.word(1), rz(), carry.into(), pt().inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![dd.word(1)], uses, span)
+}
+
+/// `mul.lo.{u,s}64 d, a, b` (`a` a register pair): the cross products
+/// added to the high word of `IMAD.WIDE.U32 d, a.lo, b.lo`.
+fn mul_lo(cx: &mut Lowerer<'_>, d: Reg, a: Src64, b: Src64, span: ptx_syntax::Span) -> Lowered {
+    let rz = || Operand::reg(Reg::RZ);
+    let cross = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::IMAD, &[], vec![cross.into()], vec![a.word(1), b.word(0), rz()], span)?;
+    let cross2 = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::IMAD, &[], vec![cross2.into()], vec![a.word(0), b.word(1), cross.into()], span)?;
+    let low = vec![a.word(0), b.word(0), Operand::reg(Reg::RZ.wide(2))];
+    cx.emit(Opcode::IMAD, &["WIDE", "U32"], vec![d.into()], low, span)?;
+    let hi = d.part(1, 1);
+    cx.emit(Opcode::IADD3, &[], vec![hi.into()], vec![hi.into(), cross2.into(), rz()], span)
 }
 
 /// The high 64 bits of the 128-bit product `a * b`, NVIDIA's sequence

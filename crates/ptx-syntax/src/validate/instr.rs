@@ -164,6 +164,10 @@ impl Checker<'_> {
         if modifiers_ok {
             self.family_rules(inst);
         }
+        // ptxas checks no operands of a `cvt.pack` whose types it refused.
+        if op == "cvt" && inst.has("pack") && !super::rules::is_cvt_pack(&inst.types().collect::<Vec<_>>()) {
+            return;
+        }
         self.operands(inst, spec);
     }
 

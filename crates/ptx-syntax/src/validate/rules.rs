@@ -145,11 +145,42 @@ fn comparison_errors(
     errors
 }
 
+/// `cvt.pack.sat`'s types: `.{u16,s16}.s32` of two sources, or
+/// `.{u8,s8}.s32.b32` of three (ptxas 13.5 refuses the other mixtures).
+pub(super) fn is_cvt_pack(types: &[ScalarType]) -> bool {
+    use ScalarType::*;
+    matches!(types, [U16 | S16, S32] | [U8 | S8, S32, B32])
+}
+
 fn is_integer_rounding(r: Rounding) -> bool {
     matches!(r, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
 }
 
 impl Checker<'_> {
+    /// ptxas's complaints about `cvt.RND[.satfinite][.relu].tf32.f32`
+    /// (`.relu` not with `.rna`; `.satfinite` with `.rn`/`.rz` from
+    /// sm_100); true when there was one.
+    fn tf32_errors(&mut self, inst: &Instruction, rounding: Option<Rounding>) -> bool {
+        let span = inst.span;
+        if inst.has("relu") && rounding == Some(Rounding::Rna) {
+            self.report(span, "Modifier '.relu' cannot be combined with modifier '.rna'".to_owned());
+            self.report(span, "Illegal rounding modifier for instruction 'cvt'".to_owned());
+            return true;
+        }
+        let directed = match rounding {
+            Some(Rounding::Rn) => "rn",
+            Some(Rounding::Rz) => "rz",
+            _ => return false,
+        };
+        if inst.has("satfinite") && self.sm.is_some_and(|sm| sm.number < 100) {
+            let message =
+                format!("Modifier '.satfinite' on 'cvt.tf32.f32.{directed}' requires .target sm_100 or higher");
+            self.report(span, message);
+            return true;
+        }
+        false
+    }
+
     /// Runs every rule that applies to `inst`.
     pub(super) fn family_rules(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
@@ -173,7 +204,13 @@ impl Checker<'_> {
             (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
             }
+            ("cvt", _) if inst.has("pack") && !is_cvt_pack(types) => {
+                self.report(span, "Unexpected instruction types specified for 'cvt.pack'".to_owned());
+            }
             ("cvt", [dst, src]) => {
+                if (*dst, *src) == (ScalarType::Tf32, ScalarType::F32) && self.tf32_errors(inst, rounding) {
+                    return;
+                }
                 // bfloat16 conversions other than to and from f32 (without
                 // `.ftz`) are sm_90's (ptxas 13.5 names the pair).
                 let bf16 = [*dst, *src].contains(&ScalarType::Bf16);
@@ -214,6 +251,34 @@ impl Checker<'_> {
             ("ex2", [ScalarType::F16 | ScalarType::F16x2]) if inst.has("ftz") => {
                 self.report(span, "Illegal modifier '.ftz' for instruction 'ex2'".to_owned());
             }
+            // Integer `.sat` is `s32`'s (and `add.sat.u32` sm_12x's).
+            ("add" | "sub" | "mad" | "mad24", [t]) if inst.has("sat") && is_int(*t) && *t != ScalarType::S32 => {
+                match self.sm {
+                    Some(sm) if op == "add" && *t == ScalarType::U32 => {
+                        if sm.number / 10 != 12 {
+                            self.report(span, format!("Feature 'add.sat' not supported on .target '{sm}'"));
+                        }
+                    }
+                    _ => self.report(span, format!("Modifier '.sat' does not apply to '.{}' type", t.name())),
+                }
+            }
+            ("min" | "max", [t]) if inst.has("relu") && is_int(*t) && *t != ScalarType::S32 => {
+                self.report(span, format!("Illegal modifier '.relu' for instruction '{op}' with type '.{}'", t.name()));
+            }
+            ("match", [t]) if !matches!(t, ScalarType::B32 | ScalarType::B64) => {
+                self.report(span, "Unexpected instruction types specified for 'match'".to_owned());
+            }
+            // binary32 reductions are sm_10x's, `a`/`f` targets only.
+            ("redux", [ScalarType::F32]) => {
+                if let Some(sm) = self.sm {
+                    if inst.has("abs") && sm.number < 86 {
+                        self.report(span, "Feature '.abs' requires .target sm_86 or higher".to_owned());
+                    }
+                    if sm.number / 10 != 10 || sm.suffix.is_none() {
+                        self.report(span, format!("Instruction 'redux.f32' not supported on .target '{sm}'"));
+                    }
+                }
+            }
             ("min" | "max", [ScalarType::F64]) if inst.has("NaN") => {
                 self.report(span, format!("Illegal modifier '.NaN' for instruction '{op}'"));
             }
@@ -252,7 +317,12 @@ impl Checker<'_> {
                 let cmp = COMPARISONS.iter().find(|c| inst.has(c)).copied().unwrap_or("eq");
                 let pair = matches!(&inst.operands.first().map(|o| &o.kind),
                     Some(ExprKind::Binary(BinaryOp::Or, _, q)) if !matches!(q.kind, ExprKind::Sink));
-                for message in comparison_errors(op, dst, *src, cmp, inst.has("ftz"), pair) {
+                // ptxas refuses a literal of a half type ("Arguments
+                // mismatch") and then says nothing of `.ftz`.
+                let half = matches!(src, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2);
+                let literal = inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Int { .. } | ExprKind::Float(_)));
+                let ftz = inst.has("ftz") && !(half && literal);
+                for message in comparison_errors(op, dst, *src, cmp, ftz, pair) {
                     self.report(span, message);
                 }
             }

@@ -4,7 +4,7 @@
 //! `cvt.sat.s32.s64`: the low word where the high word is its sign
 //! extension, else the bound by the sign). Narrow types (NVIDIA's
 //! `I2I.*.SAT`) clamp the source widened to 32 bits with integer
-//! minimum/maximum instead; from 64-bit sources they are not lowered yet.
+//! minimum/maximum instead (from 64-bit sources after a clamp to 32 bits).
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ScalarType};
@@ -18,11 +18,29 @@ use crate::func::Lowerer;
 /// a source of at most 32 bits to a narrower or narrow type, [`clamp`].
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
     use ScalarType::*;
-    if !matches!(to, U32 | S32 | U64 | S64) || !matches!(from, U32 | S32 | U64 | S64) {
-        return clamp(cx, inst, to, from);
-    }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, from)?.as_reg().ok_or_else(|| unsupported(inst))?;
+    if matches!(to, U32 | S32 | U64 | S64) && matches!(from, U32 | S32 | U64 | S64) {
+        return words(cx, inst, d, a, to, from);
+    }
+    if !matches!(from, U64 | S64) {
+        return clamp(cx, inst, d, a, to, from);
+    }
+    // From 64 bits to a narrow type: to the 32-bit type of the source's
+    // sign first (the bounds of every narrow type lie inside its range),
+    // then as from 32 bits.
+    let word = if from == S64 { S32 } else { U32 };
+    let t = cx.temp(ori_ir::RegFile::R, 1);
+    let guard = cx.guard.take();
+    let first = words(cx, inst, t, a, word, from);
+    cx.guard = guard;
+    first?;
+    clamp(cx, inst, d, t, to, word)
+}
+
+/// [`lower`] between `u32`, `s32`, `u64` and `s64`, `a` into `d`.
+fn words(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, to: ScalarType, from: ScalarType) -> Lowered {
+    use ScalarType::*;
     if d.width != to.bits() as u8 / 32 || a.width != from.bits() as u8 / 32 {
         return Err(unsupported(inst));
     }
@@ -105,7 +123,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, fr
 /// sign (`PRMT` / `LOP3`), clamped to the destination's range by
 /// `[V]IMNMX` (signed or unsigned as the source), the high word of a
 /// 64-bit destination zero (only `u64` from a signed source saturates).
-fn clamp(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarType) -> Lowered {
+fn clamp(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, to: ScalarType, from: ScalarType) -> Lowered {
     use ScalarType::*;
     let signed = |t: ScalarType| matches!(t, S8 | S16 | S32 | S64);
     let range = |t: ScalarType| -> (i64, i64) {
@@ -115,8 +133,6 @@ fn clamp(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, from: ScalarT
     if from.bits() > 32 || to == S64 {
         return Err(unsupported(inst));
     }
-    let d = dst(cx, inst, 0)?;
-    let a = src(cx, inst, 1, from)?.as_reg().ok_or_else(|| unsupported(inst))?;
     let (lo, hi) = range(to);
     let (from_lo, from_hi) = range(from);
     let minmax = cx.target.isa.int_minmax;
