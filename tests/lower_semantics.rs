@@ -2739,6 +2739,47 @@ fn fp8_mma_matches_nvidia() {
     }
 }
 
+/// `tests/ptx/stmatrix.ptx` (sm_90): the six m8n8 `stmatrix` forms on
+/// NVIDIA's cubin against the PTX ISA's fragment layout (lane `l` = group
+/// `g = l / 4`, thread `t = l % 4`: its word `i` holds row `g`, columns
+/// `2t` and `2t + 1` of matrix `i`; transposed, column `g` of rows `2t`
+/// and `2t + 1`), and ours against NVIDIA's, lowered and compiled.
+#[test]
+fn stmatrix_matches_nvidia() {
+    let mut x = 0x1234_5678u32;
+    let words: Vec<[u32; 4]> = (0..32).map(|_| [0; 4].map(|_| xorshift(&mut x))).collect();
+    let input: Vec<u8> = words.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+    // Each form's block: which source word of each lane is matrix i, and
+    // whether it is transposed.
+    let forms: [(&[usize], bool); 6] =
+        [(&[0], false), (&[0, 1], false), (&[0, 1, 2, 3], false), (&[1], true), (&[2, 3], true), (&[3, 2, 1, 0], true)];
+    let mut want = vec![0u8; 6 * 512];
+    for (block, (regs, trans)) in forms.iter().enumerate() {
+        for (i, &reg) in regs.iter().enumerate() {
+            for (lane, w) in words.iter().enumerate() {
+                let (g, t) = (lane / 4, lane % 4);
+                for half in 0..2 {
+                    let (row, col) = if *trans { (2 * t + half, g) } else { (g, 2 * t + half) };
+                    let at = block * 512 + i * 128 + row * 16 + col * 2;
+                    want[at..at + 2].copy_from_slice(&((w[reg] >> (16 * half)) as u16).to_le_bytes());
+                }
+            }
+        }
+    }
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0xa5; 6 * 512])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("stmatrix") else { return };
+    let nvidia = run_nvidia(&oracle, "stmatrix", 90, [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+    for (block, (g, w)) in nvidia.chunks(512).zip(want.chunks(512)).enumerate() {
+        assert_eq!(g, w, "NVIDIA's stmatrix: form {block}");
+    }
+    for (stage, module) in ["lowered", "final"].iter().zip(test_stages("stmatrix", 90)) {
+        let got = run(&module, "stmatrix", [1, 1, 1], [32, 1, 1], &args()).swap_remove(1);
+        for (block, (g, w)) in got.chunks(512).zip(nvidia.chunks(512)).enumerate() {
+            assert_eq!(g, w, "stmatrix sm_90 {stage}: form {block}");
+        }
+    }
+}
+
 /// The next value of a xorshift32 sequence: reproducible test inputs.
 fn xorshift(x: &mut u32) -> u32 {
     *x ^= *x << 13;

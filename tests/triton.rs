@@ -12,13 +12,7 @@ use nv_oracle::Oracle;
 
 /// Fixtures our ptxas does not compile yet: (file, the start of the first
 /// error's message).
-const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    // The f16 result goes to shared memory through stmatrix, not lowered yet
-    // (its cvt.rn.f16x2.f32 packs are).
-    ("matmul_f16.sm90a.ptx", "lowering of 'stmatrix.sync.aligned.m8n8.x4.trans.shared.b16'"),
-    // fp8 wgmma is QGMMA, not lowered yet.
-    ("matmul_fp8.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3'"),
-];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
 
 /// Triton 3.x's arguments before `FILE -o CUBIN` (xtask's `triton_args`).
 fn triton_args(gpu_name: &str) -> Vec<String> {

@@ -118,6 +118,7 @@ pub static ADDRESS_OFFSETS: &[AddressOffset] = &[
     AddressOffset { opcode: 0x38d, desc: false, field: OFFSET_40 }, // ATOMS.CAST (bits 32..39: a register)
     AddressOffset { opcode: 0x38c, desc: false, field: OFFSET_40 }, // ATOMS.OP (register address)
     AddressOffset { opcode: 0x83b, desc: false, field: OFFSET_40 }, // LDSM
+    AddressOffset { opcode: 0x844, desc: false, field: OFFSET_40 }, // STSM (sm_90)
     AddressOffset { opcode: 0xfae, desc: false, field: LDGSTS_SHARED }, // LDGSTS's shared destination
     AddressOffset { opcode: 0xfae, desc: true, field: LDGSTS_GLOBAL }, // LDGSTS's global source
 ];
@@ -1381,6 +1382,33 @@ macro_rules! unpack_fp8 {
 /// that differs between threads; the corpus has only `[UR]`). The register
 /// sits at bits 24..31, where the `[UR]` forms hold `RZ`.
 pub static PROBED_SM90: &[Form] = &[
+    // `stmatrix`: STSM.16.M88 [R5], R8, NVIDIA's 0x000fe20000000000_0000000805007844
+    // (sm_90; ptxas refuses stmatrix below sm_90). nvdisasm's flips: the
+    // address register at 24..31, the stored registers at 32..39, the
+    // offset at 40..63 (signed), the count at 72..73 and `.MT88` at 78
+    // (the LDSM family's fields), bit 75 `???1` (`.16` is 0), bit 91 adds
+    // a uniform register at 64..69 (`[R5+UR0]`); bits 74, 76..90 and
+    // 92..104 print nothing, and no reuse bit prints `.reuse`.
+    Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[reg_at!(24, None), reg_at!(32, None)],
+        bits: 0x00000000000000000000000000000844,
+        mask: 0x0000000008004b00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            reg_at!(24, None),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(32, None),
+        ],
+        bits: 0x00000000080000000000000000000844,
+        mask: 0x0000000008004b00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // F2FP.F16.F32.PACK_AB.RZ R3, RZ, R0: NVIDIA's 0x008fce00000180ff_00000000ff03723e.
     Form {
         mnemonic: "F2FP.F16.F32.PACK_AB.RZ",
@@ -1535,8 +1563,11 @@ pub static PROBED_SM90: &[Form] = &[
 /// (`families.rs`), derived from these.
 macro_rules! hgmma {
     ($operands:expr, $bits:literal) => {
+        hgmma!("HGMMA.64x8x16.F32", $operands, $bits)
+    };
+    ($mnemonic:literal, $operands:expr, $bits:literal) => {
         Form {
-            mnemonic: "HGMMA.64x8x16.F32",
+            mnemonic: $mnemonic,
             operands: $operands,
             atoms: &[
                 reg_at!(16, None),
@@ -1555,8 +1586,18 @@ macro_rules! hgmma {
     };
 }
 
-/// Probed forms of the sm_90a warpgroup MMA (see [`hgmma`]).
+/// Probed forms of the sm_90a warpgroup MMA (see [`hgmma`]). The fp8
+/// `QGMMA` (opcode 0x9f3; NVIDIA's `QGMMA.64x8x32.F32.E4M3.E4M3 R24,
+/// gdesc[UR4], R24, UP0` for `wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3`
+/// with a run-time scale-d) has HGMMA's operand fields; nvdisasm's flips
+/// of the word with `gsb0` and no predicate: N / 8 - 1 at bits 53..57
+/// (bit 58 `INVALID32`), `.negA` 72, `.negB` 63, `.SP` 73, `F16`/`F32`
+/// at 75, A's type at 76 and B's at 77 (`E4M3`, `E5M2`), the group
+/// scoreboard at 84..86, the scale-d predicate at 87..90; bits 61..62
+/// (HGMMA's transposes) print nothing: fp8 operands are K-major only.
 pub static PROBED_HGMMA: &[Form] = &[
+    hgmma!("QGMMA.64x8x32.F32.E4M3.E4M3", &["{R}", "gdesc[{U}]", "{R}"], 0x000000000870080000000000000009f3),
+    hgmma!("QGMMA.64x8x32.F32.E4M3.E4M3", &["{R}", "gdesc[{U}]", "{R}", "gsb0"], 0x000000000800080000000000000009f3),
     hgmma!(&["{R}", "gdesc[{U}]", "{R}"], 0x000000000870080000000000000009f0),
     hgmma!(&["{R}", "gdesc[{U}].tnspA", "{R}"], 0x000000000870080020000000000009f0),
     hgmma!(&["{R}", "gdesc[{U}].tnspB", "{R}"], 0x000000000870080040000000000009f0),

@@ -123,7 +123,8 @@
 //! bit 75 the shape `1688 16816`, bit 76 the accumulator `F16 F32`, bits
 //! 82..83 the input type (f16: none) `BF16 TF32`. `LDSM` (`0x83b`,
 //! ldmatrix `.x1/.x2/.x4`, `.trans`): bits 72..73 the count (none) `2 4`,
-//! bit 78 `M88 MT88`.
+//! bit 78 `M88 MT88`; `STSM` (`0x844`, stmatrix, sm_90 only) has the same
+//! two fields (nvdisasm's flips of NVIDIA's `STSM.16.M88 [R5], R8`).
 //!
 //! **sm_75** (`nvdisasm -b SM75`): every family above prints alike but
 //! for these, which have Turing rows of their own (first in [`FAMILIES`],
@@ -492,6 +493,51 @@ const HGMMA_ACC: Slot = Slot::Field(WordField { pos: 75, len: 1, words: &["F16",
 /// The input type of HGMMA (bits 76..77; binary16 has no word).
 const HGMMA_INPUT: Slot = Slot::Field(WordField { pos: 76, len: 2, words: &["", "BF16", "TF32"] });
 
+/// The shape of QGMMA (bits 53..57: N / 8 - 1; K is 32; bit 58 prints
+/// `INVALID32`).
+const QGMMA_SHAPE: Slot = Slot::Field(WordField {
+    pos: 53,
+    len: 5,
+    words: &[
+        "64x8x32",
+        "64x16x32",
+        "64x24x32",
+        "64x32x32",
+        "64x40x32",
+        "64x48x32",
+        "64x56x32",
+        "64x64x32",
+        "64x72x32",
+        "64x80x32",
+        "64x88x32",
+        "64x96x32",
+        "64x104x32",
+        "64x112x32",
+        "64x120x32",
+        "64x128x32",
+        "64x136x32",
+        "64x144x32",
+        "64x152x32",
+        "64x160x32",
+        "64x168x32",
+        "64x176x32",
+        "64x184x32",
+        "64x192x32",
+        "64x200x32",
+        "64x208x32",
+        "64x216x32",
+        "64x224x32",
+        "64x232x32",
+        "64x240x32",
+        "64x248x32",
+        "64x256x32",
+    ],
+});
+/// The type of QGMMA's A (bit 76).
+const QGMMA_A: Slot = Slot::Field(WordField { pos: 76, len: 1, words: &["E4M3", "E5M2"] });
+/// The type of QGMMA's B (bit 77).
+const QGMMA_B: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["E4M3", "E5M2"] });
+
 /// The families, from the nvdisasm probes above. An SM's own row for an
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
@@ -551,7 +597,9 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
     Family { opcode: "HMMA", sm: None, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
     Family { opcode: "HGMMA", sm: Some(Sm::Sm90), slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
+    Family { opcode: "QGMMA", sm: Some(Sm::Sm90), slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B], negate: None },
     Family { opcode: "LDSM", sm: None, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family { opcode: "STSM", sm: Some(Sm::Sm90), slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
     Family { opcode: "LDGSTS", sm: None, slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL], negate: NOT_90 },
 ];
 

@@ -111,8 +111,9 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
                 }
             }
         }
-        // `LDSM.16.M88.4` loads four registers.
-        LDSM => {
+        // `LDSM.16.M88.4 R4, [R3]` loads four registers, `STSM.16.M88.4
+        // [R72], R24` stores four.
+        LDSM | STSM => {
             let w = if inst.has_mod("4") {
                 4
             } else if inst.has_mod("2") {
@@ -120,7 +121,10 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
             } else {
                 1
             };
-            widen(inst.defs.iter_mut(), w);
+            match inst.op {
+                LDSM => widen(inst.defs.iter_mut(), w),
+                _ => widen(inst.uses.iter_mut().skip(1).take(1), w),
+            }
         }
         // m16n8k16 (and m16n8k8 of tf32): A is four registers, B two;
         // m16n8k8 of 16-bit inputs: A two, B one. C and D are four
@@ -145,7 +149,7 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         // `HGMMA.64xNxK.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
         // thread (N / 4 for F16 ones); with A in shared memory `gdesc[UR4]`
         // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7.
-        HGMMA => {
+        HGMMA | QGMMA => {
             // N reaches 256: parsed wider than the accumulator count.
             let n =
                 inst.mods.first().and_then(|m| m.name().strip_prefix("64x")?.split('x').next()?.parse::<u16>().ok());

@@ -1132,6 +1132,28 @@ impl Cta<'_> {
                     }
                 }
             }
+            Kind::Stsm { matrices, trans } => {
+                if active != u32::MAX {
+                    return fault(format!("STSM with lanes {:#010x} active: it needs the whole warp", active));
+                }
+                let mut rows = [0u64; LANES];
+                let mut data = [[0u32; 4]; LANES];
+                for lane in 0..LANES {
+                    rows[lane] = self.addr(w, step, 0, lane, Space::Shared)?;
+                    self.words(w, step, 1, lane, &mut data[lane][..usize::from(matrices)])?;
+                }
+                for i in 0..usize::from(matrices) {
+                    for (lane, words) in data.iter().enumerate() {
+                        for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
+                            let own = self.cluster_shared(rows[row] + byte).filter(|w| w.0 == self.rank);
+                            let Some(dst) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2)) else {
+                                return fault(format!("STSM row address {:#x} out of bounds (lane {row})", rows[row]));
+                            };
+                            store_le(dst, u64::from(words[i] >> (16 * k) & 0xffff));
+                        }
+                    }
+                }
+            }
             Kind::Hmma(op) => {
                 if active != u32::MAX {
                     return fault(format!("HMMA with lanes {:#010x} active: it needs the whole warp", active));

@@ -1,6 +1,6 @@
 //! What an instruction does, decided once from its opcode and modifiers.
 
-use ori_ir::{Inst, OperandKind};
+use ori_ir::{Inst, Opcode, OperandKind};
 
 use crate::sem::cmp::{BoolOp, Cmp};
 use crate::sem::float::Round;
@@ -399,6 +399,12 @@ pub enum Kind {
         matrices: u8,
         trans: bool,
     },
+    /// `STSM.16.M88[.2|.4]` / `.MT88`: the mirror of [`Kind::Ldsm`], each
+    /// lane's words stored where `LDSM` would have loaded them.
+    Stsm {
+        matrices: u8,
+        trans: bool,
+    },
     /// `HMMA.{16816,1688}.{F32,F16}[.BF16/.TF32]` (`sem::mma::hmma`).
     Hmma(crate::sem::mma::Hmma),
     /// `IMMA.{16832,16816}.{S8,U8}.{S8,U8}[.SAT]` (`sem::imma::imma`).
@@ -419,10 +425,11 @@ pub enum Kind {
 pub enum WgmmaOp {
     /// `WARPGROUP.ARRIVE` (`wgmma.fence`).
     Arrive,
-    /// `HGMMA.64xNxK.F32[.BF16|.TF32] d, gdesc[UR], c[, scale-d][, gsb0]`:
-    /// A and B from shared memory, not transposed; `closes` when it
-    /// carries `gsb0` (`wgmma.commit_group`).
-    Hgmma { n: u32, input: WgmmaInput, closes: bool },
+    /// `HGMMA.64xNxK.F32[.BF16|.TF32] d, gdesc[UR], c[, scale-d][, gsb0]`
+    /// and fp8 `QGMMA.64xNx32.F32.{E4M3,E5M2}.{E4M3,E5M2}`: A (of type
+    /// `input`) and B (`b_input`) from shared memory, not transposed;
+    /// `closes` when it carries `gsb0` (`wgmma.commit_group`).
+    Hgmma { n: u32, input: WgmmaInput, b_input: WgmmaInput, closes: bool },
     /// `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
     Depbar { keep: u32 },
 }
@@ -437,12 +444,17 @@ pub enum WgmmaInput {
     Bf16,
     /// tf32 in 32-bit words (`.TF32`).
     Tf32,
+    /// fp8 E4M3 (`QGMMA`'s `.E4M3`).
+    E4m3,
+    /// fp8 E5M2 (`.E5M2`).
+    E5m2,
 }
 
 impl WgmmaInput {
     /// Bytes per element in shared memory.
     pub fn bytes(self) -> usize {
         match self {
+            WgmmaInput::E4m3 | WgmmaInput::E5m2 => 1,
             WgmmaInput::F16 | WgmmaInput::Bf16 => 2,
             WgmmaInput::Tf32 => 4,
         }
@@ -603,28 +615,35 @@ fn cmp_op(inst: &Inst) -> Option<(Cmp, BoolOp)> {
     Some((cmp, op))
 }
 
-/// `HGMMA.64xNxK.F32[.BF16|.TF32]` with both operands behind a
-/// descriptor, neither transposed (an A in registers comes as a register
-/// operand before `gdesc`; f16 accumulators, transposed and fp8 operands
-/// are not modelled).
+/// `HGMMA.64xNxK.F32[.BF16|.TF32]` and `QGMMA.64xNx32.F32.A.B` (fp8) with
+/// both operands behind a descriptor, neither transposed (an A in
+/// registers comes as a register operand before `gdesc`; f16 accumulators
+/// and transposed operands are not modelled).
 fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
-    let (shape, acc, ty) = match &inst.mods[..] {
-        [shape, acc] => (shape, acc, None),
-        [shape, acc, ty] => (shape, acc, Some(ty.name())),
-        _ => return None,
+    let fp8 = |m: &ori_ir::Modifier| match m.name() {
+        "E4M3" => Some(WgmmaInput::E4m3),
+        "E5M2" => Some(WgmmaInput::E5m2),
+        _ => None,
     };
-    let input = match ty {
-        None => WgmmaInput::F16,
-        Some("BF16") => WgmmaInput::Bf16,
-        Some("TF32") => WgmmaInput::Tf32,
-        Some(_) => return None,
+    let (shape, acc, input, b_input) = match (inst.op, &inst.mods[..]) {
+        (Opcode::HGMMA, [shape, acc]) => (shape, acc, WgmmaInput::F16, WgmmaInput::F16),
+        (Opcode::HGMMA, [shape, acc, ty]) => {
+            let input = match ty.name() {
+                "BF16" => WgmmaInput::Bf16,
+                "TF32" => WgmmaInput::Tf32,
+                _ => return None,
+            };
+            (shape, acc, input, input)
+        }
+        (Opcode::QGMMA, [shape, acc, a, b]) => (shape, acc, fp8(a)?, fp8(b)?),
+        _ => return None,
     };
     let (n, k) = shape.name().strip_prefix("64x")?.split_once('x')?;
     let n: u32 = n.parse().ok()?;
     let desc_first = matches!(inst.uses.first(), Some(u) if matches!(u.kind, OperandKind::MatrixDesc(_)) && u.flags.layout.is_none());
     let closes = inst.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(0)));
     let shape_ok = k.parse::<usize>().ok() == Some(input.k()) && n % 8 == 0 && (8..=256).contains(&n);
-    (acc.name() == "F32" && desc_first && shape_ok).then_some(WgmmaOp::Hgmma { n, input, closes })
+    (acc.name() == "F32" && desc_first && shape_ok).then_some(WgmmaOp::Hgmma { n, input, b_input, closes })
 }
 
 /// Whether source `i` of `inst` is `RZ`.
@@ -683,7 +702,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
             _ => Kind::Unsupported,
         },
-        "HGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
+        "HGMMA" | "QGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
         "BSSY" => Kind::Bssy,
         "BSYNC" => Kind::Bsync,
         "BREAK" => Kind::Break,
@@ -891,16 +910,17 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // nvdisasm prints the default `.AND` of REDUX as nothing.
         "MATCH" => Kind::Match { all: m("ALL"), wide: m("U64") },
         "REDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
-        "LDSM" if m("16") && (m("M88") || m("MT88")) => Kind::Ldsm {
-            matrices: if m("4") {
+        "LDSM" | "STSM" if m("16") && (m("M88") || m("MT88")) => {
+            let matrices = if m("4") {
                 4
             } else if m("2") {
                 2
             } else {
                 1
-            },
-            trans: m("MT88"),
-        },
+            };
+            let trans = m("MT88");
+            if name == "LDSM" { Kind::Ldsm { matrices, trans } } else { Kind::Stsm { matrices, trans } }
+        }
         // The f16-accumulator and bf16/tf32 forms have other layouts.
         "HMMA" => hmma(inst).map_or(Kind::Unsupported, Kind::Hmma),
         "IMMA" => imma(inst).map_or(Kind::Unsupported, Kind::Imma),

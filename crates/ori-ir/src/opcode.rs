@@ -223,6 +223,8 @@ opcodes! {
     RED: Variable, 0..=0, 2..=2, ST;
     REDG: Variable, 0..=0, 2..=2, ST;
     LDSM: Variable, 1..=1, 1..=1, LD.union(WS);
+    // `stmatrix` (sm_90+): `STSM.16.M88.4 [R72+0x800], R56`.
+    STSM: Variable, 0..=0, 2..=2, ST.union(WS);
     LDGSTS: Variable, 0..=0, 2..=3, RMW;
     LDGDEPBAR: Variable, 0..=0, 0..=0, FX;
     DEPBAR: Fixed, 0..=0, 1..=2, FX;
@@ -275,6 +277,8 @@ opcodes! {
     ENDCOLLECTIVE: Fixed, 0..=0, 0..=0, FX;
     ACQBULK: Fixed, 0..=0, 0..=0, FX;
     HGMMA: Variable, 1..=1, 2..=4, WSFX;
+    // fp8 warpgroup MMA: `QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24`.
+    QGMMA: Variable, 1..=1, 2..=4, WSFX;
     WARPGROUP: Fixed, 0..=0, 0..=2, WSFX;
 }
 
@@ -293,6 +297,13 @@ impl Opcode {
         use Opcode::*;
         let unsigned = matches!(self, MOV | UMOV | LOP3 | SEL | SHF | WARPSYNC | VIADD | VABSDIFF);
         crate::Imm::Int(if unsigned { i64::from(word) } else { i64::from(word as i32) })
+    }
+
+    /// A warpgroup MMA (`HGMMA`, fp8 `QGMMA`): asynchronous, its
+    /// accumulators one tuple of up to 128 registers, waited for by
+    /// `WARPGROUP.DEPBAR` rather than a scoreboard.
+    pub fn is_warpgroup_mma(self) -> bool {
+        matches!(self, Opcode::HGMMA | Opcode::QGMMA)
     }
 
     /// The mnemonic as nvdisasm prints it.
@@ -362,68 +373,100 @@ static MODIFIERS: &[&str] = &[
     "4A",
     "64",
     "64x104x16",
+    "64x104x32",
     "64x104x8",
     "64x112x16",
+    "64x112x32",
     "64x112x8",
     "64x120x16",
+    "64x120x32",
     "64x120x8",
     "64x128x16",
+    "64x128x32",
     "64x128x8",
     "64x136x16",
+    "64x136x32",
     "64x136x8",
     "64x144x16",
+    "64x144x32",
     "64x144x8",
     "64x152x16",
+    "64x152x32",
     "64x152x8",
     "64x160x16",
+    "64x160x32",
     "64x160x8",
     "64x168x16",
+    "64x168x32",
     "64x168x8",
     "64x16x16",
+    "64x16x32",
     "64x16x8",
     "64x176x16",
+    "64x176x32",
     "64x176x8",
     "64x184x16",
+    "64x184x32",
     "64x184x8",
     "64x192x16",
+    "64x192x32",
     "64x192x8",
     "64x200x16",
+    "64x200x32",
     "64x200x8",
     "64x208x16",
+    "64x208x32",
     "64x208x8",
     "64x216x16",
+    "64x216x32",
     "64x216x8",
     "64x224x16",
+    "64x224x32",
     "64x224x8",
     "64x232x16",
+    "64x232x32",
     "64x232x8",
     "64x240x16",
+    "64x240x32",
     "64x240x8",
     "64x248x16",
+    "64x248x32",
     "64x248x8",
     "64x24x16",
+    "64x24x32",
     "64x24x8",
     "64x256x16",
+    "64x256x32",
     "64x256x8",
     "64x32x16",
+    "64x32x32",
     "64x32x8",
     "64x40x16",
+    "64x40x32",
     "64x40x8",
     "64x48x16",
+    "64x48x32",
     "64x48x8",
     "64x56x16",
+    "64x56x32",
     "64x56x8",
     "64x64x16",
+    "64x64x32",
     "64x64x8",
     "64x72x16",
+    "64x72x32",
     "64x72x8",
     "64x80x16",
+    "64x80x32",
     "64x80x8",
     "64x88x16",
+    "64x88x32",
     "64x88x8",
     "64x8x16",
+    "64x8x32",
     "64x8x8",
     "64x96x16",
+    "64x96x32",
     "64x96x8",
     "8",
     "A1T0",

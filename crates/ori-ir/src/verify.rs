@@ -228,7 +228,7 @@ impl Checker<'_> {
         let at = Some(pos);
         let max_width = if reg.file.is_predicate() || reg.file == RegFile::B {
             1
-        } else if inst.op == crate::Opcode::HGMMA && reg.file == RegFile::R {
+        } else if inst.op.is_warpgroup_mma() && reg.file == RegFile::R {
             // m64n256 with f32 accumulators: 128 per thread.
             128
         } else {

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use ori_ir::{
-    Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm, SrcLoc,
-    Target,
+    Address, BlockId, Function, FunctionKind, Guard, Inst, Modifier, OpFlags, Opcode, Operand, Reg, RegFile, Sm,
+    SrcLoc, Target,
 };
 use ptx_syntax::ast::{self, Block, Instruction, StateSpace, Statement};
 use ptx_syntax::{LineIndex, Span};
@@ -607,8 +607,14 @@ impl<'m> Lowerer<'m> {
 
     /// The last instruction with opcode `op` in the block being filled.
     pub fn last_emitted_mut(&mut self, op: Opcode) -> Option<&mut Inst> {
+        self.last_emitted_where(|o| o == op)
+    }
+
+    /// [`Self::last_emitted_mut`] for the last instruction whose opcode
+    /// satisfies `pred`.
+    pub fn last_emitted_where(&mut self, pred: impl Fn(Opcode) -> bool) -> Option<&mut Inst> {
         let block = self.current?;
-        let id = *self.func.blocks[block].insts.iter().rev().find(|&&i| self.func.insts[i].op == op)?;
+        let id = *self.func.blocks[block].insts.iter().rev().find(|&&i| pred(self.func.insts[i].op))?;
         Some(&mut self.func.insts[id])
     }
 

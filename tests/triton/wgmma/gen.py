@@ -20,8 +20,13 @@ FORMS = [
     ("f16_n256", "m64n256k16.f32.f16.f16", 256, 16, "1, 1, 0, 0"),
     ("bf16_n64", "m64n64k16.f32.bf16.bf16", 64, 16, "1, 1, 0, 0"),
     ("tf32_n64", "m64n64k8.f32.tf32.tf32", 64, 8, "1, 1"),
+    # fp8 (QGMMA): Triton's e4m3 form and the mixed and e5m2 ones.
+    ("e4m3_n128", "m64n128k32.f32.e4m3.e4m3", 128, 32, "1, 1"),
+    ("e5m2_e4m3_n64", "m64n64k32.f32.e5m2.e4m3", 64, 32, "1, 1"),
+    ("e4m3_e5m2_n64", "m64n64k32.f32.e4m3.e5m2", 64, 32, "1, 1"),
+    ("e5m2_n256", "m64n256k32.f32.e5m2.e5m2", 256, 32, "1, 1"),
 ]
-A_BYTES = 64 * 32  # 64 rows of 32 bytes (16 f16 or 8 tf32)
+A_BYTES = 64 * 32  # 64 rows of 32 bytes (16 f16, 8 tf32 or 32 fp8)
 
 
 def kernel(name, form, n, imms):

@@ -2407,6 +2407,29 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000844,
+        mask: 0x0000000008004b00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000844,
+        mask: 0x0000000008004b00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "F2FP.F16.F32.PACK_AB.RZ",
         operands: &["{R}", "{R}", "{R}"],
         atoms: &[
@@ -3026,6 +3049,30 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000020d0000000000000000245,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "QGMMA.64x8x32.F32.E4M3.E4M3",
+        operands: &["{R}", "gdesc[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000870080000000000000009f3,
+        mask: 0x000001ffffffff00ffffffffc0000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "QGMMA.64x8x32.F32.E4M3.E4M3",
+        operands: &["{R}", "gdesc[{U}]", "{R}", "gsb0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000800080000000000000009f3,
+        mask: 0x000001ffffffff00ffffffffc0000fff,
         uniform_guard: false,
     },
     Form {
@@ -5515,6 +5562,31 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000001800400000000000000038d,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000844,
+        mask: 0x0000000008004b000000000000000fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "STSM.16.M88",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000844,
+        mask: 0x0000000008004b000000000000000fff,
         uniform_guard: false,
     },
     Form {

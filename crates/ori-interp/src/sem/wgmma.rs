@@ -35,6 +35,10 @@
 //! - Arithmetic: as `HMMA` (`sem::mma`): binary16, bfloat16 and tf32 (a
 //!   binary32 word without its low 13 mantissa bits) products exact in f64,
 //!   summed with C in f64 and rounded once to binary32; NaN canonical.
+//!   fp8 `QGMMA` (E4M3/E5M2 for A and B each, K = 32, one byte per element:
+//!   sixteen to a core-matrix row) the same way, its elements converted
+//!   exactly. The hardware's own accumulation order and width are not
+//!   modelled: tests choose inputs whose sums are exact in any order.
 
 use ori_ir::RegFile;
 
@@ -103,6 +107,10 @@ fn input_value(input: WgmmaInput, bits: u32) -> f64 {
         WgmmaInput::Bf16 => f64::from(f32::from_bits(bits << 16)),
         // tf32 is binary32 with the low 13 mantissa bits ignored.
         WgmmaInput::Tf32 => f64::from(f32::from_bits(bits & 0xffff_e000)),
+        // Exact in binary16; E4M3's NaN (`S.1111.111`) has no binary16 twin.
+        WgmmaInput::E4m3 | WgmmaInput::E5m2 => {
+            half::fp8_to_f16(bits as u8, input == WgmmaInput::E4m3).map_or(f64::NAN, |h| f64::from(half::to_f32(h)))
+        }
     }
 }
 
@@ -112,15 +120,21 @@ fn input_value(input: WgmmaInput, bits: u32) -> f64 {
 /// each), read as zeros when `scale_d` is false. Returns the lanes' new
 /// accumulators. The products of these inputs are exact in f64, summed
 /// with C and rounded once to binary32.
-pub fn hgmma_f32(input: WgmmaInput, a: &[Vec<u32>], b: &[Vec<u32>], c: &[Vec<u32>], scale_d: bool) -> Vec<Vec<u32>> {
-    let v = |bits: u32| input_value(input, bits);
+pub fn hgmma_f32(
+    (input, b_input): (WgmmaInput, WgmmaInput),
+    a: &[Vec<u32>],
+    b: &[Vec<u32>],
+    c: &[Vec<u32>],
+    scale_d: bool,
+) -> Vec<Vec<u32>> {
     (0..LANES)
         .map(|lane| {
             (0..b.len() / 2)
                 .map(|i| {
                     let (row, col) = accumulator_position(lane, i);
                     let acc = if scale_d { f64::from(f32::from_bits(c[lane][i])) } else { 0.0 };
-                    let sum = (0..input.k()).fold(acc, |s, k| s + v(a[row][k]) * v(b[col][k]));
+                    let sum = (0..input.k())
+                        .fold(acc, |s, k| s + input_value(input, a[row][k]) * input_value(b_input, b[col][k]));
                     let bits = (sum as f32).to_bits();
                     if f32::from_bits(bits).is_nan() { 0x7fff_ffff } else { bits }
                 })
@@ -138,8 +152,9 @@ struct Queued {
     group: u32,
     /// N of the shape.
     n: u32,
-    /// The input type.
+    /// The input types of A and B.
     input: WgmmaInput,
+    b_input: WgmmaInput,
     /// Accumulators written: first slot and words.
     d: (Loc, u8),
     /// Accumulators read (`RZ`: zeros).
@@ -232,7 +247,7 @@ impl Cta<'_> {
                 w.wgmma.arrived = true;
                 w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
             }
-            WgmmaOp::Hgmma { n, input, closes } => {
+            WgmmaOp::Hgmma { n, input, b_input, closes } => {
                 let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
                     (step.defs.first(), step.uses.first(), step.uses.get(1))
                 else {
@@ -252,7 +267,7 @@ impl Cta<'_> {
                 let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?;
                 let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(fault)?;
                 let group = w.wgmma.open;
-                w.wgmma.queued.push(Queued { pc, group, n, input, d, c, scale_d, a, b });
+                w.wgmma.queued.push(Queued { pc, group, n, input, b_input, d, c, scale_d, a, b });
                 if closes {
                     w.wgmma.open += 1;
                 }
@@ -293,7 +308,7 @@ impl Cta<'_> {
         let words = q.n / 2;
         let c: Vec<Vec<u32>> =
             (0..LANES).map(|lane| (0..words).map(|k| w.get_word(q.c.0, k, lane)).collect()).collect();
-        let d = hgmma_f32(q.input, &a, &b, &c, q.scale_d);
+        let d = hgmma_f32((q.input, q.b_input), &a, &b, &c, q.scale_d);
         for lane in lanes(u32::MAX) {
             for (k, &v) in d[lane].iter().enumerate() {
                 w.set_word(q.d.0, k as u32, lane, v);
@@ -356,13 +371,53 @@ mod tests {
             })
             .collect();
         for scale_d in [true, false] {
-            let d = hgmma_f32(WgmmaInput::F16, &a, &b, &c, scale_d);
+            let d = hgmma_f32((WgmmaInput::F16, WgmmaInput::F16), &a, &b, &c, scale_d);
             for (lane, out) in d.iter().enumerate() {
                 for (i, &v) in out.iter().enumerate() {
                     let (m, n) = accumulator_position(lane, i);
                     let acc = if scale_d { (m * n) as f64 } else { 0.0 };
                     let want: f64 = (0..K).map(|k| av(m, k) * bv(k, n)).sum::<f64>() + acc;
                     assert_eq!(f32::from_bits(v), want as f32, "lane {lane} register {i}");
+                }
+            }
+        }
+    }
+
+    /// An fp8 byte's value from the formats' definitions (bias 7 / 15,
+    /// subnormals at exponent 0; finite inputs only).
+    fn fp8(b: u8, e4m3: bool) -> f64 {
+        let (man_bits, bias) = if e4m3 { (3, 7) } else { (2, 15) };
+        let (e, m) = (i32::from(b & 0x7f) >> man_bits, f64::from(b & ((1 << man_bits) - 1)));
+        let mag = if e == 0 {
+            m / f64::from(1 << man_bits) * 2f64.powi(1 - bias)
+        } else {
+            (1.0 + m / f64::from(1 << man_bits)) * 2f64.powi(e - bias)
+        };
+        if b & 0x80 != 0 { -mag } else { mag }
+    }
+
+    /// QGMMA: finite bytes of both formats (normal and subnormal, both
+    /// signs), A in one and B in the other: each lane's accumulators are
+    /// the products of the formats' own values, summed with C and rounded
+    /// once to binary32.
+    #[test]
+    fn qgmma_converts_fp8_exactly() {
+        const K: usize = 32;
+        // Bytes below 0x78 are finite in both formats; odd rows negative.
+        let byte = |r: usize, k: usize| ((r * 7 + k * 13) % 0x78) as u8 | if r % 2 == 1 { 0x80 } else { 0 };
+        let a: Vec<Vec<u32>> = (0..WARP_ROWS).map(|m| (0..K).map(|k| u32::from(byte(m, k))).collect()).collect();
+        let b: Vec<Vec<u32>> = (0..8).map(|n| (0..K).map(|k| u32::from(byte(n + 3, k))).collect()).collect();
+        let c: Vec<Vec<u32>> = (0..LANES).map(|_| vec![0.5f32.to_bits(); 4]).collect();
+        for (ta, tb) in [(WgmmaInput::E4m3, WgmmaInput::E5m2), (WgmmaInput::E5m2, WgmmaInput::E4m3)] {
+            let d = hgmma_f32((ta, tb), &a, &b, &c, true);
+            for (lane, out) in d.iter().enumerate() {
+                for (i, &v) in out.iter().enumerate() {
+                    let (m, n) = accumulator_position(lane, i);
+                    let want: f64 = (0..K)
+                        .map(|k| fp8(byte(m, k), ta == WgmmaInput::E4m3) * fp8(byte(n + 3, k), tb == WgmmaInput::E4m3))
+                        .sum::<f64>()
+                        + 0.5;
+                    assert_eq!(f32::from_bits(v), want as f32, "{ta:?} x {tb:?}: lane {lane} register {i}");
                 }
             }
         }

@@ -4,7 +4,8 @@
 //!
 //! | PTX | SASS |
 //! |---|---|
-//! | `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d..}, [a]` | `LDSM.16.M88[.2/.4]` (`.MT88` transposed) `d, [a]` |
+//! | `ldmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 {d..}, [a]` | `LDSM.16.M88[.2/.4]` (`.MT88` transposed) `d, [a]` |
+//! | `stmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 [a], {s..}` (sm_90+) | `STSM.16.M88[.2/.4]` (`.MT88` transposed) `[a], s` |
 //! | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c` | `HMMA.16816.F32 d, a, b, c` |
 //! | `mma` m16n8k16 `.f32.bf16.bf16.f32`, `.f16.f16.f16.f16`; m16n8k8 `.f32.tf32.tf32.f32`, `.f32.{f16,bf16}`, `.f16` | `HMMA.16816.F32.BF16`, `HMMA.16816.F16`; `HMMA.1688.F32.TF32`, `HMMA.1688.F32[.BF16]`, `HMMA.1688.F16` |
 //! | `wmma.load.a.sync.aligned.row.m16n16k16.global.f16`, `wmma.load.b ... .col ...` | lane offset `(lane / 4) * (ldm / 2) + lane % 4` words (`S2R SR_LANEID`, `SHF`, `LOP3`, `IMAD.WIDE.U32`), `p = base + 4 * offset`, `q = p + 16 ldm` (`IMAD.WIDE.U32 q, ldm, 0x10, p`); four `LDG.E`: A `[p] [q] [p+0x10] [q+0x10]`, B `[p] [p+0x10] [q] [q+0x10]` |
@@ -38,12 +39,13 @@ use super::{operand, src, unsupported};
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
 
-/// Lowers `ldmatrix`, `mma` and `wmma`.
+/// Lowers `ldmatrix`, `stmatrix`, `mma` and `wmma`.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     // The cubin records `wmma` use (EIATTR_WMMA_USED), `mma.sync` not.
     cx.func.attrs.uses_wmma |= inst.opcode.name == "wmma";
     match inst.opcode.name.as_str() {
         "ldmatrix" => ldmatrix(cx, inst),
+        "stmatrix" => stmatrix(cx, inst),
         "mma" => mma(cx, inst),
         "wmma" if inst.has("load") => wmma_load(cx, inst),
         "wmma" if inst.has("mma") => wmma_mma(cx, inst),
@@ -203,14 +205,15 @@ impl Out {
     }
 }
 
-/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d0, ..}, [a]`:
+/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 {d0, ..}, [a]`:
 /// `LDSM.16.M88[.N]` (`.MT88` when transposed; `.x1` has no count).
 fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let Some((count, n)) = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(x, _)| inst.has(x)) else {
         return Err(unsupported(inst));
     };
     let trans = inst.has("trans");
-    let mut words = vec!["sync", "aligned", "m8n8", count, "shared"];
+    let space = if inst.has("shared::cta") { "shared::cta" } else { "shared" };
+    let mut words = vec!["sync", "aligned", "m8n8", count, space];
     if trans {
         words.push("trans");
     }
@@ -220,14 +223,44 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let addr = shared_address(cx, inst, 1)?;
     let dests = names(inst, 0, n)?;
     let out = place(cx, &dests, &[])?;
+    cx.emit(Opcode::LDSM, &matrix_mods(trans, n), vec![out.tuple.into()], vec![addr], inst.span)?;
+    out.finish(cx, inst.span)
+}
+
+/// `stmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 [a], {s0, ..}`:
+/// `STSM.16.M88[.N] [a], s` (`.MT88` when transposed), the mirror of
+/// [`ldmatrix`]; the sources are gathered into one tuple. (`.m16n8.b8`
+/// is sm_100a/sm_120a's, for which nothing is generated yet; a generic
+/// address is not lowered.)
+fn stmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let Some((count, n)) = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(x, _)| inst.has(x)) else {
+        return Err(unsupported(inst));
+    };
+    let trans = inst.has("trans");
+    let space = if inst.has("shared::cta") { "shared::cta" } else { "shared" };
+    let mut words = vec!["sync", "aligned", "m8n8", count, space];
+    if trans {
+        words.push("trans");
+    }
+    if !exactly(inst, &words, &[ScalarType::B16]) {
+        return Err(unsupported(inst));
+    }
+    let addr = shared_address(cx, inst, 0)?;
+    let sources = names(inst, 1, n)?;
+    let data = gather(cx, &sources, inst.span)?;
+    cx.emit(Opcode::STSM, &matrix_mods(trans, n), vec![], vec![addr, data.into()], inst.span)
+}
+
+/// `LDSM`/`STSM`'s modifiers: `16`, `M88` (`MT88` transposed) and the
+/// count of 8x8 matrices (none for one).
+fn matrix_mods(trans: bool, n: usize) -> Vec<&'static str> {
     let mut mods = vec!["16", if trans { "MT88" } else { "M88" }];
     match n {
         2 => mods.push("2"),
         4 => mods.push("4"),
         _ => {}
     }
-    cx.emit(Opcode::LDSM, &mods, vec![out.tuple.into()], vec![addr], inst.span)?;
-    out.finish(cx, inst.span)
+    mods
 }
 
 /// One `mma.sync` form NVIDIA's tensor cores run as one `HMMA`.

@@ -125,7 +125,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "activemask" => warp::activemask(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
-        "ldmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),
+        "ldmatrix" | "stmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),
         "wgmma" => wgmma::lower(cx, inst).map(|()| None),
         _ => Err(unsupported(inst)),
     }?;

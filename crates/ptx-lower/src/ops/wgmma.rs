@@ -8,6 +8,7 @@
 //! | `wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d..}, da, db, p, 1, 1, ta, tb` (p known true) | `HGMMA.64xNx16.F32 d, gdesc[UR][.tnspA][.tnspB], d` (A's descriptor in `UR:UR+1`, B's in `UR+2:UR+3`) |
 //! | `... .m64nNk16.f32.bf16.bf16` / `.m64nNk8.f32.tf32.tf32 {d..}, da, db, p, 1, 1` | `HGMMA.64xNx16.F32.BF16` / `HGMMA.64xNx8.F32.TF32` |
 //! | `... .m64nNk16.f16.f16.f16` | `HGMMA.64xNx16.F16` (N / 4 accumulators) |
+//! | `... .m64nNk32.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2} {d..}, da, db, p, 1, 1` | `QGMMA.64xNx32.{F32,F16}.{E4M3,E5M2}.{E4M3,E5M2}` (fp8: A's type, then B's) |
 //! | `wgmma.commit_group.sync.aligned` | `gsb0` on the group's last `HGMMA` |
 //! | `wgmma.wait_group.sync.aligned n` | `WARPGROUP.DEPBAR.LE gsb0, n` |
 //!
@@ -36,43 +37,96 @@ use super::unsupported;
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
 
+/// The element types of a `wgmma.mma_async`'s A and B.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Input {
+    F16,
+    Bf16,
+    Tf32,
+    /// fp8, A's and B's format each (`true`: e5m2, else e4m3).
+    Fp8 {
+        a_e5m2: bool,
+        b_e5m2: bool,
+    },
+}
+
+impl Input {
+    /// The input types of `.ATYPE.BTYPE` (PTX ISA: the same type for both
+    /// but for fp8, where e4m3 and e5m2 mix).
+    fn parse(a: &str, b: &str) -> Option<Input> {
+        let fp8 = |t: &str| match t {
+            "e4m3" => Some(false),
+            "e5m2" => Some(true),
+            _ => None,
+        };
+        match (a, b) {
+            ("f16", "f16") => Some(Input::F16),
+            ("bf16", "bf16") => Some(Input::Bf16),
+            ("tf32", "tf32") => Some(Input::Tf32),
+            _ => Some(Input::Fp8 { a_e5m2: fp8(a)?, b_e5m2: fp8(b)? }),
+        }
+    }
+
+    /// K of one instruction: 32 bytes of each row.
+    fn k(self) -> u16 {
+        match self {
+            Input::F16 | Input::Bf16 => 16,
+            Input::Tf32 => 8,
+            Input::Fp8 { .. } => 32,
+        }
+    }
+
+    /// `HGMMA` for the 16- and 32-bit types, `QGMMA` for fp8.
+    fn opcode(self) -> Opcode {
+        if matches!(self, Input::Fp8 { .. }) { Opcode::QGMMA } else { Opcode::HGMMA }
+    }
+
+    /// The type words after the accumulator's (binary16 has none).
+    fn words(self) -> Vec<&'static str> {
+        let fp8 = |e5m2: bool| if e5m2 { "E5M2" } else { "E4M3" };
+        match self {
+            Input::F16 => vec![],
+            Input::Bf16 => vec!["BF16"],
+            Input::Tf32 => vec!["TF32"],
+            Input::Fp8 { a_e5m2, b_e5m2 } => vec![fp8(a_e5m2), fp8(b_e5m2)],
+        }
+    }
+}
+
 /// One `wgmma.mma_async` form with both operands from shared memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Shape {
     /// N of `m64nNkK` (8..=256, a multiple of 8).
     n: u16,
-    /// HGMMA's input-type word (binary16 has none).
-    input: Option<&'static str>,
+    input: Input,
     /// f32 accumulators (else f16, two to a register).
     f32_acc: bool,
-    /// Whether the form has the `imm-trans-a`, `imm-trans-b` operands
-    /// (the 16-bit inputs only).
-    transposable: bool,
 }
 
 impl Shape {
     /// The form of `wgmma.mma_async.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE`
-    /// (PTX ISA: the K of each input type; f16 accumulators with f16
-    /// inputs only).
+    /// (PTX ISA: the K of each input type; f16 accumulators with f16 and
+    /// fp8 inputs only).
     fn parse(words: &[&str]) -> Option<Shape> {
         let ["mma_async", "sync", "aligned", shape, dtype, atype, btype] = words else { return None };
         let (n, k) = shape.strip_prefix("m64n")?.split_once('k')?;
         let n: u16 = n.parse().ok()?;
-        if atype != btype || n % 8 != 0 || !(8..=256).contains(&n) {
+        if n % 8 != 0 || !(8..=256).contains(&n) {
             return None;
         }
-        let (input, want_k) = match *atype {
-            "f16" => (None, "16"),
-            "bf16" => (Some("BF16"), "16"),
-            "tf32" => (Some("TF32"), "8"),
-            _ => return None,
-        };
+        let input = Input::parse(atype, btype)?;
         let f32_acc = match *dtype {
             "f32" => true,
-            "f16" if input.is_none() => false,
+            "f16" if matches!(input, Input::F16 | Input::Fp8 { .. }) => false,
             _ => return None,
         };
-        (k == want_k).then_some(Shape { n, input, f32_acc, transposable: want_k == "16" })
+        (k.parse::<u16>().ok()? == input.k()).then_some(Shape { n, input, f32_acc })
+    }
+
+    /// Whether the form has the `imm-trans-a`, `imm-trans-b` operands
+    /// (the 16-bit inputs only).
+    fn transposable(self) -> bool {
+        matches!(self.input, Input::F16 | Input::Bf16)
     }
 
     /// Accumulator registers per thread.
@@ -80,11 +134,11 @@ impl Shape {
         usize::from(self.n) / if self.f32_acc { 2 } else { 4 }
     }
 
-    /// HGMMA's modifiers: `64xNxK`, the accumulator type, the input type.
+    /// The modifiers: `64xNxK`, the accumulator type, the input types.
     fn mods(self) -> Vec<String> {
-        let k = if self.input == Some("TF32") { 8 } else { 16 };
         let acc = if self.f32_acc { "F32" } else { "F16" };
-        [format!("64x{}x{k}", self.n), acc.to_string()].into_iter().chain(self.input.map(str::to_string)).collect()
+        let shape = format!("64x{}x{}", self.n, self.input.k());
+        [shape, acc.to_string()].into_iter().chain(self.input.words().into_iter().map(str::to_string)).collect()
     }
 }
 
@@ -127,7 +181,7 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered 
         _ => None,
     };
     let imms: Vec<Option<i64>> = rest.iter().map(int).collect();
-    let layout = match (shape.transposable, &imms[..]) {
+    let layout = match (shape.transposable(), &imms[..]) {
         (false, [Some(1), Some(1)]) => None,
         (true, [Some(1), Some(1), Some(ta @ (0 | 1)), Some(tb @ (0 | 1))]) => Layout::transposed(*ta == 1, *tb == 1),
         _ => return Err(at(inst.span, "wgmma.mma_async with negated operands is not supported yet")),
@@ -157,14 +211,14 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered 
     descs.flags.layout = layout;
     let mods = shape.mods();
     let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
-    cx.emit(Opcode::HGMMA, &mods, vec![Operand::reg(d)], vec![descs, Operand::reg(d)], inst.span)
+    cx.emit(shape.input.opcode(), &mods, vec![Operand::reg(d)], vec![descs, Operand::reg(d)], inst.span)
 }
 
-/// `wgmma.commit_group`: NVIDIA marks the last `HGMMA` of the group with
+/// `wgmma.commit_group`: NVIDIA marks the last `HGMMA`/`QGMMA` of the group with
 /// `gsb0`; one in the same block must be open.
 fn commit(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let group_end = |i: &Inst| i.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(_)));
-    match cx.last_emitted_mut(Opcode::HGMMA) {
+    match cx.last_emitted_where(Opcode::is_warpgroup_mma) {
         Some(hgmma) if !group_end(hgmma) => {
             hgmma.uses.push(OperandKind::GroupScoreboard(0).into());
             Ok(())

@@ -21,14 +21,14 @@ pub(crate) fn is_variable_producer(inst: &Inst, table: &LatencyTable) -> bool {
     table.is_variable(inst.op.name()) && !units::writes(inst).is_empty() && !warpgroup_async(inst)
 }
 
-/// `HGMMA` reads and writes its accumulators asynchronously, tracked by
+/// `HGMMA` (and `QGMMA`) reads and writes its accumulators asynchronously, tracked by
 /// the warpgroup barrier (`gsb0`, waited for by `WARPGROUP.DEPBAR`), not by
 /// scoreboards: NVIDIA sets none on it, and nvdisasm rejects an HGMMA with
 /// a write scoreboard as an illegal instruction. The scheduler keeps its
 /// accumulators' other readers and writers behind the `WARPGROUP.DEPBAR`
 /// (`list/deps.rs`).
 pub(crate) fn warpgroup_async(inst: &Inst) -> bool {
-    inst.op == Opcode::HGMMA
+    inst.op.is_warpgroup_mma()
 }
 
 /// Per-thread registers `inst` may read after issue: the sources of a

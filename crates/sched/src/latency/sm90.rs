@@ -110,6 +110,10 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("STG", Lat::Unmeasured, 1),
         row("STL", Lat::Unmeasured, 1),
         row("STS", Lat::Unmeasured, 1),
+        // Not in the corpus: NVIDIA's STSMs in Triton's sm_90a matmul
+        // epilogues stall 1 or 4, with read scoreboards as any store
+        // (the regeneration does not see it; keep this row).
+        row("STSM", Lat::Unmeasured, 1),
         row("SYNCS", Lat::Variable, 1),
         row("UBLKCP", Lat::Unmeasured, 1),
         row("UCGABAR_ARV", Lat::Unmeasured, 1),

@@ -64,7 +64,7 @@ const ALL_SPACES: u8 = 0b111;
 /// The spaces `inst` may access.
 fn spaces(inst: &Inst) -> u8 {
     let space = match inst.op {
-        Opcode::LDS | Opcode::STS | Opcode::LDSM => Space::Shared,
+        Opcode::LDS | Opcode::STS | Opcode::LDSM | Opcode::STSM => Space::Shared,
         Opcode::LDG | Opcode::STG => Space::Global,
         Opcode::LDL | Opcode::STL => Space::Local,
         _ => return ALL_SPACES,
@@ -258,10 +258,10 @@ impl Dag {
     }
 }
 
-/// The registers the `HGMMA`s of `region` read or write.
+/// The registers the `HGMMA`s and `QGMMA`s of `region` read or write.
 fn warpgroup_slots(func: &Function, region: &[InstId], slots: &mut Slots) -> Vec<usize> {
     let mut out = Vec::new();
-    for inst in region.iter().map(|&id| &func.insts[id]).filter(|i| i.op == Opcode::HGMMA) {
+    for inst in region.iter().map(|&id| &func.insts[id]).filter(|i| i.op.is_warpgroup_mma()) {
         out.extend(slots.reads(inst));
         out.extend(slots.writes(inst));
     }
