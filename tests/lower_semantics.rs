@@ -2780,6 +2780,64 @@ fn stmatrix_matches_nvidia() {
     }
 }
 
+/// NVIDIA's cubin of Triton's fp8 matmul (`tests/triton/matmul_fp8.sm90a.ptx`:
+/// 64x128 tiles, K blocks of 64, e4m3 inputs, f16 output; A and B staged
+/// in shared memory in the 64-byte swizzled K-major layout its `QGMMA`
+/// descriptors name) on the interpreter against the product computed
+/// here: checks the interpreter's swizzled descriptors and fp8 `QGMMA`
+/// on code we did not write (`the_triton_manifest_passes` then compares
+/// ours with it). Inputs are e4m3 values in [2^-3, 2): every sum is exact
+/// in binary32, so only the final f16 rounding remains.
+#[test]
+fn triton_matmul_fp8_matches_the_product() {
+    let (m, n, k) = (64usize, 128usize, 128usize);
+    let mut x = 0x0bad_5eedu32;
+    let mut byte = move || 0x20 + (xorshift(&mut x) % 0x20) as u8;
+    let a: Vec<u8> = (0..m * k).map(|_| byte()).collect();
+    let b: Vec<u8> = (0..k * n).map(|_| byte()).collect();
+    let e4m3 = |v: u8| f64::from(8 + (v & 7)) / 8.0 * 2f64.powi(i32::from(v >> 3) - 7);
+    let Some(oracle) = nv_oracle::Oracle::for_test("triton_matmul_fp8") else { return };
+    let dir = std::env::temp_dir().join(format!("ptxas-triton-fp8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton/matmul_fp8.sm90a.ptx");
+    let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, "sm_90a", &dir, "matmul_kernel")
+        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+    let int = |v: usize| Arg::Value((v as u32).to_le_bytes().to_vec());
+    let args = vec![
+        Arg::Buffer(a.clone()),
+        Arg::Buffer(b.clone()),
+        Arg::Buffer(vec![0; 2 * m * n]),
+        int(m),
+        int(n),
+        int(k),
+        int(k),
+        int(n),
+        int(n),
+        Arg::Value(vec![0; 8]),
+        Arg::Value(vec![0; 8]),
+    ];
+    let mut global = Global::new();
+    let (params, buffers) = lay_out(&kernel.func, &args, &mut global);
+    let mut launch = Launch::new([1, 1, 1], [128, 1, 1], params);
+    launch.dyn_shared = 36864;
+    ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
+    let c = global.buffer(buffers[2]).unwrap();
+    let f16 = |h: u16| {
+        let (e, f) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
+        let v = if e == 0 { f * 2f64.powi(-24) } else { (1024.0 + f) * 2f64.powi(e - 25) };
+        if h & 0x8000 != 0 { -v } else { v }
+    };
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|l| e4m3(a[i * k + l]) * e4m3(b[l * n + j])).sum();
+            let got = f16(u16::from_le_bytes([c[2 * (i * n + j)], c[2 * (i * n + j) + 1]]));
+            // Half an f16 ulp (11 significant bits).
+            let tolerance = 2f64.powi(want.log2().floor() as i32 - 11);
+            assert!((got - want).abs() <= tolerance, "c[{i}][{j}] = {got}, the product is {want}");
+        }
+    }
+}
+
 /// The next value of a xorshift32 sequence: reproducible test inputs.
 fn xorshift(x: &mut u32) -> u32 {
     *x ^= *x << 13;

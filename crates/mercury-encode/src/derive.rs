@@ -76,6 +76,11 @@
 //!   `mul24` and `bfind` (both SMs): `BMSK[.W]`, signed `SGXT` and
 //!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
 //!   `~R`, `SHF.R.U32` by a register.
+//!   Uniform forms of NVIDIA's Triton cubins ([`PROBED_UNIFORM`], both
+//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI.SX32`
+//!   of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
+//!   ([`PROBED_SM80`]). sm_90 also
+//!   `STSM` (stmatrix) and the fp8 `QGMMA` beside `HGMMA`.
 //!   The other rules apply to them as to learned forms.
 //!
 //! Learned forms always come first, so derived forms only answer where no
@@ -1586,6 +1591,109 @@ macro_rules! hgmma {
     };
 }
 
+/// A uniform-register atom at `pos` (6 bits).
+macro_rules! ureg_at {
+    ($pos:literal) => {
+        Atom { kind: AtomKind::U, fields: &[Field { pos: $pos, len: 6, shift: 0 }], signed: false, reuse: None }
+    };
+}
+
+/// An unsigned immediate atom of `len` bits at `pos`.
+macro_rules! imm_at {
+    ($pos:literal, $len:literal) => {
+        Atom { kind: AtomKind::X, fields: &[Field { pos: $pos, len: $len, shift: 0 }], signed: false, reuse: None }
+    };
+}
+
+/// A uniform predicate atom at `pos` (3 bits).
+macro_rules! upred_at {
+    ($pos:literal) => {
+        Atom { kind: AtomKind::UP, fields: &[Field { pos: $pos, len: 3, shift: 0 }], signed: false, reuse: None }
+    };
+}
+
+/// Uniform-datapath forms of NVIDIA's Triton cubins that neither the
+/// corpus nor the solver's seeds have (the seeds of these opcodes all
+/// carry an explicit carry-out predicate, and the solver fixed the bit
+/// that turns it into the hidden `UPT`), both SMs, from nvdisasm's flips
+/// of NVIDIA's words (SM80 and SM90 print them alike); the bits nvdisasm
+/// ignores hold NVIDIA's values:
+///
+/// * `USGXT.U32 UR4, UR5, 0xf` (`tl.make_block_ptr` strides on sm_90a),
+///   NVIDIA's 0x000fe20008000000_0000000f0504789a: opcode 0x89a with an
+///   immediate at 32..63, 0x29a with a register at 32..37; bit 73 clear
+///   is `.U32` (set: signed), 75 `.W`, 91 set (clear is rejected).
+/// * `ULOP3.LUT UR5, UR6, UR5, URZ, 0x3c, !UPT` (dropout on sm_90a),
+///   0x000fe4000f8e3c3f_0000000506057292: sources at 24, 32 and 64, the
+///   table at 72..79, bit 80 `.PAND`, 81..83 a predicate result (7: `UPT`,
+///   not printed), the predicate source at 87..89 negated by 90.
+/// * `ULEA.HI.SX32 UR6, UR8, 0xbb67ae85, 0x1` (dropout on sm_90a),
+///   0x000fe4000f8f0a3f_bb67ae8508067891: the immediate at 32..63, the
+///   shift at 75..79, bit 72 `-` on the source, 73 `.HI`, 74 `.X`, 81..83
+///   the carry-out (7 hidden); 80 set (clear is rejected).
+///
+/// sm_80 also has `ULEA.HI.X.SX32 UR5, UR5, UR7, 0x2, UP0` (histogram),
+/// in [`PROBED_SM80`] (sm_90's solver form of it, with `~` on the
+/// source, decodes it there).
+pub static PROBED_UNIFORM: &[Form] = &[
+    Form {
+        mnemonic: "USGXT.U32",
+        operands: &["{U}", "{U}", "{X}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32)],
+        bits: 0x0000000008000000000000000000089a,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "USGXT",
+        operands: &["{U}", "{U}", "{X}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32)],
+        bits: 0x0000000008000200000000000000089a,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "USGXT.U32",
+        operands: &["{U}", "{U}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32)],
+        bits: 0x0000000008000000000000000000029a,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "USGXT",
+        operands: &["{U}", "{U}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32)],
+        bits: 0x0000000008000200000000000000029a,
+        mask: 0x0000000008000a000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(72, 8), upred_at!(87)],
+        bits: 0x000000000c0e00000000000000000292,
+        mask: 0x000000000c0f00000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(72, 8), upred_at!(87)],
+        bits: 0x00000000080e00000000000000000292,
+        mask: 0x000000000c0f00000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{U}", "{X}", "{X}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), imm_at!(75, 5)],
+        bits: 0x000000000f8f023f0000000000000891,
+        mask: 0x00000000080f07000000000000000fff,
+        uniform_guard: true,
+    },
+];
+
 /// Probed forms of the sm_90a warpgroup MMA (see [`hgmma`]). The fp8
 /// `QGMMA` (opcode 0x9f3; NVIDIA's `QGMMA.64x8x32.F32.E4M3.E4M3 R24,
 /// gdesc[UR4], R24, UP0` for `wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3`
@@ -1615,6 +1723,19 @@ pub static PROBED_HGMMA: &[Form] = &[
 /// `F2FP.BF16.PACK_AB R9, R0, R7`, NVIDIA's 0x0c4fe400000010ff_000000070009723e
 /// (`cvt.rn.bf16x2.f32`; sm_90's `F2FP.BF16.F32.PACK_AB` is the same word).
 pub static PROBED_SM80: &[Form] = &[
+    // ULEA.HI.X.SX32 UR5, UR5, UR7, 0x2, UP0 (Triton's histogram):
+    // NVIDIA's 0x000fe400080f163f_0000000705057291; nvdisasm's flips (SM80
+    // and SM90 alike): the carry-in at 87..89 (90 negates it), bit 72 `~`
+    // on the first source, 73 `.HI`, 74 `.X`, the shift at 75..79, 81..83
+    // a carry-out (7 hidden); the other fields as in `ULEA`'s register form.
+    Form {
+        mnemonic: "ULEA.HI.X.SX32",
+        operands: &["{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), imm_at!(75, 5), upred_at!(87)],
+        bits: 0x00000000080f063f0000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
     Form {
         mnemonic: "CALL.ABS.NOINC",
         operands: &["{X}"],
@@ -1702,8 +1823,10 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let (shared, own, convert): (&[&[Form]], &[Form], &[Form]) = match sm.base() {
         // Blackwell has no derived forms (Tables::new).
         Sm::Sm75 | Sm::Sm100 | Sm::Sm120 => (&[], &[], &[]),
-        Sm::Sm80 | Sm::Sm86 | Sm::Sm89 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM80, PROBED_CONVERT_SM80),
-        Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT], PROBED_SM90, PROBED_CONVERT_SM90),
+        Sm::Sm80 | Sm::Sm86 | Sm::Sm89 => {
+            (&[PROBED, PROBED_IMMA, PROBED_CONVERT, PROBED_UNIFORM], PROBED_SM80, PROBED_CONVERT_SM80)
+        }
+        Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT, PROBED_UNIFORM], PROBED_SM90, PROBED_CONVERT_SM90),
     };
     let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };
     let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma);

@@ -193,6 +193,7 @@ opcodes! {
     UIMAD: Fixed, 1..=2, 3..=4, UNI;
     ULEA: Fixed, 1..=2, 3..=5, UNI;
     USHF: Fixed, 1..=1, 3..=3, UNI;
+    USGXT: Fixed, 1..=1, 2..=2, UNI;
     ULOP3: Fixed, 1..=2, 4..=5, UNI;
     USEL: Fixed, 1..=1, 3..=3, UNI;
     UISETP: Fixed, 2..=2, 3..=4, UNI;

@@ -24,14 +24,15 @@
 //! - Descriptors (PTX ISA, "Matrix Descriptor Format"): start address
 //!   `>> 4` in bits 0-13, leading-dimension byte offset `>> 4` in bits
 //!   16-29, stride byte offset `>> 4` in bits 32-45, base offset in bits
-//!   49-51, swizzle mode in bits 62-63. Only the no-swizzle mode with base
-//!   offset 0 is modelled (the corpus' kernel); the others are errors.
+//!   49-51, swizzle mode in bits 62-63. Base offset 0 is modelled (the
+//!   others are errors), with every swizzle mode ([`MatrixDesc::element`]).
 //!   Without swizzle, K-major operands are 8x8 core matrices of 16-bit
 //!   elements, 16 bytes a row, 128 bytes each: element (row r, column k)
 //!   lies at `start + (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2`
 //!   (A is M x K; B is stored N x K, its column `n` as row `n`); tf32
-//!   elements are 4 bytes, four to a row (`(k / 4) LBO + (k % 4) 4`).
-//!   Transposed (MN-major) operands are not modelled.
+//!   elements are 4 bytes, four to a row (`(k / 4) LBO + (k % 4) 4`), fp8
+//!   one byte, sixteen to a row. Transposed (MN-major) operands are not
+//!   modelled.
 //! - Arithmetic: as `HMMA` (`sem::mma`): binary16, bfloat16 and tf32 (a
 //!   binary32 word without its low 13 mantissa bits) products exact in f64,
 //!   summed with C in f64 and rounded once to binary32; NaN canonical.
@@ -57,38 +58,45 @@ const WARP_ROWS: usize = 16;
 pub struct MatrixDesc {
     /// Byte offset of the matrix in the CTA's shared memory.
     pub start: u32,
-    /// Bytes between core matrices adjacent in K.
+    /// Bytes between core matrices adjacent in K (unswizzled layouts).
     pub lbo: u32,
-    /// Bytes between core matrices adjacent in M (A) or N (B).
+    /// Bytes between core matrices (8-row groups) adjacent in M (A) or N (B).
     pub sbo: u32,
+    /// Bytes of a swizzled row (32, 64 or 128); 0 without swizzle.
+    pub swizzle: u32,
 }
 
 impl MatrixDesc {
-    /// Decodes a descriptor; swizzled layouts and a non-zero base offset
-    /// are errors naming the field.
+    /// Decodes a descriptor; a non-zero base offset is an error naming
+    /// the field. Swizzle modes (bits 62-63): 0 none, 1 128 bytes, 2 64
+    /// bytes, 3 32 bytes.
     pub fn decode(bits: u64) -> Result<MatrixDesc, String> {
         let field = |shift: u32| ((bits >> shift) & 0x3fff) as u32 * 16;
-        let swizzle = bits >> 62;
+        let swizzle = [0, 128, 64, 32][(bits >> 62) as usize];
         let base_offset = bits >> 49 & 7;
-        if swizzle != 0 {
-            return Err(format!("matrix descriptor {bits:#018x}: swizzle mode {swizzle} is not modelled"));
-        }
         if base_offset != 0 {
             return Err(format!("matrix descriptor {bits:#018x}: base offset {base_offset} is not modelled"));
         }
-        Ok(MatrixDesc { start: field(0), lbo: field(16), sbo: field(32) })
+        Ok(MatrixDesc { start: field(0), lbo: field(16), sbo: field(32), swizzle })
     }
 
     /// Byte offset of the element of `bytes` bytes at (`row`, `k`) of a
-    /// K-major operand without swizzle (a core matrix row is 16 bytes:
-    /// eight 16-bit or four 32-bit elements).
+    /// K-major operand. Without swizzle a core matrix row is 16 bytes
+    /// (eight 16-bit, four 32-bit or sixteen 8-bit elements), core matrices
+    /// `lbo` apart along K. Swizzled, the 8-row group is `swizzle`-byte
+    /// rows (one instruction's 32 bytes of K always within one), and the
+    /// address's 16-byte chunk bits 4.. are XORed with its bits 7.. (as
+    /// many as the row has chunks beyond the first: 128 bytes three, 64
+    /// two, 32 one), the pattern aligned to absolute shared addresses.
     pub fn element(&self, row: usize, k: usize, bytes: usize) -> u64 {
+        let group = u64::from(self.start) + (row / 8) as u64 * u64::from(self.sbo);
+        if self.swizzle != 0 {
+            let linear = group + (row % 8) as u64 * u64::from(self.swizzle) + (k * bytes) as u64;
+            let chunks = u64::from(self.swizzle / 16 - 1);
+            return linear ^ (((linear >> 7) & chunks) << 4);
+        }
         let per_row = 16 / bytes;
-        u64::from(self.start)
-            + (row / 8) as u64 * u64::from(self.sbo)
-            + (k / per_row) as u64 * u64::from(self.lbo)
-            + (row % 8) as u64 * 16
-            + ((k % per_row) * bytes) as u64
+        group + (k / per_row) as u64 * u64::from(self.lbo) + (row % 8) as u64 * 16 + ((k % per_row) * bytes) as u64
     }
 }
 
@@ -334,14 +342,25 @@ mod tests {
     fn descriptor_fields_and_core_matrix_offsets() {
         // The corpus kernel's descriptor: start 0x400, LBO 128, SBO 256.
         let d = MatrixDesc::decode(0x0000_0010_0008_0040).unwrap();
-        assert_eq!(d, MatrixDesc { start: 0x400, lbo: 128, sbo: 256 });
+        assert_eq!(d, MatrixDesc { start: 0x400, lbo: 128, sbo: 256, swizzle: 0 });
         assert_eq!(d.element(0, 0, 2), 0x400);
         assert_eq!(d.element(9, 3, 2), 0x400 + 256 + 16 + 6);
         assert_eq!(d.element(2, 12, 2), 0x400 + 128 + 32 + 8);
         // tf32: four elements to a core-matrix row.
         assert_eq!(d.element(2, 5, 4), 0x400 + 128 + 32 + 4);
-        assert!(MatrixDesc::decode(1 << 62).unwrap_err().contains("swizzle mode 1"));
         assert!(MatrixDesc::decode(1 << 49).unwrap_err().contains("base offset 1"));
+        // Triton's fp8 operands: 64-byte swizzle, SBO 512, at 0x2000.
+        let d = MatrixDesc::decode(0x8000_0020_0000_0200).unwrap();
+        assert_eq!(d, MatrixDesc { start: 0x2000, lbo: 0, sbo: 512, swizzle: 64 });
+        // Row 0 is as it is; row 2 (bits 7.. = 1) swaps its 16-byte chunks
+        // 0/1 and 2/3; row 9 is row 1 of the next group (unswizzled).
+        assert_eq!(d.element(0, 17, 1), 0x2000 + 17);
+        assert_eq!(d.element(2, 3, 1), 0x2000 + 128 + 16 + 3);
+        assert_eq!(d.element(2, 17, 1), 0x2000 + 128 + 1);
+        assert_eq!(d.element(9, 5, 1), 0x2000 + 512 + 64 + 5);
+        // 128-byte swizzle: row 5's chunk c lies at chunk c ^ 5 (rows at 1024-byte alignment).
+        let d = MatrixDesc::decode(1 << 62 | 64 << 32).unwrap();
+        assert_eq!(d.element(5, 8, 2), 5 * 128 + (1 ^ 5) * 16);
     }
 
     #[test]

@@ -109,6 +109,8 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("UIMAD", Lat::Fixed { raw: Bound::new(4, 4), guard: None }, 2),
         row("ULDC", Lat::Fixed { raw: Bound::new(2, 4), guard: None }, 1),
         row("UMOV", Lat::Fixed { raw: Bound::new(2, 2), guard: None }, 1),
+        // Not in the corpus (Triton's sm_90a matmuls): no reader seen.
+        row("USGXT", Lat::Unmeasured, 1),
         row("USHF", Lat::Fixed { raw: Bound::new(6, 6), guard: None }, 1),
         row("VABSDIFF", Lat::Fixed { raw: Bound::new(13, 15), guard: None }, 1),
         row("VOTE", Lat::Unmeasured, 2),

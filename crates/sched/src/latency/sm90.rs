@@ -124,6 +124,8 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("ULDC", Lat::Fixed { raw: Bound::new(2, 2), guard: None }, 1),
         row("ULEA", Lat::Fixed { raw: Bound::new(6, 9), guard: None }, 1),
         row("UMOV", Lat::Fixed { raw: Bound::new(2, 6), guard: None }, 1),
+        // Not in the corpus (Triton's sm_90a matmuls): no reader seen.
+        row("USGXT", Lat::Unmeasured, 1),
         row("USHF", Lat::Fixed { raw: Bound::new(5, 6), guard: None }, 1),
         row("UTMACMDFLUSH", Lat::Unmeasured, 1),
         row("VABSDIFF", Lat::Fixed { raw: Bound::new(39, 39), guard: None }, 2),
