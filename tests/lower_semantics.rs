@@ -2819,7 +2819,8 @@ fn triton_matmul_fp8_matches_the_product() {
     let mut global = Global::new();
     let (params, buffers) = lay_out(&kernel.func, &args, &mut global);
     let mut launch = Launch::new([1, 1, 1], [128, 1, 1], params);
-    launch.dyn_shared = 36864;
+    // Triton reports 12288 bytes of dynamic shared memory for it (gen.py).
+    launch.dyn_shared = 12288;
     ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
     let c = global.buffer(buffers[2]).unwrap();
     let f16 = |h: u16| {

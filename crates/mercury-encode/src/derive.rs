@@ -34,9 +34,10 @@
 //!
 //! * **Address scales.** A shared-memory address `[R.X4+...]` is the same
 //!   instruction as `[R+...]` with the index scale field ([`ADDRESS_SCALE`],
-//!   bits 78..79: 0 none, 1 `.X4`, 2 `.X16`) changed; for the opcodes of
-//!   [`SCALED_OPCODES`] the sibling with the other of none and `.X4` is
-//!   derived (sm_80's only `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
+//!   bits 78..79: 0 none, 1 `.X4`, 2 `.X8`, 3 `.X16`) changed; for the
+//!   opcodes of [`SCALED_OPCODES`] the siblings at the other scales are
+//!   derived (Triton's `LDS.128 R8, [R4.X16]` on sm_80; sm_80's only
+//!   `ATOMS.POPC.INC` form is `[R2.X4+URZ]`; nvdisasm
 //!   prints `[R2+URZ]` with bit 78 cleared, on both SMs; NVIDIA's shared
 //!   atomics use `ATOMS.ADD R8, [R7.X4], R0`).
 //!
@@ -150,9 +151,10 @@ pub static ANALOGY_OPCODES: &[&str] = &[
     "USHF", "USEL", "UMOV", "UISETP", "UPRMT",
 ];
 
-/// The index scale field of shared-memory addresses (`.X4` = 1, `.X16` = 2),
-/// found by flipping bits 78 and 79 of corpus `LDS`, `STS` and `ATOMS`
-/// words under nvdisasm (SM80 and SM90).
+/// The index scale field of shared-memory addresses (`.X4` = 1, `.X8` = 2,
+/// `.X16` = 3), found by flipping bits 78 and 79 of corpus `LDS`, `STS`
+/// and `ATOMS` words under nvdisasm (SM80 and SM90; every width of `LDS`
+/// and `STS` prints all four).
 pub const ADDRESS_SCALE: Field = Field { pos: 78, len: 2, shift: 0 };
 
 /// Opcodes (bits 0..11) whose addresses have [`ADDRESS_SCALE`]: `LDS`,
@@ -233,6 +235,23 @@ macro_rules! compare_and_swap {
 /// Forms established by probes rather than learned from the corpus (see
 /// the module comment), identical on SM80 and SM90.
 pub static PROBED: &[Form] = &[
+    // LDSM.16.M88 R52, [R68+UR4]: NVIDIA's 0x000e620008000000_000000044434783b
+    // with the count cleared (Triton's matmuls: `.4` on sm_80, `[UR4]` on
+    // sm_90a). nvdisasm's flips, SM80 and SM90 alike: the uniform register
+    // at 32..37, bit 91 clear drops it; the LDSM family's fields, 79
+    // `.M816`; the offset at 40..63 (the offset rule adds it).
+    Form {
+        mnemonic: "LDSM.16.M88",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            reg_at!(16, None),
+            reg_at!(24, Some(0)),
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000000000000000000083b,
+        mask: 0x000000000800ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // ATOM.E.ADD.STRONG.GPU PT, RZ, [R6.64+0x30], R23: NVIDIA's
     // 0x000fe800081ee1c4_0000301706ff098a on sm_80 (0x081ee1c6 on sm_90,
     // `desc[UR6]`): `atom.add.u32` on a generic address; the family of
@@ -1833,10 +1852,10 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
-        if let Some(d) = scale_sibling(form)
-            && known.insert(text(&d))
-        {
-            out.push(d);
+        for d in scale_siblings(form) {
+            if known.insert(text(&d)) {
+                out.push(d);
+            }
         }
     }
     let mut marked: Vec<Form> = learned.iter().chain(&out).copied().collect();
@@ -1947,27 +1966,34 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
     out
 }
 
-/// `form` with its `[R.X4...]` address unscaled, or its `[R...]` address
-/// scaled by 4, for [`SCALED_OPCODES`].
-fn scale_sibling(form: &Form) -> Option<Form> {
+/// `form` with its shared-memory address at the other index scales
+/// (`[R...]`, `[R.X4...]`, `[R.X8...]`, `[R.X16...]`), for
+/// [`SCALED_OPCODES`].
+fn scale_siblings(form: &Form) -> Vec<Form> {
     let opcode = form.bits as u16 & 0xfff;
     let fm = field_mask(&ADDRESS_SCALE);
-    let x4 = 1u128 << ADDRESS_SCALE.pos;
+    let Some(k) = form.operands.iter().position(|op| op.starts_with("[{R}")) else { return Vec::new() };
     if !SCALED_OPCODES.contains(&opcode) || form.mask & fm != fm {
-        return None;
+        return Vec::new();
     }
-    let k = form.operands.iter().position(|op| op.starts_with("[{R}"))?;
-    let (operand, bits) = match form.bits & fm {
-        0 if !form.operands[k].starts_with("[{R}.") => (form.operands[k].replacen("{R}", "{R}.X4", 1), form.bits | x4),
-        b if b == x4 && form.operands[k].starts_with("[{R}.X4") => {
-            (form.operands[k].replacen("{R}.X4", "{R}", 1), form.bits & !fm)
-        }
-        _ => return None,
-    };
-    let mut operands = form.operands.to_vec();
-    operands[k] = leak_str(operand);
-    Some(Form { operands: leak(operands), bits, ..*form })
+    let current = (form.bits & fm) >> ADDRESS_SCALE.pos;
+    let Some(&own) = SCALES.get(current as usize) else { return Vec::new() };
+    let base = format!("{{R}}{own}");
+    if !form.operands[k][1..].starts_with(&base) || (own.is_empty() && form.operands[k].starts_with("[{R}.")) {
+        return Vec::new();
+    }
+    (0..SCALES.len() as u128)
+        .filter(|&v| v != current)
+        .map(|v| {
+            let mut operands = form.operands.to_vec();
+            operands[k] = leak_str(form.operands[k].replacen(&base, &format!("{{R}}{}", SCALES[v as usize]), 1));
+            Form { operands: leak(operands), bits: form.bits & !fm | v << ADDRESS_SCALE.pos, ..*form }
+        })
+        .collect()
 }
+
+/// The spelling of each value of [`ADDRESS_SCALE`].
+const SCALES: [&str; 4] = ["", ".X4", ".X8", ".X16"];
 
 /// `form` with one mark of [`SOURCE_MARKS`] added or removed.
 fn mark_siblings(form: &Form) -> Vec<Form> {
