@@ -105,6 +105,7 @@ fn dump_after_all_follows_the_manifest() {
             "GvnCse",
             "FoldConstantOperands",
             "RematConstantLoads",
+            "ConvertToUniformReg",
             "UniformConstantPairs",
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
