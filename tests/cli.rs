@@ -105,6 +105,7 @@ fn dump_after_all_follows_the_manifest() {
             "GvnCse",
             "FoldConstantOperands",
             "RematConstantLoads",
+            "ConvertToUniformReg",
             "UniformConstantPairs",
             "OriBranchOpt",
             "EarlyOriSimpleLiveDead",
@@ -143,7 +144,7 @@ fn dump_after_all_follows_the_manifest() {
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 24);
+    assert_eq!(dumped_phases(&removed).len(), 25);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same
@@ -153,7 +154,7 @@ fn dump_after_all_follows_the_manifest() {
         "\"OriCopyProp\",\n                \"AdvancedPhaseEarlyEnforceArgs\",",
     );
     let moved = run(Some(&reordered), &[]);
-    assert_eq!(dumped_phases(&moved)[5..8], ["OriBranchOpt", "EarlyOriSimpleLiveDead", "SinkRemat"]);
+    assert_eq!(dumped_phases(&moved)[6..9], ["OriBranchOpt", "EarlyOriSimpleLiveDead", "SinkRemat"]);
     assert!(before_allocation(&moved).contains("= MOV"), "{}", before_allocation(&moved));
 
     // The -O0 recipe keeps the literal translation.

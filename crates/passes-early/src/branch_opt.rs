@@ -17,6 +17,13 @@
 //! 4. Empty blocks that no instruction names go; their predecessor now
 //!    falls through to what they fell through to.
 //! 5. Blocks that control cannot reach from the entry go.
+//! 6. A block that only its layout predecessor reaches, by falling through
+//!    (no branch, exit or call in the predecessor), and that no label
+//!    names joins the predecessor. Triton puts a `$L__tmpN:` label before
+//!    each inlined call site for its line tables, and lowering starts a
+//!    block at every label: dropout's Philox rounds, its loads and its
+//!    stores were four blocks, which the scheduler before allocation (and
+//!    after) orders one by one.
 //!
 //! Only plain branches (`BRA label`, no modifier) are rewritten: `BRA.DIV`
 //! and friends test more than their guard. A block named by a label that
@@ -59,6 +66,7 @@ impl Phase for OriBranchOpt {
             changed |= drop_jumps_to_next(func);
             changed |= drop_empty_blocks(func);
             changed |= drop_unreachable(func);
+            changed |= merge_straight_blocks(func);
             if !changed {
                 return Ok(());
             }
@@ -228,6 +236,43 @@ fn drop_unreachable(func: &mut Function) -> bool {
     let before = func.layout.len();
     func.layout.retain(|&b| kept.contains(b));
     func.layout.len() != before
+}
+
+/// Appends each block that only its layout predecessor falls through to,
+/// and that no label names, to that predecessor (rule 6).
+fn merge_straight_blocks(func: &mut Function) -> bool {
+    let cfg = Cfg::compute(func);
+    let mut named = pinned(func);
+    for (_, _, inst) in func.insts_in_order() {
+        for target in branch_targets(inst) {
+            named.insert(target);
+        }
+    }
+    let layout = func.layout.clone();
+    // The block each block's instructions are in now.
+    let mut holder: Vec<Option<BlockId>> = vec![None; func.blocks.len()];
+    let mut kept = Vec::with_capacity(layout.len());
+    for (pos, &block) in layout.iter().enumerate() {
+        let prev = pos.checked_sub(1).map(|p| layout[p]);
+        let joins = prev.filter(|&prev| {
+            !named.contains(block)
+                && cfg.preds(block) == [prev]
+                && cfg.succs(prev) == [block]
+                && !func.blocks[prev].insts.iter().any(|&i| func.insts[i].op.has(OpFlags::BRANCH))
+        });
+        match joins {
+            Some(prev) => {
+                let into = holder[index(prev)].unwrap_or(prev);
+                holder[index(block)] = Some(into);
+                let moved = std::mem::take(&mut func.blocks[block].insts);
+                func.blocks[into].insts.extend(moved);
+            }
+            None => kept.push(block),
+        }
+    }
+    let changed = kept.len() != layout.len();
+    func.layout = kept;
+    changed
 }
 
 fn index(block: BlockId) -> usize {

@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 
 use ori_ir::{
-    Bank, CBank, Function, Inst, InstId, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
+    Bank, CBank, Function, Imm, Inst, InstId, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
     Property, PropertySet, Reg, RegFile,
 };
 
@@ -167,12 +167,16 @@ pub(crate) fn with_operand(
     kind: &OperandKind,
     cx: &PhaseContext<'_>,
 ) -> Option<Inst> {
-    let original = &func.insts[id];
+    substitute(&func.insts[id], i, kind, cx)
+}
+
+/// `original` with use `i` replaced by `kind` (marks kept), moved to
+/// another slot of a commutative operation if it must, when that encodes.
+pub(crate) fn substitute(original: &Inst, i: usize, kind: &OperandKind, cx: &PhaseContext<'_>) -> Option<Inst> {
     let slots = commutative_slots(original);
     let swaps = std::iter::once(i).chain(slots.iter().copied().filter(|&j| j != i && slots.contains(&i)));
     for j in swaps {
-        let mut inst = original.clone();
-        inst.uses.swap(i, j);
+        let mut inst = swapped(original, i, j);
         inst.uses[j].kind = kind.clone();
         if cx.forms.encodes(&inst) {
             return Some(inst);
@@ -181,18 +185,79 @@ pub(crate) fn with_operand(
     None
 }
 
-/// Sources of `inst` that may trade places without changing its result.
+/// Sources of `inst` that may trade places, [`swapped`] keeping the
+/// result the same.
 fn commutative_slots(inst: &Inst) -> &'static [usize] {
     // IMAD's alias spellings (`IMAD.MOV`, `IMAD.SHL`, `IMAD.IADD`) pin
     // operands to particular values.
     let alias = ["MOV", "SHL", "IADD"].iter().any(|m| inst.has_mod(m));
+    let lut = matches!(inst.uses.get(3), Some(Operand { kind: OperandKind::Imm(Imm::Int(0..=0xff)), .. }));
     match inst.op {
         Opcode::IADD3 => &[0, 1, 2],
         Opcode::IMAD if !alias => &[0, 1],
         Opcode::FFMA | Opcode::FADD | Opcode::FMUL | Opcode::DFMA | Opcode::DADD | Opcode::DMUL => &[0, 1],
         Opcode::FMNMX | Opcode::IMNMX => &[0, 1],
+        Opcode::LOP3 if lut && inst.has_mod("LUT") => &[0, 1, 2],
+        // An extended compare continues a chain of compares made in one
+        // operand order.
+        Opcode::ISETP | Opcode::FSETP if !inst.has_mod("EX") && mirrored_comparison(inst).is_some() => &[0, 1],
         _ => &[],
     }
+}
+
+/// `inst` with sources `i` and `j` (of [`commutative_slots`]) exchanged:
+/// `LOP3`'s truth table permuted and a compare's sense mirrored with them.
+fn swapped(inst: &Inst, i: usize, j: usize) -> Inst {
+    let mut out = inst.clone();
+    out.uses.swap(i, j);
+    if i == j {
+        return out;
+    }
+    match inst.op {
+        Opcode::LOP3 => {
+            let Some(Operand { kind: OperandKind::Imm(Imm::Int(lut)), .. }) = inst.uses.get(3) else { return out };
+            // Source k selects bit 2 - k of a truth-table index.
+            let (bi, bj) = (2 - i, 2 - j);
+            let permuted = (0..8).fold(0, |acc, index: usize| {
+                let (x, y) = ((index >> bi) & 1, (index >> bj) & 1);
+                let from = index & !(1 << bi) & !(1 << bj) | x << bj | y << bi;
+                acc | ((lut >> from) & 1) << index
+            });
+            out.uses[3].kind = OperandKind::Imm(Imm::Int(permuted));
+        }
+        Opcode::ISETP | Opcode::FSETP => {
+            if let Some((k, mirror)) = mirrored_comparison(inst) {
+                out.mods[k] = Modifier::from_name(mirror).expect("a comparison modifier");
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The comparison modifier of a compare (its index among the modifiers)
+/// and the one that gives the same answer with the sources exchanged.
+fn mirrored_comparison(inst: &Inst) -> Option<(usize, &'static str)> {
+    const MIRRORS: &[(&str, &str)] = &[
+        ("LT", "GT"),
+        ("GT", "LT"),
+        ("LE", "GE"),
+        ("GE", "LE"),
+        ("EQ", "EQ"),
+        ("NE", "NE"),
+        ("LTU", "GTU"),
+        ("GTU", "LTU"),
+        ("LEU", "GEU"),
+        ("GEU", "LEU"),
+        ("EQU", "EQU"),
+        ("NEU", "NEU"),
+        ("NUM", "NUM"),
+        ("NAN", "NAN"),
+    ];
+    inst.mods
+        .iter()
+        .enumerate()
+        .find_map(|(k, m)| MIRRORS.iter().find(|&&(from, _)| from == m.name()).map(|&(_, to)| (k, to)))
 }
 
 /// Puts a `ULDC` of each uniform register used just after the load it

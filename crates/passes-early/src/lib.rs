@@ -18,6 +18,7 @@ mod sink_remat;
 mod sync_opt;
 mod undef_parts;
 mod uniform_pairs;
+mod uniform_regs;
 
 pub use branch_opt::OriBranchOpt;
 pub use const_operands::FoldConstantOperands;
@@ -31,6 +32,7 @@ pub use sink_remat::SinkRemat;
 pub use sync_opt::OptimizeSyncInstructions;
 pub use undef_parts::OriMarkUndefParts;
 pub use uniform_pairs::UniformConstantPairs;
+pub use uniform_regs::ConvertToUniformReg;
 
 use std::collections::HashMap;
 
@@ -46,6 +48,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(FoldConstantOperands),
         Box::new(RematConstantLoads),
         Box::new(UniformConstantPairs),
+        Box::new(ConvertToUniformReg),
         Box::new(OriBranchOpt),
         Box::new(SinkRemat),
         Box::new(OriMarkUndefParts),

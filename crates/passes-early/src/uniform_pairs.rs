@@ -113,9 +113,11 @@ impl Phase for UniformConstantPairs {
     }
 }
 
-/// The blocks from each branch that may split the warp up to (without)
-/// its block's immediate post-dominator, the allocator's regions.
-fn divergent_blocks(func: &Function) -> BlockSet {
+/// The blocks after each branch that may split the warp up to (without)
+/// its block's immediate post-dominator, the allocator's regions (which
+/// start at the branch: the code before it in its block is outside, unless
+/// a path leads back to it).
+pub(crate) fn divergent_blocks(func: &Function) -> BlockSet {
     let cfg = Cfg::compute(func);
     let pdom = PostDomTree::compute(&cfg);
     let mut inside = BlockSet::for_function(func);
@@ -124,7 +126,7 @@ fn divergent_blocks(func: &Function) -> BlockSet {
             continue;
         }
         let join = pdom.ipdom(b);
-        let mut stack = vec![b];
+        let mut stack = cfg.succs(b).to_vec();
         let mut seen = BlockSet::for_function(func);
         while let Some(x) = stack.pop() {
             if Some(x) == join || !seen.insert(x) {

@@ -18,10 +18,13 @@
 //!
 //! The budget, for R: the allocatable registers less a sixteenth (the
 //! seed's softer budget level; the allocator needs some slack for tuple
-//! alignment). The caps, per file (R, P, UR): the block's original peak,
-//! R at most the budget. Blocks under the budget keep their order: moving
-//! loads up there cost a register on a third of the corpus kernels (vadd
-//! 7 -> 8) for latency `ScheduleInstructions` hides after allocation.
+//! alignment), and at most [`TARGET_REGS`] worth of words in blocks of up
+//! to [`TARGETED_BLOCK_INSTS`] instructions. The caps, per
+//! file (R, P, UR): the block's original peak, R at most the budget; an
+//! order is only kept when its peak is lower than the original's. Blocks
+//! under the budget keep their order: moving loads up there cost a
+//! register on a third of the corpus kernels (vadd 7 -> 8) for latency
+//! `ScheduleInstructions` hides after allocation.
 //!
 //! Pressure is counted as the allocator sees it: words of live virtual
 //! registers, a tuple with all its words from its first write to its last
@@ -46,6 +49,21 @@ const FILES: [RegFile; 3] = [RegFile::R, RegFile::P, RegFile::UR];
 
 /// Live words per tracked file.
 type Words = [u32; FILES.len()];
+
+/// The register count blocks are brought down to where their order allows
+/// (R1 and the reserved registers included): 32 registers per thread let
+/// 2,048 threads share an SM's 64K registers (ptxas's own launch-bounds
+/// limit for two blocks of 1,024, docs/regalloc.md `limits.rs`). NVIDIA's
+/// code for Triton's element-wise kernels lands there (dropout 31, GELU
+/// 30/31), running its Philox streams and polynomials one after the
+/// other where the PTX interleaves them.
+const TARGET_REGS: u32 = 32;
+
+/// Blocks longer than this are only scheduled when over the limit's
+/// budget, not brought down to [`TARGET_REGS`]: the seed cuts blocks of
+/// over 4,095 instructions for its scheduler, and large_regtile_gemm's
+/// 20,000-instruction block took seconds here to gain no register.
+const TARGETED_BLOCK_INSTS: usize = 4095;
 
 const KNOBS: &[Knob] = &[Knob {
     name: "MaxRegs",
@@ -85,11 +103,16 @@ impl Phase for ScheduleBeforeAllocation {
         let limit = func.attrs.register_limit(&cx.target, knob);
         // R0..R(limit - reserved - 1) are handed out, R1 among them.
         let words = limit.saturating_sub(cx.target.reserved_regs + 1);
-        let budget: Words = [words - words / 16, 7, cx.target.uniform_regs];
+        let limit_budget: Words = [words - words / 16, 7, cx.target.uniform_regs];
+        let target = TARGET_REGS.saturating_sub(cx.target.reserved_regs + 1);
         let blocks: Vec<BlockRegions> =
             func.layout.iter().map(|&b| BlockRegions::of(func, &live, b, &widths)).collect();
         let table = LatencyTable::for_sm(cx.target.sm);
         for (&b, regions) in func.layout.clone().iter().zip(blocks) {
+            let mut budget = limit_budget;
+            if func.blocks[b].insts.len() <= TARGETED_BLOCK_INSTS {
+                budget[0] = budget[0].min(target);
+            }
             if regions.peak[0] <= budget[0] {
                 continue;
             }
