@@ -79,6 +79,8 @@ impl Sm {
             86..=88 => Some(Sm::Sm86),
             89 => Some(Sm::Sm89),
             90 => Some(Sm::Sm90),
+            100 => Some(Sm::Sm100),
+            120 => Some(Sm::Sm120),
             _ => None,
         }
     }
