@@ -1,6 +1,6 @@
 //! Ori instruction → bits.
 
-use ori_ir::{Ctrl, Inst, Reg, RegFile};
+use ori_ir::{Ctrl, Inst, Opcode, Operand, Reg, RegFile};
 
 use crate::ctrl::{encode_ctrl, with_reuse};
 use crate::decode::GUARD_POS;
@@ -39,6 +39,25 @@ fn encode_learned(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels, marks: bo
     }
 }
 
+/// Blackwell's three-input adds name both carry-outs, unused ones as `PT`
+/// (`IADD3 R5, PT, PT, R5, 0x1, RZ`: every `IADD3`/`UIADD3` of NVIDIA's
+/// sm_100/sm_120 code), where Ori writes only those it uses: `inst` with
+/// the missing ones added, `None` when it needs none.
+fn with_carry_outs(sm: Sm, inst: &Inst) -> Option<Inst> {
+    let pt = match inst.op {
+        Opcode::IADD3 => Reg::PT,
+        Opcode::UIADD3 => Reg::UPT,
+        _ => return None,
+    };
+    let carries = inst.defs.iter().filter(|d| d.as_reg().is_some_and(|r| r.file.is_predicate())).count();
+    if !sm.is_blackwell() || carries >= 2 {
+        return None;
+    }
+    let mut padded = inst.clone();
+    padded.defs.extend((carries..2).map(|_| Operand::reg(pt)));
+    Some(padded)
+}
+
 fn encode_with(
     tables: &Tables,
     sm: Sm,
@@ -47,6 +66,8 @@ fn encode_with(
     labels: &dyn Labels,
     marks: bool,
 ) -> Result<[u64; 2], Error> {
+    let padded = with_carry_outs(sm, inst);
+    let inst = padded.as_ref().unwrap_or(inst);
     let mnemonic = mnemonic(inst);
     let mut skeletons = Vec::new();
     let mut values = Vec::new();

@@ -58,10 +58,10 @@ pub enum Sm {
     Sm86,
     /// sm_89 (Ada): sm_86's plus its own spellings (`F2FP.F16.F32.PACK_AB`).
     Sm89,
-    /// sm_100 / sm_100a (Blackwell B200): decoding and encoding of the
-    /// forms of NVIDIA's code only, no code generation yet.
+    /// sm_100, sm_103 and their `a`/`f` variants (Blackwell B200,
+    /// GB300): the forms of NVIDIA's code and the solver's.
     Sm100,
-    /// sm_120 / sm_120a (Blackwell RTX): as [`Sm::Sm100`].
+    /// sm_120, sm_121 (Blackwell RTX, DGX Spark): as [`Sm::Sm100`].
     Sm120,
 }
 
@@ -70,8 +70,7 @@ impl Sm {
     pub const ALL: [Sm; 7] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120];
 
     /// The family the compiler generates code with for an `sm_XY` number
-    /// (75, 80, 86, 90, ...); `None` for Blackwell, whose tables only
-    /// decode and re-encode NVIDIA's code ([`Sm::with_tables`]).
+    /// (75, 80, 86, 90, 100, ...); `None` for SMs without tables (sm_107).
     pub fn from_number(sm: u32) -> Option<Sm> {
         match sm {
             75 => Some(Sm::Sm75),
@@ -79,20 +78,20 @@ impl Sm {
             86..=88 => Some(Sm::Sm86),
             89 => Some(Sm::Sm89),
             90 => Some(Sm::Sm90),
+            // nvdisasm reads NVIDIA's sm_103a code of the corpus as SM100a
+            // does, word for word, and sm_121a's as SM120a. sm_110a's too,
+            // but not all of ours: SM110 refuses sm_100's `VIADD R1, R1,
+            // 0xffffffd0` (launch_bounds); sm_107 encodes otherwise.
+            100 | 103 => Some(Sm::Sm100),
+            120 | 121 => Some(Sm::Sm120),
             _ => None,
         }
     }
 
-    /// The family whose tables read and write code of `sm_XY`: those of
-    /// [`Sm::from_number`] and Blackwell's sm_100 and sm_120 (learned from
-    /// NVIDIA's sm_100a / sm_120a cubins; sm_103, sm_110, sm_121 are not
-    /// measured yet).
+    /// The family whose tables read and write code of `sm_XY`: the same
+    /// as [`Sm::from_number`] now that Blackwell generates code.
     pub fn with_tables(sm: u32) -> Option<Sm> {
-        match sm {
-            100 => Some(Sm::Sm100),
-            120 => Some(Sm::Sm120),
-            _ => Sm::from_number(sm),
-        }
+        Sm::from_number(sm)
     }
 
     /// The name `nvdisasm -b` takes.

@@ -67,7 +67,7 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
     };
     use Opcode::*;
     match inst.op {
-        LDG | LDS | LDL | LD | LDC | ULDC => {
+        LDG | LDS | LDL | LD | LDC | ULDC | LDCU => {
             let w = size(inst);
             widen(inst.defs.iter_mut().take(1), w);
             widen_address(sm, inst);
@@ -87,6 +87,12 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         IMAD | UIMAD if inst.has_mod("WIDE") => {
             widen(inst.defs.iter_mut().take(1), 2);
             widen(inst.uses.iter_mut().skip(2).take(1), 2);
+        }
+        // Blackwell's 64-bit adds and moves work on pairs (carry-outs are
+        // predicates).
+        IADD | IADD3 | UIADD3 | MOV | UMOV if inst.has_mod("64") => {
+            widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), 2);
+            widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
         }
         DADD | DMUL | DFMA => {
             widen(inst.defs.iter_mut(), 2);

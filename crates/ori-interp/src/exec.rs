@@ -177,6 +177,18 @@ impl Cta<'_> {
         Ok(if f.neg { int::negated(v) } else { u64::from(v) })
     }
 
+    /// A 64-bit integer operand (a pair, or an immediate sign-extended
+    /// from 32 bits) with `-x` and `~x` applied, as a 65-bit addend.
+    fn int64_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u128> {
+        let v = match step.uses.get(i) {
+            Some((Src::Imm(v), _)) => i64::from(*v as i32) as u64,
+            _ => self.val(w, step, i, lane, 2)?,
+        };
+        let f = Self::flags(step, i);
+        let v = if f.bitnot { !v } else { v };
+        Ok(if f.neg { u128::from(!v) + 1 } else { u128::from(v) })
+    }
+
     /// A binary32 operand with `|x|` and `-x` applied.
     fn f_in(&self, w: &Warp, step: &Step, i: usize, lane: usize) -> R<u32> {
         let f = Self::flags(step, i);
@@ -235,13 +247,26 @@ impl Cta<'_> {
                 let words = step.defs.first().map_or(1, |d| u32::from(d.1));
                 (self.val(w, step, 0, lane, words)?, no)
             }
-            Kind::Iadd3 { x } => {
-                let (a, b, c) =
-                    (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?, self.int_in(w, step, 2, lane)?);
-                let cin = if x { self.carries(w, step, 3, lane)? } else { 0 };
-                let (r, carry) = int::iadd3(a, b, c, cin);
+            Kind::Iadd { sources, x, wide: false } => {
+                let mut sum = 0;
+                for i in 0..sources {
+                    sum += self.int_in(w, step, i, lane)?;
+                }
+                let cin = if x { self.carries(w, step, sources, lane)? } else { 0 };
+                let (r, carry) = int::iadd3(sum, 0, 0, cin);
                 (u64::from(r), [carry & 1 != 0 || carry > 1, carry > 1])
             }
+            Kind::Iadd { sources, x, wide: true } => {
+                let mut sum = 0u128;
+                for i in 0..sources {
+                    sum += self.int64_in(w, step, i, lane)?;
+                }
+                let cin = if x { self.carries(w, step, sources, lane)? } else { 0 };
+                let sum = sum + u128::from(cin);
+                let carry = sum >> 64;
+                (sum as u64, [carry & 1 != 0 || carry > 1, carry > 1])
+            }
+            Kind::Mov64 => (self.val(w, step, 0, lane, 2)?, no),
             Kind::Viadd => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 (u64::from(int::iadd3(a, b, 0, 0).0), no)
@@ -416,6 +441,11 @@ impl Cta<'_> {
             Kind::Fmnmx { ftz } => {
                 let min = self.p_in(w, step, 2, lane)?;
                 (u64::from(float::fmnmx(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, min, ftz)), no)
+            }
+            Kind::Fmnmx3 { ftz } => {
+                let min = self.p_in(w, step, 3, lane)?;
+                let ab = float::fmnmx(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, min, ftz);
+                (u64::from(float::fmnmx(ab, self.f_in(w, step, 2, lane)?, min, ftz)), no)
             }
             Kind::Half2 { op, bf16 } => {
                 let mut next = 0;
@@ -1187,6 +1217,24 @@ impl Cta<'_> {
                 for (lane, out) in d.iter().enumerate() {
                     for (k, &v) in out.iter().enumerate() {
                         w.set_word(loc, k as u32, lane, v);
+                    }
+                }
+            }
+            // `LDC.128`/`LDCU.128`: more words than an ALU result holds.
+            Kind::Ldc if step.defs.first().is_some_and(|d| d.1 > 2) => {
+                let (loc, words) = step.defs[0];
+                let Some((Src::CBank { bank, reg, offset }, _)) = step.uses.first().cloned() else {
+                    return fault("a wide constant load without a constant operand");
+                };
+                let mut targets: Vec<usize> = lanes(active).collect();
+                if step.uniform {
+                    targets.truncate(1);
+                }
+                for lane in targets {
+                    let base = reg.map_or(0, |r| i64::from(w.get(r, lane) as i32)) + offset;
+                    for k in 0..u32::from(words) {
+                        let v = self.cbank(bank, base + 4 * i64::from(k), 4)? as u32;
+                        w.set_word(loc, k, lane, v);
                     }
                 }
             }

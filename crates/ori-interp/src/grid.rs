@@ -15,18 +15,21 @@ fn target(sm: u32) -> ori_ir::Target {
     ori_ir::Sm::new(u16::try_from(sm).unwrap_or(u16::MAX)).target()
 }
 
-/// Constant bank 0: blockDim at 0x0, gridDim at 0xc, the generic address
-/// of the local window at 0x20, the stack top at the target's offset
-/// (0x28 before sm_100), the parameters at the target's parameter base.
+/// Constant bank 0 as the target lays it out (`ori_ir::LaunchBank`):
+/// blockDim, gridDim, the generic address of the local window, the stack
+/// top, the parameters at the parameter base.
 fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     let target = target(sm);
     let base = target.param_base as usize;
+    let at = target.launch_bank;
     let mut b = vec![0u8; base + launch.params.len()];
     for k in 0..3 {
-        b[4 * k..4 * k + 4].copy_from_slice(&launch.block[k].to_le_bytes());
-        b[0xc + 4 * k..0x10 + 4 * k].copy_from_slice(&launch.grid[k].to_le_bytes());
+        let (ntid, nctaid) = (at.ntid as usize + 4 * k, at.nctaid as usize + 4 * k);
+        b[ntid..ntid + 4].copy_from_slice(&launch.block[k].to_le_bytes());
+        b[nctaid..nctaid + 4].copy_from_slice(&launch.grid[k].to_le_bytes());
     }
-    b[0x20..0x28].copy_from_slice(&crate::LOCAL_WINDOW.to_le_bytes());
+    let window = at.local_window as usize;
+    b[window..window + 8].copy_from_slice(&crate::LOCAL_WINDOW.to_le_bytes());
     let top = target.stack_top as usize;
     b[top..top + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
     b[base..].copy_from_slice(&launch.params);

@@ -125,6 +125,8 @@ pub enum Kind {
     /// CTA's last barrier reduction.
     B2r,
     Mov,
+    /// `MOV.64`/`UMOV.64` (Blackwell): a register pair or 64-bit immediate.
+    Mov64,
     S2r,
     Ldc,
     /// `VIADD a, b`: a two-input add.
@@ -133,8 +135,13 @@ pub enum Kind {
     Viaddmnmx {
         signed: bool,
     },
-    Iadd3 {
+    /// `IADD3` (three sources) and Blackwell's `IADD` (two): the sum,
+    /// with carry-ins (`.X`) and carry-outs; `wide`: 64-bit lanes
+    /// (`IADD.64`, `UIADD3.64`).
+    Iadd {
+        sources: usize,
         x: bool,
+        wide: bool,
     },
     Imad {
         mode: ImadMode,
@@ -234,6 +241,11 @@ pub enum Kind {
     },
     Fchk,
     Fmnmx {
+        ftz: bool,
+    },
+    /// `FMNMX3 d, a, b, c, p` (Blackwell): the minimum (`p`) or maximum
+    /// of three.
+    Fmnmx3 {
         ftz: bool,
     },
     /// Packed half-precision lanes (binary16, or bfloat16 with
@@ -720,10 +732,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "BAR" if m("RED") => Kind::BarRed { and: m("AND") },
         "B2R" if m("RESULT") => Kind::B2r,
         // R2UR runs once per warp and takes the first active lane's value.
+        "MOV" if m("64") => Kind::Mov64,
         "MOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
-        "LDC" | "LDC.64" => Kind::Ldc,
-        "IADD3" => Kind::Iadd3 { x: m("X") },
+        "LDC" | "LDC.64" | "LDCU" => Kind::Ldc,
+        "IADD3" => Kind::Iadd { sources: 3, x: m("X"), wide: m("64") },
+        "IADD" => Kind::Iadd { sources: 2, x: m("X"), wide: m("64") },
         "VIADD" => Kind::Viadd,
         "VIADDMNMX" => Kind::Viaddmnmx { signed: !m("U32") },
         "IMAD" => {
@@ -799,6 +813,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "FCHK" => Kind::Fchk,
         "FMNMX" => Kind::Fmnmx { ftz },
+        // `.NAN` returns NaN when any input is one: not modelled.
+        "FMNMX3" if !m("NAN") => Kind::Fmnmx3 { ftz },
         "HFMA2" => Kind::Half2 { op: HalfOp::Fma, bf16: m("BF16_V2") },
         "HMUL2" => Kind::Half2 { op: HalfOp::Mul, bf16: m("BF16_V2") },
         "HADD2" if !m("F32") => Kind::Half2 { op: HalfOp::Add, bf16: m("BF16_V2") },

@@ -48,7 +48,7 @@ fn bank_of(section: &str, entry: &str) -> Option<u8> {
 pub fn load_kernel(bytes: &[u8], name: &str) -> Result<Kernel, Error> {
     let cubin = elfw::read(bytes).map_err(|e| Error::Load(format!("reading the cubin: {e}")))?;
     let sm = cubin.header.eflags().sm();
-    let family = mercury_encode::Sm::from_number(sm).ok_or_else(|| Error::Load(format!("sm_{sm} has no decoder")))?;
+    let family = mercury_encode::Sm::with_tables(sm).ok_or_else(|| Error::Load(format!("sm_{sm} has no decoder")))?;
     let (text, _) = cubin
         .section(&format!(".text.{name}"))
         .filter(|(_, s)| s.bytes().is_some())

@@ -102,6 +102,10 @@ pub struct Isa {
     pub literal_pool: bool,
     /// The reduction without result: `RED` or `REDG` (probe `params`).
     pub global_red: Opcode,
+    /// The uniform constant load: `ULDC` (a fixed-latency read) or
+    /// Blackwell's `LDCU` (signalled on a scoreboard) (probe `params`: the
+    /// global memory descriptor's `ULDC.64` / `LDCU.64`).
+    pub uniform_const_load: Opcode,
     /// The integer minimum/maximum: `IMNMX` or `VIMNMX` (probe `misc`).
     pub int_minmax: Opcode,
     /// `cvt.rn.f32.s32` is `I2FP.F32.S32` (otherwise `I2F`) (probe
@@ -179,6 +183,21 @@ pub struct Features {
     pub tcgen05: bool,
 }
 
+/// Where the driver puts a launch's values in constant bank 0 (probe
+/// `bank0`: `%ntid.x` is `c[0x0][0x0]` before sm_100, `c[0x0][0x360]`
+/// after).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LaunchBank {
+    /// `%ntid.x`; `.y` and `.z` follow.
+    pub ntid: i32,
+    /// `%nctaid.x`; `.y` and `.z` follow.
+    pub nctaid: i32,
+    /// The 64-bit generic address of the local window (`cvta.local`).
+    pub local_window: i32,
+    /// `%nsmid`.
+    pub nsmid: i32,
+}
+
 /// Everything a pass needs to know about the target.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Target {
@@ -205,6 +224,8 @@ pub struct Target {
     /// c[0x0][0x118]`, `0x208`, `LDCU.64 .. 0x358`); sm_75's accesses take
     /// none (`LDG.E.SYS R0, [UR6]`).
     pub global_desc: Option<i32>,
+    /// The rest of constant bank 0's layout the code reads.
+    pub launch_bank: LaunchBank,
     /// Bytes at the start of every function's shared-memory section that
     /// ptxas keeps for itself: variables start after them, and `-v`'s
     /// `bytes smem` leaves them out (measured: reduce_smem's 1 KiB array
@@ -233,6 +254,7 @@ const TURING_ISA: Isa = Isa {
     wide_params_in_bank: true,
     literal_pool: true,
     global_red: Opcode::RED,
+    uniform_const_load: Opcode::ULDC,
     int_minmax: Opcode::IMNMX,
     i2fp: false,
     half_convert: HalfConvert::F2f,
@@ -284,7 +306,8 @@ const HOPPER_ISA: Isa = Isa {
     ..AMPERE_ISA
 };
 
-const BLACKWELL_ISA: Isa = Isa { generation: Family::Blackwell, bf16x2_fma_mma: false, ..HOPPER_ISA };
+const BLACKWELL_ISA: Isa =
+    Isa { generation: Family::Blackwell, bf16x2_fma_mma: false, uniform_const_load: Opcode::LDCU, ..HOPPER_ISA };
 
 const TURING: Target = Target {
     sm: Sm::new(75),
@@ -296,6 +319,7 @@ const TURING: Target = Target {
     param_base: 0x160,
     stack_top: 0x28,
     global_desc: None,
+    launch_bank: LaunchBank { ntid: 0x0, nctaid: 0xc, local_window: 0x20, nsmid: 0x10c },
     reserved_shared: 0,
     shared_window: false,
     barrier_reset_prologue: false,
@@ -340,6 +364,7 @@ const BLACKWELL: Target = Target {
     param_base: 0x380,
     stack_top: 0x37c,
     global_desc: Some(0x358),
+    launch_bank: LaunchBank { ntid: 0x360, nctaid: 0x370, local_window: 0x2f8, nsmid: 0x2d0 },
     isa: BLACKWELL_ISA,
     ..HOPPER
 };

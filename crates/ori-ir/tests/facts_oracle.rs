@@ -182,6 +182,11 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
         params.sass.iter().any(|l| l.starts_with("LDC.64 R") && l.ends_with(&wide_ldc)) != isa.wide_params_in_bank,
         "wide_params_in_bank",
     );
+    let (uniform_load, other) = match isa.uniform_const_load {
+        Opcode::LDCU => ("LDCU", "ULDC"),
+        _ => ("ULDC", "LDCU"),
+    };
+    expect(params.with_opcode(uniform_load) > 0 && params.with_opcode(other) == 0, "uniform_const_load");
     let red = if isa.global_red == Opcode::REDG { "REDG" } else { "RED" };
     expect(params.with_opcode(red) > 0, "global_red");
     let fde_entry = params.fde.get(8..13) == Some(&[0x04, 0x04, 0, 0, 0][..]);

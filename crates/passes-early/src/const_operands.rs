@@ -101,7 +101,7 @@ impl Phase for FoldConstantOperands {
                 func.insts[id] = inst;
             }
         }
-        place_uniform_loads(func, &loads, &uniform);
+        place_uniform_loads(func, &loads, &uniform, cx.target.isa.uniform_const_load);
         Ok(())
     }
 }
@@ -260,15 +260,15 @@ fn mirrored_comparison(inst: &Inst) -> Option<(usize, &'static str)> {
         .find_map(|(k, m)| MIRRORS.iter().find(|&&(from, _)| from == m.name()).map(|&(_, to)| (k, to)))
 }
 
-/// Puts a `ULDC` of each uniform register used just after the load it
-/// stands for.
-fn place_uniform_loads(func: &mut Function, loads: &HashMap<u32, Load>, uniform: &HashMap<u32, Reg>) {
+/// Puts a uniform constant load (`op`: `ULDC`, `LDCU`) of each uniform
+/// register used just after the load it stands for.
+fn place_uniform_loads(func: &mut Function, loads: &HashMap<u32, Load>, uniform: &HashMap<u32, Reg>, op: Opcode) {
     let mut after: HashMap<InstId, InstId> = HashMap::new();
     let mut by_load: Vec<(&u32, &Reg)> = uniform.iter().collect();
     by_load.sort_by_key(|(num, _)| **num);
     for (num, &ureg) in by_load {
         let load = &loads[num];
-        let mut inst = Inst::new(Opcode::ULDC, vec![Operand::reg(ureg)], vec![Operand::cbank(load.bank, load.offset)]);
+        let mut inst = Inst::new(op, vec![Operand::reg(ureg)], vec![Operand::cbank(load.bank, load.offset)]);
         if load.width == 2 {
             inst.mods = Modifier::list(&["64"]);
         }

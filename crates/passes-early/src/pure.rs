@@ -14,7 +14,7 @@ pub(crate) fn is_pure(inst: &Inst) -> bool {
         | POPC | FLO | BREV | BMSK | SGXT | MOV | PLOP3 | FADD | FMUL | FFMA | FMNMX | FSEL | FSETP | FCHK | FRND
         | MUFU | DADD | DMUL | DFMA | DSETP | HADD2 | HMUL2 | HFMA2 | HMNMX2 | HSETP2 | F2F | F2I | I2F | I2FP
         | F2FP | UMOV | UIADD3 | UIMAD | ULEA | USHF | ULOP3 | USEL | UISETP | UPLOP3 | UFLO | UPOPC | UBREV
-        | UPRMT | R2UR | LDC | ULDC => true,
+        | UPRMT | R2UR | LDC | ULDC | LDCU => true,
         S2R | S2UR => inst.uses.iter().all(|u| matches!(&u.kind, OperandKind::Special(sr) if fixed_for_thread(*sr))),
         _ => false,
     }

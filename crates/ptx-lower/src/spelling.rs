@@ -1,7 +1,8 @@
 //! Per-generation spellings of the same instruction: the modifiers a SASS
 //! generation writes where another writes none (Turing's `LDG.E.SYS` for
 //! Ampere's `LDG.E`, `LDS.U`, `NANOSLEEP.WARP`, Ampere's
-//! `BAR.SYNC.DEFER_BLOCKING` for Turing's `BAR.SYNC`). The lowering writes
+//! `BAR.SYNC.DEFER_BLOCKING` for Turing's `BAR.SYNC`, Blackwell's `LDCU`
+//! for `ULDC`). The lowering writes
 //! the Ampere-and-later spelling; this pass rewrites a function into its
 //! target's, as the ISA facts ([`ori_ir::Isa`]) say.
 
@@ -21,6 +22,7 @@ pub(crate) fn respell(func: &mut Function, isa: &Isa) {
             }
             Opcode::LDS if isa.lds_u && !inst.mods.contains(&u) => inst.mods.insert(0, u),
             Opcode::BAR if !isa.bar_defer_blocking => inst.mods.retain(|&m| m != defer),
+            Opcode::ULDC => inst.op = isa.uniform_const_load,
             Opcode::NANOSLEEP if isa.nanosleep_warp && !inst.mods.contains(&warp) => inst.mods.push(warp),
             _ => {}
         }

@@ -7,7 +7,7 @@ use crate::marks::Mark;
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x1085)
+    // NOP  (x1964)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -16,7 +16,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R17, R10, R14, R17  (x840)
+    // FFMA R17, R10, R14, R17  (x1702)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -30,7 +30,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FMUL R3, R10.reuse, 16777216  (x737)
+    // FMUL R0, R3.reuse, 16777216  (x1399)
     Form {
         mnemonic: "FMUL",
         operands: &["{R}", "{R}", "{F}"],
@@ -43,35 +43,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE R2, R0, 0x4, R2  (x679)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x600)
-    Form {
-        mnemonic: "IMAD.MOV.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000224,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P0 BRA L@0x2c0  (x510)
+    // BRA L@0x500  (x994)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -85,7 +57,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x489)
+    // IMAD.WIDE R4, R15.reuse, 0x4, R4  (x985)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.MOV.U32 R14, RZ, RZ, RZ  (x935)
+    Form {
+        mnemonic: "IMAD.MOV.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x812)
     Form {
         mnemonic: "ISETP.GT.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -100,21 +100,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R5, R4, 0x4, R3  (x450)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x446)
+    // LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT  (x704)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -130,49 +116,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R2, R0, PT  (x430)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD R12, R4, R9, RZ  (x361)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000224,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIADD R11, R11, 0x20  (x358)
-    Form {
-        mnemonic: "VIADD",
-        operands: &["{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000836,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R7, PT, PT, RZ, -R3, RZ  (x353)
+    // @P0 IADD3 R4, PT, PT, R4, -R13, RZ  (x685)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
@@ -188,7 +132,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3 R8, PT, PT, -R11, R0, RZ  (x344)
+    // IADD3 R8, PT, PT, -R11, R0, RZ  (x683)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "-{R}", "{R}", "{R}"],
@@ -204,34 +148,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDC.64 R2, c[0x0][0x380]  (x321)
+    // ISETP.GE.AND P0, PT, R2, R0, PT  (x626)
     Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{X}]"],
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000a0000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // PRMT R23, R0.reuse, 0x5140, R25.reuse  (x319)
-    Form {
-        mnemonic: "PRMT",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000816,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x0000000000006270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IADD3 R8, PT, PT, R8, -0x1, RZ  (x309)
+    // IADD3 R7, PT, PT, R15.reuse, 0x201, RZ  (x602)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
@@ -247,7 +179,86 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.HI.U32 R12, R0, R25, RZ  (x300)
+    // IMAD R15, R15, 0x400, R0  (x566)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADD R0, R15.reuse, 0x1  (x566)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000836,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R12, R4, R9, RZ  (x564)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R10, desc[UR8][R2.64]  (x547)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, 0x400  (x510)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000882,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: true,
+    },
+    // LDC.64 R4, c[0x0][0x380]  (x491)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000a0000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R12, R0, R25, RZ  (x491)
     Form {
         mnemonic: "IMAD.HI.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -261,20 +272,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDCU UR4, c[0x0][0x360]  (x288)
-    Form {
-        mnemonic: "LDCU",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800080000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: false,
-    },
-    // IABS R10, R4  (x286)
+    // IABS R10, R4  (x452)
     Form {
         mnemonic: "IABS",
         operands: &["{R}", "{R}"],
@@ -286,7 +284,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SEL R8, R16, R17, !P0  (x284)
+    // SEL R8, R16, R17, !P0  (x446)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -300,20 +298,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R10, desc[UR8][R2.64]  (x266)
+    // FFMA R14, R19, 2, R14  (x425)
     Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{F}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDC R1, c[0x0][0x37c]  (x261)
+    // LDCU UR6, c[0x0][0x398]  (x408)
+    Form {
+        mnemonic: "LDCU",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: true,
+    },
+    // LDC R1, c[0x0][0x37c]  (x402)
     Form {
         mnemonic: "LDC",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -326,19 +338,69 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800003fff000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, 0x860  (x257)
+    // FADD R17, R17, R14  (x357)
     Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{X}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000882,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: true,
+        bits: 0x00000000000000000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
     },
-    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x241)
+    // PRMT R23, R0.reuse, 0x5140, R25.reuse  (x337)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000816,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x328)
+    Form {
+        mnemonic: "IMAD.MOV.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e00000000000000000424,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // BSSY.RECONVERGENT B0, L@0x2e0  (x324)
+    Form {
+        mnemonic: "BSSY.RECONVERGENT",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038002000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RECONVERGENT B0  (x324)
+    Form {
+        mnemonic: "BSYNC.RECONVERGENT",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038002000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x307)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
@@ -354,34 +416,80 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R0, R0, R17  (x227)
+    // MOV R17, RZ  (x307)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "MOV",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000000000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000000f000000000000000202,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FFMA R2, R26, 2, R24  (x211)
+    // S2R R0, SR_TID.X  (x291)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{F}", "{R}"],
+        mnemonic: "S2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000919,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x291)
+    Form {
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000823,
+        bits: 0x00000000000116000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV R11, RZ, RZ, -R11  (x210)
+    // @P6 EXIT  (x281)
+    Form {
+        mnemonic: "EXIT",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000003800000000000000000094d,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // LDCU.64 UR4, c[0x0][0x358]  (x263)
+    Form {
+        mnemonic: "LDCU.64",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000a0000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // @!P5 STG.E desc[UR4][R4.64], R17  (x260)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.MOV R8, RZ, RZ, -R8  (x251)
     Form {
         mnemonic: "IMAD.MOV",
         operands: &["{R}", "{R}", "{R}", "-{R}"],
@@ -395,7 +503,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // CS2R R12, SRZ  (x210)
+    // IMAD R0, R0, UR4, R3  (x239)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e02000000000000000c24,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // CS2R R10, SRZ  (x233)
     Form {
         mnemonic: "CS2R",
         operands: &["{R}", "{SR}"],
@@ -405,6 +527,75 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000805,
         mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC.DEFER_BLOCKING 0x0  (x230)
+    Form {
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000100000000000000000b1d,
+        mask: 0x000001fffffffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P6, PT, R15.reuse, UR6, PT  (x226)
+    Form {
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080062700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR4, UP0, UPT, UR6, 0x4, URZ  (x226)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0000000000000000890,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: true,
+    },
+    // LEA R8, P0, R0, UR4, 0x2  (x226)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8000ff0000000000000c11,
+        mask: 0x000001fffff107ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.IADD R8, R0, 0x1, -R11  (x217)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LEA.HI.X.SX32 R13, R21, R3, 0x2, P4  (x207)
@@ -422,98 +613,49 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.IADD R8, R0, 0x1, -R11  (x201)
+    // IADD3 R13, PT, PT, R15, R13, RZ  (x205)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MOV R5, 0x400  (x202)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000f000000000000000802,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.IADD R5, R5, 0x1, R0  (x199)
     Form {
         mnemonic: "IMAD.IADD",
-        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e0a000000000000000824,
+        bits: 0x00000000078e02000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // UIADD3 UR4, UP0, UPT, UR6, 0x4, URZ  (x199)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e0000000000000000890,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: true,
-    },
-    // S2R R0, SR_CTAID.X  (x182)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000919,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // LEA R8, P0, R0, UR4, 0x2  (x181)
-    Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8000ff0000000000000c11,
-        mask: 0x000001fffff107ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STG.E desc[UR4][R2.64], R5  (x180)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // BSSY.RECONVERGENT B0, L@0x2e0  (x169)
-    Form {
-        mnemonic: "BSSY.RECONVERGENT",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038002000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RECONVERGENT B0  (x169)
-    Form {
-        mnemonic: "BSYNC.RECONVERGENT",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038002000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // IMAD.U32 R2, RZ, RZ, UR4  (x168)
+    // IMAD.U32 R2, RZ, RZ, UR4  (x193)
     Form {
         mnemonic: "IMAD.U32",
         operands: &["{R}", "{R}", "{R}", "{U}"],
@@ -527,21 +669,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD R0, R0, UR4, R3  (x165)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f8e02000000000000000c24,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P0 LEA R4, P2, R6, R4, 0x2  (x164)
+    // LEA R16, P0, R14, R12, 0x2  (x179)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{R}", "{X}"],
@@ -556,19 +684,36 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // MOV R17, RZ  (x157)
+    // IMAD.SHL.U32 R0, R0, 0x4, RZ  (x178)
     Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{R}"],
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000000f000000000000000202,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHFL.BFLY PT, R0, R17, 0x10, 0x1f  (x157)
+    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x172)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SHFL.BFLY PT, R0, R17, 0x10, 0x1f  (x172)
     Form {
         mnemonic: "SHFL.BFLY",
         operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
@@ -583,32 +728,95 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x154)
+    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x164)
     Form {
-        mnemonic: "EXIT",
-        operands: &[],
-        atoms: &[],
-        bits: 0x0000000003800000000000000000094d,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x153)
+    // SEL R3, R0, RZ, P0  (x158)
     Form {
-        mnemonic: "IMAD.MOV.U32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R2, desc[UR12][R6.64+0x4]  (x151)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R8, P3, PT, R8, UR6, RZ  (x148)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f81e0000000000000000c10,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R17, -RZ, RZ, 0, 0  (x146)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00000000000000000424,
+        bits: 0x00000000000001000000000000000431,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x153)
+    // FMUL R12, R8, R11  (x146)
     Form {
-        mnemonic: "SHF.R.U32.HI",
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004000000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x141)
+    Form {
+        mnemonic: "SHF.R.S32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -616,45 +824,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000116000000000000000819,
+        bits: 0x00000000000114000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BAR.SYNC.DEFER_BLOCKING 0x0  (x151)
+    // DFMA R18, R18, R18, R18  (x136)
     Form {
-        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
-        operands: &["{X}"],
-        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000100000000000000000b1d,
-        mask: 0x000001fffffffffffc3fffffffff0fff,
-        uniform_guard: false,
-    },
-    // LDCU.64 UR8, c[0x0][0x358]  (x143)
-    Form {
-        mnemonic: "LDCU.64",
-        operands: &["{U}", "c[{X}][{X}]"],
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008000a0000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P0, PT, R0, UR5, PT  (x140)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080062700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x0000000000000000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.AND P1, PT, R3, UR4, !P0  (x136)
@@ -672,7 +857,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.HI.U32 R10, R9, -0x36f0255e, RZ  (x130)
+    // IMAD.HI.U32 R19, R7, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -686,74 +871,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // STG.E.U16 desc[UR4][R4.64], R0  (x129)
-    Form {
-        mnemonic: "STG.E.U16",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1015000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E desc[UR4][R2.64+0x14], R7  (x123)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff000000000000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x121)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SEL R6, R2, RZ, P0  (x118)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MOV R3, 0x400  (x117)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000f000000000000000802,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.AND P0, PT, R12, R3, PT  (x112)
+    // ISETP.NE.AND P5, PT, R12, RZ, PT  (x131)
     Form {
         mnemonic: "ISETP.NE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -766,6 +884,153 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000005270000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.U16 desc[UR4][R4.64], R0  (x130)
+    Form {
+        mnemonic: "STG.E.U16",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1015000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R0, R12, R11, -1  (x128)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HMMA.16816.F32 R12, R12, R18, R8  (x128)
+    Form {
+        mnemonic: "HMMA.16816.F32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001800000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS [R4], RZ  (x127)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R14, R6, 0x10, RZ  (x123)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // S2UR UR4, SR_CTAID.X  (x123)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "{SR}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000000000000000000009c3,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: true,
+    },
+    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x120)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R19, [R20+0x8]  (x118)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P5 STG.E desc[UR4][R4.64+0x4], R19  (x116)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000040000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R3, [R6]  (x115)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // DFMA R10, R8, R10, UR6  (x112)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // @!P1 LDG.E.U16 R14, desc[UR14][R22.64]  (x112)
@@ -781,195 +1046,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x107)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x107)
-    Form {
-        mnemonic: "SHF.R.S32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000114000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // HMMA.16816.F32 R4, R4, R20, R12  (x103)
-    Form {
-        mnemonic: "HMMA.16816.F32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001800000000000000023c,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.IADD R5, R5, 0x1, R0  (x99)
-    Form {
-        mnemonic: "IMAD.IADD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R13, PT, PT, R15, R13, RZ  (x99)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R6, P0, P2, R4, UR10, R3  (x95)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f81e0000000000000000c10,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMUL R0, R0, R9  (x92)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004000000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HFMA2 R17, -RZ, RZ, 0, 0  (x83)
-    Form {
-        mnemonic: "HFMA2",
-        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI.X.SX32 R3, R0, UR11, 0x1, P1  (x83)
-    Form {
-        mnemonic: "LEA.HI.X.SX32",
-        operands: &["{R}", "{R}", "{U}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080f06ff0000000000000c11,
-        mask: 0x000001fffc7f07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R9, desc[UR4][R2.64+0x8]  (x73)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x71)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R18, R18, R18  (x68)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x67)
-    Form {
-        mnemonic: "F2FP.F16.F32.PACK_AB",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000ff000000000000023e,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI.X R9, R0, UR5, R5, 0x2, P0  (x64)
+    // LEA.HI.X R9, R0, UR5, R5, 0x2, P0  (x109)
     Form {
         mnemonic: "LEA.HI.X",
         operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
@@ -985,19 +1062,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
-    // STS [R5], RZ  (x64)
+    // @P0 STL [R1+0x104], R4  (x107)
     Form {
-        mnemonic: "STS",
-        operands: &["[{R}]", "{R}"],
+        mnemonic: "STL",
+        operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x00000000001008000000000000000387,
+        mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // MUFU.RCP R6, R6  (x63)
+    // LEA R5, R10, R5, 0x18  (x103)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e00ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP R8, R8  (x102)
     Form {
         mnemonic: "MUFU.RCP",
         operands: &["{R}", "{R}"],
@@ -1009,7 +1101,124 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // LDG.E R12, desc[UR8][R6.64]  (x62)
+    // LDG.E.U16.CONSTANT R27, desc[UR4][R6.64+-0x80]  (x100)
+    Form {
+        mnemonic: "LDG.E.U16.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e95000000000000000981,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // @!P4 STG.E desc[UR4][R4.64+0x8], R21  (x99)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x98)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000812,
+        mask: 0x000001fffc7100000000000000000fff,
+        uniform_guard: false,
+    },
+    // @!P4 LDG.E R0, desc[UR4][R4.64+0x8]  (x91)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x86)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DMUL R6, R2, R4  (x85)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R13, RZ, RZ, R13, P3  (x85)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P6 LDG.E R14, desc[UR4][R4.64]  (x84)
     Form {
         mnemonic: "LDG.E",
         operands: &["{R}", "desc[{U}][{R}.64]"],
@@ -1022,21 +1231,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // STS.U16 [R120+UR7+0x800], R107  (x62)
+    // LEA.HI.X.SX32 R7, R4, UR9, 0x1, P0  (x84)
     Form {
-        mnemonic: "STS.U16",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "LEA.HI.X.SX32",
+        operands: &["{R}", "{R}", "{U}", "{X}", "{P}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004000000000000000988,
-        mask: 0x000001ffffffff000020000000ff0fff,
+        bits: 0x00000000080f06ff0000000000000c11,
+        mask: 0x000001fffc7f07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3.X R3, PT, PT, R6, UR13, RZ, P0, !PT  (x61)
+    // IADD3.X R9, PT, PT, R9, UR7, RZ, P3, !PT  (x81)
     Form {
         mnemonic: "IADD3.X",
         operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}", "{P}", "!{P}"],
@@ -1054,204 +1264,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA R0, R12, R11, -1  (x61)
+    // FADD R5, R19, 1  (x79)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P0 STL [R1+0x104], R8  (x58)
-    Form {
-        mnemonic: "STL",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001008000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @!P2 LDG.E R13, desc[UR4][R2.64+0x8]  (x58)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x57)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x56)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U32 R14, R6, 0x10, RZ  (x56)
-    Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000006000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R10, R8, R10, UR4  (x56)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 LDG.E R11, desc[UR4][R2.64+0x4]  (x56)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // LDL R14, [R1+0x104]  (x55)
-    Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000001008000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U16.CONSTANT R27, desc[UR4][R6.64+-0x80]  (x50)
-    Form {
-        mnemonic: "LDG.E.U16.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e95000000000000000981,
+        bits: 0x00000000000000000000000000000421,
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.GT.AND P0, PT, R10.reuse, RZ, PT  (x50)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // S2UR UR4, SR_CTAID.X  (x49)
-    Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000000000000000000009c3,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: true,
-    },
-    // LEA R9, R2, UR4, 0x2  (x49)
-    Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e00ff0000000000000c11,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x48)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000812,
-        mask: 0x000001fffc7100000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P2, PT, R4, 0x40, PT  (x48)
+    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x76)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1266,7 +1292,247 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FMNMX R4, R4, R5, !PT  (x48)
+    // LEA R10, R16, UR4, 0x4  (x74)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00ff0000000000000c11,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ULEA UR4, UR5, UR4, 0x18  (x71)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00ff0000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // FSEL R8, R8, RZ, P0  (x71)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDL R4, [R12]  (x70)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000001008000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x70)
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x70)
+    Form {
+        mnemonic: "SHFL.DOWN",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000800000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // FADD R2, -R2, R9  (x70)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R22, R16, UR8, R19  (x67)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c23,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R10, R10, 0x10000, RZ  (x65)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL.NOINC L@0x1b00  (x64)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // FSEL R0, R0, R3.reuse, !P0  (x64)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SEL R6, RZ, 0x1, P0  (x62)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R2, R3, PT  (x62)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.U16 [R120+UR7+0x800], R107  (x62)
+    Form {
+        mnemonic: "STS.U16",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080004000000000000000988,
+        mask: 0x000001ffffffff000020000000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P5 LDG.E R10, desc[UR4][R4.64+0x4]  (x58)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC R8 L@0x0  (x58)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P2, PT, R0, UR7, !P0  (x57)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMNMX R4, R4, R5, !PT  (x55)
     Form {
         mnemonic: "FMNMX",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -1280,17 +1546,180 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R2, -R2, R9  (x48)
+    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x54)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{R}"],
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000104000000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDL R11, [R12+0x8]  (x54)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000001008000000000000000983,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // MUFU.EX2 R9, R9  (x54)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDS R14, [R20+0x4]  (x52)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000040000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x50)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DADD R18, R2, R2  (x50)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x49)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND P0, PT, R18, 0x1, PT  (x49)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R7, R7, 0x1, R13, P0  (x49)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000824,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDL R6, [R12+0x4]  (x48)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001008000000040000000983,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // STL [R1], R37  (x48)
+    Form {
+        mnemonic: "STL",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001008000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P3, PT, R11.reuse, -0x18, PT  (x48)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // STS.U16 [R118+UR7+0x2000], R15  (x48)
@@ -1307,99 +1736,96 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000020000000ff0fff,
         uniform_guard: false,
     },
-    // SEL R20, RZ, 0x2, P2  (x47)
+    // F2I.FTZ.U32.TRUNC.NTZ R5, R4  (x47)
+    Form {
+        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000021f0000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R12, [R7]  (x47)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000200000000000000083b,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // STS.64 [R7], R4  (x46)
+    Form {
+        mnemonic: "STS.64",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000a000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R18, RZ, 0x1, !P1  (x44)
     Form {
         mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000807,
+        bits: 0x00000000040000000000000000000807,
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // LDS R11, [R10]  (x46)
+    // LDSM.16.M88.2 R18, [R6]  (x44)
     Form {
-        mnemonic: "LDS",
+        mnemonic: "LDSM.16.M88.2",
         operands: &["{R}", "[{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000000008000000000000000984,
+        bits: 0x0000000000000100000000000000083b,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // FSEL R10, R10, RZ, P0  (x45)
+    // LDG.E.CONSTANT R9, desc[UR12][R6.64+0x10]  (x42)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x000000000c1e99000000100000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
         uniform_guard: false,
     },
-    // DMUL R6, R2, R4  (x43)
+    // LEA.HI.X R17, R14, R13, R15, 0x2, P0  (x42)
     Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R13, RZ, RZ, R13, P3  (x42)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e06000000000000000224,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R0, R3, R10, !P0  (x42)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FADD R5, R26, 1  (x41)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000000f04000000000000000211,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
     // LDS R43, [R70+UR8+0x4480]  (x41)
@@ -1414,6 +1840,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080008000000000000000984,
         mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.AND P0, PT, R12, 0x7ff00000, PT  (x40)
+    Form {
+        mnemonic: "ISETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // LDGSTS.E.LTC128B [R10+0x400], desc[UR10][R62.64], P4  (x40)
@@ -1431,18 +1872,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND P0, PT, R2, 0x3, PT  (x38)
+    // IMAD.WIDE.U32 R2, R0, UR6, RZ  (x39)
     Form {
-        mnemonic: "ISETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e00000000000000000c25,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, |R8|.reuse, 1.175494350822287508e-38, PT  (x38)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000005270000000000000080c,
+        bits: 0x000000000000e200000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
@@ -1461,33 +1916,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // ULEA UR4, UR5, UR4, 0x18  (x37)
+    // SHF.L.U64.HI R12, R4, 0x2, R5  (x37)
     Form {
-        mnemonic: "ULEA",
-        operands: &["{U}", "{U}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e00ff0000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // IMAD.X R15, R14, 0x1, R15, P0  (x37)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P3, PT, R4, UR8, P0  (x36)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e06000000000000000824,
-        mask: 0x000001fffc7fff000000000000000fff,
+        bits: 0x00000000080066700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // FFMA.FTZ R7, R2, R11.reuse, R7  (x36)
@@ -1504,34 +1959,47 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x35)
+    // DFMA R2, R2, R6, 1  (x35)
     Form {
-        mnemonic: "SHFL.DOWN",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000800000000000f89,
-        mask: 0x000001fffff1fffffc0000ff00000fff,
-        uniform_guard: false,
-    },
-    // LDL R19, [R19]  (x35)
-    Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000001008000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x0000000000000000000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.LT.AND P1, PT, R13, RZ, !P0  (x34)
+    // I2FP.F32.S32 R0, R9  (x35)
+    Form {
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002014000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P0, PT, R4, R2.reuse, !P0  (x35)
     Form {
         mnemonic: "ISETP.LT.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
@@ -1546,51 +2014,68 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LEA R3, R6, R3, 0x18  (x33)
+    // FFMA.RM R21, R3.reuse, R3.reuse, -1  (x34)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000040000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R17, R16, R11, RZ  (x34)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDS R21, [R20+0x8]  (x33)
+    // BRA.U !UP0, L@0x9f0  (x33)
     Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
+        mnemonic: "BRA.U",
+        operands: &["!{UP}", "{L}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000108000547,
+        mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // FSEL R11, R11, 1, !P1  (x33)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.U32.AND P0, PT, R0, R3, PT  (x32)
-    Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R10, desc[UR4][R2.64+0x4]  (x32)
+    // LDG.E.64.CONSTANT R12, desc[UR8][R22.64+-0x80]  (x33)
     Form {
-        mnemonic: "LDG.E.CONSTANT",
+        mnemonic: "LDG.E.64.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1598,34 +2083,48 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e99000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x7e0  (x32)
+    // UMOV UR4, URZ  (x32)
     Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
+        mnemonic: "UMOV",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c82,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
     },
-    // LDSM.16.M88.4 R4, [R3]  (x32)
+    // USHF.R.S32.HI UR4, URZ, 0x1f, UR15  (x32)
     Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "USHF.R.S32.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080114000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // FFMA.SAT R2, R0, R5, 0.5  (x32)
+    Form {
+        mnemonic: "FFMA.SAT",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000200000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000000020000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // HMMA.16816.F32.BF16 R96, R112.reuse, R4, R96  (x32)
@@ -1656,224 +2155,264 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x31)
+    // LDG.E.64.CONSTANT R16, desc[UR4][R16.64]  (x31)
     Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
-        uniform_guard: false,
-    },
-    // F2I.FTZ.U32.TRUNC.NTZ R5, R4  (x31)
-    Form {
-        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000021f0000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // STS.64 [R3], R6  (x30)
-    Form {
-        mnemonic: "STS.64",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000000a000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // STL [R1], R37  (x30)
+    // VIADD R8, R2, UR6  (x31)
     Form {
-        mnemonic: "STL",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001008000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.EX2 R9, R9  (x30)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // RET.REL.NODEC R4 L@0x0  (x29)
-    Form {
-        mnemonic: "RET.REL.NODEC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000950,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.2 R20, [R2]  (x29)
-    Form {
-        mnemonic: "LDSM.16.M88.2",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000100000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000080000000000000000000c36,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x28)
+    // IMAD.WIDE.U32 R6, R9, R0, R2  (x30)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U64.HI R10, R4, 0x2, R5  (x28)
-    Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000102000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x27)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000104000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.U32 R10, R10, 0x10000, RZ  (x26)
+    // SHF.R.U32.HI R29, RZ, R29, R0  (x30)
     Form {
-        mnemonic: "IMAD.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000000116000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // USHF.R.S32.HI UR4, URZ, 0x1, UR8  (x26)
+    // FSEL R23, R23, 1, P0  (x30)
     Form {
-        mnemonic: "USHF.R.S32.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R10, R8, UR6, R10  (x30)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDCU.128 UR12, c[0x0][0x380]  (x29)
+    Form {
+        mnemonic: "LDCU.128",
+        operands: &["{U}", "c[{X}][{X}]"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000080114000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
+        bits: 0x0000000008000c0000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
     },
-    // DADD R20, R8, R8  (x26)
+    // FMNMX3 R22, R12, R21, R22, !PT  (x29)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "FMNMX3",
+        operands: &["{R}", "{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000040000000000000000000276,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.X R10, R10, RZ, RZ, 0x16, P4  (x26)
+    // CCTL.IVALL  (x28)
     Form {
-        mnemonic: "LEA.HI.X",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "CCTL.IVALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000200000000000000ff00098f,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR4, UPT, UPT, UR7, UR4, URZ  (x28)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0000000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // I2F.RP R0, R6  (x28)
+    Form {
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002094000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ERRBAR  (x27)
+    Form {
+        mnemonic: "ERRBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009ab,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // CGAERRBAR  (x27)
+    Form {
+        mnemonic: "CGAERRBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000005ab,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // DADD R8, R2, -6.75539944105574400000e+15  (x27)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000429,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, -R0, -RZ  (x26)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R19, R19, R6, RZ, 0x1d  (x26)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000f04000000000000000211,
-        mask: 0x000001fffc7f0700ffffff0000000fff,
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R9, RZ, 0x1, !P1  (x25)
+    // DADD R2, R8, -R12  (x26)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000000008000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // P2R R10, PR, RZ, 0x4  (x24)
+    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x25)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e1000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @!P0 BREAK.RELIABLE B1  (x25)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // STS [R10+0x10c], R13  (x25)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffff0000800000ff0fff,
+        uniform_guard: false,
+    },
+    // P2R R12, PR, RZ, 0x20  (x24)
     Form {
         mnemonic: "P2R",
         operands: &["{R}", "PR", "{R}", "{X}"],
@@ -1886,19 +2425,44 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P3, PT, R11.reuse, -0x8, PT  (x24)
+    // @!P0 STS [R9+0x80], R0  (x24)
     Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000002270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000008000000800000000388,
+        mask: 0x000001ffffffffff0000800000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.128 [R1+0x10], R12  (x24)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100c000000100000000387,
+        mask: 0x000001ffffffffff0000100000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R12, -R16, R10, 1  (x24)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000100000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P0, PT, R23, R9, !P0  (x24)
@@ -1931,95 +2495,57 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // I2FP.F32.S32 R8, R8  (x23)
+    // MOV R15, UR10  (x23)
     Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{R}"],
+        mnemonic: "MOV",
+        operands: &["{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000002014000000000000000245,
+        bits: 0x0000000008000f000000000000000c02,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // I2F.RP R0, R6  (x23)
+    // DMUL R4, R4, 0.5  (x23)
     Form {
-        mnemonic: "I2F.RP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000002094000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000000000000000000000000828,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FFMA R23, R23, UR5, R0  (x23)
+    // LEA.HI.SX32 R17, R13, R10, 0x1e  (x23)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "LEA.HI.SX32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f02ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R10, R8, -UR4, R20  (x23)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{U}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000c23,
+        bits: 0x00000000080000008000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ERRBAR  (x22)
-    Form {
-        mnemonic: "ERRBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009ab,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // CGAERRBAR  (x22)
-    Form {
-        mnemonic: "CGAERRBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000005ab,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // CCTL.IVALL  (x22)
-    Form {
-        mnemonic: "CCTL.IVALL",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000200000000000000ff00098f,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // VIADD R19, R19, UR6  (x22)
-    Form {
-        mnemonic: "VIADD",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c36,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1+0x30], R20  (x22)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // STS.128 [R23+UR4+0x800], R12  (x22)
@@ -2036,36 +2562,71 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000008000000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R6, R9, R0, R2  (x21)
+    // USHF.L.U32 UR5, UR4, 0x8, URZ  (x21)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // UMOV UR4, URZ  (x21)
-    Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{U}"],
+        mnemonic: "USHF.L.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000c82,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000080006000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // BRA.U !UP0, L@0x770  (x20)
+    // WARPSYNC.COLLECTIVE R13, L@0xd80  (x21)
+    Form {
+        mnemonic: "WARPSYNC.COLLECTIVE",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000348,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // ENDCOLLECTIVE  (x21)
+    Form {
+        mnemonic: "ENDCOLLECTIVE",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000003800000000000000000091b,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.ALL.GPU  (x20)
+    Form {
+        mnemonic: "MEMBAR.ALL.GPU",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000a0000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // R2UR UR8, R9  (x20)
+    Form {
+        mnemonic: "R2UR",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000e000000000000000002ca,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // BRA.U UP0, L@0x750  (x20)
     Form {
         mnemonic: "BRA.U",
-        operands: &["!{UP}", "{L}"],
+        operands: &["{UP}", "{L}"],
         atoms: &[
             Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom {
@@ -2075,13 +2636,25 @@ pub(crate) static FORMS: &[Form] = &[
                 reuse: None,
             },
         ],
-        bits: 0x000000000b8000000000000108000547,
+        bits: 0x000000000b8000000000000100000547,
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P0, PT, |R10|.reuse, 1.175494350822287508e-38, PT  (x20)
+    // MUFU.RCP64H R17, R13  (x20)
     Form {
-        mnemonic: "FSETP.GEU.AND",
+        mnemonic: "MUFU.RCP64H",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000018000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x20)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
         operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -2090,36 +2663,36 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e200000000000000080b,
+        bits: 0x000000000001d200000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R17, R16, R11, RZ  (x20)
+    // SHFL.DOWN P0, R11, R14, R15, R16  (x20)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "SHFL.DOWN",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}"],
         atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000000000000800000000000389,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSEL R27, R0, -0.082518599927425384521, !P0  (x20)
+    // STL.128 [R1+0x40], R12  (x20)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000040000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x0000000000100c000000000000000387,
+        mask: 0x000001ffffffffff0000100000ff0fff,
         uniform_guard: false,
     },
     // LDS.128 R24, [R124+UR6+0x80]  (x20)
@@ -2136,115 +2709,133 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R16, desc[UR4][R16.64]  (x19)
+    // I2F.U32.RP R8, R3  (x19)
     Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
+        mnemonic: "I2F.U32.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000002090000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x19)
+    // FSETP.NEU.AND P0, PT, R3, RZ, PT  (x19)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000781e1000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
+        bits: 0x000000000000d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDS R2, [R20+0x4]  (x19)
+    // ISETP.GE.U32.AND P0, PT, R2, UR10, PT  (x18)
     Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080060700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R12, R18, R12, -UR4  (x18)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "-{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000040000000984,
-        mask: 0x000001ffffffffff000004ff00000fff,
+        bits: 0x00000000080000008000000000000e2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.SX32 R9, R8, R9, 0x1e  (x19)
+    // ISETP.GT.AND P0, PT, R10, R8, PT  (x18)
     Form {
-        mnemonic: "LEA.HI.SX32",
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x17)
+    Form {
+        mnemonic: "USHF.R.U32.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080116000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // LDC.64 R2, c[0x4][RZ]  (x17)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000a000000000000000b82,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // LEA R14, R11, 0xc0800000, 0x17  (x17)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e00ff0000000000000811,
+        mask: 0x000001ffffff07ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R19, R2.reuse, R19, -0x3de0e376  (x17)
+    Form {
+        mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000078f02ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R2, R2, R6, 1  (x18)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000042b,
+        bits: 0x00000000078e02000000000000000424,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R29, RZ, R29, R0  (x18)
-    Form {
-        mnemonic: "SHF.R.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000116000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MEMBAR.ALL.GPU  (x18)
-    Form {
-        mnemonic: "MEMBAR.ALL.GPU",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000a0000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND P2, PT, R13, 0x1ffffff, PT  (x18)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LEA R8, P0, R2, 0x100, 0x2  (x17)
+    // LEA R105, P0, R104, 0x100, 0x2  (x17)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{X}", "{X}"],
@@ -2257,6 +2848,116 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U16.CONSTANT R10, desc[UR4][R12.64]  (x16)
+    Form {
+        mnemonic: "LDG.E.U16.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e95000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R4, desc[UR4][R4.64]  (x16)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RM R11, R0, R2, R11  (x16)
+    Form {
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R20, R4, UR6  (x16)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c28,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R20, R18, -R12, R10  (x16)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x16)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FADD R13, R11, -R2  (x16)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.UP PT, R9, R3, 0x1, RZ  (x16)
+    Form {
+        mnemonic: "SHFL.UP",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000400000000000989,
+        mask: 0x000001fffff1ff00fc1fffff00000fff,
         uniform_guard: false,
     },
     // LDS.128 R16, [R124+UR6+0x100]  (x16)
@@ -2289,62 +2990,100 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff000200008000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R0, UR8, R4  (x15)
+    // UFLO.U32 UR4, UR4  (x15)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "UFLO.U32",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e000000000000000002bd,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x15)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00000000000000000c25,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.OR P0, PT, R19.reuse, UR7, P0  (x15)
+    // UISETP.GE.AND UP0, UPT, UR11, UR6, UPT  (x15)
     Form {
-        mnemonic: "ISETP.GE.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // STL.64 [R1+0x8], R16  (x15)
+    Form {
+        mnemonic: "STL.64",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100a000000080000000387,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F64 R5, R4  (x15)
+    Form {
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003010000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P2, PT, |R3|.reuse, +INF , PT  (x15)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080066700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // DFMA R10, R8, UR4, R10  (x15)
+    // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
     Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080000000000000000000c2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMNMX3 R27, R12, R23, R25, !PT  (x15)
-    Form {
-        mnemonic: "FMNMX3",
-        operands: &["{R}", "{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000276,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
     // STS.128 [R31+UR4+0x1000], R32  (x15)
@@ -2361,71 +3100,101 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000008000000ff0fff,
         uniform_guard: false,
     },
-    // LDCU.128 UR12, c[0x0][0x380]  (x14)
+    // VOTEU.ANY UR4, UPT, PT  (x14)
     Form {
-        mnemonic: "LDCU.128",
-        operands: &["{U}", "c[{X}][{X}]"],
+        mnemonic: "VOTEU.ANY",
+        operands: &["{U}", "{UP}", "{P}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000c0000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
+        bits: 0x00000000000001000000000000000886,
+        mask: 0x000001fffc71ffffffffffffff000fff,
         uniform_guard: false,
     },
-    // DADD R8, R6, -6.75539944105574400000e+15  (x14)
+    // ISETP.EQ.U32.AND P1, PT, R12, UR4, PT  (x14)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "{F}"],
+        mnemonic: "ISETP.EQ.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080020700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R10], desc[UR12][R8.64]  (x14)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000b9818000000000000000fae,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R13, R7, 0x4ec4ec4f, RZ  (x14)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000429,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000078e02000000000000000827,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // @!P1 LEA.HI R7, R6, R6, RZ, 0x1  (x14)
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x14)
     Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R10, -R3, R2, R0  (x14)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
+        bits: 0x00000000000001000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // R2UR UR4, R8  (x14)
+    // @!P3 IMAD.WIDE R8, R4, UR5, R18  (x14)
     Form {
-        mnemonic: "R2UR",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000e000000000000000002ca,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64.CONSTANT R8, desc[UR14][R22.64+0x20]  (x14)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000c1e9b000000200000000981,
-        mask: 0x000001ffffffffff0000200000000fff,
+        bits: 0x000000000f8e02000000000000000c25,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // STS.128 [R28+UR4], R12  (x14)
@@ -2441,103 +3210,40 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // UIADD3 UR4, UPT, UPT, UR7, UR4, URZ  (x13)
+    // BSSY.RELIABLE B1, L@0x8c0  (x13)
     Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000f81e0000000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // USHF.L.U32 UR6, UR6, 0x1, URZ  (x13)
-    Form {
-        mnemonic: "USHF.L.U32",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080006000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // FADD.FTZ R0, -R0, -RZ  (x13)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
-    // IMAD.HI R8, R5, -0x6db6db6d, R4  (x13)
+    // BSYNC.RELIABLE B1  (x13)
     Form {
-        mnemonic: "IMAD.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000827,
-        mask: 0x000001ffffffff000000000000000fff,
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // FFMA R9, R0, 1.4426950216293334961, -R5  (x13)
+    // DEPBAR.LE SB0, 0x1  (x13)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x0000000000000000000080000000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
         uniform_guard: false,
     },
-    // UFLO.U32 UR4, UR4  (x12)
-    Form {
-        mnemonic: "UFLO.U32",
-        operands: &["{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080e000000000000000002bd,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: true,
-    },
-    // DMUL R2, R2, 0.5  (x12)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000828,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // UIMAD UR4, UR4, UR5, URZ  (x12)
+    // UIMAD UR4, UR4, UR14, URZ  (x13)
     Form {
         mnemonic: "UIMAD",
         operands: &["{U}", "{U}", "{U}", "{U}"],
@@ -2551,65 +3257,115 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: true,
     },
-    // FFMA.RM R19, R10.reuse, R10, -1  (x12)
+    // LDL.64 R4, [R1+0x108]  (x13)
     Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000040000000000000000423,
+        bits: 0x0000000000100a000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U64 R4, R9, 0x11, R4  (x12)
+    Form {
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000012000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P0, PT, R10, RZ, PT  (x12)
+    // STL.64 [R1+0x10], R2  (x12)
     Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "STL.64",
+        operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x0000000000100a000000000000000387,
+        mask: 0x000001ffffffffff0000080000ff0fff,
         uniform_guard: false,
     },
-    // DFMA R14, -R18, R12, 1  (x12)
+    // FMUL R15, R10, UR9  (x12)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084000000000000000000c20,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.NTZ R16, R16  (x12)
+    Form {
+        mnemonic: "F2I.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002031000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R0, R0, 0.5  (x12)
+    Form {
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004100000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R18, R16, -R12, 1  (x12)
     Form {
         mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000100000000000000042b,
+        bits: 0x0000000000000800000000000000042b,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // DADD R8, R10, -R14  (x12)
+    // FFMA.RP R14, R13, R14, R13  (x12)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "-{R}"],
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000008000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000000080000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R9, R16, PT  (x12)
+    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x12)
     Form {
-        mnemonic: "ISETP.GT.AND",
+        mnemonic: "FSETP.NEU.FTZ.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -2618,8 +3374,23 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000004270000000000000020c,
+        bits: 0x000000000001d000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x12)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GE.AND P5, PT, R11, 1.0029599666595458984, PT  (x12)
@@ -2651,112 +3422,150 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // VOTEU.ANY UR4, UPT, PT  (x11)
+    // @P1 REDG.E.ADD.STRONG.GPU desc[UR8][R4.64], R9  (x11)
     Form {
-        mnemonic: "VOTEU.ANY",
-        operands: &["{U}", "{UP}", "{P}"],
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000001000000000000000886,
-        mask: 0x000001fffc71ffffffffffffff000fff,
+        bits: 0x000000000c12e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.U32.AND P1, PT, R12, UR4, PT  (x11)
+    // POPC R13, R16  (x11)
     Form {
-        mnemonic: "ISETP.EQ.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "POPC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000309,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, R2, RZ, PT  (x11)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080020700000000000000c0c,
+        bits: 0x000000000000e000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // @!P3 STS [R7+0x80], R10  (x11)
+    // IADD3 R2, PT, PT, R7, -R2, -R6  (x11)
     Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{X}]", "{R}"],
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "-{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8008000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U8.CONSTANT R4, desc[UR8][R4.64]  (x11)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.128 desc[UR4][R10.64], R4  (x11)
+    Form {
+        mnemonic: "STG.E.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000008000000800000000388,
-        mask: 0x000001ffffffffff0000800000ff0fff,
+        bits: 0x000000000c101d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // WARPSYNC.COLLECTIVE R8, L@0xd50  (x11)
+    // LDGDEPBAR  (x11)
     Form {
-        mnemonic: "WARPSYNC.COLLECTIVE",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000348,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // ENDCOLLECTIVE  (x11)
-    Form {
-        mnemonic: "ENDCOLLECTIVE",
+        mnemonic: "LDGDEPBAR",
         operands: &[],
         atoms: &[],
-        bits: 0x0000000003800000000000000000091b,
+        bits: 0x000000000000000000000000000009af,
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // @P1 FSEL R19, R15, -QNAN , P2  (x11)
+    // FSETP.GT.AND P0, PT, |R8|, 8.50705917302346158658e+37, PT  (x11)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "{P}"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x0000000000004200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA.SAT R2, R0, R5, 0.5  (x11)
+    // FRND.TRUNC R17, R10  (x11)
     Form {
-        mnemonic: "FFMA.SAT",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "FRND.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d0000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P0, PT, |R20|, +INF , PT  (x11)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 FADD R3, -R3, 1  (x11)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000020000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // STS [R13+0x10c], R12  (x11)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffff0000800000ff0fff,
+        bits: 0x00000000000001000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88.4 R168, [R185+UR6+0x800]  (x11)
@@ -2773,61 +3582,120 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0020000000000fff,
         uniform_guard: false,
     },
-    // SHFL.UP PT, R3, R7, 0x1, RZ  (x11)
+    // CREDUX.MAX.S32 UR10, R10.reuse  (x10)
     Form {
-        mnemonic: "SHFL.UP",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "CREDUX.MAX.S32",
+        operands: &["{U}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000400000000000989,
-        mask: 0x000001fffff1ff00fc1fffff00000fff,
+        bits: 0x000000000000020000000000000002cc,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // MUFU.RCP64H R17, R15  (x10)
+    // IADD3.X R3, PT, PT, R19, UR11, RZ, P4, P5  (x10)
     Form {
-        mnemonic: "MUFU.RCP64H",
-        operands: &["{R}", "{R}"],
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}", "{P}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000018000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x10)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000080004000000000000000c10,
+        mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SHFL.DOWN P4, R9, R13, R12, R15  (x10)
+    // IMAD.X R7, RZ, RZ, UR5, P1  (x10)
     Form {
-        mnemonic: "SHFL.DOWN",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{U}", "{P}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e06000000000000000e24,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64], R10  (x10)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RZ R9, R18.reuse, R16.reuse, R15.reuse  (x10)
+    Form {
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000800000000000389,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U64.HI R11, R6, R11, R7  (x10)
+    Form {
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P0 BRA P1, L@0x22c0  (x10)
+    Form {
+        mnemonic: "BRA",
+        operands: &["{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000000000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R11, |R0|, -RZ  (x10)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // DFMA R22, -R8, UR6, R10  (x10)
@@ -2844,37 +3712,258 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R11, |R0|, -RZ  (x10)
+    // BSSY B0, L@0x4b0  (x9)
     Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "|{R}|", "-{R}"],
+        mnemonic: "BSSY",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038000000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BREV R7, R0  (x9)
+    Form {
+        mnemonic: "BREV",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000301,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @P0 IMAD.MOV R8, RZ, RZ, R12  (x9)
+    Form {
+        mnemonic: "IMAD.MOV",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000102008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000078e02000000000000000224,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // CREDUX.MAX.S32 UR10, R10.reuse  (x9)
+    // FFMA R4, R18, R2, -R7  (x9)
     Form {
-        mnemonic: "CREDUX.MAX.S32",
-        operands: &["{U}", "{R}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FCHK P0, R0, R3  (x9)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX R6, R3.reuse, 0xfffffffc, R0.reuse, PT  (x9)
+    Form {
+        mnemonic: "VIADDMNMX",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000846,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, -RZ, |R6|  (x9)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000005000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // DFMA R22, R10, R10, -R18  (x9)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000800000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R6, R3, R2, R20  (x9)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UIADD3.X UR5, UPT, UPT, URZ, UR7, URZ, UP0, !UPT  (x8)
+    Form {
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}", "{UP}", "!{UP}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080104000000000000000290,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // BSYNC B0  (x8)
+    Form {
+        mnemonic: "BSYNC",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038000000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // F2F.F64.F32 R2, R13  (x8)
+    Form {
+        mnemonic: "F2F.F64.F32",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002018000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.W.U32.HI R15, R0, R15, R25  (x8)
+    Form {
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000010e000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R15, PT, PT, R10, 0x64, !PT  (x8)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000848,
+        mask: 0x000001fffc01ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R13, -R0, R13, !P1  (x8)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND.EX P0, PT, R3, UR11, PT, P0  (x8)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080061000000000000000c0c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // UIMAD.WIDE.U32 UR6, UR7, UR6, URZ  (x8)
+    Form {
+        mnemonic: "UIMAD.WIDE.U32",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e000000000000000002a5,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // LDL.64 R12, [R0]  (x8)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000000020000000000000002cc,
+        bits: 0x0000000000100a000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // BRA.U UP1, L@0x290  (x9)
+    // CALL.REL.NOINC R12 L@0x0  (x8)
     Form {
-        mnemonic: "BRA.U",
-        operands: &["{UP}", "{L}"],
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{R}", "{L}"],
         atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom {
                 kind: L,
                 fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
@@ -2882,144 +3971,13 @@ pub(crate) static FORMS: &[Form] = &[
                 reuse: None,
             },
         ],
-        bits: 0x000000000b8000000000000100000547,
-        mask: 0x000001fffffc000000000003f8000fff,
+        bits: 0x0000000003c000000000000000000344,
+        mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
-    // LDGDEPBAR  (x9)
+    // UISETP.NE.U32.AND UP0, UPT, UR6, URZ, UPT  (x8)
     Form {
-        mnemonic: "LDGDEPBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009af,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // DEPBAR.LE SB0, 0x1  (x9)
-    Form {
-        mnemonic: "DEPBAR.LE",
-        operands: &["{SB}", "{X}"],
-        atoms: &[
-            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000080000000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
-        uniform_guard: false,
-    },
-    // LDC.64 R2, c[0x4][RZ]  (x9)
-    Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000a000000000000000b82,
-        mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // LEA R12, R7, 0xc0800000, 0x17  (x9)
-    Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078e00ff0000000000000811,
-        mask: 0x000001ffffff07ff0000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R20, R18, R20, -UR4  (x9)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000008000000000000e2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE R4, R12, UR5, R4  (x9)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f8e02000000000000000c25,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x8)
-    Form {
-        mnemonic: "USHF.R.U32.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080116000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // LDG.E.U16.CONSTANT R10, desc[UR4][R12.64]  (x8)
-    Form {
-        mnemonic: "LDG.E.U16.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e95000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R4, desc[UR4][R8.64]  (x8)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.U32.AND P0, PT, R2, UR10, PT  (x8)
-    Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080060700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // UISETP.GE.AND UP1, UPT, UR6, UR7, UPT  (x8)
-    Form {
-        mnemonic: "UISETP.GE.AND",
+        mnemonic: "UISETP.NE.U32.AND",
         operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
         atoms: &[
             Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -3028,33 +3986,272 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008006270000000000000028c,
+        bits: 0x0000000008005070000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // STL.64 [R1+0x8], R8  (x8)
+    // HADD2.F32 R8, -RZ, R3.H0_H0  (x8)
     Form {
-        mnemonic: "STL.64",
-        operands: &["[{R}+{X}]", "{R}"],
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "{R}.H0_H0"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000100a000000000000000387,
-        mask: 0x000001ffffffffff0000100000ff0fff,
+        bits: 0x00000000000041002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // F2F.F32.F64 R2, R2  (x8)
+    // FADD R0, |R3|, -RZ  (x8)
     Form {
-        mnemonic: "F2F.F32.F64",
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.S64 R4, R4  (x8)
+    Form {
+        mnemonic: "I2F.F64.S64",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000003010000000000000000310,
+        bits: 0x0000000000301c000000000000000312,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x8)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R13, PT, PT, R14, 0x46a00000, PT  (x8)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000848,
+        mask: 0x000001fffc01ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // @P0 FADD.FTZ R2, R0, 1  (x8)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R11, R0  (x8)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R13, R19, 0x1, ~R9, P1  (x8)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{X}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e0e000000000000000824,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R9, -R3, R2, 1  (x8)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x8)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, R22, -UR10  (x8)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD R6, |R0|, 0.0010000000474974513054  (x8)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R13, |R0|.reuse, 16777216  (x8)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004002000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P0, PT, R11, R9, PT  (x8)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R12, [R16]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R8, [R16+0x10]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000100000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R12, [R16+0x20]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B6, R22  (x8)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "{R}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000356,
+        mask: 0x000001ffffffffffffffff00f0ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R5, [UR4]  (x8)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff000984,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.STRONG.SYS R6, desc[UR6][R2.64]  (x8)
+    Form {
+        mnemonic: "LDG.E.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1f59000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR6, URZ, UPT  (x8)
@@ -3071,128 +4268,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005270000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
-    },
-    // FSETP.NEU.AND P2, PT, |R10|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RM R11, R11, R0, R13  (x8)
-    Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R4, R4, UR6  (x8)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c28,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R20, R18, -R14, R12  (x8)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000000800000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD R26, R2, R25, 0x3039  (x8)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000078e02000000000000000424,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P0 FADD R13, -R6, 1  (x8)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GT.AND UP1, UPT, UR6, 0xc, UPT  (x8)
-    Form {
-        mnemonic: "UISETP.GT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008004270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // @P0 BREAK.RELIABLE B2  (x8)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
     },
     // ATOMG.E.ADD.STRONG.GPU PT, RZ, desc[UR6][R12.64], R29  (x8)
     Form {
@@ -3224,6 +4299,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // UISETP.GT.AND UP0, UPT, UR6, 0x1f, UPT  (x8)
+    Form {
+        mnemonic: "UISETP.GT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008004270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
     // LDSM.16.M88.4 R112, [R122+UR7+0x2000]  (x8)
     Form {
         mnemonic: "LDSM.16.M88.4",
@@ -3238,85 +4328,221 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0020000000000fff,
         uniform_guard: false,
     },
-    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x7)
+    // LDG.E.64 R4, desc[UR8][R8.64]  (x7)
     Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
+        bits: 0x000000000c1e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // I2F.U32.RP R6, R3  (x7)
+    // FLO.U32 R8, R8  (x7)
     Form {
-        mnemonic: "I2F.U32.RP",
+        mnemonic: "FLO.U32",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000002090000000000000000306,
+        bits: 0x00000000000e00000000000000000300,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R10.64], R8  (x7)
+    // WARPSYNC.ALL  (x7)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "WARPSYNC.ALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000948,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // ATOMS.POPC.INC.32 RZ, [R7+URZ]  (x7)
+    Form {
+        mnemonic: "ATOMS.POPC.INC.32",
+        operands: &["{R}", "[{R}+{U}]"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000d8000000000000000000f8c,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // STL.64 [R1], R18  (x7)
+    Form {
+        mnemonic: "STL.64",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101b000000000000000986,
+        bits: 0x0000000000100a000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R5, R2, UR7, RZ, 0x3c, !PT  (x7)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000c12,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R11, PT, PT, R13, 0x7fe00000, -R2  (x7)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // STS [R3+UR4], R4  (x7)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080008000000000000000988,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R6.64+0x8], R2  (x7)
+    // IMAD.X R9, RZ, RZ, ~R12, P0  (x7)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R6, -R3, R2, R0  (x7)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000000e0e000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R9, R7, -R2  (x7)
+    // VIMNMX R12, PT, PT, R3.reuse, R0, PT  (x7)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "-{R}"],
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000248,
+        mask: 0x000001fffc01ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R27, -R0, 0.11223486810922622681, P0  (x7)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, |R20|, 0.5  (x7)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000429,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P2, PT, R2, RZ, PT  (x7)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R7, -R0, +QNAN , !P1  (x7)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R13, R10, -R13, 0.14084610342979431152  (x7)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R23, B7  (x7)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001000000000000000000355,
+        mask: 0x000001fffffffffffffffffff0000fff,
         uniform_guard: false,
     },
     // SEL R2, R2, UR4, !P2  (x7)
@@ -3331,63 +4557,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c0000000000000000000c07,
         mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R10, R8, -UR4, R2  (x7)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080000008000000000000c2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STG.E.64 desc[UR8][R6.64+0x10], R20  (x7)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, |R0|, 1.469367938527859385e-39, PT  (x7)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64.CONSTANT R12, desc[UR14][R22.64+0x40]  (x7)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffff0000200000000fff,
         uniform_guard: false,
     },
     // SGXT R2, R2, 0x1  (x7)
@@ -3416,21 +4585,101 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // POPC R13, R16  (x6)
+    // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR8][R4.64], R13  (x6)
     Form {
-        mnemonic: "POPC",
+        mnemonic: "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12f30000000000000009a6,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R12, R13  (x6)
+    Form {
+        mnemonic: "ATOMG.E.CAS.STRONG.GPU",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000010e10000000000000003a9,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LD.E R4, [R4]  (x6)
+    Form {
+        mnemonic: "LD.E",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000001009000000000000000980,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // UIMAD.WIDE UR4, UR6, 0x1000, UR4  (x6)
+    Form {
+        mnemonic: "UIMAD.WIDE",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e020000000000000008a5,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // STL [R1+0x20], R4  (x6)
+    Form {
+        mnemonic: "STL",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001008000000200000000387,
+        mask: 0x000001ffffffffff0000200000ff0fff,
+        uniform_guard: false,
+    },
+    // F2I.F64 R2, R4  (x6)
+    Form {
+        mnemonic: "F2I.F64",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000000000000000000000309,
+        bits: 0x00000000003011000000000000000311,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P0, PT, R2, RZ, PT  (x6)
+    // FADD.SAT R13, RZ, R3  (x6)
     Form {
-        mnemonic: "FSETP.GEU.AND",
+        mnemonic: "FADD.SAT",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000020000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NAN.AND P0, PT, R4, R4, PT  (x6)
+    Form {
+        mnemonic: "DSETP.NAN.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -3439,52 +4688,199 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e000000000000000020b,
+        bits: 0x0000000000008000000000000000022a,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // @P1 VIMNMX R15, PT, PT, R10, 0x7, PT  (x6)
+    // LDC R12, c[0x3][R12+0x100]  (x6)
     Form {
-        mnemonic: "VIMNMX",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000400000000b82,
+        mask: 0x000001fffffffffff800403f00000fff,
+        uniform_guard: false,
+    },
+    // LDS R0, [R0+UR4]  (x6)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R14, P0, R12, R11, R14  (x6)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000848,
-        mask: 0x000001fffc01ffff0000000000000fff,
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STG.E.128 desc[UR4][R10.64], R4  (x6)
+    // IMAD.HI.U32 R14, P1, R13, R17, R14  (x6)
     Form {
-        mnemonic: "STG.E.128",
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078000000000000000000227,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R22, -R12, R22  (x6)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, 0x3  (x6)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000804,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ64H R11, R9  (x6)
+    Form {
+        mnemonic: "MUFU.RSQ64H",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000001c000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @P0 SHF.R.U64 R13, R13, R12, R17  (x6)
+    Form {
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000012000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P5, PT, R11, RZ, PT  (x6)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD R13, R12, 0x800000, -R13  (x6)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P2, PT, R6, -126, PT  (x6)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR6, UPT, UPT, -UR6, URZ, URZ  (x6)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e1000000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // STG.E.STRONG.SYS desc[UR6][R2.64], R5  (x6)
+    Form {
+        mnemonic: "STG.E.STRONG.SYS",
         operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101d000000000000000986,
+        bits: 0x000000000c1159000000000000000986,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // UIMAD.WIDE.U32 UR6, UR7, UR6, URZ  (x6)
+    // MEMBAR.SC.GPU  (x6)
     Form {
-        mnemonic: "UIMAD.WIDE.U32",
-        operands: &["{U}", "{U}", "{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e000000000000000002a5,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: true,
+        mnemonic: "MEMBAR.SC.GPU",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000020000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
     },
     // UPLOP3.LUT UP0, UPT, UPT, UPT, UPT, 0x40, 0x4  (x6)
     Form {
@@ -3507,205 +4903,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000000000000000000000089c,
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: true,
-    },
-    // MOV R12, UR4  (x6)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000f000000000000000c02,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R5, R2, UR7, RZ, 0x3c, !PT  (x6)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000c12,
-        mask: 0x000001fffc7f0000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMUL R13, R10, UR11  (x6)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000084000000000000000000c20,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.NTZ R12, R12  (x6)
-    Form {
-        mnemonic: "F2I.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002031000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R11, R11, 0.5  (x6)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004100000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R16, -R14, 1  (x6)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000800000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA.RP R14, R13, R14, R13  (x6)
-    Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x6)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STS [R0+UR4], R3  (x6)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000080008000000000000000988,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R9, RZ, RZ, ~R11, P0  (x6)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e0e000000000000000224,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R12, P2, R11, R15, R12  (x6)
-    Form {
-        mnemonic: "IMAD.HI.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000227,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P0 BRA P1, L@0x2590  (x6)
-    Form {
-        mnemonic: "BRA",
-        operands: &["{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000000000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GE.AND P0, PT, R10, R6, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
     },
     // SGXT.U32 R4, R4, 0x2  (x6)
     Form {
@@ -3748,660 +4945,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // BSSY B0, L@0x4b0  (x5)
+    // YIELD  (x5)
     Form {
-        mnemonic: "BSSY",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038000000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
+        mnemonic: "YIELD",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000946,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x5)
-    Form {
-        mnemonic: "ISETP.NE.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005300000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // BREV R7, R0  (x5)
-    Form {
-        mnemonic: "BREV",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000301,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @P0 IMAD.MOV R8, RZ, RZ, R12  (x5)
-    Form {
-        mnemonic: "IMAD.MOV",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000224,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U64 R4, R9, 0x11, R4  (x5)
-    Form {
-        mnemonic: "SHF.R.U64",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000012000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P1, PT, R10, 0x1, PT  (x5)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // STL.64 [R1+0x10], R10  (x5)
-    Form {
-        mnemonic: "STL.64",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100a000000100000000387,
-        mask: 0x000001ffffffffff0000100000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R18, R26, R23, -R3  (x5)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000008000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FRND.TRUNC R11, R10  (x5)
-    Form {
-        mnemonic: "FRND.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d0000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDS R5, [R5+UR4]  (x5)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080008000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R12, P0, R10, R17, R12  (x5)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R21, R14, 0x1, ~R13, P2  (x5)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{X}", "~{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e0e000000000000000824,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FCHK P4, R0, R3  (x5)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RZ R7, R16.reuse, R14.reuse, R13.reuse  (x5)
-    Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.NEU.AND P3, PT, |R2|, +INF , PT  (x5)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R26, -R26, 4.2945490664224492434e-19, !P0  (x5)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040001000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U64.HI R0, R4.reuse, R11.reuse, R5  (x5)
-    Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000102000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R14, R8, R14, -R10  (x5)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000800000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD R12, R12, 0x800000, -R13  (x5)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e0a000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P2, PT, R6, -126, PT  (x5)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [R19]  (x5)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [R19+0x20]  (x5)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffff000010ff00000fff,
-        uniform_guard: false,
-    },
-    // UIADD3 UR6, UPT, UPT, UR6, -UR12, URZ  (x5)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "-{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e0008000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // ISETP.LE.AND P3, PT, R4, UR6, PT  (x5)
-    Form {
-        mnemonic: "ISETP.LE.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080032700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE R14, R3, R12, R4  (x5)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX R7, PT, PT, R2, R7, PT  (x5)
-    Form {
-        mnemonic: "VIMNMX",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000248,
-        mask: 0x000001fffc01ffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ULOP3.LUT UR4, UR8, UR6, URZ, 0x3c, !UPT  (x5)
-    Form {
-        mnemonic: "ULOP3.LUT",
-        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000292,
-        mask: 0x000001fffc7f0000ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // UIADD3.X UR5, UPT, UPT, URZ, UR7, URZ, UP0, !UPT  (x4)
-    Form {
-        mnemonic: "UIADD3.X",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}", "{UP}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080104000000000000000290,
-        mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // @P1 REDG.E.ADD.STRONG.GPU desc[UR8][R4.64], R9  (x4)
-    Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c12e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // BSYNC B0  (x4)
-    Form {
-        mnemonic: "BSYNC",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038000000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64 R4, desc[UR8][R8.64]  (x4)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2F.F64.F32 R2, R13  (x4)
-    Form {
-        mnemonic: "F2F.F64.F32",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002018000000000000000310,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FLO.U32 R8, R8  (x4)
-    Form {
-        mnemonic: "FLO.U32",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000e00000000000000000300,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U8.CONSTANT R6, desc[UR6][R6.64]  (x4)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.U32.AND.EX P0, PT, R3, UR11, PT, P0  (x4)
-    Form {
-        mnemonic: "ISETP.GE.U32.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080061000000000000000c0c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STL.64 [R1], R12  (x4)
-    Form {
-        mnemonic: "STL.64",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100a000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDL.64 R6, [R6]  (x4)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // CALL.REL.NOINC R6 L@0x0  (x4)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000344,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // HADD2.F32 R8, -RZ, R3.H0_H0  (x4)
-    Form {
-        mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "{R}.H0_H0"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000041002000000000000230,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.AND P1, PT, |R10|, +INF , PT  (x4)
-    Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FADD R0, |R10|, -RZ  (x4)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // I2F.F64.S64 R2, R4  (x4)
-    Form {
-        mnemonic: "I2F.F64.S64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000301c000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x4)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 FADD.FTZ R2, R0, 1  (x4)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R11, R0  (x4)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000014000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R5, RZ, RZ, UR5, P0  (x4)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080e06000000000000000e24,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R17, PT, PT, RZ, ~R13, RZ, P0, !PT  (x4)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "~{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000104008000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R15, PT, PT, RZ, RZ, R12, P3, P2  (x4)
+    // IADD3.X R9, PT, PT, RZ, R19, RZ, P1, P2  (x5)
     Form {
         mnemonic: "IADD3.X",
         operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
@@ -4419,7 +4972,604 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND.EX P0, PT, R21.reuse, R9.reuse, PT, P0  (x4)
+    // UCGABAR_ARV  (x5)
+    Form {
+        mnemonic: "UCGABAR_ARV",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000800000000000000000009c7,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: true,
+    },
+    // UCGABAR_WAIT  (x5)
+    Form {
+        mnemonic: "UCGABAR_WAIT",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000080000000000000000000dc7,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: true,
+    },
+    // ULEA UR5, UP0, UR4, UR6, 0x8  (x5)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8000ff0000000000000291,
+        mask: 0x000001fffff107ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // I2F.U16 R8, R10  (x5)
+    Form {
+        mnemonic: "I2F.U16",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001010000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R12, PT, PT, R5, -UR4, RZ  (x5)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "-{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f81e0008000000000000c10,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.OR P0, PT, R13, RZ, !P0  (x5)
+    Form {
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004002670000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x5)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078000000000000000000825,
+        mask: 0x000001fffff1ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R8, PT, PT, R3.reuse, 0x1, !PT  (x5)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000848,
+        mask: 0x000001fffc01ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDL.128 R12, [R1+0x110]  (x5)
+    Form {
+        mnemonic: "LDL.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100c000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64 R2, R0  (x5)
+    Form {
+        mnemonic: "I2F.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000201c000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DMUL R2, |R6|, R14  (x5)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000002000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.AND P0, PT, |R17|, 1.469367938527859385e-39, PT  (x5)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SHF.L.W.U32.HI R11, R11, 0x2, R8  (x5)
+    Form {
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000010e000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.AND UP0, UPT, UR8, 0x1, UPT  (x5)
+    Form {
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x5)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000892,
+        mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULOP3.LUT UP0, URZ, UR9, 0x10, URZ, 0xc0, !UPT  (x5)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{UP}", "{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000892,
+        mask: 0x000001fffc7100000000000000000fff,
+        uniform_guard: true,
+    },
+    // FCHK P0, R0, 1  (x5)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000902,
+        mask: 0x000001fffff1ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP R7, UR4  (x5)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010000000000000000d08,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LEPC R20, L@0x340  (x5)
+    Form {
+        mnemonic: "LEPC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 24, len: 58, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000094e,
+        mask: 0x000001fffffc00000000000000000fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI UR4, UR4, UR7, URZ, 0x1b  (x5)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f00000000000000000291,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // ISETP.LT.AND P4, PT, R3, UR4, P0  (x5)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P2, PT, R4, R7, P0  (x5)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000001270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.AND P1, PT, R26, UR4, PT  (x5)
+    Form {
+        mnemonic: "ISETP.LE.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080032700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR7, UPT, UPT, URZ, -UR5, URZ  (x5)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "-{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0008000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // ULOP3.LUT UR4, UR8, UR6, URZ, 0x3c, !UPT  (x5)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000292,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // FSETP.GTU.AND P0, PT, R13, R12, PT  (x4)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x4)
+    Form {
+        mnemonic: "ISETP.NE.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005300000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FLO.U32.SH R14, R7  (x4)
+    Form {
+        mnemonic: "FLO.U32.SH",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000e04000000000000000300,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @!P0 VIMNMX.U32 R15, PT, PT, R10, 0x7, PT  (x4)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000848,
+        mask: 0x000001fffc01ffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADD R13, R6, -UR4  (x4)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000c36,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.U32 R7, R7  (x4)
+    Form {
+        mnemonic: "I2FP.F32.U32",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002010000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R6, -RZ, R13.H1_H1  (x4)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "{R}.H1_H1"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000041003000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.TRUNC.NTZ R17, R3  (x4)
+    Form {
+        mnemonic: "F2I.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020f1000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, |R3|  (x4)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014004000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R2, |R3|, R0  (x4)
+    Form {
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004102000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FRND R21, R10  (x4)
+    Form {
+        mnemonic: "FRND",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002010000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @!P2 DFMA R10, R10, 2, -R12  (x4)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000800000000000000082b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX R14, R14, -R15, 0xb9600000, !PT  (x4)
+    Form {
+        mnemonic: "VIADDMNMX",
+        operands: &["{R}", "{R}", "-{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040009000000000000000446,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DMUL.RP R10, R10, R16  (x4)
+    Form {
+        mnemonic: "DMUL.RP",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000080000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P2, RZ, R13, R11, R14, 0xf8, !PT  (x4)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000212,
+        mask: 0x000001fffc710000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x4)
+    Form {
+        mnemonic: "FSETP.GEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001e000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R2, R0, R11  (x4)
+    Form {
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004100000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDC R3, c[0x3][R3]  (x4)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000b82,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND.EX P0, PT, R19, R9, PT, P0  (x4)
     Form {
         mnemonic: "ISETP.GE.U32.AND.EX",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
@@ -4435,162 +5585,450 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R7, -R3, R2, 1  (x4)
+    // LDL.LU.64 R32, [R1+0x10]  (x4)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        mnemonic: "LDL.LU.64",
+        operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x0000000000300a000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R0, -QNAN  (x4)
+    // BRA.DIV UR6, L@0xd10  (x4)
     Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
+        mnemonic: "BRA.DIV",
+        operands: &["{U}", "{L}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        bits: 0x000000000b8000000000000200000947,
+        mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
-    // DADD R8, R22, -UR6  (x4)
+    // I2FP.F32.S32 R3, UR15  (x4)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000008000000000000e29,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R8, -RZ, |R4|  (x4)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000005000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // DADD R10, |R2|, 0.5  (x4)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002000000000000000429,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // FADD R6, |R0|, 0.0010000000474974513054  (x4)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R13, R10, -R13, 0.14084610342979431152  (x4)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FMUL R11, |R0|.reuse, 16777216  (x4)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "|{R}|", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004002000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R5, R5, UR5, RZ, 0x1e  (x4)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f00000000000000000c11,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // BMOV.32 B6, R22  (x4)
-    Form {
-        mnemonic: "BMOV.32",
-        operands: &["{B}", "{R}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000356,
-        mask: 0x000001ffffffffffffffff00f0ff0fff,
-        uniform_guard: false,
-    },
-    // LDS R5, [UR4]  (x4)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{U}]"],
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000800080000000000ff000984,
+        bits: 0x00000000082014000000000000000c45,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // STS [R4+UR5+0x4c8], R17  (x4)
+    // @!P1 BRA !P3, L@0x1770  (x4)
     Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x4)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STL.128 [R1], R16  (x4)
+    Form {
+        mnemonic: "STL.128",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000080008000000000000000988,
-        mask: 0x000001ffffffff000000000000ff0fff,
+        bits: 0x0000000000100c000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.GEU.AND P0, PT, R20, RZ, PT  (x4)
+    Form {
+        mnemonic: "DSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.GE.AND P0, PT, |R20|.reuse, 2.14748364800000000000e+09, PT  (x4)
+    Form {
+        mnemonic: "DSETP.GE.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R12, desc[UR8][R24.64+0x10]  (x4)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000100000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R16, desc[UR8][R24.64+0x20]  (x4)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.GT.AND P0, PT, |R2|, 1, PT  (x4)
+    Form {
+        mnemonic: "DSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P0, PT, R2, -1, PT  (x4)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DADD R24, -R22, UR4  (x4)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P0, PT, R11, -1.6999999284744262695, PT  (x4)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.GTU.AND P0, PT, |R2|, +INF , PT  (x4)
+    Form {
+        mnemonic: "DSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R3, |R0|, |R7|, P2  (x4)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002004000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R12, R13, |R0|, !P1  (x4)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "|{R}|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000004000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.LG2 R9, R12  (x4)
+    Form {
+        mnemonic: "MUFU.LG2",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FADD R2, |R0|, |R7|.reuse  (x4)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002004000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R11, -|R6|, R8, R3  (x4)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-|{R}|", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000003000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMUL.RZ R14, R0, 0.15915493667125701904  (x4)
+    Form {
+        mnemonic: "FMUL.RZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000040c0000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.U32.AND UP0, UPT, UR10, 0x71, UPT  (x4)
+    Form {
+        mnemonic: "UISETP.GE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006070000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // ISETP.GT.U32.OR P0, PT, R7, 0xfd, !PT  (x4)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R9, -RZ, -UR4  (x4)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101008000000000000e21,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS.NOINC R12  (x4)
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) }],
+        bits: 0x0000000003c000000000000000000343,
+        mask: 0x000001ffffffffffffffffff00ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND P0, PT, R11, UR4, P0  (x4)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080050700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.OR P5, PT, R15, UR5, !P0  (x4)
+    Form {
+        mnemonic: "ISETP.LE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0036700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // UPRMT UR4, UR4, 0x7770, URZ  (x4)
+    Form {
+        mnemonic: "UPRMT",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000896,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // REDG.E.ADD.64.STRONG.GPU desc[UR6][R2.64], R12  (x4)
+    Form {
+        mnemonic: "REDG.E.ADD.64.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12e500000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U8.CONSTANT R6, desc[UR4][R6.64+0x1]  (x4)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e91000000010000000981,
+        mask: 0x000001ffffffffff0000010000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R0, PT, PT, R0, R7, !PT  (x4)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000248,
+        mask: 0x000001fffc01ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VOTEU.ALL UP0, P1  (x4)
+    Form {
+        mnemonic: "VOTEU.ALL",
+        operands: &["{UP}", "{P}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000ff0886,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // FSEL R11, -R11, R0, P5  (x4)
@@ -4621,36 +6059,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ULEA.HI UR5, UR5, UR4, URZ, 0x7  (x4)
+    // LEA.HI R5, R8, UR5, RZ, 0x1d  (x4)
     Form {
-        mnemonic: "ULEA.HI",
-        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8f00000000000000000291,
+        bits: 0x000000000f8f00000000000000000c11,
         mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // @!UP0 UIADD3 UR7, UPT, UPT, -UR7, URZ, URZ  (x4)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e1000000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
+        uniform_guard: false,
     },
     // LDS.128 R32, [R124+UR6]  (x4)
     Form {
@@ -4679,90 +6101,383 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000000fff,
         uniform_guard: false,
     },
-    // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR8][R4.64], R13  (x3)
+    // STS [R4+UR5+0x4c8], R17  (x4)
     Form {
-        mnemonic: "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080008000000000000000988,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // POPC R5, UR4  (x3)
+    Form {
+        mnemonic: "POPC",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000d09,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // REDUX UR5, R11  (x3)
+    Form {
+        mnemonic: "REDUX",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000000000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX R5, PT, PT, R4, UR8, !PT  (x3)
+    Form {
+        mnemonic: "VIMNMX",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0001000000000000000c48,
+        mask: 0x000001fffc01ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.U32.RZ R9, R9  (x3)
+    Form {
+        mnemonic: "I2FP.F32.U32.RZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d0000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SQRT R10, R10  (x3)
+    Form {
+        mnemonic: "MUFU.SQRT",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000020000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.S64 R21, R6  (x3)
+    Form {
+        mnemonic: "I2F.S64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003014000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, |R3|.reuse, RZ, P0  (x3)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FRND.FLOOR R15, R10  (x3)
+    Form {
+        mnemonic: "FRND.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002050000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @!P0 STS.U8 [R4], R3  (x3)
+    Form {
+        mnemonic: "STS.U8",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c12f30000000000000009a6,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000000000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // YIELD  (x3)
+    // LD.E R5, desc[UR8][R10.64]  (x3)
     Form {
-        mnemonic: "YIELD",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000946,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R12, R13  (x3)
-    Form {
-        mnemonic: "ATOMG.E.CAS.STRONG.GPU",
-        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        mnemonic: "LD.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1019000000000000000980,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x3)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000825,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R12, PT, PT, RZ, ~R7, RZ, P0, !PT  (x3)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "~{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000010e10000000000000003a9,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000000104008000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // VIMNMX R15, PT, PT, R10.reuse, 0x64, !PT  (x3)
+    // @!P0 STS [UR4+0x80], R2  (x3)
     Form {
-        mnemonic: "VIMNMX",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "!{P}"],
+        mnemonic: "STS",
+        operands: &["[{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800080000008000ff000988,
+        mask: 0x000001ffffffff0000008000ffff0fff,
+        uniform_guard: false,
+    },
+    // LDS R0, [UR4+0x80]  (x3)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000008000ff000984,
+        mask: 0x000001ffffffffff00008000ff000fff,
+        uniform_guard: false,
+    },
+    // FADD R3, R0, UR4  (x3)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e21,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P3, PT, R7, RZ, P2  (x3)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006670000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R24, R16, UR4, P0  (x3)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c07,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, |R20|, R8  (x3)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x3)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS R9, R9  (x3)
+    Form {
+        mnemonic: "MUFU.COS",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // NANOSLEEP R0  (x3)
+    Form {
+        mnemonic: "NANOSLEEP",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000000003800000000000000000035d,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.OR P0, PT, R11, 0x1, P0  (x3)
+    Form {
+        mnemonic: "ISETP.LT.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040001000000000000000848,
-        mask: 0x000001fffc01ffff0000000000000fff,
+        bits: 0x0000000000001670000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FSEL R13, -R0, R5, !P0  (x3)
+    // F2F.F32.F64 R3, UR12  (x3)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{U}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083010000000000000000d10,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @P0 ELECT P2, URZ, PT  (x3)
+    Form {
+        mnemonic: "ELECT",
+        operands: &["{P}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000082f,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // FENCE.VIEW.ASYNC.S  (x3)
+    Form {
+        mnemonic: "FENCE.VIEW.ASYNC.S",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000003c6,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UTMACMDFLUSH  (x3)
+    Form {
+        mnemonic: "UTMACMDFLUSH",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009b7,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: true,
+    },
+    // SHFL.IDX PT, R13, R3, RZ, 0x1f  (x3)
+    Form {
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040001000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000589,
+        mask: 0x000001fffff1ffffffe0000000000fff,
         uniform_guard: false,
     },
-    // UCGABAR_ARV  (x3)
+    // MATCH.ALL P3, RZ, R4  (x3)
     Form {
-        mnemonic: "UCGABAR_ARV",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000800000000000000000009c7,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: true,
-    },
-    // UCGABAR_WAIT  (x3)
-    Form {
-        mnemonic: "UCGABAR_WAIT",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000080000000000000000000dc7,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: true,
+        mnemonic: "MATCH.ALL",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000000000000000000003a1,
+        mask: 0x000001fffff1ffffffffffff00000fff,
+        uniform_guard: false,
     },
     // UISETP.GT.U32.AND UP0, UPT, UR6, UR10, UPT  (x3)
     Form {
@@ -4779,159 +6494,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // FADD.SAT R11, RZ, R10  (x3)
-    Form {
-        mnemonic: "FADD.SAT",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000020000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.F64 R13, R4  (x3)
-    Form {
-        mnemonic: "F2I.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003011000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R13, PT, PT, R11, 0x7fe00000, -R2  (x3)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.NAN.AND P0, PT, R4, R4, PT  (x3)
-    Form {
-        mnemonic: "DSETP.NAN.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000008000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.OR P0, PT, R14, RZ, !P0  (x3)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004002670000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDC R8, c[0x3][R15+0x100]  (x3)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000400000000b82,
-        mask: 0x000001fffffffffff800403f00000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R8  (x3)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000825,
-        mask: 0x000001fffff1ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX R7, PT, PT, RZ, R3, !PT  (x3)
-    Form {
-        mnemonic: "VIMNMX",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040001000000000000000248,
-        mask: 0x000001fffc01ffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R22, -R14, R22  (x3)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // I2F.F64 R20, R0  (x3)
-    Form {
-        mnemonic: "I2F.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000201c000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // R2P PR, R0, 0x3  (x3)
-    Form {
-        mnemonic: "R2P",
-        operands: &["PR", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000804,
-        mask: 0x000001ffffffffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // @P1 DFMA R20, R20, -1, RZ  (x3)
     Form {
         mnemonic: "DFMA",
@@ -4944,147 +6506,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000000000000000000082b,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ64H R11, R9  (x3)
-    Form {
-        mnemonic: "MUFU.RSQ64H",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000001c000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // DMUL R14, |R4|, R12  (x3)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000002000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.NEU.AND P0, PT, R10, RZ, PT  (x3)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GTU.AND P1, PT, |R4|, +INF , PT  (x3)
-    Form {
-        mnemonic: "DSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, R13, RZ, P0  (x3)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000001270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P4 LDL.64 R20, [R1+0x8]  (x3)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100a000000080000000983,
-        mask: 0x000001ffffffffff000008ff00000fff,
-        uniform_guard: false,
-    },
-    // LDL.64 R8, [R1+0x10]  (x3)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffff000008ff00000fff,
-        uniform_guard: false,
-    },
-    // @P4 SHF.R.U64 R14, R20, R0.reuse, R21.reuse  (x3)
-    Form {
-        mnemonic: "SHF.R.U64",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000012000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R0, P4, P5, R9, -UR4, RZ  (x3)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "-{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f81e0008000000000000c10,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.AND P0, PT, R11.reuse, RZ, PT  (x3)
-    Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U32.HI R9, R16.reuse, 0x2, R6  (x3)
@@ -5114,107 +6535,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000040000008000000000000208,
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, RZ, UR8, PT  (x3)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FCHK P0, R0, 1  (x3)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000902,
-        mask: 0x000001fffff1ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP R7, UR4  (x3)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080010000000000000000d08,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LEPC R20, L@0x360  (x3)
-    Form {
-        mnemonic: "LEPC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 24, len: 58, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000094e,
-        mask: 0x000001fffffc00000000000000000fff,
-        uniform_guard: false,
-    },
-    // BMOV.32.CLEAR R23, B7  (x3)
-    Form {
-        mnemonic: "BMOV.32.CLEAR",
-        operands: &["{R}", "{B}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000001000000000000000000355,
-        mask: 0x000001fffffffffffffffffff0000fff,
-        uniform_guard: false,
-    },
-    // STG.E.STRONG.SYS desc[UR6][R4.64], R7  (x3)
-    Form {
-        mnemonic: "STG.E.STRONG.SYS",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1159000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MEMBAR.SC.GPU  (x3)
-    Form {
-        mnemonic: "MEMBAR.SC.GPU",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000000020000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // ULEA UR4, UP0, UR13, UR5, 0x2  (x3)
-    Form {
-        mnemonic: "ULEA",
-        operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8000ff0000000000000291,
-        mask: 0x000001fffff107ffffffff0000000fff,
-        uniform_guard: true,
     },
     // ULEA.HI.X.SX32 UR5, UR13, UR10, 0x2, UP0  (x3)
     Form {
@@ -5282,43 +6602,153 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // POPC R5, UR4  (x2)
+    // REDUX.SUM UR5, R10  (x2)
     Form {
-        mnemonic: "POPC",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000d09,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // REDUX UR5, R11  (x2)
-    Form {
-        mnemonic: "REDUX",
+        mnemonic: "REDUX.SUM",
         operands: &["{U}", "{R}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000000000000000000000003c4,
+        bits: 0x000000000000c00000000000000003c4,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P0, PT, R13, R12, PT  (x2)
+    // CREDUX.MIN.S32 UR6, R10.reuse  (x2)
     Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "CREDUX.MIN.S32",
+        operands: &["{U}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000820000000000000002cc,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.MIN.S32.STRONG.GPU desc[UR8][R2.64], R11  (x2)
+    Form {
+        mnemonic: "REDG.E.MIN.S32.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000c000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x000000000c92e300000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.MAX.S32.STRONG.GPU desc[UR8][R2.64+0x4], R13  (x2)
+    Form {
+        mnemonic: "REDG.E.MAX.S32.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000d12e300000004000000098e,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR8][R2.64+0x8], R15  (x2)
+    Form {
+        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 23, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10f10080000800000009a8,
+        mask: 0x000001fffff1ff008000080000000fff,
+        uniform_guard: false,
+    },
+    // REDG.E.INC.STRONG.GPU desc[UR8][R6.64], R17  (x2)
+    Form {
+        mnemonic: "REDG.E.INC.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000d92e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.ADD.STRONG.GPU desc[UR8][R2.64+0x10], R5  (x2)
+    Form {
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12e100000010000000098e,
+        mask: 0x000001ffffffff000000100000ff0fff,
+        uniform_guard: false,
+    },
+    // REDUX.OR UR6, R10  (x2)
+    Form {
+        mnemonic: "REDUX.OR",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000400000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.AND.STRONG.GPU desc[UR8][R2.64+0x14], R15  (x2)
+    Form {
+        mnemonic: "REDG.E.AND.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000e92e100000000000000098e,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.OR.STRONG.GPU desc[UR8][R2.64+0x18], R9  (x2)
+    Form {
+        mnemonic: "REDG.E.OR.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000f12e100000000000000098e,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.CAS.64.STRONG.GPU PT, R6, [R8], R4, R6  (x2)
+    Form {
+        mnemonic: "ATOMG.E.CAS.64.STRONG.GPU",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000010e50000000000000003a9,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.OR P0, PT, R11, R0, P0  (x2)
@@ -5336,16 +6766,1465 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FLO.U32.SH R14, R7  (x2)
+    // HFMA2.BF16_V2 R5, R2, R5, R6  (x2)
     Form {
-        mnemonic: "FLO.U32.SH",
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000002000000000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2 R11, R5, -4, -4, !PT  (x2)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2",
+        operands: &["{R}", "{R}", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000042000000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R11, R0, R25, RZ  (x2)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000227,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.W.U32 R21, R0, 0xd, R25  (x2)
+    Form {
+        mnemonic: "SHF.R.W.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001e000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32.HI R19, R0, R25, R25  (x2)
+    Form {
+        mnemonic: "SHF.L.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000106000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VABSDIFF.U32 R17, R0.reuse, R25, 0x7  (x2)
+    Form {
+        mnemonic: "VABSDIFF.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e00000000000000000414,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND.EX P0, PT, R5, R7, PT, P0  (x2)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005100000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R2, UR6, !PT  (x2)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c09,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, UR7, PT  (x2)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c09,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.OR P0, PT, R10, RZ, P0  (x2)
+    Form {
+        mnemonic: "ISETP.NE.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005470000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI.X UR6, UR4, UR7, URZ, 0x8, UP0  (x2)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f04000000000000000291,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // STG.E.U8 desc[UR8][R4.64], R3  (x2)
+    Form {
+        mnemonic: "STG.E.U8",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1011000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL.RZ R11, R9, R8  (x2)
+    Form {
+        mnemonic: "FMUL.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000040c0000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.TRUNC.NTZ R11, R11  (x2)
+    Form {
+        mnemonic: "F2I.U32.TRUNC.NTZ",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000e04000000000000000300,
+        bits: 0x000000000020f0000000000000000305,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R2, UR6, RZ, 0xc0, !PT  (x2)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c12,
+        mask: 0x000001fffc710000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R10, -RZ, |R0|.H0_H0  (x2)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000041006000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R3, R0.H0_H0, 1, 1  (x2)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R5, R2.H1_H1, R7  (x2)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}.H1_H1", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R2, R2.H0_H0, R13, R5  (x2)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H0_H0", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GEU.AND P0, P1, R5, RZ.H0_H0, PT  (x2)
+    Form {
+        mnemonic: "HSETP2.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}.H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e0002000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32.RZ R22, R15  (x2)
+    Form {
+        mnemonic: "I2FP.F32.S32.RZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d4000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P1, PT, |R3|, |R3|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.FLOOR R6, R6  (x2)
+    Form {
+        mnemonic: "F2I.S64.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002059000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.FLOOR.NTZ R19, R3  (x2)
+    Form {
+        mnemonic: "F2I.FLOOR.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002071000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.RZ R17, R3, 0.0010000000474974513054  (x2)
+    Form {
+        mnemonic: "FADD.RZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c0000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F64.TRUNC R14, |R4|  (x2)
+    Form {
+        mnemonic: "F2I.U64.F64.TRUNC",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d8004000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.RP R19, R3, 3.2999999523162841797  (x2)
+    Form {
+        mnemonic: "FMUL.RP",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004080000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.CEIL.NTZ R27, R3  (x2)
+    Form {
+        mnemonic: "F2I.CEIL.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020b1000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.NTZ R29, |R3|  (x2)
+    Form {
+        mnemonic: "F2I.U32.NTZ",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002030004000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F64.RP R20, R4  (x2)
+    Form {
+        mnemonic: "F2F.F32.F64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003090000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R2, R11, R2, |R3|  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000004000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.F64.TRUNC R4, R20  (x2)
+    Form {
+        mnemonic: "F2I.S64.F64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d9000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.RZ R25, R10, R25  (x2)
+    Form {
+        mnemonic: "FADD.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FRND.CEIL R13, R10  (x2)
+    Form {
+        mnemonic: "FRND.CEIL",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002090000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R10, R18, -R12, R10  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R16, R16, R10, R18  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDS.64 R6, [R6+UR7]  (x2)
+    Form {
+        mnemonic: "LDS.64",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDS.S8 R10, [R9+UR6]  (x2)
+    Form {
+        mnemonic: "LDS.S8",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2F.S16 R11, R10  (x2)
+    Form {
+        mnemonic: "I2F.S16",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001014000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND.EX P1, PT, R6, RZ, PT, !PT  (x2)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005180000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // I2F.U64.RP R7, R8  (x2)
+    Form {
+        mnemonic: "I2F.U64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003090000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.TRUNC R12, R12  (x2)
+    Form {
+        mnemonic: "F2I.U64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d8000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R19, PT, PT, ~R13, R16, RZ, P1, !PT  (x2)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "~{R}", "{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000105000000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDL.LU R35, [R1]  (x2)
+    Form {
+        mnemonic: "LDL.LU",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000003008000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, |R20|, UR6  (x2)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R2, |R6|, -R2, 1  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "|{R}|", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000a00000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R16, R2, -R2, |R6|  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000400800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FRND.F64.TRUNC R10, R6  (x2)
+    Form {
+        mnemonic: "FRND.F64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d8000000000000000313,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DADD R12, -RZ, -R12  (x2)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000009000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NAN.AND P0, PT, |R2|, |R6|, PT  (x2)
+    Form {
+        mnemonic: "DSETP.NAN.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008200400000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R16, -|R20|, R12, 1  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-|{R}|", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000300000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.U32.AND P0, PT, R8.reuse, R10.reuse, PT  (x2)
+    Form {
+        mnemonic: "ISETP.LT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000001070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND.EX P1, PT, R11, R9, PT, P1  (x2)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004100000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.U32.AND.EX P0, PT, R9, R11, PT, P0  (x2)
+    Form {
+        mnemonic: "ISETP.LT.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000001100000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.MIN.AND P0, P1, R8, UR4, PT  (x2)
+    Form {
+        mnemonic: "DSETP.MIN.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e2a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R25, R16, UR6, P0  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c08,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P0, PT, R11, 1.7916666269302368164, !P0  (x2)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400e400000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R14, -R12, R8, |R20|  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000500000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RM R2, R16, R14, R2  (x2)
+    Form {
+        mnemonic: "DFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000004000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R12, -R2, R10, R8  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008100000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.GT.AND P0, PT, R12, RZ, PT  (x2)
+    Form {
+        mnemonic: "DSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.NE.AND P0, PT, R8, RZ, PT  (x2)
+    Form {
+        mnemonic: "DSETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // VIADDMNMX R10, R17, R10, 0x12, PT  (x2)
+    Form {
+        mnemonic: "VIADDMNMX",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000446,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND.EX P1, PT, R10.reuse, RZ, PT, P3  (x2)
+    Form {
+        mnemonic: "ISETP.GT.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004300000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LEA R11, -R10, RZ, 0x2  (x2)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e01ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P0 MUFU.RCP R13, -R13  (x2)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010008000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R3, -R2, R2, |R7|  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000005000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R13, R8, -R12, R13  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000008000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.EQ.AND P1, PT, R6, -1, PT  (x2)
+    Form {
+        mnemonic: "FSETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P1 FSEL R2, R2, -R2, P2  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "-{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000008000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P2, PT, |R0|.reuse, |R7|.reuse, PT  (x2)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R2, |R0|, R11, P0  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P6, PT, |R7|.reuse, |R0|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 MUFU.EX2 R3, -|R13|  (x2)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000800c000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL R8, |R0|, R17  (x2)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004002000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P0, PT, |R2|, |R6|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 FFMA R9, |R6|, -3, R11  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "|{R}|", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SIN R6, R14  (x2)
+    Form {
+        mnemonic: "MUFU.SIN",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000004000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI UR5, UR7, 0x1, URZ, 0x1c  (x2)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f00000000000000000891,
+        mask: 0x000001ffffff07000000000000000fff,
+        uniform_guard: true,
+    },
+    // UISETP.NE.U32.AND UP0, UPT, UR5, 0x1, UPT  (x2)
+    Form {
+        mnemonic: "UISETP.NE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005070000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // ATOMG.E.INC.STRONG.GPU PT, R2, desc[UR6][R2.64], R7  (x2)
+    Form {
+        mnemonic: "ATOMG.E.INC.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000990f10080000000000009a8,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.U8 [UR4+0x400], R4  (x2)
+    Form {
+        mnemonic: "STS.U8",
+        operands: &["[{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000040000ff000988,
+        mask: 0x000001ffffffff0000040000ffff0fff,
+        uniform_guard: false,
+    },
+    // LDS.U8 R2, [UR4+0x400]  (x2)
+    Form {
+        mnemonic: "LDS.U8",
+        operands: &["{R}", "[{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800000000040000ff000984,
+        mask: 0x000001ffffffffff00040000ff000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R5, PT, PT, R4, UR4, !PT  (x2)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c48,
+        mask: 0x000001fffc01ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAST.SPIN P1, [R0], R4, R5  (x2)
+    Form {
+        mnemonic: "ATOMS.CAST.SPIN",
+        operands: &["{P}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000001800000000000000000058d,
+        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64], RZ  (x2)
+    Form {
+        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10f10080000000000009a8,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.OR P1, PT, R14, 0x2, !P0  (x2)
+    Form {
+        mnemonic: "ISETP.LT.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004001670000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S64 R16, R16, 0x7, R17.reuse  (x2)
+    Form {
+        mnemonic: "SHF.R.S64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000010000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @!UP0 UIADD3 UR4, UPT, UPT, -UR4, 0x100000, URZ  (x2)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e1000000000000000890,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: true,
+    },
+    // @!UP0 SYNCS.EXCH.64 URZ, [UR7], UR4  (x2)
+    Form {
+        mnemonic: "SYNCS.EXCH.64",
+        operands: &["{U}", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800010000000000000005b2,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // SYNCS.ARRIVE.TRANS64 RZ, [UR9], R9  (x2)
+    Form {
+        mnemonic: "SYNCS.ARRIVE.TRANS64",
+        operands: &["{R}", "[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000000000ff0009a7,
+        mask: 0x000001ffffffff00ffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // UBLKCP.S.G [UR8], [UR4], UR7  (x2)
+    Form {
+        mnemonic: "UBLKCP.S.G",
+        operands: &["[{U}]", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800020000000000000003ba,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // @P0 BRA.U.ANY L@0x370  (x2)
+    Form {
+        mnemonic: "BRA.U.ANY",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x00000000039000000000000100000947,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R9  (x2)
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+        operands: &["{P}", "[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800110000000000ff0005a7,
+        mask: 0x000001fffff1ff00ffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.ALL.CTA  (x2)
+    Form {
+        mnemonic: "MEMBAR.ALL.CTA",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000080000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UBLKCP.G.S [UR4], [UR7], UR8  (x2)
+    Form {
+        mnemonic: "UBLKCP.G.S",
+        operands: &["[{U}]", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800040000000000000003ba,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // SHF.L.U32 R3, R6, UR4, RZ  (x2)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080006000000000000000c19,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.BFLY PT, R2, R4, R3, 0x1f  (x2)
+    Form {
+        mnemonic: "SHFL.BFLY",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000c00000000000589,
+        mask: 0x000001fffff1ffffffe0000000000fff,
+        uniform_guard: false,
+    },
+    // LDCU UR6, c[0x3][URZ]  (x2)
+    Form {
+        mnemonic: "LDCU",
+        operands: &["{U}", "c[{X}][{U}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000000007ac,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.EF.64 R12, desc[UR4][R16.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.EF.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c0e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.STRONG.GPU R14, desc[UR4][R16.64+0x8]  (x2)
+    Form {
+        mnemonic: "LDG.E.64.STRONG.GPU",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1efb000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.EF.128 desc[UR4][R10.64], R4  (x2)
+    Form {
+        mnemonic: "STG.E.EF.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c001d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MATCH.ANY R12, R8  (x2)
+    Form {
+        mnemonic: "MATCH.ANY",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000e800000000000000003a1,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P0, PT, R0, UR6, !P0  (x2)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0066700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // VOTE.ANY R9, PT, P5  (x2)
+    Form {
+        mnemonic: "VOTE.ANY",
+        operands: &["{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000806,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // VOTE.ALL P2, P5  (x2)
+    Form {
+        mnemonic: "VOTE.ALL",
+        operands: &["{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000ff0806,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.OR P1, PT, R9, RZ, P2  (x2)
@@ -5363,530 +8242,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ATOMS.POPC.INC.32 RZ, [R8+URZ]  (x2)
+    // ISETP.GT.OR P0, PT, R11, UR4, P0  (x2)
     Form {
-        mnemonic: "ATOMS.POPC.INC.32",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000d8000000000000000000f8c,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64]  (x2)
-    Form {
-        mnemonic: "LDGSTS.E.BYPASS.128",
-        operands: &["[{R}]", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000b9818000000000000000fae,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // I2F.S64 R6, R6  (x2)
-    Form {
-        mnemonic: "I2F.S64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003014000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GE.U32.AND UP0, UPT, UR10, 0x2, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.GE.U32.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008006070000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // MUFU.SQRT R10, R10  (x2)
-    Form {
-        mnemonic: "MUFU.SQRT",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000020000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // HADD2.F32 R6, -RZ, R13.H1_H1  (x2)
-    Form {
-        mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "{R}.H1_H1"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000041003000000000000230,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.TRUNC.NTZ R14, R14  (x2)
-    Form {
-        mnemonic: "F2I.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020f1000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R11, |R10|  (x2)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000014004000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R0, |R10|, R11  (x2)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004102000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FRND.FLOOR R15, R10  (x2)
-    Form {
-        mnemonic: "FRND.FLOOR",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002050000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FRND R19, R10  (x2)
-    Form {
-        mnemonic: "FRND",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002010000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @!P2 DFMA R12, R12, 2, -R14  (x2)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{F}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000800000000000000082b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // VIADDMNMX R8, R8, -R11, 0xb9600000, !PT  (x2)
-    Form {
-        mnemonic: "VIADDMNMX",
-        operands: &["{R}", "{R}", "-{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040009000000000000000446,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DMUL.RP R12, R12, R16  (x2)
-    Form {
-        mnemonic: "DMUL.RP",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000080000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P2, RZ, R13, R11, R14, 0xf8, !PT  (x2)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000212,
-        mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x2)
-    Form {
-        mnemonic: "FSETP.GEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "ISETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001e000000000000000020b,
+        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R2, R0, R11  (x2)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004100000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDC R0, c[0x3][R0]  (x2)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000008000000000000000b82,
-        mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // @!P0 STS.U8 [R3], R0  (x2)
-    Form {
-        mnemonic: "STS.U8",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LD.E R10, desc[UR8][R10.64]  (x2)
-    Form {
-        mnemonic: "LD.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1019000000000000000980,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32.X R8, R3, -0x768fa0cf, R12, P0  (x2)
-    Form {
-        mnemonic: "IMAD.WIDE.U32.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e04000000000000000825,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // I2F.U64.RP R14, R8  (x2)
-    Form {
-        mnemonic: "I2F.U64.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003090000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U64.TRUNC R10, R10  (x2)
-    Form {
-        mnemonic: "F2I.U64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d8000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDL.LU.64 R32, [R1+0x10]  (x2)
-    Form {
-        mnemonic: "LDL.LU.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000300a000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // BRA.DIV UR5, L@0xce0  (x2)
-    Form {
-        mnemonic: "BRA.DIV",
-        operands: &["{U}", "{L}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x000000000b8000000000000200000947,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // WARPSYNC.ALL  (x2)
-    Form {
-        mnemonic: "WARPSYNC.ALL",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000948,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.S32 R3, UR9  (x2)
-    Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000082014000000000000000c45,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @!P4 BRA !P5, L@0x1750  (x2)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x2)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1], R12  (x2)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GEU.AND P0, PT, R2, RZ, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GE.AND P0, PT, |R2|.reuse, 2.14748364800000000000e+09, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GE.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R12, desc[UR8][R24.64+0x10]  (x2)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000100000000981,
-        mask: 0x000001ffffffffff0000100000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R16, desc[UR8][R24.64+0x20]  (x2)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffff0000100000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.GT.AND P0, PT, |R12|, 1, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.NEU.AND P0, PT, R12, -1, PT  (x2)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // DADD R16, -R22, UR4  (x2)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080001000000000000000e29,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SEL R24, R18, UR4, P0  (x2)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c07,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, R11.reuse, -1.6999999284744262695, PT  (x2)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.LT.AND P1, PT, R11, 1.7916666269302368164, PT  (x2)
@@ -5904,21 +8272,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.AND P0, PT, R6, 1, PT  (x2)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.EQ.OR P0, PT, R7, RZ, !P0  (x2)
     Form {
         mnemonic: "FSETP.EQ.OR",
@@ -5931,408 +8284,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R3, |R0|, |R7|, P2  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002004000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R10, R11, |R0|.reuse, !P1  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "|{R}|", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000004000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R13, -R13, -0.00076476467074826359749, P0  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.LG2 R10, R10  (x2)
-    Form {
-        mnemonic: "MUFU.LG2",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FADD R3, |R7|, |R0|.reuse  (x2)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002004000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R10, -|R13|, R9, R2  (x2)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-|{R}|", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000003000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.U32 R8, PT, PT, R11, 0xb800000, PT  (x2)
-    Form {
-        mnemonic: "VIMNMX.U32",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000848,
-        mask: 0x000001fffc01ffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // FMUL.RZ R14, R7, 0.15915493667125701904  (x2)
-    Form {
-        mnemonic: "FMUL.RZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000040c0000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.COS R6, R14  (x2)
-    Form {
-        mnemonic: "MUFU.COS",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GE.AND UP0, UPT, UR5, 0x1, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.GE.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008006270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // ISETP.GE.OR P0, PT, R2, R15, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GE.OR",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006670000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R4, [R19+0x10]  (x2)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000100000000984,
-        mask: 0x000001ffffffffff000010ff00000fff,
-        uniform_guard: false,
-    },
-    // BSSY.RELIABLE B2, L@0x530  (x2)
-    Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R7, 0xfd, !PT  (x2)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RELIABLE B2  (x2)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R9, -RZ, -UR4  (x2)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080101008000000000000e21,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // CALL.ABS.NOINC R12  (x2)
-    Form {
-        mnemonic: "CALL.ABS.NOINC",
-        operands: &["{R}"],
-        atoms: &[Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) }],
-        bits: 0x0000000003c000000000000000000343,
-        mask: 0x000001ffffffffffffffffff00ff0fff,
-        uniform_guard: false,
-    },
-    // VIADD R18, R17, -UR4  (x2)
-    Form {
-        mnemonic: "VIADD",
-        operands: &["{R}", "{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000008000000000000c36,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.STRONG.SYS R4, desc[UR6][R4.64]  (x2)
-    Form {
-        mnemonic: "LDG.E.STRONG.SYS",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1f59000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // NANOSLEEP R0  (x2)
-    Form {
-        mnemonic: "NANOSLEEP",
-        operands: &["{R}"],
-        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000000003800000000000000000035d,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.OR P1, PT, R6, 0x1, P1  (x2)
-    Form {
-        mnemonic: "ISETP.LT.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000001670000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080026700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.LE.OR P5, PT, R8, UR6, !P4  (x2)
-    Form {
-        mnemonic: "ISETP.LE.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0036700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // REDG.E.ADD.64.STRONG.GPU desc[UR6][R2.64], R12  (x2)
-    Form {
-        mnemonic: "REDG.E.ADD.64.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c12e500000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U8.CONSTANT R6, desc[UR4][R6.64+0x1]  (x2)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e91000000010000000981,
-        mask: 0x000001ffffffffff0000010000000fff,
-        uniform_guard: false,
-    },
-    // VOTEU.ALL UP0, P1  (x2)
-    Form {
-        mnemonic: "VOTEU.ALL",
-        operands: &["{UP}", "{P}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000ff0886,
-        mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UIMAD.WIDE UR4, UR6, 0x4000, UR4  (x2)
-    Form {
-        mnemonic: "UIMAD.WIDE",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e020000000000000008a5,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // @P0 ELECT P2, URZ, PT  (x2)
-    Form {
-        mnemonic: "ELECT",
-        operands: &["{P}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000082f,
-        mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // FENCE.VIEW.ASYNC.S  (x2)
-    Form {
-        mnemonic: "FENCE.VIEW.ASYNC.S",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000003c6,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UTMACMDFLUSH  (x2)
-    Form {
-        mnemonic: "UTMACMDFLUSH",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009b7,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: true,
-    },
-    // ISETP.GT.OR P0, PT, R11, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GT.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
@@ -6404,21 +8355,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UISETP.NE.U32.AND UP0, UPT, UR5, URZ, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.NE.U32.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008005070000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
-    },
     // LEA.HI.SX32 R3, R3, -R8, 0x19  (x2)
     Form {
         mnemonic: "LEA.HI.SX32",
@@ -6447,351 +8383,382 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // SHFL.IDX PT, R13, R8, RZ, 0x1f  (x2)
+    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
     Form {
-        mnemonic: "SHFL.IDX",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000589,
-        mask: 0x000001fffff1ffffffe0000000000fff,
-        uniform_guard: false,
-    },
-    // MATCH.ALL P3, RZ, R9  (x2)
-    Form {
-        mnemonic: "MATCH.ALL",
-        operands: &["{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000000000000000000003a1,
-        mask: 0x000001fffff1ffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // REDUX.SUM UR5, R10  (x1)
-    Form {
-        mnemonic: "REDUX.SUM",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000c00000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // CREDUX.MIN.S32 UR6, R10.reuse  (x1)
-    Form {
-        mnemonic: "CREDUX.MIN.S32",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000820000000000000002cc,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.MIN.S32.STRONG.GPU desc[UR8][R2.64], R11  (x1)
-    Form {
-        mnemonic: "REDG.E.MIN.S32.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c92e300000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.MAX.S32.STRONG.GPU desc[UR8][R2.64+0x4], R13  (x1)
-    Form {
-        mnemonic: "REDG.E.MAX.S32.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000d12e300000004000000098e,
-        mask: 0x000001ffffffff000000040000ff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR8][R2.64+0x8], R15  (x1)
-    Form {
-        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 23, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10f10080000800000009a8,
-        mask: 0x000001fffff1ff008000080000000fff,
-        uniform_guard: false,
-    },
-    // REDG.E.INC.STRONG.GPU desc[UR8][R6.64], R17  (x1)
-    Form {
-        mnemonic: "REDG.E.INC.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000d92e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.ADD.STRONG.GPU desc[UR8][R2.64+0x10], R5  (x1)
-    Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c12e100000010000000098e,
-        mask: 0x000001ffffffff000000100000ff0fff,
-        uniform_guard: false,
-    },
-    // REDUX.OR UR6, R10  (x1)
-    Form {
-        mnemonic: "REDUX.OR",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000400000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.AND.STRONG.GPU desc[UR8][R2.64+0x14], R15  (x1)
-    Form {
-        mnemonic: "REDG.E.AND.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000e92e100000000000000098e,
-        mask: 0x000001ffffffff000000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.OR.STRONG.GPU desc[UR8][R2.64+0x18], R9  (x1)
-    Form {
-        mnemonic: "REDG.E.OR.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000f12e100000000000000098e,
-        mask: 0x000001ffffffff000000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.CAS.64.STRONG.GPU PT, R6, [R8], R4, R6  (x1)
-    Form {
-        mnemonic: "ATOMG.E.CAS.64.STRONG.GPU",
-        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000010e50000000000000003a9,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HFMA2.BF16_V2 R5, R2, R5, R6  (x1)
-    Form {
-        mnemonic: "HFMA2.BF16_V2",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000002000000000000000000231,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HMNMX2.BF16_V2 R11, R5, -4, -4, !PT  (x1)
-    Form {
-        mnemonic: "HMNMX2.BF16_V2",
-        operands: &["{R}", "{R}", "{F}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000042000000000000000000840,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI R11, R0, R25, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000227,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.W.U32 R21, R0, 0xd, R25  (x1)
-    Form {
-        mnemonic: "SHF.R.W.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001e000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U32.HI R19, R0, R25, R25  (x1)
-    Form {
-        mnemonic: "SHF.L.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000106000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VABSDIFF.U32 R17, R0.reuse, R25, 0x7  (x1)
-    Form {
-        mnemonic: "VABSDIFF.U32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e00000000000000000414,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.W.U32.HI R15, R0, R15, R25  (x1)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMNMX R0, R2, UR6, !PT  (x1)
-    Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0000000000000000000c09,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000080026700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FMNMX R0, R0, UR7, PT  (x1)
+    // VIMNMX.U32 R5, PT, PT, R11, R4, !PT  (x1)
     Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c09,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R7, PT, PT, R12, UR11, R7, P0, P2  (x1)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}", "{P}", "{P}"],
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000248,
+        mask: 0x000001fffc01ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UIMAD.WIDE.U32 UR16, UR11, 0x1000, URZ  (x1)
+    Form {
+        mnemonic: "UIMAD.WIDE.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e000000000000000008a5,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // ISETP.GT.U32.XOR P0, PT, R0, R13, P0  (x1)
+    Form {
+        mnemonic: "ISETP.GT.U32.XOR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004870000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.U32.AND P0, PT, R8, UR6, PT  (x1)
+    Form {
+        mnemonic: "ISETP.LT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.OR P2, PT, R3, RZ, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND.EX P0, PT, R11, -0x80000000, PT, P0  (x1)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005100000000000000080c,
+        mask: 0x000001fffc01ff8f0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P2 DSETP.NEU.AND P1, PT, |R6|, 0.5, !P0  (x1)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DMUL R8, |R20|, -R2  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000002008000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND.EX P0, PT, R8, -0x1, PT, P2  (x1)
+    Form {
+        mnemonic: "ISETP.GT.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004300000000000000080c,
+        mask: 0x000001fffc01ff8f0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R11, PT, PT, R11, 0x3fe00000, R10, P2, P3  (x1)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080004000000000000000c10,
-        mask: 0x000001fffc011f00ffffff0000000fff,
+        bits: 0x00000000000004000000000000000810,
+        mask: 0x000001fffc011f000000000000000fff,
         uniform_guard: false,
     },
-    // LD.E R6, [R6]  (x1)
+    // FSETP.EQ.OR P0, PT, R6, 1, !P0  (x1)
     Form {
-        mnemonic: "LD.E",
+        mnemonic: "FSETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004002400000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P0, PT, R6, |R7|, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "{R}", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008000400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P1, PT, R7, RZ, P0  (x1)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P2, PT, |R10|, 1, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL R17, R17, -R8  (x1)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004000008000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P1, PT, R2, R2, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P1, PT, R11, -|R6|, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "-|{R}|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400e400c00000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P2, PT, |R6|, RZ, PT  (x1)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDL.128 R16, [R1]  (x1)
+    Form {
+        mnemonic: "LDL.128",
         operands: &["{R}", "[{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000001009000000000000000980,
+        bits: 0x0000000000100c000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E.U8 desc[UR8][R4.64], R3  (x1)
+    // @!P1 LDS R3, [UR4+0x4]  (x1)
     Form {
-        mnemonic: "STG.E.U8",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}+{X}]"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff000984,
+        mask: 0x000001ffffffffff00008000ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.U32.OR P0, PT, R4, RZ, P0  (x1)
+    Form {
+        mnemonic: "ISETP.EQ.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1011000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x0000000000002470000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDCU.U8 UR5, c[0x0][0x380]  (x1)
+    Form {
+        mnemonic: "LDCU.U8",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800000000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // LDCU.U16 UR6, c[0x0][0x382]  (x1)
+    Form {
+        mnemonic: "LDCU.U16",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800040000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e1b000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
+    // VOTE.ANY P1, P1  (x1)
+    Form {
+        mnemonic: "VOTE.ANY",
+        operands: &["{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000ff0806,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // IADD3 R8, PT, PT, R9, R27, -R8  (x1)
@@ -6810,23 +8777,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT P0, RZ, R2, UR6, RZ, 0xc0, !PT  (x1)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000c12,
-        mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
     // ISETP.GT.U32.XOR P0, PT, R0, R12, !P0  (x1)
     Form {
         mnemonic: "ISETP.GT.U32.XOR",
@@ -6840,111 +8790,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004004870000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // HADD2.F32 R10, -RZ, |R0|.H0_H0  (x1)
-    Form {
-        mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "|{R}|.H0_H0"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000041006000000000000230,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HADD2 R3, R0.H0_H0, 1, 1  (x1)
-    Form {
-        mnemonic: "HADD2",
-        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // HMUL2 R5, R2.H1_H1, R7  (x1)
-    Form {
-        mnemonic: "HMUL2",
-        operands: &["{R}", "{R}.H1_H1", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000232,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HFMA2 R2, R2.H0_H0, R13, R5  (x1)
-    Form {
-        mnemonic: "HFMA2",
-        operands: &["{R}", "{R}.H0_H0", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000008000000000000000231,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HSETP2.GEU.AND P0, P1, R5, RZ.H0_H0, PT  (x1)
-    Form {
-        mnemonic: "HSETP2.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}.H0_H0", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e0002000000000000234,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.S32.RZ R29, R29  (x1)
-    Form {
-        mnemonic: "I2FP.F32.S32.RZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d4000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.FLOOR.NTZ R19, R10  (x1)
-    Form {
-        mnemonic: "F2I.FLOOR.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002071000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.S64.FLOOR R6, R6  (x1)
-    Form {
-        mnemonic: "F2I.S64.FLOOR",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002059000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, |R10|, RZ, !P0  (x1)
@@ -6977,333 +8822,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // F2I.U32.NTZ R15, |R10|  (x1)
-    Form {
-        mnemonic: "F2I.U32.NTZ",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002030004000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U64.F64.TRUNC R8, |R4|  (x1)
-    Form {
-        mnemonic: "F2I.U64.F64.TRUNC",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d8004000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.RP R17, R10, 3.2999999523162841797  (x1)
-    Form {
-        mnemonic: "FMUL.RP",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004080000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // F2I.CEIL.NTZ R21, R10  (x1)
-    Form {
-        mnemonic: "F2I.CEIL.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020b1000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.RZ R15, R10, 0.0010000000474974513054  (x1)
-    Form {
-        mnemonic: "FADD.RZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c0000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // F2F.F32.F64.RP R14, R4  (x1)
-    Form {
-        mnemonic: "F2F.F32.F64.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003090000000000000000310,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FFMA R0, R13, R0, |R10|  (x1)
+    // FFMA R11, R14, R5, UR4  (x1)
     Form {
         mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000004000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIADDMNMX R9, R9, R0, 0x116, PT  (x1)
-    Form {
-        mnemonic: "VIADDMNMX",
-        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        operands: &["{R}", "{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000446,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FADD.RZ R13, R10, R13  (x1)
-    Form {
-        mnemonic: "FADD.RZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000000c0000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.S64.F64.TRUNC R4, R4  (x1)
-    Form {
-        mnemonic: "F2I.S64.F64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d9000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FRND.CEIL R17, R10  (x1)
-    Form {
-        mnemonic: "FRND.CEIL",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002090000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // DFMA.RP R12, R18, -R14, R12  (x1)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008000800000000000022b,
+        bits: 0x00000000080000000000000000000e23,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DFMA.RP R16, R16, R12, R18  (x1)
+    // STS.128 [R9], R4  (x1)
     Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "STS.128",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000008000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.64 R6, [R4+UR7]  (x1)
-    Form {
-        mnemonic: "LDS.64",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000a000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.S8 R9, [R9+UR6]  (x1)
-    Form {
-        mnemonic: "LDS.S8",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080002000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // I2F.S16 R11, R9  (x1)
-    Form {
-        mnemonic: "I2F.S16",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001014000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R12, PT, PT, ~R5, R14.reuse, RZ, P1, !PT  (x1)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "~{R}", "{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000105000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDL.LU R35, [R1]  (x1)
-    Form {
-        mnemonic: "LDL.LU",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000003008000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @!P3 STS [UR4+0x80], R0  (x1)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800080000008000ff000988,
-        mask: 0x000001ffffffff0000008000ffff0fff,
-        uniform_guard: false,
-    },
-    // LDS R0, [UR4+0x80]  (x1)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800080000008000ff000984,
-        mask: 0x000001ffffffffff00008000ff000fff,
-        uniform_guard: false,
-    },
-    // FADD R0, R0, UR4  (x1)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e21,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R8, |R2|, UR4  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080002000000000000000e29,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R14, |R4|, -R14, 1  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "|{R}|", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000a00000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R16, R14, -R14, |R4|  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000400800000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R10, -RZ, -R14  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000009000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x0000000000000c000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.AND.EX P0, PT, R0, -0x80000000, PT, P0  (x1)
@@ -7320,18 +8862,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000005300000000000000080c,
         mask: 0x000001fffc01ff8f0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FRND.F64.TRUNC R10, R4  (x1)
-    Form {
-        mnemonic: "FRND.F64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d8000000000000000313,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // ISETP.EQ.U32.AND P1, PT, R11, RZ, PT  (x1)
@@ -7388,115 +8918,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000022a,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P1 DFMA R18, -|R2|, R16, 1  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-|{R}|", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000300000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.U32.AND P0, PT, R8.reuse, R10.reuse, PT  (x1)
-    Form {
-        mnemonic: "ISETP.LT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000001070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND.EX P1, PT, R9.reuse, R11.reuse, PT, P1  (x1)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004100000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.U32.AND.EX P0, PT, R9.reuse, R11.reuse, PT, P0  (x1)
-    Form {
-        mnemonic: "ISETP.LT.U32.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000001100000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.MIN.AND P0, P1, R8, UR4, PT  (x1)
-    Form {
-        mnemonic: "DSETP.MIN.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e2a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R25, R18, UR6, P0  (x1)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c08,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R16, -R12, R14, |R2|  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000500000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // DADD R8, |R2|, -R10  (x1)
@@ -7510,108 +8936,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000a000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // DADD R8, |R2|, R14  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, |R11|, R9, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DFMA.RM R12, R16, R12, R14  (x1)
-    Form {
-        mnemonic: "DFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000004000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA.RP R14, -R12, R10, R8  (x1)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008100000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.GT.AND P0, PT, R14, RZ, PT  (x1)
-    Form {
-        mnemonic: "DSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.NE.AND P0, PT, R8, RZ, PT  (x1)
-    Form {
-        mnemonic: "DSETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.AND.EX P0, PT, R9.reuse, RZ, PT, P5  (x1)
-    Form {
-        mnemonic: "ISETP.GT.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004300000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
     // IADD3.X R8, PT, PT, R10, 0x3fe00000, ~R13, P4, P5  (x1)
@@ -7632,46 +8956,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f000000000000000fff,
         uniform_guard: false,
     },
-    // @!P1 MUFU.RCP R13, -R13  (x1)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010008000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FFMA R3, -R2, R2, |R7|  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000005000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R13, R8, -R12, R13  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000008000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // FSETP.GTU.OR P0, PT, R6, +INF , P0  (x1)
     Form {
         mnemonic: "FSETP.GTU.OR",
@@ -7687,90 +8971,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.EQ.AND P1, PT, R6, -1, PT  (x1)
-    Form {
-        mnemonic: "FSETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P2, PT, |R0|.reuse, |R7|.reuse, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R2, |R0|.reuse, R11, P0  (x1)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "|{R}|", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P1, PT, |R7|.reuse, |R0|, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FMUL R12, |R0|.reuse, R17  (x1)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004002000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P0 MUFU.EX2 R6, -|R11|  (x1)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "-|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000800c000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
     // FSETP.GTU.AND P3, PT, R3, +INF , PT  (x1)
     Form {
         mnemonic: "FSETP.GTU.AND",
@@ -7784,35 +8984,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000c000000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P0, PT, |R3|, |R13|, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R6, |R13|, -3, R10  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "|{R}|", "{F}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, R10, -|R13|, PT  (x1)
@@ -7845,47 +9016,47 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MUFU.SIN R9, R9  (x1)
+    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
     Form {
-        mnemonic: "MUFU.SIN",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000004000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ULEA.HI UR6, UR7, 0x1, URZ, 0x1c  (x1)
-    Form {
-        mnemonic: "ULEA.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}"],
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{U}", "-{U}", "{X}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8f00000000000000000891,
-        mask: 0x000001ffffff07000000000000000fff,
+        bits: 0x000000000f8f02ff8000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: true,
     },
-    // ULOP3.LUT UR12, UR6, 0x3, URZ, 0xc0, !UPT  (x1)
+    // UISETP.LT.AND UP0, UPT, UR5, 0x8, UPT  (x1)
     Form {
-        mnemonic: "ULOP3.LUT",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        mnemonic: "UISETP.LT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008001270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // USEL UR12, UR5, 0x8, UP0  (x1)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{X}", "{UP}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0e00000000000000000892,
-        mask: 0x000001fffc7f00000000000000000fff,
+        bits: 0x00000000080000000000000000000887,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: true,
     },
     // UISETP.GT.AND UP0, UPT, UR6, URZ, UPT  (x1)
@@ -7918,114 +9089,29 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // I2F.U16 R0, R0  (x1)
+    // LDG.E.128 R4, desc[UR6][R8.64]  (x1)
     Form {
-        mnemonic: "I2F.U16",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001010000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDL.128 R12, [R1+0x20]  (x1)
-    Form {
-        mnemonic: "LDL.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100c000000200000000983,
-        mask: 0x000001ffffffffff000020ff00000fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.INC.STRONG.GPU PT, R4, desc[UR6][R4.64], R9  (x1)
-    Form {
-        mnemonic: "ATOMG.E.INC.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000990f10080000000000009a8,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.U8 [UR4+0x400], R6  (x1)
-    Form {
-        mnemonic: "STS.U8",
-        operands: &["[{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800000000040000ff000988,
-        mask: 0x000001ffffffff0000040000ffff0fff,
-        uniform_guard: false,
-    },
-    // LDS.U8 R4, [UR4+0x400]  (x1)
-    Form {
-        mnemonic: "LDS.U8",
-        operands: &["{R}", "[{U}+{X}]"],
+        mnemonic: "LDG.E.128",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800000000040000ff000984,
-        mask: 0x000001ffffffffff00040000ff000fff,
-        uniform_guard: false,
-    },
-    // ATOMS.CAST.SPIN P1, [R0], R4, R5  (x1)
-    Form {
-        mnemonic: "ATOMS.CAST.SPIN",
-        operands: &["{P}", "[{R}]", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000001800000000000000000058d,
-        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        bits: 0x000000000c1e1d000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64], RZ  (x1)
+    // LDS.128 R8, [UR4]  (x1)
     Form {
-        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{U}]"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c10f10080000000000009a8,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.OR P0, PT, R10, 0x2, !P4  (x1)
-    Form {
-        mnemonic: "ISETP.LT.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004001670000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x0000000008000c0000000000ff000984,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDC.U8 R18, c[0x0][0x380]  (x1)
@@ -8079,18 +9165,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000020000ff0fff,
         uniform_guard: false,
     },
-    // F2F.F32.F64 R11, UR8  (x1)
-    Form {
-        mnemonic: "F2F.F32.F64",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000083010000000000000000d10,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
     // ST.E desc[UR4][R2.64], R5  (x1)
     Form {
         mnemonic: "ST.E",
@@ -8102,262 +9176,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1019000000000000000985,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SHF.R.S64 R16, R16, 0x7, R17.reuse  (x1)
-    Form {
-        mnemonic: "SHF.R.S64",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000010000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @!UP0 UIADD3 UR4, UPT, UPT, -UR4, 0x100000, URZ  (x1)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e1000000000000000890,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: true,
-    },
-    // @!UP0 SYNCS.EXCH.64 URZ, [UR7], UR4  (x1)
-    Form {
-        mnemonic: "SYNCS.EXCH.64",
-        operands: &["{U}", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800010000000000000005b2,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // SYNCS.ARRIVE.TRANS64 RZ, [UR9], R0  (x1)
-    Form {
-        mnemonic: "SYNCS.ARRIVE.TRANS64",
-        operands: &["{R}", "[{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800000000000000ff0009a7,
-        mask: 0x000001ffffffff00ffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UBLKCP.S.G [UR8], [UR4], UR7  (x1)
-    Form {
-        mnemonic: "UBLKCP.S.G",
-        operands: &["[{U}]", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800020000000000000003ba,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // @P0 BRA.U.ANY L@0x270  (x1)
-    Form {
-        mnemonic: "BRA.U.ANY",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x00000000039000000000000100000947,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R0  (x1)
-    Form {
-        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-        operands: &["{P}", "[{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800110000000000ff0005a7,
-        mask: 0x000001fffff1ff00ffffff00ffff0fff,
-        uniform_guard: false,
-    },
-    // MEMBAR.ALL.CTA  (x1)
-    Form {
-        mnemonic: "MEMBAR.ALL.CTA",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000000080000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UBLKCP.G.S [UR4], [UR7], UR8  (x1)
-    Form {
-        mnemonic: "UBLKCP.G.S",
-        operands: &["[{U}]", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800040000000000000003ba,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // FFMA R11, R14, R5, UR4  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.128 [R9], R4  (x1)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
-    Form {
-        mnemonic: "ULEA.HI.SX32",
-        operands: &["{U}", "{U}", "-{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f02ff8000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // UISETP.LT.AND UP0, UPT, UR5, 0x8, UPT  (x1)
-    Form {
-        mnemonic: "UISETP.LT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008001270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // USEL UR12, UR5, 0x8, UP0  (x1)
-    Form {
-        mnemonic: "USEL",
-        operands: &["{U}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000887,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: true,
-    },
-    // ISETP.NE.U32.AND P1, PT, R170, UR13, PT  (x1)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080050700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128 R4, desc[UR6][R8.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.128",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1d000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [UR4]  (x1)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000c0000000000ff000984,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U32 R4, R6, UR4, RZ  (x1)
-    Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080006000000000000000c19,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHFL.BFLY PT, R5, R3, R4, 0x1f  (x1)
-    Form {
-        mnemonic: "SHFL.BFLY",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000c00000000000589,
-        mask: 0x000001fffff1ffffffe0000000000fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR4, 0x3, UPT  (x1)
@@ -8375,96 +9193,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: true,
     },
-    // LDCU UR6, c[0x3][URZ]  (x1)
-    Form {
-        mnemonic: "LDCU",
-        operands: &["{U}", "c[{X}][{U}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800080000000000000007ac,
-        mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.EF.64 R12, desc[UR4][R16.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.EF.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c0e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64.STRONG.GPU R14, desc[UR4][R16.64+0x8]  (x1)
-    Form {
-        mnemonic: "LDG.E.64.STRONG.GPU",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1efb000000080000000981,
-        mask: 0x000001ffffffffff0000080000000fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.U32 R3, R2  (x1)
-    Form {
-        mnemonic: "I2FP.F32.U32",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002010000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // STG.E.EF.128 desc[UR4][R10.64], R4  (x1)
-    Form {
-        mnemonic: "STG.E.EF.128",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c001d000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MATCH.ANY R12, R3  (x1)
-    Form {
-        mnemonic: "MATCH.ANY",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000e800000000000000003a1,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // VOTE.ANY R11, PT, P5  (x1)
-    Form {
-        mnemonic: "VOTE.ANY",
-        operands: &["{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000806,
-        mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
     // VOTE.ANY P1, !P1  (x1)
     Form {
         mnemonic: "VOTE.ANY",
@@ -8474,33 +9202,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040001000000000000ff0806,
-        mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.OR P0, PT, R0, UR6, !P0  (x1)
-    Form {
-        mnemonic: "ISETP.GE.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0066700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // VOTE.ALL P2, P5  (x1)
-    Form {
-        mnemonic: "VOTE.ALL",
-        operands: &["{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000ff0806,
         mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
@@ -9242,7 +9943,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000022a,
@@ -10295,18 +10996,6 @@ pub(crate) static SOLVED: &[Form] = &[
         mask: 0x000000000800fd000000000000000fff,
         uniform_guard: false,
     },
-    // I2FP.F32.U32.RZ R232, R150  (x1)
-    Form {
-        mnemonic: "I2FP.F32.U32.RZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d0000000000000000245,
-        mask: 0x000000000830fc000000000000000fff,
-        uniform_guard: false,
-    },
     // VIADDMNMX.U32 R0, R0, R0, R0, P0  (x1)
     Form {
         mnemonic: "VIADDMNMX.U32",
@@ -10318,7 +11007,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000246,
+        bits: 0x00000000000000000000000000000246,
         mask: 0x000000000c0013008000000000000fff,
         uniform_guard: false,
     },
@@ -10333,7 +11022,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040009000000000000000246,
+        bits: 0x00000000040001000000000000000246,
         mask: 0x000000000c0013008000000000000fff,
         uniform_guard: false,
     },
@@ -11450,8 +12139,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                                 ???60",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000012a575136c14ceb3e703c800355,
-        mask: 0x000001fffffffffffffffffe3f800fff,
+        bits: 0x0000000000100000000000003c800355,
+        mask: 0x0000000008100000000000003f800fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R133,                                                                                                                  ???63  (x1)
@@ -11654,8 +12343,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000000000000000000000002c000356,
-        mask: 0x0000000008100000000000003f000fff,
+        bits: 0x0000011f826e713dec16c0002c000356,
+        mask: 0x000001ffffffffffffffc0003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                                              ???47, R237  (x1)
@@ -14931,22 +15620,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000846,
-        mask: 0x000000000c0013000000000000000fff,
-        uniform_guard: false,
-    },
-    // VIADDMNMX R47, R241, 0x8b0a2591, R247, P3  (x1)
-    Form {
-        mnemonic: "VIADDMNMX",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000009000000000000000846,
+        bits: 0x00000000000000000000000000000846,
         mask: 0x000000000c0013000000000000000fff,
         uniform_guard: false,
     },
@@ -15226,20 +15900,6 @@ pub(crate) static SOLVED: &[Form] = &[
         ],
         bits: 0x00000000080e00000000000000000892,
         mask: 0x000000000c0f00000000000000000fff,
-        uniform_guard: true,
-    },
-    // UPRMT UR159, UR55, 0xda6eb8bf, UR186  (x1)
-    Form {
-        mnemonic: "UPRMT",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000896,
-        mask: 0x00000000080001000000000000000fff,
         uniform_guard: true,
     },
     // UIADD3.64 UR130, UP4, UP5, -UR153, 0x4bc7c094, UR158  (x1)
@@ -16966,7 +17626,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000430b9200000000000000980,
+        bits: 0x000000000030a9200000000000000980,
         mask: 0x000000000871ef3f0000000000000fff,
         uniform_guard: false,
     },
@@ -16980,7 +17640,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000042012320000000000000980,
+        bits: 0x00000000002002320000000000000980,
         mask: 0x000000000871ef3a0000000000000fff,
         uniform_guard: false,
     },
@@ -16994,7 +17654,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000042018220000000000000980,
+        bits: 0x00000000002008220000000000000980,
         mask: 0x000000000871ef3a0000000000000fff,
         uniform_guard: false,
     },
@@ -17021,7 +17681,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000040010000000000000000980,
+        bits: 0x00000000000000000000000000000980,
         mask: 0x000000000871ef3fffffffff00000fff,
         uniform_guard: false,
     },
@@ -19797,7 +20457,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0018000000000000000c46,
+        bits: 0x000000000c0010000000000000000c46,
         mask: 0x000000000c0013008000000000000fff,
         uniform_guard: false,
     },
@@ -19812,40 +20472,8 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080009008000000000000c46,
+        bits: 0x00000000080001008000000000000c46,
         mask: 0x000000000c0013008000000000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.U32 R143, P1, P2, R225, UR147, !P6  (x1)
-    Form {
-        mnemonic: "VIMNMX.U32",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000c48,
-        mask: 0x000000000c0013000000000000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX R87, P6, P5, R213, UR238, !P0  (x1)
-    Form {
-        mnemonic: "VIMNMX",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0001000000000000000c48,
-        mask: 0x000000000c0013000000000000000fff,
         uniform_guard: false,
     },
     // FMNMX3.NAN R12, |R133|, UR176, R138, P6  (x1)
@@ -20793,7 +21421,7 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
@@ -20808,7 +21436,7 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
@@ -22462,13 +23090,17 @@ pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (32, "SR_TID"),
     (33, "SR_TID.X"),
     (34, "SR_TID.Y"),
+    (35, "SR_TID.Z"),
     (37, "SR_CTAID.X"),
     (38, "SR_CTAID.Y"),
     (39, "SR_CTAID.Z"),
+    (41, "SR_CirQueueIncrMinusOne"),
     (45, "SR_MULTIPASSSHADERINFO"),
     (47, "SR_SWINHI"),
+    (49, "SR_SWINSZ"),
     (53, "SR_LWINSZ"),
     (64, "SR_GLOBALERRORSTATUS"),
+    (97, "SR_CIRCULARQUEUEENTRYINDEX"),
     (101, "SR_PM_HI0"),
     (127, "SR_SNAP_PM_HI5"),
     (128, "SR_SNAP_PM6"),

@@ -7,7 +7,7 @@ use crate::marks::Mark;
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x1093)
+    // NOP  (x1984)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -16,7 +16,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R23, R10, R12, R23  (x836)
+    // FFMA R23, R10, R12, R23  (x1701)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -30,7 +30,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FMUL R0, R3, 16777216  (x737)
+    // FMUL R3, R6, 16777216  (x1399)
     Form {
         mnemonic: "FMUL",
         operands: &["{R}", "{R}", "{F}"],
@@ -43,7 +43,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MOV R10, R3  (x684)
+    // MOV R0, RZ  (x1166)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{R}"],
@@ -55,21 +55,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE R2, R9, 0x4, R2  (x679)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD R8, R8, -0x1  (x623)
+    // IADD R0, R9.reuse, 0x1  (x1101)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -82,33 +68,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IADD R7, RZ, -R23  (x555)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e00008000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD R4, -R0, R11  (x537)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e01000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P0 BRA L@0x290  (x510)
+    // BRA L@0x510  (x994)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -122,7 +82,47 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R7, R2, PT  (x487)
+    // IMAD.WIDE R4, R9.reuse, 0x4, R4  (x986)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD R4, -R0, R11  (x909)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e01000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD R10, RZ, -R3  (x907)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e00008000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R7, R4, PT  (x808)
     Form {
         mnemonic: "ISETP.GT.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -137,21 +137,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R5, R4, 0x4, R3  (x452)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x445)
+    // LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT  (x700)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -167,7 +153,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R2, R11, PT  (x426)
+    // ISETP.GE.AND P0, PT, R2, R11, PT  (x621)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -182,9 +168,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R14, R13, 0x100, RZ  (x403)
+    // IMAD R9, R9, 0x400, R0  (x610)
     Form {
-        mnemonic: "IMAD.SHL.U32",
+        mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -192,11 +178,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00000000000000000824,
+        bits: 0x00000000078e02000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD R0, R18, R9, RZ  (x361)
+    // IMAD R0, R18, R9, RZ  (x563)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -210,34 +196,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD.64 R4, R4, UR10  (x341)
+    // LDG.E.CONSTANT R0, desc[UR6][R2.64]  (x547)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{U}"],
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000f8e02000000000000000c35,
+        bits: 0x000000000c1e99000000000000000981,
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // PRMT R15, R0.reuse, 0x5140, R13.reuse  (x319)
-    Form {
-        mnemonic: "PRMT",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000000000000000000816,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R8, R0, R13, RZ  (x300)
+    // IMAD.HI.U32 R8, R0, R13, RZ  (x491)
     Form {
         mnemonic: "IMAD.HI.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -251,9 +223,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.HI R0, R5, -0x6db6db6d, R4  (x296)
+    // IMAD.SHL.U32 R0, R0, 0x4, RZ  (x479)
     Form {
-        mnemonic: "IMAD.HI",
+        mnemonic: "IMAD.SHL.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -261,11 +233,11 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000000000827,
+        bits: 0x00000000078e00000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IABS R12, R4  (x286)
+    // IABS R10, R4  (x452)
     Form {
         mnemonic: "IABS",
         operands: &["{R}", "{R}"],
@@ -277,33 +249,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // LDCU UR4, c[0x0][0x360]  (x284)
-    Form {
-        mnemonic: "LDCU",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800080000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: false,
-    },
-    // LDCU.64 UR6, c[0x0][0x358]  (x278)
-    Form {
-        mnemonic: "LDCU.64",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008000a0000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: false,
-    },
-    // SEL R10, R18, R19, !P0  (x275)
+    // SEL R10, R18, R19, !P0  (x437)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -317,20 +263,62 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R0, desc[UR6][R2.64]  (x266)
+    // FFMA R10, R19, 2, R18  (x423)
     Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{F}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDC R1, c[0x0][0x37c]  (x256)
+    // LDCU UR6, c[0x0][0x398]  (x407)
+    Form {
+        mnemonic: "LDCU",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: true,
+    },
+    // HFMA2 R15, -RZ, RZ, 0, 0  (x404)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDCU.64 UR4, c[0x0][0x358]  (x401)
+    Form {
+        mnemonic: "LDCU.64",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000a0000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // LDC R1, c[0x0][0x37c]  (x391)
     Form {
         mnemonic: "LDC",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -343,7 +331,93 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800003fff000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x241)
+    // IADD.64 R8, R8, UR4  (x388)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02000000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDC.64 R4, c[0x0][0x380]  (x375)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000a0000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // FADD R15, R15, R8  (x355)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MOV R3, 0x400  (x341)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000f000000000000000802,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // PRMT R15, R0.reuse, 0x5140, R13.reuse  (x339)
+    Form {
+        mnemonic: "PRMT",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000816,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RECONVERGENT B0  (x325)
+    Form {
+        mnemonic: "BSYNC.RECONVERGENT",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038002000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BSSY.RECONVERGENT B0, L@0x2b0  (x324)
+    Form {
+        mnemonic: "BSSY.RECONVERGENT",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038002000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x307)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
@@ -359,35 +433,83 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x226)
+    // IMAD.HI R14, R5, 0x4ec4ec4f, RZ  (x297)
     Form {
-        mnemonic: "HFMA2",
-        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000431,
+        bits: 0x00000000078e02000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FADD R0, R0, R23  (x226)
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x293)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000116000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MOV R11, UR5  (x214)
+    // S2R R0, SR_TID.X  (x287)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000919,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // @P6 EXIT  (x282)
+    Form {
+        mnemonic: "EXIT",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000003800000000000000000094d,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // @!P5 STG.E desc[UR4][R4.64], R15  (x260)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD R9, R9, UR4, R0  (x238)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e02000000000000000c24,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MOV R11, UR5  (x237)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{U}"],
@@ -399,33 +521,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FFMA R8, R27, 2, R25  (x210)
+    // BAR.SYNC.DEFER_BLOCKING 0x0  (x230)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{F}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000100000000000000000b1d,
+        mask: 0x000001fffffffffffc3fffffffff0fff,
         uniform_guard: false,
     },
-    // @!P0 CS2R R14, SRZ  (x206)
-    Form {
-        mnemonic: "CS2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000805,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // UIADD3 UR4, UPT, UPT, UR4, 0x100, URZ  (x204)
+    // UIADD3 UR4, UPT, UPT, UR4, 0x100, URZ  (x230)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
@@ -441,92 +546,73 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: true,
     },
-    // LDC.64 R2, c[0x0][0x380]  (x199)
+    // ISETP.GE.AND P6, PT, R9.reuse, UR6, PT  (x228)
     Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{X}]"],
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000a0000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
+        bits: 0x00000000080062700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // S2R R9, SR_CTAID.X  (x181)
+    // CS2R R10, SRZ  (x226)
     Form {
-        mnemonic: "S2R",
+        mnemonic: "CS2R",
         operands: &["{R}", "{SR}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000919,
+        bits: 0x00000000000100000000000000000805,
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64], R5  (x180)
+    // IADD R0, R0, R11  (x225)
     Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000078e00000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // MOV R3, 0x400  (x178)
+    // UMOV.64 UR6, 0x426d1a94a2000000  (x219)
     Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{X}"],
+        mnemonic: "UMOV.64",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 24, len: 64, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000482,
+        mask: 0x000001ffff0000000000000000000fff,
+        uniform_guard: true,
+    },
+    // LDG.E.CONSTANT R9, desc[UR12][R6.64+0x14]  (x193)
+    Form {
+        mnemonic: "LDG.E.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000f000000000000000802,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RECONVERGENT B0  (x170)
-    Form {
-        mnemonic: "BSYNC.RECONVERGENT",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038002000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // BSSY.RECONVERGENT B0, L@0x2b0  (x169)
-    Form {
-        mnemonic: "BSSY.RECONVERGENT",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038002000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // IMAD R9, R9, UR4, R0  (x164)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000f8e02000000000000000c24,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000c1e99000000000000000981,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x157)
+    // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x172)
     Form {
         mnemonic: "SHFL.BFLY",
         operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
@@ -541,18 +627,51 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x155)
+    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x168)
     Form {
-        mnemonic: "EXIT",
-        operands: &[],
-        atoms: &[],
-        bits: 0x0000000003800000000000000000094d,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x154)
+    // ISETP.NE.U32.AND P0, PT, R19, RZ, PT  (x165)
     Form {
-        mnemonic: "SHF.R.U32.HI",
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL R13, R13, R14  (x146)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004000000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S32.HI R4, RZ, 0x1f, R9  (x144)
+    Form {
+        mnemonic: "SHF.R.S32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -560,32 +679,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000116000000000000000819,
+        bits: 0x00000000000114000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BAR.SYNC.DEFER_BLOCKING 0x0  (x151)
+    // DFMA R18, R18, R18, R18  (x136)
     Form {
-        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
-        operands: &["{X}"],
-        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000100000000000000000b1d,
-        mask: 0x000001fffffffffffc3fffffffff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P0, PT, R9, UR5, PT  (x140)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080062700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x0000000000000000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.AND P1, PT, R3.reuse, UR4, !P0  (x134)
@@ -603,7 +712,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.HI.U32 R2, R7, -0x36f0255e, RZ  (x130)
+    // IMAD.HI.U32 R19, R5, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -617,7 +726,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // STG.E.U16 desc[UR4][R4.64], R0  (x129)
+    // STG.E.U16 desc[UR4][R4.64], R0  (x130)
     Form {
         mnemonic: "STG.E.U16",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -630,7 +739,128 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64+0x14], R7  (x123)
+    // ISETP.NE.AND P5, PT, R14, RZ, PT  (x129)
+    Form {
+        mnemonic: "ISETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // HMMA.16816.F32 R8, R8, R14, R16  (x128)
+    Form {
+        mnemonic: "HMMA.16816.F32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001800000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS [R3], RZ  (x127)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R3, R0, RZ, P0  (x126)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // S2UR UR4, SR_CTAID.X  (x124)
+    Form {
+        mnemonic: "S2UR",
+        operands: &["{U}", "{SR}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000000000000000000009c3,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: true,
+    },
+    // FFMA R0, R14, R9, -1  (x124)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS R11, [R8]  (x123)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x120)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R20, [R23+0x8]  (x118)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P5 STG.E desc[UR4][R4.64+0x4], R17  (x116)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
@@ -640,35 +870,36 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff000000000000ff0fff,
+        bits: 0x000000000c1019000000040000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
         uniform_guard: false,
     },
-    // IADD R0, R0, R11  (x122)
+    // FMNMX R4, R4, R5, !PT  (x113)
     Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000040000000000000000000209,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SHF.R.S32.HI R4, RZ, 0x1f, R9  (x112)
+    // DFMA R4, R6, R4, UR6  (x112)
     Form {
-        mnemonic: "SHF.R.S32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000114000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000080000000000000000000e2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // @!P1 LDG.E.U16 R19, desc[UR14][R8.64]  (x112)
@@ -684,33 +915,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND P0, PT, R10, R3.reuse, PT  (x110)
-    Form {
-        mnemonic: "ISETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // UMOV.64 UR6, 0x426d1a94a2000000  (x110)
-    Form {
-        mnemonic: "UMOV.64",
-        operands: &["{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 24, len: 64, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000482,
-        mask: 0x000001ffff0000000000000000000fff,
-        uniform_guard: true,
-    },
     // STS.U16 [R106+UR7+0x2c00], R19  (x110)
     Form {
         mnemonic: "STS.U16",
@@ -725,158 +929,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x107)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // HMMA.16816.F32 R12, R8, R18, R12  (x103)
-    Form {
-        mnemonic: "HMMA.16816.F32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001800000000000000023c,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SEL R6, R0, RZ, P0  (x97)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMUL R0, R0, R7  (x92)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004000000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMNMX R4, R4, R5, !PT  (x78)
-    Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000209,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.CONSTANT R5, desc[UR4][R10.64+0x8]  (x73)
-    Form {
-        mnemonic: "LDG.E.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e99000000000000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R18, R18, R18  (x68)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x67)
-    Form {
-        mnemonic: "F2FP.F16.F32.PACK_AB",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000ff000000000000023e,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P0, PT, R19, RZ, PT  (x65)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STS [R5], RZ  (x64)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E R10, desc[UR6][R6.64]  (x62)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA R6, P0, R9, UR4, 0x2  (x61)
+    // LEA R6, P0, R9, UR4, 0x2  (x106)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
@@ -891,7 +944,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.X R7, R9, UR5, R4, 0x2, P0  (x61)
+    // LEA.HI.X R7, R9, UR5, R4, 0x2, P0  (x106)
     Form {
         mnemonic: "LEA.HI.X",
         operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
@@ -907,62 +960,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
-    // MUFU.RCP R5, R5  (x61)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FFMA R0, R2, R9, -1  (x59)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x59)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @!P2 LDG.E R13, desc[UR4][R2.64+0x8]  (x58)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // @P0 STL [R1+0x104], R8  (x57)
+    // @P0 STL [R1+0x104], R4  (x106)
     Form {
         mnemonic: "STL",
         operands: &["[{R}+{X}]", "{R}"],
@@ -972,78 +970,10 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
         bits: 0x00000000001008000000000000000387,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x56)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LDL R2, [R1+0x104]  (x56)
-    Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000001008000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // DFMA R4, R6, R4, UR4  (x56)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 LDG.E R11, desc[UR4][R2.64+0x4]  (x56)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // IADD.64 R4, R4, R8  (x53)
-    Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e02000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64+-0x80]  (x50)
+    // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64+-0x80]  (x100)
     Form {
         mnemonic: "LDG.E.U16.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
@@ -1057,46 +987,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // S2UR UR4, SR_CTAID.X  (x50)
+    // MUFU.RCP R8, R8  (x100)
     Form {
-        mnemonic: "S2UR",
-        operands: &["{U}", "{SR}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000000000000000000009c3,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: true,
-    },
-    // LDS R11, [R10]  (x50)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, R3.reuse, RZ, PT  (x50)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000004000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x48)
+    // @!P4 STG.E desc[UR4][R4.64+0x8], R11  (x99)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x98)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -1113,7 +1030,143 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7100000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P2, PT, R4, 0x40, PT  (x48)
+    // @!P4 LDG.E R11, desc[UR4][R4.64+0x8]  (x91)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, 0x400  (x90)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000882,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: true,
+    },
+    // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x86)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DMUL R10, R2, R8  (x85)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P6 LDG.E R8, desc[UR4][R4.64]  (x84)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD.64 R12, R6, R2  (x81)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e02000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD R5, R19, 1  (x79)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R24, R10, 0x10, RZ  (x77)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R10, R10, 0x10000, RZ  (x76)
+    Form {
+        mnemonic: "IMAD.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x76)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1128,32 +1181,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FADD R15, -R15, R2  (x48)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // UMOV UR4, 0x870  (x47)
-    Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000882,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: true,
-    },
-    // FSEL R4, R4, RZ, P0  (x45)
+    // FSEL R6, R6, RZ, P0  (x71)
     Form {
         mnemonic: "FSEL",
         operands: &["{R}", "{R}", "{R}", "{P}"],
@@ -1167,7 +1195,89 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSEL R0, R0, R3, !P0  (x44)
+    // IADD.64 R2, R6, 0x4  (x70)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e02000000000000000835,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x70)
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x70)
+    Form {
+        mnemonic: "SHFL.DOWN",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000800000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // FADD R15, -R15, R2  (x70)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ULEA UR4, UR5, UR4, 0x18  (x69)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00ff0000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // FFMA R25, R25, UR10, R26  (x68)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c23,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R0, R3, R6, !P0  (x68)
     Form {
         mnemonic: "FSEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -1181,20 +1291,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // DMUL R10, R2, R8  (x43)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA R11, R2, UR4, 0x2  (x42)
+    // LEA R11, R7, UR4, 0x4  (x67)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{R}", "{U}", "{X}"],
@@ -1208,7 +1305,67 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R18, RZ, 0x2, P2  (x42)
+    // CALL.REL.NOINC L@0x1a80  (x64)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P3, PT, R16, UR18, !P0  (x59)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P5 LDG.E R10, desc[UR4][R4.64+0x4]  (x58)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC R10 L@0x0  (x58)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // SEL R7, RZ, 0x1, P0  (x57)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{X}", "{P}"],
@@ -1222,17 +1379,308 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FADD R5, R27, 1  (x41)
+    // ISETP.GE.U32.AND P0, PT, R6, R9, PT  (x57)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{F}"],
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDL R13, [R15+UR5]  (x56)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}+{U}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000081008000000000000000983,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDL R11, [R8+0x8]  (x54)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001008000000000000000983,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // MUFU.EX2 R9, R9  (x54)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LEA R3, R4, R3, 0x18  (x52)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e00ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDS R18, [R23+0x4]  (x52)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000040000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR5, UPT, UPT, UR5, UR7, URZ  (x51)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0000000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // LDL R9, [R8+0x4]  (x50)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000001008000000040000000983,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // DADD R22, R22, R22  (x50)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x49)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x49)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND P0, PT, R11, 0x1, PT  (x49)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P2, PT, R21, -0x18, PT  (x48)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R8, [R0]  (x47)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000200000000000000083b,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, URZ  (x46)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c82,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // STS.64 [R7], R4  (x46)
+    Form {
+        mnemonic: "STS.64",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000a000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.U32.TRUNC.NTZ R3, R2  (x45)
+    Form {
+        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000021f0000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MOV.64 R6, 0x3f50624dd2f1a9fc  (x44)
+    Form {
+        mnemonic: "MOV.64",
+        operands: &["{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 24, len: 64, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000402,
+        mask: 0x000001ffff0000000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.2 R14, [R3]  (x44)
+    Form {
+        mnemonic: "LDSM.16.M88.2",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000100000000000000083b,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI.X R19, R20, R17, R21, 0x2, P0  (x43)
+    Form {
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000f04000000000000000211,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD R0, R0, UR6  (x42)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00000000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SEL R20, RZ, 0x1, !P1  (x42)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // LDS R43, [R70+UR9+0x4480]  (x41)
@@ -1249,7 +1697,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND P0, PT, R0, 0x3, PT  (x38)
+    // ISETP.NE.AND P0, PT, R15, 0x7ff00000, PT  (x40)
     Form {
         mnemonic: "ISETP.NE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1264,22 +1712,54 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // IADD.64 R2, R6, 0x4  (x37)
+    // IMAD.WIDE.U32 R6, R10, UR6, RZ  (x38)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{X}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e02000000000000000835,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x000000000f8e00000000000000000c25,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R24, R10, 0x10, RZ  (x37)
+    // IADD3 R2, PT, PT, R9.reuse, R2, R9  (x38)
     Form {
-        mnemonic: "SHF.L.U32",
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, |R13|.reuse, 1.175494350822287508e-38, PT  (x38)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U64.HI R3, R2.reuse, 0x2, R3  (x37)
+    Form {
+        mnemonic: "SHF.L.U64.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1287,23 +1767,9 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000006000000000000000819,
+        bits: 0x00000000000102000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
-    },
-    // ULEA UR4, UR5, UR4, 0x18  (x37)
-    Form {
-        mnemonic: "ULEA",
-        operands: &["{U}", "{U}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e00ff0000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
     },
     // FFMA.FTZ R9, R6, R11.reuse, R13  (x36)
     Form {
@@ -1319,22 +1785,79 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x35)
+    // DFMA R2, R2, R6, 1  (x35)
     Form {
-        mnemonic: "SHFL.DOWN",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000800000000000f89,
-        mask: 0x000001fffff1fffffc0000ff00000fff,
+        bits: 0x0000000000000000000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.LT.AND P1, PT, R5, RZ, !P0  (x34)
+    // BRA.U !UP0, L@0x9c0  (x35)
+    Form {
+        mnemonic: "BRA.U",
+        operands: &["!{UP}", "{L}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000108000547,
+        mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32 R7, R6  (x35)
+    Form {
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002014000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P2, PT, R4, UR8, P1  (x35)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080066700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P0, PT, R10, R6, !P0  (x35)
     Form {
         mnemonic: "ISETP.LT.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
@@ -1349,36 +1872,65 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDS R14, [R16+0x8]  (x33)
+    // USHF.R.S32.HI UR8, URZ, 0x1, UR4  (x34)
     Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
+        mnemonic: "USHF.R.S32.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
+        bits: 0x00000000080114000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
     },
-    // IMAD.U32 R10, R10, 0x10000, RZ  (x32)
+    // FFMA.RM R9, R6, R6, -1  (x34)
     Form {
-        mnemonic: "IMAD.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00000000000000000824,
+        bits: 0x00000000000040000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R6, desc[UR4][R10.64+0x4]  (x32)
+    // SHF.L.U32 R17, R16, R9, RZ  (x34)
     Form {
-        mnemonic: "LDG.E.CONSTANT",
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R14, R14, 1, !P1  (x33)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R8, desc[UR10][R6.64+-0x80]  (x33)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1386,34 +1938,22 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x000000000c1e99000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x7e0  (x32)
+    // FFMA.SAT R2, R0, R5, 0.5  (x32)
     Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.4 R8, [R4]  (x32)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "FFMA.SAT",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000200000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000000020000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // HMMA.16816.F32.BF16 R36, R96, R4, R36  (x32)
@@ -1444,66 +1984,73 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x31)
+    // LDG.E.64.CONSTANT R18, desc[UR4][R14.64]  (x31)
     Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
-        uniform_guard: false,
-    },
-    // UIADD3 UR5, UPT, UPT, UR7, UR4, URZ  (x31)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e0000000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // STS.64 [R3], R6  (x30)
-    Form {
-        mnemonic: "STS.64",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000a000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.EX2 R9, R9  (x30)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "{R}"],
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000000008000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R4, R9, R11, R2  (x30)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32.HI R29, RZ, R29, R0  (x30)
+    Form {
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000116000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R25, R25, 1, P0  (x30)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R4, R6, UR6, R4  (x30)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDGSTS.E.LTC128B [R11+0x400], desc[UR10][R154.64], P5  (x30)
@@ -1521,47 +2068,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // F2I.FTZ.U32.TRUNC.NTZ R3, R3  (x29)
-    Form {
-        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000021f0000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // RET.REL.NODEC R4 L@0x0  (x29)
-    Form {
-        mnemonic: "RET.REL.NODEC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000950,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.2 R18, [R3]  (x29)
-    Form {
-        mnemonic: "LDSM.16.M88.2",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000100000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
     // LDGSTS.E.LTC128B [R11+0x800], desc[UR10][R150.64], P5  (x29)
     Form {
         mnemonic: "LDGSTS.E.LTC128B",
@@ -1577,96 +2083,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x28)
+    // CCTL.IVALL  (x28)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        mnemonic: "CCTL.IVALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000200000000000000ff00098f,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R4, R23, PT  (x28)
+    // I2F.RP R5, R15  (x28)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000002094000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SHF.L.U64.HI R5, R4.reuse, 0x2, R5  (x28)
+    // ERRBAR  (x27)
     Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000102000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
+        mnemonic: "ERRBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009ab,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // LDL R12, [R12+UR4]  (x28)
+    // CGAERRBAR  (x27)
     Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000081008000000000000000983,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        mnemonic: "CGAERRBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000005ab,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // @!P0 LEA.HI.X R11, R6, R5, R7, 0x2, P2  (x28)
+    // USHF.L.U32 UR4, UR6, 0x8, URZ  (x27)
     Form {
-        mnemonic: "LEA.HI.X",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000f04000000000000000211,
-        mask: 0x000001fffc7f0700ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R9, R9, UR5, R0  (x27)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080000000000000000000c23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // USHF.R.S32.HI UR4, URZ, 0x1, UR8  (x26)
-    Form {
-        mnemonic: "USHF.R.S32.HI",
+        mnemonic: "USHF.L.U32",
         operands: &["{U}", "{U}", "{X}", "{U}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1674,75 +2132,203 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080114000000000000000899,
+        bits: 0x00000000080006000000000000000899,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // UMOV UR4, URZ  (x26)
-    Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c82,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: true,
-    },
-    // DADD R22, R22, R22  (x26)
+    // DADD R4, R2, -6.75539944105574400000e+15  (x27)
     Form {
         mnemonic: "DADD",
-        operands: &["{R}", "{R}", "{R}"],
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000429,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD R12, -R10, 0x1f  (x26)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "-{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e01000000000000000835,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA R18, P0, R20, R16, 0x2  (x26)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078000ff0000000000000211,
+        mask: 0x000001fffff107ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, -R0, -RZ  (x26)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R19, R19, R4, RZ, 0x1d  (x26)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R22, R10, -R6  (x26)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000229,
+        bits: 0x00000000000008000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // IADD R16, R16, UR6  (x25)
+    // @!P0 BREAK.RELIABLE B1  (x25)
     Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{U}"],
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // R2UR UR10, R9  (x25)
+    Form {
+        mnemonic: "R2UR",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000e000000000000000002ca,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // IADD.X R13, RZ, RZ, P0  (x25)
+    Form {
+        mnemonic: "IADD.X",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00000000000000000c35,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000e04000000000000000235,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R16, RZ, 0x1, !P1  (x24)
+    // STS [R10+0x10c], R13  (x25)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffff0000800000ff0fff,
+        uniform_guard: false,
+    },
+    // LDCU.128 UR12, c[0x0][0x380]  (x24)
+    Form {
+        mnemonic: "LDCU.128",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000c0000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // STL [R1], R37  (x24)
+    Form {
+        mnemonic: "STL",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001008000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 STS [R9+0x80], R0  (x24)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000800000000388,
+        mask: 0x000001ffffffffff0000800000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R6, -R12, R4, 1  (x24)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x0000000000000100000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P2, PT, R18.reuse, -0x8, PT  (x24)
+    // STL [R9+UR10], R4  (x24)
     Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "STL",
+        operands: &["[{R}+{U}]", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000002270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000081008000000000000000987,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
     // FSETP.EQ.AND P0, PT, R15, R16, !P0  (x24)
@@ -1775,45 +2361,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MOV.64 R6, 0x3f50624dd2f1a9fc  (x23)
+    // DMUL R4, R4, 0.5  (x23)
     Form {
-        mnemonic: "MOV.64",
-        operands: &["{R}", "{X}"],
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 24, len: 64, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000402,
-        mask: 0x000001ffff0000000000000000000fff,
+        bits: 0x00000000000000000000000000000828,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // I2FP.F32.S32 R5, R6  (x23)
+    // LEA.HI.SX32 R17, R14, R15, 0x1e  (x23)
     Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002014000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // I2F.RP R5, R15  (x23)
-    Form {
-        mnemonic: "I2F.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002094000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LEA R3, R6, R3, 0x18  (x22)
-    Form {
-        mnemonic: "LEA",
+        mnemonic: "LEA.HI.SX32",
         operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -1821,35 +2384,48 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00ff0000000000000211,
+        bits: 0x00000000078f02ff0000000000000211,
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // ERRBAR  (x22)
+    // DFMA R6, R4, -UR4, R18  (x23)
     Form {
-        mnemonic: "ERRBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009ab,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000008000000000000c2b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // CGAERRBAR  (x22)
+    // STL.128 [R1+0x20], R20  (x22)
     Form {
-        mnemonic: "CGAERRBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000005ab,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100c000000200000000387,
+        mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // CCTL.IVALL  (x22)
+    // STL.128 [R1+0x10], R16  (x22)
     Form {
-        mnemonic: "CCTL.IVALL",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000200000000000000ff00098f,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "STL.128",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100c000000000000000387,
+        mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
     // STS.128 [R29+UR4+0x800], R4  (x22)
@@ -1866,24 +2442,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000008000000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R9, R11, R2  (x21)
+    // MOV.64 R8, R10  (x21)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "MOV.64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x0000000000010f000000000000000202,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // BRA.U !UP0, L@0x770  (x21)
+    // MEMBAR.ALL.GPU  (x20)
+    Form {
+        mnemonic: "MEMBAR.ALL.GPU",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000a0000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // BRA.U UP0, L@0x6e0  (x20)
     Form {
         mnemonic: "BRA.U",
-        operands: &["!{UP}", "{L}"],
+        operands: &["{UP}", "{L}"],
         atoms: &[
             Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom {
@@ -1893,13 +2476,25 @@ pub(crate) static FORMS: &[Form] = &[
                 reuse: None,
             },
         ],
-        bits: 0x000000000b8000000000000108000547,
+        bits: 0x000000000b8000000000000100000547,
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P0, PT, |R3|.reuse, 1.175494350822287508e-38, PT  (x20)
+    // MUFU.RCP64H R17, R11  (x20)
     Form {
-        mnemonic: "FSETP.GEU.AND",
+        mnemonic: "MUFU.RCP64H",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000018000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x20)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
         operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -1908,36 +2503,49 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e200000000000000080b,
+        bits: 0x000000000001d200000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R14, R13, R2, RZ  (x20)
+    // WARPSYNC.COLLECTIVE R14, L@0xd10  (x20)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "WARPSYNC.COLLECTIVE",
+        operands: &["{R}", "{L}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000348,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // SHFL.DOWN P0, R13, R0, R15, R17  (x20)
+    Form {
+        mnemonic: "SHFL.DOWN",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000000000000800000000000389,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSEL R27, R0, -0.082518599927425384521, !P0  (x20)
+    // ENDCOLLECTIVE  (x20)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        mnemonic: "ENDCOLLECTIVE",
+        operands: &[],
+        atoms: &[],
+        bits: 0x0000000003800000000000000000091b,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
     // LDS.128 R32, [R112+UR5+0x80]  (x20)
@@ -1954,47 +2562,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R18, desc[UR4][R14.64]  (x19)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS R12, [R16+0x4]  (x19)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000040000000984,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI.SX32 R3, R0, R3, 0x1e  (x19)
-    Form {
-        mnemonic: "LEA.HI.SX32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f02ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // P2R R8, PR, RZ, 0x4  (x19)
+    // P2R R14, PR, RZ, 0x20  (x19)
     Form {
         mnemonic: "P2R",
         operands: &["{R}", "PR", "{R}", "{X}"],
@@ -2007,59 +2575,91 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // DFMA R2, R2, R6, 1  (x18)
+    // I2F.U32.RP R8, R9  (x19)
     Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "I2F.U32.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000000000000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000002090000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD R12, -R10, 0x1f  (x18)
+    // FSETP.NEU.AND P0, PT, R6, RZ, PT  (x19)
     Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "-{R}", "{X}"],
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDC.64 R2, c[0x4][RZ]  (x19)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000078e01000000000000000835,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x0000000000000a000000000000000b82,
+        mask: 0x000001fffffffffff83fffff00000fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R29, RZ, R29, R0  (x18)
+    // IADD.64 R8, -R10, RZ  (x18)
     Form {
-        mnemonic: "SHF.R.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IADD.64",
+        operands: &["{R}", "-{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000116000000000000000219,
+        bits: 0x00000000078e03000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R24, R22, R24, -UR4  (x18)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000e2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // MEMBAR.ALL.GPU  (x18)
+    // ISETP.GT.AND P0, PT, R11, R9, PT  (x18)
     Form {
-        mnemonic: "MEMBAR.ALL.GPU",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000a0000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // USHF.L.U32 UR6, UR6, 0x1, URZ  (x18)
+    // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x17)
     Form {
-        mnemonic: "USHF.L.U32",
+        mnemonic: "USHF.R.U32.HI",
         operands: &["{U}", "{U}", "{X}", "{U}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -2067,64 +2667,53 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080006000000000000000899,
+        bits: 0x00000000080116000000000000000899,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // ISETP.GT.U32.AND P2, PT, R8, 0x1ffffff, PT  (x18)
+    // IADD RZ, P0, R7, R10  (x17)
     Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "IADD",
+        operands: &["{R}", "{P}", "{R}", "{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // STL [R1], R37  (x18)
-    Form {
-        mnemonic: "STL",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000001008000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x00000000078000000000000000000235,
+        mask: 0x000001fffff1ffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD.X R13, RZ, RZ, P0  (x17)
+    // LEA R14, R18, 0xc0800000, 0x17  (x17)
     Form {
-        mnemonic: "IADD.X",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{X}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e04000000000000000235,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000078e00ff0000000000000811,
+        mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
-    // R2UR UR4, R1  (x17)
+    // IMAD R34, R0.reuse, R34, 0x3ead62fb  (x17)
     Form {
-        mnemonic: "R2UR",
-        operands: &["{U}", "{R}"],
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000e000000000000000002ca,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000078e02000000000000000424,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LEA R6, P0, R2, 0x100, 0x2  (x17)
+    // LEA R140, P1, R98, 0x100, 0x2  (x17)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{X}", "{X}"],
@@ -2137,6 +2726,116 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64]  (x16)
+    Form {
+        mnemonic: "LDG.E.U16.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e95000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R4, desc[UR4][R4.64]  (x16)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RM R9, R9, R0, R11  (x16)
+    Form {
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R22, R4, UR6  (x16)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c28,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R20, R18, -R10, R8  (x16)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000000800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x16)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FADD R15, R11, -R2  (x16)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.UP PT, R9, R8, 0x1, RZ  (x16)
+    Form {
+        mnemonic: "SHFL.UP",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000400000000000989,
+        mask: 0x000001fffff1ff00fc1fffff00000fff,
         uniform_guard: false,
     },
     // LDS.128 R16, [R112+UR5+0x100]  (x16)
@@ -2169,23 +2868,144 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffe7fff000200008000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R6, R0, UR8, R6  (x15)
+    // UFLO.U32 UR4, UR4  (x15)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "UFLO.U32",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080e000000000000000002bd,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x15)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00000000000000000c25,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.OR P0, PT, R19.reuse, UR7, P0  (x15)
+    // UIMAD UR7, UR7, UR6, URZ  (x15)
     Form {
-        mnemonic: "ISETP.GE.OR",
+        mnemonic: "UIMAD",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e020000000000000002a4,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // MOV.64 R2, UR4  (x15)
+    Form {
+        mnemonic: "MOV.64",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008010f000000000000000c02,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.AND UP0, UPT, UR6, UR7, UPT  (x15)
+    Form {
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // STL.64 [R1+0x8], R16  (x15)
+    Form {
+        mnemonic: "STL.64",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100a000000080000000387,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F64 R4, R4  (x15)
+    Form {
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003010000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P2, PT, |R6|, +INF , PT  (x15)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
+    // VOTEU.ANY UR4, UPT, PT  (x14)
+    Form {
+        mnemonic: "VOTEU.ANY",
+        operands: &["{U}", "{UP}", "{P}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000886,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.U32.AND P1, PT, R10, UR4, PT  (x14)
+    Form {
+        mnemonic: "ISETP.EQ.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -2194,77 +3014,73 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080066700000000000000c0c,
+        bits: 0x00000000080020700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // DFMA R4, R6, UR4, R4  (x15)
+    // BSSY.RELIABLE B1, L@0x880  (x14)
     Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R11], desc[UR12][R8.64]  (x14)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000b9818000000000000000fae,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDL R4, [R8]  (x14)
+    Form {
+        mnemonic: "LDL",
+        operands: &["{R}", "[{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001008000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x14)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R10, -R3, R2, R0  (x14)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000c2b,
+        bits: 0x00000000000001000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1+0x10], R12  (x14)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000000000000387,
-        mask: 0x000001ffffffffff0000400000ff0fff,
-        uniform_guard: false,
-    },
-    // DADD R4, R2, -6.75539944105574400000e+15  (x14)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000429,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 LEA.HI R3, R2, R2, RZ, 0x1  (x14)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64.CONSTANT R16, desc[UR10][R20.64+0x20]  (x14)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9b000000200000000981,
-        mask: 0x000001ffffffffff0000200000000fff,
         uniform_guard: false,
     },
     // STS.128 [R2+UR4], R4  (x14)
@@ -2294,158 +3110,151 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000008000000ff0fff,
         uniform_guard: false,
     },
-    // LDCU.128 UR12, c[0x0][0x380]  (x13)
+    // BSYNC.RELIABLE B1  (x13)
     Form {
-        mnemonic: "LDCU.128",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008000c0000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // UIMAD UR4, UR4, UR5, URZ  (x13)
+    // DEPBAR.LE SB0, 0x1  (x13)
     Form {
-        mnemonic: "UIMAD",
-        operands: &["{U}", "{U}", "{U}", "{U}"],
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e020000000000000002a4,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: true,
+        bits: 0x0000000000000000000080000000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x13)
+    // LDL.64 R10, [R1+0x108]  (x13)
     Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000100a000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
-    // FFMA R9, R0, 1.4426950216293334961, -R5  (x13)
+    // SHF.R.U64 R33, R9, 0x11, R4  (x12)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000008000000000000000823,
+        bits: 0x00000000000012000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // UFLO.U32 UR4, UR4  (x12)
+    // STL.64 [R1+0x10], R2  (x12)
     Form {
-        mnemonic: "UFLO.U32",
-        operands: &["{U}", "{U}"],
+        mnemonic: "STL.64",
+        operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000080e000000000000000002bd,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x0000000000100a000000000000000387,
+        mask: 0x000001ffffffffff0000080000ff0fff,
+        uniform_guard: false,
+    },
+    // UISETP.NE.U32.AND UP0, UPT, UR6, URZ, UPT  (x12)
+    Form {
+        mnemonic: "UISETP.NE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005070000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // DMUL R30, R30, 0.5  (x12)
+    // FMUL R15, R10, UR9  (x12)
     Form {
-        mnemonic: "DMUL",
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084000000000000000000c20,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.NTZ R14, R14  (x12)
+    Form {
+        mnemonic: "F2I.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002031000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R9, R9, 0.5  (x12)
+    Form {
+        mnemonic: "FMUL.FTZ",
         operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000828,
+        bits: 0x00000000004100000000000000000820,
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FFMA.RM R23, R3.reuse, R3, -1  (x12)
-    Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000040000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, R3, RZ, PT  (x12)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IADD RZ, P0, R9, R10  (x12)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078000000000000000000235,
-        mask: 0x000001fffff1ffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R6, -R12, R4, 1  (x12)
+    // DFMA R18, R16, -R10, 1  (x12)
     Form {
         mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000100000000000000042b,
+        bits: 0x0000000000000800000000000000042b,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // DADD R22, R10, -R6  (x12)
+    // FFMA.RP R14, R11, R14, R11  (x12)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "-{R}"],
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000008000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x00000000000080000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R2, R13, PT  (x12)
+    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x12)
     Form {
-        mnemonic: "ISETP.GT.AND",
+        mnemonic: "FSETP.NEU.FTZ.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -2454,21 +3263,52 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000004270000000000000020c,
+        bits: 0x000000000001d000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STL [R6+UR10], R7  (x12)
+    // IADD.X R4, P0, R29, R4, P0  (x12)
     Form {
-        mnemonic: "STL",
-        operands: &["[{R}+{U}]", "{R}"],
+        mnemonic: "IADD.X",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000081008000000000000000987,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000004000000000000000235,
+        mask: 0x000001fffc71ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x12)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 IMAD.WIDE R12, R5, UR5, R24  (x12)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e02000000000000000c25,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GE.AND P6, PT, R11, 1.0029599666595458984, PT  (x12)
@@ -2500,22 +3340,65 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // VOTEU.ANY UR4, UPT, PT  (x11)
+    // @P1 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R11  (x11)
     Form {
-        mnemonic: "VOTEU.ANY",
-        operands: &["{U}", "{UP}", "{P}"],
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000001000000000000000886,
-        mask: 0x000001fffc71ffffffffffffff000fff,
+        bits: 0x000000000c12e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.U32.AND P1, PT, R10, UR4, PT  (x11)
+    // POPC R11, R19  (x11)
     Form {
-        mnemonic: "ISETP.EQ.U32.AND",
+        mnemonic: "POPC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000309,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, R2, RZ, PT  (x11)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R6, PT, PT, R6, -R5, -R7  (x11)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8008000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R5.reuse, UR8, PT  (x11)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -2524,102 +3407,126 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080020700000000000000c0c,
+        bits: 0x00000000080060700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MOV.64 R8, R10  (x11)
+    // LDG.E.U8.CONSTANT R11, desc[UR10][R8.64]  (x11)
     Form {
-        mnemonic: "MOV.64",
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.128 desc[UR4][R10.64], R4  (x11)
+    Form {
+        mnemonic: "STG.E.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGDEPBAR  (x11)
+    Form {
+        mnemonic: "LDGDEPBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009af,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UIMAD.WIDE UR4, UR7, 0x1000, UR4  (x11)
+    Form {
+        mnemonic: "UIMAD.WIDE",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e020000000000000008a5,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // FSETP.GT.AND P0, PT, |R13|, 8.50705917302346158658e+37, PT  (x11)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FRND.TRUNC R17, R0  (x11)
+    Form {
+        mnemonic: "FRND.TRUNC",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000010f000000000000000202,
+        bits: 0x000000000020d0000000000000000307,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD.64 R10, -R8, RZ  (x11)
+    // DSETP.NEU.AND P0, PT, |R18|, +INF , PT  (x11)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "-{R}", "{R}"],
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e03000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P3 STS [R6+0x80], R11  (x11)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000800000000388,
-        mask: 0x000001ffffffffff0000800000ff0fff,
-        uniform_guard: false,
-    },
-    // @P1 FSEL R11, R9, -QNAN , P2  (x11)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x000000000000d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA.SAT R2, R0, R5, 0.5  (x11)
+    // @P0 FADD R3, -R3, 1  (x11)
     Form {
-        mnemonic: "FFMA.SAT",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000020000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000000001000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // @!P0 LEA R10, P2, R6, R4, 0x2  (x11)
+    // @!P1 IMAD.WIDE R14, R7, R6, R4  (x11)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{X}"],
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000ff0000000000000211,
-        mask: 0x000001fffff107ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS [R13+0x10c], R10  (x11)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffff0000800000ff0fff,
+        bits: 0x00000000078e02000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88.4 R172, [R185+UR6+0x800]  (x11)
@@ -2636,67 +3543,65 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0020000000000fff,
         uniform_guard: false,
     },
-    // SHFL.UP PT, R3, R7, 0x1, RZ  (x11)
+    // REDUX.MAX.S32 UR9, R0  (x10)
     Form {
-        mnemonic: "SHFL.UP",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "REDUX.MAX.S32",
+        operands: &["{U}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000400000000000989,
-        mask: 0x000001fffff1ff00fc1fffff00000fff,
+        bits: 0x000000000001420000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // MUFU.RCP64H R17, R13  (x10)
+    // STG.E.64 desc[UR4][R8.64], R10  (x10)
     Form {
-        mnemonic: "MUFU.RCP64H",
-        operands: &["{R}", "{R}"],
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000018000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x10)
+    // FFMA.RZ R11, R20.reuse, R22.reuse, R15.reuse  (x10)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDC.64 R2, c[0x4][RZ]  (x10)
-    Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{R}]"],
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000000a000000000000000b82,
-        mask: 0x000001fffffffffff83fffff00000fff,
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // WARPSYNC.COLLECTIVE R12, L@0xd10  (x10)
+    // SHF.L.U64.HI R11, R16.reuse, R5.reuse, R17  (x10)
     Form {
-        mnemonic: "WARPSYNC.COLLECTIVE",
-        operands: &["{R}", "{L}"],
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P0 BRA P1, L@0x1e90  (x10)
+    Form {
+        mnemonic: "BRA",
+        operands: &["{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom {
                 kind: L,
                 fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
@@ -2704,32 +3609,8 @@ pub(crate) static FORMS: &[Form] = &[
                 reuse: None,
             },
         ],
-        bits: 0x0000000003c000000000000000000348,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // SHFL.DOWN P4, R9, R11, R13, R14  (x10)
-    Form {
-        mnemonic: "SHFL.DOWN",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000000800000000000389,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ENDCOLLECTIVE  (x10)
-    Form {
-        mnemonic: "ENDCOLLECTIVE",
-        operands: &[],
-        atoms: &[],
-        bits: 0x0000000003800000000000000000091b,
-        mask: 0x000001ffffffffffffffffffffff0fff,
+        bits: 0x00000000000000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // LDGSTS.E.LTC128B [R6+0x4400], desc[UR10][R28.64], P2  (x10)
@@ -2747,40 +3628,49 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // REDUX.MAX.S32 UR9, R0  (x9)
+    // BREV R7, R0  (x9)
     Form {
-        mnemonic: "REDUX.MAX.S32",
-        operands: &["{U}", "{R}"],
+        mnemonic: "BREV",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000001420000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000000000000000000000000301,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD3 R22, PT, PT, R23, R22, R23  (x9)
+    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x9)
     Form {
         mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000781e0000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
-    // BRA.U UP1, L@0x290  (x9)
+    // WARPSYNC.ALL  (x9)
     Form {
-        mnemonic: "BRA.U",
-        operands: &["{UP}", "{L}"],
+        mnemonic: "WARPSYNC.ALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000948,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // CALL.REL.NOINC R12 L@0x0  (x9)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{R}", "{L}"],
         atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom {
                 kind: L,
                 fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
@@ -2788,43 +3678,133 @@ pub(crate) static FORMS: &[Form] = &[
                 reuse: None,
             },
         ],
-        bits: 0x000000000b8000000000000100000547,
-        mask: 0x000001fffffc000000000003f8000fff,
+        bits: 0x0000000003c000000000000000000344,
+        mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
-    // LDGDEPBAR  (x9)
+    // FFMA R6, R18, R2, -R7  (x9)
     Form {
-        mnemonic: "LDGDEPBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009af,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // DEPBAR.LE SB0, 0x1  (x9)
-    Form {
-        mnemonic: "DEPBAR.LE",
-        operands: &["{SB}", "{X}"],
-        atoms: &[
-            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000080000000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
-        uniform_guard: false,
-    },
-    // LEA R12, R16, 0xc0800000, 0x17  (x9)
-    Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{X}", "{X}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00ff0000000000000811,
-        mask: 0x000001ffffff07ff0000000000000fff,
+        bits: 0x00000000000008000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.S32 R2, R2, -0x46a00000, !PT  (x9)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000047e01000000000000000848,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.S32 R9, R2, 0x46a00000, PT  (x9)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000007e01000000000000000848,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FCHK P0, R0, R3  (x9)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.S32 R0, R0, UR4, PT  (x9)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000087e01000000000000000c48,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, R2, -UR6  (x9)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000008000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R22, -RZ, |R16|  (x9)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000005000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // DFMA R22, R8, R26, -R12  (x9)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000800000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R0, PT, PT, R7, UR7, R0  (x9)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f81e0000000000000000c10,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // DFMA R24, -R2, UR6, R4  (x9)
@@ -2838,20 +3818,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000080001000000000000000c2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R24, R22, R24, -UR4  (x9)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000008000000000000e2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -2870,71 +3836,326 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x8)
+    // BSSY B0, L@0x480  (x8)
     Form {
-        mnemonic: "USHF.R.U32.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
+        mnemonic: "BSSY",
+        operands: &["{B}", "{L}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000080116000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64]  (x8)
-    Form {
-        mnemonic: "LDG.E.U16.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e95000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000038000000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
-    // LDG.E.128.CONSTANT R4, desc[UR4][R8.64]  (x8)
+    // BSYNC B0  (x8)
     Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        mnemonic: "BSYNC",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038000000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // UISETP.GE.AND UP1, UPT, UR6, UR7, UPT  (x8)
+    // F2F.F64.F32 R2, R11  (x8)
     Form {
-        mnemonic: "UISETP.GE.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008006270000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // F2F.F32.F64 R30, R30  (x8)
-    Form {
-        mnemonic: "F2F.F32.F64",
+        mnemonic: "F2F.F64.F32",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000003010000000000000000310,
+        bits: 0x00000000002018000000000000000310,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.W.U32.HI R17, R0, R12, R13  (x8)
+    Form {
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000010e000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R13, -R0, R3, !P1  (x8)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R15, R10.reuse, 0x64, !PT  (x8)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000047e00000000000000000848,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U64.AND P0, PT, R2, UR10, PT  (x8)
+    Form {
+        mnemonic: "ISETP.GE.U64.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080160700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDL.64 R12, [R0]  (x8)
+    Form {
+        mnemonic: "LDL.64",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000100a000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R8, -RZ, R3.H0_H0  (x8)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "{R}.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000041002000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD R0, |R6|, -RZ  (x8)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2F.F64.S64 R4, R4  (x8)
+    Form {
+        mnemonic: "I2F.F64.S64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000301c000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x8)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 FADD.FTZ R2, R0, 1  (x8)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R9, R0  (x8)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R11, -R3, R2, 1  (x8)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x8)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // FADD R8, |R0|, 0.0010000000474974513054  (x8)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R13, |R0|, 16777216  (x8)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004002000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P0, PT, R12, R8, PT  (x8)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R12, [R23]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R8, [R23+0x10]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000100000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R12, [R23+0x20]  (x8)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffff000010ff00000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32 B6, R16  (x8)
+    Form {
+        mnemonic: "BMOV.32",
+        operands: &["{B}", "{R}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000356,
+        mask: 0x000001ffffffffffffffff00f0ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R5, [UR4]  (x8)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff000984,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.STRONG.SYS R9, desc[UR6][R6.64]  (x8)
+    Form {
+        mnemonic: "LDG.E.STRONG.SYS",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1f59000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR6, URZ, UPT  (x8)
@@ -2951,169 +4172,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005270000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
-    },
-    // FSETP.NEU.AND P2, PT, |R3|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RM R9, R0, R2, R9  (x8)
-    Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R4, R4, UR6  (x8)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c28,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R20, R18, -R12, R8  (x8)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000000800000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x8)
-    Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL R0, R0, UR5, !P0  (x8)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000c07,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1+0x40], R24  (x8)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000400000000387,
-        mask: 0x000001ffffffffff0000400000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD R31, R3, R30, 0x3039  (x8)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000078e02000000000000000424,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P0 FADD R13, -R8, 1  (x8)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE R4, R0, UR6, R22  (x8)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f8e02000000000000000c25,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GT.AND UP1, UPT, UR7, 0xc, UPT  (x8)
-    Form {
-        mnemonic: "UISETP.GT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008004270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // @P0 BREAK.RELIABLE B2  (x8)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
     },
     // FADD.FTZ R11, |R0|, -RZ  (x8)
     Form {
@@ -3158,6 +4216,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // SEL R0, R0, UR5, !P0  (x8)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c07,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GT.AND UP0, UPT, UR6, 0x1f, UPT  (x8)
+    Form {
+        mnemonic: "UISETP.GT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008004270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
     // LDSM.16.M88.4 R96, [R110+UR7+0x2000]  (x8)
     Form {
         mnemonic: "LDSM.16.M88.4",
@@ -3172,182 +4259,200 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0020000000000fff,
         uniform_guard: false,
     },
-    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x7)
+    // YIELD  (x7)
     Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        mnemonic: "YIELD",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000946,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R8, desc[UR6][R4.64]  (x7)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UIMAD.WIDE.U32 UR4, UR6, UR4, URZ  (x7)
+    Form {
+        mnemonic: "UIMAD.WIDE.U32",
+        operands: &["{U}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e000000000000000002a5,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // ATOMS.POPC.INC.32 RZ, [R11+URZ]  (x7)
+    Form {
+        mnemonic: "ATOMS.POPC.INC.32",
+        operands: &["{R}", "[{R}+{U}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
+        bits: 0x000000000d8000000000000000000f8c,
+        mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // I2F.U32.RP R5, R23  (x7)
-    Form {
-        mnemonic: "I2F.U32.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002090000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // STL.64 [R1+0x8], R10  (x7)
+    // STL.64 [R1], R18  (x7)
     Form {
         mnemonic: "STL.64",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000100a000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STL [R1+0x20], R6  (x7)
+    Form {
+        mnemonic: "STL",
         operands: &["[{R}+{X}]", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000100a000000080000000387,
-        mask: 0x000001ffffffffff0000080000ff0fff,
+        bits: 0x00000000001008000000200000000387,
+        mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R12.64], R8  (x7)
+    // IADD R8, R5, -UR4  (x7)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STG.E.64 desc[UR4][R4.64+0x8], R2  (x7)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R6, -R3, R4, R0  (x7)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FADD R11, R7, -R4  (x7)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R6, R4, -UR4, R14  (x7)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{U}", "{R}"],
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "-{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000008000000000000c2b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000f8e00008000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR8][R18.64+0x10], R2  (x7)
+    // STS [R3+UR4], R4  (x7)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{U}]", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
+        bits: 0x00000000080008000000000000000988,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.GT.AND P0, PT, |R0|, 1.469367938527859385e-39, PT  (x7)
+    // FSEL R27, -R0, 0.11223486810922622681, P0  (x7)
     Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R6, desc[UR10][R20.64+0x40]  (x7)
+    // DADD R6, |R18|, 0.5  (x7)
     Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffff0000200000000fff,
-        uniform_guard: false,
-    },
-    // LDL R3, [R1]  (x7)
-    Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000001008000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000000002000000000000000429,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // UIMAD.WIDE UR6, UR36, 0x4000, UR6  (x7)
+    // DSETP.NEU.AND P2, PT, R6, RZ, PT  (x7)
     Form {
-        mnemonic: "UIMAD.WIDE",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e020000000000000008a5,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
+        bits: 0x000000000000d000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R3, -R3, +QNAN , !P1  (x7)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LEPC R20, L@0x310  (x7)
+    Form {
+        mnemonic: "LEPC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 24, len: 58, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000094e,
+        mask: 0x000001fffffc00000000000000000fff,
+        uniform_guard: false,
+    },
+    // BMOV.32.CLEAR R18, B7  (x7)
+    Form {
+        mnemonic: "BMOV.32.CLEAR",
+        operands: &["{R}", "{B}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000001000000000000000000355,
+        mask: 0x000001fffffffffffffffffff0000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P2, PT, R10, R11, P0  (x7)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000001270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
     },
     // SGXT R2, R2, 0x1  (x7)
     Form {
@@ -3375,21 +4480,102 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // POPC R11, R19  (x6)
+    // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR6][R4.64], R11  (x6)
     Form {
-        mnemonic: "POPC",
+        mnemonic: "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12f30000000000000009a6,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R10, R11  (x6)
+    Form {
+        mnemonic: "ATOMG.E.CAS.STRONG.GPU",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000010e10000000000000003a9,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FLO.U32 R10, R10  (x6)
+    Form {
+        mnemonic: "FLO.U32",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000000000000000000000309,
+        bits: 0x00000000000e00000000000000000300,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P0, PT, R2, RZ, PT  (x6)
+    // LD.E R6, [R6]  (x6)
     Form {
-        mnemonic: "FSETP.GEU.AND",
+        mnemonic: "LD.E",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000001009000000000000000980,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R7, R4, UR7, RZ, 0x3c, !PT  (x6)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000c12,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD.SAT R17, RZ, R6  (x6)
+    Form {
+        mnemonic: "FADD.SAT",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000020000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.F64 R15, R4  (x6)
+    Form {
+        mnemonic: "F2I.F64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003011000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NAN.AND P0, PT, R4, R4, PT  (x6)
+    Form {
+        mnemonic: "DSETP.NAN.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -3398,51 +4584,246 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e000000000000000020b,
+        bits: 0x0000000000008000000000000000022a,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // @P1 VIMNMX.S32 R15, R10, 0x7, PT  (x6)
+    // LDC R9, c[0x3][R13+0x100]  (x6)
     Form {
-        mnemonic: "VIMNMX.S32",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000400000000b82,
+        mask: 0x000001fffffffffff800403f00000fff,
+        uniform_guard: false,
+    },
+    // LDS R0, [R0+UR6]  (x6)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R16, P0, R12, R15, R16  (x6)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R16, P1, R13, R14, R16  (x6)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078000000000000000000227,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDL.128 R12, [R1+0x110]  (x6)
+    Form {
+        mnemonic: "LDL.128",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000100c000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // DADD R10, -R6, R24  (x6)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, 0x3  (x6)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000804,
+        mask: 0x000001ffffffffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ64H R13, R3  (x6)
+    Form {
+        mnemonic: "MUFU.RSQ64H",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000001c000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @P0 SHF.R.U64 R6, R7, R0.reuse, R9.reuse  (x6)
+    Form {
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000012000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P4, PT, R21, RZ, PT  (x6)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD R11, R11, 0x800000, -R12  (x6)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000007e01000000000000000848,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000078e0a000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IADD3 R4, PT, PT, R4, UR7, R23  (x6)
+    // FSETP.GEU.AND P2, PT, R10, -126, PT  (x6)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}"],
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f81e0000000000000000c10,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
+        bits: 0x000000000000e000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.128 desc[UR4][R10.64], R4  (x6)
+    // UIADD3 UR6, UPT, UPT, -UR6, URZ, URZ  (x6)
     Form {
-        mnemonic: "STG.E.128",
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e1000000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // MUFU.RCP R7, UR4  (x6)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010000000000000000d08,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // CALL.ABS.NOINC R14  (x6)
+    Form {
+        mnemonic: "CALL.ABS.NOINC",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) }],
+        bits: 0x0000000003c000000000000000000343,
+        mask: 0x000001ffffffffffffffffff00ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.STRONG.SYS desc[UR6][R6.64], R9  (x6)
+    Form {
+        mnemonic: "STG.E.STRONG.SYS",
         operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c101d000000000000000986,
+        bits: 0x000000000c1159000000000000000986,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.SC.GPU  (x6)
+    Form {
+        mnemonic: "MEMBAR.SC.GPU",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000020000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.S32 R4, R4, R5, PT  (x6)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000007e01000000000000000248,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // UPLOP3.LUT UP0, UPT, UPT, UPT, UPT, 0x40, 0x4  (x6)
@@ -3466,216 +4847,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000000000000000000000089c,
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: true,
-    },
-    // STL.64 [R1+0x10], R12  (x6)
-    Form {
-        mnemonic: "STL.64",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100a000000000000000387,
-        mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // FMUL R13, R10, UR11  (x6)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000084000000000000000000c20,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.NTZ R2, R2  (x6)
-    Form {
-        mnemonic: "F2I.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002031000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R0, R0, 0.5  (x6)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004100000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R16, -R12, 1  (x6)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000800000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA.RP R14, R13, R14, R13  (x6)
-    Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x6)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STS [R0+UR4], R3  (x6)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000080008000000000000000988,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R14, P2, R11, R12, R14  (x6)
-    Form {
-        mnemonic: "IMAD.HI.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000227,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P0 BRA P1, L@0x2090  (x6)
-    Form {
-        mnemonic: "BRA",
-        operands: &["{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000000000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // IADD.X R8, P1, R35, R8, P1  (x6)
-    Form {
-        mnemonic: "IADD.X",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000004000000000000000235,
-        mask: 0x000001fffc71ffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GE.AND P0, PT, R11, R8, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE R8, R17, R2, R4  (x6)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MOV.64 R2, UR6  (x6)
-    Form {
-        mnemonic: "MOV.64",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008010f000000000000000c02,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
     },
     // SGXT.U32 R4, R4, 0x2  (x6)
     Form {
@@ -3718,10 +4889,40 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x5)
+    // UCGABAR_ARV  (x5)
     Form {
-        mnemonic: "ISETP.NE.S64.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "UCGABAR_ARV",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000800000000000000000009c7,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: true,
+    },
+    // UCGABAR_WAIT  (x5)
+    Form {
+        mnemonic: "UCGABAR_WAIT",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000080000000000000000000dc7,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: true,
+    },
+    // I2F.U16 R13, R11  (x5)
+    Form {
+        mnemonic: "I2F.U16",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001010000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.OR P0, PT, R10, RZ, !P0  (x5)
+    Form {
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -3729,153 +4930,26 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000015270000000000000020c,
+        bits: 0x0000000004002670000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // BREV R7, R0  (x5)
-    Form {
-        mnemonic: "BREV",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000301,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U64 R33, R9, 0x11, R4  (x5)
-    Form {
-        mnemonic: "SHF.R.U64",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000012000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P1, PT, R10, 0x1, PT  (x5)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.S32 R15, R10, 0x64, !PT  (x5)
-    Form {
-        mnemonic: "VIMNMX.S32",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000047e01000000000000000848,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // CALL.REL.NOINC R6 L@0x0  (x5)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000344,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // FFMA R17, R25, R23, -R2  (x5)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000008000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R7, R2, UR7, RZ, 0x3c, !PT  (x5)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000c12,
-        mask: 0x000001fffc7f0000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FRND.TRUNC R9, R0  (x5)
-    Form {
-        mnemonic: "FRND.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d0000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDS R3, [R3+UR6]  (x5)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080008000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R14, P1, R10, R13, R14  (x5)
+    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x5)
     Form {
         mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000825,
+        mask: 0x000001fffff1ff000000000000000fff,
         uniform_guard: false,
     },
-    // IADD.64 R10, R10, -R12  (x5)
+    // IADD.64 R12, R12, -R14  (x5)
     Form {
         mnemonic: "IADD.64",
         operands: &["{R}", "{R}", "-{R}"],
@@ -3888,171 +4962,135 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FCHK P4, R0, R3  (x5)
+    // FADD R0, R0, UR4  (x5)
     Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RZ R0, R18.reuse, R14.reuse, R15.reuse  (x5)
-    Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R2, R2, -UR4  (x5)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "-{U}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080000008000000000000e29,
+        bits: 0x00000000080000000000000000000e21,
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // DSETP.NEU.AND P2, PT, |R14|, +INF , PT  (x5)
+    // DMUL R4, |R16|, R22  (x5)
     Form {
-        mnemonic: "DSETP.NEU.AND",
+        mnemonic: "DMUL",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000002000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.AND P0, PT, |R11|, 1.469367938527859385e-39, PT  (x5)
+    Form {
+        mnemonic: "FSETP.GTU.AND",
         operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R26, -R26, 4.2945490664224492434e-19, !P0  (x5)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040001000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x000000000000c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U64.HI R9, R16.reuse, R5.reuse, R17  (x5)
+    // SHF.L.W.U32.HI R6, R5, 0x2, R2  (x5)
     Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000102000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R8, R4, R8, -R2  (x5)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000800000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD R12, R12, 0x800000, -R13  (x5)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e0a000000000000000824,
+        bits: 0x0000000000010e000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P2, PT, R6, -126, PT  (x5)
+    // FFMA R9, R10, -R9, 0.14084610342979431152  (x5)
     Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.AND UP0, UPT, UR8, 0x1, UPT  (x5)
+    Form {
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x5)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000892,
+        mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: true,
+    },
+    // FCHK P0, R0, 1  (x5)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000902,
+        mask: 0x000001fffff1ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // LDS.128 R12, [R23]  (x5)
+    // ULEA.HI UR4, UR4, UR7, URZ, 0x1b  (x5)
     Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [R23+0x20]  (x5)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffff000010ff00000fff,
-        uniform_guard: false,
-    },
-    // IADD R2, R18, -UR4  (x5)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00008000000000000c35,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
+        bits: 0x000000000f8f00000000000000000291,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: true,
     },
-    // ISETP.LE.AND P3, PT, R4, UR6, PT  (x5)
+    // ISETP.LE.AND P2, PT, R29, UR4, PT  (x5)
     Form {
         mnemonic: "ISETP.LE.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
@@ -4065,20 +5103,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080032700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.S32 R7, R7, R8, PT  (x5)
-    Form {
-        mnemonic: "VIMNMX.S32",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000007e01000000000000000248,
-        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // ULOP3.LUT UR4, UR8, UR6, URZ, 0x3c, !UPT  (x5)
@@ -4097,250 +5121,239 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: true,
     },
-    // @P1 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R11  (x4)
+    // FSETP.GTU.AND P0, PT, R11, R10, PT  (x4)
     Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "FSETP.GTU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c12e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x000000000000c000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // BSSY B0, L@0x480  (x4)
+    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x4)
     Form {
-        mnemonic: "BSSY",
-        operands: &["{B}", "{L}"],
+        mnemonic: "ISETP.NE.S64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038000000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // YIELD  (x4)
-    Form {
-        mnemonic: "YIELD",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000946,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // BSYNC B0  (x4)
-    Form {
-        mnemonic: "BSYNC",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038000000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64 R8, desc[UR6][R4.64]  (x4)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000015270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // F2F.F64.F32 R2, R11  (x4)
+    // FLO.U32.SH R13, R7  (x4)
     Form {
-        mnemonic: "F2F.F64.F32",
+        mnemonic: "FLO.U32.SH",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000002018000000000000000310,
+        bits: 0x00000000000e04000000000000000300,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x4)
+    // ISETP.NE.U64.AND P0, PT, R8, R10.reuse, PT  (x4)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U8.CONSTANT R4, desc[UR6][R4.64]  (x4)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.U64.AND P0, PT, R2, UR10, PT  (x4)
-    Form {
-        mnemonic: "ISETP.GE.U64.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "ISETP.NE.U64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080160700000000000000c0c,
+        bits: 0x0000000000015070000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // UIMAD.WIDE.U32 UR6, UR7, UR6, URZ  (x4)
+    // UIADD3.64 UR4, UPT, UPT, UR14, UR4, URZ  (x4)
     Form {
-        mnemonic: "UIMAD.WIDE.U32",
-        operands: &["{U}", "{U}", "{U}", "{U}"],
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e000000000000000002a5,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000f81e0000000000000000297,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
     },
-    // STL.64 [R1], R8  (x4)
+    // I2FP.F32.U32 R8, R8  (x4)
     Form {
-        mnemonic: "STL.64",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100a000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDL.64 R6, [R6]  (x4)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "I2FP.F32.U32",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000002010000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // HADD2.F32 R8, -RZ, R3.H0_H0  (x4)
+    // HADD2.F32 R6, -RZ, R13.H1_H1  (x4)
     Form {
         mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "{R}.H0_H0"],
+        operands: &["{R}", "-{R}", "{R}.H1_H1"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000041002000000000000230,
+        bits: 0x00000000000041003000000000000230,
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P1, PT, |R3|, +INF , PT  (x4)
+    // F2I.TRUNC.NTZ R16, R16  (x4)
     Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FADD R0, |R3|, -RZ  (x4)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // I2F.F64.S64 R2, R4  (x4)
-    Form {
-        mnemonic: "I2F.F64.S64",
+        mnemonic: "F2I.TRUNC.NTZ",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000000301c000000000000000312,
+        bits: 0x000000000020f1000000000000000305,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x4)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 FADD.FTZ R2, R0, 1  (x4)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R9, R0  (x4)
+    // MUFU.RSQ R9, |R6|  (x4)
     Form {
         mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014004000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R0, |R6|, R9  (x4)
+    Form {
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004102000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FRND R19, R0  (x4)
+    Form {
+        mnemonic: "FRND",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000014000000000000000308,
+        bits: 0x00000000002010000000000000000307,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SEL.64 R6, R8, 0x3, P0  (x4)
+    // @!P2 DFMA R8, R8, 2, -R10  (x4)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{F}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000800000000000000082b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DMUL.RP R8, R8, R16  (x4)
+    Form {
+        mnemonic: "DMUL.RP",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000080000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P2, RZ, R11, R9, R14, 0xf8, !PT  (x4)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000212,
+        mask: 0x000001fffc710000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x4)
+    Form {
+        mnemonic: "FSETP.GEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001e000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL.FTZ R2, R0, R9  (x4)
+    Form {
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004100000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDC R3, c[0x3][R3]  (x4)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000b82,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // SEL.64 R4, R6, 0x3, P0  (x4)
     Form {
         mnemonic: "SEL.64",
         operands: &["{R}", "{R}", "{X}", "{P}"],
@@ -4354,7 +5367,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7ffffe0000000000000fff,
         uniform_guard: false,
     },
-    // IADD3.X R15, PT, PT, RZ, RZ, R12, P3, P2  (x4)
+    // IADD3.X R9, PT, PT, RZ, RZ, R9, P2, P1  (x4)
     Form {
         mnemonic: "IADD3.X",
         operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
@@ -4372,7 +5385,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U64.AND P2, PT, R10, R8, PT  (x4)
+    // ISETP.GE.U64.AND P0, PT, R12, R10, PT  (x4)
     Form {
         mnemonic: "ISETP.GE.U64.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -4387,76 +5400,81 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P1, PT, R2, UR7, PT  (x4)
+    // LDL.LU.64 R34, [R1+0x10]  (x4)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "LDL.LU.64",
+        operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000300a000000000000000983,
+        mask: 0x000001ffffffffff000000ff00000fff,
+        uniform_guard: false,
+    },
+    // BRA.DIV UR6, L@0xcb0  (x4)
+    Form {
+        mnemonic: "BRA.DIV",
+        operands: &["{U}", "{L}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000200000947,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // @!P1 BRA !P3, L@0x1700  (x4)
+    Form {
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
+        atoms: &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x00000000080060700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
-    // FFMA R7, -R3, R4, 1  (x4)
+    // FADD.FTZ R0, R0, R3  (x4)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R11, -QNAN  (x4)
+    // STL.128 [R1], R12  (x4)
     Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
+        mnemonic: "STL.128",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
-    // DADD R2, -RZ, |R16|  (x4)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000005000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
+        bits: 0x0000000000100c000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // DADD R4, |R14|, 0.5  (x4)
+    // DSETP.GEU.AND P0, PT, R18, RZ, PT  (x4)
     Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002000000000000000429,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, R5, RZ, P0  (x4)
-    Form {
-        mnemonic: "ISETP.LT.AND",
+        mnemonic: "DSETP.GEU.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -4465,109 +5483,357 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000001270000000000000020c,
+        bits: 0x000000000000e000000000000000022a,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDL.64 R4, [R1+0x10]  (x4)
+    // DSETP.GE.AND P0, PT, |R18|, 2.14748364800000000000e+09, PT  (x4)
     Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
+        mnemonic: "DSETP.GE.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // I2F.F64 R2, R0  (x4)
+    Form {
+        mnemonic: "I2F.F64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000201c000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.128.CONSTANT R8, desc[UR8][R24.64+0x10]  (x4)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x0000000000100a000000100000000983,
-        mask: 0x000001ffffffffff000010ff00000fff,
+        bits: 0x000000000c1e9d000000100000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
         uniform_guard: false,
     },
-    // FADD R8, |R0|, 0.0010000000474974513054  (x4)
+    // LDG.E.128.CONSTANT R20, desc[UR8][R24.64+0x20]  (x4)
+    Form {
+        mnemonic: "LDG.E.128.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e9d000000000000000981,
+        mask: 0x000001ffffffffff0000100000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P3, PT, R17, RZ, P2  (x4)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006670000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.GT.AND P0, PT, |R6|, 1, PT  (x4)
+    Form {
+        mnemonic: "DSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P0, PT, R6, -1, PT  (x4)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DADD R20, -R24, UR4  (x4)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080001000000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P0, PT, R5, -1.6999999284744262695, PT  (x4)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.GTU.AND P0, PT, |R6|, +INF , PT  (x4)
+    Form {
+        mnemonic: "DSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R3, |R0|, |R7|, P2  (x4)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002004000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSEL R15, R13, |R0|, !P1  (x4)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "|{R}|", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000004000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.LG2 R15, R15  (x4)
+    Form {
+        mnemonic: "MUFU.LG2",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FADD R2, |R0|.reuse, |R7|.reuse  (x4)
     Form {
         mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "{F}"],
+        operands: &["{R}", "|{R}|", "|{R}|"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000002000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000000002004000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FMUL R11, |R0|.reuse, 16777216  (x4)
+    // FFMA R12, -|R3|, R9, R6  (x4)
     Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "|{R}|", "{F}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "-|{R}|", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004002000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP R7, UR4  (x4)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080010000000000000000d08,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LEPC R20, L@0x330  (x4)
-    Form {
-        mnemonic: "LEPC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 24, len: 58, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000094e,
-        mask: 0x000001fffffc00000000000000000fff,
-        uniform_guard: false,
-    },
-    // BMOV.32 B6, R22  (x4)
-    Form {
-        mnemonic: "BMOV.32",
-        operands: &["{B}", "{R}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000356,
-        mask: 0x000001ffffffffffffffff00f0ff0fff,
+        bits: 0x00000000000003000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDS R5, [UR4]  (x4)
+    // FMUL.RZ R2, R0, 0.15915493667125701904  (x4)
     Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{U}]"],
+        mnemonic: "FMUL.RZ",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000800080000000000ff000984,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000040c0000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // STS [R12+UR5+0x4c8], R19  (x4)
+    // UISETP.GE.U32.AND UP0, UPT, UR9, 0x71, UPT  (x4)
     Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "UISETP.GE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006070000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // UFFMA UR4, UR4, UR5, 1  (x4)
+    Form {
+        mnemonic: "UFFMA",
+        operands: &["{U}", "{U}", "{U}", "{F}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000455,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // ISETP.GT.U32.OR P0, PT, R7, 0xfd, !PT  (x4)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R9, -RZ, -UR4  (x4)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080101008000000000000e21,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND P0, PT, R4, UR4, P0  (x4)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080050700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.OR P5, PT, R22, UR5, !P0  (x4)
+    Form {
+        mnemonic: "ISETP.LE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0036700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // REDG.E.ADD.64.STRONG.GPU desc[UR6][R2.64], R6  (x4)
+    Form {
+        mnemonic: "REDG.E.ADD.64.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000080008000000000000000988,
-        mask: 0x000001ffffffff000000000000ff0fff,
+        bits: 0x000000000c12e500000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U8.CONSTANT R4, desc[UR4][R4.64+0x1]  (x4)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e91000000010000000981,
+        mask: 0x000001ffffffffff0000010000000fff,
+        uniform_guard: false,
+    },
+    // VOTEU.ALL UP0, P0  (x4)
+    Form {
+        mnemonic: "VOTEU.ALL",
+        operands: &["{UP}", "{P}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000ff0886,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // FSEL R11, -R11, R0, P6  (x4)
@@ -4597,37 +5863,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000000100000000000000000823,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
-    },
-    // ULEA.HI UR5, UR5, UR4, URZ, 0x7  (x4)
-    Form {
-        mnemonic: "ULEA.HI",
-        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f00000000000000000291,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // @!UP0 UIADD3 UR7, UPT, UPT, -UR7, URZ, URZ  (x4)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e1000000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
     },
     // LDS.128 R40, [R112+UR5]  (x4)
     Form {
@@ -4670,77 +5905,364 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: true,
     },
-    // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR6][R4.64], R11  (x3)
+    // STS [R12+UR5+0x4c8], R19  (x4)
     Form {
-        mnemonic: "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c12f30000000000000009a6,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000080008000000000000000988,
+        mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
-    // ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R10, R11  (x3)
+    // REDUX UR5, R8  (x3)
     Form {
-        mnemonic: "ATOMG.E.CAS.STRONG.GPU",
-        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        mnemonic: "REDUX",
+        operands: &["{U}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000000000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // @!P0 VIMNMX.U32 R15, R10, 0x7, PT  (x3)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000010e10000000000000003a9,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000007e00000000000000000848,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FLO.U32 R10, R10  (x3)
+    // MUFU.SQRT R10, R10  (x3)
     Form {
-        mnemonic: "FLO.U32",
+        mnemonic: "MUFU.SQRT",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000e00000000000000000300,
+        bits: 0x00000000000020000000000000000308,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSEL R13, -R0, R3, !P0  (x3)
+    // I2F.S64 R27, R8  (x3)
+    Form {
+        mnemonic: "I2F.S64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003014000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, |R6|.reuse, RZ, P0  (x3)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FRND.FLOOR R9, R0  (x3)
+    Form {
+        mnemonic: "FRND.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002050000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @!P0 STS.U8 [R4], R3  (x3)
+    Form {
+        mnemonic: "STS.U8",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LD.E R11, desc[UR8][R8.64]  (x3)
+    Form {
+        mnemonic: "LD.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1019000000000000000980,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x3)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000825,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @!P0 STS [UR4+0x80], R0  (x3)
+    Form {
+        mnemonic: "STS",
+        operands: &["[{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800080000008000ff000988,
+        mask: 0x000001ffffffff0000008000ffff0fff,
+        uniform_guard: false,
+    },
+    // LDS R0, [UR4+0x80]  (x3)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000008000ff000984,
+        mask: 0x000001ffffffffff00008000ff000fff,
+        uniform_guard: false,
+    },
+    // FSEL R11, R10, UR6, P1  (x3)
     Form {
         mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c08,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R4, |R18|, R2  (x3)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x3)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.COS R9, R9  (x3)
+    Form {
+        mnemonic: "MUFU.COS",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ULOP3.LUT UP0, URZ, UR9, 0x10, URZ, 0xc0, !UPT  (x3)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{UP}", "{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000892,
+        mask: 0x000001fffc7100000000000000000fff,
+        uniform_guard: true,
+    },
+    // IADD3 R7, PT, PT, R7, -0x1, R8  (x3)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.OR P0, PT, R4, 0x1, P0  (x3)
+    Form {
+        mnemonic: "ISETP.LT.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000001670000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F64 R3, UR6  (x3)
+    Form {
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000083010000000000000000d10,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.S32 R4, R4, R5, !PT  (x3)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040001000000000000000208,
+        bits: 0x00000000047e01000000000000000248,
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UCGABAR_ARV  (x3)
+    // ISETP.LT.AND P1, PT, R6, UR9, PT  (x3)
     Form {
-        mnemonic: "UCGABAR_ARV",
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 ELECT P1, URZ, PT  (x3)
+    Form {
+        mnemonic: "ELECT",
+        operands: &["{P}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000082f,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // FENCE.VIEW.ASYNC.S  (x3)
+    Form {
+        mnemonic: "FENCE.VIEW.ASYNC.S",
         operands: &[],
         atoms: &[],
-        bits: 0x000000000800000000000000000009c7,
+        bits: 0x000000000000000000000000000003c6,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UTMACMDFLUSH  (x3)
+    Form {
+        mnemonic: "UTMACMDFLUSH",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009b7,
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: true,
     },
-    // UCGABAR_WAIT  (x3)
+    // SHFL.IDX PT, R13, R8, RZ, 0x1f  (x3)
     Form {
-        mnemonic: "UCGABAR_WAIT",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000080000000000000000000dc7,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: true,
+        mnemonic: "SHFL.IDX",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000589,
+        mask: 0x000001fffff1ffffffe0000000000fff,
+        uniform_guard: false,
+    },
+    // MATCH.ALL P5, RZ, R2  (x3)
+    Form {
+        mnemonic: "MATCH.ALL",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000000000000000000003a1,
+        mask: 0x000001fffff1ffffffffffff00000fff,
+        uniform_guard: false,
     },
     // UISETP.GT.U32.AND UP0, UPT, UR6, UR10, UPT  (x3)
     Form {
@@ -4757,122 +6279,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // F2I.F64 R15, R4  (x3)
+    // LEA.HI R12, R11, UR5, RZ, 0x1d  (x3)
     Form {
-        mnemonic: "F2I.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003011000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.SAT R13, RZ, R3  (x3)
-    Form {
-        mnemonic: "FADD.SAT",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000020000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.NAN.AND P0, PT, R4, R4, PT  (x3)
-    Form {
-        mnemonic: "DSETP.NAN.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000008000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.OR P0, PT, R12, RZ, !P0  (x3)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004002670000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDC R6, c[0x3][R13+0x100]  (x3)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000400000000b82,
-        mask: 0x000001fffffffffff800403f00000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R8  (x3)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078000000000000000000825,
-        mask: 0x000001fffff1ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // WARPSYNC.ALL  (x3)
-    Form {
-        mnemonic: "WARPSYNC.ALL",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000948,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // DADD R10, -R6, R24  (x3)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // R2P PR, R0, 0x3  (x3)
-    Form {
-        mnemonic: "R2P",
-        operands: &["PR", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000804,
-        mask: 0x000001ffffffffff0000000000ff0fff,
+        bits: 0x000000000f8f00000000000000000c11,
+        mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: false,
     },
     // @P1 DFMA R2, R2, -1, RZ  (x3)
@@ -4887,104 +6306,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000000000000000000082b,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ64H R13, R3  (x3)
-    Form {
-        mnemonic: "MUFU.RSQ64H",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000001c000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // DMUL R4, |R16|, R24  (x3)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000002000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.NEU.AND P0, PT, R4, RZ, PT  (x3)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GTU.AND P1, PT, |R16|, +INF , PT  (x3)
-    Form {
-        mnemonic: "DSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @P4 SHF.R.U64 R10, R4, R0.reuse, R5.reuse  (x3)
-    Form {
-        mnemonic: "SHF.R.U64",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000012000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R9, R10, -R9, 0.14084610342979431152  (x3)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.AND P1, PT, R18.reuse, RZ, PT  (x3)
-    Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U32.HI R9, R21.reuse, 0x2, R20  (x3)
@@ -5015,7 +6336,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UIADD3 UR7, UPT, UPT, UR5, -UR8, URZ  (x3)
+    // @!UP0 UIADD3 UR4, UPT, UPT, UR4, -UR13, URZ  (x3)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "-{U}", "{U}"],
@@ -5031,104 +6352,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
     },
-    // LEA.HI R5, R24, UR6, RZ, 0x1e  (x3)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f00000000000000000c11,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FCHK P0, R0, 1  (x3)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000902,
-        mask: 0x000001fffff1ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // BSSY.RELIABLE B2, L@0x530  (x3)
-    Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // CALL.ABS.NOINC R14  (x3)
-    Form {
-        mnemonic: "CALL.ABS.NOINC",
-        operands: &["{R}"],
-        atoms: &[Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) }],
-        bits: 0x0000000003c000000000000000000343,
-        mask: 0x000001ffffffffffffffffff00ff0fff,
-        uniform_guard: false,
-    },
-    // BMOV.32.CLEAR R23, B7  (x3)
-    Form {
-        mnemonic: "BMOV.32.CLEAR",
-        operands: &["{R}", "{B}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: B, fields: &[Field { pos: 24, len: 4, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000001000000000000000000355,
-        mask: 0x000001fffffffffffffffffff0000fff,
-        uniform_guard: false,
-    },
-    // STG.E.STRONG.SYS desc[UR6][R2.64], R5  (x3)
-    Form {
-        mnemonic: "STG.E.STRONG.SYS",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1159000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MEMBAR.SC.GPU  (x3)
-    Form {
-        mnemonic: "MEMBAR.SC.GPU",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000000020000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UISETP.NE.U32.AND UP0, UPT, UR4, UR10, UPT  (x3)
-    Form {
-        mnemonic: "UISETP.NE.U32.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008005070000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
-    },
     // UIMAD UR8, UR6, 0xc, UR7  (x3)
     Form {
         mnemonic: "UIMAD",
@@ -5141,22 +6364,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e020000000000000008a4,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // UIADD3.64 UR6, UPT, UPT, UR6, UR20, URZ  (x3)
-    Form {
-        mnemonic: "UIADD3.64",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e0000000000000000297,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
     },
     // LDL.LU R0, [R1+0x10]  (x3)
@@ -5196,31 +6403,165 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // REDUX UR5, R8  (x2)
+    // REDUX.SUM UR5, R0  (x2)
     Form {
-        mnemonic: "REDUX",
+        mnemonic: "REDUX.SUM",
         operands: &["{U}", "{R}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x000000000000000000000000000003c4,
+        bits: 0x000000000000c00000000000000003c4,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.AND P0, PT, R11, R10, PT  (x2)
+    // REDUX.MIN.S32 UR8, R0  (x2)
     Form {
-        mnemonic: "FSETP.GTU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "REDUX.MIN.S32",
+        operands: &["{U}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000001020000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.MIN.S32.STRONG.GPU desc[UR6][R2.64], R13  (x2)
+    Form {
+        mnemonic: "REDG.E.MIN.S32.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000c000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x000000000c92e300000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.MAX.S32.STRONG.GPU desc[UR6][R2.64+0x4], R15  (x2)
+    Form {
+        mnemonic: "REDG.E.MAX.S32.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000d12e300000004000000098e,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64+0x8], R17  (x2)
+    Form {
+        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 23, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10f10080000800000009a8,
+        mask: 0x000001fffff1ff008000080000000fff,
+        uniform_guard: false,
+    },
+    // REDG.E.INC.STRONG.GPU desc[UR6][R6.64], R19  (x2)
+    Form {
+        mnemonic: "REDG.E.INC.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000d92e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // POPC R5, UR4  (x2)
+    Form {
+        mnemonic: "POPC",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000d09,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.ADD.STRONG.GPU desc[UR6][R2.64+0x10], R5  (x2)
+    Form {
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12e100000010000000098e,
+        mask: 0x000001ffffffff000000100000ff0fff,
+        uniform_guard: false,
+    },
+    // REDUX.OR UR8, R0  (x2)
+    Form {
+        mnemonic: "REDUX.OR",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000000400000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.AND.STRONG.GPU desc[UR6][R2.64+0x14], R13  (x2)
+    Form {
+        mnemonic: "REDG.E.AND.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000e92e100000000000000098e,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 REDG.E.OR.STRONG.GPU desc[UR6][R2.64+0x18], R15  (x2)
+    Form {
+        mnemonic: "REDG.E.OR.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000f12e100000000000000098e,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.CAS.64.STRONG.GPU PT, R10, [R4], R8, R10  (x2)
+    Form {
+        mnemonic: "ATOMG.E.CAS.64.STRONG.GPU",
+        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000010e50000000000000003a9,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.OR P0, PT, R0, R11, P0  (x2)
@@ -5238,16 +6579,1569 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FLO.U32.SH R13, R7  (x2)
+    // HFMA2.BF16_V2 R5, R2, R5, R6  (x2)
     Form {
-        mnemonic: "FLO.U32.SH",
+        mnemonic: "HFMA2.BF16_V2",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000002000000000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HMNMX2.BF16_V2 R11, R5, -4, -4, !PT  (x2)
+    Form {
+        mnemonic: "HMNMX2.BF16_V2",
+        operands: &["{R}", "{R}", "{F}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000042000000000000000000840,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R23, R13.reuse, R0.reuse, !PT  (x2)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000047e00000000000000000248,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R12, R13, R0, PT  (x2)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000007e00000000000000000248,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI R15, R0.reuse, R13.reuse, RZ  (x2)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000227,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32.HI R21, R0.reuse, R13, R13.reuse  (x2)
+    Form {
+        mnemonic: "SHF.L.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000106000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.W.U32 R19, R0, 0xd, R13  (x2)
+    Form {
+        mnemonic: "SHF.R.W.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001e000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R2, UR6, !PT  (x2)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c09,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMNMX R0, R0, UR7, PT  (x2)
+    Form {
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c09,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // VIMNMX.U32 R10, R5, UR8, !PT  (x2)
+    Form {
+        mnemonic: "VIMNMX.U32",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c7e00000000000000000c48,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.OR P0, PT, R4, RZ, P0  (x2)
+    Form {
+        mnemonic: "ISETP.NE.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005470000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ULEA UR4, UP0, UR6, UR4, 0x8  (x2)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8000ff0000000000000291,
+        mask: 0x000001fffff107ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR5, UR6, UR5, URZ, 0x8, UP0  (x2)
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f04000000000000000291,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // VIMNMX.S32 R5, R4, UR8, !PT  (x2)
+    Form {
+        mnemonic: "VIMNMX.S32",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c7e01000000000000000c48,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.U8 desc[UR8][R6.64], R5  (x2)
+    Form {
+        mnemonic: "STG.E.U8",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1011000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.U32.RZ R10, R10  (x2)
+    Form {
+        mnemonic: "I2FP.F32.U32.RZ",
         operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000e04000000000000000300,
+        bits: 0x000000000020d0000000000000000245,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.RZ R15, R10, R15  (x2)
+    Form {
+        mnemonic: "FMUL.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000040c0000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.TRUNC.NTZ R15, R15  (x2)
+    Form {
+        mnemonic: "F2I.U32.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020f0000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R4, UR6, RZ, 0xc0, !PT  (x2)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000c12,
+        mask: 0x000001fffc710000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2.F32 R10, -RZ, |R0|.H0_H0  (x2)
+    Form {
+        mnemonic: "HADD2.F32",
+        operands: &["{R}", "-{R}", "|{R}|.H0_H0"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000041006000000000000230,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HADD2 R3, R0.H0_H0, 1, 1  (x2)
+    Form {
+        mnemonic: "HADD2",
+        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000430,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // HMUL2 R5, R2.H1_H1, R7  (x2)
+    Form {
+        mnemonic: "HMUL2",
+        operands: &["{R}", "{R}.H1_H1", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000232,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R2, R2.H0_H0, R13, R5  (x2)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "{R}.H0_H0", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000231,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HSETP2.GEU.AND P0, P1, R5, RZ.H0_H0, PT  (x2)
+    Form {
+        mnemonic: "HSETP2.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}.H0_H0", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e0002000000000000234,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32.RZ R35, R12  (x2)
+    Form {
+        mnemonic: "I2FP.F32.S32.RZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d4000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.F64.TRUNC R2, |R4|  (x2)
+    Form {
+        mnemonic: "F2I.U64.F64.TRUNC",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d8004000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P1, PT, |R6|.reuse, |R6|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // F2I.FLOOR.NTZ R21, R6  (x2)
+    Form {
+        mnemonic: "F2I.FLOOR.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002071000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U32.NTZ R17, |R6|  (x2)
+    Form {
+        mnemonic: "F2I.U32.NTZ",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002030004000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.CEIL.NTZ R29, R6  (x2)
+    Form {
+        mnemonic: "F2I.CEIL.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020b1000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.FLOOR R8, R8  (x2)
+    Form {
+        mnemonic: "F2I.S64.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002059000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL.RP R23, R6.reuse, 3.2999999523162841797  (x2)
+    Form {
+        mnemonic: "FMUL.RP",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000004080000000000000000820,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.RZ R21, R6, 0.0010000000474974513054  (x2)
+    Form {
+        mnemonic: "FADD.RZ",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c0000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // F2F.F32.F64.RP R19, R4  (x2)
+    Form {
+        mnemonic: "F2F.F32.F64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003090000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R0, R11, R0, |R6|  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000004000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD.RZ R21, R0, R21  (x2)
+    Form {
+        mnemonic: "FADD.RZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FRND.CEIL R11, R0  (x2)
+    Form {
+        mnemonic: "FRND.CEIL",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002090000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.S64.F64.TRUNC R4, R22  (x2)
+    Form {
+        mnemonic: "F2I.S64.F64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d9000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R8, R20, -R10, R8  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RP R16, R16, R8, R20  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDS.S8 R6, [R5+UR6]  (x2)
+    Form {
+        mnemonic: "LDS.S8",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDS.64 R4, [R4+UR4]  (x2)
+    Form {
+        mnemonic: "LDS.64",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000a000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2F.S16 R8, R6  (x2)
+    Form {
+        mnemonic: "I2F.S16",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001014000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // I2F.U64.RP R9, R10  (x2)
+    Form {
+        mnemonic: "I2F.U64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003090000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.TRUNC R12, R12  (x2)
+    Form {
+        mnemonic: "F2I.U64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d8000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDL.LU R26, [R1]  (x2)
+    Form {
+        mnemonic: "LDL.LU",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000003008000000000000000983,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32 R3, UR14  (x2)
+    Form {
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000082014000000000000000c45,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DADD R2, |R18|, UR6  (x2)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "|{R}|", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080002000000000000000e29,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R22, |R16|, -R22, 1  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "|{R}|", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000a00000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R6, R4, -R4, |R16|  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "-{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000400800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DADD R4, -RZ, -R4  (x2)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000009000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // FRND.F64.TRUNC R4, R16  (x2)
+    Form {
+        mnemonic: "FRND.F64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000030d8000000000000000313,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NAN.AND P1, PT, |R6|, |R16|, PT  (x2)
+    Form {
+        mnemonic: "DSETP.NAN.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008200400000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R20, -|R18|, R12, 1  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-|{R}|", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000300000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U64 PT, PT, R6, R2.reuse, R4.reuse, PT, !PT  (x2)
+    Form {
+        mnemonic: "IMNMX.U64",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000104000000000000000217,
+        mask: 0x000001fffc011fffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMNMX.U64 PT, PT, R2, R2, R4, !PT, !PT  (x2)
+    Form {
+        mnemonic: "IMNMX.U64",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{R}", "!{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040104000000000000000217,
+        mask: 0x000001fffc011fffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.MIN.AND P1, P2, R8, UR4, PT  (x2)
+    Form {
+        mnemonic: "DSETP.MIN.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e2a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R10, R10, UR4, P1  (x2)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c07,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P0, PT, R5, 1.7916666269302368164, !P0  (x2)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400e400000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DFMA R10, -R6, R8, |R18|  (x2)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000000500000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P1 DFMA.RM R4, R6, R22, R4  (x2)
+    Form {
+        mnemonic: "DFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000004000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P1 DFMA.RP R8, -R4, R6, R2  (x2)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008100000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @P1 DSETP.GT.AND P0, PT, R8, RZ, PT  (x2)
+    Form {
+        mnemonic: "DSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DSETP.NE.AND P0, PT, R2, RZ, PT  (x2)
+    Form {
+        mnemonic: "DSETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD RZ, P0, RZ, -R12  (x2)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{P}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078000008000000000000235,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.S64.AND P2, PT, R6, RZ, PT  (x2)
+    Form {
+        mnemonic: "ISETP.GT.S64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL.64 R6, RZ, -0x1, !P2  (x2)
+    Form {
+        mnemonic: "SEL.64",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 33, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000407,
+        mask: 0x000001fffc7ffffe0000000000000fff,
+        uniform_guard: false,
+    },
+    // @P0 MUFU.RCP R11, -R11  (x2)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010008000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA R3, -R2, R2, |R7|  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000005000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R13, R8, -R11, R13  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000008000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.EQ.AND P1, PT, R6, -1, PT  (x2)
+    Form {
+        mnemonic: "FSETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P1 FSEL R2, R2, -R2, P2  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "-{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000008000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P2, PT, |R0|.reuse, |R7|.reuse, PT  (x2)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R2, |R0|, R11, P0  (x2)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P3, PT, |R7|, |R0|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 MUFU.EX2 R3, -|R13|  (x2)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "-|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000800c000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FMUL R8, |R0|, R17  (x2)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "|{R}|", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004002000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P0, PT, |R2|, |R3|, PT  (x2)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e200400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @P0 FFMA R8, |R3|, -3, R12  (x2)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "|{R}|", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000002000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SIN R6, R2  (x2)
+    Form {
+        mnemonic: "MUFU.SIN",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000004000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI UR5, UR8, 0x1, URZ, 0x1c  (x2)
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f00000000000000000891,
+        mask: 0x000001ffffff07000000000000000fff,
+        uniform_guard: true,
+    },
+    // UISETP.NE.U32.AND UP0, UPT, UR7, 0x1, UPT  (x2)
+    Form {
+        mnemonic: "UISETP.NE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005070000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // UFFMA UR4, UR5, -1, UR5  (x2)
+    Form {
+        mnemonic: "UFFMA",
+        operands: &["{U}", "{U}", "{F}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000855,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // UFFMA UR4, UR5, -UR4, 1  (x2)
+    Form {
+        mnemonic: "UFFMA",
+        operands: &["{U}", "{U}", "-{U}", "{F}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080008000000000000000455,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // ATOMG.E.INC.STRONG.GPU PT, R6, desc[UR6][R6.64], R11  (x2)
+    Form {
+        mnemonic: "ATOMG.E.INC.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000990f10080000000000009a8,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.U8 [UR4+0x400], R4  (x2)
+    Form {
+        mnemonic: "STS.U8",
+        operands: &["[{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000040000ff000988,
+        mask: 0x000001ffffffff0000040000ffff0fff,
+        uniform_guard: false,
+    },
+    // LDS.U8 R4, [UR4+0x400]  (x2)
+    Form {
+        mnemonic: "LDS.U8",
+        operands: &["{R}", "[{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800000000040000ff000984,
+        mask: 0x000001ffffffffff00040000ff000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.CAST.SPIN P1, [R0], R4, R5  (x2)
+    Form {
+        mnemonic: "ATOMS.CAST.SPIN",
+        operands: &["{P}", "[{R}]", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000001800000000000000000058d,
+        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // NANOSLEEP R0  (x2)
+    Form {
+        mnemonic: "NANOSLEEP",
+        operands: &["{R}"],
+        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
+        bits: 0x0000000003800000000000000000035d,
+        mask: 0x000001ffffffffffffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64], RZ  (x2)
+    Form {
+        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
+        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c10f10080000000000009a8,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.OR P1, PT, R13, 0x2, !P0  (x2)
+    Form {
+        mnemonic: "ISETP.LT.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004001670000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // UPRMT UR4, UR4, 0x7770, URZ  (x2)
+    Form {
+        mnemonic: "UPRMT",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000896,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // LDC.U8 R8, c[0x0][0x380]  (x2)
+    Form {
+        mnemonic: "LDC.U8",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000000000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // LDC.U16 R9, c[0x0][0x382]  (x2)
+    Form {
+        mnemonic: "LDC.U16",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000040000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // UI2FP.F32.S32 UR5, UR5  (x2)
+    Form {
+        mnemonic: "UI2FP.F32.S32",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008201400000000000000025e,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // SHF.R.S64 R18, R18, 0x7, R23  (x2)
+    Form {
+        mnemonic: "SHF.R.S64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000010000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @!UP0 UIADD3 UR4, UPT, UPT, -UR4, 0x100000, URZ  (x2)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e1000000000000000890,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: true,
+    },
+    // @!UP0 SYNCS.EXCH.64 URZ, [UR6], UR4  (x2)
+    Form {
+        mnemonic: "SYNCS.EXCH.64",
+        operands: &["{U}", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800010000000000000005b2,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // SYNCS.ARRIVE.TRANS64 RZ, [UR9], R0  (x2)
+    Form {
+        mnemonic: "SYNCS.ARRIVE.TRANS64",
+        operands: &["{R}", "[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000000000ff0009a7,
+        mask: 0x000001ffffffff00ffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // USHF.L.U64.HI UR4, UR4, 0x8, URZ  (x2)
+    Form {
+        mnemonic: "USHF.L.U64.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080102000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // UBLKCP.S.G [UR8], [UR6], UR4  (x2)
+    Form {
+        mnemonic: "UBLKCP.S.G",
+        operands: &["[{U}]", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800020000000000000003ba,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // @P0 BRA.U.ANY L@0x480  (x2)
+    Form {
+        mnemonic: "BRA.U.ANY",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x00000000039000000000000100000947,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R5+URZ], R0  (x2)
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+        operands: &["{P}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800110000000000000005a7,
+        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MEMBAR.ALL.CTA  (x2)
+    Form {
+        mnemonic: "MEMBAR.ALL.CTA",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000000080000000000000000992,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // UBLKCP.G.S [UR4], [UR6], UR7  (x2)
+    Form {
+        mnemonic: "UBLKCP.G.S",
+        operands: &["[{U}]", "[{U}]", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800040000000000000003ba,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // SHF.L.U32 R5, R6, UR4, RZ  (x2)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080006000000000000000c19,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHFL.BFLY PT, R4, R2, R5, 0x1f  (x2)
+    Form {
+        mnemonic: "SHFL.BFLY",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000c00000000000589,
+        mask: 0x000001fffff1ffffffe0000000000fff,
+        uniform_guard: false,
+    },
+    // LDCU UR6, c[0x3][URZ]  (x2)
+    Form {
+        mnemonic: "LDCU",
+        operands: &["{U}", "c[{X}][{U}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800080000000000000007ac,
+        mask: 0x000001fffffffffff83fffff00000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.EF.64 R12, desc[UR4][R16.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.EF.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c0e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.STRONG.GPU R14, desc[UR4][R16.64+0x8]  (x2)
+    Form {
+        mnemonic: "LDG.E.64.STRONG.GPU",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1efb000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.EF.128 desc[UR4][R10.64], R4  (x2)
+    Form {
+        mnemonic: "STG.E.EF.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c001d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MATCH.ANY R12, R7  (x2)
+    Form {
+        mnemonic: "MATCH.ANY",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000e800000000000000003a1,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.OR P1, PT, R0, UR6, !P1  (x2)
+    Form {
+        mnemonic: "ISETP.GE.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0066700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // VOTE.ANY R9, PT, P3  (x2)
+    Form {
+        mnemonic: "VOTE.ANY",
+        operands: &["{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000806,
+        mask: 0x000001fffc71ffffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // VOTE.ALL P4, P3  (x2)
+    Form {
+        mnemonic: "VOTE.ALL",
+        operands: &["{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000ff0806,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.OR P1, PT, R11, RZ, P2  (x2)
@@ -5265,533 +8159,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ATOMS.POPC.INC.32 RZ, [R8+URZ]  (x2)
+    // ISETP.GT.OR P0, PT, R9, UR4, P0  (x2)
     Form {
-        mnemonic: "ATOMS.POPC.INC.32",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000d8000000000000000000f8c,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // LDGSTS.E.BYPASS.128 [R11], desc[UR4][R12.64]  (x2)
-    Form {
-        mnemonic: "LDGSTS.E.BYPASS.128",
-        operands: &["[{R}]", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000b9818000000000000000fae,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // I2F.S64 R2, R2  (x2)
-    Form {
-        mnemonic: "I2F.S64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003014000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GE.U32.AND UP0, UPT, UR10, 0x2, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.GE.U32.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008006070000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // MUFU.SQRT R10, R10  (x2)
-    Form {
-        mnemonic: "MUFU.SQRT",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000020000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // HADD2.F32 R6, -RZ, R13.H1_H1  (x2)
-    Form {
-        mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "{R}.H1_H1"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000041003000000000000230,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.TRUNC.NTZ R7, R7  (x2)
-    Form {
-        mnemonic: "F2I.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020f1000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R0, |R3|  (x2)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000014004000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R2, |R3|, R0  (x2)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004102000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FRND.FLOOR R15, R0  (x2)
-    Form {
-        mnemonic: "FRND.FLOOR",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002050000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FRND R19, R0  (x2)
-    Form {
-        mnemonic: "FRND",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002010000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @!P2 DFMA R8, R8, 2, -R12  (x2)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{F}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000800000000000000082b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DMUL.RP R8, R8, R16  (x2)
-    Form {
-        mnemonic: "DMUL.RP",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000080000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P2, RZ, R13, R2, R15, 0xf8, !PT  (x2)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000212,
-        mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x2)
-    Form {
-        mnemonic: "FSETP.GEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "ISETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001e000000000000000020b,
+        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FMUL.FTZ R2, R0, R9  (x2)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004100000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDC R0, c[0x3][R0]  (x2)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000008000000000000000b82,
-        mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // @!P0 STS.U8 [R3], R0  (x2)
-    Form {
-        mnemonic: "STS.U8",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LD.E R11, desc[UR8][R10.64]  (x2)
-    Form {
-        mnemonic: "LD.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1019000000000000000980,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32.X R8, R3, -0x768fa0cf, R12, P0  (x2)
-    Form {
-        mnemonic: "IMAD.WIDE.U32.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e04000000000000000825,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // I2F.U64.RP R16, R8  (x2)
-    Form {
-        mnemonic: "I2F.U64.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003090000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U64.TRUNC R10, R10  (x2)
-    Form {
-        mnemonic: "F2I.U64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d8000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDL.LU.64 R34, [R1+0x10]  (x2)
-    Form {
-        mnemonic: "LDL.LU.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000300a000000000000000983,
-        mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // BRA.DIV UR7, L@0xca0  (x2)
-    Form {
-        mnemonic: "BRA.DIV",
-        operands: &["{U}", "{L}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x000000000b8000000000000200000947,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // FADD R3, R0, UR6  (x2)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e21,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P4 BRA !P5, L@0x1710  (x2)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R11, R0, R3  (x2)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.S32 R13, RZ, R28, !PT  (x2)
-    Form {
-        mnemonic: "VIMNMX.S32",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000047e01000000000000000248,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STL.128 [R1], R12  (x2)
-    Form {
-        mnemonic: "STL.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000100c000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GEU.AND P0, PT, R14, RZ, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.GE.AND P0, PT, |R14|, 2.14748364800000000000e+09, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GE.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // I2F.F64 R2, R0  (x2)
-    Form {
-        mnemonic: "I2F.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000201c000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R8, desc[UR8][R24.64+0x10]  (x2)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000100000000981,
-        mask: 0x000001ffffffffff0000100000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.128.CONSTANT R20, desc[UR8][R24.64+0x20]  (x2)
-    Form {
-        mnemonic: "LDG.E.128.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e9d000000000000000981,
-        mask: 0x000001ffffffffff0000100000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.GT.AND P0, PT, |R4|, 1, PT  (x2)
-    Form {
-        mnemonic: "DSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.NEU.AND P0, PT, R4, -1, PT  (x2)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // DADD R20, -R24, UR4  (x2)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080001000000000000000e29,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R11, R10, UR6, P1  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c08,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, R5, -1.6999999284744262695, PT  (x2)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.LT.AND P1, PT, R5, 1.7916666269302368164, PT  (x2)
@@ -5809,34 +8189,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // @P4 LDL.64 R6, [R1+0x8]  (x2)
-    Form {
-        mnemonic: "LDL.64",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100a000000000000000983,
-        mask: 0x000001ffffffffff000010ff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, R6, 1, PT  (x2)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.EQ.OR P0, PT, R7, RZ, !P0  (x2)
     Form {
         mnemonic: "FSETP.EQ.OR",
@@ -5849,393 +8201,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R3, |R0|, |R7|, P2  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002004000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R11, R11, |R0|, !P1  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "|{R}|", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000004000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R8, -R8, -0.00076476467074826359749, P0  (x2)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.LG2 R13, R11  (x2)
-    Form {
-        mnemonic: "MUFU.LG2",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FADD R3, |R7|, |R0|  (x2)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002004000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R11, -|R2|, R6, R13  (x2)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-|{R}|", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000003000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FMUL.RZ R14, R7, 0.15915493667125701904  (x2)
-    Form {
-        mnemonic: "FMUL.RZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000040c0000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.COS R6, R14  (x2)
-    Form {
-        mnemonic: "MUFU.COS",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GE.AND UP0, UPT, UR6, 0x1, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.GE.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008006270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // ISETP.GE.OR P0, PT, R16, R21, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GE.OR",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006670000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R4, [R23+0x10]  (x2)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000c000000100000000984,
-        mask: 0x000001ffffffffff000010ff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P0, PT, RZ, UR8, PT  (x2)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // UFFMA UR4, UR4, UR5, 1  (x2)
-    Form {
-        mnemonic: "UFFMA",
-        operands: &["{U}", "{U}", "{U}", "{F}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000455,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // ISETP.GT.U32.OR P0, PT, R7, 0xfd, !PT  (x2)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RELIABLE B2  (x2)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R9, -RZ, -UR4  (x2)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080101008000000000000e21,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R7, PT, PT, R7, -0x1, R8  (x2)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LDL.128 R12, [R1+0x20]  (x2)
-    Form {
-        mnemonic: "LDL.128",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000100c000000200000000983,
-        mask: 0x000001ffffffffff000020ff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.STRONG.SYS R3, desc[UR6][R2.64]  (x2)
-    Form {
-        mnemonic: "LDG.E.STRONG.SYS",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1f59000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.OR P1, PT, R6, 0x1, P1  (x2)
-    Form {
-        mnemonic: "ISETP.LT.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000001670000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080026700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.LE.OR P5, PT, R24, UR6, !P4  (x2)
-    Form {
-        mnemonic: "ISETP.LE.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0036700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // REDG.E.ADD.64.STRONG.GPU desc[UR6][R2.64], R6  (x2)
-    Form {
-        mnemonic: "REDG.E.ADD.64.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c12e500000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.U8.CONSTANT R8, desc[UR4][R8.64+0x1]  (x2)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e91000000010000000981,
-        mask: 0x000001ffffffffff0000010000000fff,
-        uniform_guard: false,
-    },
-    // VOTEU.ALL UP0, P0  (x2)
-    Form {
-        mnemonic: "VOTEU.ALL",
-        operands: &["{UP}", "{P}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000ff0886,
-        mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // @P0 ELECT P1, URZ, PT  (x2)
-    Form {
-        mnemonic: "ELECT",
-        operands: &["{P}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000082f,
-        mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // FENCE.VIEW.ASYNC.S  (x2)
-    Form {
-        mnemonic: "FENCE.VIEW.ASYNC.S",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000003c6,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UTMACMDFLUSH  (x2)
-    Form {
-        mnemonic: "UTMACMDFLUSH",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009b7,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: true,
-    },
-    // ISETP.GT.OR P0, PT, R9, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GT.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
@@ -6361,227 +8326,115 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // SHFL.IDX PT, R13, R8, RZ, 0x1f  (x2)
+    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
     Form {
-        mnemonic: "SHFL.IDX",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000589,
-        mask: 0x000001fffff1ffffffe0000000000fff,
-        uniform_guard: false,
-    },
-    // MATCH.ALL P5, RZ, R9  (x2)
-    Form {
-        mnemonic: "MATCH.ALL",
-        operands: &["{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000000000000000000003a1,
-        mask: 0x000001fffff1ffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // REDUX.SUM UR5, R0  (x1)
-    Form {
-        mnemonic: "REDUX.SUM",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000c00000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // REDUX.MIN.S32 UR8, R0  (x1)
-    Form {
-        mnemonic: "REDUX.MIN.S32",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000001020000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.MIN.S32.STRONG.GPU desc[UR6][R2.64], R13  (x1)
-    Form {
-        mnemonic: "REDG.E.MIN.S32.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c92e300000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.MAX.S32.STRONG.GPU desc[UR6][R2.64+0x4], R15  (x1)
-    Form {
-        mnemonic: "REDG.E.MAX.S32.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000d12e300000004000000098e,
-        mask: 0x000001ffffffff000000040000ff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64+0x8], R17  (x1)
-    Form {
-        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 23, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10f10080000800000009a8,
-        mask: 0x000001fffff1ff008000080000000fff,
-        uniform_guard: false,
-    },
-    // REDG.E.INC.STRONG.GPU desc[UR6][R6.64], R19  (x1)
-    Form {
-        mnemonic: "REDG.E.INC.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000d92e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // POPC R5, UR4  (x1)
-    Form {
-        mnemonic: "POPC",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000d09,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.ADD.STRONG.GPU desc[UR6][R2.64+0x10], R5  (x1)
-    Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c12e100000010000000098e,
-        mask: 0x000001ffffffff000000100000ff0fff,
-        uniform_guard: false,
-    },
-    // REDUX.OR UR8, R0  (x1)
-    Form {
-        mnemonic: "REDUX.OR",
-        operands: &["{U}", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000000400000000000000003c4,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.AND.STRONG.GPU desc[UR6][R2.64+0x14], R13  (x1)
-    Form {
-        mnemonic: "REDG.E.AND.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000e92e100000000000000098e,
-        mask: 0x000001ffffffff000000000000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 REDG.E.OR.STRONG.GPU desc[UR6][R2.64+0x18], R15  (x1)
-    Form {
-        mnemonic: "REDG.E.OR.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000f12e100000000000000098e,
-        mask: 0x000001ffffffff000000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.CAS.64.STRONG.GPU PT, R10, [R4], R8, R10  (x1)
-    Form {
-        mnemonic: "ATOMG.E.CAS.64.STRONG.GPU",
-        operands: &["{P}", "{R}", "[{R}]", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000010e50000000000000003a9,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HFMA2.BF16_V2 R5, R2, R5, R6  (x1)
-    Form {
-        mnemonic: "HFMA2.BF16_V2",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000002000000000000000000231,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HMNMX2.BF16_V2 R11, R5, -4, -4, !PT  (x1)
-    Form {
-        mnemonic: "HMNMX2.BF16_V2",
-        operands: &["{R}", "{R}", "{F}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000042000000000000000000840,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000080026700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // VIMNMX.U32 R23, R13.reuse, R0.reuse, !PT  (x1)
+    // UIMAD.WIDE.U32 UR14, UR6, 0x1000, URZ  (x1)
     Form {
-        mnemonic: "VIMNMX.U32",
+        mnemonic: "UIMAD.WIDE.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e000000000000000008a5,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // IADD3 R6, PT, PT, -R6, R25, R7  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e1000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.XOR P0, PT, R0, R12, P0  (x1)
+    Form {
+        mnemonic: "ISETP.GT.U32.XOR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004870000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.U32.AND P0, PT, R10, UR6, PT  (x1)
+    Form {
+        mnemonic: "ISETP.LT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080010700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.OR P1, PT, R6, RZ, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004004400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R3, PT, PT, R3, -R11, R6  (x1)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0008000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SEL.64 R10, R10, R4, !P0  (x1)
+    Form {
+        mnemonic: "SEL.64",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -6589,131 +8442,263 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000047e00000000000000000248,
+        bits: 0x00000000040000000000000000000607,
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // VIMNMX.U32 R12, R13, R0, PT  (x1)
+    // ISETP.NE.U64.AND P1, PT, R10, UR4, PT  (x1)
     Form {
-        mnemonic: "VIMNMX.U32",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "ISETP.NE.U64.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000007e00000000000000000248,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI R15, R0.reuse, R13.reuse, RZ  (x1)
-    Form {
-        mnemonic: "IMAD.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000227,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U32.HI R21, R0.reuse, R13, R13.reuse  (x1)
-    Form {
-        mnemonic: "SHF.L.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000106000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.L.W.U32.HI R17, R0, R12, R13  (x1)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.W.U32 R19, R0, 0xd, R13  (x1)
-    Form {
-        mnemonic: "SHF.R.W.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001e000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FMNMX R0, R2, UR6, !PT  (x1)
-    Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c0000000000000000000c09,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000080150700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FMNMX R0, R0, UR7, PT  (x1)
+    // @!P2 DSETP.NEU.AND P0, PT, |R16|, 0.5, !P1  (x1)
     Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // DMUL R2, |R18|, -R2  (x1)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "|{R}|", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000080000000000000000000c09,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000000002008000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LD.E R6, [R6]  (x1)
+    // ISETP.GT.S64.AND P1, PT, R6, -0x1, PT  (x1)
     Form {
-        mnemonic: "LD.E",
+        mnemonic: "ISETP.GT.S64.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000014270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.EQ.OR P0, PT, R6, 1, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000004002400000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P0, PT, R6, |R7|, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "{R}", "|{R}|", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008000400000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P1, PT, R7, RZ, P0  (x1)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.AND P2, PT, |R10|, 1, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FMUL R17, R17, -R8  (x1)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004000008000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NAN.AND P1, PT, R2, R2, PT  (x1)
+    Form {
+        mnemonic: "FSETP.NAN.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000008000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.OR P1, PT, R12, -|R3|, !P0  (x1)
+    Form {
+        mnemonic: "FSETP.GEU.OR",
+        operands: &["{P}", "{P}", "{R}", "-|{R}|", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000400e400c00000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FSETP.GT.AND P2, PT, |R3|, RZ, PT  (x1)
+    Form {
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004200000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDL.128 R16, [R1]  (x1)
+    Form {
+        mnemonic: "LDL.128",
         operands: &["{R}", "[{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000001009000000000000000980,
+        bits: 0x0000000000100c000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E.U8 desc[UR8][R6.64], R5  (x1)
+    // IADD.64 R22, R24, -UR4  (x1)
     Form {
-        mnemonic: "STG.E.U8",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "-{U}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02008000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDS R2, [UR4+0x4]  (x1)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff000984,
+        mask: 0x000001ffffffffff00008000ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.U32.OR P0, PT, R9, RZ, P0  (x1)
+    Form {
+        mnemonic: "ISETP.EQ.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1011000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x0000000000002470000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e1b000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
+    // VOTE.ANY P0, P0  (x1)
+    Form {
+        mnemonic: "VOTE.ANY",
+        operands: &["{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000ff0806,
+        mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
     // IADD3 R6, PT, PT, R6, R28, -R5  (x1)
@@ -6732,23 +8717,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT P0, RZ, R2, UR6, RZ, 0xc0, !PT  (x1)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000c12,
-        mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
     // ISETP.GT.U32.XOR P0, PT, R0, R10, !P0  (x1)
     Form {
         mnemonic: "ISETP.GT.U32.XOR",
@@ -6762,99 +8730,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004004870000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // HADD2.F32 R10, -RZ, |R0|.H0_H0  (x1)
-    Form {
-        mnemonic: "HADD2.F32",
-        operands: &["{R}", "-{R}", "|{R}|.H0_H0"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000041006000000000000230,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HADD2 R3, R0.H0_H0, 1, 1  (x1)
-    Form {
-        mnemonic: "HADD2",
-        operands: &["{R}", "{R}.H0_H0", "{F}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000430,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // HMUL2 R5, R2.H1_H1, R7  (x1)
-    Form {
-        mnemonic: "HMUL2",
-        operands: &["{R}", "{R}.H1_H1", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000232,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HFMA2 R2, R2.H0_H0, R13, R5  (x1)
-    Form {
-        mnemonic: "HFMA2",
-        operands: &["{R}", "{R}.H0_H0", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000008000000000000000231,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // HSETP2.GEU.AND P0, P1, R5, RZ.H0_H0, PT  (x1)
-    Form {
-        mnemonic: "HSETP2.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}.H0_H0", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e0002000000000000234,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.S32.RZ R33, R20  (x1)
-    Form {
-        mnemonic: "I2FP.F32.S32.RZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d4000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U64.F64.TRUNC R6, |R4|  (x1)
-    Form {
-        mnemonic: "F2I.U64.F64.TRUNC",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d8004000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FSETP.EQ.OR P0, PT, |R3|.reuse, RZ, !P0  (x1)
@@ -6887,344 +8762,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FADD.RZ R19, R3, 0.0010000000474974513054  (x1)
-    Form {
-        mnemonic: "FADD.RZ",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000c0000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // F2I.S64.FLOOR R12, R12  (x1)
-    Form {
-        mnemonic: "F2I.S64.FLOOR",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002059000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U32.NTZ R11, |R3|  (x1)
-    Form {
-        mnemonic: "F2I.U32.NTZ",
-        operands: &["{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002030004000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.CEIL.NTZ R21, R3  (x1)
-    Form {
-        mnemonic: "F2I.CEIL.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020b1000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.FLOOR.NTZ R17, R3  (x1)
-    Form {
-        mnemonic: "F2I.FLOOR.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002071000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL.RP R21, R3, 3.2999999523162841797  (x1)
-    Form {
-        mnemonic: "FMUL.RP",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000004080000000000000000820,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // F2F.F32.F64.RP R17, R4  (x1)
-    Form {
-        mnemonic: "F2F.F32.F64.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003090000000000000000310,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FFMA R2, R9, R2, |R3|  (x1)
+    // FFMA R9, R14, R5, UR4  (x1)
     Form {
         mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "|{R}|"],
+        operands: &["{R}", "{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000004000000000000000223,
+        bits: 0x00000000080000000000000000000e23,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD.RZ R6, R0, R3  (x1)
+    // STS.128 [R20], R4  (x1)
     Form {
-        mnemonic: "FADD.RZ",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "STS.128",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000000c0000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // F2I.S64.F64.TRUNC R4, R4  (x1)
-    Form {
-        mnemonic: "F2I.S64.F64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d9000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FRND.CEIL R17, R0  (x1)
-    Form {
-        mnemonic: "FRND.CEIL",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002090000000000000000307,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // DFMA.RP R8, R20, -R12, R8  (x1)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000008000800000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA.RP R16, R16, R8, R20  (x1)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.S8 R8, [R8+UR6]  (x1)
-    Form {
-        mnemonic: "LDS.S8",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080002000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.64 R4, [R0+UR4]  (x1)
-    Form {
-        mnemonic: "LDS.64",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000a000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // I2F.S16 R10, R8  (x1)
-    Form {
-        mnemonic: "I2F.S16",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001014000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R5, PT, PT, -R0.reuse, 0x1, R5  (x1)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e1000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R3, PT, PT, R3, -R11, R8  (x1)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0008000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SEL.64 R8, R8, R6, !P1  (x1)
-    Form {
-        mnemonic: "SEL.64",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000607,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDL.LU R26, [R1]  (x1)
-    Form {
-        mnemonic: "LDL.LU",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000003008000000000000000983,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @!P3 STS [UR6+0x80], R0  (x1)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800080000008000ff000988,
-        mask: 0x000001ffffffff0000008000ffff0fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.S32 R3, UR13  (x1)
-    Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000082014000000000000000c45,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDS R0, [UR6+0x80]  (x1)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800080000008000ff000984,
-        mask: 0x000001ffffffffff00008000ff000fff,
-        uniform_guard: false,
-    },
-    // DADD R2, |R14|, UR4  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080002000000000000000e29,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R24, |R16|, -R24, 1  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "|{R}|", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000a00000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R6, R4, -R4, |R16|  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "-{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000400800000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x0000000000000c000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.S64.AND P0, PT, R8, UR4, PT  (x1)
@@ -7240,31 +8801,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080152700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DADD R8, -RZ, -R6  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000009000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FRND.F64.TRUNC R8, R16  (x1)
-    Form {
-        mnemonic: "FRND.F64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000030d8000000000000000313,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // ISETP.EQ.S64.AND P0, PT, R8, UR4, P0  (x1)
@@ -7297,20 +8833,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // @P1 DFMA R20, -|R14|, R12, 1  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-|{R}|", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000300000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // DSETP.EQ.OR P0, PT, R16, RZ, !P0  (x1)
     Form {
         mnemonic: "DSETP.EQ.OR",
@@ -7326,83 +8848,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMNMX.U64 PT, PT, R6, R2.reuse, R4.reuse, PT, !PT  (x1)
-    Form {
-        mnemonic: "IMNMX.U64",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000104000000000000000217,
-        mask: 0x000001fffc011fffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMNMX.U64 PT, PT, R2, R2, R4, !PT, !PT  (x1)
-    Form {
-        mnemonic: "IMNMX.U64",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{R}", "!{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040104000000000000000217,
-        mask: 0x000001fffc011fffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DSETP.MIN.AND P1, P2, R8, UR4, PT  (x1)
-    Form {
-        mnemonic: "DSETP.MIN.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e2a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL R10, R10, UR4, P1  (x1)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c07,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R10, -R6, R8, |R14|  (x1)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000000500000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // DADD R4, |R14|, -R2  (x1)
     Form {
         mnemonic: "DADD",
@@ -7416,135 +8861,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // DADD R4, |R14|, R8  (x1)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, |R5|, R4, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P1 DFMA.RM R4, R6, R24, R4  (x1)
-    Form {
-        mnemonic: "DFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000004000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P1 DFMA.RP R8, -R4, R6, R2  (x1)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008100000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P1 DSETP.GT.AND P0, PT, R8, RZ, PT  (x1)
-    Form {
-        mnemonic: "DSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // DSETP.NE.AND P0, PT, R2, RZ, PT  (x1)
-    Form {
-        mnemonic: "DSETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IADD RZ, P0, RZ, -R10  (x1)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{P}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078000008000000000000235,
-        mask: 0x000001fffff1ffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.S64.AND P4, PT, R6, RZ, PT  (x1)
-    Form {
-        mnemonic: "ISETP.GT.S64.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000014270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL.64 R6, RZ, 0x1, !P4  (x1)
-    Form {
-        mnemonic: "SEL.64",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 33, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000407,
-        mask: 0x000001fffc7ffffe0000000000000fff,
-        uniform_guard: false,
-    },
     // IADD.64 R4, -R6, UR4  (x1)
     Form {
         mnemonic: "IADD.64",
@@ -7556,46 +8872,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e03000000000000000c35,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 MUFU.RCP R13, -R13  (x1)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010008000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FFMA R3, -R2, R2, |R7|  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000005000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R13, R8, -R11, R13  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000008000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GTU.OR P0, PT, R6, +INF , P0  (x1)
@@ -7613,90 +8889,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.EQ.AND P1, PT, R6, -1, PT  (x1)
-    Form {
-        mnemonic: "FSETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P2, PT, |R0|.reuse, |R7|.reuse, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FSEL R9, |R0|, R9, P0  (x1)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "|{R}|", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000002000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P1, PT, |R7|, |R0|, PT  (x1)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @P0 MUFU.EX2 R8, -|R11|  (x1)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "-|{R}|"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000800c000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FMUL R10, |R0|, R13  (x1)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "|{R}|", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004002000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // FSETP.GTU.AND P3, PT, R3.reuse, +INF , PT  (x1)
     Form {
         mnemonic: "FSETP.GTU.AND",
@@ -7710,35 +8902,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000c000000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P0, PT, |R3|, |R2|, PT  (x1)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "|{R}|", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e200400000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R8, |R2|, -3, R11  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "|{R}|", "{F}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000002000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P0, PT, R11, -|R2|, PT  (x1)
@@ -7769,474 +8932,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000b600000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // VIMNMX.U32 R9, R8, 0xb800000, PT  (x1)
-    Form {
-        mnemonic: "VIMNMX.U32",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000007e00000000000000000848,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.SIN R9, R9  (x1)
-    Form {
-        mnemonic: "MUFU.SIN",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000004000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ULEA.HI UR5, UR7, 0x1, URZ, 0x1c  (x1)
-    Form {
-        mnemonic: "ULEA.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f00000000000000000891,
-        mask: 0x000001ffffff07000000000000000fff,
-        uniform_guard: true,
-    },
-    // ULOP3.LUT UR8, UR5, 0x3, URZ, 0xc0, !UPT  (x1)
-    Form {
-        mnemonic: "ULOP3.LUT",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000892,
-        mask: 0x000001fffc7f00000000000000000fff,
-        uniform_guard: true,
-    },
-    // UISETP.GT.AND UP0, UPT, UR7, URZ, UPT  (x1)
-    Form {
-        mnemonic: "UISETP.GT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008004270000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // UISETP.NE.OR UP0, UPT, UR7, URZ, UP0  (x1)
-    Form {
-        mnemonic: "UISETP.NE.OR",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008005670000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // I2F.U16 R0, R0  (x1)
-    Form {
-        mnemonic: "I2F.U16",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001010000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // UFFMA UR4, UR5, -1, UR5  (x1)
-    Form {
-        mnemonic: "UFFMA",
-        operands: &["{U}", "{U}", "{F}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000855,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // UFFMA UR4, UR5, -UR4, 1  (x1)
-    Form {
-        mnemonic: "UFFMA",
-        operands: &["{U}", "{U}", "-{U}", "{F}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080008000000000000000455,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // ATOMG.E.INC.STRONG.GPU PT, R2, desc[UR6][R2.64], R9  (x1)
-    Form {
-        mnemonic: "ATOMG.E.INC.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000990f10080000000000009a8,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.U8 [UR4+0x400], R4  (x1)
-    Form {
-        mnemonic: "STS.U8",
-        operands: &["[{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800000000040000ff000988,
-        mask: 0x000001ffffffff0000040000ffff0fff,
-        uniform_guard: false,
-    },
-    // LDS.U8 R2, [UR4+0x400]  (x1)
-    Form {
-        mnemonic: "LDS.U8",
-        operands: &["{R}", "[{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800000000040000ff000984,
-        mask: 0x000001ffffffffff00040000ff000fff,
-        uniform_guard: false,
-    },
-    // ATOMS.CAST.SPIN P1, [R0], R4, R5  (x1)
-    Form {
-        mnemonic: "ATOMS.CAST.SPIN",
-        operands: &["{P}", "[{R}]", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000001800000000000000000058d,
-        mask: 0x000001fffff1ff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // NANOSLEEP R0  (x1)
-    Form {
-        mnemonic: "NANOSLEEP",
-        operands: &["{R}"],
-        atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000000003800000000000000000035d,
-        mask: 0x000001ffffffffffffffff00ffff0fff,
-        uniform_guard: false,
-    },
-    // ATOMG.E.EXCH.STRONG.GPU PT, RZ, desc[UR6][R2.64], RZ  (x1)
-    Form {
-        mnemonic: "ATOMG.E.EXCH.STRONG.GPU",
-        operands: &["{P}", "{R}", "desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c10f10080000000000009a8,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.OR P0, PT, R19, 0x2, !P4  (x1)
-    Form {
-        mnemonic: "ISETP.LT.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000004001670000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDC.U8 R0, c[0x0][0x380]  (x1)
-    Form {
-        mnemonic: "LDC.U8",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000000000000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // LDC.U16 R18, c[0x0][0x382]  (x1)
-    Form {
-        mnemonic: "LDC.U16",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000000040000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // STL.U8 [R1], R0  (x1)
-    Form {
-        mnemonic: "STL.U8",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001000000000000000000387,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STL.U16 [R1+0x2], R18  (x1)
-    Form {
-        mnemonic: "STL.U16",
-        operands: &["[{R}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000001004000000020000000387,
-        mask: 0x000001ffffffffff0000020000ff0fff,
-        uniform_guard: false,
-    },
-    // UI2FP.F32.S32 UR4, UR4  (x1)
-    Form {
-        mnemonic: "UI2FP.F32.S32",
-        operands: &["{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008201400000000000000025e,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: true,
-    },
-    // F2F.F32.F64 R7, UR8  (x1)
-    Form {
-        mnemonic: "F2F.F32.F64",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000083010000000000000000d10,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ST.E desc[UR6][R2.64], R5  (x1)
-    Form {
-        mnemonic: "ST.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019000000000000000985,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SHF.R.S64 R18, R18, 0x7, R23  (x1)
-    Form {
-        mnemonic: "SHF.R.S64",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000010000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @!UP0 UIADD3 UR4, UPT, UPT, -UR4, 0x100000, URZ  (x1)
-    Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "-{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e1000000000000000890,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: true,
-    },
-    // @!UP0 SYNCS.EXCH.64 URZ, [UR6], UR4  (x1)
-    Form {
-        mnemonic: "SYNCS.EXCH.64",
-        operands: &["{U}", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800010000000000000005b2,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // SYNCS.ARRIVE.TRANS64 RZ, [UR9], R0  (x1)
-    Form {
-        mnemonic: "SYNCS.ARRIVE.TRANS64",
-        operands: &["{R}", "[{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800000000000000ff0009a7,
-        mask: 0x000001ffffffff00ffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // USHF.L.U64.HI UR4, UR4, 0x8, URZ  (x1)
-    Form {
-        mnemonic: "USHF.L.U64.HI",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080102000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
-    },
-    // UBLKCP.S.G [UR8], [UR6], UR4  (x1)
-    Form {
-        mnemonic: "UBLKCP.S.G",
-        operands: &["[{U}]", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800020000000000000003ba,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // @P0 BRA.U.ANY L@0x3a0  (x1)
-    Form {
-        mnemonic: "BRA.U.ANY",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x00000000039000000000000100000947,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R3+URZ], R0  (x1)
-    Form {
-        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-        operands: &["{P}", "[{R}+{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800110000000000000005a7,
-        mask: 0x000001fffff1ff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MEMBAR.ALL.CTA  (x1)
-    Form {
-        mnemonic: "MEMBAR.ALL.CTA",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000000080000000000000000992,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // UBLKCP.G.S [UR4], [UR6], UR7  (x1)
-    Form {
-        mnemonic: "UBLKCP.G.S",
-        operands: &["[{U}]", "[{U}]", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800040000000000000003ba,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: true,
-    },
-    // FFMA R9, R14, R5, UR4  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.128 [R20], R4  (x1)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
@@ -8283,20 +8978,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: true,
     },
-    // ISETP.NE.U32.AND P0, PT, R92, UR8, PT  (x1)
+    // UISETP.GT.AND UP0, UPT, UR7, URZ, UPT  (x1)
     Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        mnemonic: "UISETP.GT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080050700000000000000c0c,
+        bits: 0x0000000008004270000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
+        uniform_guard: true,
+    },
+    // UISETP.NE.OR UP0, UPT, UR7, URZ, UP0  (x1)
+    Form {
+        mnemonic: "UISETP.NE.OR",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005670000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: true,
     },
     // LDG.E.128 R4, desc[UR6][R8.64]  (x1)
     Form {
@@ -8323,33 +9033,42 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R4, R6, UR4, RZ  (x1)
+    // STL.U8 [R1], R0  (x1)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
+        mnemonic: "STL.U8",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080006000000000000000c19,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHFL.BFLY PT, R3, R5, R4, 0x1f  (x1)
-    Form {
-        mnemonic: "SHFL.BFLY",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000c00000000000589,
-        mask: 0x000001fffff1ffffffe0000000000fff,
+        bits: 0x00000000001000000000000000000387,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STL.U16 [R1+0x2], R18  (x1)
+    Form {
+        mnemonic: "STL.U16",
+        operands: &["[{R}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000001004000000020000000387,
+        mask: 0x000001ffffffffff0000020000ff0fff,
+        uniform_guard: false,
+    },
+    // ST.E desc[UR6][R2.64], R5  (x1)
+    Form {
+        mnemonic: "ST.E",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000985,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR4, 0x3, UPT  (x1)
@@ -8367,111 +9086,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: true,
     },
-    // LDCU UR6, c[0x3][URZ]  (x1)
-    Form {
-        mnemonic: "LDCU",
-        operands: &["{U}", "c[{X}][{U}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800080000000000000007ac,
-        mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.EF.64 R14, desc[UR4][R16.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.EF.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c0e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64.STRONG.GPU R12, desc[UR4][R16.64+0x8]  (x1)
-    Form {
-        mnemonic: "LDG.E.64.STRONG.GPU",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1efb000000080000000981,
-        mask: 0x000001ffffffffff0000080000000fff,
-        uniform_guard: false,
-    },
-    // I2FP.F32.U32 R3, R2  (x1)
-    Form {
-        mnemonic: "I2FP.F32.U32",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002010000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // STG.E.EF.128 desc[UR4][R10.64], R4  (x1)
-    Form {
-        mnemonic: "STG.E.EF.128",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c001d000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MATCH.ANY R12, R3  (x1)
-    Form {
-        mnemonic: "MATCH.ANY",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000e800000000000000003a1,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.OR P1, PT, R0, UR6, !P1  (x1)
-    Form {
-        mnemonic: "ISETP.GE.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0066700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // VOTE.ANY R11, PT, P3  (x1)
-    Form {
-        mnemonic: "VOTE.ANY",
-        operands: &["{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000806,
-        mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
     // VOTE.ANY P0, !P0  (x1)
     Form {
         mnemonic: "VOTE.ANY",
@@ -8481,18 +9095,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000040001000000000000ff0806,
-        mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // VOTE.ALL P4, P3  (x1)
-    Form {
-        mnemonic: "VOTE.ALL",
-        operands: &["{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000ff0806,
         mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
@@ -10636,7 +11238,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000f8000ff8000000000000291,
-        mask: 0x00000000080507008000000000000fff,
+        mask: 0x00000000080107008000000000000fff,
         uniform_guard: true,
     },
     // ULEA.HI.X.SX32 UR160, UP1, UR79, UR9, 0x0, UP4  (x1)
@@ -11469,8 +12071,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                         ???62",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000000325689446797db2e183e000355,
-        mask: 0x000001fffffffffffffffffe3fa00fff,
+        bits: 0x0000000000000000000000003e000355,
+        mask: 0x0000000008100000000000003fa00fff,
         uniform_guard: false,
     },
     // BMOV.32 R136,                                                                                                         ???46  (x1)
@@ -15350,20 +15952,6 @@ pub(crate) static SOLVED: &[Form] = &[
         mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: true,
     },
-    // UPRMT UR22, UR24, 0xf2fe4482, UR29  (x1)
-    Form {
-        mnemonic: "UPRMT",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000896,
-        mask: 0x00000000080001000000000000000fff,
-        uniform_guard: true,
-    },
     // UIADD3.64 UR216, UP2, UP6, UR168, -0x70f1b59b, UR151  (x1)
     Form {
         mnemonic: "UIADD3.64",
@@ -16925,7 +17513,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000041097300000000000000980,
+        bits: 0x00000000001087300000000000000980,
         mask: 0x000000000871ef3f0000000000000fff,
         uniform_guard: false,
     },
@@ -16939,7 +17527,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000400bd200000000000000980,
+        bits: 0x000000000000ad200000000000000980,
         mask: 0x000000000871ef380000000000000fff,
         uniform_guard: false,
     },
@@ -16953,7 +17541,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040012140000000000000980,
+        bits: 0x00000000000002140000000000000980,
         mask: 0x000000000871ef3c0000000000000fff,
         uniform_guard: false,
     },
@@ -16995,7 +17583,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000040010000000000000000980,
+        bits: 0x00000000000000000000000000000980,
         mask: 0x000000000871ef3fffffffff00000fff,
         uniform_guard: false,
     },
@@ -21375,8 +21963,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                        ???53",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000000000000000000000000350a0f55,
-        mask: 0x0000000008100000000000003f0a0fff,
+        bits: 0x000001fd87c67e4548000000350a0f55,
+        mask: 0x000001fffffffffff80000003f0a0fff,
         uniform_guard: false,
     },
     // BMOV.32 B0,                                                                                                    ???0  (x1)
@@ -21603,8 +22191,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                             ???48",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000047f71d7a409900000030000f55,
-        mask: 0x000001ffffffffffff8000003f060fff,
+        bits: 0x00000000001000000000000030000f55,
+        mask: 0x0000000008100000000000003f060fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR B0,                                                                                              ???49  (x1)
@@ -21937,13 +22525,17 @@ pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (32, "SR_TID"),
     (33, "SR_TID.X"),
     (34, "SR_TID.Y"),
+    (35, "SR_TID.Z"),
     (37, "SR_CTAID.X"),
     (38, "SR_CTAID.Y"),
     (39, "SR_CTAID.Z"),
+    (41, "SR_CirQueueIncrMinusOne"),
     (45, "SR_MULTIPASSSHADERINFO"),
     (47, "SR_SWINHI"),
+    (49, "SR_SWINSZ"),
     (53, "SR_LWINSZ"),
     (64, "SR_GLOBALERRORSTATUS"),
+    (97, "SR_CIRCULARQUEUEENTRYINDEX"),
     (101, "SR_PM_HI0"),
     (127, "SR_SNAP_PM_HI5"),
     (128, "SR_SNAP_PM6"),

@@ -355,10 +355,6 @@ pub(crate) fn function_address(cx: &mut Lowerer<'_>, name: &str, d: Reg, span: S
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![Operand::reg(Reg::RZ)], span)
 }
 
-/// Offset in constant bank 0 of the generic address of local memory's
-/// window (64 bits; measured in NVIDIA's code for `cvta.local`).
-const LOCAL_WINDOW: i32 = 0x20;
-
 /// `cvta.local.u64 d, s` and `cvta.to.local.u64 d, s`.
 pub(super) fn cvta_local(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let span = inst.span;
@@ -391,7 +387,7 @@ pub(super) fn cvta_local(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// Word `word` of the local window's base, as an operand: `c[0x0][..]`
 /// (sm_80), a uniform register loaded with `ULDC` (sm_90).
 fn window_word(cx: &mut Lowerer<'_>, word: i32, span: ptx_syntax::Span) -> Lowered<Operand> {
-    let bank = Operand::cbank(0, LOCAL_WINDOW + 4 * word);
+    let bank = Operand::cbank(0, cx.target.launch_bank.local_window + 4 * word);
     if cx.target.isa.bank_operands {
         return Ok(bank);
     }

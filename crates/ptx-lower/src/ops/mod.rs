@@ -302,7 +302,7 @@ pub(crate) fn special(
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
         "%warpid" => return warpid(cx, dst, span),
         // The driver's SM count, where NVIDIA's code reads it.
-        "%nsmid" => (bank_read, Operand::cbank(0, 0x10c)),
+        "%nsmid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nsmid)),
         "%clock" => {
             let clock = vec![OperandKind::Special(SpecialReg::ClockLo).into()];
             return cx.emit(Opcode::CS2R, &["32"], vec![dst.into()], clock, span);
@@ -311,8 +311,8 @@ pub(crate) fn special(
             let sr = if name == "%clock64" { SpecialReg::ClockLo } else { SpecialReg::GlobalTimerLo };
             return cx.emit(Opcode::CS2R, &[], vec![dst.into()], vec![OperandKind::Special(sr).into()], span);
         }
-        "%ntid" => (bank_read, Operand::cbank(0, 4 * axis as i32)),
-        "%nctaid" => (bank_read, Operand::cbank(0, 0xc + 4 * axis as i32)),
+        "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
+        "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
             return Err(at(span, format!("lowering of the address of '{name}' is not supported yet")));
         }
