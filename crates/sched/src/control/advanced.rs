@@ -266,7 +266,7 @@ fn walk(
         let mut delay = 0u8;
         for &u in &step.reads {
             wait |= state.writes[u.index()].scoreboards();
-            delay = delay.max(state.ready[u.index()][usize::from(step.guard == Some(u))]);
+            delay = delay.max(state.ready[u.index()][usize::from(step.reads_early(u, table))]);
         }
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();

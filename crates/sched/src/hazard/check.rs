@@ -141,8 +141,7 @@ pub(crate) fn step_effects(
     // writes. Its guard is read at issue like any other.
     let call = step.opcode() == "CALL";
     for &u in step.reads.iter().filter(|&&u| !call || step.guard == Some(u)) {
-        let as_guard = step.guard == Some(u);
-        if state.ready[u.index()][usize::from(as_guard)] > 0 {
+        if state.ready[u.index()][usize::from(step.reads_early(u, table))] > 0 {
             report(Kind::RawFixed, Some(u));
         }
         if !state.writes[u.index()].is_empty() {

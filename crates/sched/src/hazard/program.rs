@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use ori_ir::{Ctrl, Function, OpFlags, Opcode, OperandKind};
 
+use crate::latency::LatencyTable;
 use crate::units::{self, Unit};
 
 /// One instruction as the checker sees it.
@@ -19,7 +20,8 @@ pub struct Step {
     /// Units read (guard included).
     pub reads: Vec<Unit>,
     /// The guard predicate, when it is a register (not `PT`): it is read
-    /// earlier in the pipeline than other sources, so it needs more time.
+    /// earlier in the pipeline than other sources, so it needs more time
+    /// (as do some instructions' predicate sources: [`Step::reads_early`]).
     pub guard: Option<Unit>,
     /// Units written.
     pub writes: Vec<Unit>,
@@ -53,6 +55,13 @@ impl Step {
     /// The opcode, the mnemonic before its first dot.
     pub fn opcode(&self) -> &str {
         self.mnemonic.split('.').next().unwrap_or("")
+    }
+
+    /// True when `u` is read at the guard's pipeline stage: it is the
+    /// guard, or a predicate source of an instruction that reads those as
+    /// early as its guard ([`LatencyTable::early_predicates`]).
+    pub fn reads_early(&self, u: Unit, table: &LatencyTable) -> bool {
+        self.guard == Some(u) || (u.parts().0.is_predicate() && table.reads_predicates_early(self.opcode()))
     }
 
     /// The modifiers, the mnemonic's words after the opcode.
