@@ -271,7 +271,8 @@ fn walk(
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();
             if !needs.producer[k] {
-                delay = delay.max(state.held[u.index()]);
+                let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+                delay = delay.max(state.uniform_read_delay(u, latency));
             }
         }
         if step.opcode() == "UCGABAR_WAIT" {

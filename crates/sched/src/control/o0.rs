@@ -89,7 +89,10 @@ fn ordering_stall(inst: &ori_ir::Inst, ctrl: &Ctrl) -> u8 {
         BARRIER_MEMORY_CYCLES
     } else if name == "UCGABAR_ARV" {
         CGA_ARRIVE_CYCLES
-    } else if name.starts_with('U') && ctrl.write_sb.is_none() {
+    } else if name.starts_with('U')
+        && ctrl.write_sb.is_none()
+        && inst.read_regs().any(|r| r.file == ori_ir::RegFile::UR && !r.is_zero())
+    {
         UNIFORM_READ_CYCLES
     } else {
         0

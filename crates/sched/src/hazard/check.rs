@@ -156,7 +156,8 @@ pub(crate) fn step_effects(
         if !state.writes[u.index()].is_empty() {
             report(Kind::WawVariable, Some(u));
         }
-        if !lands_late && (!state.reads[u.index()].is_empty() || state.held[u.index()] > 0) {
+        let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+        if !lands_late && (!state.reads[u.index()].is_empty() || state.overwrites_uniform_read(u, latency)) {
             report(Kind::War, Some(u));
         }
     }

@@ -13,14 +13,19 @@ use crate::units::Unit;
 /// Bits per scoreboard in a pending mask: `younger` 0..=7.
 const AGES: u32 = 8;
 
-/// Cycles after issue during which a uniform-datapath instruction may
-/// still read its uniform sources: a fixed-latency write to one of them
-/// must issue no sooner. NVIDIA never overwrites a source of `ULEA`,
-/// `UIADD3` or `USHF` in less than 2 cycles (corpus cubins); ours did
-/// with `ULEA UR6, UR6, UR7` then `UMOV UR7, 0x700` one cycle later, and
-/// on an H200 the `ULEA` took the new `UR7` (globals_const, an
-/// out-of-bounds shared load).
-pub const UNIFORM_READ_CYCLES: u8 = 2;
+/// Cycles after issue at which a fixed-latency uniform-datapath
+/// instruction (`ULEA`, `UIADD3`, `USHF`, ...) reads its uniform sources.
+/// A fixed-latency write to one of them, issued `d` cycles after the
+/// reader with latency `L` (the table's smallest), lands in time to be
+/// read by mistake unless `d + L > 4`. The bound is pinned from both
+/// sides: on an H200 a `UMOV UR7, 0x700` (L = 2) issued 2 cycles after
+/// `ULEA UR6, UR6, UR7, 0x18` reached the `ULEA` (globals_const: an
+/// out-of-bounds shared load; patching that `UMOV`'s immediate alone made
+/// the fault go away), so the read is at 4 or later; NVIDIA issues a
+/// `UMOV` 3 cycles after a `ULEA` that reads it, so it is at 4 or sooner.
+/// NVIDIA's `UIADD3` (L = 4) and `USHF` (L = 5) overwrite a source 2
+/// cycles after the reader, which agrees.
+pub const UNIFORM_READ_CYCLES: u8 = 4;
 
 /// Cycles from a cluster barrier arrive (`UCGABAR_ARV`) to its wait
 /// (`UCGABAR_WAIT`): NVIDIA leaves 6 (`UCGABAR_ARV` S06, or S01 and a
@@ -76,8 +81,9 @@ pub struct State {
     pub reads: Vec<Pending>,
     /// Per scoreboard: cycles before a set becomes visible to a wait.
     pub arming: [u8; 6],
-    /// Per unit: cycles before a fixed-latency write may issue, because a
-    /// uniform-datapath instruction still reads it ([`UNIFORM_READ_CYCLES`]).
+    /// Per unit: cycles before a uniform-datapath instruction reads it
+    /// ([`UNIFORM_READ_CYCLES`]): a fixed-latency write with a latency no
+    /// larger must not issue yet ([`State::overwrites_uniform_read`]).
     pub held: Vec<u8>,
     /// Cycles before a `UCGABAR_WAIT` may issue after the last
     /// `UCGABAR_ARV` ([`CGA_ARRIVE_CYCLES`]).
@@ -124,6 +130,20 @@ impl State {
         self.arrive = self.arrive.max(other.arrive);
         self.barrier = self.barrier.max(other.barrier);
         *self != before
+    }
+
+    /// True when a fixed-latency write of `u` with smallest latency
+    /// `latency`, issued now, would land before a pending uniform read of
+    /// `u` ([`UNIFORM_READ_CYCLES`]).
+    pub fn overwrites_uniform_read(&self, u: Unit, latency: u8) -> bool {
+        let held = self.held[u.index()];
+        held > 0 && held >= latency
+    }
+
+    /// Cycles to wait before a fixed-latency write of `u` with smallest
+    /// latency `latency` may issue ([`State::overwrites_uniform_read`]).
+    pub fn uniform_read_delay(&self, u: Unit, latency: u8) -> u8 {
+        (self.held[u.index()] + 1).saturating_sub(latency.max(1))
     }
 
     /// Waits on every scoreboard in `mask`: their operations are done.
