@@ -275,12 +275,7 @@ fn walk(
                 delay = delay.max(state.uniform_read_delay(u, latency));
             }
         }
-        if step.opcode() == "UCGABAR_WAIT" {
-            delay = delay.max(state.arrive);
-        }
-        if crate::hazard::is_memory(step.opcode()) {
-            delay = delay.max(state.barrier);
-        }
+        delay = delay.max(state.ordering_delay(step.classes));
         let last = leaves && k + 1 == range.end;
         if needs.drain_before[k] {
             wait |= state.busy();

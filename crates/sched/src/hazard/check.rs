@@ -124,10 +124,7 @@ pub(crate) fn step_effects(
         }
     }
     state.wait(ctrl.wait);
-    if step.opcode() == "UCGABAR_WAIT" && state.arrive > 0 {
-        report(Kind::RawFixed, None);
-    }
-    if crate::hazard::is_memory(step.opcode()) && state.barrier > 0 {
+    if state.ordering_delay(step.classes) > 0 {
         report(Kind::RawFixed, None);
     }
     if let Some((sb, count)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
@@ -203,12 +200,7 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
             state.reads[i] = state.reads[i].union(State::fresh(sb));
         }
     }
-    if op == "UCGABAR_ARV" {
-        state.arrive = crate::hazard::CGA_ARRIVE_CYCLES;
-    }
-    if op == "BAR" && !step.mods().any(|m| m == "ARV") {
-        state.barrier = crate::hazard::BARRIER_MEMORY_CYCLES;
-    }
+    state.start_orderings(step.classes);
     if reads_uniform_late(step, ctrl) {
         for &u in step.reads.iter().filter(|u| u.parts().0 == RegFile::UR) {
             let h = &mut state.held[u.index()];

@@ -8,6 +8,7 @@
 //! (saturating), so that `DEPBAR.LE SBn, k` (wait until at most `k` remain,
 //! oldest first) clears exactly the entries it covers.
 
+use super::ordering::{Classes, ORDERINGS};
 use crate::units::Unit;
 
 /// Bits per scoreboard in a pending mask: `younger` 0..=7.
@@ -26,26 +27,6 @@ const AGES: u32 = 8;
 /// NVIDIA's `UIADD3` (L = 4) and `USHF` (L = 5) overwrite a source 2
 /// cycles after the reader, which agrees.
 pub const UNIFORM_READ_CYCLES: u8 = 4;
-
-/// Cycles from a cluster barrier arrive (`UCGABAR_ARV`) to its wait
-/// (`UCGABAR_WAIT`): NVIDIA leaves 6 (`UCGABAR_ARV` S06, or S01 and a
-/// `BSSY` S05). Ours with 1 failed on an H200 (cluster_dsmem,
-/// CUDA_ERROR_LAUNCH_FAILED; fixed together with the cross-block read
-/// scoreboards, so which of the two it was is not known).
-pub const CGA_ARRIVE_CYCLES: u8 = 6;
-
-/// Cycles from a CTA barrier (`BAR.SYNC`, `BAR.RED`) to the next memory
-/// instruction: in every corpus cubin NVIDIA leaves at least 6 (`BAR` S06,
-/// or S01 and an ALU instruction S05) before an `LDS`, `STS`, `LDSM` or
-/// `LDG`; ours issued the `LDS` one cycle after, and the shared-memory
-/// reductions and tiled matmuls read stale data on an H200. (Not yet
-/// confirmed on the GPU: the device time ran out first.)
-pub const BARRIER_MEMORY_CYCLES: u8 = 6;
-
-/// A memory instruction, for [`BARRIER_MEMORY_CYCLES`].
-pub fn is_memory(opcode: &str) -> bool {
-    ["LD", "ST", "ATOM", "RED", "SUATOM", "SULD", "SUST", "UBLKCP", "UTMA"].iter().any(|p| opcode.starts_with(p))
-}
 
 /// A set of pending operations protecting one unit (bit `sb * 8 +
 /// younger`).
@@ -85,12 +66,9 @@ pub struct State {
     /// ([`UNIFORM_READ_CYCLES`]): a fixed-latency write with a latency no
     /// larger must not issue yet ([`State::overwrites_uniform_read`]).
     pub held: Vec<u8>,
-    /// Cycles before a `UCGABAR_WAIT` may issue after the last
-    /// `UCGABAR_ARV` ([`CGA_ARRIVE_CYCLES`]).
-    pub arrive: u8,
-    /// Cycles before a memory instruction may issue after a CTA barrier
-    /// ([`BARRIER_MEMORY_CYCLES`]).
-    pub barrier: u8,
+    /// Per timed ordering ([`ORDERINGS`]): cycles before an instruction
+    /// of its second class may issue.
+    pub timed: [u8; ORDERINGS.len()],
 }
 
 impl Default for State {
@@ -101,8 +79,7 @@ impl Default for State {
             reads: vec![Pending::default(); Unit::COUNT],
             arming: [0; 6],
             held: vec![0; Unit::COUNT],
-            arrive: 0,
-            barrier: 0,
+            timed: [0; ORDERINGS.len()],
         }
     }
 }
@@ -127,8 +104,9 @@ impl State {
         for (a, b) in self.held.iter_mut().zip(&other.held) {
             *a = (*a).max(*b);
         }
-        self.arrive = self.arrive.max(other.arrive);
-        self.barrier = self.barrier.max(other.barrier);
+        for (a, b) in self.timed.iter_mut().zip(other.timed) {
+            *a = (*a).max(b);
+        }
         *self != before
     }
 
@@ -144,6 +122,22 @@ impl State {
     /// latency `latency` may issue ([`State::overwrites_uniform_read`]).
     pub fn uniform_read_delay(&self, u: Unit, latency: u8) -> u8 {
         (self.held[u.index()] + 1).saturating_sub(latency.max(1))
+    }
+
+    /// Cycles before an instruction of `classes` may issue, for the timed
+    /// orderings it is second in.
+    pub fn ordering_delay(&self, classes: Classes) -> u8 {
+        ORDERINGS.iter().zip(self.timed).filter(|(o, _)| classes.intersects(o.then)).map(|(_, t)| t).max().unwrap_or(0)
+    }
+
+    /// An instruction of `classes` issues: the timed orderings it is first
+    /// in start counting.
+    pub fn start_orderings(&mut self, classes: Classes) {
+        for (o, t) in ORDERINGS.iter().zip(&mut self.timed) {
+            if classes.intersects(o.first) {
+                *t = o.cycles;
+            }
+        }
     }
 
     /// Waits on every scoreboard in `mask`: their operations are done.
@@ -190,8 +184,9 @@ impl State {
         for h in &mut self.held {
             *h = h.saturating_sub(cycles);
         }
-        self.arrive = self.arrive.saturating_sub(cycles);
-        self.barrier = self.barrier.saturating_sub(cycles);
+        for t in &mut self.timed {
+            *t = t.saturating_sub(cycles);
+        }
     }
 
     /// Scoreboards with some operation pending.
