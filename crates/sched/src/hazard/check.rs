@@ -194,7 +194,7 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
         // scoreboard, and guards are read at issue. A source the instruction
         // also writes needs no entry: touching it again waits for the write,
         // which lands after the read.
-        let late = |u: &&Unit| u.parts().0 == RegFile::R && !step.writes.contains(u);
+        let late = |u: &&Unit| (u.parts().0 == RegFile::R || **u == Unit::FENCE) && !step.writes.contains(u);
         for &u in step.reads.iter().filter(late) {
             let i = u.index();
             state.reads[i] = state.reads[i].union(State::fresh(sb));
