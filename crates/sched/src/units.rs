@@ -32,8 +32,9 @@ impl Unit {
     /// `MEMBAR.ALL.CTA` sets a read scoreboard, `FENCE.VIEW.ASYNC.S` waits
     /// on it and sets a write scoreboard, and the next `BAR.SYNC` (or
     /// `WARPGROUP.ARRIVE`) waits on that. Ours issued the `BAR` 1 cycle
-    /// after the fence, and Triton's wgmma matmuls read stale shared
-    /// memory on an H200. Its [`Unit::parts`] are `B16`, past the last
+    /// after the fence with no wait; doing as NVIDIA does did not change
+    /// the wrong results of Triton's wgmma matmuls on an H200, so that
+    /// cause is elsewhere. Its [`Unit::parts`] are `B16`, past the last
     /// barrier register, so no file test matches it.
     pub const FENCE: Unit = Unit(BASE[5]);
 
