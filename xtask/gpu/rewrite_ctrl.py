@@ -1,44 +1,80 @@
-"""Rewrites the control bits of every instruction in a cubin's .text.*
-sections, to tell on a GPU whether a failure comes from the control words
-(docs/gpu-check.md).
+"""Rewrites instructions of a cubin's .text.* sections, to bisect on a GPU
+whether a failure comes from one control word or one value
+(docs/gpu-check.md, sessions 8 and 9).
 
-    python3 xtask/gpu/rewrite_ctrl.py MODE IN OUT
+    python3 xtask/gpu/rewrite_ctrl.py MODE IN OUT [ARGS]
 
-MODE: noreuse (clear the operand-reuse bits), serial (also wait on every
-scoreboard, stall 11: stalls of 12..15 with yield are refused by nvdisasm;
-not a safe sequential mode, see docs/gpu-check.md), errbar0 (ERRBAR with
-NVIDIA's S00 and no yield). Bits 105..125 of each 128-bit word; the layout
-is docs/mercury-encode.md's "Control bits".
+MODE:
+  noreuse          clear every operand-reuse bit
+  serial           also wait on every scoreboard, stall 11 (stalls 12..15
+                   with yield are refused by nvdisasm); NOT a safe
+                   sequential mode: it breaks correct cubins
+  errbar0          ERRBAR with NVIDIA's S00 and no yield
+  bar1             BAR.SYNC with stall 1 (undoes the barrier-before-memory
+                   ordering, to show that it is needed)
+  imm FUNC OFF V   set the 32-bit immediate (bits 32..63) of the
+                   instruction at hex offset OFF of .text.FUNC to hex V
+
+Control bits are bits 105..125 of each 128-bit word (docs/mercury-encode.md,
+"Control bits"); the opcode is in bits 0..11.
 """
-import struct, sys
-mode, src, dst = sys.argv[1:4]
-b = bytearray(open(src, "rb").read())
-shoff, = struct.unpack_from("<Q", b, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
-secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize) for i in range(shnum)]
-strtab = secs[shstrndx]
-def name(s):
-    o = strtab[4] + s[0]
-    return b[o:b.index(0, o)].decode()
-n = 0
-for s in secs:
-    if not name(s).startswith(".text."):
-        continue
-    off, size = s[4], s[5]
-    for i in range(off, off + size, 16):
-        hi, = struct.unpack_from("<Q", b, i + 8)
-        lo, = struct.unpack_from("<Q", b, i)
-        if mode == "errbar0":
-            if lo & 0xfff == 0x9ab:             # ERRBAR: NVIDIA's S00, no yield
-                hi &= ~(0x1f << 41)
-            struct.pack_into("<Q", b, i + 8, hi)
-            n += 1
-            continue
-        hi &= ~(0xf << 58)                      # reuse
-        if mode == "serial":
-            hi |= 0x3f << 52                    # wait on every scoreboard
-            hi = (hi & ~(0xf << 41)) | (0xb << 41)  # stall 11 (12..15 with yield are refused)
-        struct.pack_into("<Q", b, i + 8, hi)
-        n += 1
-open(dst, "wb").write(b)
-print(f"{dst}: {n} instructions")
+import struct
+import sys
+
+ERRBAR = 0x9AB
+BAR_SYNC = 0xB1D
+STALL = 0xF << 41
+REUSE = 0xF << 58
+WAIT_ALL = 0x3F << 52
+
+
+def sections(b):
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize) for i in range(shnum)]
+    strtab = secs[shstrndx]
+    for s in secs:
+        o = strtab[4] + s[0]
+        yield b[o:b.index(0, o)].decode(), s[4], s[5]
+
+
+def rewrite(mode, hi, lo):
+    """The new high word of one instruction, or None to leave it."""
+    op = lo & 0xFFF
+    if mode == "errbar0":
+        return hi & ~(0x1F << 41) if op == ERRBAR else None
+    if mode == "bar1":
+        return (hi & ~STALL) | (1 << 41) if op == BAR_SYNC else None
+    hi &= ~REUSE
+    if mode == "serial":
+        hi = (hi | WAIT_ALL) & ~STALL | (0xB << 41)
+    return hi
+
+
+def main():
+    mode, src, dst = sys.argv[1:4]
+    b = bytearray(open(src, "rb").read())
+    n = 0
+    if mode == "imm":
+        func, off, value = sys.argv[4], int(sys.argv[5], 16), int(sys.argv[6], 16)
+        start = next(o for name, o, _ in sections(b) if name == ".text." + func)
+        struct.pack_into("<I", b, start + off + 4, value)
+        n = 1
+    elif mode in ("noreuse", "serial", "errbar0", "bar1"):
+        for name, off, size in list(sections(b)):
+            if not name.startswith(".text."):
+                continue
+            for i in range(off, off + size, 16):
+                lo, hi = struct.unpack_from("<QQ", b, i)
+                new = rewrite(mode, hi, lo)
+                if new is not None and new != hi:
+                    struct.pack_into("<Q", b, i + 8, new)
+                    n += 1
+    else:
+        sys.exit(f"unknown mode {mode!r} (see the docstring)")
+    open(dst, "wb").write(b)
+    print(f"{dst}: {n} instructions rewritten")
+
+
+if __name__ == "__main__":
+    main()

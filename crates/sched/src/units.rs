@@ -2,11 +2,12 @@
 //!
 //! A 64-bit pair `R4.64` is two units (`R4`, `R5`), a predicate is one
 //! unit, and the zero registers (`RZ`, `URZ`, `PT`, `UPT`) are none: they
-//! are never written and reading them depends on nothing.
+//! are never written and reading them depends on nothing. One unit is not
+//! a register: [`Unit::FENCE`], the completion of a proxy fence.
 
 use std::fmt;
 
-use ori_ir::{Inst, OperandKind, Reg, RegFile};
+use ori_ir::{Inst, Opcode, OperandKind, Reg, RegFile};
 
 /// One 32-bit register, predicate or convergence barrier register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,7 +21,22 @@ const PRED_FILE_WIDTH: u32 = 7;
 
 impl Unit {
     /// Number of distinct units.
-    pub const COUNT: usize = BASE[5] as usize;
+    pub const COUNT: usize = BASE[5] as usize + 1;
+
+    /// The completion of a proxy fence (`FENCE.VIEW.ASYNC`), tracked like
+    /// a register so that the scoreboard machinery orders it: the fence
+    /// "writes" it with variable latency, the memory barrier before it
+    /// "reads" it late (the fence must wait for the barrier to complete),
+    /// and the instructions that hand shared memory to the async proxy
+    /// "read" it (they wait for the fence). That is NVIDIA's code exactly:
+    /// `MEMBAR.ALL.CTA` sets a read scoreboard, `FENCE.VIEW.ASYNC.S` waits
+    /// on it and sets a write scoreboard, and the next `BAR.SYNC` (or
+    /// `WARPGROUP.ARRIVE`) waits on that. Ours issued the `BAR` 1 cycle
+    /// after the fence with no wait; doing as NVIDIA does did not change
+    /// the wrong results of Triton's wgmma matmuls on an H200, so that
+    /// cause is elsewhere. Its [`Unit::parts`] are `B16`, past the last
+    /// barrier register, so no file test matches it.
+    pub const FENCE: Unit = Unit(BASE[5]);
 
     /// The unit of physical register `num` of `file`; `None` for the zero
     /// registers and numbers outside the file.
@@ -50,6 +66,9 @@ impl Unit {
 
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Unit::FENCE {
+            return f.write_str("fence");
+        }
         let (file, num) = self.parts();
         write!(f, "{}{num}", file.physical_prefix())
     }
@@ -65,6 +84,9 @@ fn pred_file(uniform: bool) -> impl Iterator<Item = Unit> {
 /// and the predicate file for `P2R`.
 pub fn reads(inst: &Inst) -> Vec<Unit> {
     let mut out: Vec<Unit> = inst.read_regs().flat_map(Unit::of_reg).collect();
+    if awaits_fence(inst) {
+        out.push(Unit::FENCE);
+    }
     for op in &inst.uses {
         if let OperandKind::PredFile { uniform } = op.kind {
             out.extend(pred_file(uniform));
@@ -78,6 +100,9 @@ pub fn reads(inst: &Inst) -> Vec<Unit> {
 /// Units an instruction writes, the predicate file for `R2P` included.
 pub fn writes(inst: &Inst) -> Vec<Unit> {
     let mut out: Vec<Unit> = inst.written_regs().flat_map(Unit::of_reg).collect();
+    if inst.op == Opcode::FENCE {
+        out.push(Unit::FENCE);
+    }
     for op in &inst.defs {
         if let OperandKind::PredFile { uniform } = op.kind {
             out.extend(pred_file(uniform));
@@ -86,6 +111,22 @@ pub fn writes(inst: &Inst) -> Vec<Unit> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Instructions that read [`Unit::FENCE`]: the memory barrier a fence
+/// follows, and what hands shared memory to the async proxy after it (CTA
+/// barriers, `WARPGROUP.ARRIVE` before `HGMMA`, bulk and tensor copies).
+fn awaits_fence(inst: &Inst) -> bool {
+    matches!(
+        inst.op,
+        Opcode::MEMBAR
+            | Opcode::BAR
+            | Opcode::WARPGROUP
+            | Opcode::UBLKCP
+            | Opcode::UTMALDG
+            | Opcode::UTMASTG
+            | Opcode::UTMACMDFLUSH
+    )
 }
 
 #[cfg(test)]
@@ -100,6 +141,7 @@ mod tests {
         assert_eq!(Unit::of_reg(Reg::PT).count(), 0);
         assert_eq!(Unit::of_reg(Reg::virt(RegFile::R, 3)).count(), 0);
         assert_eq!(Unit::new(RegFile::UP, 2).map(|u| u.to_string()), Some("UP2".into()));
-        assert_eq!(Unit::new(RegFile::B, 15).map(|u| u.index()), Some(Unit::COUNT - 1));
+        assert_eq!(Unit::new(RegFile::B, 15).map(|u| u.index()), Some(Unit::FENCE.index() - 1));
+        assert_eq!(Unit::FENCE.index(), Unit::COUNT - 1);
     }
 }

@@ -35,6 +35,7 @@ fn table_matches_measurement() {
                 table.family, table.guard
             ));
         }
+        problems.extend(early_predicate_problems(&m, table));
         if m.unsignalled().map(|v| v as u8) != Some(table.unsignalled) {
             problems.push(format!(
                 "{}: table unsignalled {}, measured {:?}",
@@ -48,4 +49,42 @@ fn table_matches_measurement() {
         }
     }
     assert!(problems.is_empty(), "the latency table differs from NVIDIA's code:\n{}", problems.join("\n"));
+}
+
+/// The table's `early_predicates` against NVIDIA's code: a listed reader
+/// never takes a fixed-latency predicate sooner than the guard latency
+/// (counting every sample: waits only make the real distance longer), an
+/// unlisted one that NVIDIA placed sooner (wait-free) is right to be
+/// unlisted, and a reader seen at least twice, never sooner, is listed.
+fn early_predicate_problems(m: &measure::Measured, table: &LatencyTable) -> Vec<String> {
+    use sched::latency::Lat;
+    let mut all: std::collections::BTreeMap<&str, (u32, u32, usize)> = Default::default();
+    for (op, stats) in &m.ops {
+        if !matches!(table.row(op).lat, Lat::Fixed { .. }) {
+            continue;
+        }
+        for (reader, (every, free)) in &stats.pred_src {
+            let e = all.entry(reader.as_str()).or_insert((u32::MAX, u32::MAX, 0));
+            e.0 = e.0.min(every.min.unwrap_or(u32::MAX));
+            e.1 = e.1.min(free.min.unwrap_or(u32::MAX));
+            e.2 += every.samples;
+        }
+    }
+    let guard = u32::from(table.guard.min);
+    let mut problems = Vec::new();
+    for (reader, (every, free, samples)) in all {
+        let free = if free == u32::MAX { "-".to_string() } else { free.to_string() };
+        println!("{}: predicate source of {reader}: min {every} ({samples} samples), wait-free {free}", table.family);
+        let listed = table.reads_predicates_early(reader);
+        if listed && every < guard {
+            problems.push(format!(
+                "{}: {reader} is in early_predicates but reads a predicate {every} cycles after it is written",
+                table.family
+            ));
+        }
+        if !listed && every >= guard && samples >= 2 {
+            problems.push(format!("{}: {reader} never reads a predicate sooner than {every} cycles ({samples} samples): add it to early_predicates", table.family));
+        }
+    }
+    problems
 }

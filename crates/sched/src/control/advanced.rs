@@ -266,20 +266,16 @@ fn walk(
         let mut delay = 0u8;
         for &u in &step.reads {
             wait |= state.writes[u.index()].scoreboards();
-            delay = delay.max(state.ready[u.index()][usize::from(step.guard == Some(u))]);
+            delay = delay.max(state.ready[u.index()][usize::from(step.reads_early(u, table))]);
         }
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();
             if !needs.producer[k] {
-                delay = delay.max(state.held[u.index()]);
+                let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+                delay = delay.max(state.uniform_read_delay(u, latency));
             }
         }
-        if step.opcode() == "UCGABAR_WAIT" {
-            delay = delay.max(state.arrive);
-        }
-        if crate::hazard::is_memory(step.opcode()) {
-            delay = delay.max(state.barrier);
-        }
+        delay = delay.max(state.ordering_delay(step.classes));
         let last = leaves && k + 1 == range.end;
         if needs.drain_before[k] {
             wait |= state.busy();

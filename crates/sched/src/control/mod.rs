@@ -37,6 +37,11 @@ pub(crate) fn warpgroup_async(inst: &Inst) -> bool {
 /// NVIDIA's code overwrites the guard of a store with a read scoreboard
 /// without waiting on it).
 pub(crate) fn late_reads(inst: &Inst, table: &LatencyTable) -> Vec<Unit> {
+    // A memory barrier completes late; a proxy fence after it waits for
+    // that (`Unit::FENCE`).
+    if inst.op == Opcode::MEMBAR {
+        return vec![Unit::FENCE];
+    }
     if !(table.is_variable(inst.op.name()) || inst.op.has(OpFlags::STORE)) || warpgroup_async(inst) {
         return Vec::new();
     }

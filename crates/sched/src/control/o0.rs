@@ -79,19 +79,15 @@ impl Phase for ProcessO0WaitsAndSBs {
     }
 }
 
-/// What the hazard model's timed orderings ask of the next instruction
-/// (`crate::hazard::state`): a barrier before memory, a cluster arrive
-/// before its wait, a uniform read before an overwrite.
+/// What the hazard model asks of the next instruction that -O0 cannot
+/// see coming: the timed orderings this one starts
+/// (`crate::hazard::ORDERINGS`) and, for a uniform-datapath reader, its
+/// late uniform reads (`crate::hazard::UNIFORM_READ_CYCLES`).
 fn ordering_stall(inst: &ori_ir::Inst, ctrl: &Ctrl) -> u8 {
-    use crate::hazard::{BARRIER_MEMORY_CYCLES, CGA_ARRIVE_CYCLES, UNIFORM_READ_CYCLES};
-    let name = inst.op.name();
-    if name == "BAR" && !inst.has_mod("ARV") {
-        BARRIER_MEMORY_CYCLES
-    } else if name == "UCGABAR_ARV" {
-        CGA_ARRIVE_CYCLES
-    } else if name.starts_with('U') && ctrl.write_sb.is_none() {
-        UNIFORM_READ_CYCLES
-    } else {
-        0
-    }
+    use crate::hazard::{Classes, UNIFORM_READ_CYCLES, stall_after};
+    let timed = stall_after(Classes::of(inst.op.name(), inst.mods.iter().map(|m| m.name())));
+    let uniform_reader = inst.op.name().starts_with('U')
+        && ctrl.write_sb.is_none()
+        && inst.read_regs().any(|r| r.file == ori_ir::RegFile::UR && !r.is_zero());
+    timed.max(if uniform_reader { UNIFORM_READ_CYCLES } else { 0 })
 }

@@ -124,10 +124,7 @@ pub(crate) fn step_effects(
         }
     }
     state.wait(ctrl.wait);
-    if step.opcode() == "UCGABAR_WAIT" && state.arrive > 0 {
-        report(Kind::RawFixed, None);
-    }
-    if crate::hazard::is_memory(step.opcode()) && state.barrier > 0 {
+    if state.ordering_delay(step.classes) > 0 {
         report(Kind::RawFixed, None);
     }
     if let Some((sb, count)) = step.depbar.filter(|&(sb, _)| sb < Ctrl::SCOREBOARDS) {
@@ -141,8 +138,7 @@ pub(crate) fn step_effects(
     // writes. Its guard is read at issue like any other.
     let call = step.opcode() == "CALL";
     for &u in step.reads.iter().filter(|&&u| !call || step.guard == Some(u)) {
-        let as_guard = step.guard == Some(u);
-        if state.ready[u.index()][usize::from(as_guard)] > 0 {
+        if state.ready[u.index()][usize::from(step.reads_early(u, table))] > 0 {
             report(Kind::RawFixed, Some(u));
         }
         if !state.writes[u.index()].is_empty() {
@@ -157,7 +153,8 @@ pub(crate) fn step_effects(
         if !state.writes[u.index()].is_empty() {
             report(Kind::WawVariable, Some(u));
         }
-        if !lands_late && (!state.reads[u.index()].is_empty() || state.held[u.index()] > 0) {
+        let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+        if !lands_late && (!state.reads[u.index()].is_empty() || state.overwrites_uniform_read(u, latency)) {
             report(Kind::War, Some(u));
         }
     }
@@ -197,18 +194,13 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
         // scoreboard, and guards are read at issue. A source the instruction
         // also writes needs no entry: touching it again waits for the write,
         // which lands after the read.
-        let late = |u: &&Unit| u.parts().0 == RegFile::R && !step.writes.contains(u);
+        let late = |u: &&Unit| (u.parts().0 == RegFile::R || **u == Unit::FENCE) && !step.writes.contains(u);
         for &u in step.reads.iter().filter(late) {
             let i = u.index();
             state.reads[i] = state.reads[i].union(State::fresh(sb));
         }
     }
-    if op == "UCGABAR_ARV" {
-        state.arrive = crate::hazard::CGA_ARRIVE_CYCLES;
-    }
-    if op == "BAR" && !step.mods().any(|m| m == "ARV") {
-        state.barrier = crate::hazard::BARRIER_MEMORY_CYCLES;
-    }
+    state.start_orderings(step.classes);
     if reads_uniform_late(step, ctrl) {
         for &u in step.reads.iter().filter(|u| u.parts().0 == RegFile::UR) {
             let h = &mut state.held[u.index()];

@@ -15,12 +15,14 @@
 //! overwritten one cycle later).
 
 mod check;
+mod ordering;
 mod program;
 mod state;
 
 pub use check::{Kind, Violation, check_program};
+pub use ordering::{Classes, ORDERINGS, Ordering, stall_after};
 pub use program::{Flow, Program, Step};
-pub use state::{BARRIER_MEMORY_CYCLES, CGA_ARRIVE_CYCLES, Pending, State, UNIFORM_READ_CYCLES, is_memory};
+pub use state::{Pending, State, UNIFORM_READ_CYCLES};
 
 pub(crate) use check::apply;
 

@@ -9,6 +9,8 @@ use std::ops::Range;
 
 use ori_ir::{Ctrl, Function, OpFlags, Opcode, OperandKind};
 
+use super::ordering::Classes;
+use crate::latency::LatencyTable;
 use crate::units::{self, Unit};
 
 /// One instruction as the checker sees it.
@@ -19,7 +21,8 @@ pub struct Step {
     /// Units read (guard included).
     pub reads: Vec<Unit>,
     /// The guard predicate, when it is a register (not `PT`): it is read
-    /// earlier in the pipeline than other sources, so it needs more time.
+    /// earlier in the pipeline than other sources, so it needs more time
+    /// (as do some instructions' predicate sources: [`Step::reads_early`]).
     pub guard: Option<Unit>,
     /// Units written.
     pub writes: Vec<Unit>,
@@ -30,6 +33,8 @@ pub struct Step {
     pub depbar: Option<(u8, u8)>,
     /// The instruction as text, for messages.
     pub text: String,
+    /// Its classes for the timed orderings ([`super::ORDERINGS`]).
+    pub classes: Classes,
 }
 
 impl Step {
@@ -39,20 +44,43 @@ impl Step {
     pub fn of_inst(func: &Function, inst: &ori_ir::Inst) -> Step {
         let mnemonic =
             std::iter::once(inst.op.name()).chain(inst.mods.iter().map(|m| m.name())).collect::<Vec<_>>().join(".");
-        Step {
+        Step::new(
             mnemonic,
-            reads: units::reads(inst),
-            guard: inst.guard.and_then(|g| Unit::of_reg(g.pred).next()),
-            writes: units::writes(inst),
-            ctrl: inst.ctrl.unwrap_or(Ctrl { stall: 0, yield_: false, write_sb: None, read_sb: None, wait: 0 }),
-            depbar: (inst.op == Opcode::DEPBAR).then(|| depbar_operands(inst)).flatten(),
-            text: ori_ir::text::print_inst(func, inst),
-        }
+            units::reads(inst),
+            inst.guard.and_then(|g| Unit::of_reg(g.pred).next()),
+            units::writes(inst),
+            inst.ctrl.unwrap_or(Ctrl { stall: 0, yield_: false, write_sb: None, read_sb: None, wait: 0 }),
+            (inst.op == Opcode::DEPBAR).then(|| depbar_operands(inst)).flatten(),
+            ori_ir::text::print_inst(func, inst),
+        )
+    }
+
+    /// A step from its parts (any listing: the tests build NVIDIA's code
+    /// from `nvdisasm` output); the classes follow from the mnemonic.
+    pub fn new(
+        mnemonic: String,
+        reads: Vec<Unit>,
+        guard: Option<Unit>,
+        writes: Vec<Unit>,
+        ctrl: Ctrl,
+        depbar: Option<(u8, u8)>,
+        text: String,
+    ) -> Step {
+        let mut words = mnemonic.split('.');
+        let classes = Classes::of(words.next().unwrap_or(""), words);
+        Step { mnemonic, reads, guard, writes, ctrl, depbar, text, classes }
     }
 
     /// The opcode, the mnemonic before its first dot.
     pub fn opcode(&self) -> &str {
         self.mnemonic.split('.').next().unwrap_or("")
+    }
+
+    /// True when `u` is read at the guard's pipeline stage: it is the
+    /// guard, or a predicate source of an instruction that reads those as
+    /// early as its guard ([`LatencyTable::early_predicates`]).
+    pub fn reads_early(&self, u: Unit, table: &LatencyTable) -> bool {
+        self.guard == Some(u) || (u.parts().0.is_predicate() && table.reads_predicates_early(self.opcode()))
     }
 
     /// The modifiers, the mnemonic's words after the opcode.

@@ -8,39 +8,25 @@
 //! (saturating), so that `DEPBAR.LE SBn, k` (wait until at most `k` remain,
 //! oldest first) clears exactly the entries it covers.
 
+use super::ordering::{Classes, ORDERINGS};
 use crate::units::Unit;
 
 /// Bits per scoreboard in a pending mask: `younger` 0..=7.
 const AGES: u32 = 8;
 
-/// Cycles after issue during which a uniform-datapath instruction may
-/// still read its uniform sources: a fixed-latency write to one of them
-/// must issue no sooner. NVIDIA never overwrites a source of `ULEA`,
-/// `UIADD3` or `USHF` in less than 2 cycles (corpus cubins); ours did
-/// with `ULEA UR6, UR6, UR7` then `UMOV UR7, 0x700` one cycle later, and
-/// on an H200 the `ULEA` took the new `UR7` (globals_const, an
-/// out-of-bounds shared load).
-pub const UNIFORM_READ_CYCLES: u8 = 2;
-
-/// Cycles from a cluster barrier arrive (`UCGABAR_ARV`) to its wait
-/// (`UCGABAR_WAIT`): NVIDIA leaves 6 (`UCGABAR_ARV` S06, or S01 and a
-/// `BSSY` S05). Ours with 1 failed on an H200 (cluster_dsmem,
-/// CUDA_ERROR_LAUNCH_FAILED; fixed together with the cross-block read
-/// scoreboards, so which of the two it was is not known).
-pub const CGA_ARRIVE_CYCLES: u8 = 6;
-
-/// Cycles from a CTA barrier (`BAR.SYNC`, `BAR.RED`) to the next memory
-/// instruction: in every corpus cubin NVIDIA leaves at least 6 (`BAR` S06,
-/// or S01 and an ALU instruction S05) before an `LDS`, `STS`, `LDSM` or
-/// `LDG`; ours issued the `LDS` one cycle after, and the shared-memory
-/// reductions and tiled matmuls read stale data on an H200. (Not yet
-/// confirmed on the GPU: the device time ran out first.)
-pub const BARRIER_MEMORY_CYCLES: u8 = 6;
-
-/// A memory instruction, for [`BARRIER_MEMORY_CYCLES`].
-pub fn is_memory(opcode: &str) -> bool {
-    ["LD", "ST", "ATOM", "RED", "SUATOM", "SULD", "SUST", "UBLKCP", "UTMA"].iter().any(|p| opcode.starts_with(p))
-}
+/// Cycles after issue at which a fixed-latency uniform-datapath
+/// instruction (`ULEA`, `UIADD3`, `USHF`, ...) reads its uniform sources.
+/// A fixed-latency write to one of them, issued `d` cycles after the
+/// reader with latency `L` (the table's smallest), lands in time to be
+/// read by mistake unless `d + L > 4`. The bound is pinned from both
+/// sides: on an H200 a `UMOV UR7, 0x700` (L = 2) issued 2 cycles after
+/// `ULEA UR6, UR6, UR7, 0x18` reached the `ULEA` (globals_const: an
+/// out-of-bounds shared load; patching that `UMOV`'s immediate alone made
+/// the fault go away), so the read is at 4 or later; NVIDIA issues a
+/// `UMOV` 3 cycles after a `ULEA` that reads it, so it is at 4 or sooner.
+/// NVIDIA's `UIADD3` (L = 4) and `USHF` (L = 5) overwrite a source 2
+/// cycles after the reader, which agrees.
+pub const UNIFORM_READ_CYCLES: u8 = 4;
 
 /// A set of pending operations protecting one unit (bit `sb * 8 +
 /// younger`).
@@ -76,15 +62,13 @@ pub struct State {
     pub reads: Vec<Pending>,
     /// Per scoreboard: cycles before a set becomes visible to a wait.
     pub arming: [u8; 6],
-    /// Per unit: cycles before a fixed-latency write may issue, because a
-    /// uniform-datapath instruction still reads it ([`UNIFORM_READ_CYCLES`]).
+    /// Per unit: cycles before a uniform-datapath instruction reads it
+    /// ([`UNIFORM_READ_CYCLES`]): a fixed-latency write with a latency no
+    /// larger must not issue yet ([`State::overwrites_uniform_read`]).
     pub held: Vec<u8>,
-    /// Cycles before a `UCGABAR_WAIT` may issue after the last
-    /// `UCGABAR_ARV` ([`CGA_ARRIVE_CYCLES`]).
-    pub arrive: u8,
-    /// Cycles before a memory instruction may issue after a CTA barrier
-    /// ([`BARRIER_MEMORY_CYCLES`]).
-    pub barrier: u8,
+    /// Per timed ordering ([`ORDERINGS`]): cycles before an instruction
+    /// of its second class may issue.
+    pub timed: [u8; ORDERINGS.len()],
 }
 
 impl Default for State {
@@ -95,8 +79,7 @@ impl Default for State {
             reads: vec![Pending::default(); Unit::COUNT],
             arming: [0; 6],
             held: vec![0; Unit::COUNT],
-            arrive: 0,
-            barrier: 0,
+            timed: [0; ORDERINGS.len()],
         }
     }
 }
@@ -121,9 +104,40 @@ impl State {
         for (a, b) in self.held.iter_mut().zip(&other.held) {
             *a = (*a).max(*b);
         }
-        self.arrive = self.arrive.max(other.arrive);
-        self.barrier = self.barrier.max(other.barrier);
+        for (a, b) in self.timed.iter_mut().zip(other.timed) {
+            *a = (*a).max(b);
+        }
         *self != before
+    }
+
+    /// True when a fixed-latency write of `u` with smallest latency
+    /// `latency`, issued now, would land before a pending uniform read of
+    /// `u` ([`UNIFORM_READ_CYCLES`]).
+    pub fn overwrites_uniform_read(&self, u: Unit, latency: u8) -> bool {
+        let held = self.held[u.index()];
+        held > 0 && held >= latency
+    }
+
+    /// Cycles to wait before a fixed-latency write of `u` with smallest
+    /// latency `latency` may issue ([`State::overwrites_uniform_read`]).
+    pub fn uniform_read_delay(&self, u: Unit, latency: u8) -> u8 {
+        (self.held[u.index()] + 1).saturating_sub(latency.max(1))
+    }
+
+    /// Cycles before an instruction of `classes` may issue, for the timed
+    /// orderings it is second in.
+    pub fn ordering_delay(&self, classes: Classes) -> u8 {
+        ORDERINGS.iter().zip(self.timed).filter(|(o, _)| classes.intersects(o.then)).map(|(_, t)| t).max().unwrap_or(0)
+    }
+
+    /// An instruction of `classes` issues: the timed orderings it is first
+    /// in start counting.
+    pub fn start_orderings(&mut self, classes: Classes) {
+        for (o, t) in ORDERINGS.iter().zip(&mut self.timed) {
+            if classes.intersects(o.first) {
+                *t = o.cycles;
+            }
+        }
     }
 
     /// Waits on every scoreboard in `mask`: their operations are done.
@@ -170,8 +184,9 @@ impl State {
         for h in &mut self.held {
             *h = h.saturating_sub(cycles);
         }
-        self.arrive = self.arrive.saturating_sub(cycles);
-        self.barrier = self.barrier.saturating_sub(cycles);
+        for t in &mut self.timed {
+            *t = t.saturating_sub(cycles);
+        }
     }
 
     /// Scoreboards with some operation pending.

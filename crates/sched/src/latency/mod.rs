@@ -93,6 +93,17 @@ pub struct LatencyTable {
     /// write scoreboard) and reads it only much later: the smallest such
     /// distance, which the checker then demands. We never do this.
     pub unsignalled: u8,
+    /// Readers that take their predicate sources at the guard's pipeline
+    /// stage rather than with their other operands, so a fixed-latency
+    /// predicate needs the guard latency before them. In NVIDIA's code a
+    /// `VOTE` or `BRA` never reads a predicate sooner than 13 cycles after
+    /// the `ISETP`/`FSETP` that wrote it, where `SEL`, `FSEL` and `PLOP3`
+    /// read one after 4; ours issued `VOTE.ANY R5, PT, P1` 4 cycles after
+    /// its `ISETP`, and on an H200 the vote saw the old `P1` (warp_vote: a
+    /// zero ballot). `VOTEU`, `VOTE`'s uniform twin, is listed without a
+    /// measurement (NVIDIA's code has no such pair): assuming it early
+    /// costs stalls, assuming it late costs wrong results.
+    pub early_predicates: &'static [&'static str],
 }
 
 /// What an unlisted opcode is assumed to be: variable latency, so that it
@@ -129,6 +140,12 @@ impl LatencyTable {
             Lat::Unmeasured => Some(if safe { ori_ir::Ctrl::MAX_STALL } else { 0 }),
             Lat::Variable => None,
         }
+    }
+
+    /// True when `op` reads its predicate sources as early as a guard
+    /// ([`LatencyTable::early_predicates`]).
+    pub fn reads_predicates_early(&self, op: &str) -> bool {
+        self.early_predicates.contains(&op)
     }
 
     /// True when `op`'s result needs a write scoreboard.

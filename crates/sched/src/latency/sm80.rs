@@ -22,6 +22,7 @@ pub static TABLE: LatencyTable = LatencyTable {
     guard: Bound::new(13, 13),
     sb_visible: Bound::new(2, 2),
     unsignalled: 4,
+    early_predicates: &["BRA", "VOTE", "VOTEU"],
     rows: &[
         row("ATOMG", Lat::Variable, 1),
         row("ATOMS", Lat::Variable, 2),

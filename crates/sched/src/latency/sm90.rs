@@ -23,6 +23,7 @@ pub static TABLE: LatencyTable = LatencyTable {
     guard: Bound::new(13, 14),
     sb_visible: Bound::new(1, 2),
     unsignalled: 6,
+    early_predicates: &["BRA", "VOTE", "VOTEU"],
     rows: &[
         row("ATOMG", Lat::Variable, 1),
         row("ATOMS", Lat::Variable, 1),

@@ -178,10 +178,17 @@ impl Dag {
                 }
                 since_fence.push(j);
             }
-            let guard = inst.guard.map(|g| g.pred).filter(|p| !p.is_zero()).map(|p| match Unit::of_reg(p).next() {
+            let mut slot_of = |p: Reg| match Unit::of_reg(p).next() {
                 Some(u) => u.index(),
                 None => slots.slot(p),
-            });
+            };
+            // Slots read at the guard's pipeline stage (`Step::reads_early`).
+            let mut early: Vec<usize> =
+                inst.guard.map(|g| g.pred).filter(|p| !p.is_zero()).map(&mut slot_of).into_iter().collect();
+            if table.reads_predicates_early(inst.op.name()) {
+                let preds: Vec<Reg> = inst.read_regs().filter(|r| r.file.is_predicate() && !r.is_zero()).collect();
+                early.extend(preds.into_iter().map(&mut slot_of));
+            }
             // `WARPGROUP.ARRIVE`/`.DEPBAR` stand for every access of the
             // HGMMAs' registers: none may move between an ARRIVE and its
             // HGMMA or between an HGMMA and the DEPBAR that waits for it.
@@ -192,7 +199,7 @@ impl Dag {
             writes.extend_from_slice(extra);
             for u in reads {
                 if let Some(i) = last_write[u] {
-                    let lat = raw_latency(&func.insts[region[i]], guard == Some(u), table);
+                    let lat = raw_latency(&func.insts[region[i]], early.contains(&u), table);
                     dag.edge(i, j, lat);
                 }
                 readers[u].push(j);

@@ -43,6 +43,10 @@ pub struct OpStats {
     pub raw: BTreeMap<String, MinOf>,
     /// Same, for readers that use a produced predicate as their guard.
     pub guard: MinOf,
+    /// Distance to the first reader of a produced predicate as an ordinary
+    /// source, per reader opcode: every sample (`.0`) and wait-free ones
+    /// (`.1`), for the table's `early_predicates`.
+    pub pred_src: BTreeMap<String, (MinOf, MinOf)>,
     /// Distance to the first reader (ordinary or guard) counting every
     /// sample, waits in between or not: the checker only trusts stall
     /// counts, so its demands may not exceed these.
@@ -159,6 +163,13 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
             return;
         }
         if next.reads.iter().any(|u| step.writes.contains(u)) {
+            if next.reads.iter().any(|u| u.parts().0.is_predicate() && step.writes.contains(u)) {
+                let (all, free) = stats.pred_src.entry(next.opcode().to_string()).or_default();
+                all.add(distance);
+                if !waited {
+                    free.add(distance);
+                }
+            }
             stats.raw_all.add(distance);
             if !waited {
                 stats.raw.entry(next.opcode().to_string()).or_default().add(distance);

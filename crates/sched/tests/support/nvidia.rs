@@ -243,7 +243,7 @@ fn parse_inst(code: &str, hi_line: &str, columns: &Columns) -> Option<Raw> {
     let depbar = mnemonic.starts_with("DEPBAR").then(|| parse_depbar(operands)).flatten();
     let targets = operands.split("`(").skip(1).filter_map(|t| t.split(')').next()).map(str::to_string).collect();
     let (writes, reads) = columns.marks(hi_line);
-    let step = Step { mnemonic: mnemonic.to_string(), reads, guard, writes, ctrl, depbar, text: text.to_string() };
+    let step = Step::new(mnemonic.to_string(), reads, guard, writes, ctrl, depbar, text.to_string());
     Some(Raw { step, targets, guarded })
 }
 
