@@ -68,7 +68,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
-        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" => video::lower(cx, inst).map(|()| None),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "vmad" => {
+            video::lower(cx, inst).map(|()| None)
+        }
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
@@ -102,7 +104,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
                 int::lower(cx, inst)
             }
         }
-        "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
+        "setp" if half::is_half(ty(inst)?) => half::setp16(cx, inst).map(|()| None),
         "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "set" => cmp::set(cx, inst).map(|()| None),
