@@ -18,6 +18,7 @@ mod double;
 mod elect;
 mod fence;
 mod float;
+mod fns;
 mod half;
 mod ieee;
 mod int;
@@ -67,6 +68,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::mad_hi(cx, inst).map(|()| None)
         }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
+        "fns" => fns::lower(cx, inst).map(|()| None),
         "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
         "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "vmad" => {
             video::lower(cx, inst).map(|()| None)
