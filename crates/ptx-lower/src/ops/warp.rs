@@ -65,8 +65,8 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 
 /// `redux.sync.OP.T d, a, membermask` (full mask): `REDUX.OP u, a` into a
 /// uniform register, then `MOV d, u` (NVIDIA's sequence). The encoder
-/// knows `.SUM[.S32]`, `.MIN.S32`, `.MAX.S32`, `.OR`, `.XOR` and the plain
-/// (and) form; unsigned `min`/`max` are not lowered yet.
+/// knows `.SUM[.S32]`, `.MIN[.S32]`, `.MAX[.S32]`, `.OR`, `.XOR` and the
+/// plain (and) form.
 pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let mods: &[&str] = match words.as_slice() {
@@ -74,6 +74,8 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ["sync", "add", "s32"] => &["SUM", "S32"],
         ["sync", "min", "s32"] => &["MIN", "S32"],
         ["sync", "max", "s32"] => &["MAX", "S32"],
+        ["sync", "min", "u32"] => &["MIN"],
+        ["sync", "max", "u32"] => &["MAX"],
         ["sync", "or", "b32"] => &["OR"],
         ["sync", "xor", "b32"] => &["XOR"],
         ["sync", "and", "b32"] => &[],
