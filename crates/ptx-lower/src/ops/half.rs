@@ -381,22 +381,55 @@ pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     result
 }
 
-/// `set.eq.f16.f16 d, a, b` (CUDA's hexp family compares with constants
-/// this way): `HSET2.BF.EQ.AND d, a.H0_H0, b, PT`, 1.0 or 0.0 in each lane
-/// (the low one is `d`); a constant `b` as an immediate pair, as in
-/// NVIDIA's code. The encoder knows the `.EQ` forms only.
+/// `set.CMP[.ftz].D.T d, a, b` with a binary16 or bfloat16 `T` (scalar or
+/// pair): `HSET2[.BF16_V2][.BF].CMP[.FTZ].AND d, a, b, PT`, NVIDIA's
+/// forms. A float `D` takes `.BF` (1.0 or 0.0 per lane), an integer one
+/// the lane masks; a scalar `T` reads `.H0_H0` halves, and its integer
+/// result is the low mask sign-extended (`PRMT 0x9910`). A constant
+/// operand is the immediate pair NVIDIA writes (CUDA's hexp family
+/// compares with constants this way).
 pub(super) fn set16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let words: Vec<&str> =
+    let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
-    if words != ["eq"] || inst.types().count() != 2 || inst.types().any(|t| t != ScalarType::F16) {
+    let ftz = words.contains(&"ftz");
+    words.retain(|w| *w != "ftz");
+    let types: Vec<ScalarType> = inst.types().collect();
+    let ([cmp], [dtype, stype]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
+    let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+    let scalar = matches!(stype, ScalarType::F16 | ScalarType::Bf16);
+    let bf16 = matches!(stype, ScalarType::Bf16 | ScalarType::Bf16x2);
+    let float = is_half(*dtype);
+    if !float && !matches!(dtype, ScalarType::U32 | ScalarType::S32) {
         return Err(unsupported(inst));
     }
+    let mut mods = Vec::new();
+    if bf16 {
+        mods.push("BF16_V2");
+    }
+    if float {
+        mods.push("BF");
+    }
+    mods.push(cmp);
+    if ftz {
+        mods.push("FTZ");
+    }
+    mods.push("AND");
     let d = dst(cx, inst, 0)?;
     if constant(cx, inst, 1)?.is_some() {
         return Err(unsupported(inst));
     }
-    let mut uses = source(cx, inst, 1, true, false, false)?;
-    uses.extend(source(cx, inst, 2, true, false, false)?);
+    let mut uses = source(cx, inst, 1, scalar, bf16, false)?;
+    uses.extend(source(cx, inst, 2, scalar, bf16, false)?);
     uses.push(Operand::reg(Reg::PT));
-    cx.emit(Opcode::HSET2, &["BF", "EQ", "AND"], vec![d.into()], uses, inst.span)
+    if float || !scalar {
+        return cx.emit(Opcode::HSET2, &mods, vec![d.into()], uses, inst.span);
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mask = seq.value(cx, Opcode::HSET2, &mods, uses)?;
+        let uses = vec![mask.into(), Operand::int(0x9910), rz()];
+        seq.op_if(cx, seq.guard, Opcode::PRMT, &[], vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
 }

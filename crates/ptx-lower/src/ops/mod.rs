@@ -107,7 +107,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             }
         }
         "setp" if half::is_half(ty(inst)?) => half::setp16(cx, inst).map(|()| None),
-        "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
+        "set" if half::is_half(ty(inst)?) => half::set16(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "set" => cmp::set(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
@@ -275,7 +275,7 @@ pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
 }
 
 /// Reads PTX special register `name.component` into `dst`: thread and block
-/// indices through `S2R`, launch dimensions from constant bank 0 (where the
+/// indices and lane masks through `S2R`, launch dimensions from constant bank 0 (where the
 /// driver puts them, as NVIDIA's cubins read them), clocks and timers
 /// through `CS2R` (NVIDIA's sequences, tests/ptx/special_regs.ptx).
 pub(crate) fn special(
@@ -302,6 +302,11 @@ pub(crate) fn special(
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ])).into())
         }
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
+        "%lanemask_eq" => (Opcode::S2R, OperandKind::Special(SpecialReg::EqMask).into()),
+        "%lanemask_lt" => (Opcode::S2R, OperandKind::Special(SpecialReg::LtMask).into()),
+        "%lanemask_le" => (Opcode::S2R, OperandKind::Special(SpecialReg::LeMask).into()),
+        "%lanemask_gt" => (Opcode::S2R, OperandKind::Special(SpecialReg::GtMask).into()),
+        "%lanemask_ge" => (Opcode::S2R, OperandKind::Special(SpecialReg::GeMask).into()),
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
         "%warpid" => return warpid(cx, dst, span),
