@@ -30,6 +30,7 @@ mod mem;
 mod mov;
 mod pred;
 mod seq;
+mod simd_video;
 mod video;
 mod warp;
 pub(crate) mod wgmma;
@@ -69,7 +70,11 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "fns" => fns::lower(cx, inst).map(|()| None),
-        "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
+        "vabsdiff4" if inst.modifiers.len() == 3 && inst.types().all(|t| t == ScalarType::U32) => {
+            bits::vabsdiff4(cx, inst).map(|()| None)
+        }
+        "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4"
+        | "vmin4" | "vmax4" => simd_video::lower(cx, inst).map(|()| None),
         "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "vmad" => {
             video::lower(cx, inst).map(|()| None)
         }
