@@ -262,6 +262,17 @@ impl Checker<'_> {
                     _ => self.report(span, format!("Modifier '.sat' does not apply to '.{}' type", t.name())),
                 }
             }
+            // `.xorsign.abs` is sm_86's, on every type.
+            ("min" | "max", _)
+                if (inst.has("abs") || inst.has("xorsign")) && self.sm.is_some_and(|sm| sm.number < 86) =>
+            {
+                if inst.has("abs") {
+                    self.report(span, "Feature '.abs' requires .target sm_86 or higher".to_owned());
+                }
+                if inst.has("xorsign") {
+                    self.report(span, "Modifier '.xorsign' requires .target sm_86 or higher".to_owned());
+                }
+            }
             ("min" | "max", [t]) if inst.has("relu") && is_int(*t) && *t != ScalarType::S32 => {
                 self.report(span, format!("Illegal modifier '.relu' for instruction '{op}' with type '.{}'", t.name()));
             }
