@@ -49,8 +49,19 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     let a = src(cx, inst, 1, ScalarType::B32)?;
     let b = lane_operand(cx, inst, 2)?;
-    let c = lane_operand(cx, inst, 3)?;
+    let mut c = lane_operand(cx, inst, 3)?;
     cx.reconverge(inst.span)?;
+    // `SHFL.UP` takes no second immediate: a zero clamp is `RZ`, another
+    // constant goes to a register (the encoder's `{X}, {R}` form).
+    if mode == "UP" && b.as_reg().is_none() && c.as_reg().is_none() {
+        c = if matches!(c.kind, ori_ir::OperandKind::Imm(ori_ir::Imm::Int(0))) {
+            Operand::reg(Reg::RZ)
+        } else {
+            let t = cx.temp(ori_ir::RegFile::R, 1);
+            cx.imad_mov(t.into(), c, inst.span)?;
+            Operand::reg(t)
+        };
+    }
     // Every lane holds the same constant: SHFL takes its value from a
     // register (not by a plain MOV, which copy propagation folds back).
     let a = if a.as_reg().is_none() {
