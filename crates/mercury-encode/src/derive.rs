@@ -532,6 +532,31 @@ pub static PROBED: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00c00fff,
         uniform_guard: false,
     },
+    // REDUX.MIN UR6, R0 and REDUX.MAX UR7, R0: NVIDIA's
+    // 0x004e300000010000_00000000000673c4 and 0x000e620000014000_00000000000773c4
+    // on both SMs (`redux.sync.{min,max}.u32`): `.S32`'s forms without bit 73.
+    Form {
+        mnemonic: "REDUX.MIN",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000001000000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "REDUX.MAX",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: AtomKind::U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            reg_at!(24, Some(0)),
+        ],
+        bits: 0x000000000001400000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
     // HSET2.BF.EQ.AND R0, R4.H0_H0, 0.0073, 0.0073, PT: NVIDIA's
     // 0x041fe40003802880_1f791f7904007433 on both SMs (`set.eq.f16.f16`
     // with a constant; CUDA's hexp): the pair as HMUL2's, high lane at

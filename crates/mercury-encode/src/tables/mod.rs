@@ -18,6 +18,16 @@ pub(crate) mod sm90_derived;
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's
 /// words for small PTX probes (bits 72..79 of `S2R`/`CS2R`, the same on
 /// sm_80 and sm_90): `%tid.z`, `%warpid` (SR_VIRTID), `%smid`
-/// (SR_VIRTUALSMID), `%clock`/`%clock64`, `%globaltimer`.
-pub(crate) static PROBED_SPECIAL_REGS: &[(u16, &str)] =
-    &[(3, "SR_VIRTID"), (35, "SR_TID.Z"), (67, "SR_VIRTUALSMID"), (80, "SR_CLOCKLO"), (82, "SR_GLOBALTIMERLO")];
+/// (SR_VIRTUALSMID), `%clock`/`%clock64`, `%globaltimer`, the lane masks.
+pub(crate) static PROBED_SPECIAL_REGS: &[(u16, &str)] = &[
+    (3, "SR_VIRTID"),
+    (35, "SR_TID.Z"),
+    (56, "SR_EQMASK"),
+    (57, "SR_LTMASK"),
+    (58, "SR_LEMASK"),
+    (59, "SR_GTMASK"),
+    (60, "SR_GEMASK"),
+    (67, "SR_VIRTUALSMID"),
+    (80, "SR_CLOCKLO"),
+    (82, "SR_GLOBALTIMERLO"),
+];

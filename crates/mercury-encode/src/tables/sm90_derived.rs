@@ -368,6 +368,28 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "REDUX.MIN",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000001000000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    Form {
+        mnemonic: "REDUX.MAX",
+        operands: &["{U}", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000001400000000000000003c4,
+        mask: 0x000001ffffffffffffffffff00c00fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "HSET2.BF.EQ.AND",
         operands: &["{R}", "{R}.H0_H0", "{F}", "{F}", "{P}"],
         atoms: &[

@@ -50,7 +50,7 @@ pub(super) fn set(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 }
 
 /// The destinations of a `setp`: `p`, or `p|q`, `p|_` (`PT` for the sink).
-fn pred_dsts(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<(Operand, Operand)> {
+pub(super) fn pred_dsts(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<(Operand, Operand)> {
     let one = |cx: &mut Lowerer<'_>, e: &ptx_syntax::ast::Expr| match &e.kind {
         ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span).map(Operand::reg),
         ExprKind::Sink => Ok(Operand::reg(Reg::PT)),

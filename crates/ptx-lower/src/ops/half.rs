@@ -307,25 +307,57 @@ pub(super) fn selp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::SEL, &[], vec![d.into()], vec![a?, b, p], inst.span)
 }
 
-/// `setp.CMP.{f16,bf16} p, a, b`: `HSETP2` on the low lanes. (16-bit
-/// integers compare in `cmp.rs`, with the other narrow ones.)
+/// `setp.CMP[.BOOL][.ftz].{f16,bf16} p[|q], a, b[, c]`: `HSETP2` on the
+/// low lanes; `.{f16x2,bf16x2} p|q, a, b`: `HSETP2` on both lanes, the low
+/// lane's result in `p`, the high lane's in `q` (NVIDIA's `HSETP2.CMP.AND
+/// P0, P1, a, b, PT`). (16-bit integers compare in `cmp.rs`, with the
+/// other narrow ones.)
 pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    let words: Vec<&str> =
+    let pair = matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2);
+    let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
-    let [cmp] = words.as_slice() else { return Err(unsupported(inst)) };
-    let p = dst(cx, inst, 0)?;
+    let ftz = words.contains(&"ftz");
+    words.retain(|w| *w != "ftz");
+    let (cmp, boolean) = match words.as_slice() {
+        [cmp] => (*cmp, None),
+        [cmp, b @ ("and" | "or" | "xor")] if !pair => (*cmp, Some(*b)),
+        _ => return Err(unsupported(inst)),
+    };
+    let (p, q) = if pair || boolean.is_some() {
+        super::cmp::pred_dsts(cx, inst)?
+    } else {
+        (dst(cx, inst, 0)?.into(), Operand::reg(Reg::PT))
+    };
     let seq = Seq::start(cx, inst.span);
     let result = (|| {
         let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
-        let mut mods = vec![cmp, "AND"];
-        if ty == ScalarType::Bf16 {
+        let mut mods = vec![cmp];
+        if ftz {
+            mods.push("FTZ");
+        }
+        mods.push(match boolean {
+            None | Some("and") => "AND",
+            Some("or") => "OR",
+            Some(_) => "XOR",
+        });
+        if matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2) {
             mods.insert(0, "BF16_V2");
+        }
+        let pt = Operand::reg(Reg::PT);
+        let c = match boolean {
+            Some(_) => src(cx, inst, 3, ScalarType::Pred)?,
+            None => pt.clone(),
+        };
+        let a = src(cx, inst, 1, ScalarType::B32)?;
+        let a = seq.in_reg(cx, a)?;
+        if pair {
+            let b = src(cx, inst, 2, ScalarType::B32)?;
+            let b = seq.in_reg(cx, b)?;
+            return seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, vec![p, q], vec![a, b, c]);
         }
         // Only the low lanes' result (the first) is used, so `a` may be
         // read whole; a zero `b` is `RZ.H0_H0` (NVIDIA's form).
-        let a = src(cx, inst, 1, ScalarType::B32)?;
-        let a = seq.in_reg(cx, a)?;
         let mut b = match constant(cx, inst, 2)? {
             Some(bits) if bits & 0xffff == 0 => Operand::reg(Reg::RZ),
             _ => {
@@ -334,39 +366,70 @@ pub(super) fn setp16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             }
         };
         b.flags.halves = Some(Halves::H0H0);
-        let pt = Operand::reg(Reg::PT);
-        // The encoder knows HSETP2 as .GEU only: `lt` is its complement
-        // (false on NaN, as `lt` is), inverted by PLOP3.
-        if mods.contains(&"LT") {
+        // The encoder knows HSETP2 as .GEU only: a plain `lt` is its
+        // complement (false on NaN, as `lt` is), inverted by PLOP3.
+        if mods.contains(&"LT") && boolean.is_none() && !ftz {
             let mods: Vec<&str> = mods.iter().map(|m| if *m == "LT" { "GEU" } else { m }).collect();
-            let q = cx.temp(RegFile::P, 1);
-            seq.op(cx, Opcode::HSETP2, &mods, vec![q.into(), pt.clone()], vec![a, b, pt.clone()])?;
-            let uses = vec![q.into(), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
-            return seq.op_if(cx, seq.guard, Opcode::PLOP3, &["LUT"], vec![p.into(), pt], uses);
+            let t = cx.temp(RegFile::P, 1);
+            seq.op(cx, Opcode::HSETP2, &mods, vec![t.into(), pt.clone()], vec![a, b, pt.clone()])?;
+            let uses = vec![t.into(), pt.clone(), pt.clone(), Operand::int(0x0f), Operand::int(0)];
+            return seq.op_if(cx, seq.guard, Opcode::PLOP3, &["LUT"], vec![p, pt], uses);
         }
-        let defs = vec![p.into(), pt.clone()];
-        seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, defs, vec![a, b, pt])
+        seq.op_if(cx, seq.guard, Opcode::HSETP2, &mods, vec![p, q], vec![a, b, c])
     })();
     seq.finish(cx);
     result
 }
 
-/// `set.eq.f16.f16 d, a, b` (CUDA's hexp family compares with constants
-/// this way): `HSET2.BF.EQ.AND d, a.H0_H0, b, PT`, 1.0 or 0.0 in each lane
-/// (the low one is `d`); a constant `b` as an immediate pair, as in
-/// NVIDIA's code. The encoder knows the `.EQ` forms only.
+/// `set.CMP[.ftz].D.T d, a, b` with a binary16 or bfloat16 `T` (scalar or
+/// pair): `HSET2[.BF16_V2][.BF].CMP[.FTZ].AND d, a, b, PT`, NVIDIA's
+/// forms. A float `D` takes `.BF` (1.0 or 0.0 per lane), an integer one
+/// the lane masks; a scalar `T` reads `.H0_H0` halves, and its integer
+/// result is the low mask sign-extended (`PRMT 0x9910`). A constant
+/// operand is the immediate pair NVIDIA writes (CUDA's hexp family
+/// compares with constants this way).
 pub(super) fn set16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let words: Vec<&str> =
+    let mut words: Vec<&str> =
         inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
-    if words != ["eq"] || inst.types().count() != 2 || inst.types().any(|t| t != ScalarType::F16) {
+    let ftz = words.contains(&"ftz");
+    words.retain(|w| *w != "ftz");
+    let types: Vec<ScalarType> = inst.types().collect();
+    let ([cmp], [dtype, stype]) = (words.as_slice(), types.as_slice()) else { return Err(unsupported(inst)) };
+    let cmp = float_cmp(cmp).ok_or_else(|| unsupported(inst))?;
+    let scalar = matches!(stype, ScalarType::F16 | ScalarType::Bf16);
+    let bf16 = matches!(stype, ScalarType::Bf16 | ScalarType::Bf16x2);
+    let float = is_half(*dtype);
+    if !float && !matches!(dtype, ScalarType::U32 | ScalarType::S32) {
         return Err(unsupported(inst));
     }
+    let mut mods = Vec::new();
+    if bf16 {
+        mods.push("BF16_V2");
+    }
+    if float {
+        mods.push("BF");
+    }
+    mods.push(cmp);
+    if ftz {
+        mods.push("FTZ");
+    }
+    mods.push("AND");
     let d = dst(cx, inst, 0)?;
     if constant(cx, inst, 1)?.is_some() {
         return Err(unsupported(inst));
     }
-    let mut uses = source(cx, inst, 1, true, false, false)?;
-    uses.extend(source(cx, inst, 2, true, false, false)?);
+    let mut uses = source(cx, inst, 1, scalar, bf16, false)?;
+    uses.extend(source(cx, inst, 2, scalar, bf16, false)?);
     uses.push(Operand::reg(Reg::PT));
-    cx.emit(Opcode::HSET2, &["BF", "EQ", "AND"], vec![d.into()], uses, inst.span)
+    if float || !scalar {
+        return cx.emit(Opcode::HSET2, &mods, vec![d.into()], uses, inst.span);
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let mask = seq.value(cx, Opcode::HSET2, &mods, uses)?;
+        let uses = vec![mask.into(), Operand::int(0x9910), rz()];
+        seq.op_if(cx, seq.guard, Opcode::PRMT, &[], vec![d.into()], uses)
+    })();
+    seq.finish(cx);
+    result
 }

@@ -1,6 +1,6 @@
 //! 16-bit integer arithmetic whose result depends on more than the low
 //! bits of its operands: `mul.hi`, `mad.hi`, `mul.wide.s16`, `mad.wide`,
-//! `sad`, `div`, `rem`, `abs` and `neg` on `u16`/`s16`. The operands (in the low halves of registers
+//! `sad`, `div`, `rem`, `abs`, `neg`, `min` and `max` on `u16`/`s16`. The operands (in the low halves of registers
 //! whose upper halves are unknown) are widened to 32 bits by their type
 //! (`PRMT 0x9910` / `LOP3 & 0xffff`, constants alike); every result then
 //! fits 32-bit arithmetic exactly: the product of two 16-bit values, the
@@ -25,6 +25,7 @@ pub(super) fn handles(inst: &Instruction) -> bool {
         "mad" => (inst.has("hi") && !inst.has("sat")) || inst.has("wide"),
         "sad" | "div" | "rem" => true,
         "abs" | "neg" => ty == ScalarType::S16,
+        "min" | "max" => inst.modifiers.len() == 1,
         _ => false,
     }
 }
@@ -65,6 +66,13 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let guard = seq.guard;
         match op {
             "div" | "rem" => super::divide::div32(cx, &seq, d, a, b, signed, op == "rem"),
+            "min" | "max" => {
+                // The predicate operand picks the minimum when true.
+                let pick = if op == "min" { Operand::reg(Reg::PT) } else { Operand::reg(Reg::PT).inverted() };
+                let mods: &[&str] = if signed { &[] } else { &["U32"] };
+                let opcode = cx.target.isa.int_minmax;
+                seq.op_if(cx, guard, opcode, mods, vec![d.into()], vec![a, b, pick])
+            }
             "sad" => {
                 let mods: &[&str] = if signed { &[] } else { &["U32"] };
                 let b = seq.in_reg(cx, b)?;

@@ -18,6 +18,7 @@ mod double;
 mod elect;
 mod fence;
 mod float;
+mod fns;
 mod half;
 mod ieee;
 mod int;
@@ -29,6 +30,7 @@ mod mem;
 mod mov;
 mod pred;
 mod seq;
+mod simd_video;
 mod video;
 mod warp;
 pub(crate) mod wgmma;
@@ -67,8 +69,15 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             bits::mad_hi(cx, inst).map(|()| None)
         }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
-        "vabsdiff4" => bits::vabsdiff4(cx, inst).map(|()| None),
-        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" => video::lower(cx, inst).map(|()| None),
+        "fns" => fns::lower(cx, inst).map(|()| None),
+        "vabsdiff4" if inst.modifiers.len() == 3 && inst.types().all(|t| t == ScalarType::U32) => {
+            bits::vabsdiff4(cx, inst).map(|()| None)
+        }
+        "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4"
+        | "vmin4" | "vmax4" => simd_video::lower(cx, inst).map(|()| None),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "vmad" => {
+            video::lower(cx, inst).map(|()| None)
+        }
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
@@ -102,8 +111,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
                 int::lower(cx, inst)
             }
         }
-        "setp" if matches!(ty(inst)?, ScalarType::F16 | ScalarType::Bf16) => half::setp16(cx, inst).map(|()| None),
-        "set" if ty(inst)? == ScalarType::F16 => half::set16(cx, inst).map(|()| None),
+        "setp" if half::is_half(ty(inst)?) => half::setp16(cx, inst).map(|()| None),
+        "set" if half::is_half(ty(inst)?) => half::set16(cx, inst).map(|()| None),
         "setp" => cmp::setp(cx, inst).map(|()| None),
         "set" => cmp::set(cx, inst).map(|()| None),
         "selp" if ty(inst)?.bits() == 16 => half::selp16(cx, inst).map(|()| None),
@@ -271,7 +280,7 @@ pub(crate) fn f64_bits(f: &FloatLit) -> Option<u64> {
 }
 
 /// Reads PTX special register `name.component` into `dst`: thread and block
-/// indices through `S2R`, launch dimensions from constant bank 0 (where the
+/// indices and lane masks through `S2R`, launch dimensions from constant bank 0 (where the
 /// driver puts them, as NVIDIA's cubins read them), clocks and timers
 /// through `CS2R` (NVIDIA's sequences, tests/ptx/special_regs.ptx).
 pub(crate) fn special(
@@ -298,6 +307,11 @@ pub(crate) fn special(
             (Opcode::S2R, OperandKind::Special(sr([SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ])).into())
         }
         "%laneid" => (Opcode::S2R, OperandKind::Special(SpecialReg::LaneId).into()),
+        "%lanemask_eq" => (Opcode::S2R, OperandKind::Special(SpecialReg::EqMask).into()),
+        "%lanemask_lt" => (Opcode::S2R, OperandKind::Special(SpecialReg::LtMask).into()),
+        "%lanemask_le" => (Opcode::S2R, OperandKind::Special(SpecialReg::LeMask).into()),
+        "%lanemask_gt" => (Opcode::S2R, OperandKind::Special(SpecialReg::GtMask).into()),
+        "%lanemask_ge" => (Opcode::S2R, OperandKind::Special(SpecialReg::GeMask).into()),
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
         "%warpid" => return warpid(cx, dst, span),

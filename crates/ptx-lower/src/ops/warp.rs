@@ -49,8 +49,19 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     let a = src(cx, inst, 1, ScalarType::B32)?;
     let b = lane_operand(cx, inst, 2)?;
-    let c = lane_operand(cx, inst, 3)?;
+    let mut c = lane_operand(cx, inst, 3)?;
     cx.reconverge(inst.span)?;
+    // `SHFL.UP` takes no second immediate: a zero clamp is `RZ`, another
+    // constant goes to a register (the encoder's `{X}, {R}` form).
+    if mode == "UP" && b.as_reg().is_none() && c.as_reg().is_none() {
+        c = if matches!(c.kind, ori_ir::OperandKind::Imm(ori_ir::Imm::Int(0))) {
+            Operand::reg(Reg::RZ)
+        } else {
+            let t = cx.temp(ori_ir::RegFile::R, 1);
+            cx.imad_mov(t.into(), c, inst.span)?;
+            Operand::reg(t)
+        };
+    }
     // Every lane holds the same constant: SHFL takes its value from a
     // register (not by a plain MOV, which copy propagation folds back).
     let a = if a.as_reg().is_none() {
@@ -65,8 +76,8 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 
 /// `redux.sync.OP.T d, a, membermask` (full mask): `REDUX.OP u, a` into a
 /// uniform register, then `MOV d, u` (NVIDIA's sequence). The encoder
-/// knows `.SUM[.S32]`, `.MIN.S32`, `.MAX.S32`, `.OR`, `.XOR` and the plain
-/// (and) form; unsigned `min`/`max` are not lowered yet.
+/// knows `.SUM[.S32]`, `.MIN[.S32]`, `.MAX[.S32]`, `.OR`, `.XOR` and the
+/// plain (and) form.
 pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let mods: &[&str] = match words.as_slice() {
@@ -74,6 +85,8 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ["sync", "add", "s32"] => &["SUM", "S32"],
         ["sync", "min", "s32"] => &["MIN", "S32"],
         ["sync", "max", "s32"] => &["MAX", "S32"],
+        ["sync", "min", "u32"] => &["MIN"],
+        ["sync", "max", "u32"] => &["MAX"],
         ["sync", "or", "b32"] => &["OR"],
         ["sync", "xor", "b32"] => &["XOR"],
         ["sync", "and", "b32"] => &[],

@@ -157,7 +157,14 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
                 (true, _) => mul_lo(cx, t, a, b, span)?,
                 (false, ScalarType::U64) => mul_hi_u64(cx, t, a, b, span)?,
                 (false, _) => {
-                    let (Src64::Reg(_), Src64::Reg(_)) = (a, b) else { return Err(unsupported(inst)) };
+                    // A constant factor in a register, as for `mul.hi.s64`.
+                    let mut pair = |x: Src64| -> Lowered<Src64> {
+                        Ok(match x {
+                            Src64::Imm(v) => Src64::Reg(materialize(cx, v, span)?),
+                            reg => reg,
+                        })
+                    };
+                    let (a, b) = (pair(a)?, pair(b)?);
                     mul_hi_s64(cx, t, a, b, span)?
                 }
             }

@@ -64,6 +64,10 @@ const WORDS: &[&str] = &[
     "r",
     "clamp",
     "wrap",
+    // vmad's scale and plus-one.
+    "shr7",
+    "shr15",
+    "po",
     "f4e",
     "b4e",
     "rc8",

@@ -181,6 +181,49 @@ impl Checker<'_> {
         false
     }
 
+    /// The sm_89/sm_90 features ptxas names before any other complaint
+    /// about the instruction: the fp8 pair conversions (sm_89), bfloat16
+    /// `add`/`sub`/`mul`/`setp`/`set`/`ex2`/`tanh` (named by the first
+    /// bfloat16 type) and integer `min`/`max.relu` (sm_90).
+    fn sm90_features(&mut self, inst: &Instruction, op: &str, types: &[ScalarType]) {
+        let Some(sm) = self.sm.filter(|sm| sm.number < 90) else { return };
+        // The fp8 pair conversions are sm_89's.
+        if let ("cvt", [d, s]) = (op, types)
+            && [d, s].iter().any(|t| matches!(t, ScalarType::E4m3x2 | ScalarType::E5m2x2))
+        {
+            if sm.number < 89 {
+                let feature = format!("cvt.{}.{}", d.name(), s.name());
+                self.report(inst.span, format!("Feature '{feature}' requires .target sm_89 or higher"));
+            }
+            return;
+        }
+        let bf16 = types.iter().find(|t| matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2));
+        // A comparison of a half literal draws "Arguments mismatch" alone.
+        let literal = inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Int { .. } | ExprKind::Float(_)));
+        if matches!(op, "setp" | "set") && literal {
+            return;
+        }
+        let packed = |t: &ScalarType| matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2);
+        let feature = match (op, types) {
+            // ptxas complains about the types alone where a half result
+            // and its sources differ in packing, where a binary16 result
+            // has bfloat16 sources, and where packed ones differ in format.
+            ("set", [d, s]) if matches!(d, ScalarType::F16 | ScalarType::Bf16) || packed(d) => {
+                let brain = |t: &ScalarType| matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2);
+                if packed(d) != packed(s) || (brain(s) && !brain(d)) || (packed(d) && brain(d) != brain(s)) {
+                    return;
+                }
+                bf16.map(|t| format!("set.{}", t.name()))
+            }
+            ("add" | "sub" | "mul" | "setp" | "set" | "ex2" | "tanh", _) => bf16.map(|t| format!("{op}.{}", t.name())),
+            ("min" | "max", [t]) if inst.has("relu") && is_int(*t) => Some(format!("{op}.relu")),
+            _ => None,
+        };
+        if let Some(feature) = feature {
+            self.report(inst.span, format!("Feature '{feature}' requires .target sm_90 or higher"));
+        }
+    }
+
     /// Runs every rule that applies to `inst`.
     pub(super) fn family_rules(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
@@ -200,6 +243,7 @@ impl Checker<'_> {
             _ => None,
         });
         let span = inst.span;
+        self.sm90_features(inst, op, types);
         match (op, types) {
             (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {
                 self.report(span, format!("Illegal rounding modifier for instruction '{op}'"));
@@ -260,6 +304,17 @@ impl Checker<'_> {
                         }
                     }
                     _ => self.report(span, format!("Modifier '.sat' does not apply to '.{}' type", t.name())),
+                }
+            }
+            // `.xorsign.abs` is sm_86's, on every type.
+            ("min" | "max", _)
+                if (inst.has("abs") || inst.has("xorsign")) && self.sm.is_some_and(|sm| sm.number < 86) =>
+            {
+                if inst.has("abs") {
+                    self.report(span, "Feature '.abs' requires .target sm_86 or higher".to_owned());
+                }
+                if inst.has("xorsign") {
+                    self.report(span, "Modifier '.xorsign' requires .target sm_86 or higher".to_owned());
                 }
             }
             ("min" | "max", [t]) if inst.has("relu") && is_int(*t) && *t != ScalarType::S32 => {

@@ -83,6 +83,15 @@ fn target_and_version_gates() {
         "11: Instruction 'wgmma.fence' not supported on .target 'sm_80'"
     );
     assert_eq!(first("sm_80", "\telect.sync %r1|%p1, -1;"), "11: Feature 'elect' requires .target sm_90 or higher");
+    // ptxas names `.abs`, then `.xorsign`, on every type.
+    assert_eq!(
+        messages(&kernel("sm_80", "\tmin.xorsign.abs.f32 %f1, %f2, %f3;")),
+        [
+            "11: Feature '.abs' requires .target sm_86 or higher",
+            "11: Modifier '.xorsign' requires .target sm_86 or higher"
+        ]
+    );
+    assert_eq!(first("sm_86", "\tmax.xorsign.abs.f32 %f1, %f2, %f3;"), "");
     assert_eq!(first("sm_90a", "\twgmma.fence.sync.aligned;"), "");
     let old = kernel("sm_90", "\telect.sync %r1|%p1, -1;").replace(".version 9.5", ".version 7.8");
     assert_eq!(messages(&old)[0], "11: Feature 'elect' requires PTX ISA .version 8.0 or later");
