@@ -203,6 +203,14 @@ impl Checker<'_> {
         if matches!(op, "setp" | "set") && literal {
             return;
         }
+        // So does an operand of another type (`add.bf16` of an `.f16`
+        // register): ptxas reports the mismatch, not the feature.
+        if matches!(op, "add" | "sub" | "mul")
+            && let [ty] = types
+            && inst.operands.iter().any(|o| self.fits_type(o, Some(*ty), false) == Verdict::Mismatch)
+        {
+            return;
+        }
         let packed = |t: &ScalarType| matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2);
         let feature = match (op, types) {
             // ptxas complains about the types alone where a half result
