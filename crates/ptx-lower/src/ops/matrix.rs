@@ -205,9 +205,10 @@ impl Out {
     }
 }
 
-/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 {d0, ..}, [a]`:
-/// `LDSM.16.M88[.N]` (`.MT88` when transposed; `.x1` has no count).
-fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+/// The matrix count and `.trans` of an `ldmatrix`/`stmatrix`
+/// `.sync.aligned.m8n8.xN[.trans].shared[::cta].b16`; any other form is
+/// not lowered.
+fn m8n8_form(inst: &Instruction) -> Lowered<(usize, bool)> {
     let Some((count, n)) = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(x, _)| inst.has(x)) else {
         return Err(unsupported(inst));
     };
@@ -220,6 +221,13 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if !exactly(inst, &words, &[ScalarType::B16]) {
         return Err(unsupported(inst));
     }
+    Ok((n, trans))
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared[::cta].b16 {d0, ..}, [a]`:
+/// `LDSM.16.M88[.N]` (`.MT88` when transposed; `.x1` has no count).
+fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let (n, trans) = m8n8_form(inst)?;
     let addr = shared_address(cx, inst, 1)?;
     let dests = names(inst, 0, n)?;
     let out = place(cx, &dests, &[])?;
@@ -233,18 +241,7 @@ fn ldmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// is sm_100a/sm_120a's, for which nothing is generated yet; a generic
 /// address is not lowered.)
 fn stmatrix(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    let Some((count, n)) = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(x, _)| inst.has(x)) else {
-        return Err(unsupported(inst));
-    };
-    let trans = inst.has("trans");
-    let space = if inst.has("shared::cta") { "shared::cta" } else { "shared" };
-    let mut words = vec!["sync", "aligned", "m8n8", count, space];
-    if trans {
-        words.push("trans");
-    }
-    if !exactly(inst, &words, &[ScalarType::B16]) {
-        return Err(unsupported(inst));
-    }
+    let (n, trans) = m8n8_form(inst)?;
     let addr = shared_address(cx, inst, 0)?;
     let sources = names(inst, 1, n)?;
     let data = gather(cx, &sources, inst.span)?;
