@@ -265,10 +265,17 @@ impl Dag {
     }
 }
 
-/// The registers the `HGMMA`s and `QGMMA`s of `region` read or write.
+/// The registers the `HGMMA`s and `QGMMA`s of the function read or
+/// write, when `region` holds a `WARPGROUP` instruction (else none). Not
+/// only the region's: the `WARPGROUP.DEPBAR` after a loop waits for the
+/// loop's MMAs, and once blocks are joined a copy of an accumulator could
+/// otherwise move above it (Triton's tf32 matmul read `R8` before the wait).
 fn warpgroup_slots(func: &Function, region: &[InstId], slots: &mut Slots) -> Vec<usize> {
     let mut out = Vec::new();
-    for inst in region.iter().map(|&id| &func.insts[id]).filter(|i| i.op.is_warpgroup_mma()) {
+    if !region.iter().any(|&id| func.insts[id].op == Opcode::WARPGROUP) {
+        return out;
+    }
+    for inst in func.insts_in_order().map(|(_, _, inst)| inst).filter(|i| i.op.is_warpgroup_mma()) {
         out.extend(slots.reads(inst));
         out.extend(slots.writes(inst));
     }
