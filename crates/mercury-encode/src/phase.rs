@@ -35,7 +35,10 @@ impl Phase for MercEncodeAndDecode {
 
     fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
         let sm = Sm::from_number(cx.target.sm.version.into()).ok_or_else(|| {
-            PhaseError::in_function(func, format!("no SASS encoding for {} yet (sm_75 to sm_90)", cx.target.sm))
+            PhaseError::in_function(
+                func,
+                format!("no SASS encoding for {} yet (sm_75 to sm_90, sm_100, sm_103, sm_120, sm_121)", cx.target.sm),
+            )
         })?;
         let mut addresses = BlockAddresses::of(func);
         let order: Vec<_> = func.insts_in_order().map(|(_, id, _)| id).collect();
