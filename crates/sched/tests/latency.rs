@@ -27,6 +27,16 @@ fn table_matches_measurement() {
                 problems.push(format!("{}: table has {:?}, measured {:?}", table.family, table.row(row.op), row));
             }
         }
+        println!("pairs implied for sm_{sm}:");
+        let pairs = measure::implied_pairs(&m, &implied);
+        for pair in &pairs {
+            println!("    {}", measure::pair_source(pair));
+        }
+        if table.pairs != pairs.as_slice() {
+            let missing: Vec<_> = pairs.iter().filter(|p| !table.pairs.contains(p)).collect();
+            let extra: Vec<_> = table.pairs.iter().filter(|p| !pairs.contains(p)).collect();
+            problems.push(format!("{}: pairs differ: measured only {missing:?}, table only {extra:?}", table.family));
+        }
         let (_, guard_safe) = m.guard();
         let guard_min = m.ops.values().filter(|s| s.guard.samples >= 3).filter_map(|s| s.guard.min).min();
         if guard_min.zip(guard_safe).map(|(a, b)| (a as u8, b as u8)) != Some((table.guard.min, table.guard.safe)) {

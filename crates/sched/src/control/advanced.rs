@@ -266,7 +266,12 @@ fn walk(
         let mut delay = 0u8;
         for &u in &step.reads {
             wait |= state.writes[u.index()].scoreboards();
-            delay = delay.max(state.ready[u.index()][usize::from(step.reads_early(u, table))]);
+            let ready = if step.reads_early(u, table) {
+                state.ready[u.index()][1]
+            } else {
+                state.source_ready(u, step.opcode(), table)
+            };
+            delay = delay.max(ready);
         }
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();

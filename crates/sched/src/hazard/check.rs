@@ -182,6 +182,8 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
         let i = u.index();
         // Only a predicate can be a guard.
         state.ready[i] = if u.parts().0.is_predicate() { ready } else { [ready[0]; 2] };
+        state.producer[i] =
+            (ctrl.write_sb.is_none() && ready[0] > 0).then(|| table.row(op).op).filter(|o| !o.is_empty());
         state.writes[i] = ctrl.write_sb.map_or(Pending::default(), State::fresh);
         state.reads[i] = Pending::default();
     }

@@ -9,6 +9,7 @@
 //! oldest first) clears exactly the entries it covers.
 
 use super::ordering::{Classes, ORDERINGS};
+use crate::latency::LatencyTable;
 use crate::units::Unit;
 
 /// Bits per scoreboard in a pending mask: `younger` 0..=7.
@@ -56,6 +57,11 @@ pub struct State {
     /// Per unit: cycles before a fixed-latency result may be read as a
     /// source (`[0]`) and as a guard (`[1]`).
     pub ready: Vec<[u8; 2]>,
+    /// Per unit: the opcode whose fixed-latency result `ready` counts
+    /// down, for readers that need less than its slowest reader
+    /// ([`State::source_ready`]); `None` where paths with different
+    /// producers meet.
+    pub producer: Vec<Option<&'static str>>,
     /// Per unit: pending variable-latency writes.
     pub writes: Vec<Pending>,
     /// Per unit: pending reads by instructions with a read scoreboard.
@@ -75,6 +81,7 @@ impl Default for State {
     fn default() -> State {
         State {
             ready: vec![[0; 2]; Unit::COUNT],
+            producer: vec![None; Unit::COUNT],
             writes: vec![Pending::default(); Unit::COUNT],
             reads: vec![Pending::default(); Unit::COUNT],
             arming: [0; 6],
@@ -92,6 +99,11 @@ impl State {
         for (a, b) in self.ready.iter_mut().zip(&other.ready) {
             *a = [a[0].max(b[0]), a[1].max(b[1])];
         }
+        for (a, b) in self.producer.iter_mut().zip(&other.producer) {
+            if a != b {
+                *a = None;
+            }
+        }
         for (a, b) in self.writes.iter_mut().zip(&other.writes) {
             *a = a.union(*b);
         }
@@ -108,6 +120,18 @@ impl State {
             *a = (*a).max(b);
         }
         *self != before
+    }
+
+    /// Cycles before an instruction of opcode `reader` may read `u` as an
+    /// ordinary source, where `ready` counts the distances we emit (the
+    /// producer row's `safe`): less by what the pair's distance saves
+    /// ([`LatencyTable::reader_latency`]).
+    pub fn source_ready(&self, u: Unit, reader: &str, table: &LatencyTable) -> u8 {
+        let ready = self.ready[u.index()][0];
+        let Some(op) = self.producer[u.index()] else { return ready };
+        let full = table.fixed_latency(op, false, true).unwrap_or(0);
+        let pair = table.reader_latency(op, reader).unwrap_or(full);
+        ready.saturating_sub(full.saturating_sub(pair))
     }
 
     /// True when a fixed-latency write of `u` with smallest latency

@@ -77,6 +77,20 @@ pub struct Row {
     pub min_stall: u8,
 }
 
+/// A reader that may come sooner after a producer than the producer's
+/// `safe` distance, which must cover its slowest reader: NVIDIA's code
+/// places this reader at `safe` cycles (over every source operand it
+/// reads the result with, each seen at least three times).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// Producer opcode.
+    pub op: &'static str,
+    /// Reader opcode.
+    pub reader: &'static str,
+    /// The distance we emit, below the producer row's `safe`.
+    pub safe: u8,
+}
+
 /// The table of one SM family.
 #[derive(Debug)]
 pub struct LatencyTable {
@@ -104,6 +118,12 @@ pub struct LatencyTable {
     /// measurement (NVIDIA's code has no such pair): assuming it early
     /// costs stalls, assuming it late costs wrong results.
     pub early_predicates: &'static [&'static str],
+    /// Readers that need less than their producer's `safe` distance,
+    /// sorted by producer then reader. On sm_90 an `IMAD` result reaches
+    /// `IADD3` after 5 cycles and `FFMA` after 4, while the row's `safe`
+    /// waits 9 for `CALL`; a dependent `IADD3` chain needs 4 where `IMAD`
+    /// reads an `IADD3` result after 5.
+    pub pairs: &'static [Pair],
 }
 
 /// What an unlisted opcode is assumed to be: variable latency, so that it
@@ -142,6 +162,20 @@ impl LatencyTable {
         }
     }
 
+    /// Cycles we emit between a fixed-latency `op` and a reader of opcode
+    /// `reader` taking the result as an ordinary source: the pair's
+    /// distance where [`LatencyTable::pairs`] lists one, else the row's
+    /// `safe`. `None` for variable-latency opcodes.
+    pub fn reader_latency(&self, op: &str, reader: &str) -> Option<u8> {
+        let safe = self.fixed_latency(op, false, true)?;
+        Some(self.pair(op, reader).map_or(safe, |p| p.safe.min(safe)))
+    }
+
+    /// The [`Pair`] of `op` and `reader`, if listed.
+    pub fn pair(&self, op: &str, reader: &str) -> Option<&Pair> {
+        self.pairs.binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader))).ok().map(|i| &self.pairs[i])
+    }
+
     /// True when `op` reads its predicate sources as early as a guard
     /// ([`LatencyTable::early_predicates`]).
     pub fn reads_predicates_early(&self, op: &str) -> bool {
@@ -162,6 +196,17 @@ mod tests {
     fn rows_are_sorted_and_unique() {
         for t in [&sm80::TABLE, &sm90::TABLE] {
             assert!(t.rows.windows(2).all(|w| w[0].op < w[1].op), "{} rows must stay sorted", t.family);
+            assert!(
+                t.pairs.windows(2).all(|w| (w[0].op, w[0].reader) < (w[1].op, w[1].reader)),
+                "{} pairs must stay sorted",
+                t.family
+            );
+            for pair in t.pairs {
+                let Lat::Fixed { raw, .. } = t.row(pair.op).lat else {
+                    panic!("{}: {pair:?} of a non-fixed row", t.family)
+                };
+                assert!(raw.min <= pair.safe && pair.safe < raw.safe, "{}: {pair:?} against {raw:?}", t.family);
+            }
             for row in t.rows {
                 if let Lat::Fixed { raw, guard } = row.lat {
                     assert!(raw.min <= raw.safe, "{}: {row:?}", t.family);

@@ -199,7 +199,7 @@ impl Dag {
             writes.extend_from_slice(extra);
             for u in reads {
                 if let Some(i) = last_write[u] {
-                    let lat = raw_latency(&func.insts[region[i]], early.contains(&u), table);
+                    let lat = raw_latency(&func.insts[region[i]], inst, early.contains(&u), table);
                     dag.edge(i, j, lat);
                 }
                 readers[u].push(j);
@@ -284,7 +284,9 @@ fn warpgroup_slots(func: &Function, region: &[InstId], slots: &mut Slots) -> Vec
     out
 }
 
-/// Cycles a reader of `producer`'s result should come after it.
-fn raw_latency(producer: &Inst, as_guard: bool, table: &LatencyTable) -> u8 {
-    table.fixed_latency(producer.op.name(), as_guard, true).unwrap_or_else(|| variable_estimate(producer))
+/// Cycles `reader` should come after `producer` whose result it reads.
+fn raw_latency(producer: &Inst, reader: &Inst, as_guard: bool, table: &LatencyTable) -> u8 {
+    let op = producer.op.name();
+    let fixed = if as_guard { table.fixed_latency(op, true, true) } else { table.reader_latency(op, reader.op.name()) };
+    fixed.unwrap_or_else(|| variable_estimate(producer))
 }

@@ -12,7 +12,8 @@
 use std::collections::BTreeMap;
 
 use sched::hazard::Step;
-use sched::latency::{Bound, Lat, Row};
+use sched::latency::{Bound, Lat, Pair, Row};
+use sched::units::Unit;
 
 use super::nvidia::Listing;
 
@@ -41,6 +42,10 @@ pub struct OpStats {
     /// Distance to the first reader of the result as an ordinary source,
     /// per reader opcode, when the producer set no write scoreboard.
     pub raw: BTreeMap<String, MinOf>,
+    /// The same per reader opcode and source operand (`None`: the
+    /// register was not found in the operand text), for
+    /// [`OpStats::pair_safe`].
+    pub slots: BTreeMap<String, BTreeMap<Option<usize>, MinOf>>,
     /// Same, for readers that use a produced predicate as their guard.
     pub guard: MinOf,
     /// Distance to the first reader of a produced predicate as an ordinary
@@ -84,6 +89,30 @@ impl OpStats {
         let covered = self.raw.values().filter(|m| m.samples >= 3).filter_map(|m| m.min).max().unwrap_or(min);
         let rare = self.raw.values().filter(|m| m.samples < 3).filter_map(|m| m.min).max().unwrap_or(min);
         Some(covered.max(min).max(rare.min(min + 1)))
+    }
+}
+
+/// The distance that covers NVIDIA's practice over groups of samples: the
+/// largest minimum of the groups seen at least three times, raised by at
+/// most one cycle for groups seen once or twice (see [`OpStats::raw_safe`]).
+/// `None` when no group is seen three times.
+fn covering<'a>(groups: impl Iterator<Item = &'a MinOf> + Clone) -> Option<u32> {
+    let covered = groups.clone().filter(|m| m.samples >= 3).filter_map(|m| m.min).max()?;
+    let rare = groups.filter(|m| m.samples < 3).filter_map(|m| m.min).max().unwrap_or(covered);
+    Some(covered.max(rare.min(covered + 1)))
+}
+
+impl OpStats {
+    /// The distance to a reader of opcode `reader` that covers every
+    /// source operand NVIDIA's code reads the result with (each operand's
+    /// smallest distance; operands seen once or twice as in
+    /// [`OpStats::raw_safe`]), when that is below [`OpStats::raw_safe`].
+    /// Readers differ by a cycle or more: on sm_90 `IMAD` feeds
+    /// `IADD3`/`ISETP` after 5 cycles but `IMAD` and `FFMA` after 4, while
+    /// `raw_safe` must wait for its slowest reader (`CALL`, 9).
+    pub fn pair_safe(&self, reader: &str) -> Option<u32> {
+        let pair = covering(self.slots.get(reader)?.values())?;
+        (pair < self.raw_safe()?).then_some(pair)
     }
 }
 
@@ -181,6 +210,8 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
             stats.raw_all.add(distance);
             if !waited {
                 stats.raw.entry(next.opcode().to_string()).or_default().add(distance);
+                let slot = operand_slot(next, step);
+                stats.slots.entry(next.opcode().to_string()).or_default().entry(slot).or_default().add(distance);
             }
             return;
         }
@@ -189,6 +220,28 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
         }
         distance += u32::from(next.ctrl.stall);
     }
+}
+
+/// Which source operand of `reader` (counted after its leading results in
+/// nvdisasm's text) names a register `producer` writes: `IMAD R4, R2, R3,
+/// R4` reading `R4` gives 2. A 64-bit operand (`R2.64`, or any of a
+/// `.WIDE`/`.64`/`.128` instruction) names its pair's odd register too.
+fn operand_slot(reader: &Step, producer: &Step) -> Option<usize> {
+    let body = reader.text.trim_start_matches('@');
+    let body = if reader.text.starts_with('@') { body.split_once(' ')?.1.trim() } else { body };
+    let operands: Vec<&str> = body.split_once(' ').map_or("", |(_, o)| o).split(", ").collect();
+    let wide = ["WIDE", "64", "128"].iter().any(|w| reader.mods().any(|m| m == *w));
+    let names = |o: &str, units: &[Unit]| -> bool {
+        o.split(|c: char| !c.is_ascii_alphanumeric()).any(|t| {
+            units.iter().any(|&u| {
+                let (file, n) = u.parts();
+                let even = (n % 2 == 1).then(|| Unit::new(file, n - 1)).flatten();
+                t == u.to_string() || ((wide || o.contains(".64")) && even.is_some_and(|e| t == e.to_string()))
+            })
+        })
+    };
+    let results = operands.iter().take_while(|o| names(o, &reader.writes)).count();
+    operands[results..].iter().position(|o| names(o, &producer.writes))
 }
 
 fn first_touch(step: &Step, rest: &[Step], out: &mut MinOf) {
@@ -283,6 +336,28 @@ pub fn implied_rows(m: &Measured) -> Vec<Row> {
             Row { op: op.clone().leak(), lat, min_stall: s.stall.min.unwrap_or(1) as u8 }
         })
         .collect()
+}
+
+/// The reader pairs the measurement implies for `rows` (its own rows),
+/// sorted by producer then reader.
+pub fn implied_pairs(m: &Measured, rows: &[Row]) -> Vec<Pair> {
+    let mut pairs = Vec::new();
+    for row in rows {
+        let Lat::Fixed { raw, .. } = row.lat else { continue };
+        let stats = &m.ops[row.op];
+        for reader in stats.slots.keys() {
+            let Some(safe) = stats.pair_safe(reader).map(|p| p.max(u32::from(raw.min)) as u8) else { continue };
+            if safe < raw.safe {
+                pairs.push(Pair { op: row.op, reader: reader.clone().leak(), safe });
+            }
+        }
+    }
+    pairs
+}
+
+/// A pair as the Rust source of `src/latency/sm*.rs` writes it.
+pub fn pair_source(pair: &Pair) -> String {
+    format!("pair(\"{}\", \"{}\", {}),", pair.op, pair.reader, pair.safe)
 }
 
 /// A row as the Rust source of `src/latency/sm*.rs` writes it.
