@@ -32,6 +32,8 @@ pub struct Cta<'a> {
     pub warp_insts: u64,
     /// Lane-instructions executed.
     pub thread_insts: u64,
+    /// Issue cycles of the instructions executed ([`crate::Stats::issue_cycles`]).
+    pub issue_cycles: u64,
     /// `vprintf` output so far.
     pub printf: Vec<String>,
     /// Barrier reductions of each CTA of the cluster, by rank.
@@ -775,6 +777,7 @@ impl Cta<'_> {
             self.wgmma_watch(w, step)?;
         }
         self.warp_insts += 1;
+        self.issue_cycles += u64::from(step.issue);
         self.thread_insts += u64::from(active.count_ones());
         match step.kind {
             Kind::Nop => {}

@@ -83,6 +83,7 @@ pub fn run_grid(
         local_bytes: launch.local_bytes as usize,
         warp_insts: 0,
         thread_insts: 0,
+        issue_cycles: 0,
         printf: Vec::new(),
         bar_red: vec![Default::default(); ranks],
     };
@@ -105,6 +106,7 @@ pub fn run_grid(
     }
     stats.warp_insts = cta.warp_insts;
     stats.thread_insts = cta.thread_insts;
+    stats.issue_cycles = cta.issue_cycles;
     stats.printf = cta.printf;
     Ok(stats)
 }

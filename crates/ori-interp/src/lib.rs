@@ -88,6 +88,13 @@ pub struct Stats {
     pub warp_insts: u64,
     /// Instructions times active lanes.
     pub thread_insts: u64,
+    /// The schedule's cost as the control words state it: per executed
+    /// warp-instruction its stall count (at least 1), summed. Scoreboard
+    /// waits and memory latency are not modelled, nor several warps
+    /// sharing a scheduler: this compares two schedules of one kernel on
+    /// the same inputs (fixed-latency stalls and instruction count), not a
+    /// run time.
+    pub issue_cycles: u64,
     /// What `vprintf` printed, one string per call and thread, in the
     /// order the interpreter ran them.
     pub printf: Vec<String>,

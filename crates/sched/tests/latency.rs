@@ -8,26 +8,27 @@ mod measure;
 #[path = "support/nvidia.rs"]
 mod nvidia;
 
-use ori_ir::Sm;
-use sched::latency::LatencyTable;
+use sched::latency::{LatencyTable, TABLES};
 
 #[test]
 fn table_matches_measurement() {
     let Some(corpus) = nvidia::corpus("table_matches_measurement") else { return };
+    let Some(targets) = nvidia::targets("table_matches_measurement") else { return };
     let mut problems = Vec::new();
-    for sm in [80, 90] {
-        let m = measure::measure(corpus, sm);
-        println!("{}", measure::report(&m, sm));
-        let table = LatencyTable::for_sm(Sm::new(sm));
+    for table in TABLES {
+        let m = measure::measure(corpus.iter().chain(targets), table.serves);
+        let family = table.family;
+        println!("{}", measure::report(&m, family));
+        assert!(m.instructions > 0, "{family}: no NVIDIA code of {:?} to measure", table.serves);
         let implied = measure::implied_rows(&m);
-        println!("rows implied for sm_{sm}:");
+        println!("rows implied for {family}:");
         for row in &implied {
             println!("    {}", measure::row_source(row));
-            if table.row(row.op) != row {
+            if table.own_row(row.op) != Some(row) {
                 problems.push(format!("{}: table has {:?}, measured {:?}", table.family, table.row(row.op), row));
             }
         }
-        println!("pairs implied for sm_{sm}:");
+        println!("pairs implied for {family}:");
         let pairs = measure::implied_pairs(&m, &implied);
         for pair in &pairs {
             println!("    {}", measure::pair_source(pair));
@@ -38,7 +39,7 @@ fn table_matches_measurement() {
             problems.push(format!("{}: pairs differ: measured only {missing:?}, table only {extra:?}", table.family));
         }
         let (_, guard_safe) = m.guard();
-        let guard_min = m.ops.values().filter(|s| s.guard.samples >= 3).filter_map(|s| s.guard.min).min();
+        let guard_min = m.guard_producers().filter_map(|s| s.guard.min).min();
         if guard_min.zip(guard_safe).map(|(a, b)| (a as u8, b as u8)) != Some((table.guard.min, table.guard.safe)) {
             problems.push(format!(
                 "{}: table guard {:?}, measured {guard_min:?}/{guard_safe:?}",
@@ -54,6 +55,12 @@ fn table_matches_measurement() {
                 m.unsignalled()
             ));
         }
+        let (guard_all, _) = m.guard();
+        println!(
+            "{family} facts: guard {guard_min:?}/{guard_safe:?} (all samples {guard_all:?}), sb_visible {:?}, unsignalled {:?}",
+            m.sb_visible(),
+            m.unsignalled()
+        );
         if m.sb_visible().map(|v| v as u8) != Some(table.sb_visible.min) {
             problems.push(format!("{}: table {:?}, measured {:?}", table.family, table.sb_visible, m.sb_visible()));
         }

@@ -363,8 +363,18 @@ pub(crate) fn make_inputs(case: &Case) -> Vec<Option<Vec<u8>>> {
         .collect()
 }
 
-/// Runs `kernel` on copies of `inputs`; returns the buffers afterwards.
-fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<(Vec<Vec<u8>>, u64), String> {
+/// What one launch on the interpreter gave.
+struct Ran {
+    /// The buffers afterwards.
+    outputs: Vec<Vec<u8>>,
+    /// Warp-instructions executed.
+    warp_insts: u64,
+    /// The schedule's issue cycles ([`ori_interp::Stats::issue_cycles`]).
+    issue_cycles: u64,
+}
+
+/// Runs `kernel` on copies of `inputs`.
+fn run(kernel: &Kernel, case: &Case, inputs: &[Option<Vec<u8>>]) -> Result<Ran, String> {
     run_function(&kernel.func, kernel.sm, kernel.static_shared, &kernel.banks, &kernel.statics, case, inputs)
 }
 
@@ -380,7 +390,7 @@ fn run_function(
     statics: &ori_interp::Statics,
     case: &Case,
     inputs: &[Option<Vec<u8>>],
-) -> Result<(Vec<Vec<u8>>, u64), String> {
+) -> Result<Ran, String> {
     let mut g = Global::new();
     let mut banks_here = statics.place(&mut g);
     banks_here.extend(banks.iter().filter(|b| !banks_here.iter().any(|p| p.0 == b.0)).cloned().collect::<Vec<_>>());
@@ -405,7 +415,11 @@ fn run_function(
     launch.dyn_shared = case.shared;
     launch.banks = banks_here;
     let stats = ori_interp::run(func, sm, static_shared, &launch, &mut g).map_err(|e| e.to_string())?;
-    Ok((addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(), stats.warp_insts))
+    Ok(Ran {
+        outputs: addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(),
+        warp_insts: stats.warp_insts,
+        issue_cycles: stats.issue_cycles,
+    })
 }
 
 /// Runs each of our intermediate forms of the kernel (`stages`: after
@@ -427,7 +441,7 @@ fn phase_report(
         let func = module.function(&case.entry).ok_or_else(|| format!("no function {}", case.entry))?;
         let sm = u32::from(module.target.version);
         let statics = ori_interp::Statics::of_module(module);
-        run_function(func, sm, func.attrs.shared_bytes, &[], &statics, case, inputs).map(|r| r.0)
+        run_function(func, sm, func.attrs.shared_bytes, &[], &statics, case, inputs).map(|r| r.outputs)
     };
     let same = |out: &[Vec<u8>]| compare(case, reference, out);
     phases::first_differing(&stages, &run, &same).unwrap_or_else(|| {
@@ -535,6 +549,8 @@ pub(crate) fn run_launches(
     }
     let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
     let (mut insts, mut secs) = (0u64, 0f64);
+    // ln(ours / NVIDIA's issue cycles) of each launch whose outputs agree.
+    let mut issue_logs = Vec::new();
     for case in &cases {
         if !names.is_empty() && !names.iter().any(|n| *n == case.kernel || *n == case.entry) {
             continue;
@@ -560,24 +576,34 @@ pub(crate) fn run_launches(
             });
             let (ok, text) = match (&nv, &mine) {
                 (Err(e), _) => (false, format!("nvidia FAIL: {e}")),
-                (Ok((_, n)), None) => {
+                (Ok(Ran { warp_insts: n, .. }), None) => {
                     ours_none += 1;
                     (true, format!("nvidia ran ({n} warp-insts, {took:.2} s); ours: no cubin"))
                 }
-                (Ok((_, n)), Some(Err(e))) => (false, format!("nvidia ran ({n} warp-insts); ours FAIL: {e}")),
-                (Ok((a, n)), Some(Ok((b, _)))) => match compare(case, a, b) {
+                (Ok(Ran { warp_insts: n, .. }), Some(Err(e))) => {
+                    (false, format!("nvidia ran ({n} warp-insts); ours FAIL: {e}"))
+                }
+                (Ok(a), Some(Ok(b))) => match compare(case, &a.outputs, &b.outputs) {
                     Ok(()) => {
                         ours_match += 1;
-                        (true, format!("nvidia ran ({n} warp-insts, {took:.2} s); ours: same outputs"))
+                        let ratio = b.issue_cycles as f64 / a.issue_cycles.max(1) as f64;
+                        issue_logs.push(ratio.ln());
+                        let n = a.warp_insts;
+                        (
+                            true,
+                            format!(
+                                "nvidia ran ({n} warp-insts, {took:.2} s); ours: same outputs, issue cycles {ratio:.3}x"
+                            ),
+                        )
                     }
-                    Err(e) => (false, format!("nvidia ran ({n} warp-insts); ours DIFFER: {e}")),
+                    Err(e) => (false, format!("nvidia ran ({} warp-insts); ours DIFFER: {e}", a.warp_insts)),
                 },
             };
-            if let Ok((_, n)) = nv {
-                insts += n;
+            if let Ok(ran) = &nv {
+                insts += ran.warp_insts;
             }
             println!("{label:<40} {text}");
-            if let Ok((reference, _)) = &nv
+            if let Ok(Ran { outputs: reference, .. }) = &nv
                 && mine.is_some()
                 && (!ok || all_phases)
             {
@@ -596,6 +622,13 @@ pub(crate) fn run_launches(
         "interpreted {insts} warp-instructions of NVIDIA's code in {secs:.1} s; \
          our cubins: {ours_match} same outputs, {ours_none} not produced; skipped {skipped}"
     );
+    if !issue_logs.is_empty() {
+        let geomean = (issue_logs.iter().sum::<f64>() / issue_logs.len() as f64).exp();
+        println!(
+            "issue cycles ours/NVIDIA's (control-word stalls of the executed instructions): geometric mean {geomean:.3} over {} launches",
+            issue_logs.len()
+        );
+    }
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
     Ok(outcomes)
 }

@@ -23,10 +23,18 @@
 //! measurement; the test `table_matches_measurement` fails when this table
 //! and the measurement disagree.
 
+mod sm100;
+mod sm120;
+mod sm75;
 mod sm80;
+mod sm86;
 mod sm90;
 
 use ori_ir::{Family, Sm};
+
+/// Every table, each measured on NVIDIA's code for the SMs it serves.
+pub static TABLES: [&LatencyTable; 6] =
+    [&sm75::TABLE, &sm80::TABLE, &sm86::TABLE, &sm90::TABLE, &sm100::TABLE, &sm120::TABLE];
 
 /// A distance in cycles: the smallest NVIDIA uses, and the one we emit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -96,6 +104,12 @@ pub struct Pair {
 pub struct LatencyTable {
     /// Family name, e.g. `sm_80`.
     pub family: &'static str,
+    /// The SM versions it serves, all measured: the table covers NVIDIA's
+    /// code for each of them.
+    pub serves: &'static [u16],
+    /// Where an opcode NVIDIA's code for these SMs never used is looked
+    /// up (the nearest measured table); `None`: it is unlisted.
+    pub base: Option<&'static LatencyTable>,
     /// Rows, sorted by opcode.
     pub rows: &'static [Row],
     /// Fixed-latency predicate to guard, when the row gives none.
@@ -132,19 +146,28 @@ pub struct LatencyTable {
 const UNLISTED: Row = Row { op: "", lat: Lat::Variable, min_stall: 1 };
 
 impl LatencyTable {
-    /// The table for `sm`'s SASS generation ([`ori_ir::Isa::generation`]):
-    /// sm_90's facts for Hopper and Blackwell, sm_80's for Turing and
-    /// Ampere (the closest measured generation where none is our own).
+    /// The table measured for `sm`; for an SM none serves, the one of its
+    /// SASS generation ([`ori_ir::Isa::generation`]).
     pub fn for_sm(sm: Sm) -> &'static LatencyTable {
+        if let Some(table) = TABLES.iter().find(|t| t.serves.contains(&sm.version)) {
+            return table;
+        }
         match sm.target().isa.generation {
-            Family::Hopper | Family::Blackwell => &sm90::TABLE,
-            Family::Turing | Family::Ampere | Family::Ada => &sm80::TABLE,
+            Family::Turing => &sm75::TABLE,
+            Family::Ampere | Family::Ada => &sm86::TABLE,
+            Family::Hopper => &sm90::TABLE,
+            Family::Blackwell => &sm100::TABLE,
         }
     }
 
     /// The row of `op` (an unlisted opcode counts as variable latency).
     pub fn row(&self, op: &str) -> &Row {
-        self.rows.binary_search_by(|r| r.op.cmp(op)).map_or(&UNLISTED, |i| &self.rows[i])
+        self.own_row(op).or_else(|| self.base.map(|b| b.row(op))).unwrap_or(&UNLISTED)
+    }
+
+    /// The row of `op` in this table itself.
+    pub fn own_row(&self, op: &str) -> Option<&Row> {
+        self.rows.binary_search_by(|r| r.op.cmp(op)).ok().map(|i| &self.rows[i])
     }
 
     /// Cycles a fixed-latency result of `op` needs before a reader, as an
@@ -171,8 +194,12 @@ impl LatencyTable {
         Some(self.pair(op, reader).map_or(safe, |p| p.safe.min(safe)))
     }
 
-    /// The [`Pair`] of `op` and `reader`, if listed.
+    /// The [`Pair`] of `op` and `reader`, if listed (by the table `op`'s
+    /// row comes from).
     pub fn pair(&self, op: &str, reader: &str) -> Option<&Pair> {
+        if self.own_row(op).is_none() {
+            return self.base.and_then(|b| b.pair(op, reader));
+        }
         self.pairs.binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader))).ok().map(|i| &self.pairs[i])
     }
 
@@ -194,7 +221,7 @@ mod tests {
 
     #[test]
     fn rows_are_sorted_and_unique() {
-        for t in [&sm80::TABLE, &sm90::TABLE] {
+        for t in TABLES {
             assert!(t.rows.windows(2).all(|w| w[0].op < w[1].op), "{} rows must stay sorted", t.family);
             assert!(
                 t.pairs.windows(2).all(|w| (w[0].op, w[0].reader) < (w[1].op, w[1].reader)),
@@ -202,8 +229,8 @@ mod tests {
                 t.family
             );
             for pair in t.pairs {
-                let Lat::Fixed { raw, .. } = t.row(pair.op).lat else {
-                    panic!("{}: {pair:?} of a non-fixed row", t.family)
+                let Some(Row { lat: Lat::Fixed { raw, .. }, .. }) = t.own_row(pair.op) else {
+                    panic!("{}: {pair:?} of a row not its own or not fixed", t.family)
                 };
                 assert!(raw.min <= pair.safe && pair.safe < raw.safe, "{}: {pair:?} against {raw:?}", t.family);
             }
@@ -213,6 +240,14 @@ mod tests {
                     assert!(guard.is_none_or(|g| g.min <= g.safe), "{}: {row:?}", t.family);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_sm_has_one_table() {
+        for sm in Sm::list_arch() {
+            let serving = TABLES.iter().filter(|t| t.serves.contains(&sm)).count();
+            assert_eq!(serving, 1, "sm_{sm} is served by {serving} tables");
         }
     }
 

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use ori_ir::RegFile;
 use sched::hazard::Step;
 use sched::latency::{Bound, Lat, Pair, Row};
 use sched::units::Unit;
@@ -38,6 +39,8 @@ pub struct OpStats {
     pub count: usize,
     /// Of those, how many set a write / read scoreboard.
     pub wbar: usize,
+    /// Of those, how many write a uniform predicate.
+    pub uniform_pred: usize,
     pub rbar: usize,
     /// Distance to the first reader of the result as an ordinary source,
     /// per reader opcode, when the producer set no write scoreboard.
@@ -48,9 +51,11 @@ pub struct OpStats {
     pub slots: BTreeMap<String, BTreeMap<Option<usize>, MinOf>>,
     /// Same, for readers that use a produced predicate as their guard.
     pub guard: MinOf,
-    /// Distance to the first reader of a produced predicate as an ordinary
-    /// source, per reader opcode: every sample (`.0`) and wait-free ones
-    /// (`.1`), for the table's `early_predicates`.
+    /// Distance to the first reader of a produced per-thread predicate as an
+    /// ordinary source, per reader opcode: every sample (`.0`) and wait-free
+    /// ones (`.1`), for the table's `early_predicates` (Blackwell's `BRA`
+    /// reads a uniform predicate 9 cycles after it is written, a per-thread
+    /// one never sooner than 13).
     pub pred_src: BTreeMap<String, (MinOf, MinOf)>,
     /// Distance to the first reader (ordinary or guard) counting every
     /// sample, waits in between or not: the checker only trusts stall
@@ -130,12 +135,19 @@ impl Measured {
         self.ops.values().filter_map(|s| s.sb_wait.min).min()
     }
 
-    /// Over the fixed-latency producers of a predicate with at least three
-    /// guarded readers: the smallest distance to such a reader (all
-    /// samples), and the largest of the per-opcode minima (wait-free ones).
+    /// Over the fixed-latency producers of a per-thread predicate with at
+    /// least three guarded readers: the smallest distance to such a reader
+    /// (all samples), and the largest of the per-opcode minima (wait-free
+    /// ones). A uniform predicate (`VOTEU`: 5 cycles) or a sometimes
+    /// signalled one (`DSETP` on sm_100: 16) keeps its own row's guard.
     pub fn guard(&self) -> (Option<u32>, Option<u32>) {
-        let common = || self.ops.values().filter(|s| s.guard.samples >= 3);
+        let common = || self.guard_producers();
         (common().filter_map(|s| s.guard_all.min).min(), common().filter_map(|s| s.guard.min).max())
+    }
+
+    /// The producers [`Measured::guard`] takes the family's guard from.
+    pub fn guard_producers(&self) -> impl Iterator<Item = &OpStats> {
+        self.ops.values().filter(|s| s.guard.samples >= 3 && s.wbar == 0 && s.uniform_pred == 0)
     }
 
     /// Over variable-latency results that signal no scoreboard: the
@@ -145,10 +157,10 @@ impl Measured {
     }
 }
 
-/// Measures every listing for `sm`.
-pub fn measure(listings: &[Listing], sm: u16) -> Measured {
+/// Measures every listing for one of `sms`.
+pub fn measure<'a>(listings: impl IntoIterator<Item = &'a Listing>, sms: &[u16]) -> Measured {
     let mut m = Measured::default();
-    for program in listings.iter().filter(|l| l.sm == sm).flat_map(|l| &l.programs) {
+    for program in listings.into_iter().filter(|l| sms.contains(&l.sm)).flat_map(|l| &l.programs) {
         for block in &program.blocks {
             for k in block.clone() {
                 m.instructions += 1;
@@ -157,6 +169,7 @@ pub fn measure(listings: &[Listing], sm: u16) -> Measured {
                 stats.count += 1;
                 stats.wbar += usize::from(step.ctrl.write_sb.is_some());
                 stats.rbar += usize::from(step.ctrl.read_sb.is_some());
+                stats.uniform_pred += usize::from(step.writes.iter().any(|u| u.parts().0 == RegFile::UP));
                 if step.ctrl.stall > 0 {
                     stats.stall.add(u32::from(step.ctrl.stall));
                 }
@@ -200,7 +213,7 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
             return;
         }
         if next.reads.iter().any(|u| step.writes.contains(u)) {
-            if next.reads.iter().any(|u| u.parts().0.is_predicate() && step.writes.contains(u)) {
+            if next.reads.iter().any(|u| u.parts().0 == RegFile::P && step.writes.contains(u)) {
                 let (all, free) = stats.pred_src.entry(next.opcode().to_string()).or_default();
                 all.add(distance);
                 if !waited {
@@ -278,10 +291,10 @@ fn first_overwrite(step: &Step, rest: &[Step], out: &mut MinOf) {
 }
 
 /// A printable report of the measurement.
-pub fn report(m: &Measured, sm: u16) -> String {
+pub fn report(m: &Measured, family: &str) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(out, "sm_{sm}: {} instructions", m.instructions);
+    let _ = writeln!(out, "{family}: {} instructions", m.instructions);
     let _ = writeln!(
         out,
         "{:14} {:>6} {:>5} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8}",
@@ -323,7 +336,7 @@ pub fn implied_rows(m: &Measured) -> Vec<Row> {
             let lat = if s.wbar > 0 {
                 Lat::Variable
             } else if let Some(min) = s.raw_all.min {
-                let safe = s.raw_safe().map_or(min.max(15), |v| v.max(min).min(15));
+                let safe = s.raw_safe().map_or(min.max(15), |v| v.max(min).min(15).max(min));
                 let guard = s.guard_all.min.map(|all| {
                     let g = s.guard.min.unwrap_or(guard_safe as u32);
                     let g = if s.guard.samples >= 3 { g } else { g.max(guard_safe as u32) };

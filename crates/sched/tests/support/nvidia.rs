@@ -41,28 +41,91 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/kernels")
 }
 
-fn compile_corpus(oracle: &Oracle) -> Vec<Listing> {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-corpus");
+/// NVIDIA's code of the corpus regenerated for the targets other than
+/// sm_80 and sm_90 (`tests/targets/DIR`, compiled for each architecture
+/// that shares the directory's PTX: a copy with its `.target` renamed
+/// where ptxas needs it), compiled once per test binary. `None` without
+/// the oracle.
+#[allow(dead_code, reason = "only some test binaries measure other targets")]
+pub fn targets(test: &str) -> Option<&'static [Listing]> {
+    static TARGETS: OnceLock<Vec<Listing>> = OnceLock::new();
+    let oracle = Oracle::for_test(test)?;
+    Some(TARGETS.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/targets");
+        let sets: [(&str, &[&str]); 5] = [
+            ("sm75", &["sm_75"]),
+            ("sm86", &["sm_86", "sm_87", "sm_88"]),
+            ("sm89", &["sm_89"]),
+            ("sm100a", &["sm_100a", "sm_103a", "sm_107a", "sm_110a"]),
+            ("sm120a", &["sm_120a", "sm_121a"]),
+        ];
+        let mut listings = Vec::new();
+        for (dir, archs) in sets {
+            let files = ptx_files(&root.join(dir), &[&format!(".{dir}.ptx")]);
+            for arch in archs {
+                let files: Vec<PathBuf> = files.iter().map(|f| retargeted(f, dir, arch)).collect();
+                listings.extend(compile_listings(&oracle, &files, |_| arch.to_string()));
+            }
+        }
+        listings
+    }))
+}
+
+/// `ptx` itself when its directory's target is `arch`'s, else a copy in
+/// the target directory whose `.target` line names `arch` (ptxas compiles
+/// `.target sm_100a` PTX for sm_100a only).
+fn retargeted(ptx: &Path, dir: &str, arch: &str) -> PathBuf {
+    let own = arch.replace('_', "");
+    if own == dir || !dir.ends_with('a') {
+        return ptx.to_path_buf();
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-retargeted");
     std::fs::create_dir_all(&out).expect("temporary directory");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("corpus directory ../shared/corpus/kernels")
+    let name = ptx.file_name().and_then(|n| n.to_str()).unwrap_or("").replace(dir, &own);
+    let copy = out.join(name);
+    if !is_fresh(&copy, ptx) {
+        let text = std::fs::read_to_string(ptx).expect("read PTX");
+        let from = format!(".target {}", dir.replace("sm", "sm_"));
+        std::fs::write(&copy, text.replace(&from, &format!(".target {arch}"))).expect("write PTX");
+    }
+    copy
+}
+
+/// The `.ptx` files of `dir` whose names end with one of `suffixes`, sorted.
+fn ptx_files(dir: &Path, suffixes: &[&str]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("readable").path())
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".sm80.ptx") || name.ends_with(".sm90.ptx")
+            suffixes.iter().any(|s| name.ends_with(s))
         })
         .collect();
     files.sort();
     files
+}
+
+fn compile_corpus(oracle: &Oracle) -> Vec<Listing> {
+    let files = ptx_files(&corpus_dir(), &[".sm80.ptx", ".sm90.ptx"]);
+    compile_listings(oracle, &files, |stem| if stem.ends_with("sm80") { "sm_80" } else { "sm_90" }.to_string())
+}
+
+/// Compiles each file with NVIDIA's ptxas for the target `arch` gives its
+/// stem (`sm_XY` or `sm_XYa`) and lists it.
+fn compile_listings(oracle: &Oracle, files: &[PathBuf], arch: impl Fn(&str) -> String) -> Vec<Listing> {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-corpus");
+    std::fs::create_dir_all(&out).expect("temporary directory");
+    files
         .iter()
         .map(|ptx| {
             let stem = ptx.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".ptx").to_string();
-            let sm: u16 = if stem.ends_with("sm80") { 80 } else { 90 };
-            let cubin = out.join(format!("{stem}.cubin"));
-            let listing = out.join(format!("{stem}.sass"));
+            let arch = arch(&stem);
+            let sm: u16 = arch[3..].trim_end_matches(['a', 'f']).parse().expect("sm_XY");
+            let cubin = out.join(format!("{stem}.{arch}.cubin"));
+            let listing = out.join(format!("{stem}.{arch}.sass"));
             if !is_fresh(&listing, ptx) {
                 let status = Command::new(oracle.ptxas())
-                    .arg(format!("-arch=sm_{sm}"))
+                    .arg(format!("-arch={arch}"))
                     .arg(ptx)
                     .arg("-o")
                     .arg(&cubin)
