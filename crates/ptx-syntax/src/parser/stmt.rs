@@ -2,7 +2,6 @@
 
 use super::{PResult, Parser, Reported};
 use crate::ast::*;
-use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::token::TokenKind;
 
