@@ -192,25 +192,27 @@ impl Liveness {
         };
         let order = cfg.backward_order(func);
         let summaries: Vec<BlockSummary> = order.iter().map(|&b| BlockSummary::of(func, b, space)).collect();
+        // Scratch sets, reused so that a round allocates nothing.
+        let (mut out, mut set, mut reaching) = (empty.clone(), empty.clone(), empty);
         let mut changed = true;
         while changed {
             changed = false;
             for (&block, summary) in order.iter().zip(&summaries) {
-                let mut out = empty.clone();
+                out.bits.clear();
                 for next in cfg.end_successors(func, block) {
                     out.union_with(&live.live_in[index(next)]);
                 }
-                let mut set = out.clone();
+                set.clone_from(&out);
                 set.bits.difference_with(&summary.kill.bits);
                 set.union_with(&summary.gen_);
                 for (target, killed) in &summary.inner_branches {
-                    let mut reaching = live.live_in[index(*target)].clone();
+                    reaching.clone_from(&live.live_in[index(*target)]);
                     reaching.bits.difference_with(&killed.bits);
                     set.union_with(&reaching);
                 }
-                live.live_out[index(block)] = out;
+                live.live_out[index(block)].clone_from(&out);
                 if set != live.live_in[index(block)] {
-                    live.live_in[index(block)] = set;
+                    live.live_in[index(block)].clone_from(&set);
                     changed = true;
                 }
             }
