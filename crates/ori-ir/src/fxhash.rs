@@ -5,7 +5,8 @@
 //! keying its tables by register numbers and opcodes does not need, and it
 //! was a tenth of the compile time on the large modules. The hash is the
 //! same on every run, so iteration order is deterministic too (output must
-//! not depend on it all the same).
+//! not depend on it all the same). The front end keeps its own copy
+//! (`ptx-syntax/src/hash.rs`): it depends on no workspace crate.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -88,6 +89,8 @@ mod tests {
             h.finish()
         };
         assert_ne!(hash(b"abcdefghi"), hash(b"abcdefghj"));
+        let names: FxHashSet<String> = (0..1000).map(|i| format!("%r{i}")).collect();
+        assert!(names.len() == 1000 && names.contains("%r999") && !names.contains("%r1000"));
         assert_ne!(hash(&[1]), hash(&[2]));
     }
 }
