@@ -3,7 +3,7 @@
 //!
 //! The standard library's SipHash resists hash flooding, which a compiler
 //! keying its tables by register numbers and opcodes does not need, and it
-//! was a tenth of the compile time on the large modules. The hash is the
+//! was about a twentieth of the compile time on the large modules. The hash is the
 //! same on every run, so iteration order is deterministic too (output must
 //! not depend on it all the same). The front end keeps its own copy
 //! (`ptx-syntax/src/hash.rs`): it depends on no workspace crate.
