@@ -179,7 +179,9 @@ pub struct Liveness {
 impl Liveness {
     /// Solves liveness for `func` (backward, union over successors, until
     /// nothing changes; blocks are visited in post-order so that most
-    /// facts settle in one sweep).
+    /// facts settle in one sweep). Each block is summarised once
+    /// ([`BlockSummary`]), so an iteration costs set operations per block,
+    /// not a walk over every instruction.
     pub fn compute(func: &Function, cfg: &Cfg) -> Liveness {
         let space = VRegSpace::of(func);
         let empty = RegSet::new(space);
@@ -189,20 +191,28 @@ impl Liveness {
             live_out: vec![empty.clone(); cfg.capacity()],
         };
         let order = cfg.backward_order(func);
+        let summaries: Vec<BlockSummary> = order.iter().map(|&b| BlockSummary::of(func, b, space)).collect();
+        // Scratch sets, reused so that a round allocates nothing.
+        let (mut out, mut set, mut reaching) = (empty.clone(), empty.clone(), empty);
         let mut changed = true;
         while changed {
             changed = false;
-            for &block in &order {
-                let mut set = empty.clone();
+            for (&block, summary) in order.iter().zip(&summaries) {
+                out.bits.clear();
                 for next in cfg.end_successors(func, block) {
-                    set.union_with(&live.live_in[index(next)]);
+                    out.union_with(&live.live_in[index(next)]);
                 }
-                live.live_out[index(block)] = set.clone();
-                for &i in func.blocks[block].insts.iter().rev() {
-                    live.transfer(&func.insts[i], &mut set);
+                set.clone_from(&out);
+                set.bits.difference_with(&summary.kill.bits);
+                set.union_with(&summary.gen_);
+                for (target, killed) in &summary.inner_branches {
+                    reaching.clone_from(&live.live_in[index(*target)]);
+                    reaching.bits.difference_with(&killed.bits);
+                    set.union_with(&reaching);
                 }
+                live.live_out[index(block)].clone_from(&out);
                 if set != live.live_in[index(block)] {
-                    live.live_in[index(block)] = set;
+                    live.live_in[index(block)].clone_from(&set);
                     changed = true;
                 }
             }
@@ -239,6 +249,51 @@ impl Liveness {
         for v in inst.read_regs().filter_map(VReg::of) {
             live.insert(v);
         }
+    }
+}
+
+/// What one block does to liveness, as [`Liveness::transfer`] over its
+/// instructions from last to first would: live-in = `gen_` ∪ (live-out −
+/// `kill`) ∪ (live-in of each inner branch's target − what is killed from
+/// the block's start through that branch).
+struct BlockSummary {
+    /// Registers read before any write that kills them (upward exposed).
+    gen_: RegSet,
+    /// Registers some instruction of the block kills.
+    kill: RegSet,
+    /// Targets of branches before the block's last instruction, each with
+    /// the registers killed up to and including the branch.
+    inner_branches: Vec<(BlockId, RegSet)>,
+}
+
+impl BlockSummary {
+    fn of(func: &Function, block: BlockId, space: VRegSpace) -> BlockSummary {
+        let mut gen_ = RegSet::new(space);
+        let mut kill = RegSet::new(space);
+        let mut inner_branches = Vec::new();
+        let insts = &func.blocks[block].insts;
+        for (k, &id) in insts.iter().enumerate() {
+            let inst = &func.insts[id];
+            // `transfer` adds an instruction's reads after removing its
+            // kills, so only the kills above it hide a read.
+            for v in inst.read_regs().filter_map(VReg::of) {
+                if !kill.contains(v) {
+                    gen_.insert(v);
+                }
+            }
+            for v in inst.killed_regs().filter_map(VReg::of) {
+                kill.insert(v);
+            }
+            // `transfer` joins a branch's targets before removing its
+            // kills. The last instruction's targets are end successors, in
+            // the live-out set already.
+            if k + 1 < insts.len() {
+                for target in branch_targets(inst) {
+                    inner_branches.push((target, kill.clone()));
+                }
+            }
+        }
+        BlockSummary { gen_, kill, inner_branches }
     }
 }
 
@@ -383,5 +438,37 @@ bb1:
         f.push_inst(b, ori_ir::Inst::new(ori_ir::Opcode::EXIT, vec![], vec![]));
         let live = Liveness::compute(&f, &Cfg::compute(&f));
         assert_eq!(live.live_in(b).to_string(), "{%r7}");
+    }
+
+    #[test]
+    fn block_summaries_agree_with_the_transfer_function() {
+        let mid_branch = "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    @%p0 BRA bb2
+    %r0 = IADD3 %r0, %r1, RZ
+    @%p1 BRA bb1
+    %r1 = MOV 0x1
+    BRA bb2
+bb1:
+    STG.E [%r2.64], %r0
+    BRA bb0
+bb2:
+    STG.E [%r2.64], %r1
+    EXIT
+}
+";
+        for text in [DIAMOND, NESTED, IRREDUCIBLE, mid_branch] {
+            let f = parse(text);
+            let live = Liveness::compute(&f, &Cfg::compute(&f));
+            for &b in &f.layout {
+                let mut set = live.live_out(b).clone();
+                for &i in f.blocks[b].insts.iter().rev() {
+                    live.transfer(&f.insts[i], &mut set);
+                }
+                assert_eq!(&set, live.live_in(b), "{}", name(&f, b));
+            }
+        }
     }
 }

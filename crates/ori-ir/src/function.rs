@@ -1,12 +1,11 @@
 //! Functions and basic blocks.
 
-use std::collections::HashMap;
-
 use la_arena::{Arena, Idx};
 
+use crate::facts::Target;
+use crate::fxhash::FxHashMap;
 use crate::inst::Inst;
 use crate::reg::{Reg, RegFile};
-use crate::facts::Target;
 
 /// A basic block handle.
 pub type BlockId = Idx<Block>;
@@ -257,9 +256,9 @@ impl Function {
     /// The width of every virtual register the function names, in words:
     /// that of its whole uses, or (named only in parts) enough to hold
     /// every part. The verifier checks that whole uses agree and parts fit.
-    pub fn vreg_widths(&self) -> HashMap<(RegFile, u32), u8> {
-        let mut widths: HashMap<(RegFile, u32), u8> = HashMap::new();
-        let mut whole: HashMap<(RegFile, u32), u8> = HashMap::new();
+    pub fn vreg_widths(&self) -> FxHashMap<(RegFile, u32), u8> {
+        let mut widths: FxHashMap<(RegFile, u32), u8> = FxHashMap::default();
+        let mut whole: FxHashMap<(RegFile, u32), u8> = FxHashMap::default();
         for (_, _, inst) in self.insts_in_order() {
             for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
                 let key = (reg.file, reg.num);

@@ -14,6 +14,7 @@ pub mod abi;
 pub mod builder;
 pub mod facts;
 pub mod function;
+pub mod fxhash;
 pub mod inst;
 pub mod module;
 pub mod object;
@@ -32,6 +33,7 @@ pub use function::{
     Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
     Subroutine,
 };
+pub use fxhash::{FxHashMap, FxHashSet, FxHasher};
 pub use inst::{Ctrl, Guard, Inst, SrcLoc};
 pub use module::{DebugInfo, LocDirective, Module, PointerInit, SourceFile, SourcePos, VarSpace, Variable};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};

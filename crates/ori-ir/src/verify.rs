@@ -60,7 +60,7 @@ struct Checker<'f> {
     /// Width each virtual register was first seen with as a whole.
     vreg_widths: HashMap<(RegFile, u32), u8>,
     /// Widths the virtual registers' whole uses have, for parts to fit in.
-    whole_widths: HashMap<(RegFile, u32), u8>,
+    whole_widths: crate::FxHashMap<(RegFile, u32), u8>,
 }
 
 fn check_function(func: &Function, props: PropertySet) -> Vec<VerifyError> {

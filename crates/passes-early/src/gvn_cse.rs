@@ -33,14 +33,12 @@
 //! functions (large_many_funcs) keep hundreds of values alive: 254
 //! registers and spills where 20 do.
 
-use std::collections::{HashMap, HashSet};
-
 use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
 use ori_ir::{
-    Bank, BlockId, Function, Imm, Inst, Latency, Modifier, Opcode, Operand, OperandFlags, OperandKind, Phase,
-    PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
+    Bank, BlockId, Function, FxHashMap, FxHashSet, Imm, Inst, Latency, Modifier, Opcode, Operand, OperandFlags,
+    OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
 };
 
 /// Makes reads of recomputed values read the first computation.
@@ -140,29 +138,29 @@ enum Undo {
 struct Numbering {
     /// Writes of each word in the function (a guarded write counts twice:
     /// it may not happen).
-    writes: HashMap<Word, u32>,
+    writes: FxHashMap<Word, u32>,
     /// Width of each virtual register, in words.
-    widths: HashMap<(RegFile, u32), u8>,
+    widths: FxHashMap<(RegFile, u32), u8>,
     next: Vn,
     /// Numbers made by fixed-latency instructions (cheaper to recompute
     /// than to keep).
-    cheap: HashSet<Vn>,
+    cheap: FxHashSet<Vn>,
     /// Scoped: the number each single-definition word holds here.
-    avail: HashMap<Word, Vn>,
+    avail: FxHashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
-    exprs: HashMap<ExprKey, Vec<Vec<Vn>>>,
+    exprs: FxHashMap<ExprKey, Vec<Vec<Vn>>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
-    holders: HashMap<(RegFile, Vec<Vn>), Reg>,
+    holders: FxHashMap<(RegFile, Vec<Vn>), Reg>,
     /// Scoped: single-definition words written by a plain copy, and what
     /// their readers read instead (the copy's source, a zero register for
     /// `MOV d, RZ`).
-    copies: HashMap<Word, Reg>,
+    copies: FxHashMap<Word, Reg>,
     undo: Vec<Undo>,
 }
 
 impl Numbering {
     fn new(func: &Function) -> Numbering {
-        let mut writes: HashMap<Word, u32> = HashMap::new();
+        let mut writes: FxHashMap<Word, u32> = FxHashMap::default();
         for (_, _, inst) in func.insts_in_order() {
             let times = if inst.guard.is_some() { 2 } else { 1 };
             for reg in inst.written_regs().filter(|r| r.is_virtual) {
@@ -176,10 +174,10 @@ impl Numbering {
             widths: func.vreg_widths(),
             next: 0,
             cheap: Default::default(),
-            avail: HashMap::new(),
-            exprs: HashMap::new(),
-            holders: HashMap::new(),
-            copies: HashMap::new(),
+            avail: FxHashMap::default(),
+            exprs: FxHashMap::default(),
+            holders: FxHashMap::default(),
+            copies: FxHashMap::default(),
             undo: Vec::new(),
         }
     }

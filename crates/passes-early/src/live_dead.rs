@@ -22,10 +22,10 @@
 //! removed; that needs a mark-from-roots pass.
 
 use cfg::{Cfg, Liveness, RegSet, VReg};
-use std::collections::HashMap;
 
 use ori_ir::{
-    Function, Inst, InstId, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+    Function, FxHashMap, Inst, InstId, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
+    Reg, RegFile,
 };
 
 use crate::{InstSet, unlink};
@@ -47,12 +47,13 @@ impl Phase for EarlyOriSimpleLiveDead {
     }
 
     fn run(&self, func: &mut Function, _cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        // Only instructions without a branch go, so the graph stays as it is.
+        let cfg = Cfg::compute(func);
+        if cfg.has_unknown_targets() {
+            // Liveness would miss the values live at unlisted targets.
+            return Ok(());
+        }
         loop {
-            let cfg = Cfg::compute(func);
-            if cfg.has_unknown_targets() {
-                // Liveness would miss the values live at unlisted targets.
-                return Ok(());
-            }
             let live = Liveness::compute(func, &cfg);
             let mut dead = sweep(func, &live);
             if dead.is_empty() {
@@ -80,8 +81,8 @@ fn words(reg: Reg) -> impl Iterator<Item = Word> {
 /// `LOP3` feeding it) stays live there; here its readers run out one after
 /// the other.
 fn unread_words(func: &Function) -> InstSet {
-    let mut readers: HashMap<Word, u32> = HashMap::new();
-    let mut writers: HashMap<Word, Vec<InstId>> = HashMap::new();
+    let mut readers: FxHashMap<Word, u32> = FxHashMap::default();
+    let mut writers: FxHashMap<Word, Vec<InstId>> = FxHashMap::default();
     let read_words = |inst: &Inst| -> Vec<Word> {
         let written: Vec<Word> = inst.written_regs().flat_map(words).collect();
         let mut read: Vec<Word> = inst.read_regs().flat_map(words).filter(|w| !written.contains(w)).collect();
@@ -97,7 +98,7 @@ fn unread_words(func: &Function) -> InstSet {
             writers.entry(w).or_default().push(id);
         }
     }
-    let unread = |inst: &Inst, readers: &HashMap<Word, u32>| {
+    let unread = |inst: &Inst, readers: &FxHashMap<Word, u32>| {
         removable(inst)
             && inst.defs.iter().all(|def| match def.kind {
                 OperandKind::Reg(reg) => {

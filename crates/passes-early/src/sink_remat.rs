@@ -18,11 +18,10 @@
 //! `IMAD.WIDE` feeding `LDG`) moves down together; the walk repeats until
 //! nothing moves.
 
-use std::collections::HashMap;
-
 use cfg::{Cfg, Liveness, VReg};
 use ori_ir::{
-    BlockId, Function, InstId, Latency, Opcode, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
+    BlockId, Function, FxHashMap, FxHashSet, InstId, Latency, Opcode, OperandKind, Phase, PhaseContext, PhaseError,
+    Property, PropertySet,
 };
 
 use crate::pure::is_pure;
@@ -60,21 +59,21 @@ impl Phase for SinkRemat {
 /// Who reads and writes each virtual register, over the whole function.
 struct Facts {
     /// The one instruction reading the register, `None` when several do.
-    reader: HashMap<VReg, Option<InstId>>,
+    reader: FxHashMap<VReg, Option<InstId>>,
     /// Instructions writing the register (a guarded write counts twice).
-    writes: HashMap<VReg, u32>,
+    writes: FxHashMap<VReg, u32>,
     /// Registers written by a move of a constant: such an
     /// operand sinks along with its one reader, so it stretches nothing.
-    constants: std::collections::HashSet<VReg>,
+    constants: FxHashSet<VReg>,
     /// Width of each register, in words.
-    widths: HashMap<(ori_ir::RegFile, u32), u8>,
+    widths: FxHashMap<(ori_ir::RegFile, u32), u8>,
 }
 
 impl Facts {
     fn of(func: &Function) -> Facts {
-        let mut reader: HashMap<VReg, Option<InstId>> = HashMap::new();
-        let mut writes: HashMap<VReg, u32> = HashMap::new();
-        let mut constants = std::collections::HashSet::new();
+        let mut reader: FxHashMap<VReg, Option<InstId>> = FxHashMap::default();
+        let mut writes: FxHashMap<VReg, u32> = FxHashMap::default();
+        let mut constants = FxHashSet::default();
         for (_, id, inst) in func.insts_in_order() {
             for v in inst.read_regs().filter_map(VReg::of) {
                 reader.entry(v).and_modify(|r| *r = r.filter(|&r| r == id)).or_insert(Some(id));
@@ -107,19 +106,19 @@ impl Facts {
 struct BlockOrder {
     insts: Vec<InstId>,
     /// Position of each instruction.
-    pos: HashMap<InstId, usize>,
+    pos: FxHashMap<InstId, usize>,
     /// Positions writing each register, ascending.
-    writes: HashMap<VReg, Vec<usize>>,
+    writes: FxHashMap<VReg, Vec<usize>>,
     /// Last position reading each register.
-    last_read: HashMap<VReg, usize>,
+    last_read: FxHashMap<VReg, usize>,
 }
 
 impl BlockOrder {
     fn of(func: &Function, block: BlockId) -> BlockOrder {
         let insts = func.blocks[block].insts.clone();
-        let mut pos = HashMap::with_capacity(insts.len());
-        let mut writes: HashMap<VReg, Vec<usize>> = HashMap::new();
-        let mut last_read = HashMap::new();
+        let mut pos = FxHashMap::with_capacity_and_hasher(insts.len(), Default::default());
+        let mut writes: FxHashMap<VReg, Vec<usize>> = FxHashMap::default();
+        let mut last_read = FxHashMap::default();
         for (k, &id) in insts.iter().enumerate() {
             pos.insert(id, k);
             for v in func.insts[id].written_regs().filter_map(VReg::of) {
@@ -152,7 +151,7 @@ fn sink_block(func: &mut Function, block: BlockId, facts: &Facts, live: &Livenes
     // Where each instruction ends up: its own position, or that of the
     // instruction it is attached to (followed to the end of the chain).
     let mut lands = vec![0usize; n];
-    let mut attached: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut attached: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
     for k in (0..n).rev() {
         lands[k] = k;
         let Some(reader) = destination(func, block, k, facts, live, &order, &lands) else { continue };
@@ -163,7 +162,7 @@ fn sink_block(func: &mut Function, block: BlockId, facts: &Facts, live: &Livenes
         return;
     }
     let mut out = Vec::with_capacity(n);
-    let moved: std::collections::HashSet<usize> = attached.values().flatten().copied().collect();
+    let moved: FxHashSet<usize> = attached.values().flatten().copied().collect();
     for k in 0..n {
         if !moved.contains(&k) {
             emit(k, &order.insts, &attached, &mut out);
@@ -174,7 +173,7 @@ fn sink_block(func: &mut Function, block: BlockId, facts: &Facts, live: &Livenes
 
 /// Pushes instruction `k`, preceded by those attached to it (in their
 /// original order, each preceded by its own).
-fn emit(k: usize, insts: &[InstId], attached: &HashMap<usize, Vec<usize>>, out: &mut Vec<InstId>) {
+fn emit(k: usize, insts: &[InstId], attached: &FxHashMap<usize, Vec<usize>>, out: &mut Vec<InstId>) {
     if let Some(list) = attached.get(&k) {
         for &a in list.iter().rev() {
             emit(a, insts, attached, out);

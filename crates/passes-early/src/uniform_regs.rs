@@ -31,12 +31,10 @@
 //! inside divergent regions; values past the budget, in layout order,
 //! stay general.
 
-use std::collections::{HashMap, HashSet};
-
 use cfg::Cfg;
 use ori_ir::{
-    BlockId, Function, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property,
-    PropertySet, Reg, RegFile, SpecialReg,
+    BlockId, Function, FxHashMap, FxHashSet, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext,
+    PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
 };
 
 use crate::const_operands::substitute;
@@ -104,9 +102,9 @@ impl Phase for ConvertToUniformReg {
             .map(|(_, width)| u32::from(width))
             .sum();
         let budget = UNIFORM_WORDS.saturating_sub(existing) as usize;
-        let position: HashMap<InstId, usize> =
+        let position: FxHashMap<InstId, usize> =
             func.insts_in_order().enumerate().map(|(k, (_, id, _))| (id, k)).collect();
-        let in_layout_order = |uniform: &HashMap<u32, InstId>| {
+        let in_layout_order = |uniform: &FxHashMap<u32, InstId>| {
             let mut order: Vec<(usize, u32)> = uniform.iter().map(|(&num, id)| (position[id], num)).collect();
             order.sort_unstable();
             order
@@ -117,7 +115,7 @@ impl Phase for ConvertToUniformReg {
             }
             settle(func, cx, &mut uniform, &readers);
         }
-        let fresh: HashMap<u32, Reg> =
+        let fresh: FxHashMap<u32, Reg> =
             in_layout_order(&uniform).into_iter().map(|(_, num)| (num, func.new_vreg(RegFile::UR, 1))).collect();
         let of = |reg: Reg| fresh.get(&reg.num).copied().filter(|_| is_plain_r(reg));
         for (&num, &id) in &uniform {
@@ -128,9 +126,9 @@ impl Phase for ConvertToUniformReg {
         }
         // Per-thread readers that cannot take a uniform value read one copy
         // of it per block, made before the first of them.
-        let converted: HashSet<InstId> = uniform.values().copied().collect();
-        let mut copies: HashMap<(BlockId, u32), Reg> = HashMap::new();
-        let mut before: HashMap<InstId, Vec<InstId>> = HashMap::new();
+        let converted: FxHashSet<InstId> = uniform.values().copied().collect();
+        let mut copies: FxHashMap<(BlockId, u32), Reg> = FxHashMap::default();
+        let mut before: FxHashMap<InstId, Vec<InstId>> = FxHashMap::default();
         let order: Vec<(BlockId, InstId)> = func.insts_in_order().map(|(b, id, _)| (b, id)).collect();
         for (block, id) in order {
             let reads_uniform = func.insts[id].read_regs().any(|r| of(r).is_some());
@@ -175,11 +173,11 @@ fn is_plain_r(reg: Reg) -> bool {
 
 /// Values that could be uniform by their own instruction and sources, by
 /// register number, with the instruction writing each.
-fn candidates(func: &Function, cx: &PhaseContext<'_>) -> HashMap<u32, InstId> {
+fn candidates(func: &Function, cx: &PhaseContext<'_>) -> FxHashMap<u32, InstId> {
     let writers = crate::write_counts(func);
     let divergent = divergent_blocks(func);
     let stand_in = Reg::virt(RegFile::UR, u32::MAX);
-    let mut uniform: HashMap<u32, InstId> = HashMap::new();
+    let mut uniform: FxHashMap<u32, InstId> = FxHashMap::default();
     for (block, id, inst) in func.insts_in_order() {
         if divergent.contains(block) {
             continue;
@@ -257,8 +255,8 @@ fn per_thread_reader(inst: &Inst, of: &impl Fn(Reg) -> Option<Reg>, cx: &PhaseCo
 }
 
 /// The instructions reading each virtual general register, by number.
-fn readers(func: &Function) -> HashMap<u32, Vec<InstId>> {
-    let mut readers: HashMap<u32, Vec<InstId>> = HashMap::new();
+fn readers(func: &Function) -> FxHashMap<u32, Vec<InstId>> {
+    let mut readers: FxHashMap<u32, Vec<InstId>> = FxHashMap::default();
     for (_, id, inst) in func.insts_in_order() {
         for r in inst.read_regs().filter(|r| r.is_virtual && r.file == RegFile::R) {
             let list = readers.entry(r.num).or_default();
@@ -276,17 +274,17 @@ fn readers(func: &Function) -> HashMap<u32, Vec<InstId>> {
 fn settle(
     func: &Function,
     cx: &PhaseContext<'_>,
-    uniform: &mut HashMap<u32, InstId>,
-    readers: &HashMap<u32, Vec<InstId>>,
+    uniform: &mut FxHashMap<u32, InstId>,
+    readers: &FxHashMap<u32, Vec<InstId>>,
 ) {
     let stand_in = Reg::virt(RegFile::UR, u32::MAX);
     let copy = Inst::new(Opcode::MOV, vec![Operand::reg(Reg::virt(RegFile::R, 0))], vec![Operand::reg(stand_in)]);
     let copyable = cx.forms.encodes(&copy);
-    let block_of: HashMap<InstId, BlockId> = func.insts_in_order().map(|(b, id, _)| (id, b)).collect();
+    let block_of: FxHashMap<InstId, BlockId> = func.insts_in_order().map(|(b, id, _)| (id, b)).collect();
     loop {
         let of = |reg: Reg| uniform.contains_key(&reg.num).then_some(stand_in).filter(|_| is_plain_r(reg));
-        let converted: HashSet<InstId> = uniform.values().copied().collect();
-        let mut drop: HashSet<u32> = HashSet::new();
+        let converted: FxHashSet<InstId> = uniform.values().copied().collect();
+        let mut drop: FxHashSet<u32> = FxHashSet::default();
         for (&num, &id) in uniform.iter() {
             if uniform_form(&func.insts[id], &of, stand_in).is_none_or(|u| !cx.forms.encodes(&u)) {
                 drop.insert(num);
@@ -295,15 +293,15 @@ fn settle(
         // A value feeding uniform code is worth a copy into a general
         // register for a reader that cannot take it; one that feeds only
         // per-thread code is not.
-        let feeds_uniform: HashSet<u32> = converted
+        let feeds_uniform: FxHashSet<u32> = converted
             .iter()
             .flat_map(|&id| func.insts[id].read_regs())
             .filter(|&r| is_plain_r(r))
             .map(|r| r.num)
             .collect();
-        let touched: HashSet<InstId> =
+        let touched: FxHashSet<InstId> =
             uniform.keys().flat_map(|num| readers.get(num).into_iter().flatten()).copied().collect();
-        let mut wanted: HashMap<u32, HashSet<BlockId>> = HashMap::new();
+        let mut wanted: FxHashMap<u32, FxHashSet<BlockId>> = FxHashMap::default();
         for id in touched.into_iter().filter(|id| !converted.contains(id)) {
             for num in per_thread_reader(&func.insts[id], &of, cx).1 {
                 wanted.entry(num).or_default().insert(block_of[&id]);

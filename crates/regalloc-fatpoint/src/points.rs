@@ -219,7 +219,7 @@ impl LiveRanges {
 /// Accumulates ranges during the backward walk.
 struct Builder {
     /// Width of each virtual register as a whole.
-    widths: std::collections::HashMap<(ori_ir::RegFile, u32), u8>,
+    widths: ori_ir::FxHashMap<(ori_ir::RegFile, u32), u8>,
     space: VRegSpace,
     vregs: Vec<VRegInfo>,
     units: Vec<Vec<Range>>,

@@ -200,10 +200,7 @@ impl Parser<'_> {
     fn shift(&mut self, depth: &mut usize, cost: usize) -> PResult<()> {
         *depth += cost;
         if *depth > BISON_STACK {
-            let near = self.text();
-            self.diags
-                .push(Diagnostic::fatal(self.tok().span, format!("Parsing error near '{near}': memory exhausted")));
-            return Err(Reported);
+            return Err(self.memory_exhausted());
         }
         self.bump();
         Ok(())

@@ -33,6 +33,7 @@ pub fn parse_module(source: &str, file: FileId) -> (Module, Vec<Diagnostic>) {
         consumed: 0,
         in_initializer: false,
         bison_base: stmt::BLOCK_BASE,
+        abandoned: false,
         diags: Vec::new(),
     };
     let module = parser.module();
@@ -59,6 +60,9 @@ pub(crate) struct Parser<'s> {
     /// ptxas's parser stack depth at the start of the current statement
     /// (`constant.rs`): 9 entries plus 6 per enclosing brace.
     bison_base: usize,
+    /// Set once ptxas's parser would have run out of stack: it stops there,
+    /// so nothing after that point is parsed or reported.
+    abandoned: bool,
     diags: Vec<Diagnostic>,
 }
 
@@ -163,11 +167,26 @@ impl<'s> Parser<'s> {
 
     /// Reports ptxas's syntax error at the current token.
     fn syntax_error(&mut self) -> Reported {
+        if self.abandoned {
+            return Reported;
+        }
         let token = self.tok();
         let near = self.text_of(token);
         let what =
             if token.kind == TokenKind::UnterminatedComment { "unexpected EOF while scanning" } else { "syntax error" };
         self.diags.push(Diagnostic::fatal(token.span, format!("Parsing error near '{near}': {what}")));
+        Reported
+    }
+
+    /// ptxas's `memory exhausted` at the current token: its parser stack
+    /// (`constant.rs`) is full, and it gives up on the rest of the file.
+    fn memory_exhausted(&mut self) -> Reported {
+        let near = self.text();
+        self.diags.push(Diagnostic::fatal(self.tok().span, format!("Parsing error near '{near}': memory exhausted")));
+        self.abandoned = true;
+        while !self.at_eof() {
+            self.bump();
+        }
         Reported
     }
 

@@ -2,7 +2,6 @@
 
 use super::{PResult, Parser, Reported};
 use crate::ast::*;
-use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::token::TokenKind;
 
@@ -63,10 +62,7 @@ impl Parser<'_> {
     /// its parser stack.
     fn memory_check(&mut self, entries: usize) -> PResult<()> {
         if self.bison_base + entries > super::constant::BISON_STACK {
-            let near = self.text();
-            self.diags
-                .push(Diagnostic::fatal(self.tok().span, format!("Parsing error near '{near}': memory exhausted")));
-            return Err(Reported);
+            return Err(self.memory_exhausted());
         }
         Ok(())
     }

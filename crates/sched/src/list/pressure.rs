@@ -131,7 +131,7 @@ impl Phase for ScheduleBeforeAllocation {
 
 /// Width in words of each virtual register (parts of a tuple count as
 /// the tuple).
-struct Widths(HashMap<(RegFile, u32), u8>);
+struct Widths(ori_ir::FxHashMap<(RegFile, u32), u8>);
 
 impl Widths {
     /// Words of `v` when its file is tracked: the file's index and width.
