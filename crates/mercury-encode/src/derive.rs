@@ -1728,6 +1728,17 @@ pub static PROBED_UNIFORM: &[Form] = &[
         mask: 0x000000000c0f00000000000000000fff,
         uniform_guard: true,
     },
+    // USHF.R.U32 UR4, UR4, 0x4, URZ: NVIDIA's 0x000fe2000800163f_0000000404047899
+    // (sm_90's `createpolicy.fractional`), the learned `USHF.L.U32` form
+    // with bit 76 (`.R`) set; nvdisasm prints it alike on SM80 and SM90.
+    Form {
+        mnemonic: "USHF.R.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), ureg_at!(64)],
+        bits: 0x00000000080016000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
     Form {
         mnemonic: "ULEA.HI.SX32",
         operands: &["{U}", "{U}", "{X}", "{X}"],

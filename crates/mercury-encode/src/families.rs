@@ -98,8 +98,9 @@
 //!
 //! `FADD` and `FFMA` (probed on `FADD R4, R9, R4` and NVIDIA's `FFMA.FTZ R0,
 //! R9, R0, R11` of `div.rn.ftz.f32`), identical on SM80 and SM90: bit 80
-//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ` (bit 77, `.SAT`, is
-//! left to learned forms).
+//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ`; FADD's bit 77 is
+//! `.SAT`, printed last (NVIDIA's `FADD.FTZ.SAT R73, RZ, R61` of
+//! Inductor's `cvt.ftz.sat`; FFMA's is left to learned forms).
 //!
 //! `DADD`, `DMUL`, `DFMA` (probed on `DADD R2, R2, R0`, `DMUL.RM R2, R2,
 //! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
@@ -574,7 +575,7 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "F2F", sm: None, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
-    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
     Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
     Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
