@@ -1233,6 +1233,20 @@ pub static PROBED_CONVERT: &[Form] = &[
     convert!("F2I.U16.NTZ", 0x305, 0x202800),
     convert!("F2I.U16.TRUNC.NTZ", 0x305, 0x20e800),
     convert!("F2I.U32.CEIL.NTZ", 0x305, 0x20b000),
+    // `F2I.U32.CEIL.NTZ R2, 13` with a binary32 immediate (opcode 0x905):
+    // NVIDIA's sm_80 and sm_90 words for `createpolicy.range` with a
+    // constant total size (0x000e22000020b000_4150000000027905).
+    Form {
+        mnemonic: "F2I.U32.CEIL.NTZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x20b000u128 << 64 | 0x905,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
     convert!("F2I.U32.F64", 0x311, 0x301000),
     convert!("F2I.U32.F64.CEIL", 0x311, 0x309000),
     convert!("F2I.U32.F64.FLOOR", 0x311, 0x305000),

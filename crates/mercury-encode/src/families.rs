@@ -569,8 +569,10 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     // NVIDIA's `FRND.F64 R2, R24` / `.FLOOR` / `.TRUNC` (math_double on
-    // sm_80: bits 78..79 as F2I's, 0 / 1 / 3).
-    Family { opcode: "FRND", sm: None, slots: &[Slot::Word("F64"), F2I_ROUND], negate: None },
+    // sm_80: bits 78..79 as F2I's, 0 / 1 / 3); bit 80 `.FTZ` (NVIDIA's
+    // `FRND.FTZ.FLOOR R14, R2`, 0x000fe20000215000_00000002000e7307, of
+    // Triton's `tl.math.floor`).
+    Family { opcode: "FRND", sm: None, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
     // NVIDIA's `F2F.F32.F64` and `.RP` (bits 78..79 as FADD's rounding).
     Family { opcode: "F2F", sm: None, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },

@@ -1627,6 +1627,17 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "F2I.U32.CEIL.NTZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000020b0000000000000000905,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "F2I.U32.F64",
         operands: &["{R}", "{R}"],
         atoms: &[
