@@ -2532,8 +2532,9 @@ fn shared_atomics64_ops_match_nvidia() {
     matches_nvidia("shared_atomics64_ops", n as u32, args, 1, 128, describe);
 }
 
-/// `tests/ptx/cp_async_hint.ptx` (sm_90: cp.async with an L2 cache
-/// policy from a parameter and from a register, and with `ignore-src`)
+/// `tests/ptx/cp_async_hint.ptx` (cp.async with an L2 cache policy from a
+/// parameter and from a register, and with `ignore-src`; sm_80 marks the
+/// policy with bit 101)
 /// and `cp_async_ignore.ptx` (its `ignore-src` copies, sm_90 and sm_80):
 /// NVIDIA's cubins leave the bytes computed here on the interpreter, and
 /// ours the same, lowered and compiled.
@@ -2559,7 +2560,7 @@ fn cp_async_hints_match_nvidia() {
     // An evict-last policy as createpolicy makes it (a hint only).
     let policy = 0x14f0_0000_0000_0000u64.to_le_bytes().to_vec();
     let cases: [(&str, &[u32], Vec<u8>, bool); 2] = [
-        ("cp_async_hint", &[90], expect(&hinted), true),
+        ("cp_async_hint", &[90, 80], expect(&hinted), true),
         ("cp_async_ignore", &[90, 80], expect(&|t| ignoring(t).to_vec()), false),
     ];
     let Some(oracle) = nv_oracle::Oracle::for_test("cp_async_hint") else { return };

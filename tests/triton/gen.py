@@ -169,6 +169,83 @@ def intdiv_kernel(a_ptr, q_ptr, r_ptr, n_elements, d, BLOCK: tl.constexpr):
     tl.store(r_ptr + offsets, a % d - (a % 13), mask=mask)
 
 
+@triton.jit
+def inductor_pointwise(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    # torch-Inductor's `triton_poi_fused_*` shape: a broadcast operand kept
+    # in L2 (`evict_last`), the streamed one let go (`evict_first`), GELU
+    # through libdevice and a clamp.
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    x0 = xindex % 256
+    tmp0 = tl.load(in_ptr0 + xindex, xmask, eviction_policy="evict_first")
+    tmp1 = tl.load(in_ptr1 + x0, xmask, eviction_policy="evict_last")
+    tmp2 = tmp0 + tmp1
+    tmp3 = 0.5 * tmp2 * (1.0 + libdevice.erf(tmp2 * 0.7071067811865476))
+    tmp4 = tl.clamp(tl.sigmoid(tmp2) + libdevice.tanh(tmp2), 0.0, 1.0)
+    tl.store(out_ptr0 + xindex, tmp3 + tmp4, xmask, eviction_policy="evict_first")
+
+
+@triton.jit
+def inductor_reduction(in_ptr0, in_ptr1, out_ptr0, out_ptr1, xnumel, rnumel, XBLOCK: tl.constexpr,
+                       RBLOCK: tl.constexpr):
+    # torch-Inductor's `triton_red_fused_*` shape: a looped row reduction
+    # (max and sum of a product) with eviction hints on both loads.
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    rbase = tl.arange(0, RBLOCK)[None, :]
+    acc_max = tl.full([XBLOCK, RBLOCK], float("-inf"), tl.float32)
+    acc_sum = tl.zeros([XBLOCK, RBLOCK], tl.float32)
+    for roffset in range(0, rnumel, RBLOCK):
+        rindex = roffset + rbase
+        rmask = rindex < rnumel
+        tmp0 = tl.load(in_ptr0 + (rindex + rnumel * xindex), rmask & xmask, eviction_policy="evict_first", other=0.0)
+        tmp1 = tl.load(in_ptr1 + rindex, rmask, eviction_policy="evict_last", other=0.0)
+        tmp2 = tmp0 * tmp1
+        acc_max = tl.where(rmask & xmask, tl.maximum(acc_max, tmp2), acc_max)
+        acc_sum = tl.where(rmask & xmask, acc_sum + tmp2, acc_sum)
+    tl.store(out_ptr0 + xindex, tl.max(acc_max, 1)[:, None], xmask)
+    tl.store(out_ptr1 + xindex, tl.sum(acc_sum, 1)[:, None], xmask)
+
+
+@triton.jit
+def math_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # `tl.math` as libraries use it: exp, log, sqrt, rsqrt, sin, cos, erf,
+    # floor, ceil, a correctly rounded division and an fma.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.exp(x) + tl.log(tl.abs(x) + 1) + tl.sqrt(tl.abs(x)) + tl.rsqrt(tl.abs(x) + 1) + tl.sin(x) + tl.cos(x)
+    y += tl.math.erf(x) + tl.math.floor(x) + tl.math.ceil(x) + tl.math.div_rn(x, 3.0) + tl.math.fma(x, x, 1.0)
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+@triton.jit
+def attention_kernel(Q, K, V, O, seq, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # Flash attention forward (online softmax over key blocks), one head.
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq, other=0.0)
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    for start in range(0, seq, BN):
+        offs_n = start + tl.arange(0, BN)
+        k = tl.load(K + offs_n[None, :] * D + offs_d[:, None], mask=offs_n[None, :] < seq, other=0.0)
+        s = tl.dot(q, k) * sm_scale
+        s = tl.where(offs_n[None, :] < seq, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp2((s - m_new[:, None]) * 1.4426950408889634)
+        alpha = tl.exp2((m_i - m_new) * 1.4426950408889634)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + offs_n[:, None] * D + offs_d[None, :], mask=offs_n[:, None] < seq, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = (acc / l_i[:, None]).to(O.dtype.element_ty)
+    tl.store(O + offs_m[:, None] * D + offs_d[None, :], out, mask=offs_m[:, None] < seq)
+
+
 def matmul(in_ty, out_ty, bm, bn, bk, warps):
     sig = {"a_ptr": f"*{in_ty}", "b_ptr": f"*{in_ty}", "c_ptr": f"*{out_ty}"}
     sig.update({k: "i32" for k in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
@@ -209,6 +286,17 @@ KERNELS = {
                                      "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4),
     "intdiv": (intdiv_kernel, {"a_ptr": "*i32", "q_ptr": "*i32", "r_ptr": "*i32", "n_elements": "i32", "d": "i32",
                                "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+    "inductor_pointwise": (inductor_pointwise, {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32",
+                                                "xnumel": "i32", "XBLOCK": "constexpr"}, {"XBLOCK": 512}, 4),
+    "inductor_reduction": (inductor_reduction, {"in_ptr0": "*fp32", "in_ptr1": "*fp32", "out_ptr0": "*fp32",
+                                                "out_ptr1": "*fp32", "xnumel": "i32", "rnumel": "i32",
+                                                "XBLOCK": "constexpr", "RBLOCK": "constexpr"},
+                           {"XBLOCK": 4, "RBLOCK": 128}, 4),
+    "math": (math_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512},
+             4),
+    "attention": (attention_kernel, {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32",
+                                     "sm_scale": "fp32", "D": "constexpr", "BM": "constexpr", "BN": "constexpr"},
+                  {"D": 64, "BM": 64, "BN": 64}, 4),
 }
 
 # Triton's names for its targets: sm_90 compiles as sm_90a.

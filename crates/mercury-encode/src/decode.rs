@@ -11,6 +11,11 @@ use crate::{Error, Sm, word};
 /// Decodes the instruction `bits` (low word first) found at code address
 /// `addr`; branch targets become labels of `labels`.
 pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
+    // sm_80's cache-policy mark, read off before the forms (policy.rs).
+    if let Some(plain) = crate::policy::without_mark(sm, bits) {
+        let mut inst = decode(sm, plain, addr, labels)?;
+        return if crate::policy::mark(&mut inst) { Ok(inst) } else { Err(Error::UnknownEncoding(bits)) };
+    }
     let tables = Tables::get(sm);
     let result = match decode_with(tables, sm, bits, addr, labels) {
         // A word no learned form (or family sibling) reads may be a derived form's.

@@ -1233,6 +1233,20 @@ pub static PROBED_CONVERT: &[Form] = &[
     convert!("F2I.U16.NTZ", 0x305, 0x202800),
     convert!("F2I.U16.TRUNC.NTZ", 0x305, 0x20e800),
     convert!("F2I.U32.CEIL.NTZ", 0x305, 0x20b000),
+    // `F2I.U32.CEIL.NTZ R2, 13` with a binary32 immediate (opcode 0x905):
+    // NVIDIA's sm_80 and sm_90 words for `createpolicy.range` with a
+    // constant total size (0x000e22000020b000_4150000000027905).
+    Form {
+        mnemonic: "F2I.U32.CEIL.NTZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            reg_at!(16, None),
+            Atom { kind: AtomKind::F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x20b000u128 << 64 | 0x905,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
     convert!("F2I.U32.F64", 0x311, 0x301000),
     convert!("F2I.U32.F64.CEIL", 0x311, 0x309000),
     convert!("F2I.U32.F64.FLOOR", 0x311, 0x305000),
@@ -1726,6 +1740,17 @@ pub static PROBED_UNIFORM: &[Form] = &[
         atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(72, 8), upred_at!(87)],
         bits: 0x00000000080e00000000000000000292,
         mask: 0x000000000c0f00000000000000000fff,
+        uniform_guard: true,
+    },
+    // USHF.R.U32 UR4, UR4, 0x4, URZ: NVIDIA's 0x000fe2000800163f_0000000404047899
+    // (sm_90's `createpolicy.fractional`), the learned `USHF.L.U32` form
+    // with bit 76 (`.R`) set; nvdisasm prints it alike on SM80 and SM90.
+    Form {
+        mnemonic: "USHF.R.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), ureg_at!(64)],
+        bits: 0x00000000080016000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
         uniform_guard: true,
     },
     Form {

@@ -18,6 +18,7 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
     // Else one of the ISA solver's forms (the first error says more).
     encode_learned(sm, inst, addr, labels, true)
         .or_else(|e| encode_with(Tables::solved(sm), sm, inst, addr, labels, true).map_err(|_| e))
+        .map(|bits| crate::policy::with_mark(sm, inst, bits))
 }
 
 /// [`encode`] with the forms of NVIDIA's code only (corpus, derived,
@@ -27,7 +28,7 @@ pub fn encode(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u6
 /// uniform registers, though the instruction set has constant operands
 /// there too).
 pub(crate) fn encode_as_nvidia(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels) -> Result<[u64; 2], Error> {
-    encode_learned(sm, inst, addr, labels, false)
+    encode_learned(sm, inst, addr, labels, false).map(|bits| crate::policy::with_mark(sm, inst, bits))
 }
 
 fn encode_learned(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels, marks: bool) -> Result<[u64; 2], Error> {

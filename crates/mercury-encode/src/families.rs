@@ -98,8 +98,9 @@
 //!
 //! `FADD` and `FFMA` (probed on `FADD R4, R9, R4` and NVIDIA's `FFMA.FTZ R0,
 //! R9, R0, R11` of `div.rn.ftz.f32`), identical on SM80 and SM90: bit 80
-//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ` (bit 77, `.SAT`, is
-//! left to learned forms).
+//! `.FTZ`, bits 78..79 the rounding (none) `RM RP RZ`; FADD's bit 77 is
+//! `.SAT`, printed last (NVIDIA's `FADD.FTZ.SAT R73, RZ, R61` of
+//! Inductor's `cvt.ftz.sat`; FFMA's is left to learned forms).
 //!
 //! `DADD`, `DMUL`, `DFMA` (probed on `DADD R2, R2, R0`, `DMUL.RM R2, R2,
 //! R10` and `DFMA.RZ R2, R14, -R4, R2` of NVIDIA's f64 divisions),
@@ -568,13 +569,15 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
     Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     // NVIDIA's `FRND.F64 R2, R24` / `.FLOOR` / `.TRUNC` (math_double on
-    // sm_80: bits 78..79 as F2I's, 0 / 1 / 3).
-    Family { opcode: "FRND", sm: None, slots: &[Slot::Word("F64"), F2I_ROUND], negate: None },
+    // sm_80: bits 78..79 as F2I's, 0 / 1 / 3); bit 80 `.FTZ` (NVIDIA's
+    // `FRND.FTZ.FLOOR R14, R2`, 0x000fe20000215000_00000002000e7307, of
+    // Triton's `tl.math.floor`).
+    Family { opcode: "FRND", sm: None, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
     // NVIDIA's `F2F.F32.F64` and `.RP` (bits 78..79 as FADD's rounding).
     Family { opcode: "F2F", sm: None, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
     Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
     Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
-    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
     Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
     Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },

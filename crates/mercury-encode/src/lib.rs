@@ -29,6 +29,7 @@ mod labels;
 pub mod listing;
 mod marks;
 mod phase;
+mod policy;
 mod print;
 pub mod syntax;
 mod tables;

@@ -63,9 +63,10 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         if crate::widths::hides_pair(sm, inst, &skeleton) {
             skeleton = skeleton.replacen("[{R}.64", "[{R}", 1);
         }
-        match skeleton.strip_prefix(DESC).filter(|_| sm.base() == Sm::Sm80) {
+        match skeleton.strip_prefix(DESC).filter(|_| !crate::policy::prints_desc(sm, op)) {
             // sm_80 global accesses carry a descriptor that nvdisasm does
-            // not show (the bits are there; sm_90 listings print them).
+            // not show but for a cache policy (the bits are there; sm_90
+            // listings print them all).
             Some(rest) => fill(&mut out, rest, &atoms[1..], labels),
             None => fill(&mut out, &skeleton, &atoms, labels),
         }

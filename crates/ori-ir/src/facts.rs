@@ -126,11 +126,6 @@ pub struct Isa {
     /// `fma.rn.bf16x2` is `HFMA2.MMA.BF16_V2` (otherwise `HFMA2.BF16_V2`)
     /// (probe `sync`: sm_90 only).
     pub bf16x2_fma_mma: bool,
-    /// `LDGSTS` takes an L2 cache policy as a descriptor operand; without
-    /// this it marks the policy with a bit of its own that our encoder has
-    /// no form for (corpus: cp.async kernels on sm_80 and sm_90; not
-    /// probed on sm_100).
-    pub ldgsts_policy_desc: bool,
     /// How a call target is relocated (probe `calls`).
     pub call_target: CallTarget,
     /// Weak global and generic loads and stores spell their scope:
@@ -262,7 +257,6 @@ const TURING_ISA: Isa = Isa {
     warpsync_all: false,
     lepc_label: false,
     bf16x2_fma_mma: false,
-    ldgsts_policy_desc: false,
     call_target: CallTarget::Abs47At34,
     fde_entry_row: true,
     weak_sys: true,
@@ -300,7 +294,6 @@ const HOPPER_ISA: Isa = Isa {
     warpsync_all: true,
     lepc_label: true,
     bf16x2_fma_mma: true,
-    ldgsts_policy_desc: true,
     call_target: CallTarget::Abs55At16And34,
     fde_entry_row: false,
     ..AMPERE_ISA

@@ -40,6 +40,10 @@ pub struct Address {
     /// 64-bit memory descriptor held in a uniform register pair
     /// (`desc[UR4]`, global accesses on sm_80+).
     pub desc: Option<Reg>,
+    /// `desc` is the access's own L2 cache policy (`.L2::cache_hint`),
+    /// not the global memory descriptor: sm_80 marks such an address with
+    /// a bit of its own, and only then does nvdisasm print its `desc[UR]`.
+    pub policy: bool,
     /// Per-thread base register (a pair for 64-bit addresses).
     pub base: Option<Reg>,
     /// Uniform base register.

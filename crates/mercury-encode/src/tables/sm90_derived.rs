@@ -1627,6 +1627,17 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: false,
     },
     Form {
+        mnemonic: "F2I.U32.CEIL.NTZ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000020b0000000000000000905,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    Form {
         mnemonic: "F2I.U32.F64",
         operands: &["{R}", "{R}"],
         atoms: &[
@@ -2516,6 +2527,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080e00000000000000000292,
         mask: 0x000000000c0f00000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "USHF.R.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080016000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
         uniform_guard: true,
     },
     Form {

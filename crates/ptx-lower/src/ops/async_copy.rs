@@ -10,7 +10,7 @@
 //! | `..., n, r` (source size in a register) | `z = (n - r) & (n - 1)` (`IADD3`, `LOP3`), `s + z` (`IADD3` + `IADD3.X`), `p = r != 0` (`ISETP.NE.U32`), `LDGSTS...ZFILL [d], [s + z], p` |
 //! | `..., n, k` (a constant size) | `n`: plain; `0`: the plain form with `!PT`; else `.ZFILL` with `n - k` added to the source offset |
 //! | `..., n, p` (`ignore-src`, a predicate) | the plain form with `!p` (false: zeros, nothing read) |
-//! | `.L2::cache_hint ..., policy` | the 64-bit policy is the access's descriptor: `desc[UR]` with `ULDC.64 UR, c[0x0][off]` for a parameter, else `R2UR` of each word (NVIDIA's code, no uniformity loop); sm_90 only |
+//! | `.L2::cache_hint ..., policy` | the 64-bit policy is the access's descriptor: `desc[UR]` with `ULDC.64 UR, c[0x0][off]` for a parameter, else `R2UR` of each word (NVIDIA's code, no uniformity loop; sm_80 marks the address, mercury-encode's policy.rs) |
 //! | `cp.async.commit_group` | `LDGDEPBAR` |
 //! | `cp.async.wait_group n` | `DEPBAR.LE SB0, n` |
 //! | `cp.async.wait_all` | `LDGDEPBAR`, `DEPBAR.LE SB0, 0x0` |
@@ -22,7 +22,6 @@
 use ori_ir::{Address, Guard, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction};
 
-use super::wide::{Src64, src64};
 use super::{mem, operand, src, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
@@ -82,9 +81,6 @@ enum Fill {
 /// `LDGSTS` (sm_90), then the copy.
 fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) -> Lowered {
     let (cache_hint, hints) = match hints {
-        // sm_80 marks a policy descriptor with a bit (101) of its own,
-        // which the encoder has no form for.
-        ["L2::cache_hint", ..] if !cx.target.isa.ldgsts_policy_desc => return Err(unsupported(inst)),
         ["L2::cache_hint", rest @ ..] => (true, rest),
         _ => (false, hints),
     };
@@ -102,7 +98,7 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
         _ => return Err(unsupported(inst)),
     };
     // The cache policy is the last operand.
-    let policy = if cache_hint { Some(policy(cx, inst, inst.operands.len().saturating_sub(1))?) } else { None };
+    let policy = if cache_hint { Some(mem::policy(cx, inst, inst.operands.len().saturating_sub(1))?) } else { None };
     let fill = match inst.operands.len() - usize::from(cache_hint) {
         3 => Fill::None,
         4 => match src(cx, inst, 3, ptx_syntax::ast::ScalarType::U32)? {
@@ -141,6 +137,7 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     let mut src_addr = in_range(cx, src_addr, &GLOBAL_OFFSETS, inst)?;
     if let (Some(policy), OperandKind::Mem(a)) = (policy, &mut src_addr.kind) {
         a.desc = Some(policy);
+        a.policy = true;
     }
     let mut mods = vec!["E"];
     if bypass {
@@ -160,25 +157,6 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     let mut uses = vec![dst, src_addr];
     uses.extend(pred);
     cx.emit(Opcode::LDGSTS, &mods, vec![], uses, span)
-}
-
-/// The 64-bit cache policy operand `i` in a uniform pair: `ULDC.64` of a
-/// parameter, else `R2UR` of each word of the register pair.
-fn policy(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Reg> {
-    let u = cx.temp(RegFile::UR, 2);
-    let param = match &operand(inst, i)?.kind {
-        ExprKind::Name(r, None) => cx.param_values.get(r.name.as_str()).copied().filter(|p| p.words == 2),
-        _ => None,
-    };
-    if let Some(p) = param {
-        cx.emit(Opcode::ULDC, &["64"], vec![u.into()], vec![Operand::cbank(0, p.offset)], inst.span)?;
-        return Ok(u);
-    }
-    let Src64::Reg(r) = src64(cx, inst, i)? else { return Err(unsupported(inst)) };
-    for w in 0..2 {
-        cx.emit(Opcode::R2UR, &[], vec![Operand::reg(u.part(w, 1))], vec![Operand::reg(r.part(w, 1))], inst.span)?;
-    }
-    Ok(u)
 }
 
 /// NVIDIA's zero count `(bytes - size) & (bytes - 1)` and the predicate

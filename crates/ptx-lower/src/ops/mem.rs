@@ -4,6 +4,7 @@
 use ori_ir::{Address, Bank, CBank, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace, UnaryOp};
 
+use super::wide::{Src64, src64};
 use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::{GlobalRef, Lowerer};
@@ -60,8 +61,7 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         // A generic address reaches global memory the same way through
         // the descriptor, with LD instead of LDG (NVIDIA's `LD.E`).
         Some(StateSpace::Global) | None => {
-            let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
-            let addr = global_address(cx, inst, 1)?;
+            let (mods, addr) = global_access(cx, inst, 1, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
             let d = dst(cx, inst, 0)?;
             let op = if inst.space().is_some() { Opcode::LDG } else { Opcode::LD };
             cx.emit(op, &mods, vec![d.into()], vec![addr], inst.span)
@@ -219,7 +219,10 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
     }
     let size = if words == 1 { None } else { Some(wide_width(words)) };
     let (op, mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => (Opcode::LDG, global_mods(inst, size, true)?, global_address(cx, inst, 1)?),
+        Some(StateSpace::Global) => {
+            let (mods, addr) = global_access(cx, inst, 1, size, true)?;
+            (Opcode::LDG, mods, addr)
+        }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::LDS, size.into_iter().collect(), shared_address(cx, inst, 1)?)
         }
@@ -290,15 +293,53 @@ fn wide_width(words: u8) -> &'static str {
     if words == 2 { "64" } else { "128" }
 }
 
-/// The modifiers of an `LDG` (`load`) or `STG` of `width`: `.E`, then the
-/// cache operator's word that comes before the size (`.EF` for `.cs`,
-/// evict first; `.LU` for a `.lu` load), the size, then the words after it (`.CONSTANT` for
-/// `.nc`, `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as
-/// NVIDIA's cubins spell them (vec_loads). Other qualifiers are not
-/// lowered yet.
-fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> Lowered<Vec<&'static str>> {
-    let words: Vec<&str> =
-        inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()).collect();
+/// The modifiers and the address of a global or generic access of
+/// `width` whose address is operand `at`: [`global_mods`], and with
+/// `.L2::cache_hint` the cache policy (the last operand) as the address's
+/// memory descriptor, as NVIDIA's code has it (`LDG.E.EL
+/// desc[UR4][R2.64]` with `UR4` the policy; probes of every cache
+/// qualifier on sm_80 and sm_90).
+fn global_access(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    at: usize,
+    width: Option<&'static str>,
+    load: bool,
+) -> Lowered<(Vec<&'static str>, Operand)> {
+    let (mods, cache_hint) = global_mods(inst, width, load)?;
+    let mut addr = global_address(cx, inst, at)?;
+    if cache_hint {
+        let desc = policy(cx, inst, inst.operands.len().saturating_sub(1))?;
+        let OperandKind::Mem(a) = &mut addr.kind else { return Err(unsupported(inst)) };
+        a.desc = Some(desc);
+        a.policy = true;
+    }
+    Ok((mods, addr))
+}
+
+/// The modifiers of an `LDG` (`load`) or `STG` of `width`, and whether it
+/// takes a cache policy (`.L2::cache_hint`): `.E`, then the cache
+/// operator's or the L1 eviction priority's word that comes before the
+/// size (`.EF` for `.cs` and `.L1::evict_first`, `.EL` for
+/// `.L1::evict_last`, `.EU` for `.L1::evict_unchanged`, `.NA` for
+/// `.L1::no_allocate`, `.LU` for a `.lu` load; `.L1::evict_normal` is the
+/// default), the size, then the words after it (`.CONSTANT` for `.nc`,
+/// `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as NVIDIA's
+/// cubins spell them (vec_loads; probes on sm_80 and sm_90). Other
+/// qualifiers (`.L2::64B` and the like among them) are not lowered yet.
+fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> Lowered<(Vec<&'static str>, bool)> {
+    let mut cache_hint = false;
+    let mut evict = None;
+    let mut words = Vec::new();
+    for m in inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word) {
+        match m.name.as_str() {
+            "L2::cache_hint" if !cache_hint => cache_hint = true,
+            w if w.starts_with("L1::") && evict.is_none() => {
+                evict = Some(l1_eviction(w).ok_or_else(|| unsupported(inst))?)
+            }
+            w => words.push(w),
+        }
+    }
     let (before, after): (&[&str], &[&str]) = match (words.as_slice(), load) {
         ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
         (["nc"], true) => (&[], &["CONSTANT"]),
@@ -312,10 +353,58 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         _ => return Err(unsupported(inst)),
     };
     let mut mods = vec!["E"];
-    mods.extend(before);
+    match evict {
+        // PTX has a cache operator or an eviction priority, not both.
+        Some(_) if !before.is_empty() => return Err(unsupported(inst)),
+        Some(word) => mods.extend(word),
+        None => mods.extend(before),
+    }
     mods.extend(width);
     mods.extend(after);
-    Ok(mods)
+    Ok((mods, cache_hint))
+}
+
+/// The word of an L1 eviction priority (`None` inside: the default).
+fn l1_eviction(qualifier: &str) -> Option<Option<&'static str>> {
+    Some(match qualifier {
+        "L1::evict_normal" => None,
+        "L1::evict_unchanged" => Some("EU"),
+        "L1::evict_first" => Some("EF"),
+        "L1::evict_last" => Some("EL"),
+        "L1::no_allocate" => Some("NA"),
+        _ => return None,
+    })
+}
+
+/// The 64-bit cache policy operand `i` in a uniform pair, an access's
+/// memory descriptor: `UMOV`s of a constant (`createpolicy` of a constant
+/// fraction), `ULDC.64` of a parameter, else `R2UR` of each word of the
+/// register pair (NVIDIA's code, no uniformity loop).
+pub(super) fn policy(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<ori_ir::Reg> {
+    let u = cx.temp(ori_ir::RegFile::UR, 2);
+    let (param, known) = match &operand(inst, i)?.kind {
+        ExprKind::Name(r, None) => (
+            cx.param_values.get(r.name.as_str()).copied().filter(|p| p.words == 2),
+            cx.consts.get(r.name.as_str()).copied(),
+        ),
+        _ => (None, None),
+    };
+    if let Some(value) = known {
+        for (w, word) in [value as u32, (value >> 32) as u32].into_iter().enumerate() {
+            let d = Operand::reg(u.part(w as u8, 1));
+            cx.emit(Opcode::UMOV, &[], vec![d], vec![Operand::int(i64::from(word))], inst.span)?;
+        }
+        return Ok(u);
+    }
+    if let Some(p) = param {
+        cx.emit(Opcode::ULDC, &["64"], vec![u.into()], vec![Operand::cbank(0, p.offset)], inst.span)?;
+        return Ok(u);
+    }
+    let Src64::Reg(r) = src64(cx, inst, i)? else { return Err(unsupported(inst)) };
+    for w in 0..2 {
+        cx.emit(Opcode::R2UR, &[], vec![Operand::reg(u.part(w, 1))], vec![Operand::reg(r.part(w, 1))], inst.span)?;
+    }
+    Ok(u)
 }
 
 /// A plain access with a vector size: a state space, a type, `.vN`.
@@ -452,8 +541,7 @@ pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if !matches!(inst.space(), Some(StateSpace::Global) | None) {
         return Err(unsupported(inst));
     }
-    let mods = global_mods(inst, width(ty).ok_or_else(|| unsupported(inst))?, false)?;
-    let addr = global_address(cx, inst, 0)?;
+    let (mods, addr) = global_access(cx, inst, 0, width(ty).ok_or_else(|| unsupported(inst))?, false)?;
     let op = if inst.space().is_some() { Opcode::STG } else { Opcode::ST };
     cx.emit(op, &mods, vec![], vec![addr, value], inst.span)
 }
@@ -495,7 +583,8 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
     }
     let (op, mods, addr) = match inst.space() {
         Some(StateSpace::Global) => {
-            (Opcode::STG, global_mods(inst, Some(wide_width(words)), false)?, global_address(cx, inst, 0)?)
+            let (mods, addr) = global_access(cx, inst, 0, Some(wide_width(words)), false)?;
+            (Opcode::STG, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?)
@@ -564,7 +653,8 @@ fn store_narrow_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType,
     let (op, mods, addr) = match inst.space() {
         Some(StateSpace::Global) | None => {
             let op = if inst.space().is_some() { Opcode::STG } else { Opcode::ST };
-            (op, global_mods(inst, width, false)?, global_address(cx, inst, 0)?)
+            let (mods, addr) = global_access(cx, inst, 0, width, false)?;
+            (op, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::STS, width.into_iter().collect(), shared_address(cx, inst, 0)?)
@@ -604,7 +694,7 @@ fn width(ty: ScalarType) -> Option<Option<&'static str>> {
 }
 
 /// `[name]`, `[name+imm]` or `[name-imm]`: the name and the byte offset.
-fn address(e: &Expr) -> Option<(&Ident, i64)> {
+pub(super) fn address(e: &Expr) -> Option<(&Ident, i64)> {
     let ExprKind::Address(items) = &e.kind else { return None };
     let [item] = items.as_slice() else { return None };
     match &item.kind {

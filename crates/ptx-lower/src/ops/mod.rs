@@ -28,6 +28,7 @@ pub(crate) mod matrix;
 mod mbarrier;
 mod mem;
 mod mov;
+mod policy;
 mod pred;
 mod seq;
 mod simd_video;
@@ -56,6 +57,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         _ if int16::handles(inst) => int16::lower(cx, inst).map(|()| None),
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
+        "createpolicy" => policy::lower(cx, inst).map(|()| None),
         "mov" if ty(inst)?.bits() == 32 && inst.operands.iter().any(|o| matches!(o.kind, ExprKind::Braces(_))) => {
             half::mov_halves(cx, inst).map(|()| None)
         }
