@@ -425,11 +425,19 @@ impl Checker<'_> {
     /// qualifiers before its operands: binary16 and bfloat16 types, pairs
     /// included (their bits are `.b16`/`.b32`), vectors wider than 128 bits before sm_100 and in
     /// a state space other than global, memory-model qualifiers on local
-    /// memory.
+    /// memory, and before sm_90 the `::cluster` spaces.
     /// Whether the operands are checked further.
     fn memory_qualifiers(&mut self, inst: &Instruction, types: &[ScalarType]) -> bool {
         let (op, span) = (inst.opcode.name.as_str(), inst.span);
-        if types.iter().any(|t| matches!(t, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2)) {
+        let before_sm90 = self.sm.is_some_and(|sm| sm.number < 90);
+        if before_sm90 && inst.modifiers.iter().any(|m| m.name.ends_with("::cluster")) {
+            self.report(span, "Feature '::cluster' requires .target sm_90 or higher".to_owned());
+            return false;
+        }
+        if types
+            .iter()
+            .any(|t| matches!(t, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2))
+        {
             self.report(span, format!("Unexpected instruction types specified for '{op}'"));
             return false;
         }
@@ -457,9 +465,10 @@ impl Checker<'_> {
         true
     }
 
-    /// What ptxas refuses of an atomic's operation and type: `red.exch`,
-    /// and binary16/bfloat16 `min`/`max` (`.noftz`, and a vector width
-    /// ptxas asks for). Whether the operands are checked further.
+    /// What ptxas refuses of an atomic's operation and type: before sm_90
+    /// vectors and sm_90's operations; `red.exch`, and binary16/bfloat16
+    /// `min`/`max` (`.noftz`, and a vector width ptxas asks for). Whether
+    /// the operands are checked further.
     fn atomic_operation(&mut self, inst: &Instruction, types: &[ScalarType]) -> bool {
         let (op, span) = (inst.opcode.name.as_str(), inst.span);
         if op == "red" && inst.has("exch") {
@@ -471,6 +480,30 @@ impl Checker<'_> {
         let half = types.iter().find(|t| matches!(t, ScalarType::F16 | ScalarType::Bf16));
         let minmax = ["min", "max"].into_iter().find(|m| inst.has(m));
         let vector = inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_)));
+        if self.sm.is_some_and(|sm| sm.number < 90) {
+            if vector {
+                self.report(
+                    span,
+                    format!("Feature '{op} instruction with vector types' requires .target sm_90 or higher"),
+                );
+                return false;
+            }
+            // sm_90's operations: bfloat16 adds, 128-bit exchanges, binary16
+            // and bfloat16 minimum and maximum (named as ptxas names them).
+            let operation = ["add", "min", "max", "exch", "cas"].into_iter().find(|o| inst.has(o));
+            let newer = |t: &ScalarType| match (operation, t) {
+                (Some("add"), ScalarType::Bf16 | ScalarType::Bf16x2) => true,
+                (Some("min" | "max"), ScalarType::F16 | ScalarType::Bf16) => true,
+                (Some("exch" | "cas"), ScalarType::B128) => true,
+                _ => false,
+            };
+            if let (Some(operation), Some(t), Some(space)) = (operation, types.iter().find(|t| newer(t)), inst.space())
+            {
+                let name = format!("{op}.{operation}.{}.{}", t.name(), space.name());
+                self.report(span, format!("Instruction '{name}' requires .target sm_90 or higher"));
+                return false;
+            }
+        }
         if let (Some(t), Some(m), false) = (half, minmax, vector) {
             if !inst.has("noftz") {
                 self.report(

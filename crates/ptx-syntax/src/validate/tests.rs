@@ -278,7 +278,10 @@ fn bf16_conversions_need_sm90() {
 fn memory_and_atomic_rules() {
     let all = |target: &str, body: &str| messages(&kernel(target, body));
     assert_eq!(all("sm_90", "\tld.global.f16 %r1, [%rd1];"), ["11: Unexpected instruction types specified for 'ld'"]);
-    assert_eq!(all("sm_90", "\tst.global.bf16x2 [%rd1], %r1;"), ["11: Unexpected instruction types specified for 'st'"]);
+    assert_eq!(
+        all("sm_90", "\tst.global.bf16x2 [%rd1], %r1;"),
+        ["11: Unexpected instruction types specified for 'st'"]
+    );
     assert_eq!(
         all("sm_90", "\tld.local.v4.b64 {%rd1, %rd1, %rd1, %rd1}, [%rd2];"),
         [
@@ -300,6 +303,18 @@ fn memory_and_atomic_rules() {
             "11: Illegal operation '.exch' for instruction 'red'",
             "11: Operation .exch requires  type for instruction 'red'"
         ]
+    );
+    assert_eq!(
+        all("sm_80", "\t.reg .b16 %h1; atom.global.max.noftz.bf16 %h1, [%rd1], %h1;"),
+        ["11: Instruction 'atom.max.bf16.global' requires .target sm_90 or higher"]
+    );
+    assert_eq!(
+        all("sm_80", "\tred.global.v2.f32.add [%rd1], {%f1, %f2};"),
+        ["11: Feature 'red instruction with vector types' requires .target sm_90 or higher"]
+    );
+    assert_eq!(
+        all("sm_80", "\tld.shared::cluster.u32 %r1, [%rd1];"),
+        ["11: Feature '::cluster' requires .target sm_90 or higher"]
     );
     assert_eq!(
         all("sm_90", "\t.reg .b16 %h1; atom.max.bf16 %h1, [%rd1], %h1;"),
