@@ -431,6 +431,32 @@ mod tests {
             ["setp.lt.s32 p|p, a.s32, a.s32, !q", "setp.lt.s32 p|_, a.s32, a.s32, !q", "mov.b32 d.b32, {a.f16, a.f16}"]
         );
         assert!(load("[[group]]\nfamily = \"x\"\nforms = [\"add.$T D:s32\"]").is_err());
+    }
+
+    #[test]
+    fn reads_addresses() {
+        let text = r#"
+            [[group]]
+            family = "ld"
+            forms = ["ld.shared.u32 D:u32, [A:shared:u32+8]", "atom.add.u64 D:u64, [A:generic:u64], S:u64", "isspacep.local P, A:generic_local:u32"]
+        "#;
+        let forms = load(text).unwrap();
+        let names: Vec<&str> = forms.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "ld.shared.u32 d.u32, [shared.u32+8]",
+                "atom.add.u64 d.u64, [generic.u64], a.u64",
+                "isspacep.local p, generic_local.u32"
+            ]
+        );
+        assert_eq!(
+            forms[0].operands[1],
+            Operand::Addr(Addr { space: Space::Shared, ty: Ty::U32, offset: 8, bracket: true })
+        );
+        for bad in ["[A:heap:u32]", "[A:global:b128]", "A:global:u32+4", "[A:global]"] {
+            assert!(load(&format!("[[group]]\nfamily = \"x\"\nforms = [\"ld.u32 D:u32, {bad}\"]")).is_err(), "{bad}");
+        }
         assert!(load("[[group]]\nfamily = \"x\"\nforms = [\"add D:s33\"]").is_err());
     }
 }
