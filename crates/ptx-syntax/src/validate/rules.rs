@@ -407,16 +407,8 @@ impl Checker<'_> {
                 }
             }
             ("bar" | "barrier", _) => self.barrier(inst),
-            ("ld" | "ldu" | "st", _) => {
-                if self.memory_qualifiers(inst, types) {
-                    self.memory(inst);
-                }
-            }
-            ("atom" | "red", _) => {
-                if self.atomic_operation(inst, types) {
-                    self.atomic_operand_count(inst);
-                }
-            }
+            ("ld" | "ldu" | "st", _) if self.memory_qualifiers(inst, types) => self.memory(inst),
+            ("atom" | "red", _) if self.atomic_operation(inst, types) => self.atomic_operand_count(inst),
             _ => {}
         }
     }
@@ -491,11 +483,13 @@ impl Checker<'_> {
             // sm_90's operations: bfloat16 adds, 128-bit exchanges, binary16
             // and bfloat16 minimum and maximum (named as ptxas names them).
             let operation = ["add", "min", "max", "exch", "cas"].into_iter().find(|o| inst.has(o));
-            let newer = |t: &ScalarType| match (operation, t) {
-                (Some("add"), ScalarType::Bf16 | ScalarType::Bf16x2) => true,
-                (Some("min" | "max"), ScalarType::F16 | ScalarType::Bf16) => true,
-                (Some("exch" | "cas"), ScalarType::B128) => true,
-                _ => false,
+            let newer = |t: &ScalarType| {
+                matches!(
+                    (operation, t),
+                    (Some("add"), ScalarType::Bf16 | ScalarType::Bf16x2)
+                        | (Some("min" | "max"), ScalarType::F16 | ScalarType::Bf16)
+                        | (Some("exch" | "cas"), ScalarType::B128)
+                )
             };
             if let (Some(operation), Some(t), Some(space)) = (operation, types.iter().find(|t| newer(t)), inst.space())
             {
