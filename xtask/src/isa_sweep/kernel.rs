@@ -205,7 +205,7 @@ impl Writer<'_> {
         loop {
             let (k, _) = self.slot(Ty::B64);
             let at = self.layout.source_at[k];
-            if at % 16 == 0 {
+            if at.is_multiple_of(16) {
                 for _ in 1..4 {
                     self.slot(Ty::B64);
                 }
