@@ -668,6 +668,23 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// [`Self::emit`] without the PTX instruction's guard: a read of a
+    /// constant into a uniform register (`ULDC` has no guarded form, and
+    /// reading a constant where the guard is off is harmless).
+    pub fn emit_unguarded(
+        &mut self,
+        op: Opcode,
+        mods: &[&str],
+        defs: Vec<Operand>,
+        uses: Vec<Operand>,
+        span: Span,
+    ) -> Lowered {
+        let guard = self.guard.take();
+        let result = self.emit(op, mods, defs, uses, span);
+        self.guard = guard;
+        result
+    }
+
     /// `d = s` for register pairs: `IMAD.WIDE.U32 d, RZ, RZ, s` (0 * 0 + s:
     /// SASS has no 64-bit `MOV`); `s` may be a pair or a bank operand.
     pub fn copy_pair(&mut self, d: Operand, s: Operand, span: Span) -> Lowered {

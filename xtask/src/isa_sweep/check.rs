@@ -73,8 +73,18 @@ pub fn check(ptxas: &Path, forms: &[&Form], target: &str, dir: &Path) -> Result<
         bad.sort_unstable();
         bad.dedup();
         if bad.is_empty() {
-            // Nothing to point at: every kernel on its own.
-            bad.clone_from(&pending);
+            // Nothing to point at (a fatal error without a line): the
+            // kernels NVIDIA rejects on their own.
+            for &i in &pending {
+                let (text, _) = module(target, std::iter::once(&kernels[i]));
+                std::fs::write(dir.join("form.ptx"), &text).map_err(|e| format!("form.ptx: {e}"))?;
+                if nvidia(ptxas, dir, "form.ptx", target)?.is_err() {
+                    bad.push(i);
+                }
+            }
+            if bad.is_empty() {
+                bad.clone_from(&pending);
+            }
         }
         pending.retain(|i| !bad.contains(i));
         rejected.extend(bad);

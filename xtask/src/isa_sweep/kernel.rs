@@ -5,10 +5,18 @@
 //! Kernel parameters: the input buffer and the output buffer. Thread `t`
 //! (of the whole grid) reads its guard word and its sources at
 //! `in + t * in_stride`, and writes its results at `out + t * out_stride`.
+//!
+//! An address operand names a memory cell of the thread (32 bytes: four
+//! values of its type): in global memory at the start of the thread's
+//! output row, in shared memory at `tid.x * 32` of an array of the kernel,
+//! or in a local array; a read-only cell (for `.nc` loads) is 32 bytes of
+//! the input row. Before each copy of the instruction the cell is
+//! set from four source slots; after it, the cell is read back and stored
+//! as results.
 
 use std::fmt::Write;
 
-use super::table::{Form, Operand};
+use super::table::{Addr, Form, Operand, Space};
 use super::ty::Ty;
 
 /// CTAs and threads per CTA of every launch.
@@ -58,7 +66,15 @@ struct Writer<'a> {
     /// Results of the current copy: register and type.
     dests: Vec<(String, Ty)>,
     copy: usize,
+    /// The kernel's name (its arrays are named after it).
+    kernel: &'a str,
+    /// Memory cells of the current copy: the cell's number, its address
+    /// and its four source slots.
+    cells: Vec<(usize, Addr, [usize; 4])>,
 }
+
+/// Bytes of a memory cell.
+const CELL: usize = 32;
 
 impl Writer<'_> {
     fn operand(&mut self, o: &Operand, imm: usize) -> String {
@@ -89,18 +105,73 @@ impl Writer<'_> {
                 format!("{{{}}}", v.iter().map(|o| self.operand(o, imm)).collect::<Vec<_>>().join(", "))
             }
             Operand::Joined(v) => v.iter().map(|o| self.operand(o, imm)).collect::<Vec<_>>().join("|"),
+            Operand::Addr(a) => {
+                let i = self.cells.len();
+                let slots = if a.space == Space::GlobalReadOnly {
+                    let at = self.input_cell();
+                    if self.copy == 0 {
+                        let _ = writeln!(self.body, "\tadd.s64 %c{i}, %in, {at};");
+                    }
+                    [0; 4]
+                } else {
+                    [(); 4].map(|()| self.source(a.ty))
+                };
+                if self.copy == 0 {
+                    self.cell_address(i, a);
+                }
+                self.cells.push((i, *a, slots));
+                match (a.bracket, a.offset) {
+                    (false, _) => format!("%a{i}"),
+                    (true, 0) => format!("[%a{i}]"),
+                    (true, off) => format!("[%a{i}+{off}]"),
+                }
+            }
+        }
+    }
+
+    /// Declares cell `i` and computes its address `%c{i}` (in its own
+    /// space) and the operand `%a{i}` (generic where asked, `offset`
+    /// below the cell).
+    fn cell_address(&mut self, i: usize, a: &Addr) {
+        let name = self.kernel;
+        self.decls.push(format!(".reg .b64 %c{i}, %a{i};"));
+        match a.space.home() {
+            Space::Shared => {
+                self.decls.push(format!(".shared .align {CELL} .b8 {name}_sh{i}[{}];", CELL * BLOCK as usize));
+                self.decls.push(".reg .b32 %tx;".into());
+                self.decls.push(".reg .b64 %txo;".into());
+                let _ = writeln!(
+                    self.body,
+                    "\tmov.u32 %tx, %tid.x;\n\tmul.wide.u32 %txo, %tx, {CELL};\n\tmov.u64 %c{i}, {name}_sh{i};\n\
+                     \tadd.s64 %c{i}, %c{i}, %txo;"
+                );
+            }
+            Space::Local => {
+                self.decls.push(format!(".local .align {CELL} .b8 {name}_lc{i}[{CELL}];"));
+                let _ = writeln!(self.body, "\tmov.u64 %c{i}, {name}_lc{i};");
+            }
+            Space::GlobalReadOnly => {}
+            _ => {
+                let _ = writeln!(self.body, "\tadd.s64 %c{i}, %out, {};", CELL * i);
+            }
+        }
+        let home = a.space.home().name();
+        if a.space == a.space.home() {
+            let _ = writeln!(self.body, "\tmov.b64 %a{i}, %c{i};");
+        } else {
+            let _ = writeln!(self.body, "\tcvta.{home}.u64 %a{i}, %c{i};");
+        }
+        if a.offset > 0 {
+            let _ = writeln!(self.body, "\tsub.s64 %a{i}, %a{i}, {};", a.offset);
         }
     }
 
     /// The register of the next source slot, declared and loaded by the
     /// first copy.
     fn source(&mut self, ty: Ty) -> usize {
-        let k = self.source;
-        self.source += 1;
-        if k == self.layout.sources.len() {
-            let at = next_slot(self.layout.source_at.last().copied().unwrap_or(0), last_size(&self.layout.sources), ty);
-            self.layout.sources.push(ty);
-            self.layout.source_at.push(at);
+        let (k, fresh) = self.slot(ty);
+        if fresh {
+            let at = self.layout.source_at[k];
             if ty == Ty::Pred {
                 self.decls.push(format!(".reg .pred %q{k};"));
                 let _ = writeln!(self.body, "\tld.global.u32 %w, [%in+{at}];\n\tsetp.ne.u32 %q{k}, %w, 0;");
@@ -111,6 +182,36 @@ impl Writer<'_> {
             }
         }
         k
+    }
+
+    /// The next source slot, and whether this copy is the first to take
+    /// it (every copy takes the same slots in the same order).
+    fn slot(&mut self, ty: Ty) -> (usize, bool) {
+        let k = self.source;
+        self.source += 1;
+        let fresh = k == self.layout.sources.len();
+        if fresh {
+            let at = next_slot(self.layout.source_at.last().copied().unwrap_or(0), last_size(&self.layout.sources), ty);
+            self.layout.sources.push(ty);
+            self.layout.source_at.push(at);
+        }
+        (k, fresh)
+    }
+
+    /// A read-only cell in the input row: four 64-bit slots, 16-byte
+    /// aligned (a slot before them is skipped where needed), never loaded
+    /// into registers. The offset of the first.
+    fn input_cell(&mut self) -> usize {
+        loop {
+            let (k, _) = self.slot(Ty::B64);
+            let at = self.layout.source_at[k];
+            if at.is_multiple_of(16) {
+                for _ in 1..4 {
+                    self.slot(Ty::B64);
+                }
+                return at;
+            }
+        }
     }
 }
 
@@ -129,6 +230,17 @@ fn has_imm(ops: &[Operand]) -> bool {
         Operand::Vector(v) | Operand::Joined(v) => has_imm(v),
         _ => false,
     })
+}
+
+/// How many memory cells the operands address.
+fn cell_count(ops: &[Operand]) -> usize {
+    ops.iter()
+        .map(|o| match o {
+            Operand::Addr(_) => 1,
+            Operand::Vector(v) | Operand::Joined(v) => cell_count(v),
+            _ => 0,
+        })
+        .sum()
 }
 
 fn imm_count(ops: &[Operand]) -> usize {
@@ -166,11 +278,30 @@ pub fn kernel(form: &Form, name: &str) -> Kernel {
     let (mut decls, mut body) = (Vec::new(), String::new());
     let mut code = String::new();
     let mut stores = Vec::new();
+    // Global cells come first in each output row.
+    let cells_bytes = CELL * cell_count(&form.operands);
     for (i, copy) in copies.iter().enumerate() {
-        let mut w =
-            Writer { layout: &mut layout, decls: &mut decls, body: &mut body, source: 1, dests: Vec::new(), copy: i };
+        let mut w = Writer {
+            layout: &mut layout,
+            decls: &mut decls,
+            body: &mut body,
+            source: 1,
+            dests: Vec::new(),
+            copy: i,
+            kernel: name,
+            cells: Vec::new(),
+        };
         let ops: Vec<String> = form.operands.iter().map(|o| w.operand(o, copy.imm)).collect();
-        let dests = std::mem::take(&mut w.dests);
+        let mut dests = std::mem::take(&mut w.dests);
+        // Read-only cells are neither set nor read back.
+        let cells: Vec<_> =
+            std::mem::take(&mut w.cells).into_iter().filter(|c| c.1.space != Space::GlobalReadOnly).collect();
+        for (c, a, slots) in &cells {
+            let (space, bits, size) = (a.space.home().name(), a.ty.bits(), a.ty.bits() as usize / 8);
+            for (k, slot) in slots.iter().enumerate() {
+                let _ = writeln!(code, "\tst.{space}.b{bits} [%c{c}+{}], %s{slot};", k * size);
+            }
+        }
         if copy.guarded {
             // A value the instruction does not write where the guard is off.
             for (r, ty) in &dests {
@@ -191,8 +322,17 @@ pub fn kernel(form: &Form, name: &str) -> Kernel {
         let guard = if copy.guarded { "@%pg " } else { "" };
         let operands = if ops.is_empty() { String::new() } else { format!(" {}", ops.join(", ")) };
         let _ = writeln!(code, "\t{guard}{}{operands};", form.opcode);
+        for (c, a, _) in &cells {
+            let (space, bits, size) = (a.space.home().name(), a.ty.bits(), a.ty.bits() as usize / 8);
+            for k in 0..4 {
+                let r = format!("%m{i}_{c}_{k}");
+                decls.push(format!(".reg .b{} {r};", a.ty.reg_bits()));
+                let _ = writeln!(code, "\tld.{space}.b{bits} {r}, [%c{c}+{}];", k * size);
+                dests.push((r, a.ty));
+            }
+        }
         for (r, ty) in dests {
-            let prev = layout.result_at.last().copied().unwrap_or(0);
+            let prev = layout.result_at.last().copied().unwrap_or(cells_bytes);
             let at = next_slot(prev, layout.results.last().map_or(0, |r| r.1.slot_bytes()), ty);
             layout.results.push((copy.label.clone(), ty));
             layout.result_at.push(at);
@@ -207,10 +347,12 @@ pub fn kernel(form: &Form, name: &str) -> Kernel {
         }
     }
     layout.in_stride = (layout.source_at.last().unwrap() + last_size(&layout.sources)).next_multiple_of(16);
+    // Rows of cells stay aligned for 32-byte vectors.
+    let row_align = if cells_bytes > 0 { CELL } else { 16 };
     layout.out_stride = layout
         .result_at
         .last()
-        .map_or(16, |&at| (at + layout.results.last().unwrap().1.slot_bytes()).next_multiple_of(16));
+        .map_or(16, |&at| (at + layout.results.last().unwrap().1.slot_bytes()).next_multiple_of(row_align));
     decls.sort();
     decls.dedup();
     let mut text = String::new();

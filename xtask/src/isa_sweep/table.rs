@@ -15,7 +15,14 @@
 //! | `P`, `P/_` | a destination predicate (or the sink) |
 //! | `Q`, `!Q` | a source predicate (from the input), negated |
 //! | `{...}` | a vector of operands; `x|y` two operands joined by `|` |
+//! | `[A:S:T]`, `[A:S:T+N]` | the address of a memory cell of the thread in state space `S`, holding four values of type `T` (from the input; read back after the instruction): `[%a]`, or `[%a+N]` with `%a` `N` bytes below the cell |
+//! | `A:S:T` | the same address as a register operand (`cvta`, `isspacep`) |
 //! | anything else | written as it is (`0xffffffff`, `%laneid`) |
+//!
+//! The spaces of a cell (`S`): `global`, `global_ro` (read-only, for
+//! `.nc` loads), `shared`, `local`, and their
+//! generic addresses `generic` (of a global cell), `generic_shared`,
+//! `generic_local`.
 //!
 //! `$V` is replaced by each value of variable `V`; a value of several
 //! words gives `$V.0`, `$V.1`, ... (`$V` is `$V.0`).
@@ -61,6 +68,65 @@ pub enum Operand {
     Vector(Vec<Operand>),
     /// Operands joined by `|` (`setp`'s `p|q`, `shfl`'s `d|p`).
     Joined(Vec<Operand>),
+    /// A memory cell's address, in brackets or as a register.
+    Addr(Addr),
+}
+
+/// The address of a thread's memory cell (four values of `ty`, set from
+/// the input before each copy of the instruction and stored as results
+/// after it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Addr {
+    pub space: Space,
+    pub ty: Ty,
+    /// `[%a+offset]` with `%a` that far below the cell.
+    pub offset: u32,
+    /// `[%a]` rather than `%a`.
+    pub bracket: bool,
+}
+
+/// Where a memory cell lives and how the instruction addresses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    /// 32 bytes of the input, which the kernel never writes (`.nc`, `ldu`).
+    GlobalReadOnly,
+    Shared,
+    Local,
+    /// A generic address of a global cell.
+    Generic,
+    GenericShared,
+    GenericLocal,
+}
+
+const SPACES: &[(&str, Space)] = &[
+    ("global", Space::Global),
+    ("global_ro", Space::GlobalReadOnly),
+    ("shared", Space::Shared),
+    ("local", Space::Local),
+    ("generic", Space::Generic),
+    ("generic_shared", Space::GenericShared),
+    ("generic_local", Space::GenericLocal),
+];
+
+impl Space {
+    fn parse(name: &str) -> Option<Space> {
+        SPACES.iter().find(|(n, _)| *n == name).map(|&(_, s)| s)
+    }
+
+    pub fn name(self) -> &'static str {
+        SPACES.iter().find(|(_, s)| *s == self).map_or("?", |(n, _)| n)
+    }
+
+    /// The space the cell itself is in (where it is set and read back).
+    pub fn home(self) -> Space {
+        match self {
+            Space::Generic => Space::Global,
+            Space::GenericShared => Space::Shared,
+            Space::GenericLocal => Space::Local,
+            s => s,
+        }
+    }
 }
 
 /// One instruction form: what the sweep compiles and runs.
@@ -86,6 +152,7 @@ enum Template {
     Literal(String),
     Vector(Vec<Template>),
     Joined(Vec<Template>),
+    Addr(Addr),
 }
 
 /// Reads and expands the table.
@@ -198,6 +265,9 @@ fn parse_operand(text: &str) -> Result<Template, String> {
     if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
         return Ok(Template::Vector(split_top(inner).iter().map(|o| parse_operand(o)).collect::<Result<_, _>>()?));
     }
+    if let Some(addr) = parse_address(text)? {
+        return Ok(Template::Addr(addr));
+    }
     if text.contains('|') && !text.starts_with('[') {
         return Ok(Template::Joined(text.split('|').map(parse_operand).collect::<Result<_, _>>()?));
     }
@@ -220,6 +290,24 @@ fn parse_operand(text: &str) -> Result<Template, String> {
             _ => Template::Literal(text.to_string()),
         },
     })
+}
+
+/// `[A:S:T]`, `[A:S:T+N]` or `A:S:T`: a memory cell's address.
+fn parse_address(text: &str) -> Result<Option<Addr>, String> {
+    let inner = text.strip_prefix('[').and_then(|t| t.strip_suffix(']'));
+    let Some(rest) = inner.unwrap_or(text).strip_prefix("A:") else { return Ok(None) };
+    let (rest, offset) = match rest.split_once('+') {
+        Some((r, n)) => (r, n.parse().map_err(|_| format!("form table: bad offset in `{text}`"))?),
+        None => (rest, 0),
+    };
+    let bad = || format!("form table: bad address `{text}` (A:SPACE:TYPE)");
+    let (space, ty) = rest.split_once(':').ok_or_else(bad)?;
+    let space = Space::parse(space).ok_or_else(bad)?;
+    let ty = Ty::parse(ty).filter(|t| (8..=64).contains(&t.bits())).ok_or_else(bad)?;
+    if inner.is_none() && offset != 0 {
+        return Err(bad());
+    }
+    Ok(Some(Addr { space, ty, offset, bracket: inner.is_some() }))
 }
 
 /// How many operands may take another kind.
@@ -271,6 +359,7 @@ fn concrete(t: &Template, variant: usize, next: &mut usize) -> Operand {
         Template::Imm(ty) => Operand::Imm(*ty),
         Template::PredSrc { negated } => Operand::PredSrc { negated: *negated },
         Template::Literal(s) => Operand::Literal(s.clone()),
+        Template::Addr(a) => Operand::Addr(*a),
         Template::Vector(v) => Operand::Vector(v.iter().map(|t| concrete(t, variant, next)).collect()),
         Template::Joined(v) => Operand::Joined(v.iter().map(|t| concrete(t, variant, next)).collect()),
     }
@@ -285,6 +374,15 @@ fn show(o: &Operand) -> String {
         Operand::PredSrc { negated } => if *negated { "!q" } else { "q" }.into(),
         Operand::Sink => "_".into(),
         Operand::Literal(s) => s.clone(),
+        Operand::Addr(a) => {
+            let at = format!(
+                "{}.{}{}",
+                a.space.name(),
+                a.ty,
+                if a.offset > 0 { format!("+{}", a.offset) } else { String::new() }
+            );
+            if a.bracket { format!("[{at}]") } else { at }
+        }
         Operand::Vector(v) => format!("{{{}}}", v.iter().map(show).collect::<Vec<_>>().join(", ")),
         Operand::Joined(v) => v.iter().map(show).collect::<Vec<_>>().join("|"),
     }
@@ -333,6 +431,32 @@ mod tests {
             ["setp.lt.s32 p|p, a.s32, a.s32, !q", "setp.lt.s32 p|_, a.s32, a.s32, !q", "mov.b32 d.b32, {a.f16, a.f16}"]
         );
         assert!(load("[[group]]\nfamily = \"x\"\nforms = [\"add.$T D:s32\"]").is_err());
+    }
+
+    #[test]
+    fn reads_addresses() {
+        let text = r#"
+            [[group]]
+            family = "ld"
+            forms = ["ld.shared.u32 D:u32, [A:shared:u32+8]", "atom.add.u64 D:u64, [A:generic:u64], S:u64", "isspacep.local P, A:generic_local:u32"]
+        "#;
+        let forms = load(text).unwrap();
+        let names: Vec<&str> = forms.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "ld.shared.u32 d.u32, [shared.u32+8]",
+                "atom.add.u64 d.u64, [generic.u64], a.u64",
+                "isspacep.local p, generic_local.u32"
+            ]
+        );
+        assert_eq!(
+            forms[0].operands[1],
+            Operand::Addr(Addr { space: Space::Shared, ty: Ty::U32, offset: 8, bracket: true })
+        );
+        for bad in ["[A:heap:u32]", "[A:global:b128]", "A:global:u32+4", "[A:global]"] {
+            assert!(load(&format!("[[group]]\nfamily = \"x\"\nforms = [\"ld.u32 D:u32, {bad}\"]")).is_err(), "{bad}");
+        }
         assert!(load("[[group]]\nfamily = \"x\"\nforms = [\"add D:s33\"]").is_err());
     }
 }

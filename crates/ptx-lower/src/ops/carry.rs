@@ -1,7 +1,7 @@
 //! Carry chains: `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]`,
 //! `mad{.lo,.hi}.cc`, `madc{.lo,.hi}[.cc]` on 32-bit integers (NVVM's
 //! 64x64-bit products and 128-bit sums in math_double's argument
-//! reduction).
+//! reduction), and the adds and subtracts on 64 bits (NVVM's `__int128`).
 //!
 //! PTX's carry flag becomes a predicate: `IADD3 d, P, a, b, RZ` writes the
 //! carry out, `IADD3.X d, P', a, b, RZ, P, !PT` adds it in (NVIDIA's forms,
@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use ori_ir::{Opcode, Operand, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ScalarType, Statement};
 
+use super::wide::{Dest, src64};
 use super::{dst, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::{Carry, Lowerer};
@@ -34,13 +35,16 @@ use crate::func::{Carry, Lowerer};
 /// Lowers one instruction of a carry chain.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
-    if !matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
-        return Err(unsupported(inst));
-    }
     let op = inst.opcode.name.as_str();
     let carry_in = matches!(op, "addc" | "subc" | "madc");
     let carry_out = inst.has("cc");
     let subtract = matches!(op, "sub" | "subc");
+    if matches!(ty, ScalarType::U64 | ScalarType::S64) && matches!(op, "add" | "addc" | "sub" | "subc") {
+        return lower64(cx, inst, carry_in, carry_out, subtract);
+    }
+    if !matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
+        return Err(unsupported(inst));
+    }
     let span = inst.span;
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ty)?;
@@ -81,7 +85,78 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     } else {
         None
     };
-    // The chain's one predicate, if it has one: a new chain's from the plan.
+    let (out, fixed) = outgoing(cx, inst, carry_in, carry_out);
+    let mut defs = vec![Operand::reg(d)];
+    defs.extend(out.map(Operand::reg));
+    let mut uses = vec![x, y, Operand::reg(Reg::RZ)];
+    let mods: &[&str] = match incoming {
+        Some(c) => {
+            uses.push(c);
+            uses.push(Operand::reg(Reg::PT).inverted());
+            &["X"]
+        }
+        None => &[],
+    };
+    cx.emit(Opcode::IADD3, mods, defs, uses, span)?;
+    if let Some(pred) = out {
+        cx.carry = Some(Carry { pred, fixed });
+    }
+    Ok(())
+}
+
+/// `add[c][.cc]`/`sub[c][.cc]` on 64 bits: the low words' sum (with the
+/// carry in), its carry into the high words' sum, whose carry out is the
+/// flag, as two chained 32-bit steps.
+fn lower64(cx: &mut Lowerer<'_>, inst: &Instruction, carry_in: bool, carry_out: bool, subtract: bool) -> Lowered {
+    let span = inst.span;
+    let d = dst(cx, inst, 0)?;
+    let (a, b) = (src64(cx, inst, 1)?, src64(cx, inst, 2)?);
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let mut dd = Dest::new(d, &[a, b]);
+    let incoming = if carry_in { Some(cx.carry.ok_or_else(|| unsupported(inst))?.pred) } else { None };
+    let (out, fixed) = outgoing(cx, inst, carry_in, carry_out);
+    let complement = |y: Operand| Operand { flags: ori_ir::OperandFlags { bitnot: true, ..y.flags }, ..y };
+    let pt = || Operand::reg(Reg::PT).inverted();
+    // Low words: as the 32-bit chain step.
+    let x0 = in_reg(cx, a.word(0), span)?;
+    let y0 = b.word(0);
+    let y0 = if subtract || (carry_in && !is_zero(&y0)) { in_reg(cx, y0, span)? } else { y0 };
+    let y0 = match (subtract, carry_in) {
+        (true, false) => y0.negated(),
+        (true, true) => complement(y0),
+        _ => y0,
+    };
+    let mid = cx.temp(RegFile::P, 1);
+    let mut uses = vec![x0, y0, Operand::reg(Reg::RZ)];
+    let mods: &[&str] = match incoming {
+        Some(c) => {
+            uses.extend([Operand::reg(c), pt()]);
+            &["X"]
+        }
+        None => &[],
+    };
+    cx.emit(Opcode::IADD3, mods, vec![dd.word(0), mid.into()], uses, span)?;
+    // High words: the complement of a subtrahend, the low words' carry in.
+    let x1 = in_reg(cx, a.word(1), span)?;
+    let y1 = b.word(1);
+    let y1 = if subtract || !is_zero(&y1) { in_reg(cx, y1, span)? } else { y1 };
+    let y1 = if subtract { complement(y1) } else { y1 };
+    let mut defs = vec![dd.word(1)];
+    defs.extend(out.map(Operand::reg));
+    let uses = vec![x1, y1, Operand::reg(Reg::RZ), mid.into(), pt()];
+    cx.emit(Opcode::IADD3, &["X"], defs, uses, span)?;
+    if let Some(pred) = out {
+        cx.carry = Some(Carry { pred, fixed });
+    }
+    Ok(())
+}
+
+/// The predicate a `.cc` instruction writes its flag to, and whether it
+/// is its chain's one predicate (a new chain's from the plan).
+fn outgoing(cx: &mut Lowerer<'_>, inst: &Instruction, carry_in: bool, carry_out: bool) -> (Option<Reg>, bool) {
+    let span = inst.span;
     let starts = carry_out && !carry_in && (cx.guard.is_none() || cx.carry.is_none());
     let fixed = if starts {
         match cx.carry_plan.fixed.get(&span.start).copied() {
@@ -103,22 +178,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         (true, Some(pred)) => Some(pred),
         (true, None) => Some(cx.temp(RegFile::P, 1)),
     };
-    let mut defs = vec![Operand::reg(d)];
-    defs.extend(out.map(Operand::reg));
-    let mut uses = vec![x, y, Operand::reg(Reg::RZ)];
-    let mods: &[&str] = match incoming {
-        Some(c) => {
-            uses.push(c);
-            uses.push(Operand::reg(Reg::PT).inverted());
-            &["X"]
-        }
-        None => &[],
-    };
-    cx.emit(Opcode::IADD3, mods, defs, uses, span)?;
-    if let Some(pred) = out {
-        cx.carry = Some(Carry { pred, fixed: fixed.is_some() });
-    }
-    Ok(())
+    (out, fixed.is_some())
 }
 
 /// The chains that keep one predicate (found by [`plan`]) and the

@@ -23,20 +23,45 @@ pub(super) fn is_half(ty: ScalarType) -> bool {
     matches!(ty, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2)
 }
 
+/// The PTX modifiers of half-precision arithmetic and their SASS words, in
+/// the order SASS spells them (after `.BF16_V2`/`.MMA`).
+const HALF_MODIFIERS: [(&str, &str); 4] = [("ftz", "FTZ"), ("sat", "SAT"), ("relu", "RELU"), ("NaN", "NAN")];
+
 /// `add`/`sub`/`mul`/`fma`/`min`/`max`/`neg`/`abs` on f16, f16x2, bf16 and
-/// bf16x2 (round to nearest; `.ftz`/`.sat` and other roundings are not
-/// lowered).
+/// bf16x2, round to nearest, with `.ftz`, `.sat`, `.relu` and `.NaN` as
+/// the SASS modifiers of the same names (ptx-syntax refuses them where
+/// PTX does; `.xorsign.abs` is not lowered).
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     let bf16 = matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2);
     let scalar = matches!(ty, ScalarType::F16 | ScalarType::Bf16);
-    let plain =
-        inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn)));
-    if !plain {
+    let known = inst.modifiers.iter().all(|m| match m.kind {
+        ModifierKind::Type(_) | ModifierKind::Rounding(Rounding::Rn) => true,
+        ModifierKind::Word => HALF_MODIFIERS.iter().any(|(w, _)| m.name == *w),
+        _ => false,
+    });
+    if !known {
         return Err(unsupported(inst));
     }
+    let words: Vec<&str> = HALF_MODIFIERS.iter().filter(|(w, _)| inst.has(w)).map(|(_, sass)| *sass).collect();
     let name = inst.opcode.name.as_str();
     let d = dst(cx, inst, 0)?;
+    // `.ftz` negation and absolute value flush subnormals: NVIDIA's
+    // `HADD2.FTZ d, -a, -RZ` (`|a|` for `abs`), which also quiets NaNs.
+    if matches!(name, "neg" | "abs") && !words.is_empty() {
+        if words != ["FTZ"] || bf16 {
+            return Err(unsupported(inst));
+        }
+        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg")?;
+        let [a] = uses.as_mut_slice() else { return Err(unsupported(inst)) };
+        a.flags.abs = name == "abs";
+        let mut zero = rz().negated();
+        if scalar {
+            zero.flags.halves = Some(Halves::H0H0);
+        }
+        uses.push(zero);
+        return cx.emit(Opcode::HADD2, &["FTZ"], vec![d.into()], uses, inst.span);
+    }
     // The sign is the top bit of each lane: negation and absolute value are
     // exact bit operations (as PTX defines them, NaNs included).
     if matches!(name, "neg" | "abs") {
@@ -82,13 +107,14 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if op == Opcode::HMNMX2 {
         uses.push(if name == "min" { Operand::reg(Reg::PT) } else { Operand::reg(Reg::PT).inverted() });
     }
-    let mods: &[&str] = match (bf16, op) {
-        (false, _) => &[],
+    let mut mods: Vec<&str> = match (bf16, op) {
+        (false, _) => vec![],
         // NVIDIA's scalar bfloat16 fma on sm_90 is the plain `HFMA2.BF16_V2`.
-        (true, Opcode::HFMA2) if cx.target.isa.bf16x2_fma_mma && !scalar => &["MMA", "BF16_V2"],
-        (true, _) => &["BF16_V2"],
+        (true, Opcode::HFMA2) if cx.target.isa.bf16x2_fma_mma && !scalar => vec!["MMA", "BF16_V2"],
+        (true, _) => vec!["BF16_V2"],
     };
-    cx.emit(op, mods, vec![d.into()], uses, inst.span)
+    mods.extend(words);
+    cx.emit(op, &mods, vec![d.into()], uses, inst.span)
 }
 
 /// Source `i` of a half-precision instruction: a register (`.H0_H0` for a

@@ -119,7 +119,12 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             let (a, b) = (low(cx, a)?, low(cx, b)?);
             cx.emit(Opcode::IMAD, &[], vec![d.into()], vec![a, b, rz], span)?;
         }
-        "min" | "max" if inst.modifiers.len() == 1 => {
+        // `.relu` (s32, sm_90: ptx-syntax refuses the rest) clamps the
+        // result at zero, `VIMNMX.RELU`'s own.
+        "min" | "max"
+            if inst.modifiers.len() == 1
+                || (inst.modifiers.len() == 2 && inst.has("relu") && cx.target.isa.int_minmax == Opcode::VIMNMX) =>
+        {
             let b = src(cx, inst, 2, ty)?;
             let (a, b) = register_first(a, b);
             // The predicate operand picks the minimum when true.
@@ -129,6 +134,16 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
             if !signed {
                 mods.push("U32");
             }
+            let b = if inst.has("relu") {
+                mods.push("RELU");
+                // The encoder knows `VIMNMX.RELU` of registers only.
+                let seq = super::seq::Seq::start(cx, span);
+                let b = seq.in_reg(cx, b);
+                seq.finish(cx);
+                b?
+            } else {
+                b
+            };
             cx.emit(opcode, &mods, vec![d.into()], vec![a, b, pick], span)?;
         }
         "abs" if signed => cx.emit(Opcode::IABS, &[], vec![d.into()], vec![a], span)?,

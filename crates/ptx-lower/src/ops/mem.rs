@@ -489,6 +489,9 @@ fn shared_base(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i
         }
         t
     };
+    // A 64-bit register holds a shared-window address in its low word
+    // (the window is 32 bits wide), which is what `LDS`/`STS` read.
+    let base = if base.width == 2 { base.part(0, 1) } else { base };
     if base.width != 1 {
         return Err(unsupported(inst));
     }

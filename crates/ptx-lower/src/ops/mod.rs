@@ -89,7 +89,6 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "div" | "rem" if ieee::has_template(inst, cx.target.isa.generation) => ieee::lower(cx, inst).map(|()| None),
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
-        "cvta" if inst.space() == Some(ptx_syntax::ast::StateSpace::Local) => call::cvta_local(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),
         "addc" | "subc" | "madc" => carry::lower(cx, inst).map(|()| None),
         "add" | "sub" | "mad" if inst.has("cc") => carry::lower(cx, inst).map(|()| None),
@@ -230,7 +229,7 @@ pub(crate) fn param_operand(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) 
         return Ok(Some(bank));
     }
     let u = cx.temp(RegFile::UR, 1);
-    cx.emit(Opcode::ULDC, &[], vec![u.into()], vec![bank], inst.span)?;
+    cx.emit_unguarded(Opcode::ULDC, &[], vec![u.into()], vec![bank], inst.span)?;
     Ok(Some(u.into()))
 }
 

@@ -1,9 +1,9 @@
 //! `mov` and `cvta`: copies (and special-register reads).
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, StateSpace};
 
-use super::{dst, operand, special, src, ty, unsupported};
+use super::{dst, operand, read_reg, special, src, ty, unsupported};
 use crate::error::Lowered;
 use crate::func::Lowerer;
 
@@ -150,13 +150,92 @@ fn const64(cx: &mut Lowerer<'_>, inst: &Instruction, value: u64) -> Lowered {
     Ok(())
 }
 
-/// `cvta[.to].global.u64 d, s`: generic and global addresses coincide, so a
-/// copy.
+/// `cvta[.to].{global,local,shared}.u64 d, s`: generic and global
+/// addresses coincide, so a copy; the local and shared windows are an
+/// offset.
 pub(super) fn cvta(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    if inst.space() != Some(StateSpace::Global) {
+    match inst.space() {
+        Some(StateSpace::Global) => copy64(cx, inst),
+        Some(StateSpace::Local) => cvta_window(cx, inst, cx.target.launch_bank.local_window),
+        // sm_90 has a shared-window register; before it the base is in
+        // the bank as the local window's is.
+        Some(StateSpace::Shared) if !inst.has("shared::cluster") && cx.target.isa.bank_operands => {
+            cvta_window(cx, inst, SHARED_WINDOW_BANK)
+        }
+        Some(StateSpace::Shared) if !inst.has("shared::cluster") => cvta_shared_window(cx, inst),
+        _ => Err(unsupported(inst)),
+    }
+}
+
+/// Where sm_7x/sm_8x drivers put the shared window's 64-bit base in
+/// constant bank 0 (NVIDIA's cubins read it there).
+const SHARED_WINDOW_BANK: i32 = 0x18;
+
+/// The 64-bit operands of a `cvta`: `d` and `a`, register pairs.
+fn cvta_operands(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<(Reg, Reg)> {
+    let ExprKind::Name(s, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let s = read_reg(cx, s.name.as_str(), s.span)?;
+    let d = dst(cx, inst, 0)?;
+    if d.width != 2 || s.width != 2 {
         return Err(unsupported(inst));
     }
-    copy64(cx, inst)
+    Ok((d, s))
+}
+
+/// `cvta[.to].{local,shared}.u64 d, a` through a window whose 64-bit base
+/// the driver puts in bank 0 at `bank`: `d = a + base` (`.to`: `a -
+/// base`), NVIDIA's 64-bit `IADD3` + `IADD3.X` over the whole of `a` (an
+/// address outside the window keeps its high bits, as NVIDIA's code
+/// computes it). sm_90 reads each word with `ULDC` first.
+fn cvta_window(cx: &mut Lowerer<'_>, inst: &Instruction, bank: i32) -> Lowered {
+    let span = inst.span;
+    let (d, s) = cvta_operands(cx, inst)?;
+    let to = inst.has("to");
+    let word = |cx: &mut Lowerer<'_>, w: i32| -> Lowered<Operand> {
+        let c = Operand::cbank(0, bank + 4 * w);
+        if cx.target.isa.bank_operands {
+            return Ok(c);
+        }
+        let u = cx.temp(RegFile::UR, 1);
+        cx.emit_unguarded(Opcode::ULDC, &[], vec![u.into()], vec![c], span)?;
+        Ok(u.into())
+    };
+    let rz = || Operand::reg(Reg::RZ);
+    let carry = cx.temp(RegFile::P, 1);
+    // `d` may be `s`: each word of `s` is read before its word of `d` is
+    // written.
+    let b0 = word(cx, 0)?;
+    let b0 = if to { b0.negated() } else { b0 };
+    let defs = vec![Operand::reg(d.part(0, 1)).undef(), carry.into()];
+    cx.emit(Opcode::IADD3, &[], defs, vec![Operand::reg(s.part(0, 1)), b0, rz()], span)?;
+    let mut b1 = word(cx, 1)?;
+    if to {
+        // The encoder knows `~` on registers there, not on the bank or a
+        // uniform register.
+        if b1.as_reg().is_none_or(|r| r.file != RegFile::R) {
+            let t = cx.temp(RegFile::R, 1);
+            cx.emit(Opcode::MOV, &[], vec![t.into()], vec![b1], span)?;
+            b1 = t.into();
+        }
+        b1.flags.bitnot = true;
+    }
+    let uses = vec![Operand::reg(s.part(1, 1)), b1, rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![Operand::reg(d.part(1, 1))], uses, span)
+}
+
+/// `cvta[.to].shared.u64 d, a` on sm_90, NVIDIA's: the low word is the
+/// shared address itself, the high word `SR_SWINHI` (`.to`: zero).
+fn cvta_shared_window(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let span = inst.span;
+    let (d, s) = cvta_operands(cx, inst)?;
+    if d != s {
+        cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1)).undef()], vec![Operand::reg(s.part(0, 1))], span)?;
+    }
+    if inst.has("to") {
+        return cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![Operand::reg(Reg::RZ)], span);
+    }
+    let window = vec![OperandKind::Special(SpecialReg::SwinHi).into()];
+    cx.emit(Opcode::S2R, &[], vec![Operand::reg(d.part(1, 1))], window, span)
 }
 
 /// A 64-bit copy. A copy of a parameter is that parameter too; on sm_80,

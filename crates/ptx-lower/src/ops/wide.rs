@@ -74,18 +74,18 @@ pub(super) fn src64(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lower
 
 /// The destination pair's words: the first to be written starts its new
 /// value unless `sources` read the pair.
-struct Dest {
+pub(super) struct Dest {
     reg: Reg,
     fresh: bool,
 }
 
 impl Dest {
-    fn new(reg: Reg, sources: &[Src64]) -> Dest {
+    pub(super) fn new(reg: Reg, sources: &[Src64]) -> Dest {
         Dest { reg, fresh: !sources.iter().any(|s| s.reads(reg)) }
     }
 
     /// Word `i` as a definition; call in the order the words are written.
-    fn word(&mut self, i: u8) -> Operand {
+    pub(super) fn word(&mut self, i: u8) -> Operand {
         let def = Operand::reg(self.reg.part(i, 1));
         if std::mem::take(&mut self.fresh) { def.undef() } else { def }
     }

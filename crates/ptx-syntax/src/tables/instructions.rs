@@ -182,7 +182,7 @@ pub static INSTRUCTIONS: &[I] = &[
     I::new("cvt", "dxx?").ty(2, 2).mods(CVT),
     I::new("cvt.pack", "dxxx").ty(2, 3).sm(72).ptx(6, 5),
     I::new("mapa", "dxx").sm(90).ptx(7, 8),
-    I::new("getctarank", "dx").sm(90).ptx(7, 8),
+    I::new("getctarank", "Ux").sm(90).ptx(7, 8),
     I::new("shfl", "dsuuu?").sm(30).ty(1, 1),
     I::new("prmt", "dsss").ty(1, 1).sm(20).mods(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]),
     I::new("tensormap.replace", "*").arch(90).ptx(8, 3),

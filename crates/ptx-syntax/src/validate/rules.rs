@@ -407,10 +407,112 @@ impl Checker<'_> {
                 }
             }
             ("bar" | "barrier", _) => self.barrier(inst),
-            ("ld" | "ldu" | "st", _) => self.memory(inst),
-            ("atom" | "red", _) => self.atomic_operand_count(inst),
+            ("ld" | "ldu" | "st", _) if self.memory_qualifiers(inst, types) => self.memory(inst),
+            ("atom" | "red", _) if self.atomic_operation(inst, types) => self.atomic_operand_count(inst),
             _ => {}
         }
+    }
+
+    /// What ptxas refuses of a load's or store's type, width and
+    /// qualifiers before its operands: binary16 and bfloat16 types, pairs
+    /// included (their bits are `.b16`/`.b32`), vectors wider than 128 bits before sm_100 and in
+    /// a state space other than global, memory-model qualifiers on local
+    /// memory, and before sm_90 the `::cluster` spaces.
+    /// Whether the operands are checked further.
+    fn memory_qualifiers(&mut self, inst: &Instruction, types: &[ScalarType]) -> bool {
+        let (op, span) = (inst.opcode.name.as_str(), inst.span);
+        let before_sm90 = self.sm.is_some_and(|sm| sm.number < 90);
+        if before_sm90 && inst.modifiers.iter().any(|m| m.name.ends_with("::cluster")) {
+            self.report(span, "Feature '::cluster' requires .target sm_90 or higher".to_owned());
+            return false;
+        }
+        if types
+            .iter()
+            .any(|t| matches!(t, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2))
+        {
+            self.report(span, format!("Unexpected instruction types specified for '{op}'"));
+            return false;
+        }
+        let width = inst.modifiers.iter().find_map(|m| match m.kind {
+            ModifierKind::Vector(n) => Some(n),
+            _ => None,
+        });
+        if let (Some(n), [t]) = (width, types)
+            && n * t.bits() > 128
+        {
+            if self.sm.is_some_and(|sm| sm.number < 100) {
+                self.report(span, "Feature '256 bit wide load/store' requires .target sm_100 or higher".to_owned());
+            }
+            // Generic addresses may point to global memory.
+            if inst.space().is_some_and(|s| s != StateSpace::Global) {
+                self.report(span, "global state space expected for feature '256 bit wide load/store'".to_owned());
+            }
+        }
+        if inst.space() == Some(StateSpace::Local)
+            && let Some(sem) = ["relaxed", "acquire", "release"].into_iter().find(|s| inst.has(s))
+        {
+            self.report(span, format!("Modifier '.{sem}' cannot be applied to '.local' space"));
+            return false;
+        }
+        true
+    }
+
+    /// What ptxas refuses of an atomic's operation and type: before sm_90
+    /// vectors and sm_90's operations; `red.exch`, and binary16/bfloat16
+    /// `min`/`max` (`.noftz`, and a vector width ptxas asks for). Whether
+    /// the operands are checked further.
+    fn atomic_operation(&mut self, inst: &Instruction, types: &[ScalarType]) -> bool {
+        let (op, span) = (inst.opcode.name.as_str(), inst.span);
+        if op == "red" && inst.has("exch") {
+            self.report(span, "Illegal operation '.exch' for instruction 'red'".to_owned());
+            // ptxas's message has no type name in it.
+            self.report(span, "Operation .exch requires  type for instruction 'red'".to_owned());
+            return false;
+        }
+        let half = types.iter().find(|t| matches!(t, ScalarType::F16 | ScalarType::Bf16));
+        let minmax = ["min", "max"].into_iter().find(|m| inst.has(m));
+        let vector = inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_)));
+        if self.sm.is_some_and(|sm| sm.number < 90) {
+            if vector {
+                self.report(
+                    span,
+                    format!("Feature '{op} instruction with vector types' requires .target sm_90 or higher"),
+                );
+                return false;
+            }
+            // sm_90's operations: bfloat16 adds, 128-bit exchanges, binary16
+            // and bfloat16 minimum and maximum (named as ptxas names them).
+            let operation = ["add", "min", "max", "exch", "cas"].into_iter().find(|o| inst.has(o));
+            let newer = |t: &ScalarType| {
+                matches!(
+                    (operation, t),
+                    (Some("add"), ScalarType::Bf16 | ScalarType::Bf16x2)
+                        | (Some("min" | "max"), ScalarType::F16 | ScalarType::Bf16)
+                        | (Some("exch" | "cas"), ScalarType::B128)
+                )
+            };
+            if let (Some(operation), Some(t), Some(space)) = (operation, types.iter().find(|t| newer(t)), inst.space())
+            {
+                let name = format!("{op}.{operation}.{}.{}", t.name(), space.name());
+                self.report(span, format!("Instruction '{name}' requires .target sm_90 or higher"));
+                return false;
+            }
+        }
+        if let (Some(t), Some(m), false) = (half, minmax, vector) {
+            if !inst.has("noftz") {
+                self.report(
+                    span,
+                    format!("'.noftz' modifier required for instruction '{op}' with type '.{}'", t.name()),
+                );
+            }
+            let name = match inst.space() {
+                Some(space) => format!("{op}.{m}.{}.{}", t.name(), space.name()),
+                None => format!("{op}.{m}.{} with generic state space", t.name()),
+            };
+            self.report(span, format!("Vector modifier required for instruction '{name}'"));
+            return false;
+        }
+        true
     }
 
     /// `atom` takes result, address and one source (two for `.cas`), `red`

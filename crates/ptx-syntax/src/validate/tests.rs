@@ -271,3 +271,56 @@ fn bf16_conversions_need_sm90() {
     );
     assert_eq!(messages(&kernel("sm_90", body)), ["11: Illegal modifier '.sat' for instruction 'cvt'"]);
 }
+
+/// ptxas 13.5's refusals of memory instructions' types, widths and
+/// qualifiers (the isa-sweep's ld/st/atom rows).
+#[test]
+fn memory_and_atomic_rules() {
+    let all = |target: &str, body: &str| messages(&kernel(target, body));
+    assert_eq!(all("sm_90", "\tld.global.f16 %r1, [%rd1];"), ["11: Unexpected instruction types specified for 'ld'"]);
+    assert_eq!(
+        all("sm_90", "\tst.global.bf16x2 [%rd1], %r1;"),
+        ["11: Unexpected instruction types specified for 'st'"]
+    );
+    assert_eq!(
+        all("sm_90", "\tld.local.v4.b64 {%rd1, %rd1, %rd1, %rd1}, [%rd2];"),
+        [
+            "11: Feature '256 bit wide load/store' requires .target sm_100 or higher",
+            "11: global state space expected for feature '256 bit wide load/store'"
+        ]
+    );
+    assert_eq!(
+        all("sm_90", "\tst.v4.b64 [%rd2], {%rd1, %rd1, %rd1, %rd1};"),
+        ["11: Feature '256 bit wide load/store' requires .target sm_100 or higher"]
+    );
+    assert_eq!(
+        all("sm_90", "\tst.relaxed.gpu.local.u32 [%rd1], %r1;"),
+        ["11: Modifier '.relaxed' cannot be applied to '.local' space"]
+    );
+    assert_eq!(
+        all("sm_90", "\tred.global.exch.b32 [%rd1], %r1;"),
+        [
+            "11: Illegal operation '.exch' for instruction 'red'",
+            "11: Operation .exch requires  type for instruction 'red'"
+        ]
+    );
+    assert_eq!(
+        all("sm_80", "\t.reg .b16 %h1; atom.global.max.noftz.bf16 %h1, [%rd1], %h1;"),
+        ["11: Instruction 'atom.max.bf16.global' requires .target sm_90 or higher"]
+    );
+    assert_eq!(
+        all("sm_80", "\tred.global.v2.f32.add [%rd1], {%f1, %f2};"),
+        ["11: Feature 'red instruction with vector types' requires .target sm_90 or higher"]
+    );
+    assert_eq!(
+        all("sm_80", "\tld.shared::cluster.u32 %r1, [%rd1];"),
+        ["11: Feature '::cluster' requires .target sm_90 or higher"]
+    );
+    assert_eq!(
+        all("sm_90", "\t.reg .b16 %h1; atom.max.bf16 %h1, [%rd1], %h1;"),
+        [
+            "11: '.noftz' modifier required for instruction 'atom' with type '.bf16'",
+            "11: Vector modifier required for instruction 'atom.max.bf16 with generic state space'"
+        ]
+    );
+}
