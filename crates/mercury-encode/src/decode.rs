@@ -129,6 +129,8 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
         AtomKind::U => reg(RegFile::UR),
         AtomKind::P => reg(RegFile::P),
         AtomKind::UP => reg(RegFile::UP),
+        AtomKind::InvP => Value::Reg(Reg::phys(RegFile::P, !raw as u32 & 7)),
+        AtomKind::InvUP => Value::Reg(Reg::phys(RegFile::UP, !raw as u32 & 7)),
         AtomKind::B => reg(RegFile::B),
         // nvdisasm calls scoreboards 6 and 7 `INVALID6`/`INVALID7`.
         AtomKind::SB if raw < i64::from(ori_ir::Ctrl::SCOREBOARDS) => Value::Scoreboard(raw as u8),
