@@ -367,7 +367,7 @@ enum Kind {
 }
 
 /// Bits 0..12 select the opcode and its operand-kind variant on sm_70+.
-const OPCODE_BITS: u16 = 0xfff;
+pub(crate) const OPCODE_BITS: u16 = 0xfff;
 
 /// FNV-1a over the mnemonic and the operand skeletons, each preceded by a
 /// separator byte.

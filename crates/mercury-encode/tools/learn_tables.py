@@ -29,6 +29,8 @@ for f in sorted(glob.glob(os.path.join(work,'isa_sm*.json'))):
     isa=json.load(open(f))
     d+=isa['seeds']
     marks['sm'+f.rsplit('sm',1)[1][:2]]=isa['marks']
+# operands nvdisasm leaves out when zero (learn_hidden.py)
+hidden=json.load(open(os.path.join(work,'hidden.json')))
 # shape -> probe records (one per mnemonic probed); (shape, mnemonic) -> bits
 # whose flip changed the mnemonic or skeleton, or was rejected
 probe=collections.defaultdict(list)
@@ -209,15 +211,20 @@ for sm,f,a,t,lo,hi in d:
         for p_,l,sh in s['fields']: amask|=((1<<l)-1)<<p_
     # Some predicate fields hold the complement of the number (LDG's
     # predicate operand, HMMA's `UP`: nvdisasm prints P1 for 6): the probes
-    # place the field, the text and the bits tell the two apart.
+    # place the field, the text and the bits tell the two apart. A
+    # predicate that is neither is another field's: nvdisasm leaves a `PT`
+    # carry-out out, so `IADD3 R62, P2, ...` shows the second carry-out
+    # where the probed word of the same skeleton showed the first. Such a
+    # word is left to the form with both carry-outs (the printer hides the
+    # `PT`), which tells them apart.
+    inv=[]
     for spec,at in zip(specs,atoms):
         if spec['kind'] in ('P','UP'):
             v=sum(((w>>p_)&((1<<l)-1))<<sh for p_,l,sh in spec['fields'])
-            if v!=regval(at[0],at[1]):
-                if v^7!=regval(at[0],at[1]) or spec.get('inv') is False: report['pred-conflict']+=1
-                else: spec['inv']=True
-            elif spec.get('inv'): report['pred-conflict']+=1
-            else: spec['inv']=False
+            inv.append((spec,v!=regval(at[0],at[1]),v^7==regval(at[0],at[1])))
+    if any((i and not c) or spec.get('inv',i)!=i for spec,i,c in inv):
+        report['misplaced-predicate']+=1; continue
+    for spec,i,c in inv: spec['inv']=i
     # alias mnemonics pin operand bits (IMAD.MOV is IMAD with RZ, RZ)
     # Only operand kinds whose every flip shows: a flip inside a NaN payload,
     # a special-register number without a name or sm_80's hidden descriptor
@@ -363,6 +370,7 @@ for sm in sorted({t['sm'] for t in templates.values()}):
     out.append('//! tool). Each form names the corpus instruction it was learned from.')
     out.append('')
     out.append('use crate::form::{Atom, AtomKind::*, Field, Form};')
+    out.append('use crate::hidden::Hidden;')
     out.append('use crate::marks::{Mark, MarkKind::*};' if marks.get(sm) else 'use crate::marks::Mark;')
     out.append('')
     def form_rows(ts):
@@ -405,6 +413,12 @@ for sm in sorted({t['sm'] for t in templates.values()}):
     for op,n,i,on,o,c,b in marks.get(sm,[]):
         if len(kinds[(op,n,i,on,b)])>1: report['ambiguous-mark']+=1; continue
         out.append('    Mark { opcode: 0x%x, operands: %d, operand: %d, on: "%s", kind: %s, bit: %d },'%(op,n,i,on,MK[o],b))
+    out.append('];')
+    out.append('')
+    out.append('/// Operands nvdisasm leaves out when zero (`tools/learn_hidden.py`, `hidden.rs`).')
+    out.append('pub(crate) static HIDDEN: &[Hidden] = &[')
+    for op,sks,k in sorted({(mn.split('.')[0],tuple(sks),k) for s_,mn,sks,k in hidden if s_==sm}):
+        out.append('    Hidden { opcode: "%s", operands: &[%s], operand: %d },'%(op,', '.join('"%s"'%x for x in sks),k))
     out.append('];')
     out.append('')
     out.append('/// Special registers: hardware number, nvdisasm name (learned from probes).')
