@@ -237,10 +237,10 @@ fn live_bits(tables: &Tables, op: u16) -> u128 {
 /// docs/mercury-encode.md; the count may only go down).
 const RANDOM_LEVELS: [(Sm, f64, usize); 7] = [
     (Sm::Sm80, 0.415, 3),
-    (Sm::Sm90, 0.365, 3),
-    (Sm::Sm75, 0.475, 6),
-    (Sm::Sm86, 0.41, 7),
-    (Sm::Sm89, 0.41, 9),
+    (Sm::Sm90, 0.365, 2),
+    (Sm::Sm75, 0.475, 2),
+    (Sm::Sm86, 0.41, 6),
+    (Sm::Sm89, 0.41, 8),
     (Sm::Sm100, 0.23, 15),
     (Sm::Sm120, 0.23, 28),
 ];

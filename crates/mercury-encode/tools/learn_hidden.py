@@ -4,8 +4,9 @@ nvdisasm prints some operands only when they are not zero: the thread
 count of `BAR.SYNC R93` (`BAR.SYNC R93, 0x2` otherwise), the offset of
 `CALL.ABS R4`, the condition of `JMP.DIV ~UR13, c[..]` when it is `PT`.
 For every probed form (`learn_probe.py`) and every bare immediate or
-predicate operand (`{X}`, `{P}`, `{UP}`), the operand's field is set to
-zero (`PT`/`UPT` for predicates: all ones) and the word listed again: when
+predicate operand (`{X}`, `{P}`, `{UP}`; `!{P}` without its negation
+bit), the operand's field is set to zero (`PT`/`UPT` for predicates: all
+ones) and the word listed again: when
 nvdisasm prints the same instruction without that operand, the operand is
 hidden at zero in that form.
 
@@ -53,6 +54,15 @@ def zeroed(v, j, kind):
     return w & ~sum(1 << b for b in field)
 
 
+# The negation bit of a predicate operand (`learn_isa.py`'s marks: opcode
+# bits, operand count, operand index) takes `!PT` to `PT`.
+negation = {}
+for f in sorted(glob.glob(os.path.join(work, 'isa_sm*.json'))):
+    sm = 'sm' + f.rsplit('sm', 1)[1][:2]
+    for op, n, i, on, o, c, b in json.load(open(f))['marks']:
+        if o == '!' and on in ('{P}', '{UP}'):
+            negation.setdefault((sm, op, n, i), b)
+
 probes = collections.defaultdict(list)  # sm -> [(record, operand index, word)]
 for v in records:
     sm = v['key'][0]
@@ -60,8 +70,12 @@ for v in records:
     j = 0
     for k, sk in enumerate(sks):
         n = sk.count('{')
-        if sk in ('{X}', '{P}', '{UP}') and n == 1:
-            w = zeroed(v, j, sk[1:-1])
+        plain = sk.lstrip('!')
+        if plain in ('{X}', '{P}', '{UP}') and n == 1:
+            w = zeroed(v, j, plain[1:-1])
+            not_bit = negation.get((sm, v['base'][0] & 0xfff, len(sks), k))
+            if w is not None and sk != plain:
+                w = None if not_bit is None else w & ~(1 << not_bit)
             if w is not None:
                 probes[sm].append((v, k, w))
         j += n

@@ -25362,8 +25362,11 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "BAR", operands: &["{X}", "{X}"], operand: 1 },
     Hidden { opcode: "BAR", operands: &["{X}", "{X}", "{P}"], operand: 1 },
     Hidden { opcode: "BPT", operands: &["{X}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 0 },
     Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 2 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{L}"], operand: 0 },
     Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{X}"], operand: 2 },
     Hidden { opcode: "CALL", operands: &["{U}", "{X}"], operand: 1 },
     Hidden { opcode: "IADD3", operands: &["{R}", "{P}", "{P}", "{R}", "c[{X}][{X}]", "{R}"], operand: 1 },
@@ -25418,7 +25421,9 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}"], operand: 1 },
     Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{P}"], operand: 1 },
     Hidden { opcode: "ISETP", operands: &["{P}", "{P}", "{R}", "c[{X}][{X}]", "{P}", "{P}"], operand: 5 },
+    Hidden { opcode: "ISETP", operands: &["{P}", "{P}", "{R}", "cx[{U}][{X}]", "{P}", "{P}"], operand: 5 },
     Hidden { opcode: "ISETP", operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"], operand: 5 },
+    Hidden { opcode: "ISETP", operands: &["{P}", "{P}", "{R}", "{U}", "{P}", "{P}"], operand: 5 },
     Hidden { opcode: "ISETP", operands: &["{P}", "{P}", "{R}", "{X}", "{P}", "{P}"], operand: 5 },
     Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{R}", "{X}", "{P}"], operand: 1 },
     Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "c[{X}][{X}]", "{X}"], operand: 1 },
@@ -25441,6 +25446,8 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "{P}"], operand: 0 },
     Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "{P}"], operand: 0 },
     Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{U}", "{X}"], operand: 0 },
     Hidden { opcode: "UIADD3", operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"], operand: 1 },
     Hidden { opcode: "UIADD3", operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"], operand: 2 },
     Hidden { opcode: "UIADD3", operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}", "{UP}", "{UP}"], operand: 1 },
@@ -25453,6 +25460,7 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}", "{UP}"], operand: 1 },
     Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}"], operand: 1 },
     Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "WARPSYNC", operands: &["{P}", "cx[{U}][{X}]"], operand: 0 },
 ];
 
 /// Special registers: hardware number, nvdisasm name (learned from probes).
