@@ -7,7 +7,8 @@
 //! random words and minimised against `nvdisasm -b`
 //! (`tools/learn_isa.py`, for the SMs named, the others' solver output is
 //! read from the committed `tools/isa/`), bit-flip probes of every shape
-//! (`tools/learn_probe.py`) and the tables (`tools/learn_tables.py`).
+//! (`tools/learn_probe.py`), the operands nvdisasm leaves out when zero
+//! (`tools/learn_hidden.py`) and the tables (`tools/learn_tables.py`).
 //! Deterministic: the same tools give the same tables.
 
 use std::path::{Path, PathBuf};
@@ -83,6 +84,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     python("learn_probe.py", &[&work_s, "0", "1"])?;
+    python("learn_hidden.py", &[&work_s])?;
     python("learn_tables.py", &[&work_s, &crate_dir.to_string_lossy()])?;
     let tables = SMS.map(|sm| crate_dir.join("src/tables").join(format!("sm{sm}.rs")));
     let status = Command::new("rustfmt")

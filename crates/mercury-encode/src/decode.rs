@@ -1,9 +1,12 @@
 //! Bits → Ori instruction.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use ori_ir::{Guard, Inst, Modifier, Opcode, Reg, RegFile, SpecialReg};
 
 use crate::ctrl::{decode_ctrl, reuse_bits};
-use crate::form::{AtomKind, Form, Tables};
+use crate::form::{AtomKind, Form, OPCODE_BITS, Tables};
 use crate::labels::Labels;
 use crate::syntax::{Value, build};
 use crate::{Error, Sm, word};
@@ -17,6 +20,11 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
         return if crate::policy::mark(&mut inst) { Ok(inst) } else { Err(Error::UnknownEncoding(bits)) };
     }
     let tables = Tables::get(sm);
+    if let Some(solved) = shorter_solved_form(sm, tables, word(bits))
+        && let Ok(inst) = decode_with(solved, sm, bits, addr, labels)
+    {
+        return Ok(inst);
+    }
     let result = match decode_with(tables, sm, bits, addr, labels) {
         // A word no learned form (or family sibling) reads may be a derived form's.
         Err(Error::UnknownEncoding(_)) if !tables.is_full() => decode_with(Tables::full(sm), sm, bits, addr, labels),
@@ -27,6 +35,47 @@ pub fn decode(sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Res
         Err(Error::UnknownEncoding(_)) => decode_with(Tables::solved(sm), sm, bits, addr, labels),
         result => result,
     }
+}
+
+/// The solver's tables when they print `w` with fewer operands than the
+/// corpus form that reads it: nvdisasm leaves an operand out at some of
+/// its values (`BPT.TRAP` for a zero immediate, `CALL.ABS R4` without
+/// `0x0`, `JMP.DEC.DIV UR24, ..` without `PT`), and the solver's minimised
+/// word of that text fixes the operand's bits to them.
+fn shorter_solved_form(sm: Sm, tables: &Tables, w: u128) -> Option<&'static Tables> {
+    if !may_omit_operand(sm, w as u16 & OPCODE_BITS) {
+        return None;
+    }
+    let form = tables.form_for_bits(w)?;
+    let solved = Tables::solved(sm);
+    let short = solved.form_for_bits(w)?;
+    (short.mnemonic == form.mnemonic
+        && short.operands.len() < form.operands.len()
+        && short.mask & form.atom_bits() != 0)
+        .then_some(solved)
+}
+
+/// Whether opcode bits `op` have a solver form with fewer operands than a
+/// corpus form of the same mnemonic (computed once per SM family, so that
+/// other words cost one lookup).
+fn may_omit_operand(sm: Sm, op: u16) -> bool {
+    static CELLS: [OnceLock<Vec<bool>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
+    let opcodes = CELLS[sm.index()].get_or_init(|| {
+        let mut shortest: HashMap<(u16, &str), usize> = HashMap::new();
+        for f in Tables::solved(sm).forms {
+            let n = shortest.entry((f.bits as u16 & OPCODE_BITS, f.mnemonic)).or_insert(usize::MAX);
+            *n = (*n).min(f.operands.len());
+        }
+        let mut opcodes = vec![false; usize::from(OPCODE_BITS) + 1];
+        for f in Tables::full(sm).forms {
+            let op = f.bits as u16 & OPCODE_BITS;
+            if shortest.get(&(op, f.mnemonic)).is_some_and(|&n| n < f.operands.len()) {
+                opcodes[usize::from(op)] = true;
+            }
+        }
+        opcodes
+    });
+    opcodes[usize::from(op)]
 }
 
 fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
@@ -134,6 +183,8 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
         AtomKind::U => reg(RegFile::UR),
         AtomKind::P => reg(RegFile::P),
         AtomKind::UP => reg(RegFile::UP),
+        AtomKind::InvP => Value::Reg(Reg::phys(RegFile::P, !raw as u32 & 7)),
+        AtomKind::InvUP => Value::Reg(Reg::phys(RegFile::UP, !raw as u32 & 7)),
         AtomKind::B => reg(RegFile::B),
         // nvdisasm calls scoreboards 6 and 7 `INVALID6`/`INVALID7`.
         AtomKind::SB if raw < i64::from(ori_ir::Ctrl::SCOREBOARDS) => Value::Scoreboard(raw as u8),

@@ -172,6 +172,8 @@ fn raw_value(tables: &Tables, kind: AtomKind, v: &Value, addr: u64, labels: &dyn
     Ok(match (kind, *v) {
         (AtomKind::U, Value::Reg(r)) if r == Reg::URZ => i64::from(tables.urz),
         (k, Value::Reg(r)) if file_of(k) == Some(r.file) && !r.is_virtual => i64::from(r.num),
+        (AtomKind::InvP, Value::Reg(r)) if r.file == RegFile::P && !r.is_virtual => i64::from(!r.num & 7),
+        (AtomKind::InvUP, Value::Reg(r)) if r.file == RegFile::UP && !r.is_virtual => i64::from(!r.num & 7),
         (AtomKind::X, Value::Int(i)) => i,
         (AtomKind::F32, Value::F32(bits)) => i64::from(bits),
         (AtomKind::F64Hi, Value::F64(bits)) if bits as u32 == 0 => (bits >> 32) as i64,

@@ -19,6 +19,12 @@ pub enum AtomKind {
     P,
     /// Uniform predicate `UP0..UP6`, `UPT` = 7.
     UP,
+    /// Predicate stored as the complement of its number (`P0` = 7, `PT` =
+    /// 0): the predicate operand of some LD/LDG forms (nvdisasm probes).
+    InvP,
+    /// Uniform predicate stored as the complement of its number (`UP0` =
+    /// 7, `UPT` = 0): the `UP` operand of HMMA, IMMA and HGMMA.
+    InvUP,
     /// Convergence barrier register `B0..B15`.
     B,
     /// Scoreboard `SB0..SB5`.
@@ -45,8 +51,8 @@ impl AtomKind {
         match self {
             AtomKind::R => "{R}",
             AtomKind::U => "{U}",
-            AtomKind::P => "{P}",
-            AtomKind::UP => "{UP}",
+            AtomKind::P | AtomKind::InvP => "{P}",
+            AtomKind::UP | AtomKind::InvUP => "{UP}",
             AtomKind::B => "{B}",
             AtomKind::SB => "{SB}",
             AtomKind::SR => "{SR}",
@@ -361,7 +367,7 @@ enum Kind {
 }
 
 /// Bits 0..12 select the opcode and its operand-kind variant on sm_70+.
-const OPCODE_BITS: u16 = 0xfff;
+pub(crate) const OPCODE_BITS: u16 = 0xfff;
 
 /// FNV-1a over the mnemonic and the operand skeletons, each preceded by a
 /// separator byte.

@@ -25,6 +25,7 @@ pub mod families;
 pub mod float;
 pub mod form;
 mod forms;
+mod hidden;
 mod labels;
 pub mod listing;
 mod marks;

@@ -110,15 +110,38 @@ fn apply(plain: &str, kinds: &[MarkKind]) -> Option<String> {
 
 /// The mark bit of `kind` on operand `k` of `form`, where it is a fixed
 /// bit of the form.
-fn bit_of(sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Option<u128> {
+///
+/// Rows of one opcode and operand count come from several mnemonics,
+/// whose operands may sit at other indices (`IADD3 R, P, P, -R, ..` and
+/// `IADD3.X R, ~R, ..`: bit 72 marks operand 3 of the one and operand 1
+/// of the other). A bit that rows give to another operand too is `k`'s
+/// when the forms of `form`'s mnemonic (of `tables` and the solver's) show
+/// this mark there with the bit set, or else show the mark kind somewhere
+/// and the other row's mark nowhere with the bit set.
+fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Option<u128> {
     let opcode = form.bits as u16 & 0xfff;
     let n = form.operands.len();
     let plain = unmark(form.operands.get(k)?).1;
-    let m = marks(sm).iter().find(|m| {
-        m.opcode == opcode && usize::from(m.operands) == n && m.operand == k && m.kind == kind && m.on == plain
-    })?;
+    let rows = || marks(sm).iter().filter(move |m| m.opcode == opcode && usize::from(m.operands) == n);
+    let m = rows().find(|m| m.operand == k && m.kind == kind && m.on == plain)?;
     let b = 1u128 << m.bit;
-    (form.mask & b != 0 && form.atom_bits() & b == 0).then_some(b)
+    if form.mask & b == 0 || form.atom_bits() & b != 0 {
+        return None;
+    }
+    let others: Vec<&Mark> = rows().filter(|o| o.bit == m.bit && o.operand != k).collect();
+    if others.is_empty() {
+        return Some(b);
+    }
+    let siblings: Vec<&Form> = tables
+        .forms_with_opcode_of(form.bits)
+        .chain(Tables::solved(sm).forms_with_opcode_of(form.bits))
+        .filter(|g| g.mnemonic == form.mnemonic && g.operands.len() == n)
+        .collect();
+    let marked =
+        |g: &Form, at: usize, kind: MarkKind| g.operands.get(at).is_some_and(|op| unmark(op).0.contains(&kind));
+    let shows = |o: &Mark| siblings.iter().any(|g| g.bits & b != 0 && marked(g, o.operand, o.kind));
+    let uses_kind = siblings.iter().any(|g| (0..n).any(|at| marked(g, at, kind)));
+    (shows(m) || (uses_kind && !others.iter().any(|o| shows(o)))).then_some(b)
 }
 
 /// Forms for `mnemonic` with these operand skeletons made from forms of
@@ -137,8 +160,8 @@ pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &
                 let (have, _) = unmark(form.operands.get(k)?);
                 for kind in MarkKind::ALL {
                     match (want.contains(&kind), have.contains(&kind)) {
-                        (true, false) => bits |= bit_of(sm, &form, k, kind)?,
-                        (false, true) => bits &= !bit_of(sm, &form, k, kind)?,
+                        (true, false) => bits |= bit_of(tables, sm, &form, k, kind)?,
+                        (false, true) => bits &= !bit_of(tables, sm, &form, k, kind)?,
                         _ => {}
                     }
                 }
@@ -155,7 +178,7 @@ pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
         let mut free = 0u128;
         for k in 0..form.operands.len() {
             for kind in MarkKind::ALL {
-                free |= bit_of(sm, form, k, kind).unwrap_or(0);
+                free |= bit_of(tables, sm, form, k, kind).unwrap_or(0);
             }
         }
         free
@@ -176,7 +199,7 @@ pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
         let (have, plain) = unmark(op);
         let kinds: Vec<MarkKind> = MarkKind::ALL
             .into_iter()
-            .filter(|&kind| match bit_of(sm, form, k, kind) {
+            .filter(|&kind| match bit_of(tables, sm, form, k, kind) {
                 Some(b) => word & b != 0,
                 None => have.contains(&kind),
             })

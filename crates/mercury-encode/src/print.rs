@@ -1,6 +1,6 @@
 //! Ori instruction → nvdisasm's text.
 
-use ori_ir::{Inst, Opcode, Operand, OperandKind, RegFile};
+use ori_ir::{Imm, Inst, Opcode, Operand, OperandKind, RegFile};
 
 use crate::float::{format_f32, format_f64};
 use crate::labels::Labels;
@@ -41,14 +41,21 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
     let carries = !sm.is_blackwell()
         && matches!(inst.op, Opcode::IADD3 | Opcode::UIADD3 | Opcode::LEA | Opcode::ULEA | Opcode::IMAD);
     let carry_pt = |d: &&Operand| carries && d.as_reg().is_some_and(|r| r.file.is_predicate() && r.is_zero());
-    let shown = inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d));
-    for (i, op) in shown.chain(&inst.uses).enumerate() {
+    let shown: Vec<&Operand> =
+        inst.defs.iter().skip(usize::from(zero_vote)).filter(|d| !carry_pt(d)).chain(&inst.uses).collect();
+    let hidden = hidden_at_zero(sm, inst, &shown)?;
+    let mut first = true;
+    for (k, op) in shown.into_iter().enumerate() {
+        if hidden & (1 << k) != 0 {
+            continue;
+        }
         // `RET.REL.NODEC R20 `(f)`, `RET.ABS.NODEC R20 0x0`, `BRX R70
         // 0x..`: a jump through a register names its target after a space
         // (after a predicate, `CALL.ABS P0, 0x0`, a comma).
         let target = matches!(op.kind, OperandKind::Label(_) | OperandKind::Imm(_) | OperandKind::Symbol(_));
         let relative = prev_is_reg && target && matches!(inst.op, Opcode::CALL | Opcode::RET | Opcode::BRX);
-        out.push_str(if i == 0 || relative { " " } else { ", " });
+        out.push_str(if first || relative { " " } else { ", " });
+        first = false;
         prev_is_reg = op.as_reg().is_some_and(|r| !r.file.is_predicate());
         let (mut skeleton, atoms) = shape(op)?;
         // nvdisasm writes an IMMA input's layout and the halves after
@@ -79,6 +86,29 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
 }
 
 const DESC: &str = "desc[{U}]";
+
+/// The operands of `shown` (bit k: `shown[k]`) that nvdisasm leaves out
+/// because they are zero (`hidden.rs`): `BAR.SYNC R93` for a zero thread
+/// count, `CALL.ABS R4` for a zero offset.
+fn hidden_at_zero(sm: Sm, inst: &Inst, shown: &[&Operand]) -> Result<u64, Error> {
+    let zero = |op: &Operand| {
+        op.flags == Default::default()
+            && match op.kind {
+                OperandKind::Imm(Imm::Int(0)) => true,
+                OperandKind::Reg(r) => r.file.is_predicate() && r.is_zero(),
+                _ => false,
+            }
+    };
+    if shown.len() > 64 || !shown.iter().any(|op| zero(op)) {
+        return Ok(0);
+    }
+    let plain = shown.iter().map(|op| Ok(crate::marks::unmark(&shape(op)?.0).1)).collect::<Result<Vec<_>, Error>>()?;
+    let plain: Vec<&str> = plain.iter().map(String::as_str).collect();
+    let opcode = inst.op.name();
+    Ok((0..shown.len())
+        .filter(|&k| zero(shown[k]) && crate::hidden::is_hidden(sm, opcode, &plain, k))
+        .fold(0, |m, k| m | 1 << k))
+}
 
 /// `IMAD.MOV.U32`: the opcode and its modifiers.
 pub(crate) fn mnemonic(inst: &Inst) -> String {

@@ -29,6 +29,8 @@ for f in sorted(glob.glob(os.path.join(work,'isa_sm*.json'))):
     isa=json.load(open(f))
     d+=isa['seeds']
     marks['sm'+f.rsplit('sm',1)[1][:2]]=isa['marks']
+# operands nvdisasm leaves out when zero (learn_hidden.py)
+hidden=json.load(open(os.path.join(work,'hidden.json')))
 # shape -> probe records (one per mnemonic probed); (shape, mnemonic) -> bits
 # whose flip changed the mnemonic or skeleton, or was rejected
 probe=collections.defaultdict(list)
@@ -38,6 +40,7 @@ for f in sorted(glob.glob(os.path.join(work,'probe_*.json'))):
     for k,v in json.load(open(f)).items():
         skey=repr((v['key'][0],v['key'][1],v['key'][2],tuple(v['key'][3])))
         mn=v.get('mn') or parse_inst(v['corpus'])[1]
+        v['mnemonic']=mn
         probe[skey].append(v)
         # an unchanged text pins alias operand bits as a changed one does
         nonop[(skey,mn)]=set(v['nonop'])|set(v.get('same',()))
@@ -129,15 +132,22 @@ def atom_map(p, j, k):
     m,signed=int_fields(e)
     return k,m,signed
 
-def atoms_for(key, sample):
-    if key in shape_atoms: return shape_atoms[key]
+def atoms_for(key, mn):
+    """The atoms of shape `key` as the form of mnemonic `mn` has them
+    (None: any). A float's type depends on the mnemonic (`HMNMX2` has
+    binary16 immediates where `HMNMX2.BF16_V2` of the same opcode bits has
+    bfloat16), so the mnemonic's own probe types its floats."""
     recs=probe.get(key)
+    floats=bool(recs) and 'F' in recs[0]['kinds']
+    ck=(key,mn) if floats else key
+    if ck in shape_atoms: return shape_atoms[ck]
     if not recs:
-        shape_atoms[key]=None; return None
+        shape_atoms[ck]=None; return None
     kinds=recs[0]['kinds']; specs=[]
+    own=[p for p in recs if p['mnemonic']==mn]
     for j,k in enumerate(kinds):
         kind=None; m={}; signed=False
-        for p in recs:
+        for p in (own+[p for p in recs if p not in own] if k=='F' else recs):
             r=atom_map(p,j,k)
             if r is None: continue
             if kind is None: kind=r[0]
@@ -153,7 +163,7 @@ def atoms_for(key, sample):
         if not m:
             specs.append(None); continue
         specs.append(dict(kind=kind,fields=runs(m),signed=signed))
-    shape_atoms[key]=specs
+    shape_atoms[ck]=specs
     return specs
 
 def imad_alias_family(mn):
@@ -184,7 +194,7 @@ for sm,f,a,t,lo,hi in d:
     t=re.sub(r'\s+\(\*.*?\*\)\s*$','',t)   # ptxas's (*"SpillRefill"*) notes
     g,mn,sks,atoms=parse_inst(t)
     key=repr((sm,lo&0xfff,mn.split('.')[0],tuple(strip_flags(s) for s in sks)))
-    specs=atoms_for(key,None)
+    specs=atoms_for(key,mn)
     if specs is None or any(s is None for s in specs) or len(specs)!=len(atoms):
         report['no-probe']+=1; continue
     w=(hi<<64)|lo
@@ -199,6 +209,22 @@ for sm,f,a,t,lo,hi in d:
     amask=0
     for s in specs:
         for p_,l,sh in s['fields']: amask|=((1<<l)-1)<<p_
+    # Some predicate fields hold the complement of the number (LDG's
+    # predicate operand, HMMA's `UP`: nvdisasm prints P1 for 6): the probes
+    # place the field, the text and the bits tell the two apart. A
+    # predicate that is neither is another field's: nvdisasm leaves a `PT`
+    # carry-out out, so `IADD3 R62, P2, ...` shows the second carry-out
+    # where the probed word of the same skeleton showed the first. Such a
+    # word is left to the form with both carry-outs (the printer hides the
+    # `PT`), which tells them apart.
+    inv=[]
+    for spec,at in zip(specs,atoms):
+        if spec['kind'] in ('P','UP'):
+            v=sum(((w>>p_)&((1<<l)-1))<<sh for p_,l,sh in spec['fields'])
+            inv.append((spec,v!=regval(at[0],at[1]),v^7==regval(at[0],at[1])))
+    if any((i and not c) or spec.get('inv',i)!=i for spec,i,c in inv):
+        report['misplaced-predicate']+=1; continue
+    for spec,i,c in inv: spec['inv']=i
     # alias mnemonics pin operand bits (IMAD.MOV is IMAD with RZ, RZ)
     # Only operand kinds whose every flip shows: a flip inside a NaN payload,
     # a special-register number without a name or sm_80's hidden descriptor
@@ -344,6 +370,7 @@ for sm in sorted({t['sm'] for t in templates.values()}):
     out.append('//! tool). Each form names the corpus instruction it was learned from.')
     out.append('')
     out.append('use crate::form::{Atom, AtomKind::*, Field, Form};')
+    out.append('use crate::hidden::Hidden;')
     out.append('use crate::marks::{Mark, MarkKind::*};' if marks.get(sm) else 'use crate::marks::Mark;')
     out.append('')
     def form_rows(ts):
@@ -352,7 +379,8 @@ for sm in sorted({t['sm'] for t in templates.values()}):
           for i,s in enumerate(t['specs']):
               fs=', '.join('Field { pos: %d, len: %d, shift: %d }'%f for f in s['fields'])
               r=reuse_slot(t['shape'],i,s) if s['kind']=='R' or s['kind']=='U' else None
-              atoms.append('Atom { kind: %s, fields: &[%s], signed: %s, reuse: %s }'%(KIND[s['kind']],fs,'true' if s['signed'] else 'false','None' if r is None else 'Some(%d)'%r))
+              kind=('Inv'+s['kind']) if s.get('inv') else KIND[s['kind']]
+              atoms.append('Atom { kind: %s, fields: &[%s], signed: %s, reuse: %s }'%(kind,fs,'true' if s['signed'] else 'false','None' if r is None else 'Some(%d)'%r))
           ex=t['ex'].replace('\\','\\\\')
           out.append('    // %s  (x%d)'%(ex,t['n']))
           out.append('    Form {')
@@ -385,6 +413,12 @@ for sm in sorted({t['sm'] for t in templates.values()}):
     for op,n,i,on,o,c,b in marks.get(sm,[]):
         if len(kinds[(op,n,i,on,b)])>1: report['ambiguous-mark']+=1; continue
         out.append('    Mark { opcode: 0x%x, operands: %d, operand: %d, on: "%s", kind: %s, bit: %d },'%(op,n,i,on,MK[o],b))
+    out.append('];')
+    out.append('')
+    out.append('/// Operands nvdisasm leaves out when zero (`tools/learn_hidden.py`, `hidden.rs`).')
+    out.append('pub(crate) static HIDDEN: &[Hidden] = &[')
+    for op,sks,k in sorted({(mn.split('.')[0],tuple(sks),k) for s_,mn,sks,k in hidden if s_==sm}):
+        out.append('    Hidden { opcode: "%s", operands: &[%s], operand: %d },'%(op,', '.join('"%s"'%x for x in sks),k))
     out.append('];')
     out.append('')
     out.append('/// Special registers: hardware number, nvdisasm name (learned from probes).')
