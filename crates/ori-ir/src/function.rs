@@ -4,9 +4,9 @@ use std::collections::HashMap;
 
 use la_arena::{Arena, Idx};
 
+use crate::facts::Target;
 use crate::inst::Inst;
 use crate::reg::{Reg, RegFile};
-use crate::facts::Target;
 
 /// A basic block handle.
 pub type BlockId = Idx<Block>;
