@@ -40,22 +40,24 @@ fn encode_learned(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels, marks: bo
     }
 }
 
-/// Blackwell's three-input adds name both carry-outs, unused ones as `PT`
-/// (`IADD3 R5, PT, PT, R5, 0x1, RZ`: every `IADD3`/`UIADD3` of NVIDIA's
-/// sm_100/sm_120 code), where Ori writes only those it uses: `inst` with
-/// the missing ones added, `None` when it needs none.
-fn with_carry_outs(sm: Sm, inst: &Inst) -> Option<Inst> {
-    let pt = match inst.op {
-        Opcode::IADD3 => Reg::PT,
-        Opcode::UIADD3 => Reg::UPT,
+/// Predicate outputs Blackwell's code always names, unused ones as `PT`,
+/// where Ori writes only those it uses: both carry-outs of the
+/// three-input adds (`IADD3 R5, PT, PT, R5, 0x1, RZ`: every
+/// `IADD3`/`UIADD3` of NVIDIA's sm_100/sm_120 code) and sm_100's two
+/// outputs of `VIMNMX` (`VIMNMX R8, PT, PT, R3, 0x1, !PT`; sm_120's has
+/// none). `inst` with the missing ones added, `None` when it needs none.
+fn with_named_predicate_outputs(sm: Sm, inst: &Inst) -> Option<Inst> {
+    let pt = match (inst.op, sm) {
+        (Opcode::IADD3, Sm::Sm100 | Sm::Sm120) | (Opcode::VIMNMX, Sm::Sm100) => Reg::PT,
+        (Opcode::UIADD3, Sm::Sm100 | Sm::Sm120) => Reg::UPT,
         _ => return None,
     };
-    let carries = inst.defs.iter().filter(|d| d.as_reg().is_some_and(|r| r.file.is_predicate())).count();
-    if !sm.is_blackwell() || carries >= 2 {
+    let named = inst.defs.iter().filter(|d| d.as_reg().is_some_and(|r| r.file.is_predicate())).count();
+    if named >= 2 {
         return None;
     }
     let mut padded = inst.clone();
-    padded.defs.extend((carries..2).map(|_| Operand::reg(pt)));
+    padded.defs.extend((named..2).map(|_| Operand::reg(pt)));
     Some(padded)
 }
 
@@ -67,7 +69,7 @@ fn encode_with(
     labels: &dyn Labels,
     marks: bool,
 ) -> Result<[u64; 2], Error> {
-    let padded = with_carry_outs(sm, inst);
+    let padded = with_named_predicate_outputs(sm, inst);
     let inst = padded.as_ref().unwrap_or(inst);
     let mnemonic = mnemonic(inst);
     let mut skeletons = Vec::new();

@@ -142,6 +142,14 @@
 //! input-type bits print nothing (no bf16/tf32): Turing's row derives the
 //! accumulator alone, `HMMA.1688.F16`/`.F32`. IMNMX's bit 73 is sm_80's.
 //!
+//! **Blackwell** (`nvdisasm -b SM100|SM120`, the same test run on the
+//! forms of `tables/sm100.rs` and `sm120.rs`): every field of the sm_90
+//! rows prints alike (4,465 and 4,302 words), but for these: `STG`/`ST`
+//! ordering 15 prints `MMIO.SYS.ORDERED`; sm_120's `VIMNMX` spells signed
+//! `.S32` (sm_100's spells nothing, and names two `PT` predicate outputs
+//! besides); `LDGSTS`'s learned forms there overlap its fields with
+//! operands, so it is not derived. HGMMA/QGMMA are Hopper's alone.
+//!
 //! `tests/families_nvdisasm.rs` encodes every word of every field for
 //! each learned and derived form of the families (for the load/store
 //! families each field alone and random combinations) and checks that
@@ -198,9 +206,9 @@ pub struct Negate {
 pub struct Family {
     /// The opcode (first word of the mnemonic).
     pub opcode: &'static str,
-    /// The SM family it is for (`None`: every SM without a row of its
-    /// own for the opcode).
-    pub sm: Option<Sm>,
+    /// The encoder families ([`Sm::base`]) it was probed on and is for;
+    /// the first row of an opcode that lists an SM is that SM's.
+    pub sms: &'static [Sm],
     /// The modifier words after the opcode, in print order.
     pub slots: &'static [Slot],
     /// A predicate source whose negation may be substituted.
@@ -223,6 +231,8 @@ const COMBINE: Slot = Slot::Field(WordField { pos: 74, len: 2, words: &["AND", "
 const HALF_COMBINE: Slot = Slot::Field(WordField { pos: 69, len: 2, words: &["AND", "OR", "XOR"] });
 const U32_AT_73: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U32", ""] });
 const U32_AT_72: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", ""] });
+/// sm_120's VIMNMX spells its signedness both ways (`VIMNMX.S32`).
+const SIGN_AT_72_120: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U32", "S32"] });
 const FTZ: Slot = Slot::Field(WordField { pos: 80, len: 1, words: &["", "FTZ"] });
 const NAN: Slot = Slot::Field(WordField { pos: 81, len: 1, words: &["", "NAN"] });
 const U32_AT_74: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
@@ -282,28 +292,29 @@ const LOAD_SEM: Slot = Slot::Field(WordField {
 });
 /// Memory ordering and scope of stores (bits 77..80): the loads' words
 /// but 4, which is `STRONG.SM.PRIVATE` (a store is never `.CONSTANT`).
-const STORE_SEM: Slot = Slot::Field(WordField {
-    pos: 77,
-    len: 4,
-    words: &[
-        "",
-        "CONSTANT.PRIVATE",
-        "CONSTANT.CTA",
-        "CONSTANT.CTA.PRIVATE",
-        "STRONG.SM.PRIVATE",
-        "STRONG.SM",
-        "STRONG.GPU.PRIVATE",
-        "STRONG.GPU",
-        "MMIO.GPU",
-        "CONSTANT.SM",
-        "STRONG.SYS",
-        "CONSTANT.SM.PRIVATE",
-        "MMIO.SYS",
-        "CONSTANT.VC",
-        "CONSTANT.VC.PRIVATE",
-        "CONSTANT.GPU",
-    ],
-});
+const STORE_SEM_WORDS: [&str; 16] = [
+    "",
+    "CONSTANT.PRIVATE",
+    "CONSTANT.CTA",
+    "CONSTANT.CTA.PRIVATE",
+    "STRONG.SM.PRIVATE",
+    "STRONG.SM",
+    "STRONG.GPU.PRIVATE",
+    "STRONG.GPU",
+    "MMIO.GPU",
+    "CONSTANT.SM",
+    "STRONG.SYS",
+    "CONSTANT.SM.PRIVATE",
+    "MMIO.SYS",
+    "CONSTANT.VC",
+    "CONSTANT.VC.PRIVATE",
+    "CONSTANT.GPU",
+];
+const STORE_SEM: Slot = Slot::Field(WordField { pos: 77, len: 4, words: &STORE_SEM_WORDS });
+
+/// Blackwell's ordering and scope of `STG`/`ST`: the others' but 15,
+/// which is `MMIO.SYS.ORDERED` (no Ori words), not `CONSTANT.GPU`.
+const STORE_SEM_100: Slot = Slot::Field(WordField { pos: 77, len: 4, words: STORE_SEM_WORDS.split_at(15).0 });
 
 /// sm_75's ordering and scope of loads: bits 77..78 the scope, bits
 /// 79..80 the ordering (weak: no word).
@@ -539,79 +550,97 @@ const QGMMA_A: Slot = Slot::Field(WordField { pos: 76, len: 1, words: &["E4M3", 
 /// The type of QGMMA's B (bit 77).
 const QGMMA_B: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["E4M3", "E5M2"] });
 
+const TURING: &[Sm] = &[Sm::Sm75];
+const AMPERE: &[Sm] = &[Sm::Sm80];
+const HOPPER: &[Sm] = &[Sm::Sm90];
+/// Hopper's rows hold on Blackwell too (probed alike on SM100 and SM120).
+const HOPPER_ON: &[Sm] = &[Sm::Sm90, Sm::Sm100, Sm::Sm120];
+const BLACKWELL: &[Sm] = &[Sm::Sm100, Sm::Sm120];
+const SM120: &[Sm] = &[Sm::Sm120];
+const BEFORE_BLACKWELL: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90];
+const EVERY: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm100, Sm::Sm120];
+
 /// The families, from the nvdisasm probes above. An SM's own row for an
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
     // sm_75's own rows.
-    Family { opcode: "FMNMX", sm: Some(Sm::Sm75), slots: &[FTZ], negate: NOT_90 },
-    Family { opcode: "IMNMX", sm: Some(Sm::Sm75), slots: &[U32_AT_73], negate: NOT_90 },
-    Family { opcode: "LDG", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
-    Family { opcode: "LD", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
-    Family { opcode: "STG", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
-    Family { opcode: "ST", sm: Some(Sm::Sm75), slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family { opcode: "FMNMX", sms: TURING, slots: &[FTZ], negate: NOT_90 },
+    Family { opcode: "IMNMX", sms: TURING, slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "LDG", sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "LD", sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "STG", sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family { opcode: "ST", sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family { opcode: "ATOMG", sms: TURING, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
+    Family { opcode: "ATOM", sms: TURING, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
+    Family { opcode: "RED", sms: TURING, slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
+    Family { opcode: "HMMA", sms: TURING, slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
+    // Blackwell's `IADD3.X` negates its second carry-in (bits 77..79) with
+    // bit 80 (`IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT`).
     Family {
-        opcode: "ATOMG",
-        sm: Some(Sm::Sm75),
-        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75],
-        negate: None,
+        opcode: "IADD3",
+        sms: BLACKWELL,
+        slots: &[Slot::Word("X")],
+        negate: Some(Negate { pred_pos: 77, bit: 80 }),
     },
-    Family { opcode: "ATOM", sm: Some(Sm::Sm75), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
-    Family { opcode: "RED", sm: Some(Sm::Sm75), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
-    Family { opcode: "HMMA", sm: Some(Sm::Sm75), slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
-    Family { opcode: "ISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
-    Family { opcode: "UISETP", sm: None, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
-    Family { opcode: "FSETP", sm: None, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
-    Family { opcode: "HSETP2", sm: None, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
-    Family { opcode: "DSETP", sm: None, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
-    Family { opcode: "FMNMX", sm: None, slots: &[FTZ, NAN], negate: NOT_90 },
-    Family { opcode: "IMNMX", sm: Some(Sm::Sm80), slots: &[U32_AT_73], negate: NOT_90 },
-    Family { opcode: "VIMNMX", sm: Some(Sm::Sm90), slots: &[U32_AT_72], negate: NOT_90 },
-    Family { opcode: "I2F", sm: None, slots: &[U32_AT_74, ROUND_78], negate: None },
-    Family { opcode: "F2I", sm: None, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
+    Family { opcode: "ISETP", sms: EVERY, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
+    Family { opcode: "UISETP", sms: EVERY, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
+    Family { opcode: "FSETP", sms: EVERY, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
+    Family { opcode: "HSETP2", sms: EVERY, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
+    Family { opcode: "DSETP", sms: EVERY, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
+    Family { opcode: "FMNMX", sms: EVERY, slots: &[FTZ, NAN], negate: NOT_90 },
+    Family { opcode: "IMNMX", sms: AMPERE, slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "VIMNMX", sms: SM120, slots: &[SIGN_AT_72_120], negate: NOT_90 },
+    Family { opcode: "VIMNMX", sms: HOPPER_ON, slots: &[U32_AT_72], negate: NOT_90 },
+    Family { opcode: "I2F", sms: EVERY, slots: &[U32_AT_74, ROUND_78], negate: None },
+    Family { opcode: "F2I", sms: EVERY, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
     // NVIDIA's `FRND.F64 R2, R24` / `.FLOOR` / `.TRUNC` (math_double on
     // sm_80: bits 78..79 as F2I's, 0 / 1 / 3); bit 80 `.FTZ` (NVIDIA's
     // `FRND.FTZ.FLOOR R14, R2`, 0x000fe20000215000_00000002000e7307, of
     // Triton's `tl.math.floor`).
-    Family { opcode: "FRND", sm: None, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
+    Family { opcode: "FRND", sms: EVERY, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
     // NVIDIA's `F2F.F32.F64` and `.RP` (bits 78..79 as FADD's rounding).
-    Family { opcode: "F2F", sm: None, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
-    Family { opcode: "ATOMS", sm: None, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
-    Family { opcode: "MEMBAR", sm: None, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
-    Family { opcode: "FADD", sm: None, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
-    Family { opcode: "FFMA", sm: None, slots: &[FTZ, ROUND_78], negate: None },
-    Family { opcode: "FMUL", sm: None, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
-    Family { opcode: "DADD", sm: None, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "DMUL", sm: None, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "DFMA", sm: None, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "LDG", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "LD", sm: None, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "STG", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
-    Family { opcode: "ST", sm: None, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
-    Family { opcode: "LDL", sm: None, slots: &[EVICT, WIDTH], negate: None },
-    Family { opcode: "STL", sm: None, slots: &[EVICT, WIDTH], negate: None },
-    Family { opcode: "LDS", sm: None, slots: &[WIDTH], negate: None },
-    Family { opcode: "STS", sm: None, slots: &[WIDTH], negate: None },
-    Family { opcode: "LDC", sm: None, slots: &[LDC_WIDTH], negate: None },
-    Family { opcode: "ATOMG", sm: Some(Sm::Sm80), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "ATOMG", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "ATOM", sm: Some(Sm::Sm80), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "ATOM", sm: Some(Sm::Sm90), slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "RED", sm: Some(Sm::Sm80), slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "REDG", sm: Some(Sm::Sm90), slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "HMMA", sm: None, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
-    Family { opcode: "HGMMA", sm: Some(Sm::Sm90), slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
-    Family { opcode: "QGMMA", sm: Some(Sm::Sm90), slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B], negate: None },
-    Family { opcode: "LDSM", sm: None, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
-    Family { opcode: "STSM", sm: Some(Sm::Sm90), slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
-    Family { opcode: "LDGSTS", sm: None, slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL], negate: NOT_90 },
+    Family { opcode: "F2F", sms: EVERY, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
+    Family { opcode: "ATOMS", sms: EVERY, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
+    Family { opcode: "MEMBAR", sms: EVERY, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "FADD", sms: EVERY, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
+    Family { opcode: "FFMA", sms: EVERY, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FMUL", sms: EVERY, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
+    Family { opcode: "DADD", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DMUL", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DFMA", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "STG", sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
+    Family { opcode: "ST", sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
+    Family { opcode: "LDG", sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "LD", sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "STG", sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "ST", sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "LDL", sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "STL", sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "LDS", sms: EVERY, slots: &[WIDTH], negate: None },
+    Family { opcode: "STS", sms: EVERY, slots: &[WIDTH], negate: None },
+    Family { opcode: "LDC", sms: EVERY, slots: &[LDC_WIDTH], negate: None },
+    Family { opcode: "ATOMG", sms: AMPERE, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "ATOMG", sms: HOPPER_ON, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "ATOM", sms: AMPERE, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "ATOM", sms: HOPPER_ON, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "RED", sms: AMPERE, slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
+    Family { opcode: "REDG", sms: HOPPER_ON, slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
+    Family { opcode: "HMMA", sms: EVERY, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
+    Family { opcode: "HGMMA", sms: HOPPER, slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
+    Family { opcode: "QGMMA", sms: HOPPER, slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B], negate: None },
+    Family { opcode: "LDSM", sms: EVERY, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family { opcode: "STSM", sms: HOPPER_ON, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family {
+        opcode: "LDGSTS",
+        sms: BEFORE_BLACKWELL,
+        slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL],
+        negate: NOT_90,
+    },
 ];
 
 /// The family of `opcode` on `sm`.
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    // Probed on sm_75, sm_80 and sm_90 (tests/families_nvdisasm.rs); not on
-    // Blackwell, whose tables come from the solver alone.
-    let probed = matches!(sm.base(), Sm::Sm75 | Sm::Sm80 | Sm::Sm90);
-    FAMILIES.iter().find(|f| f.opcode == opcode && probed && f.sm.is_none_or(|s| s == sm.base()))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()))
 }
 
 impl Family {

@@ -64,6 +64,20 @@ pub enum Fp8Mma {
     ViaF16,
 }
 
+/// How a register and an immediate are added where NVIDIA's code has no
+/// other reason to pick (the kernel's stack-frame adjustment, probe
+/// `frame`: `R1 = R1 - size`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ImmAdd {
+    /// `IADD3 R1, R1, -0x130, RZ` (sm_75-89; sm_110 with its `PT`
+    /// carry-outs).
+    Iadd3,
+    /// `VIADD R1, R1, 0xfffffed0` (sm_90, sm_100, sm_103).
+    Viadd,
+    /// Two-source `IADD R1, R1, -0x130` (sm_120, sm_121).
+    Iadd,
+}
+
 /// The field a call's target address is relocated into (probe `calls`,
 /// `-c`: the relocation against the callee).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -85,6 +99,11 @@ pub struct Isa {
     /// The generation, the key of per-generation tables (latencies, the
     /// IEEE templates, the encoder).
     pub generation: Family,
+    /// The SM whose NVIDIA code ptx-lower's IEEE templates were made from
+    /// (`ops/ieee/FORM.smNN.ori`): the generation's first SM, and sm_120
+    /// for sm_120/121, whose code adds with `IADD` where sm_100's has
+    /// `VIADD`.
+    pub template_sm: u16,
     /// Constant-bank words are instruction operands (`IADD3 R0, R0,
     /// c[0x0][0x168]`, `MOV R2, c[0x0][0x160]`); without this they are
     /// loaded first with `LDC`/`ULDC` (`LDC R1, c[0x0][0x28]`) and `LDC`
@@ -108,14 +127,16 @@ pub struct Isa {
     pub uniform_const_load: Opcode,
     /// The integer minimum/maximum: `IMNMX` or `VIMNMX` (probe `misc`).
     pub int_minmax: Opcode,
+    /// A signed `VIMNMX` spells its type, `VIMNMX.S32` (sm_120, sm_121;
+    /// otherwise no word) (probe `misc`).
+    pub minmax_s32: bool,
     /// `cvt.rn.f32.s32` is `I2FP.F32.S32` (otherwise `I2F`) (probe
     /// `convert`).
     pub i2fp: bool,
     /// How `cvt.rn.f16.f32` is written (probe `convert`).
     pub half_convert: HalfConvert,
-    /// Stack-pointer adjustments and other immediate additions use
-    /// `VIADD` (otherwise `IADD3`) (probe `frame`).
-    pub viadd: bool,
+    /// How the stack pointer is moved by an immediate (probe `frame`).
+    pub imm_add: ImmAdd,
     /// `WARPSYNC.ALL` (otherwise `WARPSYNC 0xffffffff`) makes a split
     /// warp run together again before `BAR.SYNC`/`SHFL` (probe `sync`).
     pub warpsync_all: bool,
@@ -245,15 +266,17 @@ pub struct Target {
 
 const TURING_ISA: Isa = Isa {
     generation: Family::Turing,
+    template_sm: 75,
     bank_operands: true,
     wide_params_in_bank: true,
     literal_pool: true,
     global_red: Opcode::RED,
     uniform_const_load: Opcode::ULDC,
     int_minmax: Opcode::IMNMX,
+    minmax_s32: false,
     i2fp: false,
     half_convert: HalfConvert::F2f,
-    viadd: false,
+    imm_add: ImmAdd::Iadd3,
     warpsync_all: false,
     lepc_label: false,
     bf16x2_fma_mma: false,
@@ -270,6 +293,7 @@ const TURING_ISA: Isa = Isa {
 
 const AMPERE_ISA: Isa = Isa {
     generation: Family::Ampere,
+    template_sm: 80,
     half_convert: HalfConvert::PackAb,
     weak_sys: false,
     lds_u: false,
@@ -283,6 +307,7 @@ const AMPERE_ISA: Isa = Isa {
 
 const HOPPER_ISA: Isa = Isa {
     generation: Family::Hopper,
+    template_sm: 90,
     bank_operands: false,
     wide_params_in_bank: false,
     literal_pool: false,
@@ -290,7 +315,7 @@ const HOPPER_ISA: Isa = Isa {
     int_minmax: Opcode::VIMNMX,
     i2fp: true,
     half_convert: HalfConvert::TypedPackAb,
-    viadd: true,
+    imm_add: ImmAdd::Viadd,
     warpsync_all: true,
     lepc_label: true,
     bf16x2_fma_mma: true,
@@ -299,8 +324,13 @@ const HOPPER_ISA: Isa = Isa {
     ..AMPERE_ISA
 };
 
-const BLACKWELL_ISA: Isa =
-    Isa { generation: Family::Blackwell, bf16x2_fma_mma: false, uniform_const_load: Opcode::LDCU, ..HOPPER_ISA };
+const BLACKWELL_ISA: Isa = Isa {
+    generation: Family::Blackwell,
+    template_sm: 100,
+    bf16x2_fma_mma: false,
+    uniform_const_load: Opcode::LDCU,
+    ..HOPPER_ISA
+};
 
 const TURING: Target = Target {
     sm: Sm::new(75),
@@ -379,6 +409,14 @@ pub const fn target(sm: Sm) -> Target {
     if v == 120 || v == 121 {
         // Consumer Blackwell runs fp8 mma natively, as Ada does.
         t.features.fp8_mma = Fp8Mma::Qmma;
+        t.isa.imm_add = ImmAdd::Iadd;
+        t.isa.minmax_s32 = true;
+        t.isa.template_sm = 120;
+    }
+    if v == 110 {
+        // Thor's code adds and compares as Ampere's does.
+        t.isa.imm_add = ImmAdd::Iadd3;
+        t.isa.int_minmax = Opcode::IMNMX;
     }
     t.features.wgmma = v == 90 && specific;
     t.features.tcgen05 = matches!(v, 100 | 103 | 110) && specific;

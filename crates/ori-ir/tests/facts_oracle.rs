@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nv_oracle::Oracle;
-use ori_ir::{CallTarget, Family, Fp8Mma, HalfConvert, Opcode, Sm, Target, Variant};
+use ori_ir::{CallTarget, Family, Fp8Mma, HalfConvert, ImmAdd, Opcode, Sm, Target, Variant};
 
 /// NVIDIA's code for one probe on one SM.
 struct Code {
@@ -137,6 +137,20 @@ fn check_sm(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     let top = format!("c[0x0][{:#x}]", t.stack_top);
     expect(frame.sass.iter().any(|l| l.contains("R1, ") && l.ends_with(&top)), "stack_top");
 
+    // Immediate adds and min/max differ within Blackwell (sm_110, sm_120).
+    let imm_add = if frame.has("VIADD R1, R1") {
+        ImmAdd::Viadd
+    } else if frame.has("IADD R1, R1") {
+        ImmAdd::Iadd
+    } else {
+        ImmAdd::Iadd3
+    };
+    expect(imm_add == t.isa.imm_add, "imm_add");
+    let misc = compile(oracle, dir, "misc", &sm, &[]).unwrap();
+    let minmax = if t.isa.int_minmax == Opcode::VIMNMX { "VIMNMX" } else { "IMNMX" };
+    expect(misc.with_opcode(minmax) > 0, "int_minmax");
+    expect(misc.has("VIMNMX.S32") == t.isa.minmax_s32, "minmax_s32");
+
     let convert = compile(oracle, dir, "convert", &sm, &[]).unwrap();
     expect(convert.has("SR_CgaCtaId") == t.shared_window, "shared_window");
     let reserved =
@@ -193,10 +207,7 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     expect(fde_entry == isa.fde_entry_row, "fde_entry_row");
 
     let misc = compile(oracle, dir, "misc", &sm, &[]).unwrap();
-    let minmax = if isa.int_minmax == Opcode::VIMNMX { "VIMNMX" } else { "IMNMX" };
-    expect(misc.with_opcode(minmax) > 0, "int_minmax");
     expect(misc.with_opcode("BSSY") > 0 && misc.has("BMOV.32.CLEAR RZ, B0") == isa.bssy_clears, "bssy_clears");
-    expect(frame.has("VIADD R1, R1") == isa.viadd, "viadd");
 
     let convert = compile(oracle, dir, "convert", &sm, &[]).unwrap();
     expect(convert.has("c[0x2][") == isa.literal_pool, "literal_pool");
@@ -249,9 +260,9 @@ fn facts_are_nvidia_s() {
     let Some(oracle) = Oracle::for_test("facts_are_nvidia_s") else { return };
     let dir = std::env::temp_dir().join(format!("ori-facts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // Every SM whose row differs from the others' somewhere (sm_103, 107,
-    // 110 and 121 have sm_100's and sm_120's), and sm_90a for wgmma.
-    let sms = ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120"];
+    // Every SM whose row differs from the others' somewhere (sm_103, 107
+    // and 121 have sm_100's and sm_120's), and sm_90a for wgmma.
+    let sms = ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_110", "sm_120"];
     let targets: Vec<Target> = sms.iter().map(|s| s.parse::<Sm>().unwrap().target()).collect();
     // The first SM of each generation, where its instruction choices were
     // measured.

@@ -7,7 +7,7 @@
 //! `c[0x0][0x28]` before sm_100); a kernel that uses the
 //! stack pointer loads it and, when it has a frame, moves it down by the
 //! frame's size, as NVIDIA's prologue does (the ISA facts `bank_operands`
-//! and `viadd` choose the forms; sm_90: `LDC R1, c[0x0][0x28]`,
+//! and `imm_add` choose the forms; sm_90: `LDC R1, c[0x0][0x28]`,
 //! `VIADD R1, R1, -size`; sm_80: `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28]`,
 //! `IADD3 R1, R1, -size, RZ`). Kernels that never read `R1` get no
 //! prologue (NVIDIA's code loads `R1` in every kernel; nothing reads it
@@ -23,7 +23,7 @@
 //! outgoing area: their loads get the frame's size added to their offset.
 
 use ori_ir::{
-    Function, FunctionKind, INCOMING_ARGS, Inst, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
+    Function, FunctionKind, INCOMING_ARGS, ImmAdd, Inst, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError,
     Property, PropertySet, Reg,
 };
 
@@ -71,12 +71,14 @@ impl Phase for OriSetupStackFrame {
         }];
         let size = i64::from(func.attrs.frame_bytes);
         if size != 0 {
-            prologue.push(if isa.viadd {
-                // The encoder reads VIADD's immediate as a 32-bit word.
-                let word = Operand::int(i64::from((-size) as u32));
-                Inst::new(Opcode::VIADD, vec![SP.into()], vec![SP.into(), word])
-            } else {
-                Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(-size), rz()])
+            prologue.push(match isa.imm_add {
+                ImmAdd::Viadd => {
+                    // The encoder reads VIADD's immediate as a 32-bit word.
+                    let word = Operand::int(i64::from((-size) as u32));
+                    Inst::new(Opcode::VIADD, vec![SP.into()], vec![SP.into(), word])
+                }
+                ImmAdd::Iadd => Inst::new(Opcode::IADD, vec![SP.into()], vec![SP.into(), Operand::int(-size)]),
+                ImmAdd::Iadd3 => Inst::new(Opcode::IADD3, vec![SP.into()], vec![SP.into(), Operand::int(-size), rz()]),
             });
         }
         let ids: Vec<_> = prologue.into_iter().map(|i| func.insts.alloc(i)).collect();

@@ -2,7 +2,7 @@
 //! generation writes where another writes none (Turing's `LDG.E.SYS` for
 //! Ampere's `LDG.E`, `LDS.U`, `NANOSLEEP.WARP`, Ampere's
 //! `BAR.SYNC.DEFER_BLOCKING` for Turing's `BAR.SYNC`, Blackwell's `LDCU`
-//! for `ULDC`). The lowering writes
+//! for `ULDC`, sm_120's `VIMNMX.S32` for `VIMNMX`). The lowering writes
 //! the Ampere-and-later spelling; this pass rewrites a function into its
 //! target's, as the ISA facts ([`ori_ir::Isa`]) say.
 
@@ -13,6 +13,7 @@ pub(crate) fn respell(func: &mut Function, isa: &Isa) {
     let word = |name: &str| Modifier::from_name(name).expect("a modifier the table has");
     let (sys, u, warp, defer) = (word("SYS"), word("U"), word("WARP"), word("DEFER_BLOCKING"));
     let strong = word("STRONG");
+    let (u32, s32) = (word("U32"), word("S32"));
     for (_, inst) in func.insts.iter_mut() {
         match inst.op {
             Opcode::LDG | Opcode::STG | Opcode::LD | Opcode::ST
@@ -23,6 +24,9 @@ pub(crate) fn respell(func: &mut Function, isa: &Isa) {
             Opcode::LDS if isa.lds_u && !inst.mods.contains(&u) => inst.mods.insert(0, u),
             Opcode::BAR if !isa.bar_defer_blocking => inst.mods.retain(|&m| m != defer),
             Opcode::ULDC => inst.op = isa.uniform_const_load,
+            Opcode::VIMNMX if isa.minmax_s32 && !inst.mods.contains(&u32) && !inst.mods.contains(&s32) => {
+                inst.mods.insert(0, s32)
+            }
             Opcode::NANOSLEEP if isa.nanosleep_warp && !inst.mods.contains(&warp) => inst.mods.push(warp),
             _ => {}
         }

@@ -15,7 +15,7 @@ start), `%r2` the result (written once, at the end, where the store was);
 pairs (`.64` anywhere) become 64-bit virtual registers.
 
 Usage: ieee_templates.py [--sm N]... OUTDIR [FORM...]   (only the FORMs
-named, e.g. div.rz.ftz.f32, when given; only SM N (75, 80, 90), when
+named, e.g. div.rz.ftz.f32, when given; only SM N (75, 80, 90, 100, 120), when
 given; NV_ORACLE_DIR must point at the oracle; run from the repository
 root).
 """
@@ -43,10 +43,14 @@ FORMS = [
     ("div.u64", 2), ("div.s64", 2), ("rem.u64", 2), ("rem.s64", 2),
 ]
 
-# Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90).
-PARAMS = {75: [0x160, 0x168, 0x170], 80: [0x160, 0x168, 0x170], 90: [0x210, 0x218, 0x220]}
+# Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90,
+# Blackwell).
+PARAMS = {75: [0x160, 0x168, 0x170], 80: [0x160, 0x168, 0x170], 90: [0x210, 0x218, 0x220],
+          100: [0x380, 0x388, 0x390], 120: [0x380, 0x388, 0x390]}
 
-DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "S2R", "EXIT", "BSSY", "BSYNC", "BREAK", "NOP", "WARPSYNC", "BMOV.32.CLEAR",
+DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "LDCU", "LDCU.64", "S2R", "EXIT", "BSSY", "BSYNC", "BREAK", "NOP", "WARPSYNC", "BMOV.32.CLEAR",
+        "BSSY.RECONVERGENT", "BSYNC.RECONVERGENT", "BSSY.RELIABLE", "BSYNC.RELIABLE",
+        "BREAK.RELIABLE",
         "WARPSYNC.ALL"}
 
 
@@ -54,7 +58,8 @@ def kernel(op, arity, sm):
     ty = op.rsplit(".", 1)[1]
     r, w = {"f32": ("%f", 4), "f64": ("%fd", 8)}.get(ty, ("%x", 8))
     srcs = f"{r}1, {r}2" if arity == 2 else f"{r}1"
-    return f""".version 8.0
+    version = "8.0" if sm <= 90 else "8.7"  # sm_120 needs PTX ISA 8.7
+    return f""".version {version}
 .target sm_{sm}
 .address_size 64
 .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pout)
@@ -376,7 +381,12 @@ def main():
             if only and op not in only:
                 continue
             for sm in sms or (90, 80):
-                text = convert(op, arity, sm, work)
+                try:
+                    text = convert(op, arity, sm, work)
+                except subprocess.CalledProcessError as e:
+                    # A form our decoder cannot read yet: no template.
+                    print(f"{op} sm_{sm}: {e}", file=sys.stderr)
+                    continue
                 with open(os.path.join(out, f"{op.replace('.', '_')}.sm{sm}.ori"), "w") as f:
                     f.write(text)
 

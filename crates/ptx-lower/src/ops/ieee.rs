@@ -22,7 +22,6 @@
 
 use std::collections::HashMap;
 
-use ori_ir::Family::{self, Ampere, Hopper, Turing};
 use ori_ir::{BlockId, Function, Guard, Imm, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ScalarType};
 
@@ -30,152 +29,90 @@ use super::{dst, src, ty, unsupported};
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
 
-/// The templates: PTX form (opcode and modifiers), the SASS generation
-/// whose code it was made from (`Turing` for sm_75; `Ampere`, sm_80's, for
-/// sm_80 to sm_89; `Hopper` for sm_90), Ori text.
-const TEMPLATES: &[(&str, Family, &str)] = &[
-    ("div.rn.f32", Hopper, include_str!("ieee/div_rn_f32.sm90.ori")),
-    ("div.rn.f32", Ampere, include_str!("ieee/div_rn_f32.sm80.ori")),
-    ("div.rn.f32", Turing, include_str!("ieee/div_rn_f32.sm75.ori")),
-    ("div.rz.f32", Hopper, include_str!("ieee/div_rz_f32.sm90.ori")),
-    ("div.rz.f32", Ampere, include_str!("ieee/div_rz_f32.sm80.ori")),
-    ("div.rz.f32", Turing, include_str!("ieee/div_rz_f32.sm75.ori")),
-    ("div.rm.f32", Hopper, include_str!("ieee/div_rm_f32.sm90.ori")),
-    ("div.rm.f32", Ampere, include_str!("ieee/div_rm_f32.sm80.ori")),
-    ("div.rm.f32", Turing, include_str!("ieee/div_rm_f32.sm75.ori")),
-    ("div.rp.f32", Hopper, include_str!("ieee/div_rp_f32.sm90.ori")),
-    ("div.rp.f32", Ampere, include_str!("ieee/div_rp_f32.sm80.ori")),
-    ("div.rp.f32", Turing, include_str!("ieee/div_rp_f32.sm75.ori")),
-    ("div.full.f32", Hopper, include_str!("ieee/div_full_f32.sm90.ori")),
-    ("div.full.f32", Ampere, include_str!("ieee/div_full_f32.sm80.ori")),
-    ("div.full.f32", Turing, include_str!("ieee/div_full_f32.sm75.ori")),
-    ("div.approx.f32", Hopper, include_str!("ieee/div_approx_f32.sm90.ori")),
-    ("div.approx.f32", Ampere, include_str!("ieee/div_approx_f32.sm80.ori")),
-    ("div.approx.f32", Turing, include_str!("ieee/div_approx_f32.sm75.ori")),
-    ("rcp.rn.f32", Hopper, include_str!("ieee/rcp_rn_f32.sm90.ori")),
-    ("rcp.rn.f32", Ampere, include_str!("ieee/rcp_rn_f32.sm80.ori")),
-    ("rcp.rn.f32", Turing, include_str!("ieee/rcp_rn_f32.sm75.ori")),
-    ("rcp.rz.f32", Hopper, include_str!("ieee/rcp_rz_f32.sm90.ori")),
-    ("rcp.rz.f32", Ampere, include_str!("ieee/rcp_rz_f32.sm80.ori")),
-    ("rcp.rz.f32", Turing, include_str!("ieee/rcp_rz_f32.sm75.ori")),
-    ("rcp.rm.f32", Hopper, include_str!("ieee/rcp_rm_f32.sm90.ori")),
-    ("rcp.rm.f32", Ampere, include_str!("ieee/rcp_rm_f32.sm80.ori")),
-    ("rcp.rm.f32", Turing, include_str!("ieee/rcp_rm_f32.sm75.ori")),
-    ("rcp.rp.f32", Hopper, include_str!("ieee/rcp_rp_f32.sm90.ori")),
-    ("rcp.rp.f32", Ampere, include_str!("ieee/rcp_rp_f32.sm80.ori")),
-    ("rcp.rp.f32", Turing, include_str!("ieee/rcp_rp_f32.sm75.ori")),
-    ("sqrt.rn.f32", Hopper, include_str!("ieee/sqrt_rn_f32.sm90.ori")),
-    ("sqrt.rn.f32", Ampere, include_str!("ieee/sqrt_rn_f32.sm80.ori")),
-    ("sqrt.rn.f32", Turing, include_str!("ieee/sqrt_rn_f32.sm75.ori")),
-    ("sqrt.rz.f32", Hopper, include_str!("ieee/sqrt_rz_f32.sm90.ori")),
-    ("sqrt.rz.f32", Ampere, include_str!("ieee/sqrt_rz_f32.sm80.ori")),
-    ("sqrt.rz.f32", Turing, include_str!("ieee/sqrt_rz_f32.sm75.ori")),
-    ("sqrt.rm.f32", Hopper, include_str!("ieee/sqrt_rm_f32.sm90.ori")),
-    ("sqrt.rm.f32", Ampere, include_str!("ieee/sqrt_rm_f32.sm80.ori")),
-    ("sqrt.rm.f32", Turing, include_str!("ieee/sqrt_rm_f32.sm75.ori")),
-    ("sqrt.rp.f32", Hopper, include_str!("ieee/sqrt_rp_f32.sm90.ori")),
-    ("sqrt.rp.f32", Ampere, include_str!("ieee/sqrt_rp_f32.sm80.ori")),
-    ("sqrt.rp.f32", Turing, include_str!("ieee/sqrt_rp_f32.sm75.ori")),
-    ("rcp.rn.f64", Hopper, include_str!("ieee/rcp_rn_f64.sm90.ori")),
-    ("rcp.rn.f64", Ampere, include_str!("ieee/rcp_rn_f64.sm80.ori")),
-    ("rcp.rn.f64", Turing, include_str!("ieee/rcp_rn_f64.sm75.ori")),
-    ("sqrt.rn.f64", Hopper, include_str!("ieee/sqrt_rn_f64.sm90.ori")),
-    ("sqrt.rn.f64", Ampere, include_str!("ieee/sqrt_rn_f64.sm80.ori")),
-    ("sqrt.rn.f64", Turing, include_str!("ieee/sqrt_rn_f64.sm75.ori")),
-    ("div.rp.f64", Hopper, include_str!("ieee/div_rp_f64.sm90.ori")),
-    ("div.rp.f64", Ampere, include_str!("ieee/div_rp_f64.sm80.ori")),
-    ("div.rp.f64", Turing, include_str!("ieee/div_rp_f64.sm75.ori")),
-    ("div.rn.f64", Hopper, include_str!("ieee/div_rn_f64.sm90.ori")),
-    ("div.rn.f64", Ampere, include_str!("ieee/div_rn_f64.sm80.ori")),
-    ("div.rn.f64", Turing, include_str!("ieee/div_rn_f64.sm75.ori")),
-    ("div.rz.f64", Hopper, include_str!("ieee/div_rz_f64.sm90.ori")),
-    ("div.rz.f64", Ampere, include_str!("ieee/div_rz_f64.sm80.ori")),
-    ("div.rz.f64", Turing, include_str!("ieee/div_rz_f64.sm75.ori")),
-    ("div.rm.f64", Hopper, include_str!("ieee/div_rm_f64.sm90.ori")),
-    ("div.rm.f64", Ampere, include_str!("ieee/div_rm_f64.sm80.ori")),
-    ("div.rm.f64", Turing, include_str!("ieee/div_rm_f64.sm75.ori")),
-    ("div.rn.ftz.f32", Hopper, include_str!("ieee/div_rn_ftz_f32.sm90.ori")),
-    ("div.rn.ftz.f32", Ampere, include_str!("ieee/div_rn_ftz_f32.sm80.ori")),
-    ("div.rz.ftz.f32", Hopper, include_str!("ieee/div_rz_ftz_f32.sm90.ori")),
-    ("div.rz.ftz.f32", Ampere, include_str!("ieee/div_rz_ftz_f32.sm80.ori")),
-    ("div.rm.ftz.f32", Hopper, include_str!("ieee/div_rm_ftz_f32.sm90.ori")),
-    ("div.rm.ftz.f32", Ampere, include_str!("ieee/div_rm_ftz_f32.sm80.ori")),
-    ("div.rp.ftz.f32", Hopper, include_str!("ieee/div_rp_ftz_f32.sm90.ori")),
-    ("div.rp.ftz.f32", Ampere, include_str!("ieee/div_rp_ftz_f32.sm80.ori")),
-    ("rcp.rz.ftz.f32", Hopper, include_str!("ieee/rcp_rz_ftz_f32.sm90.ori")),
-    ("rcp.rz.ftz.f32", Ampere, include_str!("ieee/rcp_rz_ftz_f32.sm80.ori")),
-    ("rcp.rz.ftz.f32", Turing, include_str!("ieee/rcp_rz_ftz_f32.sm75.ori")),
-    ("rcp.rm.ftz.f32", Hopper, include_str!("ieee/rcp_rm_ftz_f32.sm90.ori")),
-    ("rcp.rm.ftz.f32", Ampere, include_str!("ieee/rcp_rm_ftz_f32.sm80.ori")),
-    ("rcp.rm.ftz.f32", Turing, include_str!("ieee/rcp_rm_ftz_f32.sm75.ori")),
-    ("rcp.rp.ftz.f32", Hopper, include_str!("ieee/rcp_rp_ftz_f32.sm90.ori")),
-    ("rcp.rp.ftz.f32", Ampere, include_str!("ieee/rcp_rp_ftz_f32.sm80.ori")),
-    ("rcp.rp.ftz.f32", Turing, include_str!("ieee/rcp_rp_ftz_f32.sm75.ori")),
-    ("sqrt.rz.ftz.f32", Hopper, include_str!("ieee/sqrt_rz_ftz_f32.sm90.ori")),
-    ("sqrt.rz.ftz.f32", Ampere, include_str!("ieee/sqrt_rz_ftz_f32.sm80.ori")),
-    ("sqrt.rz.ftz.f32", Turing, include_str!("ieee/sqrt_rz_ftz_f32.sm75.ori")),
-    ("sqrt.rm.ftz.f32", Hopper, include_str!("ieee/sqrt_rm_ftz_f32.sm90.ori")),
-    ("sqrt.rm.ftz.f32", Ampere, include_str!("ieee/sqrt_rm_ftz_f32.sm80.ori")),
-    ("sqrt.rm.ftz.f32", Turing, include_str!("ieee/sqrt_rm_ftz_f32.sm75.ori")),
-    ("sqrt.rp.ftz.f32", Hopper, include_str!("ieee/sqrt_rp_ftz_f32.sm90.ori")),
-    ("sqrt.rp.ftz.f32", Ampere, include_str!("ieee/sqrt_rp_ftz_f32.sm80.ori")),
-    ("sqrt.rp.ftz.f32", Turing, include_str!("ieee/sqrt_rp_ftz_f32.sm75.ori")),
-    ("rcp.rn.ftz.f32", Hopper, include_str!("ieee/rcp_rn_ftz_f32.sm90.ori")),
-    ("rcp.rn.ftz.f32", Ampere, include_str!("ieee/rcp_rn_ftz_f32.sm80.ori")),
-    ("rcp.rn.ftz.f32", Turing, include_str!("ieee/rcp_rn_ftz_f32.sm75.ori")),
-    ("sqrt.rn.ftz.f32", Hopper, include_str!("ieee/sqrt_rn_ftz_f32.sm90.ori")),
-    ("sqrt.rn.ftz.f32", Ampere, include_str!("ieee/sqrt_rn_ftz_f32.sm80.ori")),
-    ("sqrt.rn.ftz.f32", Turing, include_str!("ieee/sqrt_rn_ftz_f32.sm75.ori")),
-    ("rcp.rz.f64", Hopper, include_str!("ieee/rcp_rz_f64.sm90.ori")),
-    ("rcp.rz.f64", Ampere, include_str!("ieee/rcp_rz_f64.sm80.ori")),
-    ("rcp.rz.f64", Turing, include_str!("ieee/rcp_rz_f64.sm75.ori")),
-    ("rcp.rm.f64", Hopper, include_str!("ieee/rcp_rm_f64.sm90.ori")),
-    ("rcp.rm.f64", Ampere, include_str!("ieee/rcp_rm_f64.sm80.ori")),
-    ("rcp.rm.f64", Turing, include_str!("ieee/rcp_rm_f64.sm75.ori")),
-    ("rcp.rp.f64", Hopper, include_str!("ieee/rcp_rp_f64.sm90.ori")),
-    ("rcp.rp.f64", Ampere, include_str!("ieee/rcp_rp_f64.sm80.ori")),
-    ("rcp.rp.f64", Turing, include_str!("ieee/rcp_rp_f64.sm75.ori")),
-    ("sqrt.rz.f64", Hopper, include_str!("ieee/sqrt_rz_f64.sm90.ori")),
-    ("sqrt.rz.f64", Ampere, include_str!("ieee/sqrt_rz_f64.sm80.ori")),
-    ("sqrt.rz.f64", Turing, include_str!("ieee/sqrt_rz_f64.sm75.ori")),
-    ("sqrt.rm.f64", Hopper, include_str!("ieee/sqrt_rm_f64.sm90.ori")),
-    ("sqrt.rm.f64", Ampere, include_str!("ieee/sqrt_rm_f64.sm80.ori")),
-    ("sqrt.rm.f64", Turing, include_str!("ieee/sqrt_rm_f64.sm75.ori")),
-    ("sqrt.rp.f64", Hopper, include_str!("ieee/sqrt_rp_f64.sm90.ori")),
-    ("sqrt.rp.f64", Ampere, include_str!("ieee/sqrt_rp_f64.sm80.ori")),
-    ("sqrt.rp.f64", Turing, include_str!("ieee/sqrt_rp_f64.sm75.ori")),
-    ("rsqrt.approx.f64", Hopper, include_str!("ieee/rsqrt_approx_f64.sm90.ori")),
-    ("rsqrt.approx.f64", Ampere, include_str!("ieee/rsqrt_approx_f64.sm80.ori")),
-    ("rsqrt.approx.f64", Turing, include_str!("ieee/rsqrt_approx_f64.sm75.ori")),
+/// `FORM => FILE [SM...]`: the template of PTX form FORM (opcode and
+/// modifiers) made from NVIDIA's code for each SM listed,
+/// `ieee/FILE.smNN.ori`.
+macro_rules! templates {
+    ($($form:literal => $file:literal [$($sm:literal),*];)*) => {
+        &[$($(($form, $sm, include_str!(concat!("ieee/", $file, ".sm", $sm, ".ori"))),)*)*]
+    };
+}
+
+/// The templates: PTX form, the SM whose code it was made from
+/// ([`ori_ir::Isa::template_sm`]: sm_75, sm_80 for sm_80 to sm_89, sm_90,
+/// sm_100 and sm_120), Ori text. The Blackwell ones lack the `.ftz`
+/// divisions and `rcp.{rz,rm,rp}.f64`, whose NVIDIA code our decoder does
+/// not read yet (`BREAK.RELIABLE !P2, B2`, `SHF.R.S64`).
+const TEMPLATES: &[(&str, u16, &str)] = templates! {
+    "div.rn.f32" => "div_rn_f32" [75, 80, 90, 100, 120];
+    "div.rz.f32" => "div_rz_f32" [75, 80, 90, 100, 120];
+    "div.rm.f32" => "div_rm_f32" [75, 80, 90, 100, 120];
+    "div.rp.f32" => "div_rp_f32" [75, 80, 90, 100, 120];
+    "div.full.f32" => "div_full_f32" [75, 80, 90, 100, 120];
+    "div.approx.f32" => "div_approx_f32" [75, 80, 90, 100, 120];
+    "rcp.rn.f32" => "rcp_rn_f32" [75, 80, 90, 100, 120];
+    "rcp.rz.f32" => "rcp_rz_f32" [75, 80, 90, 100, 120];
+    "rcp.rm.f32" => "rcp_rm_f32" [75, 80, 90, 100, 120];
+    "rcp.rp.f32" => "rcp_rp_f32" [75, 80, 90, 100, 120];
+    "sqrt.rn.f32" => "sqrt_rn_f32" [75, 80, 90, 100, 120];
+    "sqrt.rz.f32" => "sqrt_rz_f32" [75, 80, 90, 100, 120];
+    "sqrt.rm.f32" => "sqrt_rm_f32" [75, 80, 90, 100, 120];
+    "sqrt.rp.f32" => "sqrt_rp_f32" [75, 80, 90, 100, 120];
+    "rcp.rn.f64" => "rcp_rn_f64" [75, 80, 90, 100, 120];
+    "sqrt.rn.f64" => "sqrt_rn_f64" [75, 80, 90, 100, 120];
+    "div.rp.f64" => "div_rp_f64" [75, 80, 90, 100, 120];
+    "div.rn.f64" => "div_rn_f64" [75, 80, 90, 100, 120];
+    "div.rz.f64" => "div_rz_f64" [75, 80, 90, 100, 120];
+    "div.rm.f64" => "div_rm_f64" [75, 80, 90, 100, 120];
+    "div.rn.ftz.f32" => "div_rn_ftz_f32" [80, 90];
+    "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90];
+    "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90];
+    "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90];
+    "rcp.rz.ftz.f32" => "rcp_rz_ftz_f32" [75, 80, 90, 100, 120];
+    "rcp.rm.ftz.f32" => "rcp_rm_ftz_f32" [75, 80, 90, 100, 120];
+    "rcp.rp.ftz.f32" => "rcp_rp_ftz_f32" [75, 80, 90, 100, 120];
+    "sqrt.rz.ftz.f32" => "sqrt_rz_ftz_f32" [75, 80, 90, 100, 120];
+    "sqrt.rm.ftz.f32" => "sqrt_rm_ftz_f32" [75, 80, 90, 100, 120];
+    "sqrt.rp.ftz.f32" => "sqrt_rp_ftz_f32" [75, 80, 90, 100, 120];
+    "rcp.rn.ftz.f32" => "rcp_rn_ftz_f32" [75, 80, 90, 100, 120];
+    "sqrt.rn.ftz.f32" => "sqrt_rn_ftz_f32" [75, 80, 90, 100, 120];
+    "rcp.rz.f64" => "rcp_rz_f64" [75, 80, 90];
+    "rcp.rm.f64" => "rcp_rm_f64" [75, 80, 90];
+    "rcp.rp.f64" => "rcp_rp_f64" [75, 80, 90];
+    "sqrt.rz.f64" => "sqrt_rz_f64" [75, 80, 90, 100, 120];
+    "sqrt.rm.f64" => "sqrt_rm_f64" [75, 80, 90, 100, 120];
+    "sqrt.rp.f64" => "sqrt_rp_f64" [75, 80, 90, 100, 120];
+    "rsqrt.approx.f64" => "rsqrt_approx_f64" [75, 80, 90, 100, 120];
     // sm_80's code of these (the same routines) gives 0 rather than all
     // ones for a zero divisor on the interpreter: not used until that is
     // understood (sm_80 keeps `divide::div64`).
-    ("div.u64", Hopper, include_str!("ieee/div_u64.sm90.ori")),
-    ("div.s64", Hopper, include_str!("ieee/div_s64.sm90.ori")),
-    ("rem.u64", Hopper, include_str!("ieee/rem_u64.sm90.ori")),
-    ("rem.s64", Hopper, include_str!("ieee/rem_s64.sm90.ori")),
-];
+    "div.u64" => "div_u64" [90, 100, 120];
+    "div.s64" => "div_s64" [90, 100, 120];
+    "rem.u64" => "rem_u64" [90, 100, 120];
+    "rem.s64" => "rem_s64" [90, 100, 120];
+};
 
-/// The template for `form` in SASS generation `generation`.
-fn template(form: &str, generation: Family) -> Option<&'static str> {
-    TEMPLATES.iter().find(|t| t.0 == form && t.1 == generation).map(|t| t.2)
+/// The template for `form` made from SM `sm`'s code.
+fn template(form: &str, sm: u16) -> Option<&'static str> {
+    TEMPLATES.iter().find(|t| t.0 == form && t.1 == sm).map(|t| t.2)
 }
 
-/// True when `inst` is a form this module expands for SASS generation
-/// `generation`.
-pub(super) fn has_template(inst: &Instruction, generation: Family) -> bool {
-    template(&form(inst), generation).is_some()
+/// True when `inst` is a form this module expands for targets whose
+/// templates come from SM `sm`.
+pub(super) fn has_template(inst: &Instruction, sm: u16) -> bool {
+    template(&form(inst), sm).is_some()
 }
 
-/// True when `inst` is a form this module expands.
+/// True when `inst` is a form this module expands (on sm_90, which has
+/// them all).
 pub(super) fn handles(inst: &Instruction) -> bool {
-    template(&form(inst), Hopper).is_some()
+    template(&form(inst), 90).is_some()
 }
 
 /// `div`, `rcp`, `sqrt` of a form in [`TEMPLATES`].
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let form = form(inst);
-    let text = template(&form, cx.target.isa.generation).ok_or_else(|| unsupported(inst))?;
+    let text = template(&form, cx.target.isa.template_sm).ok_or_else(|| unsupported(inst))?;
     let tmpl = ori_ir::text::parse_function(text).map_err(|e| at(inst.span, format!("internal: {form}: {e}")))?;
     let ty = ty(inst)?;
     if !matches!(ty, ScalarType::F32 | ScalarType::F64 | ScalarType::U64 | ScalarType::S64) {

@@ -86,7 +86,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "div" if inst.has("approx") && inst.has("ftz") => approx::div_ftz(cx, inst).map(|()| None),
         // NVIDIA's 64-bit routines where we have them for the target.
-        "div" | "rem" if ieee::has_template(inst, cx.target.isa.generation) => ieee::lower(cx, inst).map(|()| None),
+        "div" | "rem" if ieee::has_template(inst, cx.target.isa.template_sm) => ieee::lower(cx, inst).map(|()| None),
         "div" | "rem" if !ty(inst)?.is_float() => divide::lower(cx, inst).map(|()| None),
         "div" | "rcp" | "sqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
         "cvta" => mov::cvta(cx, inst).map(|()| None),

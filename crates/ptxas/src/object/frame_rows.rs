@@ -85,10 +85,12 @@ fn def_cfa(offset: u32) -> Vec<u8> {
     out
 }
 
-/// The frame change `R1 = R1 + delta` (`VIADD`/`IADD3`), if `inst` is one.
+/// The frame change `R1 = R1 + delta` (`VIADD`/`IADD3`/`IADD`), if `inst` is one.
 fn stack_change(inst: &Inst) -> Option<i32> {
     let sp = Reg::phys(RegFile::R, SP);
-    if !matches!(inst.op, Opcode::VIADD | Opcode::IADD3) || inst.defs.first().and_then(|d| d.as_reg()) != Some(sp) {
+    if !matches!(inst.op, Opcode::VIADD | Opcode::IADD3 | Opcode::IADD)
+        || inst.defs.first().and_then(|d| d.as_reg()) != Some(sp)
+    {
         return None;
     }
     match inst.uses.as_slice() {
