@@ -268,36 +268,12 @@ const LDC_WIDTH: Slot = Slot::Field(WordField { pos: 73, len: 3, words: &["U8", 
 /// Eviction priority (bits 84..86; 6 and 7 print `INVALID6`/`INVALID7`).
 const EVICT: Slot = Slot::Field(WordField { pos: 84, len: 3, words: &["EF", "", "EL", "LU", "EU", "NA"] });
 /// Memory ordering and scope of loads (bits 77..80).
-const LOAD_SEM: Slot = Slot::Field(WordField {
-    pos: 77,
-    len: 4,
-    words: &[
-        "",
-        "CONSTANT.PRIVATE",
-        "CONSTANT.CTA",
-        "CONSTANT.CTA.PRIVATE",
-        "CONSTANT",
-        "STRONG.SM",
-        "STRONG.GPU.PRIVATE",
-        "STRONG.GPU",
-        "MMIO.GPU",
-        "CONSTANT.SM",
-        "STRONG.SYS",
-        "CONSTANT.SM.PRIVATE",
-        "MMIO.SYS",
-        "CONSTANT.VC",
-        "CONSTANT.VC.PRIVATE",
-        "CONSTANT.GPU",
-    ],
-});
-/// Memory ordering and scope of stores (bits 77..80): the loads' words
-/// but 4, which is `STRONG.SM.PRIVATE` (a store is never `.CONSTANT`).
-const STORE_SEM_WORDS: [&str; 16] = [
+const LOAD_SEM_WORDS: [&str; 16] = [
     "",
     "CONSTANT.PRIVATE",
     "CONSTANT.CTA",
     "CONSTANT.CTA.PRIVATE",
-    "STRONG.SM.PRIVATE",
+    "CONSTANT",
     "STRONG.SM",
     "STRONG.GPU.PRIVATE",
     "STRONG.GPU",
@@ -310,6 +286,14 @@ const STORE_SEM_WORDS: [&str; 16] = [
     "CONSTANT.VC.PRIVATE",
     "CONSTANT.GPU",
 ];
+const LOAD_SEM: Slot = Slot::Field(WordField { pos: 77, len: 4, words: &LOAD_SEM_WORDS });
+/// Memory ordering and scope of stores (bits 77..80): the loads' words
+/// but 4, which is `STRONG.SM.PRIVATE` (a store is never `.CONSTANT`).
+const STORE_SEM_WORDS: [&str; 16] = {
+    let mut words = LOAD_SEM_WORDS;
+    words[4] = "STRONG.SM.PRIVATE";
+    words
+};
 const STORE_SEM: Slot = Slot::Field(WordField { pos: 77, len: 4, words: &STORE_SEM_WORDS });
 
 /// Blackwell's ordering and scope of `STG`/`ST`: the others' but 15,

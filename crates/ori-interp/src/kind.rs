@@ -135,7 +135,7 @@ pub enum Kind {
     Viaddmnmx {
         signed: bool,
     },
-    /// `IADD3` (three sources) and Blackwell's `IADD` (two): the sum,
+    /// `IADD3` (three sources) and Blackwell's `IADD` (two or three): the sum,
     /// with carry-ins (`.X`) and carry-outs; `wide`: 64-bit lanes
     /// (`IADD.64`, `UIADD3.64`).
     Iadd {
@@ -737,7 +737,11 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
         "LDC" | "LDC.64" | "LDCU" => Kind::Ldc,
         "IADD3" => Kind::Iadd { sources: 3, x: m("X"), wide: m("64") },
-        "IADD" => Kind::Iadd { sources: 2, x: m("X"), wide: m("64") },
+        // Blackwell's IADD adds two or three sources (`IADD R7, R6, 0x1, R7`).
+        "IADD" => {
+            let sources = inst.uses.iter().filter(|u| !u.as_reg().is_some_and(|r| r.file.is_predicate())).count();
+            Kind::Iadd { sources, x: m("X"), wide: m("64") }
+        }
         "VIADD" => Kind::Viadd,
         "VIADDMNMX" => Kind::Viaddmnmx { signed: !m("U32") },
         "IMAD" => {

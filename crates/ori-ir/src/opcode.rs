@@ -124,10 +124,10 @@ opcodes! {
     IMAD: Fixed, 1..=2, 3..=4, NONE;
     IDP: Fixed, 1..=1, 3..=3, NONE;
     IADD3: Fixed, 1..=3, 3..=5, NONE;
-    // Blackwell's two-source add (`IADD.64 R2, R6, 0x4`), with a carry-out
-    // (`IADD RZ, P0, R7, R10`) and, as `.X`, a carry-in (`IADD.X R4, P0,
-    // R29, R4, P0`).
-    IADD: Fixed, 1..=2, 2..=3, NONE;
+    // Blackwell's add of two or three sources (`IADD.64 R2, R6, 0x4`, sm_100's
+    // `IADD R7, R6, 0x1, R7`), with a carry-out (`IADD RZ, P0, R7, R10`)
+    // and, as `.X`, a carry-in (`IADD.X R4, P0, R29, R4, P0`).
+    IADD: Fixed, 1..=2, 2..=4, NONE;
     VIADD: Fixed, 1..=1, 2..=2, NONE;
     IABS: Fixed, 1..=1, 1..=1, NONE;
     IMNMX: Fixed, 1..=1, 3..=3, NONE;
