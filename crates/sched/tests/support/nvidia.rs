@@ -112,9 +112,22 @@ fn compile_corpus(oracle: &Oracle) -> Vec<Listing> {
 
 /// Compiles each file with NVIDIA's ptxas for the target `arch` gives its
 /// stem (`sm_XY` or `sm_XYa`) and lists it.
-fn compile_listings(oracle: &Oracle, files: &[PathBuf], arch: impl Fn(&str) -> String) -> Vec<Listing> {
+/// Files are compiled on every CPU (each thread a contiguous share, in
+/// order): hundreds of ptxas runs make up most of the test's time.
+fn compile_listings(oracle: &Oracle, files: &[PathBuf], arch: impl Fn(&str) -> String + Sync) -> Vec<Listing> {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-corpus");
     std::fs::create_dir_all(&out).expect("temporary directory");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = files.len().div_ceil(threads).max(1);
+    let (out, arch) = (&out, &arch);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            files.chunks(share).map(|chunk| scope.spawn(move || compile_share(oracle, chunk, out, arch))).collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a compile thread panicked")).collect()
+    })
+}
+
+fn compile_share(oracle: &Oracle, files: &[PathBuf], out: &Path, arch: &dyn Fn(&str) -> String) -> Vec<Listing> {
     files
         .iter()
         .map(|ptx| {
