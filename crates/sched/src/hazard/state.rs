@@ -128,10 +128,7 @@ impl State {
     /// ([`LatencyTable::reader_latency`]).
     pub fn source_ready(&self, u: Unit, reader: &str, table: &LatencyTable) -> u8 {
         let ready = self.ready[u.index()][0];
-        let Some(op) = self.producer[u.index()] else { return ready };
-        let full = table.fixed_latency(op, false, true).unwrap_or(0);
-        let pair = table.reader_latency(op, reader).unwrap_or(full);
-        ready.saturating_sub(full.saturating_sub(pair))
+        self.producer[u.index()].map_or(ready, |op| ready.saturating_sub(table.reader_saving(op, reader)))
     }
 
     /// True when a fixed-latency write of `u` with smallest latency

@@ -190,17 +190,18 @@ impl LatencyTable {
     /// distance where [`LatencyTable::pairs`] lists one, else the row's
     /// `safe`. `None` for variable-latency opcodes.
     pub fn reader_latency(&self, op: &str, reader: &str) -> Option<u8> {
-        let safe = self.fixed_latency(op, false, true)?;
-        Some(self.pair(op, reader).map_or(safe, |p| p.safe.min(safe)))
+        Some(self.fixed_latency(op, false, true)? - self.reader_saving(op, reader))
     }
 
-    /// The [`Pair`] of `op` and `reader`, if listed (by the table `op`'s
-    /// row comes from).
-    pub fn pair(&self, op: &str, reader: &str) -> Option<&Pair> {
-        if self.own_row(op).is_none() {
-            return self.base.and_then(|b| b.pair(op, reader));
-        }
-        self.pairs.binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader))).ok().map(|i| &self.pairs[i])
+    /// Cycles the pair of `op` and `reader` saves on the row's `safe`
+    /// distance (0 where none is listed), looked up in the table `op`'s
+    /// row comes from.
+    pub fn reader_saving(&self, op: &str, reader: &str) -> u8 {
+        let Some(row) = self.own_row(op) else { return self.base.map_or(0, |b| b.reader_saving(op, reader)) };
+        let Lat::Fixed { raw, .. } = row.lat else { return 0 };
+        self.pairs
+            .binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader)))
+            .map_or(0, |i| raw.safe.saturating_sub(self.pairs[i].safe))
     }
 
     /// True when `op` reads its predicate sources as early as a guard
