@@ -103,3 +103,29 @@ fn bsync_waits_for_the_lanes_of_its_barrier() {
         (0..32u32).map(|t| if t < 31 { t + 1 } else { t }).map(|s| if s >= 10 { s + 200 } else { s + 100 }).collect();
     assert_eq!(got, want);
 }
+
+/// `Stats::issue_cycles` sums each executed instruction's stall, at least
+/// one: a stall of 0 still takes an issue slot, and the branch not taken
+/// costs its own stall.
+#[test]
+fn issue_cycles_sum_the_stalls_run() {
+    let text = "
+.entry stalls {
+    .param 0x0, 8
+bb0:
+    [B------:R-:W0:-:S01] R0 = S2R SR_TID.X
+    [B0-----:R-:W-:-:S13] P0, PT = ISETP.GE.U32.AND R0, 0x40, PT
+    [B------:R-:W-:-:S05] @P0 BRA bb2
+bb1:
+    [B------:R-:W-:-:S00] R1 = IADD3 R0, 0x1, RZ
+    [B------:R-:W-:-:S04] R1 = IADD3 R1, 0x1, RZ
+bb2:
+    [B------:R-:W-:-:S05] EXIT
+}
+";
+    let func = ori_ir::text::parse_function(text).expect("parses");
+    let mut g = Global::new();
+    let stats = ori_interp::run(&func, 90, 0, &Launch::new([1, 1, 1], [32, 1, 1], vec![0; 8]), &mut g).expect("runs");
+    assert_eq!(stats.warp_insts, 6);
+    assert_eq!(stats.issue_cycles, 1 + 13 + 5 + 1 + 4 + 5);
+}
