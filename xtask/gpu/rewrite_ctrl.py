@@ -14,6 +14,11 @@ MODE:
                    ordering, to show that it is needed)
   imm FUNC OFF V   set the 32-bit immediate (bits 32..63) of the
                    instruction at hex offset OFF of .text.FUNC to hex V
+  delay FUNC N OFF,OFF,...
+                   add N cycles to the stall of each instruction at the
+                   hex offsets of .text.FUNC (at most 11: a longer stall
+                   needs the yield bit clear), so that whatever follows it
+                   issues N cycles later
 
 Control bits are bits 105..125 of each 128-bit word (docs/mercury-encode.md,
 "Control bits"); the opcode is in bits 0..11.
@@ -60,6 +65,16 @@ def main():
         start = next(o for name, o, _ in sections(b) if name == ".text." + func)
         struct.pack_into("<I", b, start + off + 4, value)
         n = 1
+    elif mode == "delay":
+        func, add = sys.argv[4], int(sys.argv[5])
+        start = next(o for name, o, _ in sections(b) if name == ".text." + func)
+        for off in sys.argv[6].split(","):
+            i = start + int(off, 16)
+            hi, = struct.unpack_from("<Q", b, i + 8)
+            stall = hi >> 41 & 0xF
+            new = max(stall, min(stall + add, 11))
+            struct.pack_into("<Q", b, i + 8, hi & ~STALL | new << 41)
+            n += new != stall
     elif mode in ("noreuse", "serial", "errbar0", "bar1"):
         for name, off, size in list(sections(b)):
             if not name.startswith(".text."):

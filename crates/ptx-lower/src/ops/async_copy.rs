@@ -19,7 +19,7 @@
 //! bytes at the end of the copy that are zeros rather than read, and a
 //! false predicate makes all of them zeros without reading.
 
-use ori_ir::{Address, Guard, Opcode, Operand, OperandKind, Reg, RegFile};
+use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction};
 
 use super::{mem, operand, src, unsupported};
@@ -76,9 +76,14 @@ enum Fill {
     Ignore(Operand),
 }
 
-/// `cp.async.{ca,cg}.shared.global[.L2::NB] [d], [s], n[, size]`: the three
-/// never-executed `@!PT LDS RZ, [RZ]` NVIDIA's code puts before every
-/// `LDGSTS` (sm_90), then the copy.
+/// `cp.async.{ca,cg}.shared.global[.L2::NB] [d], [s], n[, size]`: `LDGSTS`.
+///
+/// NVIDIA's code puts three never-executed `@!PT LDS RZ, [RZ]` before
+/// the first `LDGSTS` after a barrier; ours has none, and on an H100 and
+/// an H200 (session 11) Triton's pipelined matmuls and the corpus's
+/// cp.async kernels give NVIDIA's bits without them. What `LDGSTS` does
+/// need is its fill predicate 13 cycles after the `ISETP` (the latency
+/// table's `early_predicates`).
 fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) -> Lowered {
     let (cache_hint, hints) = match hints {
         ["L2::cache_hint", rest @ ..] => (true, rest),
@@ -148,12 +153,6 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, bypass: bool, hints: &[&str]) 
     if zfill {
         mods.push("ZFILL");
     }
-    let guard = cx.guard.replace(Guard { pred: Reg::PT, negated: true });
-    for _ in 0..3 {
-        let zero = OperandKind::Mem(Address { base: Some(Reg::RZ), ..Default::default() }).into();
-        cx.emit(Opcode::LDS, &[], vec![Reg::RZ.into()], vec![zero], span)?;
-    }
-    cx.guard = guard;
     let mut uses = vec![dst, src_addr];
     uses.extend(pred);
     cx.emit(Opcode::LDGSTS, &mods, vec![], uses, span)

@@ -128,9 +128,14 @@ pub struct LatencyTable {
     /// the `ISETP`/`FSETP` that wrote it, where `SEL`, `FSEL` and `PLOP3`
     /// read one after 4; ours issued `VOTE.ANY R5, PT, P1` 4 cycles after
     /// its `ISETP`, and on an H200 the vote saw the old `P1` (warp_vote: a
-    /// zero ballot). `VOTEU`, `VOTE`'s uniform twin, is listed without a
-    /// measurement (NVIDIA's code has no such pair): assuming it early
-    /// costs stalls, assuming it late costs wrong results.
+    /// zero ballot). `LDGSTS` reads its zero-fill predicate (`cp.async`
+    /// with a source size) at that stage too: NVIDIA's code never places
+    /// it sooner than 13 cycles after its `ISETP` (Triton's matmuls, sm_80
+    /// and sm_90); ours did after 5, and on an H100 every pipelined wgmma
+    /// matmul came out with tiles of zeros. `VOTEU`, `VOTE`'s uniform
+    /// twin, is listed without a measurement (NVIDIA's code has no such
+    /// pair): assuming it early costs stalls, assuming it late costs wrong
+    /// results.
     pub early_predicates: &'static [&'static str],
     /// Readers that need less than their producer's `safe` distance,
     /// sorted by producer then reader. On sm_90 an `IMAD` result reaches

@@ -25,7 +25,7 @@ pub static TABLE: LatencyTable = LatencyTable {
     guard: Bound::new(13, 13),
     sb_visible: Bound::new(1, 2),
     unsignalled: 3,
-    early_predicates: &["BRA", "VOTE", "VOTEU"],
+    early_predicates: &["BRA", "LDGSTS", "VOTE", "VOTEU"],
     pairs: &[
         pair("FADD", "FADD", 4),
         pair("FADD", "FCHK", 4),

@@ -28,7 +28,7 @@ pub static TABLE: LatencyTable = LatencyTable {
     guard: Bound::new(13, 13),
     sb_visible: Bound::new(2, 2),
     unsignalled: 4,
-    early_predicates: &["BRA", "VOTE", "VOTEU"],
+    early_predicates: &["BRA", "LDGSTS", "VOTE", "VOTEU"],
     pairs: &[
         pair("CALL", "IMAD", 5),
         pair("CALL", "MOV", 5),

@@ -29,7 +29,7 @@ pub static TABLE: LatencyTable = LatencyTable {
     guard: Bound::new(13, 14),
     sb_visible: Bound::new(1, 2),
     unsignalled: 6,
-    early_predicates: &["BRA", "VOTE", "VOTEU"],
+    early_predicates: &["BRA", "LDGSTS", "VOTE", "VOTEU"],
     pairs: &[
         pair("CALL", "IMAD", 5),
         pair("DADD", "DADD", 8),
