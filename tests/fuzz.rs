@@ -63,6 +63,7 @@ impl Kernel {
              .visible .entry k(.param .u64 p, .param .u32 n)\n{{\n\
              .reg .b32 %r<{R32}>;\n.reg .b64 %rd<{R64}>;\n.reg .f32 %f<{F32}>;\n.reg .f64 %fd<{F64}>;\n\
              .reg .pred %p<{PRED}>;\n.reg .b32 %c<{MAX_DEPTH}>;\n.reg .pred %q<{MAX_DEPTH}>;\n.reg .b64 %base;\n.reg .b32 %t;\n\
+             .shared .align 4 .b32 sh[256];\n.local .align 4 .b32 loc[16];\n\
              ld.param.u64 %base, [p];\ncvta.to.global.u64 %base, %base;\n\
              ld.param.u32 %r0, [n];\nmov.u32 %r1, %tid.x;\n"
         );
@@ -133,7 +134,7 @@ impl Kernel {
     fn statement(&mut self, depth: usize) {
         self.statements += 1;
         let nested = depth < MAX_DEPTH && self.statements < 400;
-        let choice = self.rng.below(if nested { 24 } else { 20 });
+        let choice = self.rng.below(if nested { 30 } else { 26 });
         let line = match choice {
             0..=3 => {
                 let op = *self.rng.pick(&[
@@ -225,7 +226,31 @@ impl Kernel {
             17 => format!("shfl.sync.bfly.b32 {}, {}, {}, 31, -1;", self.r(), self.r(), 1 << self.rng.below(5)),
             18 => format!("add.s64 {}, {}, {};", self.rd(), self.rd(), self.rd()),
             19 => format!("mul.wide.s32 {}, {}, {};", self.rd(), self.r(), self.r()),
-            20 | 21 => {
+            20 => {
+                let op = *self.rng.pick(&["and.pred", "or.pred", "xor.pred"]);
+                format!("{op} {}, {}, {};", self.p(), self.p(), self.p())
+            }
+            21 => match self.rng.below(5) {
+                0 => format!("popc.b32 {}, {};", self.r(), self.r()),
+                1 => format!("clz.b32 {}, {};", self.r(), self.r()),
+                2 => format!("brev.b32 {}, {};", self.r(), self.r()),
+                3 => format!("bfe.u32 {}, {}, {}, {};", self.r(), self.r(), self.rng.below(24), 1 + self.rng.below(8)),
+                _ => format!("prmt.b32 {}, {}, {}, {};", self.r(), self.r(), self.r(), self.rng.below(0x7777)),
+            },
+            22 => {
+                let (idx, v) = (self.r(), self.r());
+                let space = if self.rng.below(2) == 0 { "sh" } else { "loc" };
+                let (st, mask) = if space == "sh" { ("shared", 255) } else { ("local", 15) };
+                format!(
+                    "and.b32 %t, {idx}, {mask};\nshl.b32 %t, %t, 2;\nmov.u32 {v}, {space};\nadd.u32 %t, %t, {v};\n\
+                     st.{st}.u32 [%t], {v};\nld.{st}.u32 {}, [%t];",
+                    self.r()
+                )
+            }
+            23 => "bar.sync 0;".to_string(),
+            24 => format!("not.b32 {}, {};", self.r(), self.r()),
+            25 => format!("slct.s32.s32 {}, {}, {}, {};", self.r(), self.r(), self.r(), self.r()),
+            26 | 27 => {
                 let (else_, end, p) = (self.label(), self.label(), self.p());
                 let _ = writeln!(self.text, "@{p} bra {else_};");
                 let n = 1 + self.rng.below(5);
@@ -235,7 +260,7 @@ impl Kernel {
                 self.statements(n, depth + 1);
                 format!("{end}:")
             }
-            22 => {
+            28 => {
                 // A counted loop; its counter and predicate belong to its depth.
                 let (top, trips) = (self.label(), 1 + self.rng.below(4));
                 let _ = writeln!(self.text, "mov.u32 %c{depth}, 0;\n{top}:");
