@@ -18,9 +18,10 @@ const BASE: usize = 250;
 /// If-blocks in the 1× branchy kernel.
 const BRANCHY_BASE: usize = 150;
 
-/// A kernel of `units` copies of load, multiply-add, compare, select and
-/// xor, each unit reading the previous one's result, so nothing folds away.
-fn straight_line(units: usize) -> String {
+/// The kernel's start: registers for `units` units of four values and a
+/// predicate each, the buffer's address in `%rd2`, the thread index in
+/// `%r0` (the first unit's input).
+fn prologue(units: usize) -> String {
     let mut ptx = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
     let _ = write!(
         ptx,
@@ -29,6 +30,13 @@ fn straight_line(units: usize) -> String {
         4 * units + 8,
         units + 2
     );
+    ptx
+}
+
+/// A kernel of `units` copies of load, multiply-add, compare, select and
+/// xor, each unit reading the previous one's result, so nothing folds away.
+fn straight_line(units: usize) -> String {
+    let mut ptx = prologue(units);
     for i in 0..units {
         let (a, b, c, d, prev) = (4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4, 4 * i);
         let _ = write!(
@@ -47,14 +55,7 @@ fn straight_line(units: usize) -> String {
 /// unit's value and branches on it (per thread: a divergent branch) around
 /// nine instructions, more than if-conversion takes.
 fn branchy(units: usize) -> String {
-    let mut ptx = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
-    let _ = write!(
-        ptx,
-        ".visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<{}>;\n.reg .b64 %rd<4>;\n.reg .pred %p<{}>;\n\
-         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r0, %tid.x;\n",
-        4 * units + 8,
-        units + 2
-    );
+    let mut ptx = prologue(units);
     for i in 0..units {
         let (a, b, c, d, prev) = (4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4, 4 * i);
         let off = |k: usize| 4 * ((i + k) % 1024);
