@@ -5,9 +5,12 @@
 //! binary with the verifier after every phase. A case passes when the exit
 //! status is 0 (a cubin written, its final IR passing the hazard checker)
 //! or 255 (a message, no output file); anything else (a panic, a signal, a
-//! verifier or hazard failure) fails with the seed and the kept PTX.
+//! verifier or hazard failure) fails with the seed and the kept PTX. Each
+//! kernel is also compiled broken in one place ([`mutate`]), with the same
+//! checks: malformed input gets a message, never a crash.
 //!
-//! Bounded and seeded: `PTXAS_FUZZ_CASES` cases (default 16, a few seconds)
+//! Bounded and seeded: `PTXAS_FUZZ_CASES` kernels (default 16, each whole
+//! and broken: a few seconds)
 //! from seed `PTXAS_FUZZ_SEED` (default 1); `PTXAS_FUZZ_KEEP=DIR` keeps
 //! every case's PTX there (to try with NVIDIA's ptxas). Long runs go
 //! through `cargo xtask fuzz`, which sets them on the release build.
@@ -282,6 +285,46 @@ impl Kernel {
     }
 }
 
+/// `ptx` broken in one place: a line deleted, duplicated or moved, the
+/// text cut short, a token replaced by another of the text, or a stray
+/// character inserted. Most results are invalid; some stay valid.
+fn mutate(ptx: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<&str> = ptx.lines().collect();
+    let at = rng.below(lines.len());
+    match rng.below(6) {
+        0 => {
+            lines.remove(at);
+        }
+        1 => lines.insert(at, lines[at]),
+        2 => {
+            let line = lines.remove(at);
+            lines.insert(rng.below(lines.len() + 1), line);
+        }
+        3 => {
+            let mut cut = rng.below(ptx.len());
+            while !ptx.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            return ptx[..cut].to_string();
+        }
+        4 => {
+            let tokens: Vec<&str> = ptx.split([' ', ',', ';', '\n']).filter(|t| !t.is_empty()).collect();
+            let (from, to) = (*rng.pick(&tokens), *rng.pick(&tokens));
+            return ptx.replacen(from, to, 1 + rng.below(2));
+        }
+        _ => {
+            let mut text = ptx.to_string();
+            let mut pos = rng.below(text.len());
+            while !text.is_char_boundary(pos) {
+                pos -= 1;
+            }
+            text.insert(pos, *rng.pick(&['{', '}', '[', ']', '%', '@', '.', ';', ',', '-', '0', '\u{7f}', 'é']));
+            return text;
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
@@ -328,6 +371,7 @@ fn generated_kernels_compile_or_get_a_message() {
     let dir = std::env::temp_dir().join(format!("ptxas-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (mut compiled, mut rejected, mut failures) = (0, Vec::new(), Vec::new());
+    let mut broken_rejected = 0;
     for case in seed..seed + cases {
         let sm = [80, 86, 89, 90][(case % 4) as usize];
         let opt = ["-O3", "-O3", "-O0", "-O1"][(case / 4 % 4) as usize];
@@ -335,17 +379,25 @@ fn generated_kernels_compile_or_get_a_message() {
         if let Some(keep) = std::env::var_os("PTXAS_FUZZ_KEEP") {
             std::fs::write(Path::new(&keep).join(format!("seed{case}.sm{sm}.ptx")), &ptx).unwrap();
         }
-        match check_case(&ptx, &format!("sm_{sm}"), opt, &dir) {
-            Ok(true) => compiled += 1,
-            Ok(false) => rejected.push(case),
-            Err(why) => {
-                let kept = dir.with_file_name(format!("ptxas-fuzz-seed{case}.ptx"));
-                std::fs::write(&kept, &ptx).unwrap();
-                failures.push(format!("seed {case} (sm_{sm} {opt}, {}): {why}", kept.display()));
+        let broken = mutate(&ptx, &mut Rng(!case));
+        for (kind, text) in [("", &ptx), ("broken-", &broken)] {
+            match check_case(text, &format!("sm_{sm}"), opt, &dir) {
+                Ok(true) if kind.is_empty() => compiled += 1,
+                Ok(false) if kind.is_empty() => rejected.push(case),
+                Ok(accepted) => broken_rejected += usize::from(!accepted),
+                Err(why) => {
+                    let kept = dir.with_file_name(format!("ptxas-fuzz-{kind}seed{case}.ptx"));
+                    std::fs::write(&kept, text).unwrap();
+                    failures.push(format!("{kind}seed {case} (sm_{sm} {opt}, {}): {why}", kept.display()));
+                }
             }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("{cases} cases from seed {seed}: {compiled} compiled, {} rejected {rejected:?}", rejected.len());
+    println!(
+        "{cases} cases from seed {seed}: {compiled} compiled, {} rejected {rejected:?}; broken: {broken_rejected} \
+         rejected, the rest compiled",
+        rejected.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
