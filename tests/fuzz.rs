@@ -10,10 +10,10 @@
 //! checks: malformed input gets a message, never a crash.
 //!
 //! Bounded and seeded: `PTXAS_FUZZ_CASES` kernels (default 16, each whole
-//! and broken: a few seconds)
-//! from seed `PTXAS_FUZZ_SEED` (default 1); `PTXAS_FUZZ_KEEP=DIR` keeps
-//! every case's PTX there (to try with NVIDIA's ptxas). Long runs go
-//! through `cargo xtask fuzz`, which sets them on the release build.
+//! and broken: a few seconds) from seed `PTXAS_FUZZ_SEED` (default 1);
+//! `PTXAS_FUZZ_KEEP=DIR` keeps every kernel's PTX there (to try with
+//! NVIDIA's ptxas). Long runs go through `cargo xtask fuzz`, which sets
+//! them on the release build.
 
 use std::fmt::Write;
 use std::path::Path;
