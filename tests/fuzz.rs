@@ -49,6 +49,12 @@ const PRED: usize = 6;
 /// Deepest nesting of if/else, loops and blocks.
 const MAX_DEPTH: usize = 3;
 
+/// A device function the kernels call, with a branch of its own.
+const CALLEE: &str = ".func (.param .b32 out) f(.param .b32 a, .param .f32 x)\n{\n.reg .pred %pp;\n\
+     .reg .b32 %a, %o;\n.reg .f32 %x, %y;\nld.param.b32 %a, [a];\nld.param.f32 %x, [x];\n\
+     setp.lt.s32 %pp, %a, 7;\nmul.lo.s32 %o, %a, 3;\n@%pp bra DONE;\nmul.f32 %y, %x, %x;\n\
+     cvt.rzi.s32.f32 %o, %y;\nDONE:\nst.param.b32 [out], %o;\nret;\n}\n";
+
 /// Writes one kernel.
 struct Kernel {
     rng: Rng,
@@ -62,7 +68,7 @@ impl Kernel {
         let mut k = Kernel { rng: Rng(seed), text: String::new(), labels: 0, statements: 0 };
         let _ = write!(
             k.text,
-            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\n\
+            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\n{CALLEE}\n\
              .visible .entry k(.param .u64 p, .param .u32 n)\n{{\n\
              .reg .b32 %r<{R32}>;\n.reg .b64 %rd<{R64}>;\n.reg .f32 %f<{F32}>;\n.reg .f64 %fd<{F64}>;\n\
              .reg .pred %p<{PRED}>;\n.reg .b32 %c<{MAX_DEPTH}>;\n.reg .pred %q<{MAX_DEPTH}>;\n.reg .b64 %base;\n.reg .b32 %t;\n\
@@ -252,6 +258,13 @@ impl Kernel {
             }
             23 => "bar.sync 0;".to_string(),
             24 => format!("not.b32 {}, {};", self.r(), self.r()),
+            25 if self.rng.below(3) == 0 => format!(
+                "{{\n.param .b32 pa;\n.param .f32 px;\n.param .b32 pr;\nst.param.b32 [pa], {};\n\
+                 st.param.f32 [px], {};\ncall.uni (pr), f, (pa, px);\nld.param.b32 {}, [pr];\n}}",
+                self.r(),
+                self.f(),
+                self.r()
+            ),
             25 => format!("slct.s32.s32 {}, {}, {}, {};", self.r(), self.r(), self.r(), self.r()),
             26 | 27 => {
                 let (else_, end, p) = (self.label(), self.label(), self.p());
