@@ -1,24 +1,27 @@
-//! Compile work must grow linearly with the size of a block: the same
-//! straight-line kernel at 1×, 2×, 4× and 8× its length, each phase's
-//! allocated bytes (`--compiler-stats=memory`) compared. Bytes allocated
-//! count work without a clock, so the check holds on a loaded machine; a
-//! phase building a table per instruction pair, or copying a block's state
-//! per instruction, shows up here as growth beyond the size ratio.
-//!
-//! Branchy code is not checked yet: liveness keeps a dense set of every
-//! virtual register per block, so several phases allocate blocks ×
-//! registers (docs/status.md, "Code quality and speed").
+//! Compile work must grow linearly with the size of a function: the same
+//! kernel at 1×, 2×, 4× and 8× its length, each phase's allocated bytes
+//! (`--compiler-stats=memory`) compared. Bytes allocated count work without
+//! a clock, so the check holds on a loaded machine; a phase building a
+//! table per instruction pair, copying a block's state per instruction, or
+//! keeping a set of every register per block shows up here as growth
+//! beyond the size ratio. Two shapes: one long block, and a chain of
+//! small divergent if-blocks (too large to be if-converted), where a
+//! per-block set over the whole function's registers is quadratic.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::process::Command;
 
-/// Units (five instructions each) in the 1× kernel.
+/// Units (five instructions each) in the 1× straight-line kernel.
 const BASE: usize = 250;
 
-/// A kernel of `units` copies of load, multiply-add, compare, select and
-/// xor, each unit reading the previous one's result, so nothing folds away.
-fn straight_line(units: usize) -> String {
+/// If-blocks in the 1× branchy kernel.
+const BRANCHY_BASE: usize = 150;
+
+/// The kernel's start: registers for `units` units of four values and a
+/// predicate each, the buffer's address in `%rd2`, the thread index in
+/// `%r0` (the first unit's input).
+fn prologue(units: usize) -> String {
     let mut ptx = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
     let _ = write!(
         ptx,
@@ -27,6 +30,13 @@ fn straight_line(units: usize) -> String {
         4 * units + 8,
         units + 2
     );
+    ptx
+}
+
+/// A kernel of `units` copies of load, multiply-add, compare, select and
+/// xor, each unit reading the previous one's result, so nothing folds away.
+fn straight_line(units: usize) -> String {
+    let mut ptx = prologue(units);
     for i in 0..units {
         let (a, b, c, d, prev) = (4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4, 4 * i);
         let _ = write!(
@@ -34,6 +44,34 @@ fn straight_line(units: usize) -> String {
             "ld.global.u32 %r{a}, [%rd2+{off}];\nmad.lo.s32 %r{b}, %r{a}, {k}, %r{prev};\n\
              setp.gt.s32 %p{i}, %r{b}, {i};\nselp.b32 %r{c}, %r{b}, %r{a}, %p{i};\nxor.b32 %r{d}, %r{c}, %r{prev};\n",
             off = 4 * (i % 1024),
+            k = i + 3
+        );
+    }
+    let _ = write!(ptx, "st.global.u32 [%rd2], %r{};\nret;\n}}\n", 4 * units);
+    ptx
+}
+
+/// A kernel of `units` if-blocks: each loads, combines with the previous
+/// unit's value and branches on it (per thread: a divergent branch) around
+/// nine instructions, more than if-conversion takes.
+fn branchy(units: usize) -> String {
+    let mut ptx = prologue(units);
+    for i in 0..units {
+        let (a, b, c, d, prev) = (4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4, 4 * i);
+        let off = |k: usize| 4 * ((i + k) % 1024);
+        let _ = write!(
+            ptx,
+            "ld.global.u32 %r{a}, [%rd2+{o0}];\nmad.lo.s32 %r{b}, %r{a}, {k}, %r{prev};\nmov.u32 %r{d}, %r{b};\n\
+             setp.gt.s32 %p{i}, %r{b}, {i};\n@%p{i} bra L{i};\n\
+             add.s32 %r{c}, %r{b}, %r{a};\nmul.lo.s32 %r{c}, %r{c}, %r{a};\nst.global.u32 [%rd2+{o0}], %r{c};\n\
+             ld.global.u32 %r{a}, [%rd2+{o7}];\nmul.lo.s32 %r{c}, %r{c}, %r{a};\nst.global.u32 [%rd2+{o3}], %r{c};\n\
+             ld.global.u32 %r{a}, [%rd2+{o5}];\nmul.lo.s32 %r{c}, %r{c}, %r{a};\nst.global.u32 [%rd2+{o9}], %r{c};\n\
+             xor.b32 %r{d}, %r{c}, %r{prev};\nL{i}:\n",
+            o0 = off(0),
+            o3 = off(3),
+            o5 = off(5),
+            o7 = off(7),
+            o9 = off(9),
             k = i + 3
         );
     }
@@ -73,27 +111,38 @@ fn allocated_per_phase(ptx: &str, dir: &std::path::Path, name: &str) -> BTreeMap
     phases
 }
 
-#[test]
-fn phases_allocate_in_proportion_to_block_length() {
-    let dir = std::env::temp_dir().join(format!("ptxas-scaling-{}", std::process::id()));
+/// Compiles `kernel(k * base)` for k = 1, 2, 4, 8 and fails naming every
+/// phase whose bytes grow more than 1.5× the size ratio.
+fn check_linear(shape: &str, base: usize, kernel: fn(usize) -> String) {
+    let dir = std::env::temp_dir().join(format!("ptxas-scaling-{shape}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let sizes = [1, 2, 4, 8];
     let runs: Vec<_> =
-        sizes.iter().map(|&k| allocated_per_phase(&straight_line(k * BASE), &dir, &format!("x{k}"))).collect();
+        sizes.iter().map(|&k| allocated_per_phase(&kernel(k * base), &dir, &format!("{shape}{k}"))).collect();
     let _ = std::fs::remove_dir_all(&dir);
     let mut failures = Vec::new();
-    for (phase, &base) in &runs[0] {
+    for (phase, &bytes) in &runs[0] {
         // Below this a phase's fixed tables dominate its bytes.
-        if base < 64.0 * 1024.0 {
+        if bytes < 64.0 * 1024.0 {
             continue;
         }
         for (&k, run) in sizes.iter().zip(&runs).skip(1) {
-            let growth = run.get(phase).copied().unwrap_or(0.0) / base;
+            let growth = run.get(phase).copied().unwrap_or(0.0) / bytes;
             // Linear, with room for tables that grow by doubling.
             if growth > 1.5 * k as f64 {
-                failures.push(format!("{phase}: {growth:.1}x the bytes at {k}x the length"));
+                failures.push(format!("{shape}: {phase}: {growth:.1}x the bytes at {k}x the size"));
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn phases_allocate_in_proportion_to_block_length() {
+    check_linear("straight", BASE, straight_line);
+}
+
+#[test]
+fn phases_allocate_in_proportion_to_the_number_of_blocks() {
+    check_linear("branchy", BRANCHY_BASE, branchy);
 }

@@ -11,6 +11,7 @@ mod compile;
 mod corpus_report;
 mod difftest;
 mod elf_roundtrip;
+mod fuzz;
 mod gpu_check;
 mod isa_sweep;
 mod learn_isa;
@@ -33,6 +34,8 @@ commands:
            against ours (--target: the PTX of tests/targets/smXY for that SM);
            on a failure (or --phases, always) the first phase of ours whose result differs
   elf-roundtrip P...  read and re-write cubins (files or directories) with elfw, compare bytes
+  fuzz [--cases N] [--seed S]  compile N generated kernels (default 2000) with the release build: exit 0 or
+                      255 only, no output after 255, the verifier after every phase, the hazard checker
   gpu-check [--prepare|--simulate|--compare DIR] [K...]  NVIDIA's cubins and ours on a GPU: outputs, times
   isa-sweep [--target sm_XX]... [--only PATTERN] [--write-known] [--list]  the PTX ISA sweep: every form of
                       tests/isa-sweep/forms.toml, NVIDIA's verdict and results against ours
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "capmerc-roundtrip" => capmerc_roundtrip::run(rest),
         "elf-roundtrip" => elf_roundtrip::run(rest),
+        "fuzz" => fuzz::run(rest),
         "gpu-check" => gpu_check::run(rest),
         "isa-sweep" => isa_sweep::run(rest),
         "learn-isa" => learn_isa::run(rest),

@@ -24,8 +24,10 @@ mod defuse;
 mod divergence;
 mod dom;
 mod graph;
+mod hybrid;
 mod liveness;
 mod loops;
+mod regset;
 mod varying;
 
 pub use blockset::BlockSet;
@@ -33,8 +35,10 @@ pub use defuse::{Def, DefId, DefUse, Use, UseId};
 pub use divergence::{splits_warp, targets_only_exits};
 pub use dom::{DomTree, PostDomTree};
 pub use graph::{Cfg, branch_targets};
-pub use liveness::{Liveness, RegSet, VReg, VRegSpace};
+pub use hybrid::HybridBitSet;
+pub use liveness::Liveness;
 pub use loops::{Loop, LoopId, LoopNest};
+pub use regset::{RegSet, VReg, VRegSpace};
 pub use varying::divergent_branches;
 
 use ori_ir::BlockId;

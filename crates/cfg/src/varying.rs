@@ -19,10 +19,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use fixedbitset::FixedBitSet;
 use ori_ir::{BlockId, Function, Inst, InstId, Opcode, OperandKind, Reg, RegFile, SpecialReg};
 
-use crate::{Cfg, PostDomTree, targets_only_exits};
+use crate::{Cfg, HybridBitSet, PostDomTree, targets_only_exits};
 
 /// One 32-bit register word: file, register number and word within a
 /// virtual tuple (physical tuples number their words as registers).
@@ -34,7 +33,7 @@ pub fn divergent_branches(func: &Function) -> HashSet<InstId> {
     let cfg = Cfg::compute(func);
     let pdom = PostDomTree::compute(&cfg);
     let words = WordIndex::of(func);
-    let empty = FixedBitSet::with_capacity(words.crossing);
+    let empty = HybridBitSet::new(words.crossing);
     // Divergent crossing words at the end of each block, and those made
     // divergent at the entry of joins.
     let mut out = vec![empty.clone(); cfg.capacity()];
@@ -119,7 +118,7 @@ impl WordIndex {
 
 /// The divergent words at a point of a block.
 struct State {
-    crossing: FixedBitSet,
+    crossing: HybridBitSet,
     local: HashSet<usize>,
 }
 
@@ -129,12 +128,16 @@ impl State {
     }
 
     fn set(&mut self, bit: usize, divergent: bool, words: &WordIndex) {
-        if bit < words.crossing {
-            self.crossing.set(bit, divergent);
+        if bit >= words.crossing {
+            if divergent {
+                self.local.insert(bit);
+            } else {
+                self.local.remove(&bit);
+            }
         } else if divergent {
-            self.local.insert(bit);
+            self.crossing.insert(bit);
         } else {
-            self.local.remove(&bit);
+            self.crossing.remove(bit);
         }
     }
 }
@@ -149,10 +152,10 @@ fn taint_join(
     words: &WordIndex,
     branch: BlockId,
     join: BlockId,
-    taint: &mut FixedBitSet,
+    taint: &mut HybridBitSet,
     seen: &mut HashSet<BlockId>,
 ) -> bool {
-    let before = taint.count_ones(..);
+    let before = taint.len();
     let mut stack: Vec<BlockId> = cfg.succs(branch).to_vec();
     while let Some(b) = stack.pop() {
         if b == join || !seen.insert(b) {
@@ -160,12 +163,14 @@ fn taint_join(
         }
         for &i in &func.blocks[b].insts {
             for reg in func.insts[i].written_regs() {
-                words.bits(reg).filter(|&bit| bit < words.crossing).for_each(|bit| taint.insert(bit));
+                words.bits(reg).filter(|&bit| bit < words.crossing).for_each(|bit| {
+                    taint.insert(bit);
+                });
             }
         }
         stack.extend_from_slice(cfg.succs(b));
     }
-    taint.count_ones(..) != before
+    taint.len() != before
 }
 
 /// Applies one instruction's definitions to the divergent set.

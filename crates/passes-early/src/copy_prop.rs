@@ -25,8 +25,7 @@
 
 use std::collections::HashMap;
 
-use cfg::{Cfg, VReg, VRegSpace, branch_targets};
-use fixedbitset::FixedBitSet;
+use cfg::{Cfg, HybridBitSet, VReg, VRegSpace, branch_targets};
 use ori_ir::{
     BlockId, Function, Imm, Inst, InstId, Opcode, Operand, OperandFlags, OperandKind, Phase, PhaseContext, PhaseError,
     Property, PropertySet, Reg,
@@ -73,6 +72,13 @@ impl Phase for OriCopyProp {
         }
         Ok(())
     }
+}
+
+/// Every copy of `n`.
+fn full(n: usize) -> HybridBitSet {
+    let mut set = HybridBitSet::new(n);
+    set.insert_range(0..n);
+    set
 }
 
 fn block_index(block: BlockId) -> usize {
@@ -193,7 +199,7 @@ impl Copies {
     /// Applies `inst` to the set of available copies: every write kills
     /// the copies of and from the register, then a copy makes itself
     /// available.
-    fn step(&self, id: InstId, inst: &Inst, state: &mut FixedBitSet) {
+    fn step(&self, id: InstId, inst: &Inst, state: &mut HybridBitSet) {
         for v in inst.written_regs().filter_map(VReg::of) {
             if let Some(bit) = self.space.bit(v) {
                 for &k in self.by_dest[bit].iter().chain(&self.by_src[bit]) {
@@ -208,27 +214,31 @@ impl Copies {
 
     /// Copies available at the start of each block: forward, intersection
     /// over incoming edges, nothing at the entry, everything (optimistically)
-    /// elsewhere until the edges say otherwise.
-    fn available_in(&self, func: &Function, cfg: &Cfg) -> Vec<FixedBitSet> {
+    /// elsewhere until the edges say otherwise. "Everything" is `None`
+    /// rather than a full set: in reverse post-order every block but the
+    /// entry hears from a predecessor before it is visited, so the sets
+    /// only ever hold what reaches them.
+    fn available_in(&self, func: &Function, cfg: &Cfg) -> Vec<HybridBitSet> {
         let n = self.list.len();
-        let mut full = FixedBitSet::with_capacity(n);
-        full.insert_range(..);
-        let mut ins = vec![FixedBitSet::with_capacity(n); cfg.capacity()];
-        for &block in cfg.rpo().iter().skip(1) {
-            ins[block_index(block)] = full.clone();
+        let mut ins: Vec<Option<HybridBitSet>> = vec![None; cfg.capacity()];
+        if let Some(entry) = cfg.entry() {
+            ins[block_index(entry)] = Some(HybridBitSet::new(n));
         }
         let mut changed = true;
         while changed {
             changed = false;
             for &block in cfg.rpo() {
-                let mut state = ins[block_index(block)].clone();
-                let mut send = |state: &FixedBitSet, target: BlockId, ins: &mut Vec<FixedBitSet>| {
-                    let t = &mut ins[block_index(target)];
-                    if !state.is_superset(t) {
-                        t.intersect_with(state);
-                        changed = true;
-                    }
-                };
+                let mut state = ins[block_index(block)].clone().unwrap_or_else(|| full(n));
+                let mut send =
+                    |state: &HybridBitSet, target: BlockId, ins: &mut Vec<Option<HybridBitSet>>| match &mut ins
+                        [block_index(target)]
+                    {
+                        Some(t) => changed |= t.intersect_with(state),
+                        t @ None => {
+                            *t = Some(state.clone());
+                            changed = true;
+                        }
+                    };
                 for &id in &func.blocks[block].insts {
                     let inst = &func.insts[id];
                     self.step(id, inst, &mut state);
@@ -241,12 +251,15 @@ impl Copies {
                 }
             }
         }
-        ins
+        for &block in cfg.rpo() {
+            ins[block_index(block)].get_or_insert_with(|| full(n));
+        }
+        ins.into_iter().map(|set| set.unwrap_or_else(|| HybridBitSet::new(n))).collect()
     }
 
     /// The source of the available copy writing `reg`. Copies are of whole
     /// registers, so a read of a part has none.
-    fn available_copy(&self, reg: Reg, state: &FixedBitSet) -> Option<Source> {
+    fn available_copy(&self, reg: Reg, state: &HybridBitSet) -> Option<Source> {
         if reg.word.is_some() {
             return None;
         }
@@ -256,7 +269,7 @@ impl Copies {
 
     /// What a read of `reg` can read instead: the last register of the
     /// chain of available copies, and the immediate at its end if any.
-    fn resolve(&self, reg: Reg, state: &FixedBitSet) -> (Reg, Option<Imm>) {
+    fn resolve(&self, reg: Reg, state: &HybridBitSet) -> (Reg, Option<Imm>) {
         let mut cur = reg;
         // Each step follows a distinct available copy (a copy into a
         // register kills the other copies into it, so only one can be
@@ -273,7 +286,7 @@ impl Copies {
     }
 
     /// Rewrites the reads of `inst` through the available copies.
-    fn rewrite(&self, inst: &mut Inst, state: &FixedBitSet) {
+    fn rewrite(&self, inst: &mut Inst, state: &HybridBitSet) {
         let op = inst.op;
         if let Some(guard) = &mut inst.guard {
             guard.pred = self.resolve(guard.pred, state).0;

@@ -38,10 +38,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cfg::{BlockSet, Cfg, DomTree, PostDomTree, divergent_branches};
+use cfg::{Cfg, DomTree, PostDomTree, divergent_branches};
 use ori_ir::{
-    BlockId, Function, FunctionKind, Inst, InstId, OpFlags, Opcode, Operand, OperandKind, Phase, PhaseContext,
-    PhaseError, Property, PropertySet, RegFile,
+    BlockId, Function, FunctionKind, FxHashMap, FxHashSet, Inst, InstId, OpFlags, Opcode, Operand, OperandKind, Phase,
+    PhaseContext, PhaseError, Property, PropertySet, RegFile,
 };
 
 /// Barrier registers the hardware has: deeper nesting keeps the inner
@@ -87,8 +87,10 @@ struct Region {
     entry: BlockId,
     /// The join: the first block after the region on every path.
     join: BlockId,
-    /// The blocks from `entry` up to (without) `join`.
-    blocks: BlockSet,
+    /// The blocks from `entry` up to (without) `join`, by arena index: a
+    /// list rather than a bitset over the function, so that many small
+    /// regions cost their size.
+    blocks: Vec<BlockId>,
     /// How many blocks: a region nested in another is smaller.
     size: usize,
 }
@@ -111,8 +113,8 @@ fn find_regions(func: &Function, cfg: &Cfg) -> Vec<Region> {
         if needs_no_region(func, join) {
             continue;
         }
-        let Some((entry, blocks)) = region_entry(func, cfg, &dom, &pdom, block, join) else { continue };
-        if !seen.insert((entry, join)) || blocks.iter().any(|b| has_call(func, b)) {
+        let Some((entry, blocks)) = region_entry(cfg, &dom, &pdom, block, join) else { continue };
+        if !seen.insert((entry, join)) || blocks.iter().any(|&b| has_call(func, b)) {
             continue;
         }
         regions.push(Region { entry, join, size: blocks.len(), blocks });
@@ -123,15 +125,24 @@ fn find_regions(func: &Function, cfg: &Cfg) -> Vec<Region> {
     // barriers than the file has.
     let mut depth = vec![0usize; cfg.capacity()];
     let mut kept: Vec<Region> = Vec::new();
+    let mut kept_at_join: FxHashMap<BlockId, Vec<usize>> = FxHashMap::default();
     for r in regions {
-        let covered = kept.iter().any(|k| k.join == r.join && k.blocks.contains(r.entry));
-        if covered || r.blocks.iter().any(|b| depth[index(b)] >= BARRIERS) {
+        let at_join = kept_at_join.get(&r.join).map_or(&[][..], Vec::as_slice);
+        let covered = at_join.iter().any(|&k| kept[k].contains(r.entry));
+        if covered || r.blocks.iter().any(|&b| depth[index(b)] >= BARRIERS) {
             continue;
         }
-        r.blocks.iter().for_each(|b| depth[index(b)] += 1);
+        r.blocks.iter().for_each(|&b| depth[index(b)] += 1);
+        kept_at_join.entry(r.join).or_default().push(kept.len());
         kept.push(r);
     }
     kept
+}
+
+impl Region {
+    fn contains(&self, block: BlockId) -> bool {
+        self.blocks.binary_search_by_key(&index(block), |&b| index(b)).is_ok()
+    }
 }
 
 /// True when reconverging at `block` is pointless or done already: it
@@ -155,17 +166,16 @@ fn has_call(func: &Function, block: BlockId) -> bool {
 /// The nearest dominator of `branch` that starts a well-formed region
 /// ending at `join`, with the region's blocks.
 fn region_entry(
-    func: &Function,
     cfg: &Cfg,
     dom: &DomTree,
     pdom: &PostDomTree,
     branch: BlockId,
     join: BlockId,
-) -> Option<(BlockId, BlockSet)> {
+) -> Option<(BlockId, Vec<BlockId>)> {
     let mut entry = branch;
     loop {
-        if let Some(blocks) = closed_region(func, cfg, entry, join)
-            && blocks.contains(branch)
+        if let Some(blocks) = closed_region(cfg, entry, join)
+            && blocks.contains(&branch)
         {
             return Some((entry, blocks));
         }
@@ -176,29 +186,32 @@ fn region_entry(
     }
 }
 
-/// The blocks from `entry` up to `join`, if threads can only come in
-/// through `entry`, and only once before reaching `join`: no block of the
-/// region but `entry` has a predecessor outside it, and `entry` has none
-/// inside it.
-fn closed_region(func: &Function, cfg: &Cfg, entry: BlockId, join: BlockId) -> Option<BlockSet> {
-    let mut blocks = BlockSet::for_function(func);
-    let mut stack = vec![entry];
-    blocks.insert(entry);
-    while let Some(b) = stack.pop() {
+/// The blocks from `entry` up to `join` (ascending arena index), if
+/// threads can only come in through `entry`, and only once before reaching
+/// `join`: no block of the region but `entry` has a predecessor outside
+/// it, and `entry` has none inside it.
+fn closed_region(cfg: &Cfg, entry: BlockId, join: BlockId) -> Option<Vec<BlockId>> {
+    let mut seen = FxHashSet::default();
+    let mut blocks = vec![entry];
+    seen.insert(entry);
+    let mut next = 0;
+    while let Some(&b) = blocks.get(next) {
+        next += 1;
         for &s in cfg.succs(b) {
-            if s != join && blocks.insert(s) {
-                stack.push(s);
+            if s != join && seen.insert(s) {
+                blocks.push(s);
             }
         }
     }
     let reachable_preds = |b: BlockId| cfg.preds(b).iter().copied().filter(|&p| cfg.is_reachable(p));
-    let closed = blocks.iter().all(|b| {
+    let closed = blocks.iter().all(|&b| {
         if b == entry {
-            reachable_preds(b).all(|p| !blocks.contains(p))
+            reachable_preds(b).all(|p| !seen.contains(&p))
         } else {
-            reachable_preds(b).all(|p| blocks.contains(p))
+            reachable_preds(b).all(|p| seen.contains(&p))
         }
     });
+    blocks.sort_unstable_by_key(|&b| index(b));
     closed.then_some(blocks)
 }
 
@@ -220,7 +233,7 @@ fn materialise(func: &mut Function, cfg: &Cfg, regions: Vec<Region>) {
         falls_to.insert(sync, region.join);
         syncs_before.entry(region.join).or_default().push(sync);
         for &pred in cfg.preds(region.join) {
-            if region.blocks.contains(pred) {
+            if region.contains(pred) {
                 retarget(func, pred, region.join, sync);
                 if falls_to.get(&pred) == Some(&region.join) {
                     falls_to.insert(pred, sync);

@@ -18,8 +18,7 @@
 
 use std::collections::HashMap;
 
-use cfg::{Cfg, branch_targets};
-use fixedbitset::FixedBitSet;
+use cfg::{Cfg, HybridBitSet, branch_targets};
 use ori_ir::{BlockId, Function, Inst, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile};
 
 /// Marks part writes that end their tuple's old value `undef`.
@@ -112,8 +111,8 @@ fn index(block: BlockId) -> usize {
 }
 
 /// The words live at the end of `block`.
-fn live_out(func: &Function, cfg: &Cfg, block: BlockId, live_in: &[FixedBitSet], len: usize) -> FixedBitSet {
-    let mut set = FixedBitSet::with_capacity(len);
+fn live_out(func: &Function, cfg: &Cfg, block: BlockId, live_in: &[HybridBitSet], len: usize) -> HybridBitSet {
+    let mut set = HybridBitSet::new(len);
     for next in cfg.end_successors(func, block) {
         set.union_with(&live_in[index(next)]);
     }
@@ -123,7 +122,7 @@ fn live_out(func: &Function, cfg: &Cfg, block: BlockId, live_in: &[FixedBitSet],
 /// Turns the words live after `inst` into those live before it; as
 /// [`cfg::Liveness::transfer`], word by word: every unguarded write ends
 /// the words it writes, `undef` or not.
-fn transfer(inst: &Inst, words: &Words, live_in: &[FixedBitSet], live: &mut FixedBitSet) {
+fn transfer(inst: &Inst, words: &Words, live_in: &[HybridBitSet], live: &mut HybridBitSet) {
     for target in branch_targets(inst) {
         live.union_with(&live_in[index(target)]);
     }
@@ -138,8 +137,8 @@ fn transfer(inst: &Inst, words: &Words, live_in: &[FixedBitSet], live: &mut Fixe
 }
 
 /// Word liveness at the start of every block, solved to a fixed point.
-fn solve(func: &Function, cfg: &Cfg, words: &Words) -> Vec<FixedBitSet> {
-    let mut live_in = vec![FixedBitSet::with_capacity(words.len); cfg.capacity()];
+fn solve(func: &Function, cfg: &Cfg, words: &Words) -> Vec<HybridBitSet> {
+    let mut live_in = vec![HybridBitSet::new(words.len); cfg.capacity()];
     let order = cfg.backward_order(func);
     let mut changed = true;
     while changed {
@@ -160,7 +159,7 @@ fn solve(func: &Function, cfg: &Cfg, words: &Words) -> Vec<FixedBitSet> {
 
 /// Marks `inst`'s part writes `undef` where its register's other words are
 /// dead after it (`live`) and `inst` reads none of the register.
-fn mark(inst: &mut Inst, words: &Words, live: &FixedBitSet) {
+fn mark(inst: &mut Inst, words: &Words, live: &HybridBitSet) {
     if inst.guard.is_some() {
         return;
     }

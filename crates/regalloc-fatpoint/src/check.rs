@@ -37,7 +37,7 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
     let live = Liveness::compute(func, &cfg);
     let effects = PhysEffects::of(func);
     let phys = PhysLiveness::compute(func, &cfg, &effects);
-    let defined = Defined::compute(func, &cfg, live.space());
+    let defined = Defined::compute(func, &cfg, &live);
     for (_, _, inst) in func.insts_in_order() {
         for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
             check_register(alloc, reg)?;
@@ -57,7 +57,6 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
                 first_write.entry(v).or_insert(j);
             }
         }
-        let defined_in = defined.defined_in(block);
         for (j, &id) in func.blocks[block].insts.iter().enumerate().rev() {
             let inst = &func.insts[id];
             for target in cfg::branch_targets(inst) {
@@ -97,7 +96,7 @@ pub fn check_allocation(func: &Function, alloc: &Allocation) -> Result<(), Strin
             }
             let after = vlive
                 .iter()
-                .filter(|&v| defined_in.contains(v) || first_write.get(&v).is_some_and(|&w| w <= j))
+                .filter(|&v| defined.may_hold(block, v) || first_write.get(&v).is_some_and(|&w| w <= j))
                 .map(|v| Reg::virt(v.file, v.num).wide(widths.get(&(v.file, v.num)).copied().unwrap_or(1)));
             for reg in after.chain(inst.written_regs().filter(|r| r.is_virtual)) {
                 let v = VReg::of(reg).expect("virtual");

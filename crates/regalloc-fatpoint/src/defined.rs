@@ -13,13 +13,27 @@
 //! allocator's ranges ([`crate::points`]) and the checker
 //! ([`crate::check_allocation`]) apply the same cut.
 
-use cfg::{Cfg, RegSet, VReg, VRegSpace};
-use ori_ir::{BlockId, Function};
+use cfg::{Cfg, Liveness, VReg};
+use fixedbitset::FixedBitSet;
+use ori_ir::{BlockId, Function, FxHashMap};
 
 /// The registers that may have been written on some path from the entry
-/// to the start of each block.
+/// to the start of each block, for the registers where that can matter.
+///
+/// A register live at the start of a reachable block where no write
+/// reaches is live at the entry too: no write on the path from the entry
+/// means nothing killed it there. So the analysis only tracks the
+/// registers live at the entry, and any other register live somewhere is
+/// maybe-defined there. That keeps the sets as small as the entry's
+/// live-in rather than blocks × registers.
 pub(crate) struct Defined {
-    defined_in: Vec<RegSet>,
+    /// Index of each tracked register in the sets below.
+    tracked: FxHashMap<VReg, usize>,
+    /// Per block (arena index), the tracked registers maybe defined at its
+    /// start.
+    defined_in: Vec<FixedBitSet>,
+    /// Blocks the entry reaches (arena index): no write reaches the others.
+    reachable: Vec<bool>,
 }
 
 impl Defined {
@@ -28,27 +42,25 @@ impl Defined {
     /// such a register as an input, live from the entry. A block's writes anywhere in it count at its
     /// end and so reach every successor, mid-block branch targets
     /// included: a wider set only keeps more of the liveness, never less.
-    pub(crate) fn compute(func: &Function, cfg: &Cfg, space: VRegSpace) -> Defined {
-        let empty = RegSet::new(space);
+    pub(crate) fn compute(func: &Function, cfg: &Cfg, live: &Liveness) -> Defined {
+        let entry = cfg.entry();
+        let tracked: FxHashMap<VReg, usize> =
+            entry.into_iter().flat_map(|e| live.live_in(e).iter()).enumerate().map(|(i, v)| (v, i)).collect();
+        let empty = FixedBitSet::with_capacity(tracked.len());
         let mut written = vec![empty.clone(); cfg.capacity()];
+        let mut inputs = empty.clone();
+        inputs.insert_range(..);
         for &block in &func.layout {
             let set = &mut written[index(block)];
             for &id in &func.blocks[block].insts {
                 for v in func.insts[id].written_regs().filter_map(VReg::of) {
-                    set.insert(v);
+                    if let Some(&i) = tracked.get(&v) {
+                        set.insert(i);
+                        inputs.remove(i);
+                    }
                 }
             }
         }
-        let mut inputs = empty.clone();
-        for v in (0..space.len()).map(|bit| space.vreg(bit)) {
-            inputs.insert(v);
-        }
-        for set in &written {
-            for v in set.iter() {
-                inputs.remove(v);
-            }
-        }
-        let entry = cfg.entry();
         let mut defined_in = vec![empty.clone(); cfg.capacity()];
         // Blocks no path from the entry reaches keep the empty set: nothing
         // flows into them, and their own writes still count from the write.
@@ -68,12 +80,17 @@ impl Defined {
                 }
             }
         }
-        Defined { defined_in }
+        let mut reachable = vec![false; cfg.capacity()];
+        for &block in order {
+            reachable[index(block)] = true;
+        }
+        Defined { tracked, defined_in, reachable }
     }
 
-    /// Registers that may hold a value at the start of `block`.
-    pub(crate) fn defined_in(&self, block: BlockId) -> &RegSet {
-        &self.defined_in[index(block)]
+    /// True when `v` may hold a value at the start of `block`, for a `v`
+    /// live there (the answer for other registers is meaningless).
+    pub(crate) fn may_hold(&self, block: BlockId, v: VReg) -> bool {
+        self.reachable[index(block)] && self.tracked.get(&v).is_none_or(|&i| self.defined_in[index(block)].contains(i))
     }
 }
 

@@ -100,7 +100,7 @@ impl LiveRanges {
         let effects = PhysEffects::of(func);
         let phys = PhysLiveness::compute(func, &cfg, &effects);
         let space = live.space();
-        let defined = Defined::compute(func, &cfg, space);
+        let defined = Defined::compute(func, &cfg, &live);
         let mut b = Builder {
             widths: func.vreg_widths(),
             space,
@@ -154,12 +154,11 @@ impl LiveRanges {
             // A value live at the top of the block that no write reaches
             // there holds nothing until its first write in the block
             // (`defined`); with no write above the range's end, nowhere.
-            let defined_in = defined.defined_in(block);
             for v in vlive.iter() {
                 let bit = b.bit(v);
                 let end = b.vreg_end[bit];
                 let start = match b.top_write[bit] {
-                    _ if defined_in.contains(v) => first,
+                    _ if defined.may_hold(block, v) => first,
                     (s, w) if s == seq && w <= end => w,
                     _ => continue,
                 };
