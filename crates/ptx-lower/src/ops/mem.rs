@@ -4,6 +4,7 @@
 use ori_ir::{Address, Bank, CBank, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace, UnaryOp};
 
+use super::atomic::order::Order;
 use super::wide::{Src64, src64};
 use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
@@ -16,8 +17,54 @@ fn vector(inst: &Instruction) -> Option<u32> {
     inst.modifiers.iter().find_map(|m| if let ModifierKind::Vector(n) = m.kind { Some(n) } else { None })
 }
 
-/// `ld.SPACE.T d, [a]`.
+/// `ld[.sem.scope].SPACE.T d, [a]`: the access, then for `.acquire` the
+/// cache invalidation NVIDIA puts after an acquire atomic.
 pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let order = ordered(cx, inst)?;
+    access_load(cx, inst)?;
+    match order {
+        Some(o) => o.after(cx, inst.space().unwrap_or(StateSpace::Global), inst.span),
+        None => Ok(()),
+    }
+}
+
+/// `st[.sem.scope].SPACE.T [a], v`: for `.release` the fence NVIDIA puts
+/// before a release atomic, then the access.
+pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if let Some(o) = ordered(cx, inst)? {
+        o.before(cx, inst.span)?;
+    }
+    access_store(cx, inst)
+}
+
+/// The memory order of an access with `.relaxed`, `.acquire` or
+/// `.release` (and a scope), `None` for a weak or volatile one.
+fn ordered(cx: &Lowerer<'_>, inst: &Instruction) -> Lowered<Option<Order>> {
+    let strong = inst
+        .modifiers
+        .iter()
+        .any(|m| m.kind == ModifierKind::Word && matches!(m.name.as_str(), "relaxed" | "acquire" | "release"));
+    if !strong {
+        return Ok(None);
+    }
+    Order::of(cx, inst).map(Some).ok_or_else(|| unsupported(inst))
+}
+
+/// A modifier that leaves a shared or local access as it is: weak and
+/// volatile accesses, and the strong ones (the SM's own memory; fences
+/// aside, NVIDIA's `LDS`/`STS` are the same).
+fn keeps_plain(m: &ptx_syntax::ast::Modifier) -> bool {
+    match m.kind {
+        ModifierKind::Type(_) | ModifierKind::Space(_) => true,
+        ModifierKind::Word => {
+            matches!(m.name.as_str(), "weak" | "volatile" | "relaxed" | "acquire" | "release")
+                || super::atomic::order::is_order_word(m.name.as_str())
+        }
+        _ => false,
+    }
+}
+
+fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     if inst.types().count() != 1 {
         return Err(unsupported(inst));
@@ -323,13 +370,18 @@ fn global_access(
 /// size (`.EF` for `.cs` and `.L1::evict_first`, `.EL` for
 /// `.L1::evict_last`, `.EU` for `.L1::evict_unchanged`, `.NA` for
 /// `.L1::no_allocate`, `.LU` for a `.lu` load; `.L1::evict_normal` is the
-/// default), the size, then the words after it (`.CONSTANT` for `.nc`,
-/// `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as NVIDIA's
-/// cubins spell them (vec_loads; probes on sm_80 and sm_90). Other
-/// qualifiers (`.L2::64B` and the like among them) are not lowered yet.
+/// default), the L2 prefetch size (`.LTC64B` for `.L2::64B`), the size,
+/// then the words after it (`.CONSTANT` for `.nc`, `.STRONG.GPU` for
+/// `.cg`, `.STRONG.SYS` for a `.cv` load, a `.wt` store and volatile
+/// accesses, `.STRONG.{SM,GPU,SYS}` for relaxed, acquire and release ones
+/// by scope), as NVIDIA's cubins spell them (vec_loads; probes on sm_80
+/// and sm_90). `.mmio` is not lowered yet.
 fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> Lowered<(Vec<&'static str>, bool)> {
     let mut cache_hint = false;
     let mut evict = None;
+    let mut prefetch = None;
+    let mut strong = false;
+    let mut scope = None;
     let mut words = Vec::new();
     for m in inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word) {
         match m.name.as_str() {
@@ -337,8 +389,32 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
             w if w.starts_with("L1::") && evict.is_none() => {
                 evict = Some(l1_eviction(w).ok_or_else(|| unsupported(inst))?)
             }
+            w if w.starts_with("L2::") && prefetch.is_none() => {
+                prefetch = Some(l2_prefetch(w).ok_or_else(|| unsupported(inst))?)
+            }
+            // The default.
+            "weak" => {}
+            "relaxed" | "acquire" | "release" => strong = true,
+            w if Order::strength_of(w).is_some() && scope.is_none() => scope = Order::strength_of(w),
             w => words.push(w),
         }
+    }
+    if strong {
+        // `.relaxed`/`.acquire`/`.release` with a scope: NVIDIA's
+        // `.STRONG.{SM,GPU,SYS}` (the fences are the caller's).
+        let strength = scope.ok_or_else(|| unsupported(inst))?;
+        if !words.is_empty() {
+            return Err(unsupported(inst));
+        }
+        let mut mods = vec!["E"];
+        mods.extend(evict.flatten());
+        mods.extend(prefetch);
+        mods.extend(width);
+        mods.extend(["STRONG", strength]);
+        return Ok((mods, cache_hint));
+    }
+    if scope.is_some() {
+        return Err(unsupported(inst));
     }
     let (before, after): (&[&str], &[&str]) = match (words.as_slice(), load) {
         ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
@@ -347,6 +423,8 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         // Last use: NVIDIA's `LDG.E.LU[.128]` (probed on sm_90 and sm_80).
         (["lu"], true) => (&["LU"], &[]),
         (["cg"], _) => (&[], &["STRONG", "GPU"]),
+        // Don't cache, fetch again: strong at system scope, as NVIDIA's.
+        (["cv"], true) => (&[], &["STRONG", "SYS"]),
         (["wt"], false) => (&[], &["STRONG", "SYS"]),
         // NVIDIA's spinlock_fence: volatile accesses are strong at system scope.
         (["volatile"], _) => (&[], &["STRONG", "SYS"]),
@@ -359,9 +437,21 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         Some(word) => mods.extend(word),
         None => mods.extend(before),
     }
+    mods.extend(prefetch);
     mods.extend(width);
     mods.extend(after);
     Ok((mods, cache_hint))
+}
+
+/// The word of an L2 prefetch size (`LDG.E.LTC128B`, printed after the
+/// eviction priority and before the access size).
+fn l2_prefetch(qualifier: &str) -> Option<&'static str> {
+    Some(match qualifier {
+        "L2::64B" => "LTC64B",
+        "L2::128B" => "LTC128B",
+        "L2::256B" => "LTC256B",
+        _ => return None,
+    })
 }
 
 /// The word of an L1 eviction priority (`None` inside: the default).
@@ -407,11 +497,9 @@ pub(super) fn policy(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowe
     Ok(u)
 }
 
-/// A plain access with a vector size: a state space, a type, `.vN`.
+/// A [`plain`] access with a vector size.
 fn plain_vector(inst: &Instruction) -> bool {
-    inst.modifiers
-        .iter()
-        .all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_) | ModifierKind::Vector(_)))
+    inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Vector(_)) || keeps_plain(m))
 }
 
 /// Operand `i`, `[r]` or `[r+off]` with a 64-bit register, as a global
@@ -498,13 +586,13 @@ fn shared_base(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i
     Ok(OperandKind::Mem(Address { base: Some(base), offset, ..Address::default() }).into())
 }
 
-/// Only a state space and a type: no cache or scope qualifiers.
+/// Only a state space, a type and [`keeps_plain`] qualifiers: no cache
+/// qualifiers.
 fn plain(inst: &Instruction) -> bool {
-    inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_)))
+    inst.modifiers.iter().all(keeps_plain)
 }
 
-/// `st.{global,shared}.T [a], v`.
-pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+fn access_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     if let Some(n) = vector(inst) {
         return store_vector(cx, inst, ty, n);
