@@ -255,7 +255,7 @@ fn param_read(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, d: ori_ir::R
     }
 }
 
-/// `ld.{global,shared}[.nc].vN.T {d0, ...}, [a]`: one access of the whole
+/// `ld[.global,.shared,.local][.nc].vN.T {d0, ...}, [a]`: one access of the whole
 /// vector into a fresh tuple, whose parts become the destinations (a
 /// destination written only here is that part; others get a `MOV`).
 fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
@@ -264,11 +264,17 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
     if elems.len() != n as usize {
         return Err(unsupported(inst));
     }
-    let size = if words == 1 { None } else { Some(wide_width(words)) };
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
+    let size = match (words, elem_bits * n) {
+        // Two bytes: one 16-bit access (NVIDIA's `LDG.E.U16`, `.S16`).
+        (_, 16) => Some(if signed { "S16" } else { "U16" }),
+        (1, _) => None,
+        _ => Some(wide_width(words)),
+    };
     let (op, mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => {
+        Some(StateSpace::Global) | None => {
             let (mods, addr) = global_access(cx, inst, 1, size, true)?;
-            (Opcode::LDG, mods, addr)
+            (if inst.space().is_some() { Opcode::LDG } else { Opcode::LD }, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::LDS, size.into_iter().collect(), shared_address(cx, inst, 1)?)
@@ -280,7 +286,6 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
     };
     let t = cx.temp(ori_ir::RegFile::R, words);
     cx.emit(op, &mods, vec![t.into()], vec![addr], inst.span)?;
-    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     for (i, e) in elems.iter().enumerate() {
         let name = match &e.kind {
             ExprKind::Sink => continue,
@@ -327,12 +332,12 @@ fn extract_selector(first: u32, bytes: u32, signed: bool) -> i64 {
 }
 
 /// Bits per element and words in all of an `N`-element vector of `ty`
-/// (one access of 1, 2 or 4 words).
+/// (one access of half a word, 1, 2 or 4 words).
 fn vector_shape(ty: ScalarType, n: u32) -> Option<(u32, u8)> {
     let bits = ty.bits();
     let total = bits.checked_mul(n)?;
     matches!(bits, 8 | 16 | 32 | 64).then_some(())?;
-    matches!(total, 32 | 64 | 128).then_some((bits, (total / 32) as u8))
+    matches!(total, 16 | 32 | 64 | 128).then_some((bits, total.div_ceil(32) as u8))
 }
 
 /// The size modifier of a 2- or 4-word access.
@@ -673,9 +678,9 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
         }
     }
     let (op, mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => {
+        Some(StateSpace::Global) | None => {
             let (mods, addr) = global_access(cx, inst, 0, Some(wide_width(words)), false)?;
-            (Opcode::STG, mods, addr)
+            (if inst.space().is_some() { Opcode::STG } else { Opcode::ST }, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?)
