@@ -111,13 +111,15 @@ fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let (mods, addr) = global_access(cx, inst, 1, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
             let d = dst(cx, inst, 0)?;
             let op = if inst.space().is_some() { Opcode::LDG } else { Opcode::LD };
-            cx.emit(op, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(op, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         Some(StateSpace::Shared) if plain(inst) => {
             let addr = shared_base(cx, inst, base, offset)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
-            cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(Opcode::LDS, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         Some(StateSpace::Const) if plain(inst) => {
             let source = const_address(cx, inst, 1)?;
@@ -142,9 +144,33 @@ fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let addr = local_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
-            cx.emit(Opcode::LDL, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(Opcode::LDL, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         _ => Err(unsupported(inst)),
+    }
+}
+
+/// The destination operand of a load of `ty` into `d`: the low word of a
+/// 64-bit `d` when `ty` has at most 32 bits ([`extend_high`] writes the
+/// rest), else `d`.
+fn load_target(d: ori_ir::Reg, ty: ScalarType) -> Operand {
+    if d.width == 2 && ty.bits() <= 32 { Operand::reg(d.part(0, 1)).undef() } else { d.into() }
+}
+
+/// PTX extends a load narrower than its 64-bit destination register: the
+/// high word zero (`MOV hi, RZ`), or for a signed type the low word's
+/// sign (`SHF.R.S32.HI hi, RZ, 0x1f, lo`), as NVIDIA's code does.
+fn extend_high(cx: &mut Lowerer<'_>, inst: &Instruction, d: ori_ir::Reg, ty: ScalarType) -> Lowered {
+    if d.width != 2 || ty.bits() > 32 {
+        return Ok(());
+    }
+    let (lo, hi) = (Operand::reg(d.part(0, 1)), Operand::reg(d.part(1, 1)));
+    let rz = Operand::reg(ori_ir::Reg::RZ);
+    if matches!(ty, ScalarType::S8 | ScalarType::S16 | ScalarType::S32) {
+        cx.emit(Opcode::SHF, &["R", "S32", "HI"], vec![hi], vec![rz, Operand::int(0x1f), lo], inst.span)
+    } else {
+        cx.emit(Opcode::MOV, &[], vec![hi], vec![rz], inst.span)
     }
 }
 
@@ -423,7 +449,9 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
     }
     let (before, after): (&[&str], &[&str]) = match (words.as_slice(), load) {
         ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
-        (["nc"], true) => (&[], &["CONSTANT"]),
+        // `.ca` and `.cg` are what `.nc` does anyway (NVIDIA's code is the same).
+        (["nc"] | ["nc", "ca" | "cg"] | ["ca" | "cg", "nc"], true) => (&[], &["CONSTANT"]),
+        (["nc", "cs"] | ["cs", "nc"], true) => (&["EF"], &["CONSTANT"]),
         (["cs"], _) => (&["EF"], &[]),
         // Last use: NVIDIA's `LDG.E.LU[.128]` (probed on sm_90 and sm_80).
         (["lu"], true) => (&["LU"], &[]),
