@@ -5,7 +5,7 @@
 //! as `ATOMS` (the increment as `ATOMS.POPC.INC`, float and 64-bit
 //! operations as compare-and-swap loops), with the same fences.
 
-mod order;
+pub(super) mod order;
 
 use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType, StateSpace};

@@ -67,16 +67,13 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
     if sat && (to.bits() != 32 || !to.is_float()) {
         return Err(unsupported(inst));
     }
-    if is_half(*to) || is_half(*from) {
-        // NVIDIA's code for these is the same with `.ftz` (a binary32
-        // subnormal is below binary16's range).
-        let ftz_ignored = matches!((to, from), (ScalarType::F16, ScalarType::F32) | (ScalarType::F32, ScalarType::F16));
-        if sat || (ftz && !ftz_ignored) {
+    if half_pair(*to, *from) {
+        if sat {
             return Err(unsupported(inst));
         }
         let d = dst(cx, inst, 0)?;
         let a = src(cx, inst, 1, *from)?;
-        return half(cx, inst, d, a, *to, *from, rounding).map(|()| None);
+        return half(cx, inst, d, a, *to, *from, rounding, ftz).map(|()| None);
     }
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, *from)?;
@@ -134,7 +131,32 @@ fn float_form(
         U8 => Some(Some("U8")),
         _ => None,
     };
+    let half_name = |t: ScalarType| match t {
+        F16 => Some("F16"),
+        Bf16 => Some("BF16"),
+        _ => None,
+    };
     Some(match (to, from) {
+        // `I2F.F16[.TYPE][.ROUND]`, `F2I[.TYPE].F16[.ROUND][.NTZ]` (and
+        // BF16): the binary32 forms with the half type named.
+        (F16 | Bf16, _) => {
+            mods.extend(half_name(to));
+            mods.extend(int_name(from)?);
+            match rounding? {
+                Rounding::Rn => {}
+                r => mods.push(directed(r)?),
+            }
+            (Opcode::I2F, mods)
+        }
+        (_, F16 | Bf16) => {
+            mods.extend(int_name(to)?);
+            mods.extend(half_name(from));
+            mods.extend(integral(rounding?)?);
+            if to.bits() <= 32 {
+                mods.push("NTZ");
+            }
+            (Opcode::F2I, mods)
+        }
         (F32, F32) => {
             if ftz {
                 mods.push("FTZ");
@@ -304,10 +326,13 @@ fn widen_narrow(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, from: 
     }
 }
 
-/// Conversions to and from binary16 and bfloat16 (held in the low half of
-/// a register): `F2FP[.F16.F32].PACK_AB d, RZ, a` (round to nearest; the
-/// high half is zero), `HADD2.F32 d, -RZ, a.H0_H0` back to f32 (exact), and
-/// bfloat16 to f32 as a shift into the high half (exact).
+/// Conversions between floats where one side is binary16 or bfloat16 (held
+/// in the low half of a register): `F2FP[.F16.F32].PACK_AB d, RZ, a`
+/// (round to nearest; the high half is zero), `HADD2.F32 d, -RZ, a.H0_H0`
+/// back to f32 (exact), bfloat16 to f32 as a shift into the high half
+/// (exact), `FRND.F16` to an integral value, and NVIDIA's
+/// `F2F[.FTZ].TO.FROM[.ROUND]` for the rest.
+#[allow(clippy::too_many_arguments)]
 fn half(
     cx: &mut Lowerer<'_>,
     inst: &Instruction,
@@ -316,6 +341,7 @@ fn half(
     to: ScalarType,
     from: ScalarType,
     rounding: Option<Rounding>,
+    ftz: bool,
 ) -> Lowered {
     use ScalarType::*;
     if a.as_reg().is_none() {
@@ -324,6 +350,25 @@ fn half(
     let rz = Operand::reg(Reg::RZ);
     // nvdisasm names the same F2FP with its types on some generations.
     let typed = cx.target.isa.half_convert == HalfConvert::TypedPackAb;
+    let name = |t: ScalarType| match t {
+        F16 => "F16",
+        Bf16 => "BF16",
+        F32 => "F32",
+        _ => "F64",
+    };
+    let directed = |r: Option<Rounding>| match r {
+        Some(Rounding::Rz) => Some("RZ"),
+        Some(Rounding::Rm) => Some("RM"),
+        Some(Rounding::Rp) => Some("RP"),
+        _ => None,
+    };
+    // `.ftz` matters to binary32 and bfloat16 alone: NVIDIA's code with
+    // binary16 is the same (a binary32 subnormal is below its range).
+    if ftz && matches!((to, from), (Bf16, F32) | (F32, Bf16)) {
+        let mut mods = vec!["FTZ", name(to), name(from)];
+        mods.extend(directed(rounding));
+        return cx.emit(Opcode::F2F, &mods, vec![d.into()], vec![a], inst.span);
+    }
     match (to, from, rounding) {
         (F16, F32, Some(Rounding::Rn)) => {
             if super::half::fold_cvt(cx, inst, F16)?.is_some() {
@@ -376,8 +421,32 @@ fn half(
             let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };
             cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
         }
+        // `-0 * 0 + a`: NVIDIA's canonical NaN, everything else kept.
+        (Bf16, Bf16, None) => {
+            let halves = |o: Operand| Operand {
+                flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags },
+                ..o
+            };
+            let uses = vec![halves(rz.clone().negated()), halves(rz), halves(a)];
+            cx.emit(Opcode::HFMA2, &["BF16_V2"], vec![d.into()], uses, inst.span)
+        }
+        (F16 | Bf16, _, Some(r @ (Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi))) if to == from => {
+            let mut mods = vec![name(to)];
+            mods.extend(match r {
+                Rounding::Rzi => Some("TRUNC"),
+                Rounding::Rmi => Some("FLOOR"),
+                Rounding::Rpi => Some("CEIL"),
+                _ => None,
+            });
+            cx.emit(Opcode::FRND, &mods, vec![d.into()], vec![a], inst.span)
+        }
         // Exact whatever the rounding (NVIDIA's code is the same).
         (F32, Bf16, _) => cx.emit(Opcode::SHF, &["L", "U32"], vec![d.into()], vec![a, Operand::int(16), rz], inst.span),
+        (_, _, None | Some(Rounding::Rn | Rounding::Rz | Rounding::Rm | Rounding::Rp)) if to != from => {
+            let mut mods = vec![name(to), name(from)];
+            mods.extend(directed(rounding));
+            cx.emit(Opcode::F2F, &mods, vec![d.into()], vec![a], inst.span)
+        }
         _ => Err(unsupported(inst)),
     }
 }
@@ -444,6 +513,12 @@ fn tf32_rna(cx: &mut Lowerer<'_>, inst: &Instruction, satfinite: bool) -> Lowere
 /// binary16 and bfloat16.
 fn is_half(ty: ScalarType) -> bool {
     matches!(ty, ScalarType::F16 | ScalarType::Bf16)
+}
+
+/// A conversion between floats of which one is binary16 or bfloat16
+/// (those from and to integers are `I2F` and `F2I` forms).
+fn half_pair(to: ScalarType, from: ScalarType) -> bool {
+    to.is_float() && from.is_float() && (is_half(to) || is_half(from))
 }
 
 /// Unsigned and untyped integers of up to 32 bits.

@@ -4,6 +4,7 @@
 use ori_ir::{Address, Bank, CBank, Opcode, Operand, OperandKind};
 use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Instruction, ModifierKind, ScalarType, StateSpace, UnaryOp};
 
+use super::atomic::order::Order;
 use super::wide::{Src64, src64};
 use super::{dst, operand, read_reg, src, ty, unsupported};
 use crate::error::Lowered;
@@ -16,8 +17,54 @@ fn vector(inst: &Instruction) -> Option<u32> {
     inst.modifiers.iter().find_map(|m| if let ModifierKind::Vector(n) = m.kind { Some(n) } else { None })
 }
 
-/// `ld.SPACE.T d, [a]`.
+/// `ld[.sem.scope].SPACE.T d, [a]`: the access, then for `.acquire` the
+/// cache invalidation NVIDIA puts after an acquire atomic.
 pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let order = ordered(cx, inst)?;
+    access_load(cx, inst)?;
+    match order {
+        Some(o) => o.after(cx, inst.space().unwrap_or(StateSpace::Global), inst.span),
+        None => Ok(()),
+    }
+}
+
+/// `st[.sem.scope].SPACE.T [a], v`: for `.release` the fence NVIDIA puts
+/// before a release atomic, then the access.
+pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if let Some(o) = ordered(cx, inst)? {
+        o.before(cx, inst.span)?;
+    }
+    access_store(cx, inst)
+}
+
+/// The memory order of an access with `.relaxed`, `.acquire` or
+/// `.release` (and a scope), `None` for a weak or volatile one.
+fn ordered(cx: &Lowerer<'_>, inst: &Instruction) -> Lowered<Option<Order>> {
+    let strong = inst
+        .modifiers
+        .iter()
+        .any(|m| m.kind == ModifierKind::Word && matches!(m.name.as_str(), "relaxed" | "acquire" | "release"));
+    if !strong {
+        return Ok(None);
+    }
+    Order::of(cx, inst).map(Some).ok_or_else(|| unsupported(inst))
+}
+
+/// A modifier that leaves a shared or local access as it is: weak and
+/// volatile accesses, and the strong ones (the SM's own memory; fences
+/// aside, NVIDIA's `LDS`/`STS` are the same).
+fn keeps_plain(m: &ptx_syntax::ast::Modifier) -> bool {
+    match m.kind {
+        ModifierKind::Type(_) | ModifierKind::Space(_) => true,
+        ModifierKind::Word => {
+            matches!(m.name.as_str(), "weak" | "volatile" | "relaxed" | "acquire" | "release")
+                || super::atomic::order::is_order_word(m.name.as_str())
+        }
+        _ => false,
+    }
+}
+
+fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     if inst.types().count() != 1 {
         return Err(unsupported(inst));
@@ -64,13 +111,15 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let (mods, addr) = global_access(cx, inst, 1, width(ty).ok_or_else(|| unsupported(inst))?, true)?;
             let d = dst(cx, inst, 0)?;
             let op = if inst.space().is_some() { Opcode::LDG } else { Opcode::LD };
-            cx.emit(op, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(op, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         Some(StateSpace::Shared) if plain(inst) => {
             let addr = shared_base(cx, inst, base, offset)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
-            cx.emit(Opcode::LDS, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(Opcode::LDS, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         Some(StateSpace::Const) if plain(inst) => {
             let source = const_address(cx, inst, 1)?;
@@ -95,9 +144,33 @@ pub(super) fn load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let addr = local_address(cx, inst, 1)?;
             let d = dst(cx, inst, 0)?;
             let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
-            cx.emit(Opcode::LDL, &mods, vec![d.into()], vec![addr], inst.span)
+            cx.emit(Opcode::LDL, &mods, vec![load_target(d, ty)], vec![addr], inst.span)?;
+            extend_high(cx, inst, d, ty)
         }
         _ => Err(unsupported(inst)),
+    }
+}
+
+/// The destination operand of a load of `ty` into `d`: the low word of a
+/// 64-bit `d` when `ty` has at most 32 bits ([`extend_high`] writes the
+/// rest), else `d`.
+fn load_target(d: ori_ir::Reg, ty: ScalarType) -> Operand {
+    if d.width == 2 && ty.bits() <= 32 { Operand::reg(d.part(0, 1)).undef() } else { d.into() }
+}
+
+/// PTX extends a load narrower than its 64-bit destination register: the
+/// high word zero (`MOV hi, RZ`), or for a signed type the low word's
+/// sign (`SHF.R.S32.HI hi, RZ, 0x1f, lo`), as NVIDIA's code does.
+fn extend_high(cx: &mut Lowerer<'_>, inst: &Instruction, d: ori_ir::Reg, ty: ScalarType) -> Lowered {
+    if d.width != 2 || ty.bits() > 32 {
+        return Ok(());
+    }
+    let (lo, hi) = (Operand::reg(d.part(0, 1)), Operand::reg(d.part(1, 1)));
+    let rz = Operand::reg(ori_ir::Reg::RZ);
+    if matches!(ty, ScalarType::S8 | ScalarType::S16 | ScalarType::S32) {
+        cx.emit(Opcode::SHF, &["R", "S32", "HI"], vec![hi], vec![rz, Operand::int(0x1f), lo], inst.span)
+    } else {
+        cx.emit(Opcode::MOV, &[], vec![hi], vec![rz], inst.span)
     }
 }
 
@@ -208,7 +281,7 @@ fn param_read(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, d: ori_ir::R
     }
 }
 
-/// `ld.{global,shared}[.nc].vN.T {d0, ...}, [a]`: one access of the whole
+/// `ld[.global,.shared,.local][.nc].vN.T {d0, ...}, [a]`: one access of the whole
 /// vector into a fresh tuple, whose parts become the destinations (a
 /// destination written only here is that part; others get a `MOV`).
 fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
@@ -217,11 +290,17 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
     if elems.len() != n as usize {
         return Err(unsupported(inst));
     }
-    let size = if words == 1 { None } else { Some(wide_width(words)) };
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
+    let size = match (words, elem_bits * n) {
+        // Two bytes: one 16-bit access (NVIDIA's `LDG.E.U16`, `.S16`).
+        (_, 16) => Some(if signed { "S16" } else { "U16" }),
+        (1, _) => None,
+        _ => Some(wide_width(words)),
+    };
     let (op, mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => {
+        Some(StateSpace::Global) | None => {
             let (mods, addr) = global_access(cx, inst, 1, size, true)?;
-            (Opcode::LDG, mods, addr)
+            (if inst.space().is_some() { Opcode::LDG } else { Opcode::LD }, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::LDS, size.into_iter().collect(), shared_address(cx, inst, 1)?)
@@ -233,7 +312,6 @@ fn load_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32)
     };
     let t = cx.temp(ori_ir::RegFile::R, words);
     cx.emit(op, &mods, vec![t.into()], vec![addr], inst.span)?;
-    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     for (i, e) in elems.iter().enumerate() {
         let name = match &e.kind {
             ExprKind::Sink => continue,
@@ -280,12 +358,12 @@ fn extract_selector(first: u32, bytes: u32, signed: bool) -> i64 {
 }
 
 /// Bits per element and words in all of an `N`-element vector of `ty`
-/// (one access of 1, 2 or 4 words).
+/// (one access of half a word, 1, 2 or 4 words).
 fn vector_shape(ty: ScalarType, n: u32) -> Option<(u32, u8)> {
     let bits = ty.bits();
     let total = bits.checked_mul(n)?;
     matches!(bits, 8 | 16 | 32 | 64).then_some(())?;
-    matches!(total, 32 | 64 | 128).then_some((bits, (total / 32) as u8))
+    matches!(total, 16 | 32 | 64 | 128).then_some((bits, total.div_ceil(32) as u8))
 }
 
 /// The size modifier of a 2- or 4-word access.
@@ -323,13 +401,18 @@ fn global_access(
 /// size (`.EF` for `.cs` and `.L1::evict_first`, `.EL` for
 /// `.L1::evict_last`, `.EU` for `.L1::evict_unchanged`, `.NA` for
 /// `.L1::no_allocate`, `.LU` for a `.lu` load; `.L1::evict_normal` is the
-/// default), the size, then the words after it (`.CONSTANT` for `.nc`,
-/// `.STRONG.GPU` for `.cg`, `.STRONG.SYS` for a `.wt` store), as NVIDIA's
-/// cubins spell them (vec_loads; probes on sm_80 and sm_90). Other
-/// qualifiers (`.L2::64B` and the like among them) are not lowered yet.
+/// default), the L2 prefetch size (`.LTC64B` for `.L2::64B`), the size,
+/// then the words after it (`.CONSTANT` for `.nc`, `.STRONG.GPU` for
+/// `.cg`, `.STRONG.SYS` for a `.cv` load, a `.wt` store and volatile
+/// accesses, `.STRONG.{SM,GPU,SYS}` for relaxed, acquire and release ones
+/// by scope), as NVIDIA's cubins spell them (vec_loads; probes on sm_80
+/// and sm_90). `.mmio` is not lowered yet.
 fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> Lowered<(Vec<&'static str>, bool)> {
     let mut cache_hint = false;
     let mut evict = None;
+    let mut prefetch = None;
+    let mut strong = false;
+    let mut scope = None;
     let mut words = Vec::new();
     for m in inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word) {
         match m.name.as_str() {
@@ -337,16 +420,44 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
             w if w.starts_with("L1::") && evict.is_none() => {
                 evict = Some(l1_eviction(w).ok_or_else(|| unsupported(inst))?)
             }
+            w if w.starts_with("L2::") && prefetch.is_none() => {
+                prefetch = Some(l2_prefetch(w).ok_or_else(|| unsupported(inst))?)
+            }
+            // The default.
+            "weak" => {}
+            "relaxed" | "acquire" | "release" => strong = true,
+            w if Order::strength_of(w).is_some() && scope.is_none() => scope = Order::strength_of(w),
             w => words.push(w),
         }
     }
+    if strong {
+        // `.relaxed`/`.acquire`/`.release` with a scope: NVIDIA's
+        // `.STRONG.{SM,GPU,SYS}` (the fences are the caller's).
+        let strength = scope.ok_or_else(|| unsupported(inst))?;
+        if !words.is_empty() {
+            return Err(unsupported(inst));
+        }
+        let mut mods = vec!["E"];
+        mods.extend(evict.flatten());
+        mods.extend(prefetch);
+        mods.extend(width);
+        mods.extend(["STRONG", strength]);
+        return Ok((mods, cache_hint));
+    }
+    if scope.is_some() {
+        return Err(unsupported(inst));
+    }
     let (before, after): (&[&str], &[&str]) = match (words.as_slice(), load) {
         ([] | ["ca"], true) | ([] | ["wb"], false) => (&[], &[]),
-        (["nc"], true) => (&[], &["CONSTANT"]),
+        // `.ca` and `.cg` are what `.nc` does anyway (NVIDIA's code is the same).
+        (["nc"] | ["nc", "ca" | "cg"] | ["ca" | "cg", "nc"], true) => (&[], &["CONSTANT"]),
+        (["nc", "cs"] | ["cs", "nc"], true) => (&["EF"], &["CONSTANT"]),
         (["cs"], _) => (&["EF"], &[]),
         // Last use: NVIDIA's `LDG.E.LU[.128]` (probed on sm_90 and sm_80).
         (["lu"], true) => (&["LU"], &[]),
         (["cg"], _) => (&[], &["STRONG", "GPU"]),
+        // Don't cache, fetch again: strong at system scope, as NVIDIA's.
+        (["cv"], true) => (&[], &["STRONG", "SYS"]),
         (["wt"], false) => (&[], &["STRONG", "SYS"]),
         // NVIDIA's spinlock_fence: volatile accesses are strong at system scope.
         (["volatile"], _) => (&[], &["STRONG", "SYS"]),
@@ -359,9 +470,21 @@ fn global_mods(inst: &Instruction, width: Option<&'static str>, load: bool) -> L
         Some(word) => mods.extend(word),
         None => mods.extend(before),
     }
+    mods.extend(prefetch);
     mods.extend(width);
     mods.extend(after);
     Ok((mods, cache_hint))
+}
+
+/// The word of an L2 prefetch size (`LDG.E.LTC128B`, printed after the
+/// eviction priority and before the access size).
+fn l2_prefetch(qualifier: &str) -> Option<&'static str> {
+    Some(match qualifier {
+        "L2::64B" => "LTC64B",
+        "L2::128B" => "LTC128B",
+        "L2::256B" => "LTC256B",
+        _ => return None,
+    })
 }
 
 /// The word of an L1 eviction priority (`None` inside: the default).
@@ -407,11 +530,9 @@ pub(super) fn policy(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowe
     Ok(u)
 }
 
-/// A plain access with a vector size: a state space, a type, `.vN`.
+/// A [`plain`] access with a vector size.
 fn plain_vector(inst: &Instruction) -> bool {
-    inst.modifiers
-        .iter()
-        .all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_) | ModifierKind::Vector(_)))
+    inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Vector(_)) || keeps_plain(m))
 }
 
 /// Operand `i`, `[r]` or `[r+off]` with a 64-bit register, as a global
@@ -498,13 +619,13 @@ fn shared_base(cx: &mut Lowerer<'_>, inst: &Instruction, base: &Ident, offset: i
     Ok(OperandKind::Mem(Address { base: Some(base), offset, ..Address::default() }).into())
 }
 
-/// Only a state space and a type: no cache or scope qualifiers.
+/// Only a state space, a type and [`keeps_plain`] qualifiers: no cache
+/// qualifiers.
 fn plain(inst: &Instruction) -> bool {
-    inst.modifiers.iter().all(|m| matches!(m.kind, ModifierKind::Type(_) | ModifierKind::Space(_)))
+    inst.modifiers.iter().all(keeps_plain)
 }
 
-/// `st.{global,shared}.T [a], v`.
-pub(super) fn store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+fn access_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     if let Some(n) = vector(inst) {
         return store_vector(cx, inst, ty, n);
@@ -585,9 +706,9 @@ fn store_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
         }
     }
     let (op, mods, addr) = match inst.space() {
-        Some(StateSpace::Global) => {
+        Some(StateSpace::Global) | None => {
             let (mods, addr) = global_access(cx, inst, 0, Some(wide_width(words)), false)?;
-            (Opcode::STG, mods, addr)
+            (if inst.space().is_some() { Opcode::STG } else { Opcode::ST }, mods, addr)
         }
         Some(StateSpace::Shared) if plain_vector(inst) => {
             (Opcode::STS, vec![wide_width(words)], shared_address(cx, inst, 0)?)

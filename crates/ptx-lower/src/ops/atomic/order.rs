@@ -1,6 +1,8 @@
-//! Memory order of atomics: the strength NVIDIA gives each scope on
-//! global and generic memory and the fences it puts around acquire and
-//! release atomics (probes of every semantics and scope on sm_80 and sm_90).
+//! Memory order of atomics, loads and stores: the strength NVIDIA gives
+//! each scope on global and generic memory and the fences it puts around
+//! acquire and release accesses (probes of every semantics and scope on
+//! sm_80 and sm_90; `ld.acquire`/`st.release` get the fences of
+//! `atom.acquire`/`atom.release`).
 
 use ori_ir::Opcode;
 use ptx_syntax::Span;
@@ -35,14 +37,14 @@ const ACQUIRE_INVALIDATES: &[(StateSpace, bool)] = &[(StateSpace::Global, false)
 
 /// The semantics and scope of an atomic (`.relaxed.gpu` when absent).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Order {
+pub(in crate::ops) struct Order {
     acquire: bool,
     release: bool,
     scope: &'static Scope,
 }
 
 /// Whether `word` is a semantics or scope modifier.
-pub(super) fn is_order_word(word: &str) -> bool {
+pub(in crate::ops) fn is_order_word(word: &str) -> bool {
     matches!(word, "relaxed" | "acquire" | "release" | "acq_rel") || scope(word).is_some()
 }
 
@@ -54,7 +56,7 @@ fn scope(name: &str) -> Option<&'static Scope> {
 impl Order {
     /// The order of `inst`, `None` for a scope the SM lacks or more than
     /// one semantics or scope.
-    pub(super) fn of(cx: &Lowerer<'_>, inst: &Instruction) -> Option<Order> {
+    pub(in crate::ops) fn of(cx: &Lowerer<'_>, inst: &Instruction) -> Option<Order> {
         let mut sem = None;
         let mut scope = None;
         for m in inst.modifiers.iter().filter(|m| m.kind == ModifierKind::Word) {
@@ -77,14 +79,19 @@ impl Order {
         })
     }
 
+    /// The `STRONG` modifier's scope for the scope named `word`.
+    pub(in crate::ops) fn strength_of(word: &str) -> Option<&'static str> {
+        scope(word).map(|s| s.2)
+    }
+
     /// The `STRONG` modifier's scope: `SM`, `GPU` or `SYS`.
-    pub(super) fn strength(self) -> &'static str {
+    pub(in crate::ops) fn strength(self) -> &'static str {
         self.scope.2
     }
 
     /// Before a release atomic: `MEMBAR.ALL.{CTA,GPU,SYS}`, then for the
     /// wider scopes the SM's [`RELEASE_TAIL`].
-    pub(super) fn before(self, cx: &mut Lowerer<'_>, span: Span) -> Lowered {
+    pub(in crate::ops) fn before(self, cx: &mut Lowerer<'_>, span: Span) -> Lowered {
         if !self.release {
             return Ok(());
         }
@@ -106,7 +113,7 @@ impl Order {
     /// NVIDIA leaves a `NOP` (CTA scope: the SM's own stores are in its L1
     /// already); a `NOP` without a control word is removed before
     /// scheduling, so none is emitted.
-    pub(super) fn after(self, cx: &mut Lowerer<'_>, space: StateSpace, span: Span) -> Lowered {
+    pub(in crate::ops) fn after(self, cx: &mut Lowerer<'_>, space: StateSpace, span: Span) -> Lowered {
         let clusters = cx.target.features.clusters;
         let invalidates = ACQUIRE_INVALIDATES.iter().any(|&(s, needs)| s == space && (clusters || !needs));
         if !self.acquire || self.scope.3 == "CTA" || !invalidates {

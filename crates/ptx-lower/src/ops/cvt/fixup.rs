@@ -2,20 +2,22 @@
 //! around it, where SASS has no single instruction for the PTX form:
 //!
 //! - `.sat` to a float type: the conversion, then `FADD.SAT d, RZ, t` for
-//!   binary32, or for binary64 `max.f64(0, t)` and `min.f64(., 1.0)` (the
+//!   binary32, `HADD2.SAT d, t.H0_H0, -RZ.H0_H0` for binary16, or for
+//!   binary64 `max.f64(0, t)` and `min.f64(., 1.0)` (the
 //!   `DSETP.MAX`/`DSETP.MIN` sequences of `min.f64`/`max.f64`);
 //! - `.ftz` of a binary32 source where the conversion has no `.FTZ` form
 //!   (to binary64, to 64-bit integers): `FMUL.FTZ t, a, 1` first;
-//! - `.ftz` of a binary32 result rounded from binary64 in a directed
-//!   rounding: a result below the smallest normal is multiplied by it
-//!   (NVIDIA's `FSETP.GEU |t|, 2^-126` + `@!p FMUL t, t, 2^-126`, here
-//!   with a `SEL`: a sign-preserving zero);
+//! - `.ftz` of a binary32 result rounded from binary64: a result below the
+//!   smallest normal is multiplied by it (NVIDIA's directed roundings:
+//!   `FSETP.GEU |t|, 2^-126` + `@!p FMUL t, t, 2^-126`; to nearest it
+//!   compares the source with the rounding boundary instead; here a `SEL`
+//!   on the result either way: a sign-preserving zero);
 //! - `cvt.ftz.f32.f32`: `FADD.FTZ d, a, -RZ`.
 //!
 //! Everything is computed unguarded; the result is written to `d` under
 //! the PTX guard.
 
-use ori_ir::{Opcode, Operand, OperandFlags, Reg, RegFile};
+use ori_ir::{Halves, Opcode, Operand, OperandFlags, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, Rounding, ScalarType};
 
 use super::super::seq::{Seq, rz};
@@ -30,7 +32,7 @@ const MIN_NORMAL: u32 = 0x0080_0000;
 pub(super) fn needed(to: ScalarType, from: ScalarType, rounding: Option<Rounding>, ftz: bool, sat: bool) -> bool {
     use ScalarType::*;
     let plain_sat = (to, from, rounding, ftz) == (F32, F32, None, false);
-    (sat && matches!(to, F32 | F64) && !plain_sat)
+    (sat && matches!(to, F16 | F32 | F64) && !plain_sat)
         || flushes_source(to, from, ftz)
         || flushes_result(to, from, rounding, ftz)
         || (to, from, rounding, ftz) == (F32, F32, None, true)
@@ -41,10 +43,11 @@ fn flushes_source(to: ScalarType, from: ScalarType, ftz: bool) -> bool {
     ftz && from == ScalarType::F32 && to.bits() == 64
 }
 
-/// `.ftz` of a binary32 result of a directed rounding from binary64.
+/// `.ftz` of a binary32 result rounded from binary64 (`F2F.FTZ.F32.F64`
+/// is not NVIDIA's code for it).
 fn flushes_result(to: ScalarType, from: ScalarType, rounding: Option<Rounding>, ftz: bool) -> bool {
     ftz && (to, from) == (ScalarType::F32, ScalarType::F64)
-        && matches!(rounding, Some(Rounding::Rz | Rounding::Rm | Rounding::Rp))
+        && matches!(rounding, Some(Rounding::Rn | Rounding::Rz | Rounding::Rm | Rounding::Rp))
 }
 
 /// Lowers a form [`needed`] accepts.
@@ -75,9 +78,9 @@ pub(super) fn lower(
             (F64, F64, None) => a,
             (F32, F32, None) if ftz_op => seq.value(cx, Opcode::FADD, &["FTZ"], vec![a.into(), rz().negated()])?,
             (F32, F32, None) => a,
-            _ if super::is_half(to) || super::is_half(from) => {
+            _ if super::half_pair(to, from) => {
                 let t = cx.temp(RegFile::R, d.width);
-                super::half(cx, inst, t, a.into(), to, from, rounding)?;
+                super::half(cx, inst, t, a.into(), to, from, rounding, ftz_op)?;
                 t
             }
             _ => {
@@ -92,6 +95,10 @@ pub(super) fn lower(
         if sat {
             v = match to {
                 F32 => seq.value(cx, Opcode::FADD, &["SAT"], vec![rz(), v.into()])?,
+                F16 => {
+                    let h0 = |o: Operand| Operand { flags: OperandFlags { halves: Some(Halves::H0H0), ..o.flags }, ..o };
+                    seq.value(cx, Opcode::HADD2, &["SAT"], vec![h0(v.into()), h0(rz().negated())])?
+                }
                 _ => {
                     let zero = super::super::wide::materialize(cx, 0, inst.span)?;
                     let one = super::super::wide::materialize(cx, 1f64.to_bits(), inst.span)?;
