@@ -78,8 +78,8 @@
 //!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
 //!   `~R`, `SHF.R.U32` by a register.
 //!   Uniform forms of NVIDIA's Triton cubins ([`PROBED_UNIFORM`], both
-//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI.SX32`
-//!   of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
+//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI` of
+//!   registers, `ULEA.HI.SX32` of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
 //!   ([`PROBED_SM80`]). sm_90 also
 //!   `STSM` (stmatrix) and the fp8 `QGMMA` beside `HGMMA`.
 //!   The other rules apply to them as to learned forms.
@@ -1751,6 +1751,20 @@ pub static PROBED_UNIFORM: &[Form] = &[
         atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), ureg_at!(64)],
         bits: 0x00000000080016000000000000000899,
         mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI UR5, UR5, UR4, URZ, 0x5 (Triton 3.6's f16 matmuls on
+    // sm_90a): NVIDIA's 0x000fe2000f8f283f_0000000405057291; nvdisasm's
+    // flips: bit 80 `.HI` (clear: `ULEA`, no high source), 73 `.SX32`
+    // (which drops the high source), 74 `.X`, 72 `-` on the first source,
+    // the high source at 64, the shift at 75..79, 81..83 a carry-out (7
+    // hidden).
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5)],
+        bits: 0x000000000f8f003f0000000000000291,
+        mask: 0x00000000080f07000000000000000fff,
         uniform_guard: true,
     },
     Form {

@@ -2543,6 +2543,20 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: true,
     },
     Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f003f0000000000000291,
+        mask: 0x00000000080f07000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
         mnemonic: "ULEA.HI.SX32",
         operands: &["{U}", "{U}", "{X}", "{X}"],
         atoms: &[
