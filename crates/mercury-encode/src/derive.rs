@@ -78,7 +78,7 @@
 //!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
 //!   `~R`, `SHF.R.U32` by a register.
 //!   Uniform forms of NVIDIA's Triton cubins ([`PROBED_UNIFORM`], both
-//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI` of
+//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI[.X]` of
 //!   registers, `ULEA.HI.SX32` of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
 //!   ([`PROBED_SM80`]). sm_90 also
 //!   `STSM` (stmatrix) and the fp8 `QGMMA` beside `HGMMA`.
@@ -1765,6 +1765,25 @@ pub static PROBED_UNIFORM: &[Form] = &[
         atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5)],
         bits: 0x000000000f8f003f0000000000000291,
         mask: 0x00000000080f07000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR22, UR26, UR9, UR6, 0x2, UP0 (the same kernels):
+    // 0x000fe200080f1406_000000091a167291, the form above with bit 74
+    // `.X` and the carry-in at 87..89, negated by 90 (SM80 and SM90 alike).
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5), upred_at!(87)],
+        bits: 0x00000000080f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5), upred_at!(87)],
+        bits: 0x000000000c0f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
         uniform_guard: true,
     },
     Form {

@@ -2557,6 +2557,36 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: true,
     },
     Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
         mnemonic: "ULEA.HI.SX32",
         operands: &["{U}", "{U}", "{X}", "{X}"],
         atoms: &[
