@@ -79,7 +79,7 @@
 //!   `~R`, `SHF.R.U32` by a register.
 //!   Uniform forms of NVIDIA's Triton cubins ([`PROBED_UNIFORM`], both
 //!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI[.X]` of
-//!   registers, `ULEA.HI.SX32` of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
+//!   registers, `USHF.L.U64.HI` of an immediate, `ULEA.HI.SX32` of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
 //!   ([`PROBED_SM80`]). sm_90 also
 //!   `STSM` (stmatrix) and the fp8 `QGMMA` beside `HGMMA`.
 //!   The other rules apply to them as to learned forms.
@@ -1784,6 +1784,19 @@ pub static PROBED_UNIFORM: &[Form] = &[
         atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5), upred_at!(87)],
         bits: 0x000000000c0f04000000000000000291,
         mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    // USHF.L.U64.HI UR23, UR26, 0x1, UR6 (the same kernels):
+    // 0x000fe40008010206_000000011a177899, the learned `USHF.L.U32` form
+    // with other type and `.HI` bits; nvdisasm's flips (SM80 and SM90
+    // alike): 73..74 the type (1 `.U64`, 0 `.S64`, 3 `.U32`), 75 `.W`, 76
+    // `.R`, 80 `.HI`.
+    Form {
+        mnemonic: "USHF.L.U64.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), ureg_at!(64)],
+        bits: 0x00000000080102000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
         uniform_guard: true,
     },
     Form {

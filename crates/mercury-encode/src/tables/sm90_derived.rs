@@ -2587,6 +2587,19 @@ pub(crate) static FORMS: &[Form] = &[
         uniform_guard: true,
     },
     Form {
+        mnemonic: "USHF.L.U64.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080102000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
+    Form {
         mnemonic: "ULEA.HI.SX32",
         operands: &["{U}", "{U}", "{X}", "{X}"],
         atoms: &[
