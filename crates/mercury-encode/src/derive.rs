@@ -1830,6 +1830,124 @@ pub static PROBED_HGMMA: &[Form] = &[
     hgmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "gsb0"], 0x000000000800080060000000000009f0),
 ];
 
+/// `HGMMA` with a scale-d predicate and with A in registers, from
+/// NVIDIA's words for `wgmma.mma_async` with an immediate 0 or a run-time
+/// scale-d and with a register fragment for A (ptxas 13.5, sm_90a):
+/// `HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT` (0x000fe8000c7008ff_00000000041879f0),
+/// `HGMMA.64x8x16.F32 R24, gdesc[UR4].tnspB, R24, UP0` (0x000fe8000bf00818_40000000041879f0),
+/// `HGMMA.64x8x16.F32 R24, R28, gdesc[UR8].tnspB, R24, UP0` (0x000fe2000bf00818_400000081c187df0):
+/// the predicate at 87..89 stored complemented (`UPT` is 0), bit 90
+/// negates it; with A in registers the opcode is 0xdf0, A's fragment at
+/// 24..31 and the descriptor (B's) at 32..37. The other fields as in
+/// [`hgmma`]'s forms; the shape and types the family's.
+macro_rules! gmma {
+    ($operands:expr, $atoms:expr, $bits:literal, $mask:expr) => {
+        Form {
+            mnemonic: "HGMMA.64x8x16.F32",
+            operands: $operands,
+            atoms: $atoms,
+            bits: $bits,
+            mask: $mask,
+            uniform_guard: false,
+        }
+    };
+}
+
+const GMMA_D: Atom = reg_at!(16, None);
+const GMMA_C: Atom =
+    Atom { kind: AtomKind::R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) };
+const GMMA_SCALE_D: Atom =
+    Atom { kind: AtomKind::InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None };
+const DESC_P: &[Atom] = &[GMMA_D, ureg_at!(24), GMMA_C, GMMA_SCALE_D];
+const REG_A: &[Atom] = &[GMMA_D, reg_at!(24, Some(0)), ureg_at!(32), GMMA_C];
+const REG_A_P: &[Atom] = &[GMMA_D, reg_at!(24, Some(0)), ureg_at!(32), GMMA_C, GMMA_SCALE_D];
+/// [`hgmma`]'s mask without the predicate field.
+const DESC_P_MASK: u128 = 0x000001fffc7fff00ffffffffc0000fff;
+const REG_A_MASK: u128 = 0x000001ffffffff00ffffffc000000fff;
+const REG_A_P_MASK: u128 = 0x000001fffc7fff00ffffffc000000fff;
+
+/// The forms of [`gmma`].
+pub static PROBED_GMMA_OPERANDS: &[Form] = &[
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "{UP}"], DESC_P, 0x000000000870080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "!{UP}"], DESC_P, 0x000000000c70080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "!{UP}", "gsb0"], DESC_P, 0x000000000c00080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "{UP}"], DESC_P, 0x000000000870080020000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080020000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "!{UP}"], DESC_P, 0x000000000c70080020000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080020000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "{UP}"], DESC_P, 0x000000000870080040000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080040000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}"], DESC_P, 0x000000000c70080040000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080040000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "{UP}"], DESC_P, 0x000000000870080060000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "{UP}", "gsb0"],
+        DESC_P,
+        0x000000000800080060000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "!{UP}"], DESC_P, 0x000000000c70080060000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080060000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}"], REG_A, 0x00000000087008000000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "gsb0"], REG_A, 0x00000000080008000000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "{UP}"], REG_A_P, 0x00000000087008000000000000000df0, REG_A_P_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}]", "{R}", "{UP}", "gsb0"],
+        REG_A_P,
+        0x00000000080008000000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "!{UP}"], REG_A_P, 0x000000000c7008000000000000000df0, REG_A_P_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}]", "{R}", "!{UP}", "gsb0"],
+        REG_A_P,
+        0x000000000c0008000000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}].tnspB", "{R}"], REG_A, 0x00000000087008004000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "gsb0"], REG_A, 0x00000000080008004000000000000df0, REG_A_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "{UP}"],
+        REG_A_P,
+        0x00000000087008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "{UP}", "gsb0"],
+        REG_A_P,
+        0x00000000080008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}"],
+        REG_A_P,
+        0x000000000c7008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}", "gsb0"],
+        REG_A_P,
+        0x000000000c0008004000000000000df0,
+        REG_A_P_MASK
+    ),
+];
+
 /// Probed forms of sm_80 only: `CALL.ABS.NOINC 0x0` and `RET.ABS.NODEC R20
 /// 0x0` (NVIDIA's `-c` calls, the same words as sm_90's) with sm_80's
 /// address field: bits 34..80 hold address bits 2..48 (nvdisasm probes;
@@ -1943,8 +2061,8 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
         }
         Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT, PROBED_UNIFORM], PROBED_SM90, PROBED_CONVERT_SM90),
     };
-    let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };
-    let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma);
+    let hgmma: &[&[Form]] = if sm == Sm::Sm90 { &[PROBED_HGMMA, PROBED_GMMA_OPERANDS] } else { &[] };
+    let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma.iter().copied().flatten());
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {
