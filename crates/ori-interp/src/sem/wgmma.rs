@@ -135,6 +135,27 @@ pub fn accumulator_position(lane: usize, i: usize) -> (usize, usize) {
     (lane / 4 + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2)
 }
 
+/// The warp's 16 rows of A (K elements' bits each) from its lanes' four
+/// fragment words (PTX ISA, "Register fragment for matrix A" of wgmma, as
+/// `mma.m16n8kK`'s): lane `l` = group `g = l / 4`, thread `t = l % 4`; its
+/// word `i` holds row `g + 8 (i % 2)`, the `e = 4 / bytes` elements from K
+/// index `e t + K / 2 (i / 2)`, lowest bits first.
+fn fragment_a(words: &[[u32; 4]], bytes: usize) -> Vec<Vec<u32>> {
+    let per = 4 / bytes;
+    let k = 32 / bytes;
+    let mask = if bytes == 4 { u32::MAX } else { (1 << (8 * bytes)) - 1 };
+    let mut a = vec![vec![0; k]; WARP_ROWS];
+    for (lane, w) in words.iter().enumerate() {
+        let (g, t) = (lane / 4, lane % 4);
+        for (i, &word) in w.iter().enumerate() {
+            for e in 0..per {
+                a[g + 8 * (i % 2)][per * t + k / 2 * (i / 2) + e] = word >> (8 * bytes * e) & mask;
+            }
+        }
+    }
+    a
+}
+
 /// The value of an input element's bits.
 fn input_value(input: WgmmaInput, bits: u32) -> f64 {
     match input {
@@ -198,8 +219,18 @@ struct Queued {
     major: (Major, Major),
     /// False when the product replaces C (`wgmma`'s scale-d = 0).
     scale_d: bool,
-    a: MatrixDesc,
+    a: OperandA,
     b: MatrixDesc,
+}
+
+/// Where an `HGMMA` takes A from.
+#[derive(Clone, Debug)]
+enum OperandA {
+    /// Shared memory, behind a descriptor.
+    Shared(MatrixDesc),
+    /// Each lane's four fragment words (read at issue), and the R slots
+    /// they came from (which must not be written before the wait).
+    Regs(Vec<[u32; 4]>, std::ops::Range<u32>),
 }
 
 /// A warp's warpgroup-MMA state.
@@ -248,13 +279,17 @@ impl Cta<'_> {
             }));
             for (loc, width) in regs {
                 let r = r_slots(loc, width);
-                if let Some(q) = st
-                    .queued
-                    .iter()
-                    .find(|q| overlaps(&r, &r_slots(q.d.0, q.d.1)) || overlaps(&r, &r_slots(q.c.0, q.c.1)))
-                {
+                let a_slots = |q: &Queued| match &q.a {
+                    OperandA::Regs(_, slots) => slots.clone(),
+                    OperandA::Shared(_) => 0..0,
+                };
+                if let Some(q) = st.queued.iter().find(|q| {
+                    overlaps(&r, &r_slots(q.d.0, q.d.1))
+                        || overlaps(&r, &r_slots(q.c.0, q.c.1))
+                        || overlaps(&r, &a_slots(q))
+                }) {
                     return fault(format!(
-                        "R{} is an accumulator of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
+                        "R{} is an operand of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
                         r.start, q.pc
                     ));
                 }
@@ -284,25 +319,48 @@ impl Cta<'_> {
                 w.wgmma.arrived = true;
                 w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
             }
-            WgmmaOp::Hgmma { n, input, b_input, tnsp, closes } => {
+            WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes } => {
+                // `[A fragment,] gdesc[UR], C[, scale-d]`.
+                let at = usize::from(a_in_regs);
                 let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
-                    (step.defs.first(), step.uses.first(), step.uses.get(1))
+                    (step.defs.first(), step.uses.get(at), step.uses.get(at + 1))
                 else {
-                    return fault("HGMMA operands are not gdesc[UR], C");
+                    return fault("HGMMA operands are not [R,] gdesc[UR], C");
                 };
-                // A third register operand is the scale-d predicate (UPT
+                // A further register operand is the scale-d predicate (UPT
                 // or UPn, `!UPT` for a product that replaces C).
-                let scale_d = match step.uses.get(2) {
-                    Some((Src::Reg(..), _)) => self.p_in(w, step, 2, 0)?,
+                let scale_d = match step.uses.get(at + 2) {
+                    Some((Src::Reg(..), _)) => self.p_in(w, step, at + 2, 0)?,
                     _ => true,
                 };
                 let c = (c, cw);
-                if let Some(s) = r_slots(d.0, d.1).chain(r_slots(c.0, c.1)).find(|&s| w.wgmma.unfenced(s)) {
+                let a_frag = match step.uses.first() {
+                    Some(&(Src::Reg(loc, width), _)) if a_in_regs => Some((loc, width)),
+                    _ => None,
+                };
+                let read =
+                    r_slots(d.0, d.1).chain(r_slots(c.0, c.1)).chain(a_frag.map_or(0..0, |(l, w)| r_slots(l, w)));
+                if let Some(s) = read.clone().find(|&s| w.wgmma.unfenced(s)) {
                     return fault(format!("HGMMA reads R{s}, written after the last WARPGROUP.ARRIVE (wgmma.fence)"));
                 }
                 let word = |k: u32| u64::from(w.get_word(*desc, k, 0));
-                let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?;
+                // B's descriptor is in the last two words (with A in
+                // registers the first two are unused).
                 let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(fault)?;
+                let a = match a_in_regs {
+                    true => None,
+                    false => Some(MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?),
+                };
+                // A fragment is read at issue; the watch faults on writes
+                // to it before the wait, so that is also its value later.
+                let a = match (a, a_frag) {
+                    (Some(desc), _) => OperandA::Shared(desc),
+                    (None, Some((loc, _))) => OperandA::Regs(
+                        (0..LANES).map(|lane| std::array::from_fn(|k| w.get_word(loc, k as u32, lane))).collect(),
+                        a_frag.map_or(0..0, |(l, wd)| r_slots(l, wd)),
+                    ),
+                    (None, None) => return fault("HGMMA's A fragment is not in registers"),
+                };
                 let group = w.wgmma.open;
                 let major = |t: bool| if t { Major::Mn } else { Major::K };
                 let major = (major(tnsp.0), major(tnsp.1));
@@ -338,9 +396,12 @@ impl Cta<'_> {
             }
         };
         let k = q.input.k();
-        let a = (0..WARP_ROWS)
-            .map(|r| (0..k).map(|k| read(&q.a, q.major.0, first_row + r, k)).collect::<R<Vec<u32>>>())
-            .collect::<R<Vec<_>>>()?;
+        let a = match &q.a {
+            OperandA::Shared(desc) => (0..WARP_ROWS)
+                .map(|r| (0..k).map(|k| read(desc, q.major.0, first_row + r, k)).collect::<R<Vec<u32>>>())
+                .collect::<R<Vec<_>>>()?,
+            OperandA::Regs(words, _) => fragment_a(words, bytes),
+        };
         let b = (0..q.n as usize)
             .map(|col| (0..k).map(|k| read(&q.b, q.major.1, col, k)).collect::<R<Vec<u32>>>())
             .collect::<R<Vec<_>>>()?;
@@ -418,6 +479,20 @@ mod tests {
         assert_eq!(accumulator_position(5, 1), (1, 3));
         assert_eq!(accumulator_position(31, 3), (15, 7));
         assert_eq!(accumulator_position(2, 4), (0, 12));
+    }
+
+    #[test]
+    fn register_fragment_of_a() {
+        // Lane 5 (group 1, thread 1): word 2 holds row 1, K 10 and 11
+        // (f16); tf32 word 3 row 9, K 5; fp8 word 1 row 9, K 4..7, word 2
+        // row 1, K 20..23.
+        let mut words = vec![[0u32; 4]; LANES];
+        words[5] = [0, 0x2222_1111, 0x4444_3333, 0x8765_4321];
+        let a = fragment_a(&words, 2);
+        assert_eq!((a[1][10], a[1][11], a[9][2], a[9][3]), (0x3333, 0x4444, 0x1111, 0x2222));
+        assert_eq!(fragment_a(&words, 4)[9][5], 0x8765_4321);
+        let a = fragment_a(&words, 1);
+        assert_eq!((a[9][4], a[9][7], a[9][20], a[1][20]), (0x11, 0x22, 0x21, 0x33));
     }
 
     /// A[m][k] = m + 2k - 9, B[k][n] = k - n, C = m * n: exact, so each
