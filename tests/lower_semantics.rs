@@ -2781,14 +2781,104 @@ fn stmatrix_matches_nvidia() {
     }
 }
 
-/// NVIDIA's cubin of Triton's fp8 matmul (`tests/triton/matmul_fp8.sm90a.ptx`:
-/// 64x128 tiles, K blocks of 64, e4m3 inputs, f16 output; A and B staged
-/// in shared memory in the 64-byte swizzled K-major layout its `QGMMA`
-/// descriptors name) on the interpreter against the product computed
-/// here: checks the interpreter's swizzled descriptors and fp8 `QGMMA`
-/// on code we did not write (`the_triton_manifest_passes` then compares
-/// ours with it). Inputs are e4m3 values in [2^-3, 2): every sum is exact
-/// in binary32, so only the final f16 rounding remains.
+/// A Triton matmul fixture's NVIDIA cubin (`tests/triton/NAME.sm90a.ptx`,
+/// Triton's `matmul_kernel`: row-major A (M x K) and B (K x N), C = A B
+/// row-major), run on the interpreter by [`TritonMatmul::check`] against
+/// the product computed here: this checks the interpreter's
+/// `HGMMA`/`QGMMA` and its descriptor layouts (the swizzle modes, K- and
+/// MN-major operands) on code we did not write
+/// (`the_triton_manifest_passes` then compares ours with it).
+struct TritonMatmul {
+    name: &'static str,
+    /// M, N, K.
+    dims: (usize, usize, usize),
+    /// CTAs (Triton's tiles over M x N).
+    grid: u32,
+    /// Triton's dynamic shared memory for it (gen.py prints it).
+    dyn_shared: u32,
+    in_bytes: usize,
+    out_bytes: usize,
+}
+
+impl TritonMatmul {
+    /// Runs the kernel on inputs `a`, `b` whose elements have the values
+    /// `value` gives, and requires each element of C (whose value `out`
+    /// gives) within `half_ulp(want)` of the exact product `want`. The
+    /// inputs are chosen so that every sum is exact in binary32 and only
+    /// C's own rounding remains.
+    fn check(
+        &self,
+        (a, b): (&[u8], &[u8]),
+        value: impl Fn(&[u8]) -> f64,
+        out: impl Fn(&[u8]) -> f64,
+        half_ulp: impl Fn(f64) -> f64,
+    ) {
+        let (m, n, k) = self.dims;
+        let Some(oracle) = nv_oracle::Oracle::for_test(self.name) else { return };
+        let dir = std::env::temp_dir().join(format!("ptxas-triton-{}-{}", self.name, std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptx = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/triton/{}.sm90a.ptx", self.name));
+        let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, "sm_90a", &dir, "matmul_kernel")
+            .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+        let int = |v: usize| Arg::Value((v as u32).to_le_bytes().to_vec());
+        let args = vec![
+            Arg::Buffer(a.to_vec()),
+            Arg::Buffer(b.to_vec()),
+            Arg::Buffer(vec![0; self.out_bytes * m * n]),
+            int(m),
+            int(n),
+            int(k),
+            int(k),
+            int(n),
+            int(n),
+            Arg::Value(vec![0; 8]),
+            Arg::Value(vec![0; 8]),
+        ];
+        let mut global = Global::new();
+        let (params, buffers) = lay_out(&kernel.func, &args, &mut global);
+        let mut launch = Launch::new([self.grid, 1, 1], [128, 1, 1], params);
+        launch.dyn_shared = self.dyn_shared;
+        ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
+        let c = global.buffer(buffers[2]).unwrap();
+        let elem = |bytes: &[u8], size: usize, i: usize| value(&bytes[size * i..size * (i + 1)]);
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 =
+                    (0..k).map(|l| elem(a, self.in_bytes, i * k + l) * elem(b, self.in_bytes, l * n + j)).sum();
+                let at = self.out_bytes * (i * n + j);
+                let got = out(&c[at..at + self.out_bytes]);
+                assert!(
+                    (got - want).abs() <= half_ulp(want),
+                    "{}: c[{i}][{j}] = {got}, the product is {want}",
+                    self.name
+                );
+            }
+        }
+    }
+}
+
+/// The value of binary16 bits.
+fn f16_value(h: u16) -> f64 {
+    let (e, f) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
+    let v = if e == 0 { f * 2f64.powi(-24) } else { (1024.0 + f) * 2f64.powi(e - 25) };
+    if h & 0x8000 != 0 { -v } else { v }
+}
+
+/// Half an ulp of `v` in a format of `bits` significant bits (0 for 0).
+fn half_ulp(v: f64, bits: i32) -> f64 {
+    if v == 0.0 { 0.0 } else { 2f64.powi(v.abs().log2().floor() as i32 - bits) }
+}
+
+/// Multiples of 1/8 in [-1, 1]: products and sums of a few hundred of
+/// them are exact in binary32, and the values exact in every input type.
+fn eighths(seed: u32, count: usize) -> Vec<f64> {
+    let mut x = seed;
+    (0..count).map(|_| f64::from((xorshift(&mut x) % 17) as i32 - 8) / 8.0).collect()
+}
+
+/// fp8: 64x128 tiles, K blocks of 64, e4m3 inputs, f16 output; A and B
+/// in the 64-byte swizzled K-major layout. Inputs are e4m3 values in
+/// [2^-3, 2).
 #[test]
 fn triton_matmul_fp8_matches_the_product() {
     let (m, n, k) = (64usize, 128usize, 128usize);
@@ -2796,48 +2886,52 @@ fn triton_matmul_fp8_matches_the_product() {
     let mut byte = move || 0x20 + (xorshift(&mut x) % 0x20) as u8;
     let a: Vec<u8> = (0..m * k).map(|_| byte()).collect();
     let b: Vec<u8> = (0..k * n).map(|_| byte()).collect();
-    let e4m3 = |v: u8| f64::from(8 + (v & 7)) / 8.0 * 2f64.powi(i32::from(v >> 3) - 7);
-    let Some(oracle) = nv_oracle::Oracle::for_test("triton_matmul_fp8") else { return };
-    let dir = std::env::temp_dir().join(format!("ptxas-triton-fp8-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton/matmul_fp8.sm90a.ptx");
-    let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, "sm_90a", &dir, "matmul_kernel")
-        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
-    let int = |v: usize| Arg::Value((v as u32).to_le_bytes().to_vec());
-    let args = vec![
-        Arg::Buffer(a.clone()),
-        Arg::Buffer(b.clone()),
-        Arg::Buffer(vec![0; 2 * m * n]),
-        int(m),
-        int(n),
-        int(k),
-        int(k),
-        int(n),
-        int(n),
-        Arg::Value(vec![0; 8]),
-        Arg::Value(vec![0; 8]),
-    ];
-    let mut global = Global::new();
-    let (params, buffers) = lay_out(&kernel.func, &args, &mut global);
-    let mut launch = Launch::new([1, 1, 1], [128, 1, 1], params);
-    // Triton reports 12288 bytes of dynamic shared memory for it (gen.py).
-    launch.dyn_shared = 12288;
-    ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
-    let c = global.buffer(buffers[2]).unwrap();
-    let f16 = |h: u16| {
-        let (e, f) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
-        let v = if e == 0 { f * 2f64.powi(-24) } else { (1024.0 + f) * 2f64.powi(e - 25) };
-        if h & 0x8000 != 0 { -v } else { v }
+    let e4m3 = |v: &[u8]| f64::from(8 + (v[0] & 7)) / 8.0 * 2f64.powi(i32::from(v[0] >> 3) - 7);
+    let f16 = |c: &[u8]| f16_value(u16::from_le_bytes([c[0], c[1]]));
+    let shape =
+        TritonMatmul { name: "matmul_fp8", dims: (m, n, k), grid: 1, dyn_shared: 12288, in_bytes: 1, out_bytes: 2 };
+    shape.check((&a, &b), e4m3, f16, |v| half_ulp(v, 11));
+}
+
+/// f16: 128x128 tiles, K blocks of 32, f16 output; A K-major and B
+/// MN-major (`.tnspB`), both 64-byte swizzled.
+#[test]
+fn triton_matmul_f16_matches_the_product() {
+    let (m, n, k) = (128usize, 128usize, 96usize);
+    let bits = |v: Vec<f64>| -> Vec<u8> { v.into_iter().flat_map(|v| f16_bits(v).to_le_bytes()).collect() };
+    let (a, b) = (bits(eighths(7, m * k)), bits(eighths(11, k * n)));
+    let f16 = |c: &[u8]| f16_value(u16::from_le_bytes([c[0], c[1]]));
+    let shape =
+        TritonMatmul { name: "matmul_f16", dims: (m, n, k), grid: 1, dyn_shared: 16384, in_bytes: 2, out_bytes: 2 };
+    shape.check((&a, &b), f16, f16, |v| half_ulp(v, 11));
+}
+
+/// bf16: 64x128 tiles, K blocks of 32, f32 output (exact); B MN-major.
+#[test]
+fn triton_matmul_bf16_matches_the_product() {
+    let (m, n, k) = (128usize, 128usize, 64usize);
+    let bits = |v: Vec<f64>| -> Vec<u8> {
+        v.into_iter().flat_map(|v| ((((v as f32).to_bits()) >> 16) as u16).to_le_bytes()).collect()
     };
-    for i in 0..m {
-        for j in 0..n {
-            let want: f64 = (0..k).map(|l| e4m3(a[i * k + l]) * e4m3(b[l * n + j])).sum();
-            let got = f16(u16::from_le_bytes([c[2 * (i * n + j)], c[2 * (i * n + j) + 1]]));
-            // Half an f16 ulp (11 significant bits).
-            let tolerance = 2f64.powi(want.log2().floor() as i32 - 11);
-            assert!((got - want).abs() <= tolerance, "c[{i}][{j}] = {got}, the product is {want}");
-        }
-    }
+    let (a, b) = (bits(eighths(13, m * k)), bits(eighths(17, k * n)));
+    let bf16 = |v: &[u8]| f64::from(f32::from_bits(u32::from(u16::from_le_bytes([v[0], v[1]])) << 16));
+    let f32v = |c: &[u8]| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let shape =
+        TritonMatmul { name: "matmul_bf16", dims: (m, n, k), grid: 2, dyn_shared: 32768, in_bytes: 2, out_bytes: 4 };
+    shape.check((&a, &b), bf16, f32v, |_| 0.0);
+}
+
+/// tf32: 64x64 tiles, K blocks of 32, f32 in and out (exact): A and B
+/// K-major, 128-byte swizzled.
+#[test]
+fn triton_matmul_tf32_matches_the_product() {
+    let (m, n, k) = (64usize, 64usize, 64usize);
+    let bits = |v: Vec<f64>| -> Vec<u8> { v.into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect() };
+    let (a, b) = (bits(eighths(19, m * k)), bits(eighths(23, k * n)));
+    let f32v = |c: &[u8]| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let shape =
+        TritonMatmul { name: "matmul_tf32", dims: (m, n, k), grid: 1, dyn_shared: 49152, in_bytes: 4, out_bytes: 4 };
+    shape.check((&a, &b), f32v, f32v, |_| 0.0);
 }
 
 /// The next value of a xorshift32 sequence: reproducible test inputs.

@@ -12,8 +12,7 @@ use nv_oracle::Oracle;
 
 /// Fixtures our ptxas does not compile yet: (file, the start of the first
 /// error's message).
-const EXPECTED_FAILURES: &[(&str, &str)] =
-    &[("attention.sm90a.ptx", "wgmma.mma_async with a scale-d not known to be true is not supported yet")];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
 
 /// Triton 3.x's arguments before `FILE -o CUBIN` (xtask's `triton_args`).
 fn triton_args(gpu_name: &str) -> Vec<String> {

@@ -78,8 +78,8 @@
 //!   `SGXT[.U32]` by a register, signed `FLO[.SH]`, `FLO.U32[.SH]` of
 //!   `~R`, `SHF.R.U32` by a register.
 //!   Uniform forms of NVIDIA's Triton cubins ([`PROBED_UNIFORM`], both
-//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI.SX32`
-//!   of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
+//!   SMs): `USGXT[.U32]`, `ULOP3.LUT` of four registers, `ULEA.HI[.X]` of
+//!   registers, `USHF.L.U64.HI` of an immediate, `ULEA.HI.SX32` of an immediate, and on sm_80 `ULEA.HI.X.SX32` without a carry-out
 //!   ([`PROBED_SM80`]). sm_90 also
 //!   `STSM` (stmatrix) and the fp8 `QGMMA` beside `HGMMA`.
 //!   The other rules apply to them as to learned forms.
@@ -1753,6 +1753,52 @@ pub static PROBED_UNIFORM: &[Form] = &[
         mask: 0x000001ffffffffc000000000c0c00fff,
         uniform_guard: true,
     },
+    // ULEA.HI UR5, UR5, UR4, URZ, 0x5 (Triton 3.6's f16 matmuls on
+    // sm_90a): NVIDIA's 0x000fe2000f8f283f_0000000405057291; nvdisasm's
+    // flips: bit 80 `.HI` (clear: `ULEA`, no high source), 73 `.SX32`
+    // (which drops the high source), 74 `.X`, 72 `-` on the first source,
+    // the high source at 64, the shift at 75..79, 81..83 a carry-out (7
+    // hidden).
+    Form {
+        mnemonic: "ULEA.HI",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5)],
+        bits: 0x000000000f8f003f0000000000000291,
+        mask: 0x00000000080f07000000000000000fff,
+        uniform_guard: true,
+    },
+    // ULEA.HI.X UR22, UR26, UR9, UR6, 0x2, UP0 (the same kernels):
+    // 0x000fe200080f1406_000000091a167291, the form above with bit 74
+    // `.X` and the carry-in at 87..89, negated by 90 (SM80 and SM90 alike).
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5), upred_at!(87)],
+        bits: 0x00000000080f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    Form {
+        mnemonic: "ULEA.HI.X",
+        operands: &["{U}", "{U}", "{U}", "{U}", "{X}", "!{UP}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), ureg_at!(32), ureg_at!(64), imm_at!(75, 5), upred_at!(87)],
+        bits: 0x000000000c0f04000000000000000291,
+        mask: 0x000000000c0f07000000000000000fff,
+        uniform_guard: true,
+    },
+    // USHF.L.U64.HI UR23, UR26, 0x1, UR6 (the same kernels):
+    // 0x000fe40008010206_000000011a177899, the learned `USHF.L.U32` form
+    // with other type and `.HI` bits; nvdisasm's flips (SM80 and SM90
+    // alike): 73..74 the type (1 `.U64`, 0 `.S64`, 3 `.U32`), 75 `.W`, 76
+    // `.R`, 80 `.HI`.
+    Form {
+        mnemonic: "USHF.L.U64.HI",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[ureg_at!(16), ureg_at!(24), imm_at!(32, 32), ureg_at!(64)],
+        bits: 0x00000000080102000000000000000899,
+        mask: 0x000001ffffffffc000000000c0c00fff,
+        uniform_guard: true,
+    },
     Form {
         mnemonic: "ULEA.HI.SX32",
         operands: &["{U}", "{U}", "{X}", "{X}"],
@@ -1782,6 +1828,124 @@ pub static PROBED_HGMMA: &[Form] = &[
     hgmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "gsb0"], 0x000000000800080020000000000009f0),
     hgmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "gsb0"], 0x000000000800080040000000000009f0),
     hgmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "gsb0"], 0x000000000800080060000000000009f0),
+];
+
+/// `HGMMA` with a scale-d predicate and with A in registers, from
+/// NVIDIA's words for `wgmma.mma_async` with an immediate 0 or a run-time
+/// scale-d and with a register fragment for A (ptxas 13.5, sm_90a):
+/// `HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT` (0x000fe8000c7008ff_00000000041879f0),
+/// `HGMMA.64x8x16.F32 R24, gdesc[UR4].tnspB, R24, UP0` (0x000fe8000bf00818_40000000041879f0),
+/// `HGMMA.64x8x16.F32 R24, R28, gdesc[UR8].tnspB, R24, UP0` (0x000fe2000bf00818_400000081c187df0):
+/// the predicate at 87..89 stored complemented (`UPT` is 0), bit 90
+/// negates it; with A in registers the opcode is 0xdf0, A's fragment at
+/// 24..31 and the descriptor (B's) at 32..37. The other fields as in
+/// [`hgmma`]'s forms; the shape and types the family's.
+macro_rules! gmma {
+    ($operands:expr, $atoms:expr, $bits:literal, $mask:expr) => {
+        Form {
+            mnemonic: "HGMMA.64x8x16.F32",
+            operands: $operands,
+            atoms: $atoms,
+            bits: $bits,
+            mask: $mask,
+            uniform_guard: false,
+        }
+    };
+}
+
+const GMMA_D: Atom = reg_at!(16, None);
+const GMMA_C: Atom =
+    Atom { kind: AtomKind::R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) };
+const GMMA_SCALE_D: Atom =
+    Atom { kind: AtomKind::InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None };
+const DESC_P: &[Atom] = &[GMMA_D, ureg_at!(24), GMMA_C, GMMA_SCALE_D];
+const REG_A: &[Atom] = &[GMMA_D, reg_at!(24, Some(0)), ureg_at!(32), GMMA_C];
+const REG_A_P: &[Atom] = &[GMMA_D, reg_at!(24, Some(0)), ureg_at!(32), GMMA_C, GMMA_SCALE_D];
+/// [`hgmma`]'s mask without the predicate field.
+const DESC_P_MASK: u128 = 0x000001fffc7fff00ffffffffc0000fff;
+const REG_A_MASK: u128 = 0x000001ffffffff00ffffffc000000fff;
+const REG_A_P_MASK: u128 = 0x000001fffc7fff00ffffffc000000fff;
+
+/// The forms of [`gmma`].
+pub static PROBED_GMMA_OPERANDS: &[Form] = &[
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "{UP}"], DESC_P, 0x000000000870080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "!{UP}"], DESC_P, 0x000000000c70080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}]", "{R}", "!{UP}", "gsb0"], DESC_P, 0x000000000c00080000000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "{UP}"], DESC_P, 0x000000000870080020000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080020000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspA", "{R}", "!{UP}"], DESC_P, 0x000000000c70080020000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080020000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "{UP}"], DESC_P, 0x000000000870080040000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "{UP}", "gsb0"], DESC_P, 0x000000000800080040000000000009f0, DESC_P_MASK),
+    gmma!(&["{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}"], DESC_P, 0x000000000c70080040000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080040000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "{UP}"], DESC_P, 0x000000000870080060000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "{UP}", "gsb0"],
+        DESC_P,
+        0x000000000800080060000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "!{UP}"], DESC_P, 0x000000000c70080060000000000009f0, DESC_P_MASK),
+    gmma!(
+        &["{R}", "gdesc[{U}].tnspA.tnspB", "{R}", "!{UP}", "gsb0"],
+        DESC_P,
+        0x000000000c00080060000000000009f0,
+        DESC_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}"], REG_A, 0x00000000087008000000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "gsb0"], REG_A, 0x00000000080008000000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "{UP}"], REG_A_P, 0x00000000087008000000000000000df0, REG_A_P_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}]", "{R}", "{UP}", "gsb0"],
+        REG_A_P,
+        0x00000000080008000000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}]", "{R}", "!{UP}"], REG_A_P, 0x000000000c7008000000000000000df0, REG_A_P_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}]", "{R}", "!{UP}", "gsb0"],
+        REG_A_P,
+        0x000000000c0008000000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(&["{R}", "{R}", "gdesc[{U}].tnspB", "{R}"], REG_A, 0x00000000087008004000000000000df0, REG_A_MASK),
+    gmma!(&["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "gsb0"], REG_A, 0x00000000080008004000000000000df0, REG_A_MASK),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "{UP}"],
+        REG_A_P,
+        0x00000000087008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "{UP}", "gsb0"],
+        REG_A_P,
+        0x00000000080008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}"],
+        REG_A_P,
+        0x000000000c7008004000000000000df0,
+        REG_A_P_MASK
+    ),
+    gmma!(
+        &["{R}", "{R}", "gdesc[{U}].tnspB", "{R}", "!{UP}", "gsb0"],
+        REG_A_P,
+        0x000000000c0008004000000000000df0,
+        REG_A_P_MASK
+    ),
 ];
 
 /// Probed forms of sm_80 only: `CALL.ABS.NOINC 0x0` and `RET.ABS.NODEC R20
@@ -1897,8 +2061,8 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
         }
         Sm::Sm90 => (&[PROBED, PROBED_IMMA, PROBED_CONVERT, PROBED_UNIFORM], PROBED_SM90, PROBED_CONVERT_SM90),
     };
-    let hgmma: &[Form] = if sm == Sm::Sm90 { PROBED_HGMMA } else { &[] };
-    let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma);
+    let hgmma: &[&[Form]] = if sm == Sm::Sm90 { &[PROBED_HGMMA, PROBED_GMMA_OPERANDS] } else { &[] };
+    let probed = shared.iter().copied().flatten().chain(own).chain(convert).chain(hgmma.iter().copied().flatten());
     let mut out: Vec<Form> = probed.filter(|f| known.insert(text(f))).copied().collect();
     let bases: Vec<Form> = learned.iter().chain(&out).copied().collect();
     for form in &bases {

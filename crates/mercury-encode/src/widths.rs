@@ -154,7 +154,9 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         }
         // `HGMMA.64xNxK.F32 R24, gdesc[UR4], R24`: N / 2 accumulators per
         // thread (N / 4 for F16 ones); with A in shared memory `gdesc[UR4]`
-        // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7.
+        // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7. The
+        // accumulators read are the last R source (`RZ` when the product
+        // replaces them).
         HGMMA | QGMMA => {
             // N reaches 256: parsed wider than the accumulator count.
             let n =
@@ -170,8 +172,16 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
                     acc,
                 );
             }
-            if let Some(OperandKind::MatrixDesc(r)) = inst.uses.first_mut().map(|u| &mut u.kind) {
-                *r = r.wide(4);
+            // With A in registers (`HGMMA R24, R88, gdesc[UR8], R24`) the
+            // four words of A's fragment come first; the descriptor operand
+            // still names four registers, B's descriptor in the last two
+            // (NVIDIA loads B's into UR10:UR11 there, UR8:UR9 unused).
+            for u in inst.uses.iter_mut().take(2) {
+                match &mut u.kind {
+                    OperandKind::MatrixDesc(r) => *r = r.wide(4),
+                    OperandKind::Reg(r) if r.file == RegFile::R && !r.is_zero() => *r = r.wide(4),
+                    _ => {}
+                }
             }
         }
         _ => {}

@@ -1,6 +1,6 @@
 //! What an instruction does, decided once from its opcode and modifiers.
 
-use ori_ir::{Inst, Opcode, OperandKind};
+use ori_ir::{Inst, Layout, Opcode, OperandKind};
 
 use crate::sem::cmp::{BoolOp, Cmp};
 use crate::sem::float::Round;
@@ -439,9 +439,12 @@ pub enum WgmmaOp {
     Arrive,
     /// `HGMMA.64xNxK.F32[.BF16|.TF32] d, gdesc[UR], c[, scale-d][, gsb0]`
     /// and fp8 `QGMMA.64xNx32.F32.{E4M3,E5M2}.{E4M3,E5M2}`: A (of type
-    /// `input`) and B (`b_input`) from shared memory, not transposed;
-    /// `closes` when it carries `gsb0` (`wgmma.commit_group`).
-    Hgmma { n: u32, input: WgmmaInput, b_input: WgmmaInput, closes: bool },
+    /// `input`) from shared memory or, `a_in_regs`, from a four-register
+    /// fragment before the descriptor (`HGMMA R24, R88, gdesc[UR8], R24`),
+    /// B (`b_input`) from shared memory, each stored transposed (MN-major)
+    /// where `tnsp` says (`.tnspA`, `.tnspB`); `closes` when it carries
+    /// `gsb0` (`wgmma.commit_group`).
+    Hgmma { n: u32, input: WgmmaInput, b_input: WgmmaInput, a_in_regs: bool, tnsp: (bool, bool), closes: bool },
     /// `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
     Depbar { keep: u32 },
 }
@@ -628,9 +631,9 @@ fn cmp_op(inst: &Inst) -> Option<(Cmp, BoolOp)> {
 }
 
 /// `HGMMA.64xNxK.F32[.BF16|.TF32]` and `QGMMA.64xNx32.F32.A.B` (fp8) with
-/// both operands behind a descriptor, neither transposed (an A in
-/// registers comes as a register operand before `gdesc`; f16 accumulators
-/// and transposed operands are not modelled).
+/// B behind a descriptor and A behind one too or in registers (a register
+/// operand before `gdesc`), either stored transposed (f16 accumulators
+/// and negated operands are not modelled).
 fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
     let fp8 = |m: &ori_ir::Modifier| match m.name() {
         "E4M3" => Some(WgmmaInput::E4m3),
@@ -652,10 +655,21 @@ fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
     };
     let (n, k) = shape.name().strip_prefix("64x")?.split_once('x')?;
     let n: u32 = n.parse().ok()?;
-    let desc_first = matches!(inst.uses.first(), Some(u) if matches!(u.kind, OperandKind::MatrixDesc(_)) && u.flags.layout.is_none());
+    let a_in_regs = matches!(inst.uses.first()?.kind, OperandKind::Reg(r) if r.file == ori_ir::RegFile::R);
+    let desc = inst.uses.get(usize::from(a_in_regs)).filter(|u| matches!(u.kind, OperandKind::MatrixDesc(_)))?;
+    if inst.uses.iter().any(|u| u.flags.neg) {
+        return None;
+    }
+    let tnsp = match desc.flags.layout {
+        None => (false, false),
+        Some(Layout::TnspA) => (true, false),
+        Some(Layout::TnspB) => (false, true),
+        Some(Layout::TnspAB) => (true, true),
+        Some(Layout::Row | Layout::Col) => return None,
+    };
     let closes = inst.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(0)));
     let shape_ok = k.parse::<usize>().ok() == Some(input.k()) && n % 8 == 0 && (8..=256).contains(&n);
-    (acc.name() == "F32" && desc_first && shape_ok).then_some(WgmmaOp::Hgmma { n, input, b_input, closes })
+    (acc.name() == "F32" && shape_ok).then_some(WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes })
 }
 
 /// Whether source `i` of `inst` is `RZ`.

@@ -127,9 +127,14 @@ impl LiveRanges {
             for u in plive.ones() {
                 b.unit_end[u] = last;
             }
+            // The read point of the nearest `WARPGROUP.DEPBAR` below.
+            let mut wait_pt = None;
             for (j, &id) in insts.iter().enumerate().rev() {
                 let inst = &func.insts[id];
                 let (use_pt, def_pt) = (2 * (k + j as u32), 2 * (k + j as u32) + 1);
+                if inst.op == Opcode::WARPGROUP && inst.has_mod("DEPBAR") {
+                    wait_pt = Some(use_pt);
+                }
                 // Values live into a mid-block branch's targets are live
                 // after it.
                 for target in branch_targets(inst) {
@@ -149,6 +154,9 @@ impl LiveRanges {
                 let at = Point { use_pt, def_pt, freq };
                 b.defs(inst, &effects, &mut vlive, &mut plive, at);
                 b.uses(id, inst, &effects, &mut vlive, &mut plive, at);
+                if let Some(a) = register_a(inst) {
+                    b.hold(a, wait_pt.unwrap_or(last));
+                }
                 b.hint(inst);
             }
             // A value live at the top of the block that no write reaches
@@ -324,6 +332,14 @@ impl Builder {
         });
     }
 
+    /// Keeps virtual register `reg`, read here, live down to point `end`.
+    fn hold(&mut self, reg: Reg, end: u32) {
+        if let Some(v) = VReg::of(reg) {
+            let bit = self.bit(v);
+            self.vreg_end[bit] = self.vreg_end[bit].max(end);
+        }
+    }
+
     /// Records a copy between registers of the same file and width, or a
     /// matrix result and its accumulator (in place, as NVIDIA's code
     /// updates it: `HMMA.16816.F32 R4, R12, R20, R4`).
@@ -395,6 +411,19 @@ pub(crate) fn plain_mov(inst: &Inst) -> Option<(Reg, Reg)> {
 pub(crate) fn early_clobber(inst: &Inst, def: Reg) -> bool {
     matches!(inst.op, Opcode::HMMA | Opcode::IMMA | Opcode::DMMA | Opcode::HGMMA)
         && inst.uses.iter().flat_map(|op| op.regs()).any(|r| r.file == def.file && !r.is_zero() && r.width != def.width)
+}
+
+/// The A fragment of a warpgroup MMA that reads A from registers
+/// (`HGMMA R24, R88, gdesc[UR8], R24`). The MMA reads it asynchronously,
+/// until the `WARPGROUP.DEPBAR` that waits for it (PTX ISA: wgmma's
+/// register operands must not be modified before the wait), so it stays
+/// live down to the next one in its block (to the block's end when that
+/// has none).
+fn register_a(inst: &Inst) -> Option<Reg> {
+    if !inst.op.is_warpgroup_mma() {
+        return None;
+    }
+    inst.uses.first().and_then(ori_ir::Operand::as_reg).filter(|r| r.file == RegFile::R && !r.is_zero())
 }
 
 /// True when source `src` of `inst` must stay clear of a result of

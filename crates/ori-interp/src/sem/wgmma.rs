@@ -25,14 +25,9 @@
 //!   `>> 4` in bits 0-13, leading-dimension byte offset `>> 4` in bits
 //!   16-29, stride byte offset `>> 4` in bits 32-45, base offset in bits
 //!   49-51, swizzle mode in bits 62-63. Base offset 0 is modelled (the
-//!   others are errors), with every swizzle mode ([`MatrixDesc::element`]).
-//!   Without swizzle, K-major operands are 8x8 core matrices of 16-bit
-//!   elements, 16 bytes a row, 128 bytes each: element (row r, column k)
-//!   lies at `start + (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + (k % 8) 2`
-//!   (A is M x K; B is stored N x K, its column `n` as row `n`); tf32
-//!   elements are 4 bytes, four to a row (`(k / 4) LBO + (k % 4) 4`), fp8
-//!   one byte, sixteen to a row. Transposed (MN-major) operands are not
-//!   modelled.
+//!   others are errors), with every swizzle mode and both majors: K-major
+//!   operands (A is M x K row-major; B, K x N, stored N x K) and MN-major
+//!   ones (`.tnspA`/`.tnspB`), laid out as [`MatrixDesc::element`] says.
 //! - Arithmetic: as `HMMA` (`sem::mma`): binary16, bfloat16 and tf32 (a
 //!   binary32 word without its low 13 mantissa bits) products exact in f64,
 //!   summed with C in f64 and rounded once to binary32; NaN canonical.
@@ -80,24 +75,56 @@ impl MatrixDesc {
         Ok(MatrixDesc { start: field(0), lbo: field(16), sbo: field(32), swizzle })
     }
 
-    /// Byte offset of the element of `bytes` bytes at (`row`, `k`) of a
-    /// K-major operand. Without swizzle a core matrix row is 16 bytes
-    /// (eight 16-bit, four 32-bit or sixteen 8-bit elements), core matrices
-    /// `lbo` apart along K. Swizzled, the 8-row group is `swizzle`-byte
-    /// rows (one instruction's 32 bytes of K always within one), and the
-    /// address's 16-byte chunk bits 4.. are XORed with its bits 7.. (as
-    /// many as the row has chunks beyond the first: 128 bytes three, 64
-    /// two, 32 one), the pattern aligned to absolute shared addresses.
-    pub fn element(&self, row: usize, k: usize, bytes: usize) -> u64 {
-        let group = u64::from(self.start) + (row / 8) as u64 * u64::from(self.sbo);
-        if self.swizzle != 0 {
-            let linear = group + (row % 8) as u64 * u64::from(self.swizzle) + (k * bytes) as u64;
-            let chunks = u64::from(self.swizzle / 16 - 1);
-            return linear ^ (((linear >> 7) & chunks) << 4);
+    /// Byte offset of the element of `bytes` bytes at (`mn`, `k`) of an
+    /// operand stored `major` (`mn` is A's row or B's column). The
+    /// canonical layouts are the PTX ISA's ("Shared Memory Matrix
+    /// Layout"): 16-byte chunks of `T = 16 / bytes` elements contiguous
+    /// along the major dimension, grouped in atoms of 8 chunk-rows; with
+    /// a swizzle of `S` bytes a chunk-row is `S` bytes (`W = S / 16`
+    /// chunks), and the address's 16-byte chunk bits 4.. are XORed with
+    /// its bits 7.. (as many as a row has chunks beyond the first: 128
+    /// bytes three, 64 two, 32 one), aligned to absolute shared addresses.
+    ///
+    /// | layout | element offset |
+    /// |---|---|
+    /// | K-major, none | `(mn / 8) SBO + (k / T) LBO + (mn % 8) 16 + (k % T) bytes` |
+    /// | K-major, `S` | `(mn / 8) SBO + (mn % 8) S + k bytes` (one instruction's K within a row) |
+    /// | MN-major, none | `(mn / T) SBO + (k / 8) LBO + (k % 8) 16 + (mn % T) bytes` |
+    /// | MN-major, `S` | `(mn / WT) LBO + (k / 8) SBO + (k % 8) S + (mn % WT) bytes` |
+    ///
+    /// (Without swizzle the descriptor's LBO steps along K and SBO along
+    /// M/N whichever the major; swizzled MN-major, LBO steps from one
+    /// atom to the next along M/N and SBO along K.)
+    pub fn element(&self, major: Major, mn: usize, k: usize, bytes: usize) -> u64 {
+        let (mn, k) = (mn as u64, k as u64);
+        let (bytes, per_chunk) = (bytes as u64, 16 / bytes as u64);
+        let (start, lbo, sbo, swizzle) =
+            (u64::from(self.start), u64::from(self.lbo), u64::from(self.sbo), u64::from(self.swizzle));
+        let linear = match (major, swizzle) {
+            (Major::K, 0) => start + mn / 8 * sbo + k / per_chunk * lbo + mn % 8 * 16 + k % per_chunk * bytes,
+            (Major::K, _) => start + mn / 8 * sbo + mn % 8 * swizzle + k * bytes,
+            (Major::Mn, 0) => start + mn / per_chunk * sbo + k / 8 * lbo + k % 8 * 16 + mn % per_chunk * bytes,
+            (Major::Mn, _) => {
+                let atom = swizzle / bytes;
+                start + mn / atom * lbo + k / 8 * sbo + k % 8 * swizzle + mn % atom * bytes
+            }
+        };
+        if swizzle == 0 {
+            return linear;
         }
-        let per_row = 16 / bytes;
-        group + (k / per_row) as u64 * u64::from(self.lbo) + (row % 8) as u64 * 16 + ((k % per_row) * bytes) as u64
+        let chunks = swizzle / 16 - 1;
+        linear ^ (((linear >> 7) & chunks) << 4)
     }
+}
+
+/// Which dimension of a shared-memory operand is contiguous: K (the
+/// default) or M/N (`.tnspA`/`.tnspB`: wgmma's `imm-trans-a/b` = 1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Major {
+    /// K-major: A row-major, B column-major.
+    K,
+    /// MN-major: A column-major, B row-major (stored transposed).
+    Mn,
 }
 
 /// Where accumulator register `i` of `lane` sits in the warp's 16 rows of
@@ -106,6 +133,27 @@ impl MatrixDesc {
 /// `8 (i / 4) + 2 (lane % 4) + i % 2`.
 pub fn accumulator_position(lane: usize, i: usize) -> (usize, usize) {
     (lane / 4 + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2)
+}
+
+/// The warp's 16 rows of A (K elements' bits each) from its lanes' four
+/// fragment words (PTX ISA, "Register fragment for matrix A" of wgmma, as
+/// `mma.m16n8kK`'s): lane `l` = group `g = l / 4`, thread `t = l % 4`; its
+/// word `i` holds row `g + 8 (i % 2)`, the `e = 4 / bytes` elements from K
+/// index `e t + K / 2 (i / 2)`, lowest bits first.
+fn fragment_a(words: &[[u32; 4]], bytes: usize) -> Vec<Vec<u32>> {
+    let per = 4 / bytes;
+    let k = 32 / bytes;
+    let mask = if bytes == 4 { u32::MAX } else { (1 << (8 * bytes)) - 1 };
+    let mut a = vec![vec![0; k]; WARP_ROWS];
+    for (lane, w) in words.iter().enumerate() {
+        let (g, t) = (lane / 4, lane % 4);
+        for (i, &word) in w.iter().enumerate() {
+            for e in 0..per {
+                a[g + 8 * (i % 2)][per * t + k / 2 * (i / 2) + e] = word >> (8 * bytes * e) & mask;
+            }
+        }
+    }
+    a
 }
 
 /// The value of an input element's bits.
@@ -167,10 +215,22 @@ struct Queued {
     d: (Loc, u8),
     /// Accumulators read (`RZ`: zeros).
     c: (Loc, u8),
+    /// How A and B are stored.
+    major: (Major, Major),
     /// False when the product replaces C (`wgmma`'s scale-d = 0).
     scale_d: bool,
-    a: MatrixDesc,
+    a: OperandA,
     b: MatrixDesc,
+}
+
+/// Where an `HGMMA` takes A from.
+#[derive(Clone, Debug)]
+enum OperandA {
+    /// Shared memory, behind a descriptor.
+    Shared(MatrixDesc),
+    /// Each lane's four fragment words (read at issue), and the R slots
+    /// they came from (which must not be written before the wait).
+    Regs(Vec<[u32; 4]>, std::ops::Range<u32>),
 }
 
 /// A warp's warpgroup-MMA state.
@@ -219,13 +279,17 @@ impl Cta<'_> {
             }));
             for (loc, width) in regs {
                 let r = r_slots(loc, width);
-                if let Some(q) = st
-                    .queued
-                    .iter()
-                    .find(|q| overlaps(&r, &r_slots(q.d.0, q.d.1)) || overlaps(&r, &r_slots(q.c.0, q.c.1)))
-                {
+                let a_slots = |q: &Queued| match &q.a {
+                    OperandA::Regs(_, slots) => slots.clone(),
+                    OperandA::Shared(_) => 0..0,
+                };
+                if let Some(q) = st.queued.iter().find(|q| {
+                    overlaps(&r, &r_slots(q.d.0, q.d.1))
+                        || overlaps(&r, &r_slots(q.c.0, q.c.1))
+                        || overlaps(&r, &a_slots(q))
+                }) {
                     return fault(format!(
-                        "R{} is an accumulator of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
+                        "R{} is an operand of the HGMMA at instruction {} that no WARPGROUP.DEPBAR has waited for",
                         r.start, q.pc
                     ));
                 }
@@ -255,27 +319,52 @@ impl Cta<'_> {
                 w.wgmma.arrived = true;
                 w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
             }
-            WgmmaOp::Hgmma { n, input, b_input, closes } => {
+            WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes } => {
+                // `[A fragment,] gdesc[UR], C[, scale-d]`.
+                let at = usize::from(a_in_regs);
                 let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
-                    (step.defs.first(), step.uses.first(), step.uses.get(1))
+                    (step.defs.first(), step.uses.get(at), step.uses.get(at + 1))
                 else {
-                    return fault("HGMMA operands are not gdesc[UR], C");
+                    return fault("HGMMA operands are not [R,] gdesc[UR], C");
                 };
-                // A third register operand is the scale-d predicate (UPT
+                // A further register operand is the scale-d predicate (UPT
                 // or UPn, `!UPT` for a product that replaces C).
-                let scale_d = match step.uses.get(2) {
-                    Some((Src::Reg(..), _)) => self.p_in(w, step, 2, 0)?,
+                let scale_d = match step.uses.get(at + 2) {
+                    Some((Src::Reg(..), _)) => self.p_in(w, step, at + 2, 0)?,
                     _ => true,
                 };
                 let c = (c, cw);
-                if let Some(s) = r_slots(d.0, d.1).chain(r_slots(c.0, c.1)).find(|&s| w.wgmma.unfenced(s)) {
+                let a_frag = match step.uses.first() {
+                    Some(&(Src::Reg(loc, width), _)) if a_in_regs => Some((loc, width)),
+                    _ => None,
+                };
+                let read =
+                    r_slots(d.0, d.1).chain(r_slots(c.0, c.1)).chain(a_frag.map_or(0..0, |(l, w)| r_slots(l, w)));
+                if let Some(s) = read.clone().find(|&s| w.wgmma.unfenced(s)) {
                     return fault(format!("HGMMA reads R{s}, written after the last WARPGROUP.ARRIVE (wgmma.fence)"));
                 }
                 let word = |k: u32| u64::from(w.get_word(*desc, k, 0));
-                let a = MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?;
+                // B's descriptor is in the last two words (with A in
+                // registers the first two are unused).
                 let b = MatrixDesc::decode(word(2) | word(3) << 32).or_else(fault)?;
+                let a = match a_in_regs {
+                    true => None,
+                    false => Some(MatrixDesc::decode(word(0) | word(1) << 32).or_else(fault)?),
+                };
+                // A fragment is read at issue; the watch faults on writes
+                // to it before the wait, so that is also its value later.
+                let a = match (a, a_frag) {
+                    (Some(desc), _) => OperandA::Shared(desc),
+                    (None, Some((loc, _))) => OperandA::Regs(
+                        (0..LANES).map(|lane| std::array::from_fn(|k| w.get_word(loc, k as u32, lane))).collect(),
+                        a_frag.map_or(0..0, |(l, wd)| r_slots(l, wd)),
+                    ),
+                    (None, None) => return fault("HGMMA's A fragment is not in registers"),
+                };
                 let group = w.wgmma.open;
-                w.wgmma.queued.push(Queued { pc, group, n, input, b_input, d, c, scale_d, a, b });
+                let major = |t: bool| if t { Major::Mn } else { Major::K };
+                let major = (major(tnsp.0), major(tnsp.1));
+                w.wgmma.queued.push(Queued { pc, group, n, input, b_input, d, c, major, scale_d, a, b });
                 if closes {
                     w.wgmma.open += 1;
                 }
@@ -299,19 +388,22 @@ impl Cta<'_> {
         let first_row = WARP_ROWS * (w.index as usize % 4);
         let shared = &self.shared[self.rank];
         let bytes = q.input.bytes();
-        let read = |desc: &MatrixDesc, row: usize, k: usize| -> R<u32> {
-            let addr = desc.element(row, k, bytes);
+        let read = |desc: &MatrixDesc, major: Major, mn: usize, k: usize| -> R<u32> {
+            let addr = desc.element(major, mn, k, bytes);
             match usize::try_from(addr).ok().and_then(|off| shared.get(off..off.checked_add(bytes)?)) {
                 Some(b) => Ok(load_le(b) as u32),
                 None => fault(format!("HGMMA (instruction {}) reads shared memory at {addr:#x}, out of bounds", q.pc)),
             }
         };
         let k = q.input.k();
-        let a = (0..WARP_ROWS)
-            .map(|r| (0..k).map(|k| read(&q.a, first_row + r, k)).collect::<R<Vec<u32>>>())
-            .collect::<R<Vec<_>>>()?;
+        let a = match &q.a {
+            OperandA::Shared(desc) => (0..WARP_ROWS)
+                .map(|r| (0..k).map(|k| read(desc, q.major.0, first_row + r, k)).collect::<R<Vec<u32>>>())
+                .collect::<R<Vec<_>>>()?,
+            OperandA::Regs(words, _) => fragment_a(words, bytes),
+        };
         let b = (0..q.n as usize)
-            .map(|col| (0..k).map(|k| read(&q.b, col, k)).collect::<R<Vec<u32>>>())
+            .map(|col| (0..k).map(|k| read(&q.b, q.major.1, col, k)).collect::<R<Vec<u32>>>())
             .collect::<R<Vec<_>>>()?;
         let words = q.n / 2;
         let c: Vec<Vec<u32>> =
@@ -343,24 +435,42 @@ mod tests {
         // The corpus kernel's descriptor: start 0x400, LBO 128, SBO 256.
         let d = MatrixDesc::decode(0x0000_0010_0008_0040).unwrap();
         assert_eq!(d, MatrixDesc { start: 0x400, lbo: 128, sbo: 256, swizzle: 0 });
-        assert_eq!(d.element(0, 0, 2), 0x400);
-        assert_eq!(d.element(9, 3, 2), 0x400 + 256 + 16 + 6);
-        assert_eq!(d.element(2, 12, 2), 0x400 + 128 + 32 + 8);
+        assert_eq!(d.element(Major::K, 0, 0, 2), 0x400);
+        assert_eq!(d.element(Major::K, 9, 3, 2), 0x400 + 256 + 16 + 6);
+        assert_eq!(d.element(Major::K, 2, 12, 2), 0x400 + 128 + 32 + 8);
         // tf32: four elements to a core-matrix row.
-        assert_eq!(d.element(2, 5, 4), 0x400 + 128 + 32 + 4);
+        assert_eq!(d.element(Major::K, 2, 5, 4), 0x400 + 128 + 32 + 4);
         assert!(MatrixDesc::decode(1 << 49).unwrap_err().contains("base offset 1"));
         // Triton's fp8 operands: 64-byte swizzle, SBO 512, at 0x2000.
         let d = MatrixDesc::decode(0x8000_0020_0000_0200).unwrap();
         assert_eq!(d, MatrixDesc { start: 0x2000, lbo: 0, sbo: 512, swizzle: 64 });
         // Row 0 is as it is; row 2 (bits 7.. = 1) swaps its 16-byte chunks
         // 0/1 and 2/3; row 9 is row 1 of the next group (unswizzled).
-        assert_eq!(d.element(0, 17, 1), 0x2000 + 17);
-        assert_eq!(d.element(2, 3, 1), 0x2000 + 128 + 16 + 3);
-        assert_eq!(d.element(2, 17, 1), 0x2000 + 128 + 1);
-        assert_eq!(d.element(9, 5, 1), 0x2000 + 512 + 64 + 5);
+        assert_eq!(d.element(Major::K, 0, 17, 1), 0x2000 + 17);
+        assert_eq!(d.element(Major::K, 2, 3, 1), 0x2000 + 128 + 16 + 3);
+        assert_eq!(d.element(Major::K, 2, 17, 1), 0x2000 + 128 + 1);
+        assert_eq!(d.element(Major::K, 9, 5, 1), 0x2000 + 512 + 64 + 5);
         // 128-byte swizzle: row 5's chunk c lies at chunk c ^ 5 (rows at 1024-byte alignment).
         let d = MatrixDesc::decode(1 << 62 | 64 << 32).unwrap();
-        assert_eq!(d.element(5, 8, 2), 5 * 128 + (1 ^ 5) * 16);
+        assert_eq!(d.element(Major::K, 5, 8, 2), 5 * 128 + (1 ^ 5) * 16);
+    }
+
+    #[test]
+    fn mn_major_offsets() {
+        // Unswizzled: eight elements of M/N to a 16-byte chunk, a core
+        // matrix is 8 K-rows of chunks, SBO along M/N, LBO along K.
+        let d = MatrixDesc { start: 0x400, lbo: 256, sbo: 128, swizzle: 0 };
+        assert_eq!(d.element(Major::Mn, 10, 9, 2), 0x400 + 128 + 256 + 16 + 2 * 2);
+        // 128-byte swizzle: 64 f16 of M/N to a row, k % 8 picks the row,
+        // LBO the next 64 of M/N, SBO the next 8 of K; the chunk index
+        // XORed with the row's bits 7..9.
+        let d = MatrixDesc { start: 0x2000, lbo: 8192, sbo: 1024, swizzle: 128 };
+        assert_eq!(d.element(Major::Mn, 5, 3, 2), 0x2000 + 3 * 128 + (3 * 16) + 5 * 2 % 16);
+        assert_eq!(d.element(Major::Mn, 70, 11, 2), 0x2000 + 8192 + 1024 + 3 * 128 + ((0 ^ 3) * 16) + 12);
+        // 32-byte swizzle: 16 f16 to a row; bit 4 XORed with bit 7.
+        let d = MatrixDesc { start: 0, lbo: 512, sbo: 256, swizzle: 32 };
+        assert_eq!(d.element(Major::Mn, 9, 4, 2), 4 * 32 + (1 ^ 1) * 16 + 2);
+        assert_eq!(d.element(Major::Mn, 17, 4, 2), 512 + 4 * 32 + (0 ^ 1) * 16 + 2);
     }
 
     #[test]
@@ -369,6 +479,20 @@ mod tests {
         assert_eq!(accumulator_position(5, 1), (1, 3));
         assert_eq!(accumulator_position(31, 3), (15, 7));
         assert_eq!(accumulator_position(2, 4), (0, 12));
+    }
+
+    #[test]
+    fn register_fragment_of_a() {
+        // Lane 5 (group 1, thread 1): word 2 holds row 1, K 10 and 11
+        // (f16); tf32 word 3 row 9, K 5; fp8 word 1 row 9, K 4..7, word 2
+        // row 1, K 20..23.
+        let mut words = vec![[0u32; 4]; LANES];
+        words[5] = [0, 0x2222_1111, 0x4444_3333, 0x8765_4321];
+        let a = fragment_a(&words, 2);
+        assert_eq!((a[1][10], a[1][11], a[9][2], a[9][3]), (0x3333, 0x4444, 0x1111, 0x2222));
+        assert_eq!(fragment_a(&words, 4)[9][5], 0x8765_4321);
+        let a = fragment_a(&words, 1);
+        assert_eq!((a[9][4], a[9][7], a[9][20], a[1][20]), (0x11, 0x22, 0x21, 0x33));
     }
 
     /// A[m][k] = m + 2k - 9, B[k][n] = k - n, C = m * n: exact, so each

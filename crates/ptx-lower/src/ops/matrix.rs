@@ -115,7 +115,7 @@ pub(crate) fn bind_fragments(cx: &mut Lowerer<'_>, statements: &[Statement]) {
 
 /// Makes `names` the parts of one fresh tuple, unless one of them is
 /// bound already or named twice.
-fn bind(cx: &mut Lowerer<'_>, names: &[(&str, Span)]) {
+pub(super) fn bind(cx: &mut Lowerer<'_>, names: &[(&str, Span)]) {
     let fresh = names.iter().all(|&(n, _)| cx.regs.existing(n).is_none());
     let distinct = names.iter().enumerate().all(|(k, (n, _))| names[..k].iter().all(|(m, _)| m != n));
     if !fresh || !distinct {

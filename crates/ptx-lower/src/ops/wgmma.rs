@@ -32,7 +32,7 @@
 use ori_ir::{Inst, Layout, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
 
-use super::matrix::{as_tuple, names};
+use super::matrix::{as_tuple, bind, names};
 use super::unsupported;
 use crate::error::{Lowered, at};
 use crate::func::Lowerer;
@@ -166,12 +166,16 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
 }
 
-/// `wgmma.mma_async ... {d}, da, db, p, 1, 1[, ta, tb]`: both operands
-/// from shared memory, not negated; `ta`/`tb` (the 16-bit inputs only)
-/// mark an operand stored transposed (`.tnspA`/`.tnspB` on the
-/// descriptor operand).
+/// `wgmma.mma_async ... {d}, a, db, scale-d, 1, 1[, ta], [tb]`: A from
+/// shared memory (`da`, a descriptor) or registers (`{a0..a3}`, then no
+/// `ta`), not negated; `ta`/`tb` (the 16-bit inputs only) mark an operand
+/// stored transposed (`.tnspA`/`.tnspB` on the descriptor operand).
+/// Scale-d as NVIDIA lowers it: known true, no operand; the immediate 0,
+/// C read as `RZ` with `!UPT`; a run-time predicate made uniform with
+/// `VOTEU.ANY` (wgmma is `.aligned`: every thread has the same).
 fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered {
-    let [_, _, _, scale_d, rest @ ..] = &inst.operands[..] else { return Err(unsupported(inst)) };
+    let [_, a, _, scale_d, rest @ ..] = &inst.operands[..] else { return Err(unsupported(inst)) };
+    let a_in_regs = matches!(a.kind, ExprKind::Braces(_));
     let int = |e: &Expr| match e.kind {
         ExprKind::Int { value, .. } => Some(value as i64),
         ExprKind::Unary(ptx_syntax::ast::UnaryOp::Neg, ref x) => match x.kind {
@@ -181,22 +185,51 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered 
         _ => None,
     };
     let imms: Vec<Option<i64>> = rest.iter().map(int).collect();
-    let layout = match (shape.transposable(), &imms[..]) {
-        (false, [Some(1), Some(1)]) => None,
-        (true, [Some(1), Some(1), Some(ta @ (0 | 1)), Some(tb @ (0 | 1))]) => Layout::transposed(*ta == 1, *tb == 1),
+    let trans = |t: &Option<i64>| match t {
+        Some(t @ (0 | 1)) => Some(*t == 1),
+        _ => None,
+    };
+    let layout = match (shape.transposable(), a_in_regs, &imms[..]) {
+        (false, _, [Some(1), Some(1)]) => None,
+        (true, false, [Some(1), Some(1), ta, tb]) => match (trans(ta), trans(tb)) {
+            (Some(ta), Some(tb)) => Layout::transposed(ta, tb),
+            _ => return Err(unsupported(inst)),
+        },
+        (true, true, [Some(1), Some(1), tb]) => Layout::transposed(false, trans(tb).ok_or_else(|| unsupported(inst))?),
         _ => return Err(at(inst.span, "wgmma.mma_async with negated operands is not supported yet")),
     };
-    if !scale_d_is_true(cx, scale_d) {
-        return Err(at(inst.span, "wgmma.mma_async with a scale-d not known to be true is not supported yet"));
-    }
+    let scale = match int(scale_d) {
+        Some(0) => Some(Operand::from(Reg::UPT).inverted()),
+        Some(1) => None,
+        Some(_) => return Err(unsupported(inst)),
+        None if scale_d_is_true(cx, scale_d) => None,
+        None => Some(uniform_predicate(cx, inst, scale_d)?),
+    };
     let acc = names(inst, 0, shape.accumulators())?;
     let regs = acc.iter().map(|&(n, s)| cx.reg(n, s)).collect::<Lowered<Vec<Reg>>>()?;
     let Some(d) = as_tuple(&regs) else {
         return Err(at(inst.span, "wgmma accumulators that are not one register tuple are not supported yet"));
     };
+    // The fragment is one tuple ([`bind_accumulators`]): a copy here would
+    // write it after the `wgmma.fence` that must come after its writes.
+    let a_regs = match a_in_regs {
+        true => {
+            let regs = names(inst, 1, 4)?.iter().map(|&(n, s)| cx.reg(n, s)).collect::<Lowered<Vec<Reg>>>()?;
+            let tuple = as_tuple(&regs);
+            Some(tuple.ok_or_else(|| {
+                at(inst.span, "a wgmma A fragment that is not one register tuple is not supported yet")
+            })?)
+        }
+        false => None,
+    };
+    // The descriptors' 32-bit halves in four uniform registers: A's, then
+    // B's; with A in registers the first two are not read (NVIDIA's code
+    // leaves them as they are).
     let desc = cx.temp(RegFile::UR, 4);
-    for (k, name) in [1, 2].iter().flat_map(|&i| [(i, 0u8), (i, 1)]).enumerate() {
-        let pair = match &inst.operands[name.0].kind {
+    let first = if a_in_regs { 2 } else { 0 };
+    for k in first..4 {
+        let (i, half) = (1 + k / 2, (k % 2) as u8);
+        let pair = match &inst.operands[i].kind {
             ExprKind::Name(r, None) => cx.reg(r.name.as_str(), r.span)?,
             _ => return Err(unsupported(inst)),
         };
@@ -204,14 +237,30 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered 
             return Err(at(inst.span, "wgmma descriptors must be 64-bit registers"));
         }
         let part = Operand::reg(desc.part(k as u8, 1));
-        let part = if k == 0 { part.undef() } else { part };
-        cx.emit(Opcode::R2UR, &[], vec![part], vec![Operand::reg(pair.part(name.1, 1))], inst.span)?;
+        let part = if k == first { part.undef() } else { part };
+        cx.emit(Opcode::R2UR, &[], vec![part], vec![Operand::reg(pair.part(half, 1))], inst.span)?;
     }
     let mut descs = Operand::from(OperandKind::MatrixDesc(desc));
     descs.flags.layout = layout;
+    let c = if scale.as_ref().is_some_and(|p| p.as_reg() == Some(Reg::UPT)) { Reg::RZ } else { d };
+    let uses = a_regs.map(Operand::reg).into_iter().chain([descs, Operand::reg(c)]).chain(scale).collect();
     let mods = shape.mods();
     let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
-    cx.emit(shape.input.opcode(), &mods, vec![Operand::reg(d)], vec![descs, Operand::reg(d)], inst.span)
+    cx.emit(shape.input.opcode(), &mods, vec![Operand::reg(d)], uses, inst.span)
+}
+
+/// A run-time scale-d predicate as a uniform one: `VOTEU.ANY UPn, p`
+/// (NVIDIA's sequence; the lowering has no uniform predicates otherwise).
+fn uniform_predicate(cx: &mut Lowerer<'_>, inst: &Instruction, e: &Expr) -> Lowered<Operand> {
+    let ExprKind::Name(r, None) = &e.kind else { return Err(unsupported(inst)) };
+    let p = cx.reg(r.name.as_str(), r.span)?;
+    if p.file != RegFile::P {
+        return Err(at(inst.span, "wgmma scale-d must be a predicate"));
+    }
+    let up = cx.temp(RegFile::UP, 1);
+    let defs = vec![Operand::reg(Reg::URZ), Operand::reg(up)];
+    cx.emit(Opcode::VOTEU, &["ANY"], defs, vec![Operand::reg(p)], inst.span)?;
+    Ok(Operand::reg(up))
 }
 
 /// `wgmma.commit_group`: NVIDIA marks the last `HGMMA`/`QGMMA` of the group with
@@ -303,8 +352,9 @@ fn single_def<'f>(cx: &'f Lowerer<'_>, reg: Reg) -> Option<&'f Inst> {
     (defs.next().is_none() && def.guard.is_none()).then_some(def)
 }
 
-/// Gives the accumulators of every `wgmma.mma_async` in `statements` one
-/// fresh tuple before the body is lowered, so that the moves that set
+/// Gives the accumulators of every `wgmma.mma_async` in `statements` (and
+/// its fragment of A, when in registers) one fresh tuple each before the
+/// body is lowered, so that the moves that set
 /// them up and the stores that read them work on the tuple itself.
 /// Registers already bound (or bound to another tuple) are left: the
 /// instruction then reports them.
@@ -312,6 +362,12 @@ pub(crate) fn bind_accumulators(cx: &mut Lowerer<'_>, statements: &[Statement]) 
     for s in statements {
         match s {
             Statement::Instruction(i) if i.opcode.name == "wgmma" && i.has("mma_async") => {
+                // A fragment of A in registers: written where it is
+                // computed, before the `wgmma.fence`, rather than copied
+                // after it.
+                if let Ok(a) = names(i, 1, 4) {
+                    bind(cx, &a);
+                }
                 let words: Vec<&str> = i.modifiers.iter().map(|m| m.name.as_str()).collect();
                 let Some(count) = Shape::parse(&words).map(Shape::accumulators) else { continue };
                 let Ok(acc) = names(i, 0, count) else { continue };
