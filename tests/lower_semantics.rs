@@ -1526,6 +1526,30 @@ fn shared_atomics_match_nvidia() {
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
 
+/// `shared_atomics` lowered for sm_100, whose compare-and-swap loop tests
+/// the predicate `ATOMS.CAST.SPIN` writes there, against NVIDIA's sm_90
+/// code (the loop's outcome is the same on every SM).
+#[test]
+fn shared_atomics_on_blackwell() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("shared_atomics_on_blackwell") else { return };
+    let n = 64usize;
+    let ints: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 201 - 100).collect();
+    let floats: Vec<f32> = (0..n).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
+    let input: Vec<u8> =
+        ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    let want = run_nvidia(&oracle, "shared_atomics", 90, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+    let text = test_ptx("shared_atomics.ptx", 100).replace(".version 8.0", ".version 8.8");
+    for (stage, module) in ["lowered", "final"].iter().zip(stages_of("shared_atomics", text, 100)) {
+        let text = ori_ir::text::print_module(&module);
+        let cas = text.lines().find(|l| l.contains("= ATOMS.CAST.SPIN")).expect("a compare-and-swap loop");
+        let def = cas.split(" = ATOMS").next().unwrap().split_whitespace().last().unwrap();
+        assert!(def.starts_with("%p") || def.starts_with('P'), "{stage}: {cas}");
+        let got = run(&module, "shared_atomics", [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+        assert!(got == want, "sm_100 {stage}: results differ");
+    }
+}
+
 /// `tests/ptx/shared_atomics64.ptx`: 64-bit shared atomics (`cas`, `exch`,
 /// the `add.u64` loop with a register and a constant addend whose low
 /// word carries), eight threads of a warp on each word.
