@@ -27,8 +27,8 @@ fn rows(sm: Sm) -> &'static [Hidden] {
         Sm::Sm75 => crate::tables::sm75::HIDDEN,
         Sm::Sm80 => crate::tables::sm80::HIDDEN,
         Sm::Sm90 => crate::tables::sm90::HIDDEN,
-        // Blackwell's nvdisasm prints its operands otherwise (every carry-out).
-        _ => &[],
+        Sm::Sm100 => crate::tables::sm100::HIDDEN,
+        _ => crate::tables::sm120::HIDDEN,
     }
 }
 

@@ -110,25 +110,20 @@ fn sm86_sm89_corpus_round_trips() {
 const UNSIGNED_64: &str = "MOV.64 ";
 const UNSIGNED_64_COUNT: usize = 5;
 
-/// The Triton fixtures the Blackwell tables were learned from. The later
-/// ones (session 10: attention, math, inductor_*) wait for the next
-/// relearn (docs/mercury-encode.md): NVIDIA's sm_100a code of attention
-/// has `LDGSTS` with a predicate operand and `PLOP3.LUT` of a uniform
-/// predicate, which the tables lack (34 words).
-const LEARNED_TRITON: &[&str] = &[
-    "add.sm80.ptx",
-    "dropout.sm80.ptx",
-    "gelu.sm80.ptx",
-    "histogram.sm80.ptx",
-    "intdiv.sm80.ptx",
-    "layer_norm.sm80.ptx",
-    "matmul_bf16.sm80.ptx",
-    "matmul_f16.sm80.ptx",
-    "matmul_tf32.sm80.ptx",
-    "reduce.sm80.ptx",
-    "scan.sm80.ptx",
-    "softmax.sm80.ptx",
-];
+/// A known gap of the Blackwell tables: uniform instructions whose last
+/// source is `URZ` (`UIMAD.WIDE.U32 UR4, UR5, UR9, URZ`, `UIADD3.64 UR6,
+/// UPT, UPT, UR6, UR20, URZ` of Triton's matmul_bf16) print alike but
+/// re-encode bits NVIDIA fills with 255 as sm_90's 63. Counted per SM
+/// (sm_100a, sm_120a), so that the test fails once they round-trip.
+const URZ_FILL_COUNT: [usize; 2] = [2, 6];
+
+/// A failure of a uniform instruction ending in `URZ` whose text matches.
+fn urz_fill(failure: &str) -> bool {
+    let Some(ours) = failure.split_once(": Ok(\"").and_then(|(_, r)| r.split_once("\")")).map(|(t, _)| t) else {
+        return false;
+    };
+    ours.starts_with('U') && ours.ends_with(", URZ") && failure.ends_with(&format!("vs nvdisasm \"{ours}\""))
+}
 
 /// Blackwell (`Sm::Sm100`, `Sm::Sm120`: tables learned from NVIDIA's
 /// sm_100a / sm_120a cubins of the corpus and the Triton fixtures, no
@@ -141,19 +136,25 @@ fn blackwell_corpus_round_trips() {
     let corpus = common::corpus_dir().expect("the corpus (../shared/corpus/kernels)");
     let triton = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton");
     let mut ptx = ptx_files(&corpus, ".sm90");
-    ptx.extend(ptx_files(&triton, ".sm80").into_iter().filter(|p| LEARNED_TRITON.iter().any(|n| p.ends_with(n))));
+    ptx.extend(ptx_files(&triton, ".sm80"));
     let sample: Vec<_> = ptx.into_iter().step_by(3).collect();
-    for (sm, arch, unsigned64) in [(Sm::Sm100, "sm_100a", 0), (Sm::Sm120, "sm_120a", UNSIGNED_64_COUNT)] {
+    for (sm, arch, unsigned64, urz) in
+        [(Sm::Sm100, "sm_100a", 0, URZ_FILL_COUNT[0]), (Sm::Sm120, "sm_120a", UNSIGNED_64_COUNT, URZ_FILL_COUNT[1])]
+    {
         let (insts, mut failures) = round_trip_files(&oracle, &sample, sm, arch);
         let before = failures.len();
         failures.retain(|f| !(f.contains(UNSIGNED_64) && f.contains("in X field of")));
+        let wide = before - failures.len();
+        let before = failures.len();
+        failures.retain(|f| !urz_fill(f));
         eprintln!(
-            "{arch}: {insts} instructions, {} differ, {} 64-bit immediates",
+            "{arch}: {insts} instructions, {} differ, {wide} 64-bit immediates, {} `UIMAD.WIDE.U32 .., URZ` bits",
             failures.len(),
             before - failures.len()
         );
         assert!(insts > 3_000, "{arch}: sample too small: {insts} instructions");
-        assert_eq!(before - failures.len(), unsigned64, "{arch}: `MOV.64`/`UMOV.64` of a 64-bit immediate");
+        assert_eq!(wide, unsigned64, "{arch}: `MOV.64`/`UMOV.64` of a 64-bit immediate");
+        assert_eq!(before - failures.len(), urz, "{arch}: `UIMAD.WIDE.U32` with `URZ`");
         assert!(failures.is_empty(), "{arch}: {} of {insts} differ:\n{}", failures.len(), report(&failures));
     }
 }

@@ -19,6 +19,7 @@ import collections
 import glob
 import json
 import os
+import re
 import sys
 
 from sass_text import *
@@ -58,7 +59,7 @@ def zeroed(v, j, kind):
 # bits, operand count, operand index) takes `!PT` to `PT`.
 negation = {}
 for f in sorted(glob.glob(os.path.join(work, 'isa_sm*.json'))):
-    sm = 'sm' + f.rsplit('sm', 1)[1][:2]
+    sm = 'sm' + re.search(r'isa_sm(\d+)\.json$', f).group(1)
     for op, n, i, on, o, c, b in json.load(open(f))['marks']:
         if o == '!' and on in ('{P}', '{UP}'):
             negation.setdefault((sm, op, n, i), b)

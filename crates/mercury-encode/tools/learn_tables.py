@@ -28,7 +28,7 @@ marks={}
 for f in sorted(glob.glob(os.path.join(work,'isa_sm*.json'))):
     isa=json.load(open(f))
     d+=isa['seeds']
-    marks['sm'+f.rsplit('sm',1)[1][:2]]=isa['marks']
+    marks['sm'+re.search(r'isa_sm(\d+)\.json$',f).group(1)]=isa['marks']
 # operands nvdisasm leaves out when zero (learn_hidden.py)
 hidden=json.load(open(os.path.join(work,'hidden.json')))
 # shape -> probe records (one per mnemonic probed); (shape, mnemonic) -> bits

@@ -3,11 +3,12 @@
 //! tool). Each form names the corpus instruction it was learned from.
 
 use crate::form::{Atom, AtomKind::*, Field, Form};
-use crate::marks::Mark;
+use crate::hidden::Hidden;
+use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x1964)
+    // NOP  (x2065)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -16,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R17, R10, R14, R17  (x1702)
+    // FFMA R17, R10, R14, R17  (x1726)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -30,7 +31,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FMUL R0, R3.reuse, 16777216  (x1399)
+    // FMUL R0, R3.reuse, 16777216  (x1537)
     Form {
         mnemonic: "FMUL",
         operands: &["{R}", "{R}", "{F}"],
@@ -43,35 +44,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // BRA L@0x500  (x994)
-    Form {
-        mnemonic: "BRA",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x00000000038000000000000000000947,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE R4, R15.reuse, 0x4, R4  (x985)
-    Form {
-        mnemonic: "IMAD.WIDE",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.MOV.U32 R14, RZ, RZ, RZ  (x935)
+    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x1153)
     Form {
         mnemonic: "IMAD.MOV.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -85,7 +58,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x812)
+    // @P0 BRA L@0x2c0  (x1057)
+    Form {
+        mnemonic: "BRA",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x00000000038000000000000000000947,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE R2, R0, 0x4, R2  (x1004)
+    Form {
+        mnemonic: "IMAD.WIDE",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x820)
     Form {
         mnemonic: "ISETP.GT.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -100,7 +101,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT  (x704)
+    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x797)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -116,7 +117,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: false,
     },
-    // @P0 IADD3 R4, PT, PT, R4, -R13, RZ  (x685)
+    // @P0 IADD3 R4, PT, PT, R4, -R13, RZ  (x708)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
@@ -132,7 +133,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3 R8, PT, PT, -R11, R0, RZ  (x683)
+    // IADD3 R8, PT, PT, -R11, R0, RZ  (x700)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "-{R}", "{R}", "{R}"],
@@ -148,7 +149,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R2, R0, PT  (x626)
+    // ISETP.GE.AND P0, PT, R2, R0, PT  (x653)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -163,7 +164,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IADD3 R7, PT, PT, R15.reuse, 0x201, RZ  (x602)
+    // IADD3 R8, PT, PT, R8, -0x1, RZ  (x650)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
@@ -179,21 +180,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD R15, R15, 0x400, R0  (x566)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // VIADD R0, R15.reuse, 0x1  (x566)
+    // VIADD R11, R11, 0x20  (x615)
     Form {
         mnemonic: "VIADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -206,7 +193,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IMAD R12, R4, R9, RZ  (x564)
+    // IMAD R12, R4, R9, RZ  (x609)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -220,7 +207,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R10, desc[UR8][R2.64]  (x547)
+    // IMAD R4, R0, 0x4, R5  (x580)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.CONSTANT R10, desc[UR8][R2.64]  (x557)
     Form {
         mnemonic: "LDG.E.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64]"],
@@ -233,7 +234,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, 0x400  (x510)
+    // UMOV UR4, 0x400  (x538)
     Form {
         mnemonic: "UMOV",
         operands: &["{U}", "{X}"],
@@ -245,20 +246,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: true,
     },
-    // LDC.64 R4, c[0x0][0x380]  (x491)
-    Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000a0000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R12, R0, R25, RZ  (x491)
+    // IMAD.HI.U32 R12, R0, R25, RZ  (x521)
     Form {
         mnemonic: "IMAD.HI.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -272,7 +260,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IABS R10, R4  (x452)
+    // LDC.64 R2, c[0x0][0x380]  (x503)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000a0000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // IABS R10, R4  (x465)
     Form {
         mnemonic: "IABS",
         operands: &["{R}", "{R}"],
@@ -284,7 +285,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SEL R8, R16, R17, !P0  (x446)
+    // FADD R0, R0, R17  (x463)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SEL R8, R16, R17, !P0  (x454)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -298,7 +312,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA R14, R19, 2, R14  (x425)
+    // FFMA R14, R19, 2, R14  (x431)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{F}", "{R}"],
@@ -312,7 +326,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDCU UR6, c[0x0][0x398]  (x408)
+    // MOV R17, RZ  (x419)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000f000000000000000202,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDCU UR4, c[0x0][0x360]  (x418)
     Form {
         mnemonic: "LDCU",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -325,7 +351,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: true,
     },
-    // LDC R1, c[0x0][0x37c]  (x402)
+    // LDC R1, c[0x0][0x37c]  (x416)
     Form {
         mnemonic: "LDC",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -338,17 +364,55 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800003fff000fff,
         uniform_guard: false,
     },
-    // FADD R17, R17, R14  (x357)
+    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x406)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "IMAD.MOV.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000078e00000000000000000424,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x353)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000212,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // BSSY.RECONVERGENT B0, L@0x2e0  (x351)
+    Form {
+        mnemonic: "BSSY.RECONVERGENT",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038002000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RECONVERGENT B0  (x351)
+    Form {
+        mnemonic: "BSYNC.RECONVERGENT",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038002000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // PRMT R23, R0.reuse, 0x5140, R25.reuse  (x337)
@@ -365,82 +429,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x328)
-    Form {
-        mnemonic: "IMAD.MOV.U32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000078e00000000000000000424,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // BSSY.RECONVERGENT B0, L@0x2e0  (x324)
-    Form {
-        mnemonic: "BSSY.RECONVERGENT",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038002000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RECONVERGENT B0  (x324)
-    Form {
-        mnemonic: "BSYNC.RECONVERGENT",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038002000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x307)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040e00000000000000000212,
-        mask: 0x000001fffc7f0000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MOV R17, RZ  (x307)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000f000000000000000202,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // S2R R0, SR_TID.X  (x291)
-    Form {
-        mnemonic: "S2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000919,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x291)
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x327)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -454,7 +443,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // @P6 EXIT  (x281)
+    // S2R R0, SR_CTAID.X  (x307)
+    Form {
+        mnemonic: "S2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000919,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // @P0 EXIT  (x295)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -463,7 +464,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR4, c[0x0][0x358]  (x263)
+    // LDCU.64 UR8, c[0x0][0x358]  (x288)
     Form {
         mnemonic: "LDCU.64",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -476,20 +477,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
-    // @!P5 STG.E desc[UR4][R4.64], R17  (x260)
+    // MOV R5, 0x400  (x282)
     Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "MOV",
+        operands: &["{R}", "{X}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x0000000000000f000000000000000802,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV R8, RZ, RZ, -R8  (x251)
+    // CS2R R14, SRZ  (x282)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.MOV R8, RZ, RZ, -R8  (x278)
     Form {
         mnemonic: "IMAD.MOV",
         operands: &["{R}", "{R}", "{R}", "-{R}"],
@@ -503,42 +515,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD R0, R0, UR4, R3  (x239)
-    Form {
-        mnemonic: "IMAD",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000f8e02000000000000000c24,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // CS2R R10, SRZ  (x233)
-    Form {
-        mnemonic: "CS2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000805,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // BAR.SYNC.DEFER_BLOCKING 0x0  (x230)
-    Form {
-        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
-        operands: &["{X}"],
-        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000100000000000000000b1d,
-        mask: 0x000001fffffffffffc3fffffffff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P6, PT, R15.reuse, UR6, PT  (x226)
+    // ISETP.GE.AND P0, PT, R0, UR5, PT  (x271)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
@@ -553,7 +530,58 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // UIADD3 UR4, UP0, UPT, UR6, 0x4, URZ  (x226)
+    // STG.E desc[UR4][R2.64], R5  (x265)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LEA R8, P0, R0, UR4, 0x2  (x244)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8000ff0000000000000c11,
+        mask: 0x000001fffff107ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD R0, R0, UR4, R3  (x243)
+    Form {
+        mnemonic: "IMAD",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000f8e02000000000000000c24,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // BAR.SYNC.DEFER_BLOCKING 0x0  (x243)
+    Form {
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000100000000000000000b1d,
+        mask: 0x000001fffffffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR4, UP0, UPT, UR6, 0x4, URZ  (x239)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
@@ -569,22 +597,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: true,
     },
-    // LEA R8, P0, R0, UR4, 0x2  (x226)
+    // FMUL R12, R8, R11  (x238)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f8000ff0000000000000c11,
-        mask: 0x000001fffff107ffffffff0000000fff,
+        bits: 0x00000000004000000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.IADD R8, R0, 0x1, -R11  (x217)
+    // SHFL.BFLY PT, R0, R17, 0x10, 0x1f  (x236)
+    Form {
+        mnemonic: "SHFL.BFLY",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000c00000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.IADD R8, R0, 0x1, -R11  (x225)
     Form {
         mnemonic: "IMAD.IADD",
         operands: &["{R}", "{R}", "{X}", "-{R}"],
@@ -596,6 +637,36 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R13, PT, PT, R15, R13, RZ  (x223)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E desc[UR4][R2.64+0x14], R7  (x221)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
     // LEA.HI.X.SX32 R13, R21, R3, 0x2, P4  (x207)
@@ -613,35 +684,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3 R13, PT, PT, R15, R13, RZ  (x205)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MOV R5, 0x400  (x202)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000f000000000000000802,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.IADD R5, R5, 0x1, R0  (x199)
+    // IMAD.IADD R5, R5, 0x1, R0  (x205)
     Form {
         mnemonic: "IMAD.IADD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -655,7 +698,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.U32 R2, RZ, RZ, UR4  (x193)
+    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x204)
+    Form {
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.U32 R2, RZ, RZ, UR4  (x203)
     Form {
         mnemonic: "IMAD.U32",
         operands: &["{R}", "{R}", "{R}", "{U}"],
@@ -667,6 +724,64 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e00000000000000000e24,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // HFMA2 R17, -RZ, RZ, 0, 0  (x198)
+    Form {
+        mnemonic: "HFMA2",
+        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000431,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // HMMA.16816.F32 R12, R12, R18, R8  (x192)
+    Form {
+        mnemonic: "HMMA.16816.F32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001800000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x191)
+    Form {
+        mnemonic: "ISETP.NE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R3, R0, RZ, P0  (x183)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // LEA R16, P0, R14, R12, 0x2  (x179)
@@ -684,51 +799,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R0, R0, 0x4, RZ  (x178)
-    Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x172)
-    Form {
-        mnemonic: "ISETP.NE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SHFL.BFLY PT, R0, R17, 0x10, 0x1f  (x172)
-    Form {
-        mnemonic: "SHFL.BFLY",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000c00000000000f89,
-        mask: 0x000001fffff1fffffc0000ff00000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x164)
+    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x178)
     Form {
         mnemonic: "IMAD.WIDE.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -742,18 +813,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SEL R3, R0, RZ, P0  (x158)
+    // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x159)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "SHF.R.S32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000114000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.AND P0, PT, R12, R3, PT  (x155)
+    Form {
+        mnemonic: "ISETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x0000000000005270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P3, PT, R11.reuse, -0x18, PT  (x152)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // LDG.E.CONSTANT R2, desc[UR12][R6.64+0x4]  (x151)
@@ -770,7 +871,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000100000000fff,
         uniform_guard: false,
     },
-    // IADD3 R8, P3, PT, R8, UR6, RZ  (x148)
+    // IADD3 R8, P3, PT, R8, UR6, RZ  (x150)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "{U}", "{R}"],
@@ -786,45 +887,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // HFMA2 R17, -RZ, RZ, 0, 0  (x146)
+    // FFMA R0, R12, R11, -1  (x137)
     Form {
-        mnemonic: "HFMA2",
-        operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000431,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FMUL R12, R8, R11  (x146)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004000000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x141)
-    Form {
-        mnemonic: "SHF.R.S32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000114000000000000000819,
+        bits: 0x00000000000000000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
@@ -839,6 +912,20 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000000000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R7, R2, R11.reuse, R7  (x136)
+    Form {
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -857,6 +944,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // SHF.L.U32 R14, R6, 0x10, RZ  (x135)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // IMAD.HI.U32 R19, R7, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -869,21 +970,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.AND P5, PT, R12, RZ, PT  (x131)
-    Form {
-        mnemonic: "ISETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // STG.E.U16 desc[UR4][R4.64], R0  (x130)
@@ -899,35 +985,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R0, R12, R11, -1  (x128)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // HMMA.16816.F32 R12, R12, R18, R8  (x128)
-    Form {
-        mnemonic: "HMMA.16816.F32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001800000000000000023c,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS [R4], RZ  (x127)
+    // STS [R4], RZ  (x128)
     Form {
         mnemonic: "STS",
         operands: &["[{R}]", "{R}"],
@@ -939,21 +997,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R14, R6, 0x10, RZ  (x123)
-    Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000006000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // S2UR UR4, SR_CTAID.X  (x123)
+    // S2UR UR4, SR_CTAID.X  (x127)
     Form {
         mnemonic: "S2UR",
         operands: &["{U}", "{SR}"],
@@ -965,7 +1009,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: true,
     },
-    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x120)
+    // MUFU.RCP R8, R8  (x124)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x122)
     Form {
         mnemonic: "ISETP.GT.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -978,6 +1034,35 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDS R3, [R6]  (x122)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x118)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000812,
+        mask: 0x000001fffc7100000000000000000fff,
         uniform_guard: false,
     },
     // LDS R19, [R20+0x8]  (x118)
@@ -993,30 +1078,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // @!P5 STG.E desc[UR4][R4.64+0x4], R19  (x116)
+    // LEA.HI.X R9, R0, UR5, R5, 0x2, P0  (x115)
     Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019000000040000000986,
-        mask: 0x000001ffffffff000000040000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS R3, [R6]  (x115)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000080f04000000000000000c11,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
     // DFMA R10, R8, R10, UR6  (x112)
@@ -1046,20 +1121,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.X R9, R0, UR5, R5, 0x2, P0  (x109)
+    // LEA R5, R10, R5, 0x18  (x109)
     Form {
-        mnemonic: "LEA.HI.X",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080f04000000000000000c11,
-        mask: 0x000001fffc7f0700ffffff0000000fff,
+        bits: 0x00000000078e00ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.EX2 R9, R9  (x108)
+    Form {
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000008000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // @P0 STL [R1+0x104], R4  (x107)
@@ -1075,30 +1160,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // LEA R5, R10, R5, 0x18  (x103)
+    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x102)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP R8, R8  (x102)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000000000ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R27, desc[UR4][R6.64+-0x80]  (x100)
@@ -1115,38 +1187,64 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // @!P4 STG.E desc[UR4][R4.64+0x8], R21  (x99)
+    // FMNMX R4, R4, R5, !PT  (x99)
     Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff000000040000ff0fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x98)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000812,
-        mask: 0x000001fffc7100000000000000000fff,
+        bits: 0x00000000040000000000000000000209,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // @!P4 LDG.E R0, desc[UR4][R4.64+0x8]  (x91)
+    // LEA.HI.X.SX32 R7, R4, UR9, 0x1, P0  (x97)
+    Form {
+        mnemonic: "LEA.HI.X.SX32",
+        operands: &["{R}", "{R}", "{U}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080f06ff0000000000000c11,
+        mask: 0x000001fffc7f07ffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R13, RZ, RZ, R13, P3  (x96)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FADD R5, R19, 1  (x95)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E R7, desc[UR4][R10.64+0x8]  (x92)
     Form {
         mnemonic: "LDG.E",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
@@ -1158,6 +1256,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1e19000000000000000981,
         mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x91)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
@@ -1175,19 +1288,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x86)
+    // LDG.E R12, desc[UR8][R6.64]  (x85)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // DMUL R6, R2, R4  (x85)
@@ -1203,47 +1314,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.X R13, RZ, RZ, R13, P3  (x85)
+    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x82)
     Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e06000000000000000224,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P6 LDG.E R14, desc[UR4][R4.64]  (x84)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI.X.SX32 R7, R4, UR9, 0x1, P0  (x84)
-    Form {
-        mnemonic: "LEA.HI.X.SX32",
-        operands: &["{R}", "{R}", "{U}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080f06ff0000000000000c11,
-        mask: 0x000001fffc7f07ffffffff0000000fff,
+        bits: 0x0000000000006270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IADD3.X R9, PT, PT, R9, UR7, RZ, P3, !PT  (x81)
@@ -1264,35 +1347,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R5, R19, 1  (x79)
+    // SEL R6, RZ, 0x1, P0  (x79)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{F}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x76)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // LEA R10, R16, UR4, 0x4  (x74)
+    // LEA R10, R16, UR4, 0x4  (x77)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{R}", "{U}", "{X}"],
@@ -1306,7 +1375,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // ULEA UR4, UR5, UR4, 0x18  (x71)
+    // ISETP.GE.U32.AND P0, PT, R2, R3, PT  (x76)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ULEA UR4, UR5, UR4, 0x18  (x76)
     Form {
         mnemonic: "ULEA",
         operands: &["{U}", "{U}", "{U}", "{X}"],
@@ -1319,6 +1403,19 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f8e00ff0000000000000291,
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: true,
+    },
+    // FADD R2, -R2, R9  (x72)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
     },
     // FSEL R8, R8, RZ, P0  (x71)
     Form {
@@ -1334,6 +1431,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // CALL.REL.NOINC L@0x1b00  (x70)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
     // LDL R4, [R12]  (x70)
     Form {
         mnemonic: "LDL",
@@ -1344,19 +1455,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000001008000000000000000983,
         mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x70)
-    Form {
-        mnemonic: "F2FP.F16.F32.PACK_AB",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000ff000000000000023e,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x70)
@@ -1374,17 +1472,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // FADD R2, -R2, R9  (x70)
+    // FSEL R11, R11, 1, !P1  (x69)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{R}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // FFMA R22, R16, UR8, R19  (x67)
@@ -1415,20 +1514,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x1b00  (x64)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
     // FSEL R0, R0, R3.reuse, !P0  (x64)
     Form {
         mnemonic: "FSEL",
@@ -1443,110 +1528,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R6, RZ, 0x1, P0  (x62)
+    // FFMA.FTZ R20, R11, R15, -0.052303962409496307373  (x64)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000000100000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R2, R3, PT  (x62)
-    Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // STS.U16 [R120+UR7+0x800], R107  (x62)
-    Form {
-        mnemonic: "STS.U16",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000080004000000000000000988,
-        mask: 0x000001ffffffff000020000000ff0fff,
-        uniform_guard: false,
-    },
-    // @!P5 LDG.E R10, desc[UR4][R4.64+0x4]  (x58)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e19000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
-        uniform_guard: false,
-    },
-    // RET.REL.NODEC R8 L@0x0  (x58)
-    Form {
-        mnemonic: "RET.REL.NODEC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000950,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P2, PT, R0, UR7, !P0  (x57)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FMNMX R4, R4, R5, !PT  (x55)
-    Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000209,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x54)
+    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x63)
     Form {
         mnemonic: "IADD3.X",
         operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
@@ -1564,6 +1560,90 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
+    // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x62)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.U16 [R120+UR7+0x800], R107  (x62)
+    Form {
+        mnemonic: "STS.U16",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080004000000000000000988,
+        mask: 0x000001ffffffff000020000000ff0fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC R8 L@0x0  (x61)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // @!P0 LDG.E R15, desc[UR4][R2.64+0x4]  (x60)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.U32.TRUNC.NTZ R5, R4  (x56)
+    Form {
+        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000021f0000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, URZ  (x54)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c82,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
     // LDL R11, [R12+0x8]  (x54)
     Form {
         mnemonic: "LDL",
@@ -1577,60 +1657,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // MUFU.EX2 R9, R9  (x54)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDS R14, [R20+0x4]  (x52)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000000008000000040000000984,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x50)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // DADD R18, R2, R2  (x50)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000000000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x49)
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x53)
     Form {
         mnemonic: "PLOP3.LUT",
         operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
@@ -1652,6 +1679,76 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
+    // LDS R14, [R20+0x4]  (x52)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000040000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R7, R7, 0x1, R13, P0  (x52)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000824,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x51)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R18, RZ, 0x1, !P1  (x50)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DADD R18, R2, R2  (x50)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
     // ISETP.NE.U32.AND P0, PT, R18, 0x1, PT  (x49)
     Form {
         mnemonic: "ISETP.NE.U32.AND",
@@ -1665,21 +1762,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000005070000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R7, R7, 0x1, R13, P0  (x49)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e06000000000000000824,
-        mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
     // LDL R6, [R12+0x4]  (x48)
@@ -1707,19 +1789,29 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P3, PT, R11.reuse, -0x18, PT  (x48)
+    // FADD R13, R11, -R2  (x48)
     Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "-{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000002270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R12, [R7]  (x48)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000200000000000000083b,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // STS.U16 [R118+UR7+0x2000], R15  (x48)
@@ -1736,28 +1828,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000020000000ff0fff,
         uniform_guard: false,
     },
-    // F2I.FTZ.U32.TRUNC.NTZ R5, R4  (x47)
+    // IMAD.WIDE.U32 R6, R9, R0, R2  (x47)
     Form {
-        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000021f0000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.4 R12, [R7]  (x47)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}]"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000000000200000000000000083b,
-        mask: 0x000001ffffffffffffffffff00000fff,
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // STS.64 [R7], R4  (x46)
@@ -1772,18 +1854,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // SEL R18, RZ, 0x1, !P1  (x44)
+    // FMUL R15, R10, UR9  (x44)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{U}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000084000000000000000000c20,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88.2 R18, [R6]  (x44)
@@ -1796,6 +1877,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000100000000000000083b,
         mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // I2FP.F32.S32 R0, R9  (x43)
+    Form {
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002014000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDG.E.CONSTANT R9, desc[UR12][R6.64+0x10]  (x42)
@@ -1828,6 +1921,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
+    // FMNMX3 R22, R12, R21, R22, !PT  (x41)
+    Form {
+        mnemonic: "FMNMX3",
+        operands: &["{R}", "{R}", "{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000276,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDS R43, [R70+UR8+0x4480]  (x41)
     Form {
         mnemonic: "LDS",
@@ -1840,6 +1948,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080008000000000000000984,
         mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // VIADD R8, R2, UR6  (x40)
+    Form {
+        mnemonic: "VIADD",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c36,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, |R8|.reuse, 1.175494350822287508e-38, PT  (x40)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.AND P0, PT, R12, 0x7ff00000, PT  (x40)
@@ -1886,19 +2022,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GEU.AND P1, PT, |R8|.reuse, 1.175494350822287508e-38, PT  (x38)
+    // STS.128 [R34+UR5+0x100], R36  (x39)
     Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c000000000000000988,
+        mask: 0x000001ffffffff000080000000ff0fff,
+        uniform_guard: false,
+    },
+    // FSEL R23, R23, 1, P0  (x38)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // LDGSTS.E.LTC128B [R10+0x800], desc[UR10][R58.64], P4  (x38)
@@ -1916,6 +2065,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff0000400fff00000fff,
         uniform_guard: false,
     },
+    // UIADD3 UR4, UPT, UPT, UR7, UR4, URZ  (x37)
+    Form {
+        mnemonic: "UIADD3",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0000000000000000290,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: true,
+    },
     // SHF.L.U64.HI R12, R4, 0x2, R5  (x37)
     Form {
         mnemonic: "SHF.L.U64.HI",
@@ -1928,6 +2093,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000102000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // P2R R10, PR, RZ, 0x4  (x37)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000803,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // ISETP.GE.OR P3, PT, R4, UR8, P0  (x36)
@@ -1945,18 +2123,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FFMA.FTZ R7, R2, R11.reuse, R7  (x36)
+    // FFMA.FTZ R19, R19, -2, R2  (x36)
     Form {
         mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        operands: &["{R}", "{R}", "{F}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000100000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000000100000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // DFMA R2, R2, R6, 1  (x35)
@@ -1973,16 +2151,50 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // I2FP.F32.S32 R0, R9  (x35)
+    // BRA.U !UP0, L@0x9f0  (x35)
     Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{R}"],
+        mnemonic: "BRA.U",
+        operands: &["!{UP}", "{L}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000108000547,
+        mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R17, R16, R11, RZ  (x35)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000002014000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R19, R19, R6, RZ, 0x1d  (x35)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: false,
     },
     // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
@@ -2028,49 +2240,29 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R17, R16, R11, RZ  (x34)
+    // I2F.RP R0, R6  (x34)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000002094000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // BRA.U !UP0, L@0x9f0  (x33)
+    // LDG.E.64.CONSTANT R16, desc[UR4][R16.64]  (x33)
     Form {
-        mnemonic: "BRA.U",
-        operands: &["!{UP}", "{L}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x000000000b8000000000000108000547,
-        mask: 0x000001fffffc000000000003f8000fff,
-        uniform_guard: false,
-    },
-    // FSEL R11, R11, 1, !P1  (x33)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "!{P}"],
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDG.E.64.CONSTANT R12, desc[UR8][R22.64+-0x80]  (x33)
@@ -2087,17 +2279,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, URZ  (x32)
+    // LDSM.16.M88.4 R68, [R3+UR9+0x400]  (x33)
     Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{U}"],
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000080000000000000000000c82,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: true,
+        bits: 0x0000000008000200000000000000083b,
+        mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
     },
     // USHF.R.S32.HI UR4, URZ, 0x1f, UR15  (x32)
     Form {
@@ -2125,6 +2319,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000020000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P5, PT, R11, 1.0029599666595458984, PT  (x32)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // HMMA.16816.F32.BF16 R96, R112.reuse, R4, R96  (x32)
@@ -2155,47 +2364,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R16, desc[UR4][R16.64]  (x31)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // VIADD R8, R2, UR6  (x31)
-    Form {
-        mnemonic: "VIADD",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c36,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R6, R9, R0, R2  (x30)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U32.HI R29, RZ, R29, R0  (x30)
+    // SHF.R.U32.HI R29, RZ, R29, R0  (x31)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -2207,20 +2376,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000116000000000000000219,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R23, R23, 1, P0  (x30)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // DFMA R10, R8, UR6, R10  (x30)
@@ -2237,6 +2392,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // MOV R15, UR10  (x29)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000f000000000000000c02,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
     // LDCU.128 UR12, c[0x0][0x380]  (x29)
     Form {
         mnemonic: "LDCU.128",
@@ -2250,21 +2417,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
-    // FMNMX3 R22, R12, R21, R22, !PT  (x29)
-    Form {
-        mnemonic: "FMNMX3",
-        operands: &["{R}", "{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000276,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // CCTL.IVALL  (x28)
     Form {
         mnemonic: "CCTL.IVALL",
@@ -2274,32 +2426,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // UIADD3 UR4, UPT, UPT, UR7, UR4, URZ  (x28)
+    // BRA.U UP0, L@0x750  (x28)
     Form {
-        mnemonic: "UIADD3",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
+        mnemonic: "BRA.U",
+        operands: &["{UP}", "{L}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x000000000f81e0000000000000000290,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: true,
-    },
-    // I2F.RP R0, R6  (x28)
-    Form {
-        mnemonic: "I2F.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002094000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000b8000000000000100000547,
+        mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
     // ERRBAR  (x27)
@@ -2320,6 +2461,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
+    // FADD.FTZ R0, -R0, -RZ  (x27)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // DADD R8, R2, -6.75539944105574400000e+15  (x27)
     Form {
         mnemonic: "DADD",
@@ -2333,48 +2487,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x26)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R19, R19, R6, RZ, 0x1d  (x26)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DADD R2, R8, -R12  (x26)
-    Form {
-        mnemonic: "DADD",
-        operands: &["{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000008000000000000000229,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x25)
+    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x26)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
@@ -2390,6 +2503,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
+    // DADD R2, R8, -R12  (x26)
+    Form {
+        mnemonic: "DADD",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000008000000000000000229,
+        mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
     // @!P0 BREAK.RELIABLE B1  (x25)
     Form {
         mnemonic: "BREAK.RELIABLE",
@@ -2397,6 +2523,34 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000038001000000000000000942,
         mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // USHF.L.U32 UR5, UR4, 0x8, URZ  (x25)
+    Form {
+        mnemonic: "USHF.L.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080006000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // LEA.HI.SX32 R17, R13, R10, 0x1e  (x25)
+    Form {
+        mnemonic: "LEA.HI.SX32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f02ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
     // STS [R10+0x10c], R13  (x25)
@@ -2412,17 +2566,49 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000ff0fff,
         uniform_guard: false,
     },
-    // P2R R12, PR, RZ, 0x20  (x24)
+    // UIADD3.X UR5, UPT, UPT, URZ, UR7, URZ, UP0, !UPT  (x24)
     Form {
-        mnemonic: "P2R",
-        operands: &["{R}", "PR", "{R}", "{X}"],
+        mnemonic: "UIADD3.X",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}", "{UP}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080104000000000000000290,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: true,
+    },
+    // SHF.L.W.U32.HI R15, R0, R15, R25  (x24)
+    Form {
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000803,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x0000000000010e000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R20, R4, UR6  (x24)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c28,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // @!P0 STS [R9+0x80], R0  (x24)
@@ -2495,18 +2681,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MOV R15, UR10  (x23)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000f000000000000000c02,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
     // DMUL R4, R4, 0.5  (x23)
     Form {
         mnemonic: "DMUL",
@@ -2520,18 +2694,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.SX32 R17, R13, R10, 0x1e  (x23)
+    // F2F.F32.F64 R5, R4  (x23)
     Form {
-        mnemonic: "LEA.HI.SX32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f02ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
+        bits: 0x00000000003010000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x23)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DFMA R10, R8, -UR4, R20  (x23)
@@ -2548,33 +2735,45 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STS.128 [R23+UR4+0x800], R12  (x22)
+    // I2F.U32.RP R8, R3  (x22)
     Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "I2F.U32.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000008000c000008000000000988,
-        mask: 0x000001ffffffff000008000000ff0fff,
+        bits: 0x00000000002090000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // USHF.L.U32 UR5, UR4, 0x8, URZ  (x21)
+    // ISETP.EQ.AND P5, PT, R11, RZ, PT  (x22)
     Form {
-        mnemonic: "USHF.L.U32",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080006000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
+        bits: 0x0000000000002270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R11, |R0|, -RZ  (x22)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
     },
     // WARPSYNC.COLLECTIVE R13, L@0xd80  (x21)
     Form {
@@ -2623,23 +2822,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // BRA.U UP0, L@0x750  (x20)
-    Form {
-        mnemonic: "BRA.U",
-        operands: &["{UP}", "{L}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x000000000b8000000000000100000547,
-        mask: 0x000001fffffc000000000003f8000fff,
-        uniform_guard: false,
-    },
     // MUFU.RCP64H R17, R13  (x20)
     Form {
         mnemonic: "MUFU.RCP64H",
@@ -2652,19 +2834,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x20)
+    // FMUL.FTZ R2, R0, R11  (x20)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000004100000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.DOWN P0, R11, R14, R15, R16  (x20)
@@ -2709,18 +2889,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000000fff,
         uniform_guard: false,
     },
-    // I2F.U32.RP R8, R3  (x19)
-    Form {
-        mnemonic: "I2F.U32.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002090000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
     // FSETP.NEU.AND P0, PT, R3, RZ, PT  (x19)
     Form {
         mnemonic: "FSETP.NEU.AND",
@@ -2736,6 +2904,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // @P0 FADD R3, -R3, 1  (x19)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
     // ISETP.GE.U32.AND P0, PT, R2, UR10, PT  (x18)
     Form {
         mnemonic: "ISETP.GE.U32.AND",
@@ -2749,6 +2930,50 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080060700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.AND UP0, UPT, UR11, UR6, UPT  (x18)
+    Form {
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x18)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LEA R14, R11, 0xc0800000, 0x17  (x18)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e00ff0000000000000811,
+        mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
     // DFMA R12, R18, R12, -UR4  (x18)
@@ -2780,6 +3005,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // STS.128 [R34+UR5], R4  (x18)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c000000000000000988,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x17)
     Form {
         mnemonic: "USHF.R.U32.HI",
@@ -2794,6 +3032,29 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
+    // LDGDEPBAR  (x17)
+    Form {
+        mnemonic: "LDGDEPBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009af,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RM R11, R0, R2, R11  (x17)
+    Form {
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDC.64 R2, c[0x4][RZ]  (x17)
     Form {
         mnemonic: "LDC.64",
@@ -2805,20 +3066,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000a000000000000000b82,
         mask: 0x000001fffffffffff83fffff00000fff,
-        uniform_guard: false,
-    },
-    // LEA R14, R11, 0xc0800000, 0x17  (x17)
-    Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078e00ff0000000000000811,
-        mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
     // IMAD R19, R2.reuse, R19, -0x3de0e376  (x17)
@@ -2835,7 +3082,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LEA R105, P0, R104, 0x100, 0x2  (x17)
+    // LEA R8, P0, R2, 0x100, 0x2  (x17)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{X}", "{X}"],
@@ -2848,6 +3095,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x16)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R10, desc[UR4][R12.64]  (x16)
@@ -2863,6 +3125,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // FSEL R13, -R0, R13, !P1  (x16)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDG.E.128.CONSTANT R4, desc[UR4][R4.64]  (x16)
     Form {
         mnemonic: "LDG.E.128.CONSTANT",
@@ -2876,31 +3152,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.RM R11, R0, R2, R11  (x16)
+    // I2F.F64.S64 R4, R4  (x16)
     Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "I2F.F64.S64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R20, R4, UR6  (x16)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c28,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000301c000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // DFMA R20, R18, -R12, R10  (x16)
@@ -2917,32 +3178,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x16)
+    // IMAD.HI R13, R7, 0x4ec4ec4f, RZ  (x16)
     Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FADD R13, R11, -R2  (x16)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "-{R}"],
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000078e02000000000000000827,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD R6, |R0|, 0.0010000000474974513054  (x16)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "|{R}|", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000002000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // SHFL.UP PT, R9, R3, 0x1, RZ  (x16)
@@ -2958,6 +3218,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000400000000000989,
         mask: 0x000001fffff1ff00fc1fffff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.MT88.4 R72, [R8+UR9+0x4000]  (x16)
+    Form {
+        mnemonic: "LDSM.16.MT88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008004200004000000000083b,
+        mask: 0x000001ffffffffff0040000000000fff,
         uniform_guard: false,
     },
     // LDS.128 R16, [R124+UR6+0x100]  (x16)
@@ -3002,35 +3276,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: true,
     },
-    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x15)
+    // STG.E.128 desc[UR4][R10.64], R4  (x15)
     Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        mnemonic: "STG.E.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
+        bits: 0x000000000c101d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // UISETP.GE.AND UP0, UPT, UR11, UR6, UPT  (x15)
+    // DEPBAR.LE SB0, 0x1  (x15)
     Form {
-        mnemonic: "UISETP.GE.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}"],
         atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008006270000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
+        bits: 0x0000000000000000000080000000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
     },
     // STL.64 [R1+0x8], R16  (x15)
     Form {
@@ -3043,18 +3312,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000100a000000080000000387,
         mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // F2F.F32.F64 R5, R4  (x15)
-    Form {
-        mnemonic: "F2F.F32.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003010000000000000000310,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P2, PT, |R3|.reuse, +INF , PT  (x15)
@@ -3072,6 +3329,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x15)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
     // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
     Form {
         mnemonic: "STG.E.64",
@@ -3084,20 +3355,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c101b000000000000000986,
         mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
-    // STS.128 [R31+UR4+0x1000], R32  (x15)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000008000c000000000000000988,
-        mask: 0x000001ffffffff000008000000ff0fff,
         uniform_guard: false,
     },
     // VOTEU.ANY UR4, UPT, PT  (x14)
@@ -3141,34 +3398,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // IMAD.HI R13, R7, 0x4ec4ec4f, RZ  (x14)
-    Form {
-        mnemonic: "IMAD.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000827,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x14)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
     // FFMA R10, -R3, R2, R0  (x14)
     Form {
         mnemonic: "FFMA",
@@ -3181,6 +3410,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P2, PT, R6, -126, PT  (x14)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // @!P3 IMAD.WIDE R8, R4, UR5, R18  (x14)
@@ -3197,17 +3441,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STS.128 [R28+UR4], R12  (x14)
+    // SHF.R.U64 R4, R9, 0x11, R4  (x13)
     Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}]", "{R}"],
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000008000c000000000000000988,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000012000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // BSSY.RELIABLE B1, L@0x8c0  (x13)
@@ -3231,16 +3476,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // DEPBAR.LE SB0, 0x1  (x13)
+    // FSETP.GT.AND P0, PT, |R8|, 8.50705917302346158658e+37, PT  (x13)
     Form {
-        mnemonic: "DEPBAR.LE",
-        operands: &["{SB}", "{X}"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000000000080000000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        bits: 0x0000000000004200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP R14, R13, R14, R13  (x13)
+    Form {
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000080000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x13)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // UIMAD UR4, UR4, UR14, URZ  (x13)
@@ -3270,9 +3547,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
-    // SHF.R.U64 R4, R9, 0x11, R4  (x12)
+    // SHF.L.W.U32.HI R11, R11, 0x2, R8  (x13)
     Form {
-        mnemonic: "SHF.R.U64",
+        mnemonic: "SHF.L.W.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -3280,8 +3557,34 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000012000000000000000819,
+        bits: 0x0000000000010e000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.ADD.STRONG.GPU desc[UR8][R4.64], R9  (x12)
+    Form {
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U8.CONSTANT R4, desc[UR8][R4.64]  (x12)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // STL.64 [R1+0x10], R2  (x12)
@@ -3295,19 +3598,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000100a000000000000000387,
         mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // FMUL R15, R10, UR9  (x12)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000084000000000000000000c20,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // F2I.NTZ R16, R16  (x12)
@@ -3349,33 +3639,59 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FFMA.RP R14, R13, R14, R13  (x12)
+    // MUFU.RSQ R11, R0  (x12)
     Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R9, RZ, RZ, ~R12, P0  (x12)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x12)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000000e0e000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64], R10  (x12)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R14, P1, R13, R17, R14  (x12)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078000000000000000000227,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x12)
@@ -3393,46 +3709,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FSETP.GE.AND P5, PT, R11, 1.0029599666595458984, PT  (x12)
+    // FSEL R11, -R11, R0, P5  (x12)
     Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.FTZ R20, R11, R15, -0.052303962409496307373  (x12)
-    Form {
-        mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.ADD.STRONG.GPU desc[UR8][R4.64], R9  (x11)
-    Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c12e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // POPC R13, R16  (x11)
@@ -3478,56 +3766,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.U8.CONSTANT R4, desc[UR8][R4.64]  (x11)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STG.E.128 desc[UR4][R10.64], R4  (x11)
-    Form {
-        mnemonic: "STG.E.128",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101d000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDGDEPBAR  (x11)
-    Form {
-        mnemonic: "LDGDEPBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009af,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, |R8|, 8.50705917302346158658e+37, PT  (x11)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FRND.TRUNC R17, R10  (x11)
     Form {
         mnemonic: "FRND.TRUNC",
@@ -3538,6 +3776,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000020d0000000000000000307,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RZ R9, R18.reuse, R16.reuse, R15.reuse  (x11)
+    Form {
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, |R20|, +INF , PT  (x11)
@@ -3555,31 +3807,46 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // @P0 FADD R3, -R3, 1  (x11)
+    // FFMA R13, R10, -R13, 0.14084610342979431152  (x11)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{F}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000000008000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.M88.4 R168, [R185+UR6+0x800]  (x11)
+    // UISETP.GT.AND UP1, UPT, UR6, 0xc, UPT  (x11)
     Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
+        mnemonic: "UISETP.GT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008004270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // SGXT R2, R2, 0x1  (x11)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000200000000000000083b,
-        mask: 0x000001ffffffffff0020000000000fff,
+        bits: 0x0000000000000200000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // CREDUX.MAX.S32 UR10, R10.reuse  (x10)
@@ -3627,31 +3894,46 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64], R10  (x10)
+    // IMAD.WIDE.U32 R14, P0, R12, R11, R14  (x10)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RZ R9, R18.reuse, R16.reuse, R15.reuse  (x10)
-    Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.X R13, R19, 0x1, ~R9, P1  (x10)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{X}", "~{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e0e000000000000000824,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, 0x3  (x10)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000804,
+        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R11, R6, R11, R7  (x10)
@@ -3685,18 +3967,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R11, |R0|, -RZ  (x10)
+    // LDS.128 R12, [R16]  (x10)
     Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "|{R}|", "-{R}"],
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000102008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
+    },
+    // UISETP.NE.U32.AND UP0, UPT, UR5, 0x1, UPT  (x10)
+    Form {
+        mnemonic: "UISETP.NE.U32.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008005070000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
     },
     // DFMA R22, -R8, UR6, R10  (x10)
     Form {
@@ -3710,6 +4006,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080001000000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.MT88.4 R8, [R138+UR7+0x80]  (x10)
+    Form {
+        mnemonic: "LDSM.16.MT88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008004200000000000000083b,
+        mask: 0x000001ffffffffff0040000000000fff,
         uniform_guard: false,
     },
     // BSSY B0, L@0x4b0  (x9)
@@ -3750,6 +4060,24 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IADD3.X R9, PT, PT, RZ, R19, RZ, P1, P2  (x9)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000004000000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // FFMA R4, R18, R2, -R7  (x9)
     Form {
         mnemonic: "FFMA",
@@ -3764,6 +4092,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x9)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FCHK P0, R0, R3  (x9)
     Form {
         mnemonic: "FCHK",
@@ -3775,6 +4118,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000302,
         mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x9)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // VIADDMNMX R6, R3.reuse, 0xfffffffc, R0.reuse, PT  (x9)
@@ -3819,6 +4174,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x9)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000892,
+        mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: true,
+    },
+    // FCHK P0, R0, 1  (x9)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000902,
+        mask: 0x000001fffff1ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // IMAD.WIDE R6, R3, R2, R20  (x9)
     Form {
         mnemonic: "IMAD.WIDE",
@@ -3833,23 +4217,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // UIADD3.X UR5, UPT, UPT, URZ, UR7, URZ, UP0, !UPT  (x8)
+    // LDSM.16.M88.4 R64, [R3+UR9]  (x9)
     Form {
-        mnemonic: "UIADD3.X",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}", "{UP}", "!{UP}"],
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}]"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000080104000000000000000290,
-        mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: true,
+        bits: 0x0000000008000200000000000000083b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
     },
     // BSYNC B0  (x8)
     Form {
@@ -3872,20 +4251,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SHF.L.W.U32.HI R15, R0, R15, R25  (x8)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // VIMNMX.U32 R15, PT, PT, R10, 0x64, !PT  (x8)
     Form {
         mnemonic: "VIMNMX.U32",
@@ -3902,18 +4267,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000000fff,
         uniform_guard: false,
     },
-    // FSEL R13, -R0, R13, !P1  (x8)
+    // ATOMS.POPC.INC.32 RZ, [R7+URZ]  (x8)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        mnemonic: "ATOMS.POPC.INC.32",
+        operands: &["{R}", "[{R}+{U}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040001000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x000000000d8000000000000000000f8c,
+        mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.GE.U32.AND.EX P0, PT, R3, UR11, PT, P0  (x8)
@@ -4016,33 +4380,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // I2F.F64.S64 R4, R4  (x8)
-    Form {
-        mnemonic: "I2F.F64.S64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000301c000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x8)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // VIMNMX R13, PT, PT, R14, 0x46a00000, PT  (x8)
     Form {
         mnemonic: "VIMNMX",
@@ -4059,6 +4396,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000000fff,
         uniform_guard: false,
     },
+    // IADD3 R11, PT, PT, R13, 0x7fe00000, -R2  (x8)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
     // @P0 FADD.FTZ R2, R0, 1  (x8)
     Form {
         mnemonic: "FADD.FTZ",
@@ -4072,31 +4425,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R11, R0  (x8)
+    // ISETP.GE.U32.AND.EX P0, PT, R19, R9, PT, P0  (x8)
     Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{R}"],
+        mnemonic: "ISETP.GE.U32.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000014000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.X R13, R19, 0x1, ~R9, P1  (x8)
-    Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{X}", "~{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e0e000000000000000824,
-        mask: 0x000001fffc7fff000000000000000fff,
+        bits: 0x0000000000006100000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
     // FFMA R9, -R3, R2, 1  (x8)
@@ -4113,18 +4455,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R0, -QNAN  (x8)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
     // DADD R2, R22, -UR10  (x8)
     Form {
         mnemonic: "DADD",
@@ -4138,17 +4468,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R6, |R0|, 0.0010000000474974513054  (x8)
+    // FSETP.GT.AND P0, PT, R11, -1.6999999284744262695, PT  (x8)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "{F}"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000002000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x0000000000004000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FMUL R13, |R0|.reuse, 16777216  (x8)
@@ -4177,18 +4509,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R12, [R16]  (x8)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // LDS.128 R8, [R16+0x10]  (x8)
@@ -4269,6 +4589,28 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
+    // PLOP3.LUT P3, PT, PT, PT, UP0, 0x80, 0x8  (x8)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{UP}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000008000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
     // ATOMG.E.ADD.STRONG.GPU PT, RZ, desc[UR6][R12.64], R29  (x8)
     Form {
         mnemonic: "ATOMG.E.ADD.STRONG.GPU",
@@ -4299,34 +4641,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // UISETP.GT.AND UP0, UPT, UR6, 0x1f, UPT  (x8)
+    // UISETP.NE.U32.AND.EX UP0, UPT, UR5, URZ, UPT, UP0  (x8)
     Form {
-        mnemonic: "UISETP.GT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        mnemonic: "UISETP.NE.U32.AND.EX",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}", "{UP}"],
         atoms: &[
             Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008004270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // LDSM.16.M88.4 R112, [R122+UR7+0x2000]  (x8)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000200002000000000083b,
-        mask: 0x000001ffffffffff0020000000000fff,
-        uniform_guard: false,
+        bits: 0x0000000008005100000000000000028c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        uniform_guard: true,
     },
     // LDG.E.64 R4, desc[UR8][R8.64]  (x7)
     Form {
@@ -4339,6 +4668,22 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1e1b000000000000000981,
         mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x7)
+    Form {
+        mnemonic: "ISETP.NE.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005300000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
     // FLO.U32 R8, R8  (x7)
@@ -4360,19 +4705,6 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[],
         bits: 0x00000000038000000000000000000948,
         mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // ATOMS.POPC.INC.32 RZ, [R7+URZ]  (x7)
-    Form {
-        mnemonic: "ATOMS.POPC.INC.32",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000d8000000000000000000f8c,
-        mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
     // STL.64 [R1], R18  (x7)
@@ -4403,22 +4735,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3 R11, PT, PT, R13, 0x7fe00000, -R2  (x7)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
     // STS [R3+UR4], R4  (x7)
     Form {
         mnemonic: "STS",
@@ -4432,19 +4748,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.X R9, RZ, RZ, ~R12, P0  (x7)
+    // IADD3.X R12, PT, PT, RZ, ~R7, RZ, P0, !PT  (x7)
     Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "~{R}", "{P}"],
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "~{R}", "{R}", "{P}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e0e000000000000000224,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
+        bits: 0x00000000000104008000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
     // VIMNMX R12, PT, PT, R3.reuse, R0, PT  (x7)
@@ -4519,18 +4838,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FFMA R13, R10, -R13, 0.14084610342979431152  (x7)
+    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x7)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000008000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x000000000000d000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R23, B7  (x7)
@@ -4543,6 +4863,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000001000000000000000000355,
         mask: 0x000001fffffffffffffffffff0000fff,
+        uniform_guard: false,
+    },
+    // ISETP.LT.AND P4, PT, R3, UR4, P0  (x7)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // SEL R2, R2, UR4, !P2  (x7)
@@ -4559,30 +4894,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SGXT R2, R2, 0x1  (x7)
+    // SGXT.U32 R126, R126, 0x4  (x7)
     Form {
-        mnemonic: "SGXT",
+        mnemonic: "SGXT.U32",
         operands: &["{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000200000000000000081a,
+        bits: 0x0000000000000000000000000000081a,
         mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.4 R176, [R185+UR6]  (x7)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000200000000000000083b,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR8][R4.64], R13  (x6)
@@ -4719,34 +5041,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R14, P0, R12, R11, R14  (x6)
+    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x6)
     Form {
         mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R14, P1, R13, R17, R14  (x6)
-    Form {
-        mnemonic: "IMAD.HI.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000227,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000825,
+        mask: 0x000001fffff1ff000000000000000fff,
         uniform_guard: false,
     },
     // DADD R22, -R12, R22  (x6)
@@ -4760,18 +5067,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // R2P PR, R0, 0x3  (x6)
-    Form {
-        mnemonic: "R2P",
-        operands: &["PR", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000804,
-        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // MUFU.RSQ64H R11, R9  (x6)
@@ -4800,21 +5095,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P5, PT, R11, RZ, PT  (x6)
-    Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // IMAD R13, R12, 0x800000, -R13  (x6)
     Form {
         mnemonic: "IMAD",
@@ -4827,21 +5107,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P2, PT, R6, -126, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // UIADD3 UR6, UPT, UPT, -UR6, URZ, URZ  (x6)
@@ -4904,31 +5169,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: true,
     },
-    // SGXT.U32 R4, R4, 0x2  (x6)
+    // LDGSTS.E.BYPASS.128 [R31+0x800], desc[UR12][R22.64+-0x800], P4  (x6)
     Form {
-        mnemonic: "SGXT.U32",
-        operands: &["{R}", "{R}", "{X}"],
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 12, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000000000000000000081a,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000081818000080080000000fae,
+        mask: 0x000001fffc7fff000080080000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.MT88.4 R8, [R138+UR7+0x80]  (x6)
+    // LDGSTS.E.BYPASS.128 [R31+0x1000], desc[UR12][R22.64], P5  (x6)
     Form {
-        mnemonic: "LDSM.16.MT88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008004200000080000000083b,
-        mask: 0x000001ffffffffff0000800000000fff,
+        bits: 0x00000000081818000100000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
         uniform_guard: false,
     },
     // IMAD.WIDE R2, R0.reuse, R3, UR4  (x6)
@@ -4952,24 +5221,6 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[],
         bits: 0x00000000038000000000000000000946,
         mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R9, PT, PT, RZ, R19, RZ, P1, P2  (x5)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000004000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
     // UCGABAR_ARV  (x5)
@@ -5048,19 +5299,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x5)
+    // @!P1 BRA !P3, L@0x1770  (x5)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x5)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000000000000000000825,
-        mask: 0x000001fffff1ff000000000000000fff,
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // VIMNMX R8, PT, PT, R3.reuse, 0x1, !PT  (x5)
@@ -5132,20 +5398,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.W.U32.HI R11, R11, 0x2, R8  (x5)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // UISETP.GE.AND UP0, UPT, UR8, 0x1, UPT  (x5)
     Form {
         mnemonic: "UISETP.GE.AND",
@@ -5159,22 +5411,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008006270000000000000088c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x5)
-    Form {
-        mnemonic: "ULOP3.LUT",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000892,
-        mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: true,
     },
     // ULOP3.LUT UP0, URZ, UR9, 0x10, URZ, 0xc0, !UPT  (x5)
@@ -5193,19 +5429,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000c0000000000000000000892,
         mask: 0x000001fffc7100000000000000000fff,
         uniform_guard: true,
-    },
-    // FCHK P0, R0, 1  (x5)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000902,
-        mask: 0x000001fffff1ffff0000000000ff0fff,
-        uniform_guard: false,
     },
     // MUFU.RCP R7, UR4  (x5)
     Form {
@@ -5246,21 +5469,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: true,
     },
-    // ISETP.LT.AND P4, PT, R3, UR4, P0  (x5)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // ISETP.LT.AND P2, PT, R4, R7, P0  (x5)
     Form {
         mnemonic: "ISETP.LT.AND",
@@ -5276,22 +5484,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.LE.AND P1, PT, R26, UR4, PT  (x5)
-    Form {
-        mnemonic: "ISETP.LE.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080032700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // UIADD3 UR7, UPT, UPT, URZ, -UR5, URZ  (x5)
+    // UIADD3 UR6, UPT, UPT, UR6, -UR12, URZ  (x5)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "-{U}", "{U}"],
@@ -5306,6 +5499,85 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f81e0008000000000000290,
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
+    },
+    // ISETP.LE.AND P3, PT, R4, UR6, PT  (x5)
+    Form {
+        mnemonic: "ISETP.LE.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080032700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P6 LDG.E.128 R8, desc[UR12][R2.64]  (x5)
+    Form {
+        mnemonic: "LDG.E.128",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1d000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // USEL UR7, UR7, URZ, !UP0  (x5)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{U}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000287,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // @!P3 LDG.E.EF R8, desc[UR6][R4.64]  (x5)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c0e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.128 [UR4], R8  (x5)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c0000000000ff000988,
+        mask: 0x000001ffffffff00ffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88 R5, [UR4]  (x5)
+    Form {
+        mnemonic: "LDSM.16.M88",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000ff00083b,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
     },
     // ULOP3.LUT UR4, UR8, UR6, URZ, 0x3c, !UPT  (x5)
     Form {
@@ -5336,22 +5608,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000c000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x4)
-    Form {
-        mnemonic: "ISETP.NE.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005300000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
     // FLO.U32.SH R14, R7  (x4)
@@ -5543,19 +5799,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FMUL.FTZ R2, R0, R11  (x4)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004100000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDC R3, c[0x3][R3]  (x4)
     Form {
         mnemonic: "LDC",
@@ -5569,20 +5812,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff83fffff00000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND.EX P0, PT, R19, R9, PT, P0  (x4)
+    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x4)
     Form {
-        mnemonic: "ISETP.GE.U32.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006100000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
+        bits: 0x00000000000e04000000000000000825,
+        mask: 0x000001fffc7fff000000000000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U64.RP R7, R8  (x4)
+    Form {
+        mnemonic: "I2F.U64.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000003090000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.TRUNC R12, R12  (x4)
+    Form {
+        mnemonic: "F2I.U64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d8000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDL.LU.64 R32, [R1+0x10]  (x4)
@@ -5625,36 +5891,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000082014000000000000000c45,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @!P1 BRA !P3, L@0x1770  (x4)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x4)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // STL.128 [R1], R16  (x4)
@@ -5768,21 +6004,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080001000000000000000e29,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, R11, -1.6999999284744262695, PT  (x4)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.GTU.AND P0, PT, |R2|, +INF , PT  (x4)
@@ -6031,35 +6252,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FSEL R11, -R11, R0, P5  (x4)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA.FTZ R19, R19, -2, R2  (x4)
-    Form {
-        mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{F}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R5, R8, UR5, RZ, 0x1d  (x4)
+    // LEA.HI R5, R5, UR5, RZ, 0x1e  (x4)
     Form {
         mnemonic: "LEA.HI",
         operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
@@ -6074,33 +6267,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDS.128 R32, [R124+UR6]  (x4)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000c000000000000000984,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.MT88.4 R36, [R188+UR6+0x2000]  (x4)
-    Form {
-        mnemonic: "LDSM.16.MT88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008004200000000000000083b,
-        mask: 0x000001ffffffffff0000800000000fff,
-        uniform_guard: false,
-    },
     // STS [R4+UR5+0x4c8], R17  (x4)
     Form {
         mnemonic: "STS",
@@ -6113,6 +6279,152 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080008000000000000000988,
         mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.128 [R121+UR5+0x8000], R8  (x4)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c000080000000000988,
+        mask: 0x000001ffffffff000080000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R31+0x3800], desc[UR12][R2.64], P6  (x4)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000091818000100000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R76, [R119+UR5+0x8000]  (x4)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000200008000000000083b,
+        mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
+    },
+    // USHF.R.U32 UR6, UR4, 0x4, URZ  (x4)
+    Form {
+        mnemonic: "USHF.R.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080016000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // FFMA.SAT R15, R15, R17, R2  (x4)
+    Form {
+        mnemonic: "FFMA.SAT",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000020000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R11, R18, -R22, 0.14084610342979431152  (x4)
+    Form {
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000108000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.NTZ R22, R22  (x4)
+    Form {
+        mnemonic: "F2I.FTZ.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002131000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SQRT R15, |R8|  (x4)
+    Form {
+        mnemonic: "MUFU.SQRT",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000020004000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.FLOOR R17, R5  (x4)
+    Form {
+        mnemonic: "FRND.FTZ.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002150000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.CEIL R23, R5  (x4)
+    Form {
+        mnemonic: "FRND.FTZ.CEIL",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002190000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDS.128 R32, [R124+UR6]  (x4)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000c000000000000000984,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // POPC R5, UR4  (x3)
@@ -6243,25 +6555,10 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x3)
-    Form {
-        mnemonic: "IMAD.WIDE.U32.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e04000000000000000825,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R12, PT, PT, RZ, ~R7, RZ, P0, !PT  (x3)
+    // IADD3.X R19, PT, PT, ~R13, R16, RZ, P1, !PT  (x3)
     Form {
         mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "~{R}", "{R}", "{P}", "!{P}"],
+        operands: &["{R}", "{P}", "{P}", "~{R}", "{R}", "{R}", "{P}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -6272,7 +6569,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000104008000000000000210,
+        bits: 0x00000000000105000000000000000210,
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -6355,21 +6652,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000002000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x3)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // MUFU.COS R9, R9  (x3)
@@ -6536,6 +6818,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // LDGSTS.E.BYPASS.128 [R31+0x2000], desc[UR12][R24.64], P3  (x3)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000091818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
     // ULEA.HI.X.SX32 UR5, UR13, UR10, 0x2, UP0  (x3)
     Form {
         mnemonic: "ULEA.HI.X.SX32",
@@ -6562,44 +6859,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000003008000000000000000983,
         mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // USEL UR9, UR9, URZ, !UP0  (x3)
-    Form {
-        mnemonic: "USEL",
-        operands: &["{U}", "{U}", "{U}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000287,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // STS.128 [UR4], R8  (x3)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000008000c0000000000ff000988,
-        mask: 0x000001ffffffff00ffffff00ffff0fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88 R16, [UR4]  (x3)
-    Form {
-        mnemonic: "LDSM.16.M88",
-        operands: &["{R}", "[{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800000000000000ff00083b,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // REDUX.SUM UR5, R10  (x2)
@@ -7308,48 +7567,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
-    // I2F.U64.RP R7, R8  (x2)
-    Form {
-        mnemonic: "I2F.U64.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003090000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // F2I.U64.TRUNC R12, R12  (x2)
-    Form {
-        mnemonic: "F2I.U64.TRUNC",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000020d8000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R19, PT, PT, ~R13, R16, RZ, P1, !PT  (x2)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "~{R}", "{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000105000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDL.LU R35, [R1]  (x2)
     Form {
         mnemonic: "LDL.LU",
@@ -7859,21 +8076,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: true,
     },
-    // UISETP.NE.U32.AND UP0, UPT, UR5, 0x1, UPT  (x2)
-    Form {
-        mnemonic: "UISETP.NE.U32.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008005070000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
     // ATOMG.E.INC.STRONG.GPU PT, R2, desc[UR6][R2.64], R7  (x2)
     Form {
         mnemonic: "ATOMG.E.INC.STRONG.GPU",
@@ -8242,21 +8444,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GT.OR P0, PT, R11, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GT.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080046700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.LT.AND P1, PT, R11, 1.7916666269302368164, PT  (x2)
     Form {
         mnemonic: "FSETP.LT.AND",
@@ -8284,6 +8471,119 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
+    Form {
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080026700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R90+0x800], desc[UR12][R16.64], P4  (x2)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R16, [R35+0x200]  (x2)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000200000200000000083b,
+        mask: 0x000001ffffffffff000200ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P3 LDG.E.EL R7, desc[UR4][R12.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c2e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 LDG.E.EF R6, desc[UR6][R4.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 LDG.E.EL R15, desc[UR4][R12.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c2e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 STG.E.EF desc[UR6][R2.64+0x4], R7  (x2)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000040000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.OR P0, PT, R11, UR4, P0  (x2)
+    Form {
+        mnemonic: "ISETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
@@ -8381,21 +8681,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000081a12000000000000000fae,
         mask: 0x000001fffc7fff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080026700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // VIMNMX.U32 R5, PT, PT, R11, R4, !PT  (x1)
@@ -8822,32 +9107,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R11, R14, R5, UR4  (x1)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000e23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.128 [R9], R4  (x1)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // ISETP.NE.AND.EX P0, PT, R0, -0x80000000, PT, P0  (x1)
     Form {
         mnemonic: "ISETP.NE.AND.EX",
@@ -9016,49 +9275,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
-    Form {
-        mnemonic: "ULEA.HI.SX32",
-        operands: &["{U}", "{U}", "-{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f02ff8000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // UISETP.LT.AND UP0, UPT, UR5, 0x8, UPT  (x1)
-    Form {
-        mnemonic: "UISETP.LT.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008001270000000000000088c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: true,
-    },
-    // USEL UR12, UR5, 0x8, UP0  (x1)
-    Form {
-        mnemonic: "USEL",
-        operands: &["{U}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000887,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: true,
-    },
     // UISETP.GT.AND UP0, UPT, UR6, URZ, UPT  (x1)
     Form {
         mnemonic: "UISETP.GT.AND",
@@ -9088,31 +9304,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005670000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
-    },
-    // LDG.E.128 R4, desc[UR6][R8.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.128",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1d000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [UR4]  (x1)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000c0000000000ff000984,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
     },
     // LDC.U8 R18, c[0x0][0x380]  (x1)
     Form {
@@ -9176,6 +9367,198 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1019000000000000000985,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R31], desc[UR12][R2.64], !P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c1818000000000000000fae,
+        mask: 0x000001fffc7fff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R31+0x4000], desc[UR12][R20.64], !P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000d1818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R90], desc[UR12][R18.64], P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081818000000000000000fae,
+        mask: 0x000001fffc7fff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R20, [R35+0x400]  (x1)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000200000000000000083b,
+        mask: 0x000001ffffffffff000200ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E.EF R0, desc[UR6][R4.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E.EL R11, desc[UR4][R12.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c2e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P3 STG.E.EF desc[UR6][R2.64], R15  (x1)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P1 STG.E.EF desc[UR6][R2.64+0x8], R5  (x1)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000000000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R11, R14, R5, UR4  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e23,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.128 [R9], R4  (x1)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{U}", "-{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f02ff8000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // UISETP.LT.AND UP0, UPT, UR5, 0x8, UPT  (x1)
+    Form {
+        mnemonic: "UISETP.LT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008001270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // USEL UR12, UR5, 0x8, UP0  (x1)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000887,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: true,
+    },
+    // LDS.128 R8, [UR4]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000c0000000000ff000984,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR4, 0x3, UPT  (x1)
@@ -9381,7 +9764,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000003f0f0008000000000000210,
+        bits: 0x0000000007f1f0008000000000000210,
         mask: 0x00000000080015008000000000000fff,
         uniform_guard: false,
     },
@@ -9397,7 +9780,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000470f4000000000000000210,
+        bits: 0x000000000471f4000000000000000210,
         mask: 0x000000000c0015008000000000000fff,
         uniform_guard: false,
     },
@@ -10807,7 +11190,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000440c000000000000000237,
         mask: 0x000000000c7cff000000000000000fff,
@@ -10836,7 +11219,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004081800000000000000023c,
         mask: 0x000000000c0c5b008000000000000fff,
@@ -10851,7 +11234,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004001800800000000000023c,
         mask: 0x000000000c0c5b008000000000000fff,
@@ -12187,8 +12570,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                            ???51",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000001000000000000033800355,
-        mask: 0x0000000008100000000000003f800fff,
+        bits: 0x00000062411000000000000033800355,
+        mask: 0x000001ffff100000000000003f800fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R84, API_CALL_DEPTH  (x1)
@@ -12343,8 +12726,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{R}",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) }],
-        bits: 0x0000011f826e713dec16c0002c000356,
-        mask: 0x000001ffffffffffffffc0003f000fff,
+        bits: 0x0000000000000000000000002c000356,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                                              ???47, R237  (x1)
@@ -14701,7 +15084,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000003f0f0000000000000000810,
+        bits: 0x0000000007f1f0000000000000000810,
         mask: 0x00000000080015000000000000000fff,
         uniform_guard: false,
     },
@@ -14717,7 +15100,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000070f5000000000000000810,
+        bits: 0x000000000071f5000000000000000810,
         mask: 0x000000000c0015000000000000000fff,
         uniform_guard: false,
     },
@@ -15410,8 +15793,8 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000010b000000000000000832,
         mask: 0x0000000008217f000000000000000fff,
@@ -15504,8 +15887,8 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000840,
@@ -16159,10 +16542,10 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000002001005fe5000000000905,
-        mask: 0x000000000871f900ffff000000000fff,
+        bits: 0x00000000002001000000000000000905,
+        mask: 0x000000000871f9000000000000000fff,
         uniform_guard: false,
     },
     // I2F.RP R52, 0x4740a908  (x1)
@@ -16255,10 +16638,10 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000030c0002236000000000911,
-        mask: 0x000000000871f900ffff000000000fff,
+        bits: 0x000000000030c0000000000000000911,
+        mask: 0x000000000871f9000000000000000fff,
         uniform_guard: false,
     },
     // I2F.BF16.S64.RM R20, -0x79b836b6  (x1)
@@ -17638,7 +18021,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000002002320000000000000980,
         mask: 0x000000000871ef3a0000000000000fff,
@@ -17652,7 +18035,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000002008220000000000000980,
         mask: 0x000000000871ef3a0000000000000fff,
@@ -17667,7 +18050,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c000b100000000000000980,
         mask: 0x000000000c71ff380000000000000fff,
@@ -17694,7 +18077,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c0093280000000000000980,
         mask: 0x000000000c71ff380000000000000fff,
@@ -19389,7 +19772,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000bf0f0008000000000000c10,
+        bits: 0x000000000ff1f0008000000000000c10,
         mask: 0x00000000080015008000000000000fff,
         uniform_guard: false,
     },
@@ -19405,7 +19788,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000870f4008000000000000c10,
+        bits: 0x000000000871f4008000000000000c10,
         mask: 0x000000000c0015008000000000000fff,
         uniform_guard: false,
     },
@@ -21073,8 +21456,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000000008000000000000002e000d56,
-        mask: 0x0000000008100000000000003f000fff,
+        bits: 0x000001068922a2de91e000002e000d56,
+        mask: 0x000001fffffffffffff800003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                                             ???50, UR9  (x1)
@@ -23078,7 +23461,1162 @@ pub(crate) static SOLVED: &[Form] = &[
 ];
 
 /// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).
-pub(crate) static MARKS: &[Mark] = &[];
+pub(crate) static MARKS: &[Mark] = &[
+    Mark { opcode: 0x207, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x208, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x209, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x20b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x210, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x210, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x210, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x210, operands: 6, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 4, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x210, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x210, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x210, operands: 8, operand: 4, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x210, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x210, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x210, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x211, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 7, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x211, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x212, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x212, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x217, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x21d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x21d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x21e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x224, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x224, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x224, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x225, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x225, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x225, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x226, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x236, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x237, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x23c, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x23c, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x23c, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x246, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x246, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x248, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x276, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x276, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x276, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x276, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x276, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x276, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x276, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x287, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x290, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x290, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x290, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x290, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x290, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x290, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x290, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x290, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x291, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x291, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x291, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x291, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x291, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x292, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x292, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x297, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x297, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x297, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x297, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x297, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x297, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x297, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x297, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x29d, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x29d, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x29e, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2bd, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x2bd, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x2bf, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 3, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "|{R}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "|{R}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "|{R}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x309, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "|{R}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x313, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x313, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x31d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x344, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x35d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x381, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x411, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x411, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x411, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x424, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "0.8388188481330871582.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "1.4566346392963502865e-11.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "2.014224731062334868e-38.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "6463.5107421875.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "8.8743718151818029583e-07.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x446, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x446, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x491, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x491, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x491, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x491, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x491, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x4a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x51d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x547, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x54a, operands: 2, operand: 0, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x54a, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x54a, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x806, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x807, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x808, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x809, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x80b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x810, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x810, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x810, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x810, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x810, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x810, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x810, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x810, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x810, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x811, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x811, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x811, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x817, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x81c, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x81c, operands: 7, operand: 3, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x824, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x824, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x824, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x825, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x827, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x82f, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x82f, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x846, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x848, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x876, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x876, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x876, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x876, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x876, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x886, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x887, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x890, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x890, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x890, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x890, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x891, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x891, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x897, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x897, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x897, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x897, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x89c, operands: 7, operand: 3, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x8a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x91b, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x91d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x941, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x942, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x943, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x943, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x945, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x946, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 2, operand: 0, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x947, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 3, operand: 1, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x948, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x948, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 2, operand: 0, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x94a, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 3, operand: 1, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x94d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x950, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x980, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x981, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x9ac, operands: 3, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb1d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc10, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc10, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc10, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc10, operands: 6, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc10, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc10, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc10, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc10, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xc11, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc11, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc11, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc17, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc1d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc24, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc25, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc26, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.INVALID6", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.INVALID5|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "{U}.INVALID5", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "|{U}.H0_NH1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "|{U}.INVALID5|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "|{U}.INVALID7|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc36, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc46, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc46, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc48, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc76, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc76, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc76, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc76, operands: 5, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc76, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc76, operands: 5, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc76, operands: 5, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc76, operands: 5, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc76, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc76, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc76, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xd00, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd00, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd07, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd09, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd5d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe27, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.INVALID7", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe46, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe46, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xfae, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+];
+
+/// Operands nvdisasm leaves out when zero (`tools/learn_hidden.py`, `hidden.rs`).
+pub(crate) static HIDDEN: &[Hidden] = &[
+    Hidden { opcode: "BAR", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "BPT", operands: &["{X}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 0 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 2 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{X}"], operand: 0 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{X}"], operand: 2 },
+    Hidden { opcode: "CALL", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "CALL", operands: &["{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}", "{F}", "{F}", "{R}.H0_H0", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}", "{R}.H0_NH1", "{R}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}", "{U}.INVALID5", "{R}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{U}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{R}.INVALID7", "{U}.INVALID1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{U}.H0_NH1", "{R}.H0_H0", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "{R}.INVALID1", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{R}", "{R}.H0_H0", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{R}.H0_NH1", "{U}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{U}.INVALID7", "{R}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.INVALID1", "{F}", "{F}", "{R}.INVALID1", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.INVALID1", "{R}.H1_H1", "{F}", "{F}", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.INVALID1", "{R}.INVALID6", "{R}.H0_H0", "{P}"], operand: 4 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{U}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{U}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{U}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "JMP", operands: &["{P}", "{UP}", "{X}"], operand: 0 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "[{R}.64+{U}+{X}]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}]", "desc[{U}][{R}.64]", "{P}"], operand: 2 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "NANOSLEEP", operands: &["{P}", "{U}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULOP3", operands: &["{UP}", "{U}", "{U}", "{X}", "{U}", "{X}", "{UP}"], operand: 0 },
+];
 
 /// Special registers: hardware number, nvdisasm name (learned from probes).
 pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
@@ -23090,17 +24628,13 @@ pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (32, "SR_TID"),
     (33, "SR_TID.X"),
     (34, "SR_TID.Y"),
-    (35, "SR_TID.Z"),
     (37, "SR_CTAID.X"),
     (38, "SR_CTAID.Y"),
     (39, "SR_CTAID.Z"),
-    (41, "SR_CirQueueIncrMinusOne"),
     (45, "SR_MULTIPASSSHADERINFO"),
     (47, "SR_SWINHI"),
-    (49, "SR_SWINSZ"),
     (53, "SR_LWINSZ"),
     (64, "SR_GLOBALERRORSTATUS"),
-    (97, "SR_CIRCULARQUEUEENTRYINDEX"),
     (101, "SR_PM_HI0"),
     (127, "SR_SNAP_PM_HI5"),
     (128, "SR_SNAP_PM6"),

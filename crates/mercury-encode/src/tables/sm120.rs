@@ -3,11 +3,12 @@
 //! tool). Each form names the corpus instruction it was learned from.
 
 use crate::form::{Atom, AtomKind::*, Field, Form};
-use crate::marks::Mark;
+use crate::hidden::Hidden;
+use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x1984)
+    // NOP  (x2091)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -16,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R23, R10, R12, R23  (x1701)
+    // FFMA R23, R10, R12, R23  (x1725)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -30,7 +31,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FMUL R3, R6, 16777216  (x1399)
+    // FMUL R3, R6, 16777216  (x1537)
     Form {
         mnemonic: "FMUL",
         operands: &["{R}", "{R}", "{F}"],
@@ -43,7 +44,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MOV R0, RZ  (x1166)
+    // MOV R10, R3  (x1503)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{R}"],
@@ -55,7 +56,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD R0, R9.reuse, 0x1  (x1101)
+    // IADD R8, R8, -0x1  (x1188)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -68,7 +69,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // BRA L@0x510  (x994)
+    // @P0 BRA L@0x290  (x1057)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -82,7 +83,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE R4, R9.reuse, 0x4, R4  (x986)
+    // IMAD.WIDE R2, R9, 0x4, R2  (x1005)
     Form {
         mnemonic: "IMAD.WIDE",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -96,7 +97,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IADD R4, -R0, R11  (x909)
+    // IADD R4, -R0, R11  (x946)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "-{R}", "{R}"],
@@ -109,7 +110,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD R10, RZ, -R3  (x907)
+    // IADD R10, RZ, -R3  (x932)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "-{R}"],
@@ -122,7 +123,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R7, R4, PT  (x808)
+    // ISETP.GT.U32.AND P0, PT, R7, R4, PT  (x816)
     Form {
         mnemonic: "ISETP.GT.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -137,7 +138,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R0, R0, 0x1fc, RZ, 0xc0, !PT  (x700)
+    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x793)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -153,7 +154,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R2, R11, PT  (x621)
+    // ISETP.GE.AND P0, PT, R2, R11, PT  (x648)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -168,7 +169,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R9, R9, 0x400, R0  (x610)
+    // IMAD R3, R0, 0x4, R3  (x627)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -182,7 +183,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD R0, R18, R9, RZ  (x563)
+    // IMAD R0, R18, R9, RZ  (x608)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -196,7 +197,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.CONSTANT R0, desc[UR6][R2.64]  (x547)
+    // LDG.E.CONSTANT R0, desc[UR6][R2.64]  (x557)
     Form {
         mnemonic: "LDG.E.CONSTANT",
         operands: &["{R}", "desc[{U}][{R}.64]"],
@@ -209,21 +210,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.HI.U32 R8, R0, R13, RZ  (x491)
-    Form {
-        mnemonic: "IMAD.HI.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000227,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.SHL.U32 R0, R0, 0x4, RZ  (x479)
+    // IMAD.SHL.U32 R14, R13, 0x100, RZ  (x526)
     Form {
         mnemonic: "IMAD.SHL.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -237,60 +224,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IABS R10, R4  (x452)
+    // IMAD.HI.U32 R8, R0, R13, RZ  (x521)
     Form {
-        mnemonic: "IABS",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000213,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // SEL R10, R18, R19, !P0  (x437)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R10, R19, 2, R18  (x423)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{F}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000000000000000823,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000078e00000000000000000227,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDCU UR6, c[0x0][0x398]  (x407)
-    Form {
-        mnemonic: "LDCU",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000800080000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: true,
-    },
-    // HFMA2 R15, -RZ, RZ, 0, 0  (x404)
+    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x497)
     Form {
         mnemonic: "HFMA2",
         operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
@@ -305,59 +253,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR4, c[0x0][0x358]  (x401)
+    // MOV R3, 0x400  (x470)
     Form {
-        mnemonic: "LDCU.64",
-        operands: &["{U}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008000a0000000000ff0007ac,
-        mask: 0x000001fffffffffff800001fff000fff,
-        uniform_guard: false,
-    },
-    // LDC R1, c[0x0][0x37c]  (x391)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{X}]"],
+        mnemonic: "MOV",
+        operands: &["{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000080000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
+        bits: 0x0000000000000f000000000000000802,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
-    // IADD.64 R8, R8, UR4  (x388)
+    // IABS R10, R4  (x465)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{U}"],
+        mnemonic: "IABS",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f8e02000000000000000c35,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000213,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // LDC.64 R4, c[0x0][0x380]  (x375)
-    Form {
-        mnemonic: "LDC.64",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000a0000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // FADD R15, R15, R8  (x355)
+    // FADD R0, R0, R23  (x461)
     Form {
         mnemonic: "FADD",
         operands: &["{R}", "{R}", "{R}"],
@@ -370,16 +290,134 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // MOV R3, 0x400  (x341)
+    // SEL R10, R18, R19, !P0  (x439)
     Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{X}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000f000000000000000802,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        bits: 0x00000000040000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R10, R19, 2, R18  (x429)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDCU.64 UR6, c[0x0][0x358]  (x418)
+    Form {
+        mnemonic: "LDCU.64",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000a0000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // LDCU UR4, c[0x0][0x360]  (x417)
+    Form {
+        mnemonic: "LDCU",
+        operands: &["{U}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 37, len: 17, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000800080000000000ff0007ac,
+        mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: true,
+    },
+    // IADD.64 R8, R8, UR4  (x409)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e02000000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDC R1, c[0x0][0x37c]  (x405)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000080000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // LDC.64 R2, c[0x0][0x380]  (x395)
+    Form {
+        mnemonic: "LDC.64",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000a0000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x353)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000212,
+        mask: 0x000001fffc7f0000ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RECONVERGENT B0  (x352)
+    Form {
+        mnemonic: "BSYNC.RECONVERGENT",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038002000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // BSSY.RECONVERGENT B0, L@0x2b0  (x351)
+    Form {
+        mnemonic: "BSSY.RECONVERGENT",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038002000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
     // PRMT R15, R0.reuse, 0x5140, R13.reuse  (x339)
@@ -396,58 +434,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BSYNC.RECONVERGENT B0  (x325)
-    Form {
-        mnemonic: "BSYNC.RECONVERGENT",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038002000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
-    // BSSY.RECONVERGENT B0, L@0x2b0  (x324)
-    Form {
-        mnemonic: "BSSY.RECONVERGENT",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038002000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x307)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040e00000000000000000212,
-        mask: 0x000001fffc7f0000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI R14, R5, 0x4ec4ec4f, RZ  (x297)
-    Form {
-        mnemonic: "IMAD.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000827,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x293)
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x329)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -461,7 +448,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R0, SR_TID.X  (x287)
+    // IMAD.HI R14, R5, 0x4ec4ec4f, RZ  (x311)
+    Form {
+        mnemonic: "IMAD.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000827,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // S2R R9, SR_CTAID.X  (x302)
     Form {
         mnemonic: "S2R",
         operands: &["{R}", "{SR}"],
@@ -473,7 +474,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // @P6 EXIT  (x282)
+    // @P0 EXIT  (x296)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -482,7 +483,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // @!P5 STG.E desc[UR4][R4.64], R15  (x260)
+    // ISETP.GE.AND P0, PT, R9, UR5, PT  (x273)
+    Form {
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080062700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // CS2R R26, SRZ  (x273)
+    Form {
+        mnemonic: "CS2R",
+        operands: &["{R}", "{SR}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000100000000000000000805,
+        mask: 0x000001ffffff00ffffffffffff000fff,
+        uniform_guard: false,
+    },
+    // STG.E desc[UR4][R2.64], R5  (x265)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -495,7 +523,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R9, R9, UR4, R0  (x238)
+    // BAR.SYNC.DEFER_BLOCKING 0x0  (x243)
+    Form {
+        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
+        operands: &["{X}"],
+        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000000100000000000000000b1d,
+        mask: 0x000001fffffffffffc3fffffffff0fff,
+        uniform_guard: false,
+    },
+    // IMAD R9, R9, UR4, R0  (x242)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{U}", "{R}"],
@@ -507,6 +544,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8e02000000000000000c24,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R13, R13, R14  (x238)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000004000000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // MOV R11, UR5  (x237)
@@ -521,16 +571,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // BAR.SYNC.DEFER_BLOCKING 0x0  (x230)
+    // IADD R0, R0, R11  (x236)
     Form {
-        mnemonic: "BAR.SYNC.DEFER_BLOCKING",
-        operands: &["{X}"],
-        atoms: &[Atom { kind: X, fields: &[Field { pos: 54, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000100000000000000000b1d,
-        mask: 0x000001fffffffffffc3fffffffff0fff,
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e00000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UIADD3 UR4, UPT, UPT, UR4, 0x100, URZ  (x230)
+    // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x236)
+    Form {
+        mnemonic: "SHFL.BFLY",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000c00000000000f89,
+        mask: 0x000001fffff1fffffc0000ff00000fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR4, UPT, UPT, UR4, 0x100, URZ  (x235)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
@@ -546,47 +615,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: true,
     },
-    // ISETP.GE.AND P6, PT, R9.reuse, UR6, PT  (x228)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080062700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // CS2R R10, SRZ  (x226)
-    Form {
-        mnemonic: "CS2R",
-        operands: &["{R}", "{SR}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: SR, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000805,
-        mask: 0x000001ffffff00ffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // IADD R0, R0, R11  (x225)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e00000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // UMOV.64 UR6, 0x426d1a94a2000000  (x219)
+    // UMOV.64 UR6, 0x426d1a94a2000000  (x227)
     Form {
         mnemonic: "UMOV.64",
         operands: &["{U}", "{X}"],
@@ -597,6 +626,20 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000080000000000000000000482,
         mask: 0x000001ffff0000000000000000000fff,
         uniform_guard: true,
+    },
+    // STG.E desc[UR4][R2.64+0x14], R7  (x221)
+    Form {
+        mnemonic: "STG.E",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c1019000000000000000986,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
     },
     // LDG.E.CONSTANT R9, desc[UR12][R6.64+0x14]  (x193)
     Form {
@@ -612,22 +655,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x172)
+    // HMMA.16816.F32 R8, R8, R14, R16  (x192)
     Form {
-        mnemonic: "SHFL.BFLY",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{X}"],
+        mnemonic: "HMMA.16816.F32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 53, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 13, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000000000c00000000000f89,
-        mask: 0x000001fffff1fffffc0000ff00000fff,
+        bits: 0x0000000000001800000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x168)
+    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x182)
     Form {
         mnemonic: "IMAD.WIDE.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -641,7 +683,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.U32.AND P0, PT, R19, RZ, PT  (x165)
+    // ISETP.NE.U32.AND P0, PT, R19, RZ, PT  (x181)
     Form {
         mnemonic: "ISETP.NE.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -656,20 +698,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FMUL R13, R13, R14  (x146)
+    // FMNMX R4, R4, R5, !PT  (x181)
     Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{R}"],
+        mnemonic: "FMNMX",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000004000000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000040000000000000000000209,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SHF.R.S32.HI R4, RZ, 0x1f, R9  (x144)
+    // SHF.R.S32.HI R4, RZ, 0x1f, R9  (x163)
     Form {
         mnemonic: "SHF.R.S32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -683,6 +726,50 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // ISETP.NE.AND P0, PT, R10, R3.reuse, PT  (x153)
+    Form {
+        mnemonic: "ISETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.AND P2, PT, R21, -0x18, PT  (x152)
+    Form {
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000002270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL R3, R0, RZ, P0  (x138)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // DFMA R18, R18, R18, R18  (x136)
     Form {
         mnemonic: "DFMA",
@@ -694,6 +781,20 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000000000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R9, R6, R11.reuse, R13  (x136)
+    Form {
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -712,6 +813,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // FFMA R0, R14, R9, -1  (x133)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // IMAD.HI.U32 R19, R5, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -724,6 +839,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDS R11, [R8]  (x130)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x00000000000008000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // STG.E.U16 desc[UR4][R4.64], R0  (x130)
@@ -739,62 +866,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND P5, PT, R14, RZ, PT  (x129)
-    Form {
-        mnemonic: "ISETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // HMMA.16816.F32 R8, R8, R14, R16  (x128)
-    Form {
-        mnemonic: "HMMA.16816.F32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001800000000000000023c,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS [R3], RZ  (x127)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL R3, R0, RZ, P0  (x126)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // S2UR UR4, SR_CTAID.X  (x124)
+    // S2UR UR4, SR_CTAID.X  (x128)
     Form {
         mnemonic: "S2UR",
         operands: &["{U}", "{SR}"],
@@ -806,33 +878,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: true,
     },
-    // FFMA R0, R14, R9, -1  (x124)
+    // STS [R3], RZ  (x128)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "STS",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDS R11, [R8]  (x123)
-    Form {
-        mnemonic: "LDS",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x00000000000008000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x120)
+    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x122)
     Form {
         mnemonic: "ISETP.GT.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -845,6 +903,35 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP R8, R8  (x122)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x118)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000812,
+        mask: 0x000001fffc7100000000000000000fff,
         uniform_guard: false,
     },
     // LDS R20, [R23+0x8]  (x118)
@@ -860,32 +947,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // @!P5 STG.E desc[UR4][R4.64+0x4], R17  (x116)
+    // LEA R6, P0, R9, UR4, 0x2  (x112)
     Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        mnemonic: "LEA",
+        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1019000000040000000986,
-        mask: 0x000001ffffffff000000040000ff0fff,
+        bits: 0x000000000f8000ff0000000000000c11,
+        mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // FMNMX R4, R4, R5, !PT  (x113)
+    // LEA.HI.X R7, R9, UR5, R4, 0x2, P0  (x112)
     Form {
-        mnemonic: "FMNMX",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
+        mnemonic: "LEA.HI.X",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000209,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000080f04000000000000000c11,
+        mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
     // DFMA R4, R6, R4, UR6  (x112)
@@ -929,35 +1019,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
-    // LEA R6, P0, R9, UR4, 0x2  (x106)
+    // MUFU.EX2 R9, R9  (x108)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{P}", "{R}", "{U}", "{X}"],
+        mnemonic: "MUFU.EX2",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f8000ff0000000000000c11,
-        mask: 0x000001fffff107ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI.X R7, R9, UR5, R4, 0x2, P0  (x106)
-    Form {
-        mnemonic: "LEA.HI.X",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080f04000000000000000c11,
-        mask: 0x000001fffc7f0700ffffff0000000fff,
+        bits: 0x00000000000008000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // @P0 STL [R1+0x104], R4  (x106)
@@ -971,6 +1042,31 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000001008000000000000000387,
         mask: 0x000001ffffffffff0000200000ff0fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, 0x400  (x102)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000882,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: true,
+    },
+    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x102)
+    Form {
+        mnemonic: "F2FP.F16.F32.PACK_AB",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000ff000000000000023e,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64+-0x80]  (x100)
@@ -987,50 +1083,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MUFU.RCP R8, R8  (x100)
+    // FADD R5, R19, 1  (x95)
     Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // @!P4 STG.E desc[UR4][R4.64+0x8], R11  (x99)
-    Form {
-        mnemonic: "STG.E",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1019000000000000000986,
-        mask: 0x000001ffffffff000000040000ff0fff,
+        bits: 0x00000000000000000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x98)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000812,
-        mask: 0x000001fffc7100000000000000000fff,
-        uniform_guard: false,
-    },
-    // @!P4 LDG.E R11, desc[UR4][R4.64+0x8]  (x91)
+    // @!P1 LDG.E R5, desc[UR4][R10.64+0x8]  (x92)
     Form {
         mnemonic: "LDG.E",
         operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
@@ -1044,17 +1110,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000040000000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, 0x400  (x90)
+    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x91)
     Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{X}"],
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000882,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: true,
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
     },
     // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
     Form {
@@ -1071,19 +1140,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x86)
+    // IADD.64 R2, R6, 0x4  (x86)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{X}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000078e02000000000000000835,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E R10, desc[UR6][R6.64]  (x85)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // DMUL R10, R2, R8  (x85)
@@ -1099,20 +1179,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // @!P6 LDG.E R8, desc[UR4][R4.64]  (x84)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IADD.64 R12, R6, R2  (x81)
+    // IADD.64 R12, R6, R2  (x85)
     Form {
         mnemonic: "IADD.64",
         operands: &["{R}", "{R}", "{R}"],
@@ -1125,20 +1192,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD R5, R19, 1  (x79)
+    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x82)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "{R}", "{F}"],
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x0000000000006270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R24, R10, 0x10, RZ  (x77)
+    // SHF.L.U32 R24, R10, 0x10, RZ  (x80)
     Form {
         mnemonic: "SHF.L.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -1166,19 +1235,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x76)
+    // ULEA UR4, UR5, UR4, 0x18  (x74)
     Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "ULEA",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x000000000f8e00ff0000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // FADD R15, -R15, R2  (x72)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // FSEL R6, R6, RZ, P0  (x71)
@@ -1195,30 +1276,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD.64 R2, R6, 0x4  (x70)
+    // LEA R11, R7, UR4, 0x4  (x70)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{X}"],
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{U}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e02000000000000000835,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x000000000f8e00ff0000000000000c11,
+        mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // F2FP.F16.F32.PACK_AB R0, RZ, R2  (x70)
+    // CALL.REL.NOINC L@0x1a80  (x70)
     Form {
-        mnemonic: "F2FP.F16.F32.PACK_AB",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000ff000000000000023e,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
     // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x70)
@@ -1236,32 +1319,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // FADD R15, -R15, R2  (x70)
+    // SEL R7, RZ, 0x1, P0  (x69)
     Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{R}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000001000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // ULEA UR4, UR5, UR4, 0x18  (x69)
+    // FSEL R14, R14, 1, !P1  (x69)
     Form {
-        mnemonic: "ULEA",
-        operands: &["{U}", "{U}", "{U}", "{X}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "!{P}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00ff0000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
+        bits: 0x00000000040000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
     },
     // FFMA R25, R25, UR10, R26  (x68)
     Form {
@@ -1291,35 +1375,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LEA R11, R7, UR4, 0x4  (x67)
+    // ISETP.GE.U32.AND P0, PT, R6, R9, PT  (x67)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{U}", "{X}"],
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000f8e00ff0000000000000c11,
-        mask: 0x000001ffffff07ffffffff0000000fff,
+        bits: 0x0000000000006070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x1a80  (x64)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.LT.AND P3, PT, R16, UR18, !P0  (x59)
+    // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x64)
     Form {
         mnemonic: "ISETP.LT.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "!{P}"],
@@ -1334,21 +1405,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // @!P5 LDG.E R10, desc[UR4][R4.64+0x4]  (x58)
+    // FFMA.FTZ R0, R23.reuse, R9, -0.052303962409496307373  (x64)
     Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1e19000000040000000981,
-        mask: 0x000001ffffffffff0000040000000fff,
+        bits: 0x00000000000100000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // RET.REL.NODEC R10 L@0x0  (x58)
+    // RET.REL.NODEC R10 L@0x0  (x61)
     Form {
         mnemonic: "RET.REL.NODEC",
         operands: &["{R}", "{L}"],
@@ -1365,33 +1436,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
-    // SEL R7, RZ, 0x1, P0  (x57)
+    // @!P0 LDG.E R15, desc[UR4][R8.64+0x4]  (x60)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.U32.AND P0, PT, R6, R9, PT  (x57)
-    Form {
-        mnemonic: "ISETP.GE.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x000000000c1e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
         uniform_guard: false,
     },
     // LDL R13, [R15+UR5]  (x56)
@@ -1407,32 +1463,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDL R11, [R8+0x8]  (x54)
-    Form {
-        mnemonic: "LDL",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000001008000000000000000983,
-        mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
-    // MUFU.EX2 R9, R9  (x54)
-    Form {
-        mnemonic: "MUFU.EX2",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LEA R3, R4, R3, 0x18  (x52)
+    // LEA R3, R4, R3, 0x18  (x55)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{R}", "{R}", "{X}"],
@@ -1446,20 +1477,54 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDS R18, [R23+0x4]  (x52)
+    // F2I.FTZ.U32.TRUNC.NTZ R3, R2  (x54)
     Form {
-        mnemonic: "LDS",
+        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000021f0000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // LDL R11, [R8+0x8]  (x54)
+    Form {
+        mnemonic: "LDL",
         operands: &["{R}", "[{R}+{X}]"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
         ],
-        bits: 0x00000000000008000000040000000984,
+        bits: 0x00000000001008000000000000000983,
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // UIADD3 UR5, UPT, UPT, UR5, UR7, URZ  (x51)
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x53)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // UIADD3 UR5, UPT, UPT, UR5, UR7, URZ  (x53)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "{U}", "{U}"],
@@ -1474,6 +1539,59 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f81e0000000000000000290,
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
+    },
+    // IADD R0, R0, UR6  (x52)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00000000000000000c35,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UMOV UR4, URZ  (x52)
+    Form {
+        mnemonic: "UMOV",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c82,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // LDS R18, [R23+0x4]  (x52)
+    Form {
+        mnemonic: "LDS",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000000008000000040000000984,
+        mask: 0x000001ffffffffff000004ff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x50)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
     },
     // LDL R9, [R8+0x4]  (x50)
     Form {
@@ -1501,43 +1619,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x49)
-    Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x49)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // ISETP.NE.U32.AND P0, PT, R11, 0x1, PT  (x49)
     Form {
         mnemonic: "ISETP.NE.U32.AND",
@@ -1553,22 +1634,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P2, PT, R21, -0x18, PT  (x48)
+    // SEL R20, RZ, 0x1, !P1  (x48)
     Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000002270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000040000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.M88.4 R8, [R0]  (x47)
+    // FADD R15, R11, -R2  (x48)
+    Form {
+        mnemonic: "FADD",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000000008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R8, [R0]  (x48)
     Form {
         mnemonic: "LDSM.16.M88.4",
         operands: &["{R}", "[{R}]"],
@@ -1580,17 +1673,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, URZ  (x46)
+    // IMAD.WIDE.U32 R4, R9, R11, R2  (x47)
     Form {
-        mnemonic: "UMOV",
-        operands: &["{U}", "{U}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000c82,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: true,
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
     },
     // STS.64 [R7], R4  (x46)
     Form {
@@ -1604,18 +1699,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // F2I.FTZ.U32.TRUNC.NTZ R3, R2  (x45)
-    Form {
-        mnemonic: "F2I.FTZ.U32.TRUNC.NTZ",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000021f0000000000000000305,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
     // MOV.64 R6, 0x3f50624dd2f1a9fc  (x44)
     Form {
         mnemonic: "MOV.64",
@@ -1626,6 +1709,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000402,
         mask: 0x000001ffff0000000000000000000fff,
+        uniform_guard: false,
+    },
+    // FMUL R15, R10, UR9  (x44)
+    Form {
+        mnemonic: "FMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000084000000000000000000c20,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDSM.16.M88.2 R14, [R3]  (x44)
@@ -1656,31 +1752,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0700ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD R0, R0, UR6  (x42)
+    // I2FP.F32.S32 R7, R6  (x43)
     Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{U}"],
+        mnemonic: "I2FP.F32.S32",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000f8e00000000000000000c35,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SEL R20, RZ, 0x1, !P1  (x42)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000002014000000000000000245,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDS R43, [R70+UR9+0x4480]  (x41)
@@ -1695,6 +1776,37 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080008000000000000000984,
         mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD3 R2, PT, PT, R9.reuse, R2, R9  (x40)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e0000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GEU.AND P1, PT, |R13|.reuse, 1.175494350822287508e-38, PT  (x40)
+    Form {
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000e200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // ISETP.NE.AND P0, PT, R15, 0x7ff00000, PT  (x40)
@@ -1726,80 +1838,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD3 R2, PT, PT, R9.reuse, R2, R9  (x38)
+    // FSEL R25, R25, 1, P0  (x38)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{F}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P1, PT, |R13|.reuse, 1.175494350822287508e-38, PT  (x38)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000000e200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000808,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // SHF.L.U64.HI R3, R2.reuse, 0x2, R3  (x37)
+    // STS.128 [R34+UR5+0x100], R36  (x38)
     Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000102000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA.FTZ R9, R6, R11.reuse, R13  (x36)
-    Form {
-        mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000100000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x0000000008000c000000000000000988,
+        mask: 0x000001ffffffff000080000000ff0fff,
         uniform_guard: false,
     },
-    // DFMA R2, R2, R6, 1  (x35)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // BRA.U !UP0, L@0x9c0  (x35)
+    // BRA.U !UP0, L@0x9c0  (x37)
     Form {
         mnemonic: "BRA.U",
         operands: &["!{UP}", "{L}"],
@@ -1816,16 +1883,75 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
-    // I2FP.F32.S32 R7, R6  (x35)
+    // SHF.L.U64.HI R3, R2.reuse, 0x2, R3  (x37)
     Form {
-        mnemonic: "I2FP.F32.S32",
-        operands: &["{R}", "{R}"],
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000002014000000000000000245,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000000102000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R21, R21, -2, R8  (x36)
+    Form {
+        mnemonic: "FFMA.FTZ",
+        operands: &["{R}", "{R}", "{F}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000823,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R2, R2, R6, 1  (x35)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R17, R16, R9, RZ  (x35)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R19, R19, R4, RZ, 0x1d  (x35)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: false,
     },
     // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
@@ -1900,32 +2026,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R17, R16, R9, RZ  (x34)
+    // I2F.RP R5, R15  (x34)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "I2F.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002094000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // IADD.X R13, RZ, RZ, P0  (x34)
+    Form {
+        mnemonic: "IADD.X",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R14, R14, 1, !P1  (x33)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000040000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
+        bits: 0x00000000000e04000000000000000235,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64.CONSTANT R18, desc[UR4][R14.64]  (x33)
+    Form {
+        mnemonic: "LDG.E.64.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e9b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDG.E.64.CONSTANT R8, desc[UR10][R6.64+-0x80]  (x33)
@@ -1942,6 +2079,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
+    // LDSM.16.M88.4 R68, [R3+UR9+0x400]  (x33)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000200000000000000083b,
+        mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
+    },
     // FFMA.SAT R2, R0, R5, 0.5  (x32)
     Form {
         mnemonic: "FFMA.SAT",
@@ -1954,6 +2105,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000020000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // P2R R8, PR, RZ, 0x4  (x32)
+    Form {
+        mnemonic: "P2R",
+        operands: &["{R}", "PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000803,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GE.AND P6, PT, R11, 1.0029599666595458984, PT  (x32)
+    Form {
+        mnemonic: "FSETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // HMMA.16816.F32.BF16 R36, R96, R4, R36  (x32)
@@ -1984,34 +2163,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDG.E.64.CONSTANT R18, desc[UR4][R14.64]  (x31)
-    Form {
-        mnemonic: "LDG.E.64.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e9b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R4, R9, R11, R2  (x30)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U32.HI R29, RZ, R29, R0  (x30)
+    // SHF.R.U32.HI R29, RZ, R29, R0  (x31)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -2025,19 +2177,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSEL R25, R25, 1, P0  (x30)
+    // USHF.L.U32 UR4, UR6, 0x8, URZ  (x31)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{F}", "{P}"],
+        mnemonic: "USHF.L.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000808,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
+        bits: 0x00000000080006000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
     },
     // DFMA R4, R6, UR6, R4  (x30)
     Form {
@@ -2092,16 +2244,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // I2F.RP R5, R15  (x28)
+    // BRA.U UP0, L@0x6e0  (x28)
     Form {
-        mnemonic: "I2F.RP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "BRA.U",
+        operands: &["{UP}", "{L}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x000000000b8000000000000100000547,
+        mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // IADD.64 R8, -R10, RZ  (x28)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "-{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000002094000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000078e03000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // ERRBAR  (x27)
@@ -2122,19 +2292,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // USHF.L.U32 UR4, UR6, 0x8, URZ  (x27)
+    // FADD.FTZ R0, -R0, -RZ  (x27)
     Form {
-        mnemonic: "USHF.L.U32",
-        operands: &["{U}", "{U}", "{X}", "{U}"],
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080006000000000000000899,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: true,
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
     },
     // DADD R4, R2, -6.75539944105574400000e+15  (x27)
     Form {
@@ -2177,34 +2346,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x26)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R19, R19, R4, RZ, 0x1d  (x26)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
     // DADD R22, R10, -R6  (x26)
     Form {
         mnemonic: "DADD",
@@ -2239,18 +2380,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // IADD.X R13, RZ, RZ, P0  (x25)
+    // LEA.HI.SX32 R17, R14, R15, 0x1e  (x25)
     Form {
-        mnemonic: "IADD.X",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "LEA.HI.SX32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e04000000000000000235,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000078f02ff0000000000000211,
+        mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
     // STS [R10+0x10c], R13  (x25)
@@ -2266,6 +2407,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000800000ff0fff,
         uniform_guard: false,
     },
+    // SHF.L.W.U32.HI R17, R0, R12, R13  (x24)
+    Form {
+        mnemonic: "SHF.L.W.U32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000010e000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDCU.128 UR12, c[0x0][0x380]  (x24)
     Form {
         mnemonic: "LDCU.128",
@@ -2277,6 +2432,33 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000c0000000000ff0007ac,
         mask: 0x000001fffffffffff800001fff000fff,
+        uniform_guard: false,
+    },
+    // DMUL R22, R4, UR6  (x24)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000c28,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IADD RZ, P0, R7, R10  (x24)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078000000000000000000235,
+        mask: 0x000001fffff1ffffffffff0000000fff,
         uniform_guard: false,
     },
     // STL [R1], R37  (x24)
@@ -2374,18 +2556,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // LEA.HI.SX32 R17, R14, R15, 0x1e  (x23)
+    // F2F.F32.F64 R4, R4  (x23)
     Form {
-        mnemonic: "LEA.HI.SX32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "F2F.F32.F64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f02ff0000000000000211,
-        mask: 0x000001ffffff07ffffffff0000000fff,
+        bits: 0x00000000003010000000000000000310,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x23)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DFMA R6, R4, -UR4, R18  (x23)
@@ -2400,6 +2595,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // I2F.U32.RP R8, R9  (x22)
+    Form {
+        mnemonic: "I2F.U32.RP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002090000000000000000306,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // STL.128 [R1+0x20], R20  (x22)
@@ -2428,18 +2635,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // STS.128 [R29+UR4+0x800], R4  (x22)
+    // ISETP.EQ.AND P4, PT, R21, RZ, PT  (x22)
     Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "ISETP.EQ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000c000008000000000988,
-        mask: 0x000001ffffffff000008000000ff0fff,
+        bits: 0x0000000000002270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // MOV.64 R8, R10  (x21)
@@ -2463,23 +2671,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // BRA.U UP0, L@0x6e0  (x20)
-    Form {
-        mnemonic: "BRA.U",
-        operands: &["{UP}", "{L}"],
-        atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 24, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x000000000b8000000000000100000547,
-        mask: 0x000001fffffc000000000003f8000fff,
-        uniform_guard: false,
-    },
     // MUFU.RCP64H R17, R11  (x20)
     Form {
         mnemonic: "MUFU.RCP64H",
@@ -2492,19 +2683,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x20)
+    // FMUL.FTZ R2, R0, R9  (x20)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FMUL.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000004100000000000000000220,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // WARPSYNC.COLLECTIVE R14, L@0xd10  (x20)
@@ -2548,6 +2737,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
+    // FADD.FTZ R11, |R0|, -RZ  (x20)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "|{R}|", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDS.128 R32, [R112+UR5+0x80]  (x20)
     Form {
         mnemonic: "LDS.128",
@@ -2560,31 +2762,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000c000000800000000984,
         mask: 0x000001ffffffffff0000800000000fff,
-        uniform_guard: false,
-    },
-    // P2R R14, PR, RZ, 0x20  (x19)
-    Form {
-        mnemonic: "P2R",
-        operands: &["{R}", "PR", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000803,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // I2F.U32.RP R8, R9  (x19)
-    Form {
-        mnemonic: "I2F.U32.RP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000002090000000000000000306,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P0, PT, R6, RZ, PT  (x19)
@@ -2615,17 +2792,61 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff83fffff00000fff,
         uniform_guard: false,
     },
-    // IADD.64 R8, -R10, RZ  (x18)
+    // @P0 FADD R3, -R3, 1  (x19)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "-{R}", "{R}"],
+        mnemonic: "FADD",
+        operands: &["{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e03000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000001000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // UISETP.GE.AND UP0, UPT, UR6, UR7, UPT  (x18)
+    Form {
+        mnemonic: "UISETP.GE.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008006270000000000000028c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: true,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x18)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // LEA R14, R18, 0xc0800000, 0x17  (x18)
+    Form {
+        mnemonic: "LEA",
+        operands: &["{R}", "{R}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078e00ff0000000000000811,
+        mask: 0x000001ffffff07ff0000000000000fff,
         uniform_guard: false,
     },
     // DFMA R24, R22, R24, -UR4  (x18)
@@ -2657,6 +2878,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // STS.128 [R34+UR5], R4  (x18)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c000000000000000988,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // USHF.R.U32.HI UR4, URZ, 0x5, UR4  (x17)
     Form {
         mnemonic: "USHF.R.U32.HI",
@@ -2671,32 +2905,27 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // IADD RZ, P0, R7, R10  (x17)
+    // LDGDEPBAR  (x17)
     Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078000000000000000000235,
-        mask: 0x000001fffff1ffffffffff0000000fff,
+        mnemonic: "LDGDEPBAR",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009af,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // LEA R14, R18, 0xc0800000, 0x17  (x17)
+    // FFMA.RM R9, R9, R0, R11  (x17)
     Form {
-        mnemonic: "LEA",
-        operands: &["{R}", "{R}", "{X}", "{X}"],
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078e00ff0000000000000811,
-        mask: 0x000001ffffff07ff0000000000000fff,
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // IMAD R34, R0.reuse, R34, 0x3ead62fb  (x17)
@@ -2713,7 +2942,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LEA R140, P1, R98, 0x100, 0x2  (x17)
+    // LEA R6, P0, R2, 0x100, 0x2  (x17)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{P}", "{R}", "{X}", "{X}"],
@@ -2726,6 +2955,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x16)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64]  (x16)
@@ -2741,6 +2985,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // FSEL R13, -R0, R3, !P1  (x16)
+    Form {
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDG.E.128.CONSTANT R4, desc[UR4][R4.64]  (x16)
     Form {
         mnemonic: "LDG.E.128.CONSTANT",
@@ -2754,31 +3012,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.RM R9, R9, R0, R11  (x16)
+    // I2F.F64.S64 R4, R4  (x16)
     Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "I2F.F64.S64",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R22, R4, UR6  (x16)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080000000000000000000c28,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000301c000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // DFMA R20, R18, -R10, R8  (x16)
@@ -2795,32 +3038,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x16)
-    Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FADD R15, R11, -R2  (x16)
+    // FADD R8, |R0|, 0.0010000000474974513054  (x16)
     Form {
         mnemonic: "FADD",
-        operands: &["{R}", "{R}", "-{R}"],
+        operands: &["{R}", "|{R}|", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000002000000000000000421,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // SHFL.UP PT, R9, R8, 0x1, RZ  (x16)
@@ -2836,6 +3064,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000400000000000989,
         mask: 0x000001fffff1ff00fc1fffff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.MT88.4 R68, [R11+UR9+0x4000]  (x16)
+    Form {
+        mnemonic: "LDSM.16.MT88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008004200004000000000083b,
+        mask: 0x000001ffffffffff0040000000000fff,
         uniform_guard: false,
     },
     // LDS.128 R16, [R112+UR5+0x100]  (x16)
@@ -2880,21 +3122,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: true,
     },
-    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x15)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
-        uniform_guard: false,
-    },
     // UIMAD UR7, UR7, UR6, URZ  (x15)
     Form {
         mnemonic: "UIMAD",
@@ -2921,20 +3148,30 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // UISETP.GE.AND UP0, UPT, UR6, UR7, UPT  (x15)
+    // STG.E.128 desc[UR4][R10.64], R4  (x15)
     Form {
-        mnemonic: "UISETP.GE.AND",
-        operands: &["{UP}", "{UP}", "{U}", "{U}", "{UP}"],
+        mnemonic: "STG.E.128",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x0000000008006270000000000000028c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: true,
+        bits: 0x000000000c101d000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // DEPBAR.LE SB0, 0x1  (x15)
+    Form {
+        mnemonic: "DEPBAR.LE",
+        operands: &["{SB}", "{X}"],
+        atoms: &[
+            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000080000000091a,
+        mask: 0x000001ffffffffffffff803fffff0fff,
+        uniform_guard: false,
     },
     // STL.64 [R1+0x8], R16  (x15)
     Form {
@@ -2947,18 +3184,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000100a000000080000000387,
         mask: 0x000001ffffffffff0000080000ff0fff,
-        uniform_guard: false,
-    },
-    // F2F.F32.F64 R4, R4  (x15)
-    Form {
-        mnemonic: "F2F.F32.F64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000003010000000000000000310,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P2, PT, |R6|, +INF , PT  (x15)
@@ -2974,6 +3199,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000000d200000000000000080b,
         mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x15)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
     // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
@@ -3055,20 +3294,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x14)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
     // FFMA R10, -R3, R2, R0  (x14)
     Form {
         mnemonic: "FFMA",
@@ -3083,31 +3308,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STS.128 [R2+UR4], R4  (x14)
+    // FSETP.GEU.AND P2, PT, R10, -126, PT  (x14)
     Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}]", "{R}"],
+        mnemonic: "FSETP.GEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
         atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000c000000000000000988,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x000000000000e000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // STS.128 [R30+UR4+0x1000], R8  (x14)
+    // SHF.R.U64 R33, R9, 0x11, R4  (x13)
     Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
+        mnemonic: "SHF.R.U64",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x0000000008000c000000000000000988,
-        mask: 0x000001ffffffff000008000000ff0fff,
+        bits: 0x00000000000012000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // BSYNC.RELIABLE B1  (x13)
@@ -3119,16 +3346,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // DEPBAR.LE SB0, 0x1  (x13)
+    // FSETP.GT.AND P0, PT, |R13|, 8.50705917302346158658e+37, PT  (x13)
     Form {
-        mnemonic: "DEPBAR.LE",
-        operands: &["{SB}", "{X}"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: SB, fields: &[Field { pos: 44, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 6, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000000000080000000091a,
-        mask: 0x000001ffffffffffffff803fffff0fff,
+        bits: 0x0000000000004200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP R14, R11, R14, R11  (x13)
+    Form {
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000080000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x13)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // LDL.64 R10, [R1+0x108]  (x13)
@@ -3144,9 +3403,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000000ff00000fff,
         uniform_guard: false,
     },
-    // SHF.R.U64 R33, R9, 0x11, R4  (x12)
+    // SHF.L.W.U32.HI R6, R5, 0x2, R2  (x13)
     Form {
-        mnemonic: "SHF.R.U64",
+        mnemonic: "SHF.L.W.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
@@ -3154,8 +3413,34 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000012000000000000000819,
+        bits: 0x0000000000010e000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // @P1 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R11  (x12)
+    Form {
+        mnemonic: "REDG.E.ADD.STRONG.GPU",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c12e100000000000000098e,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDG.E.U8.CONSTANT R11, desc[UR10][R8.64]  (x12)
+    Form {
+        mnemonic: "LDG.E.U8.CONSTANT",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e91000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // STL.64 [R1+0x10], R2  (x12)
@@ -3185,19 +3470,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005070000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
-    },
-    // FMUL R15, R10, UR9  (x12)
-    Form {
-        mnemonic: "FMUL",
-        operands: &["{R}", "{R}", "{U}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000084000000000000000000c20,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
     },
     // F2I.NTZ R14, R14  (x12)
     Form {
@@ -3238,33 +3510,44 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FFMA.RP R14, R11, R14, R11  (x12)
+    // MUFU.RSQ R9, R0  (x12)
     Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000014000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64], R10  (x12)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // IMAD.HI.U32 R16, P1, R13, R14, R16  (x12)
+    Form {
+        mnemonic: "IMAD.HI.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x12)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000078000000000000000000227,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // IADD.X R4, P0, R29, R4, P0  (x12)
@@ -3311,46 +3594,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GE.AND P6, PT, R11, 1.0029599666595458984, PT  (x12)
+    // FSEL R11, -R11, R0, P6  (x12)
     Form {
-        mnemonic: "FSETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.FTZ R0, R23.reuse, R9, -0.052303962409496307373  (x12)
-    Form {
-        mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
+        mnemonic: "FSEL",
+        operands: &["{R}", "-{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000100000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // @P1 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R11  (x11)
-    Form {
-        mnemonic: "REDG.E.ADD.STRONG.GPU",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c12e100000000000000098e,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000001000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // POPC R11, R19  (x11)
@@ -3411,41 +3666,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.U8.CONSTANT R11, desc[UR10][R8.64]  (x11)
-    Form {
-        mnemonic: "LDG.E.U8.CONSTANT",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e91000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STG.E.128 desc[UR4][R10.64], R4  (x11)
-    Form {
-        mnemonic: "STG.E.128",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101d000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDGDEPBAR  (x11)
-    Form {
-        mnemonic: "LDGDEPBAR",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000009af,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
     // UIMAD.WIDE UR4, UR7, 0x1000, UR4  (x11)
     Form {
         mnemonic: "UIMAD.WIDE",
@@ -3460,21 +3680,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // FSETP.GT.AND P0, PT, |R13|, 8.50705917302346158658e+37, PT  (x11)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // FRND.TRUNC R17, R0  (x11)
     Form {
         mnemonic: "FRND.TRUNC",
@@ -3485,6 +3690,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000020d0000000000000000307,
         mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RZ R11, R20.reuse, R22.reuse, R15.reuse  (x11)
+    Form {
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, |R18|, +INF , PT  (x11)
@@ -3502,19 +3721,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // @P0 FADD R3, -R3, 1  (x11)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
     // @!P1 IMAD.WIDE R14, R7, R6, R4  (x11)
     Form {
         mnemonic: "IMAD.WIDE",
@@ -3529,18 +3735,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.M88.4 R172, [R185+UR6+0x800]  (x11)
+    // UISETP.GT.AND UP1, UPT, UR7, 0xc, UPT  (x11)
     Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
+        mnemonic: "UISETP.GT.AND",
+        operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008004270000000000000088c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: true,
+    },
+    // SGXT R5, R5, 0x1  (x11)
+    Form {
+        mnemonic: "SGXT",
+        operands: &["{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008000200000000000000083b,
-        mask: 0x000001ffffffffff0020000000000fff,
+        bits: 0x0000000000000200000000000000081a,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // REDUX.MAX.S32 UR9, R0  (x10)
@@ -3555,31 +3775,47 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64], R10  (x10)
+    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x10)
     Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RZ R11, R20.reuse, R22.reuse, R15.reuse  (x10)
-    Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R16, P0, R12, R15, R16  (x10)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // R2P PR, R0, 0x3  (x10)
+    Form {
+        mnemonic: "R2P",
+        operands: &["PR", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000804,
+        mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
     // SHF.L.U64.HI R11, R16.reuse, R5.reuse, R17  (x10)
@@ -3613,6 +3849,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
+    // LDS.128 R12, [R23]  (x10)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{R}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x0000000000000c000000000000000984,
+        mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.MT88.4 R8, [R126+UR7+0x80]  (x10)
+    Form {
+        mnemonic: "LDSM.16.MT88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008004200000000000000083b,
+        mask: 0x000001ffffffffff0040000000000fff,
+        uniform_guard: false,
+    },
     // LDGSTS.E.LTC128B [R6+0x4400], desc[UR10][R28.64], P2  (x10)
     Form {
         mnemonic: "LDGSTS.E.LTC128B",
@@ -3638,22 +3900,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000301,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x9)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
     // WARPSYNC.ALL  (x9)
@@ -3696,6 +3942,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x9)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // VIMNMX.S32 R2, R2, -0x46a00000, !PT  (x9)
     Form {
         mnemonic: "VIMNMX.S32",
@@ -3735,6 +3996,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000302,
         mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x9)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // VIMNMX.S32 R0, R0, UR4, PT  (x9)
@@ -3791,6 +4064,36 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // FFMA R9, R10, -R9, 0.14084610342979431152  (x9)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000008000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x9)
+    Form {
+        mnemonic: "ULOP3.LUT",
+        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0e00000000000000000892,
+        mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: true,
+    },
     // IADD3 R0, PT, PT, R7, UR7, R0  (x9)
     Form {
         mnemonic: "IADD3",
@@ -3807,6 +4110,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // FCHK P0, R0, 1  (x9)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000902,
+        mask: 0x000001fffff1ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // DFMA R24, -R2, UR6, R4  (x9)
     Form {
         mnemonic: "DFMA",
@@ -3820,6 +4136,47 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000080001000000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R64, [R3+UR9]  (x9)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000200000000000000083b,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // UMOV.64 UR4, URZ  (x9)
+    Form {
+        mnemonic: "UMOV.64",
+        operands: &["{U}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080100000000000000000c82,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: true,
+    },
+    // UIADD3.64 UR4, UPT, UPT, UR4, 0x4, URZ  (x9)
+    Form {
+        mnemonic: "UIADD3.64",
+        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f81e0000000000000000897,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: true,
     },
     // LDGSTS.E.LTC128B [R6+0x4800], desc[UR10][R24.64], P6  (x9)
     Form {
@@ -3869,34 +4226,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // SHF.L.W.U32.HI R17, R0, R12, R13  (x8)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSEL R13, -R0, R3, !P1  (x8)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040001000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // VIMNMX.U32 R15, R10.reuse, 0x64, !PT  (x8)
     Form {
         mnemonic: "VIMNMX.U32",
@@ -3909,6 +4238,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000047e00000000000000000848,
         mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ATOMS.POPC.INC.32 RZ, [R11+URZ]  (x8)
+    Form {
+        mnemonic: "ATOMS.POPC.INC.32",
+        operands: &["{R}", "[{R}+{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000d8000000000000000000f8c,
+        mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
     // ISETP.GE.U64.AND P0, PT, R2, UR10, PT  (x8)
@@ -3964,33 +4306,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // I2F.F64.S64 R4, R4  (x8)
-    Form {
-        mnemonic: "I2F.F64.S64",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000301c000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x8)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // @P0 FADD.FTZ R2, R0, 1  (x8)
     Form {
         mnemonic: "FADD.FTZ",
@@ -4004,16 +4319,37 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R9, R0  (x8)
+    // IADD3.X R9, PT, PT, RZ, RZ, R9, P2, P1  (x8)
     Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{R}"],
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000014000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000000004000000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U64.AND P0, PT, R12, R10, PT  (x8)
+    Form {
+        mnemonic: "ISETP.GE.U64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000016070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // FFMA R11, -R3, R2, 1  (x8)
@@ -4030,29 +4366,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MUFU.RSQ R0, -QNAN  (x8)
+    // FSETP.GT.AND P0, PT, R5, -1.6999999284744262695, PT  (x8)
     Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
-    },
-    // FADD R8, |R0|, 0.0010000000474974513054  (x8)
-    Form {
-        mnemonic: "FADD",
-        operands: &["{R}", "|{R}|", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000002000000000000000421,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x0000000000004000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FMUL R13, |R0|, 16777216  (x8)
@@ -4081,18 +4407,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R12, [R23]  (x8)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{R}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x0000000000000c000000000000000984,
-        mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
     // LDS.128 R8, [R23+0x10]  (x8)
@@ -4173,17 +4487,40 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // FADD.FTZ R11, |R0|, -RZ  (x8)
+    // SEL R0, R0, UR5, !P0  (x8)
     Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "|{R}|", "-{R}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{U}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000102008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x000000000c0000000000000000000c07,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // PLOP3.LUT P4, PT, PT, PT, UP0, 0x80, 0x8  (x8)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{UP}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000008000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
     // ATOMG.E.ADD.STRONG.GPU PT, RZ, desc[UR6][R16.64], R29  (x8)
@@ -4216,23 +4553,9 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R0, R0, UR5, !P0  (x8)
+    // UISETP.NE.U64.AND UP0, UPT, UR4, 0x18, UPT  (x8)
     Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{U}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000c07,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // UISETP.GT.AND UP0, UPT, UR6, 0x1f, UPT  (x8)
-    Form {
-        mnemonic: "UISETP.GT.AND",
+        mnemonic: "UISETP.NE.U64.AND",
         operands: &["{UP}", "{UP}", "{U}", "{X}", "{UP}"],
         atoms: &[
             Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -4241,23 +4564,9 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008004270000000000000088c,
+        bits: 0x0000000008015070000000000000088c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: true,
-    },
-    // LDSM.16.M88.4 R96, [R110+UR7+0x2000]  (x8)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008000200002000000000083b,
-        mask: 0x000001ffffffffff0020000000000fff,
-        uniform_guard: false,
     },
     // YIELD  (x7)
     Form {
@@ -4281,6 +4590,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x7)
+    Form {
+        mnemonic: "ISETP.NE.S64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000015270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // UIMAD.WIDE.U32 UR4, UR6, UR4, URZ  (x7)
     Form {
         mnemonic: "UIMAD.WIDE.U32",
@@ -4294,19 +4618,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f8e000000000000000002a5,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: true,
-    },
-    // ATOMS.POPC.INC.32 RZ, [R11+URZ]  (x7)
-    Form {
-        mnemonic: "ATOMS.POPC.INC.32",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000d8000000000000000000f8c,
-        mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
     },
     // STL.64 [R1], R18  (x7)
     Form {
@@ -4357,6 +4668,33 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080008000000000000000988,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SEL.64 R4, R6, 0x3, P0  (x7)
+    Form {
+        mnemonic: "SEL.64",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 33, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000407,
+        mask: 0x000001fffc7ffffe0000000000000fff,
+        uniform_guard: false,
+    },
+    // IADD.64 R12, R12, -R14  (x7)
+    Form {
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e02008000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // FSEL R27, -R0, 0.11223486810922622681, P0  (x7)
@@ -4415,6 +4753,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
+    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x7)
+    Form {
+        mnemonic: "FSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d000000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // LEPC R20, L@0x310  (x7)
     Form {
         mnemonic: "LEPC",
@@ -4454,30 +4807,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // SGXT R2, R2, 0x1  (x7)
+    // SGXT.U32 R126, R126, 0x4  (x7)
     Form {
-        mnemonic: "SGXT",
+        mnemonic: "SGXT.U32",
         operands: &["{R}", "{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000200000000000000081a,
+        bits: 0x0000000000000000000000000000081a,
         mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88.4 R180, [R185+UR6]  (x7)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000200000000000000083b,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR6][R4.64], R11  (x6)
@@ -4615,34 +4955,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R16, P0, R12, R15, R16  (x6)
+    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x6)
     Form {
         mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.HI.U32 R16, P1, R13, R14, R16  (x6)
-    Form {
-        mnemonic: "IMAD.HI.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000227,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000825,
+        mask: 0x000001fffff1ff000000000000000fff,
         uniform_guard: false,
     },
     // LDL.128 R12, [R1+0x110]  (x6)
@@ -4671,18 +4996,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // R2P PR, R0, 0x3  (x6)
-    Form {
-        mnemonic: "R2P",
-        operands: &["PR", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000804,
-        mask: 0x000001ffffffffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // MUFU.RSQ64H R13, R3  (x6)
     Form {
         mnemonic: "MUFU.RSQ64H",
@@ -4709,21 +5022,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.AND P4, PT, R21, RZ, PT  (x6)
-    Form {
-        mnemonic: "ISETP.EQ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000002270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // IMAD R11, R11, 0x800000, -R12  (x6)
     Form {
         mnemonic: "IMAD",
@@ -4736,21 +5034,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e0a000000000000000824,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GEU.AND P2, PT, R10, -126, PT  (x6)
-    Form {
-        mnemonic: "FSETP.GEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000e000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // UIADD3 UR6, UPT, UPT, -UR6, URZ, URZ  (x6)
@@ -4848,32 +5131,50 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: true,
     },
-    // SGXT.U32 R4, R4, 0x2  (x6)
+    // LDGSTS.E.BYPASS.128 [R25+0x800], desc[UR12][R22.64+-0x800], P4  (x6)
     Form {
-        mnemonic: "SGXT.U32",
-        operands: &["{R}", "{R}", "{X}"],
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 12, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000000000000000000000081a,
-        mask: 0x000001ffffffffff0000000000000fff,
+        bits: 0x00000000081818000080080000000fae,
+        mask: 0x000001fffc7fff000080080000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.MT88.4 R8, [R126+UR7+0x80]  (x6)
+    // LDGSTS.E.BYPASS.128 [R25+0x1000], desc[UR12][R12.64], P5  (x6)
     Form {
-        mnemonic: "LDSM.16.MT88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008004200000080000000083b,
-        mask: 0x000001ffffffffff0000800000000fff,
+        bits: 0x00000000081818000100000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
         uniform_guard: false,
+    },
+    // USEL UR7, UR7, URZ, !UP0  (x6)
+    Form {
+        mnemonic: "USEL",
+        operands: &["{U}", "{U}", "{U}", "!{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c0000000000000000000287,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: true,
     },
     // IMAD.WIDE R36, R0.reuse, R45, UR6  (x6)
     Form {
@@ -4934,34 +5235,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R10, P0, R2, -0x768fa0cf, R6  (x5)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000825,
-        mask: 0x000001fffff1ff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD.64 R12, R12, -R14  (x5)
-    Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e02008000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // FADD R0, R0, UR4  (x5)
     Form {
         mnemonic: "FADD",
@@ -4972,6 +5245,36 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000080000000000000000000e21,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 BRA !P3, L@0x1700  (x5)
+    Form {
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x5)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000221,
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
@@ -5003,34 +5306,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.W.U32.HI R6, R5, 0x2, R2  (x5)
-    Form {
-        mnemonic: "SHF.L.W.U32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000010e000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA R9, R10, -R9, 0.14084610342979431152  (x5)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "-{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000008000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // UISETP.GE.AND UP0, UPT, UR8, 0x1, UPT  (x5)
     Form {
         mnemonic: "UISETP.GE.AND",
@@ -5045,35 +5320,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008006270000000000000088c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: true,
-    },
-    // ULOP3.LUT UR6, UR6, 0x1ffffffe, URZ, 0xc0, !UPT  (x5)
-    Form {
-        mnemonic: "ULOP3.LUT",
-        operands: &["{U}", "{U}", "{X}", "{U}", "{X}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0e00000000000000000892,
-        mask: 0x000001fffc7f00000000000000000fff,
-        uniform_guard: true,
-    },
-    // FCHK P0, R0, 1  (x5)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000902,
-        mask: 0x000001fffff1ffff0000000000ff0fff,
-        uniform_guard: false,
     },
     // ULEA.HI UR4, UR4, UR7, URZ, 0x1b  (x5)
     Form {
@@ -5090,7 +5336,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff0700ffffff0000000fff,
         uniform_guard: true,
     },
-    // ISETP.LE.AND P2, PT, R29, UR4, PT  (x5)
+    // ISETP.LT.AND P1, PT, R6, UR9, PT  (x5)
+    Form {
+        mnemonic: "ISETP.LT.AND",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080012700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.LE.AND P3, PT, R4, UR6, PT  (x5)
     Form {
         mnemonic: "ISETP.LE.AND",
         operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
@@ -5103,6 +5364,56 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080032700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 LDG.E.128 R12, desc[UR12][R2.64]  (x5)
+    Form {
+        mnemonic: "LDG.E.128",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1d000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P3 LDG.E.EF R4, desc[UR6][R6.64]  (x5)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c0e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.128 [UR4], R4  (x5)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c0000000000ff000988,
+        mask: 0x000001ffffffff00ffffff00ffff0fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88 R15, [UR4]  (x5)
+    Form {
+        mnemonic: "LDSM.16.M88",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000800000000000000ff00083b,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // ULOP3.LUT UR4, UR8, UR6, URZ, 0x3c, !UPT  (x5)
@@ -5133,21 +5444,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000c000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x4)
-    Form {
-        mnemonic: "ISETP.NE.S64.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000015270000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
@@ -5327,19 +5623,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FMUL.FTZ R2, R0, R9  (x4)
-    Form {
-        mnemonic: "FMUL.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000004100000000000000000220,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDC R3, c[0x3][R3]  (x4)
     Form {
         mnemonic: "LDC",
@@ -5353,51 +5636,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff83fffff00000fff,
         uniform_guard: false,
     },
-    // SEL.64 R4, R6, 0x3, P0  (x4)
+    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x4)
     Form {
-        mnemonic: "SEL.64",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 33, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000407,
-        mask: 0x000001fffc7ffffe0000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R9, PT, PT, RZ, RZ, R9, P2, P1  (x4)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000004000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
+        bits: 0x00000000000e04000000000000000825,
+        mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U64.AND P0, PT, R12, R10, PT  (x4)
+    // I2F.U64.RP R9, R10  (x4)
     Form {
-        mnemonic: "ISETP.GE.U64.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "I2F.U64.RP",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000016070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000003090000000000000000312,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // F2I.U64.TRUNC R12, R12  (x4)
+    Form {
+        mnemonic: "F2I.U64.TRUNC",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000020d8000000000000000311,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDL.LU.64 R34, [R1+0x10]  (x4)
@@ -5428,36 +5703,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000b8000000000000200000947,
         mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
-    // @!P1 BRA !P3, L@0x1700  (x4)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x4)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // STL.128 [R1], R12  (x4)
@@ -5598,21 +5843,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080001000000000000000e29,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.GT.AND P0, PT, R5, -1.6999999284744262695, PT  (x4)
-    Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // DSETP.GTU.AND P0, PT, |R6|, +INF , PT  (x4)
@@ -5836,32 +6066,151 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc71ffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FSEL R11, -R11, R0, P6  (x4)
+    // STS [R12+UR5+0x4c8], R19  (x4)
     Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "-{R}", "{R}", "{P}"],
+        mnemonic: "STS",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000080008000000000000000988,
+        mask: 0x000001ffffffff000000000000ff0fff,
+        uniform_guard: false,
+    },
+    // STS.128 [R121+UR5+0x8000], R12  (x4)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}+{U}+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000c000080000000000988,
+        mask: 0x000001ffffffff000080000000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R25+0x3800], desc[UR12][R4.64], P6  (x4)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000091818000100000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R76, [R119+UR5+0x8000]  (x4)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{U}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000008000200008000000000083b,
+        mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
+    },
+    // USHF.R.U32 UR6, UR4, 0x4, URZ  (x4)
+    Form {
+        mnemonic: "USHF.R.U32",
+        operands: &["{U}", "{U}", "{X}", "{U}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080016000000000000000899,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: true,
+    },
+    // FFMA.SAT R21, R23, R21, R12  (x4)
+    Form {
+        mnemonic: "FFMA.SAT",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
+        bits: 0x00000000000020000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.FTZ R21, R21, -2, R8  (x4)
+    // FFMA.FTZ R11, R18, -R22, 0.14084610342979431152  (x4)
     Form {
         mnemonic: "FFMA.FTZ",
-        operands: &["{R}", "{R}", "{F}", "{R}"],
+        operands: &["{R}", "{R}", "-{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000100000000000000000823,
+        bits: 0x00000000000108000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // F2I.FTZ.NTZ R22, R22  (x4)
+    Form {
+        mnemonic: "F2I.FTZ.NTZ",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002131000000000000000305,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // MUFU.SQRT R38, |R5|  (x4)
+    Form {
+        mnemonic: "MUFU.SQRT",
+        operands: &["{R}", "|{R}|"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000020004000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.FLOOR R21, R5  (x4)
+    Form {
+        mnemonic: "FRND.FTZ.FLOOR",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002150000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // FRND.FTZ.CEIL R29, R5  (x4)
+    Form {
+        mnemonic: "FRND.FTZ.CEIL",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000002190000000000000000307,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LDS.128 R40, [R112+UR5]  (x4)
@@ -5875,48 +6224,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000c000000000000000984,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.MT88.4 R32, [R188+UR6+0x2000]  (x4)
-    Form {
-        mnemonic: "LDSM.16.MT88.4",
-        operands: &["{R}", "[{R}+{U}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000008004200000000000000083b,
-        mask: 0x000001ffffffffff0000800000000fff,
-        uniform_guard: false,
-    },
-    // USEL UR6, UR6, URZ, !UP0  (x4)
-    Form {
-        mnemonic: "USEL",
-        operands: &["{U}", "{U}", "{U}", "!{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000c0000000000000000000287,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // STS [R12+UR5+0x4c8], R19  (x4)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}+{U}+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000080008000000000000000988,
-        mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
     // REDUX UR5, R8  (x3)
@@ -6021,21 +6328,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32.X R6, R3, -0x768fa0cf, R12, P0  (x3)
-    Form {
-        mnemonic: "IMAD.WIDE.U32.X",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e04000000000000000825,
-        mask: 0x000001fffc7fff000000000000000fff,
-        uniform_guard: false,
-    },
     // @!P0 STS [UR4+0x80], R0  (x3)
     Form {
         mnemonic: "STS",
@@ -6087,21 +6379,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000002000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x3)
-    Form {
-        mnemonic: "FSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // MUFU.COS R9, R9  (x3)
@@ -6190,21 +6467,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.LT.AND P1, PT, R6, UR9, PT  (x3)
-    Form {
-        mnemonic: "ISETP.LT.AND",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080012700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // @P0 ELECT P1, URZ, PT  (x3)
     Form {
         mnemonic: "ELECT",
@@ -6279,21 +6541,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // LEA.HI R12, R11, UR5, RZ, 0x1d  (x3)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f00000000000000000c11,
-        mask: 0x000001ffffff0700ffffff0000000fff,
-        uniform_guard: false,
-    },
     // @P1 DFMA R2, R2, -1, RZ  (x3)
     Form {
         mnemonic: "DFMA",
@@ -6336,7 +6583,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // @!UP0 UIADD3 UR4, UPT, UPT, UR4, -UR13, URZ  (x3)
+    // UIADD3 UR7, UPT, UPT, UR5, -UR8, URZ  (x3)
     Form {
         mnemonic: "UIADD3",
         operands: &["{U}", "{UP}", "{UP}", "{U}", "-{U}", "{U}"],
@@ -6351,6 +6598,49 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f81e0008000000000000290,
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
+    },
+    // LEA.HI R5, R24, UR6, RZ, 0x1e  (x3)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{U}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f00000000000000000c11,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R25+0x2000], desc[UR12][R6.64], P3  (x3)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000091818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R20, [R35+0x200]  (x3)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000200000200000000083b,
+        mask: 0x000001ffffffffff000200ff00000fff,
+        uniform_guard: false,
     },
     // UIMAD UR8, UR6, 0xc, UR7  (x3)
     Form {
@@ -6377,30 +6667,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000003008000000000000000983,
         mask: 0x000001ffffffffff000000ff00000fff,
-        uniform_guard: false,
-    },
-    // STS.128 [UR4], R4  (x3)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000008000c0000000000ff000988,
-        mask: 0x000001ffffffff00ffffff00ffff0fff,
-        uniform_guard: false,
-    },
-    // LDSM.16.M88 R31, [UR4]  (x3)
-    Form {
-        mnemonic: "LDSM.16.M88",
-        operands: &["{R}", "[{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000800000000000000ff00083b,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // REDUX.SUM UR5, R0  (x2)
@@ -7158,28 +7424,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // I2F.U64.RP R9, R10  (x2)
+    // IADD3 R3, PT, PT, R3, -R11, R6  (x2)
     Form {
-        mnemonic: "I2F.U64.RP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000003090000000000000000312,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000781e0008000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // F2I.U64.TRUNC R12, R12  (x2)
+    // SEL.64 R10, R10, R4, !P0  (x2)
     Form {
-        mnemonic: "F2I.U64.TRUNC",
-        operands: &["{R}", "{R}"],
+        mnemonic: "SEL.64",
+        operands: &["{R}", "{R}", "{R}", "!{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000020d8000000000000000311,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x00000000040000000000000000000607,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // LDL.LU R26, [R1]  (x2)
@@ -8159,21 +8431,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GT.OR P0, PT, R9, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.GT.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080046700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FSETP.LT.AND P1, PT, R5, 1.7916666269302368164, PT  (x2)
     Form {
         mnemonic: "FSETP.LT.AND",
@@ -8201,6 +8458,106 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
+    Form {
+        mnemonic: "ISETP.EQ.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080026700000000000000c0c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R33+0x800], desc[UR12][R16.64], P4  (x2)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // @!P3 LDG.E.EL R13, desc[UR4][R14.64]  (x2)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c2e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 LDG.E.EF R3, desc[UR6][R6.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 LDG.E.EL R8, desc[UR4][R14.64+0x4]  (x2)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c2e19000000040000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P2 STG.E.EF desc[UR6][R8.64+0x4], R3  (x2)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000040000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.OR P0, PT, R9, UR4, P0  (x2)
+    Form {
+        mnemonic: "ISETP.GT.OR",
+        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080046700000000000000c0c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
@@ -8326,21 +8683,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
-    Form {
-        mnemonic: "ISETP.EQ.OR",
-        operands: &["{P}", "{P}", "{R}", "{U}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080026700000000000000c0c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // UIMAD.WIDE.U32 UR14, UR6, 0x1000, URZ  (x1)
     Form {
         mnemonic: "UIMAD.WIDE.U32",
@@ -8414,36 +8756,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004004400000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // IADD3 R3, PT, PT, R3, -R11, R6  (x1)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "-{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e0008000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // SEL.64 R10, R10, R4, !P0  (x1)
-    Form {
-        mnemonic: "SEL.64",
-        operands: &["{R}", "{R}", "{R}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000607,
-        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.NE.U64.AND P1, PT, R10, UR4, PT  (x1)
@@ -8762,30 +9074,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R9, R14, R5, UR4  (x1)
+    // IADD3 R5, PT, PT, -R0.reuse, 0x1, R5  (x1)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{U}"],
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000080000000000000000000e23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // STS.128 [R20], R4  (x1)
-    Form {
-        mnemonic: "STS.128",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000c000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
+        bits: 0x000000000781e1000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
     // ISETP.NE.S64.AND P0, PT, R8, UR4, PT  (x1)
@@ -8934,50 +9236,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
-    Form {
-        mnemonic: "ULEA.HI.SX32",
-        operands: &["{U}", "{U}", "-{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8f02ff8000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
-    },
-    // UVIMNMX.S32 UR12, UR5, 0x8, UPT  (x1)
-    Form {
-        mnemonic: "UVIMNMX.S32",
-        operands: &["{U}", "{U}", "{X}", "{UP}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000087e0100000000000000084a,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: true,
-    },
-    // UIADD3.64 UR12, UPT, UPT, UR12, 0x80, URZ  (x1)
-    Form {
-        mnemonic: "UIADD3.64",
-        operands: &["{U}", "{UP}", "{UP}", "{U}", "{X}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: UP, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f81e0000000000000000897,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: true,
-    },
     // UISETP.GT.AND UP0, UPT, UR7, URZ, UPT  (x1)
     Form {
         mnemonic: "UISETP.GT.AND",
@@ -9007,31 +9265,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005670000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
-    },
-    // LDG.E.128 R4, desc[UR6][R8.64]  (x1)
-    Form {
-        mnemonic: "LDG.E.128",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1d000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LDS.128 R8, [UR4]  (x1)
-    Form {
-        mnemonic: "LDS.128",
-        operands: &["{R}", "[{U}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000008000c0000000000ff000984,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
     },
     // STL.U8 [R1], R0  (x1)
     Form {
@@ -9069,6 +9302,183 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1019000000000000000985,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R25], desc[UR12][R2.64], !P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000c1818000000000000000fae,
+        mask: 0x000001fffc7fff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R25+0x4000], desc[UR12][R20.64], !P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 44, len: 20, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000d1818000000000000000fae,
+        mask: 0x000001fffd7fff0001000fff00000fff,
+        uniform_guard: false,
+    },
+    // LDGSTS.E.BYPASS.128 [R33], desc[UR12][R20.64], P3  (x1)
+    Form {
+        mnemonic: "LDGSTS.E.BYPASS.128",
+        operands: &["[{R}]", "desc[{U}][{R}.64]", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000081818000000000000000fae,
+        mask: 0x000001fffc7fff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // LDSM.16.M88.4 R24, [R35+0x400]  (x1)
+    Form {
+        mnemonic: "LDSM.16.M88.4",
+        operands: &["{R}", "[{R}+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x0000000000000200000000000000083b,
+        mask: 0x000001ffffffffff000200ff00000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E.EF R10, desc[UR6][R6.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.EF",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c0e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P1 LDG.E.EL R9, desc[UR4][R14.64+0x8]  (x1)
+    Form {
+        mnemonic: "LDG.E.EL",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c2e19000000000000000981,
+        mask: 0x000001ffffffffff0000040000000fff,
+        uniform_guard: false,
+    },
+    // @!P3 STG.E.EF desc[UR6][R8.64], R5  (x1)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P1 STG.E.EF desc[UR6][R8.64+0x8], R15  (x1)
+    Form {
+        mnemonic: "STG.E.EF",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c0019000000000000000986,
+        mask: 0x000001ffffffff000000040000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R9, R14, R5, UR4  (x1)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{U}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000080000000000000000000e23,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.128 [R20], R4  (x1)
+    Form {
+        mnemonic: "STS.128",
+        operands: &["[{R}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000c000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // ULEA.HI.SX32 UR5, UR5, -UR9, 0x1a  (x1)
+    Form {
+        mnemonic: "ULEA.HI.SX32",
+        operands: &["{U}", "{U}", "-{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8f02ff8000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
+    },
+    // UVIMNMX.S32 UR12, UR5, 0x8, UPT  (x1)
+    Form {
+        mnemonic: "UVIMNMX.S32",
+        operands: &["{U}", "{U}", "{X}", "{UP}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000087e0100000000000000084a,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: true,
+    },
+    // LDS.128 R8, [UR4]  (x1)
+    Form {
+        mnemonic: "LDS.128",
+        operands: &["{R}", "[{U}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000008000c0000000000ff000984,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // UISETP.NE.AND UP0, UPT, UR4, 0x3, UPT  (x1)
@@ -10759,7 +11169,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: UP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvUP, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004000000800000000000023c,
         mask: 0x000000000c0c5b008000000000000fff,
@@ -12131,8 +12541,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                        ???60",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000000000000000000000003c600355,
-        mask: 0x0000000008100000000000003f600fff,
+        bits: 0x0000008152e958249cdd0e003c600355,
+        mask: 0x000001ffffffffffffffffc03f600fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R12,                                                                                                    ???38  (x1)
@@ -13763,8 +14173,8 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000f4000000000000000433,
@@ -15449,19 +15859,6 @@ pub(crate) static SOLVED: &[Form] = &[
         mask: 0x000000000801fb000000000000000fff,
         uniform_guard: false,
     },
-    // LDSM.16.M88.4 R30, [R25+0x65629a]  (x1)
-    Form {
-        mnemonic: "LDSM.16.M88.4",
-        operands: &["{R}", "[{R}+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x0000000000000200000000000000083b,
-        mask: 0x000000000801fb000000000000000fff,
-        uniform_guard: false,
-    },
     // LDSM.16.M88 R0, [R0]  (x1)
     Form {
         mnemonic: "LDSM.16.M88",
@@ -15494,8 +15891,8 @@ pub(crate) static SOLVED: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000840,
@@ -15699,10 +16096,10 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{U}", "{F}"],
         atoms: &[
             Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000008201000684d00000000085c,
-        mask: 0x000000000871f900ffff000000000fff,
+        bits: 0x0000000008201000000000000000085c,
+        mask: 0x000000000871f9000000000000000fff,
         uniform_guard: true,
     },
     // VOTEU.ALL UR0, UP0, P0  (x1)
@@ -16276,7 +16673,7 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000020d8000000000000000910,
         mask: 0x000000000871f8000000000000000fff,
@@ -16300,10 +16697,10 @@ pub(crate) static SOLVED: &[Form] = &[
         operands: &["{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000300900dbc8000000000911,
-        mask: 0x000000000871f900ffff000000000fff,
+        bits: 0x00000000003009000000000000000911,
+        mask: 0x000000000871f9000000000000000fff,
         uniform_guard: false,
     },
     // I2F.F64.U32.RZ R29, 0x1064f6d9  (x1)
@@ -17525,7 +17922,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000ad200000000000000980,
         mask: 0x000000000871ef380000000000000fff,
@@ -17539,7 +17936,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000002140000000000000980,
         mask: 0x000000000871ef3c0000000000000fff,
@@ -17554,7 +17951,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c20ed110000000000000980,
         mask: 0x000000000c71ff390000000000000fff,
@@ -17569,7 +17966,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000082129140000000000000980,
         mask: 0x000000000c71ff3c0000000000000fff,
@@ -17610,7 +18007,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: InvP, fields: &[Field { pos: 64, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000c30f9080000000000000980,
         mask: 0x000000000c71ff380000000000000fff,
@@ -19873,18 +20270,6 @@ pub(crate) static SOLVED: &[Form] = &[
         mask: 0x000000000c0017000000000000000fff,
         uniform_guard: false,
     },
-    // UMOV.64 UR24, UR204  (x1)
-    Form {
-        mnemonic: "UMOV.64",
-        operands: &["{U}", "{U}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000080100000000000000000c82,
-        mask: 0x00000000080100000000000000000fff,
-        uniform_guard: true,
-    },
     // USEL.64 UR15, UR229, UR211, UPT  (x1)
     Form {
         mnemonic: "USEL.64",
@@ -21963,8 +22348,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                        ???53",
         ],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001fd87c67e4548000000350a0f55,
-        mask: 0x000001fffffffffff80000003f0a0fff,
+        bits: 0x000000000000000000000000350a0f55,
+        mask: 0x0000000008100000000000003f0a0fff,
         uniform_guard: false,
     },
     // BMOV.32 B0,                                                                                                    ???0  (x1)
@@ -22514,7 +22899,1189 @@ pub(crate) static SOLVED: &[Form] = &[
 ];
 
 /// Operand marks one bit toggles, found by `tools/learn_isa.py` (`marks.rs`).
-pub(crate) static MARKS: &[Mark] = &[];
+pub(crate) static MARKS: &[Mark] = &[
+    Mark { opcode: 0x207, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x208, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x208, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x208, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x209, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x209, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x209, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x20b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x20b, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x20b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x20c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x210, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x210, operands: 6, operand: 4, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x210, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x210, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x210, operands: 8, operand: 4, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x210, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x210, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x210, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x211, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 5, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x211, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x211, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x211, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x211, operands: 7, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x211, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x212, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x212, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x217, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x217, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x21d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x21d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x21e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x220, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x220, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x221, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x221, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x223, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x223, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x223, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x224, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x224, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x224, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x225, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x225, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x225, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x225, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x226, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x227, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x227, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x228, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x228, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x229, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x229, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22a, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x22b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x22b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x22b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x230, operands: 3, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.INVALID5", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "-{R}.INVALID7", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID5", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.INVALID5", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 2, on: "|{R}|.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 4, operand: 3, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x231, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "-{R}.F32", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "-{R}.H0_NH1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 62 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 2, on: "|{R}|.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x231, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x232, operands: 3, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x233, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x234, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x235, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x235, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x235, operands: 4, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x235, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x235, operands: 4, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x235, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x235, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x235, operands: 5, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x235, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x235, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x236, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x236, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x23c, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x23c, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x23c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 62 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 2, on: "|{R}|.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x240, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x248, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x24a, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x255, operands: 4, operand: 1, on: "-{U}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x255, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x255, operands: 4, operand: 1, on: "{U}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x255, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x255, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x255, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x255, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x255, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0x25c, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x25c, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x25c, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x25c, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x25c, operands: 2, operand: 1, on: "|{U}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x287, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x28c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x290, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x290, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x290, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x290, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x290, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x290, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x290, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x290, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x291, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x291, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x291, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x291, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x291, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x291, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x291, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x291, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x292, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x292, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x297, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x297, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x297, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x297, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x297, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x297, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x297, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x297, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x29d, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x29d, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x29e, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a5, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a6, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a6, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a6, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2a6, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x2a6, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x2a6, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x2bd, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x2bd, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x2bf, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x300, operands: 3, operand: 2, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x302, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x302, operands: 3, operand: 2, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "|{R}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "|{R}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x304, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x305, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x308, operands: 2, operand: 1, on: "{R}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0x309, operands: 2, operand: 1, on: "{R}", kind: Invert, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x310, operands: 2, operand: 1, on: "{R}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "-{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "{R}", kind: Abs, bit: 62 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "|{R}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "|{R}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "|{R}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x311, operands: 2, operand: 1, on: "|{R}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0x31d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x343, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x344, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x348, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x35d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x381, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x407, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x411, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x411, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x411, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x411, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x421, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x423, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x423, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x424, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x429, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x42b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x42b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x430, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.INVALID5", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "-{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID5", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "{R}.INVALID6", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.INVALID5", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 5, operand: 2, on: "|{R}|.INVALID6", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "-{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "-{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "{R}.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "{R}.INVALID7", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "{R}.INVALID7", kind: Abs, bit: 83 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 2, on: "|{R}|.INVALID7", kind: Neg, bit: 84 },
+    Mark { opcode: 0x431, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x433, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x433, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x434, operands: 6, operand: 2, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x434, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "0.00013012254203204065561.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "486.337921142578125.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x443, operands: 4, operand: 3, on: "6.9904545115400471949e-28.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0x455, operands: 4, operand: 1, on: "-{U}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x455, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x455, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x455, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0x487, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x491, operands: 5, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x491, operands: 6, operand: 1, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x491, operands: 6, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x491, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x491, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x491, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x4a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x51d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x547, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x547, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x54a, operands: 2, operand: 0, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x54a, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x54a, operands: 3, operand: 1, on: "{UP}", kind: Not, bit: 27 },
+    Mark { opcode: 0x607, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x806, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x807, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x808, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x808, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x809, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x809, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x80b, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x80b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x80c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x810, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x810, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x810, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x810, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x810, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x810, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x811, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x811, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x811, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x811, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x811, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x812, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x817, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x817, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x81c, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x81c, operands: 7, operand: 3, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0x81c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x820, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x823, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x823, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x824, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x824, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x824, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x825, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x825, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x825, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x827, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x827, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x827, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x828, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x82b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x82b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x82f, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x82f, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 5, operand: 4, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "{R}", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 4, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0x831, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x832, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x835, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x835, operands: 4, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x835, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x835, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x835, operands: 5, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x835, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x836, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0x840, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x848, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x84a, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x855, operands: 4, operand: 1, on: "-{U}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x855, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x855, operands: 4, operand: 1, on: "{U}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x855, operands: 4, operand: 1, on: "|{U}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0x855, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x855, operands: 4, operand: 3, on: "{U}", kind: Abs, bit: 74 },
+    Mark { opcode: 0x855, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0x886, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x887, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x88c, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x890, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x890, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x890, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x890, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x890, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x891, operands: 4, operand: 1, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x891, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x891, operands: 7, operand: 2, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x891, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x892, operands: 7, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 6, operand: 3, on: "{U}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x897, operands: 6, operand: 5, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x897, operands: 8, operand: 3, on: "{U}", kind: Invert, bit: 72 },
+    Mark { opcode: 0x897, operands: 8, operand: 5, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x897, operands: 8, operand: 6, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x897, operands: 8, operand: 7, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x89c, operands: 7, operand: 3, on: "{UP}", kind: Not, bit: 80 },
+    Mark { opcode: 0x89c, operands: 7, operand: 4, on: "{UP}", kind: Not, bit: 71 },
+    Mark { opcode: 0x8a4, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a4, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a5, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a5, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a6, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a6, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a6, operands: 5, operand: 4, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x8a6, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 75 },
+    Mark { opcode: 0x8a6, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 75 },
+    Mark { opcode: 0x8a6, operands: 6, operand: 5, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0x902, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0x91b, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x91d, operands: 2, operand: 1, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x91d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x941, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x942, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x943, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x943, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x944, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x945, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x946, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x947, operands: 3, operand: 1, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x948, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x948, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x949, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x94a, operands: 3, operand: 1, on: "{U}", kind: Invert, bit: 82 },
+    Mark { opcode: 0x94d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x950, operands: 3, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 1, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x95d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0x980, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x981, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 67 },
+    Mark { opcode: 0x9ac, operands: 3, operand: 2, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0xb1d, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc08, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc08, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc08, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc09, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc09, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc09, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc0b, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc0c, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc10, operands: 6, operand: 3, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc10, operands: 6, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc10, operands: 6, operand: 5, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc10, operands: 8, operand: 3, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc10, operands: 8, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc10, operands: 8, operand: 5, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc10, operands: 8, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc10, operands: 8, operand: 7, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xc11, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc11, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc11, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 6, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 6, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc11, operands: 7, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc11, operands: 7, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc11, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc12, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc17, operands: 7, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc17, operands: 7, operand: 6, on: "{P}", kind: Not, bit: 80 },
+    Mark { opcode: 0xc1d, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc1d, operands: 7, operand: 4, on: "{P}", kind: Not, bit: 71 },
+    Mark { opcode: 0xc1e, operands: 7, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc20, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc20, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc23, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc23, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc24, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc24, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc25, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc25, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc26, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 3, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc27, operands: 5, operand: 4, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc27, operands: 6, operand: 4, on: "{R}", kind: Invert, bit: 75 },
+    Mark { opcode: 0xc27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc28, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc28, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Neg, bit: 75 },
+    Mark { opcode: 0xc2b, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H0_NH1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.INVALID5", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "{U}.INVALID7", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.F32|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "-{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "{R}.INVALID1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 4, operand: 3, on: "|{R}|.INVALID1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "{U}.F32", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "|{R}|.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 3, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xc31, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc32, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc35, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc35, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc35, operands: 4, operand: 1, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc35, operands: 4, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc35, operands: 4, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc35, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc35, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc35, operands: 5, operand: 2, on: "{R}", kind: Invert, bit: 72 },
+    Mark { opcode: 0xc35, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xc35, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc36, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc36, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xc40, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc48, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xc87, operands: 4, operand: 3, on: "{UP}", kind: Not, bit: 90 },
+    Mark { opcode: 0xd00, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd00, operands: 3, operand: 2, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xd02, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd02, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd04, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd04, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}.INVALID3|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd05, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}.H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}.INVALID2", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd08, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd09, operands: 2, operand: 1, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd10, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "{U}.INVALID3", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}.H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}.INVALID2|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd11, operands: 2, operand: 1, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xd5d, operands: 2, operand: 0, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xdae, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe07, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe21, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe21, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe23, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "-{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe23, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe23, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe24, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe25, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe25, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe25, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe27, operands: 5, operand: 3, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe27, operands: 5, operand: 4, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe27, operands: 6, operand: 4, on: "{U}", kind: Invert, bit: 63 },
+    Mark { opcode: 0xe27, operands: 6, operand: 5, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe29, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe29, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 2, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2a, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "{R}", kind: Abs, bit: 74 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 2, on: "|{R}|", kind: Neg, bit: 75 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe2b, operands: 4, operand: 3, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe30, operands: 3, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.F32", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H0_NH1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.F32", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 4, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe31, operands: 5, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 84 },
+    Mark { opcode: 0xe31, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 83 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 3, on: "{U}.INVALID1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe31, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 1, on: "|{R}|.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "-{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.H1_H1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 2, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe33, operands: 4, operand: 3, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "-{R}.INVALID1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H0_H0", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.H1_H1", kind: Abs, bit: 73 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "{R}.INVALID1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 2, on: "|{R}|.H1_H1", kind: Neg, bit: 72 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}", kind: Abs, bit: 62 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.H0_H0", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "{U}.H1_H1", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.H0_H0|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}.INVALID1|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 3, on: "|{U}|", kind: Neg, bit: 63 },
+    Mark { opcode: 0xe34, operands: 5, operand: 4, on: "{P}", kind: Not, bit: 90 },
+    Mark { opcode: 0xfae, operands: 3, operand: 2, on: "{P}", kind: Not, bit: 90 },
+];
+
+/// Operands nvdisasm leaves out when zero (`tools/learn_hidden.py`, `hidden.rs`).
+pub(crate) static HIDDEN: &[Hidden] = &[
+    Hidden { opcode: "BAR", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "BAR", operands: &["{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "BPT", operands: &["{X}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{UP}", "{L}"], operand: 0 },
+    Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 0 },
+    Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 2 },
+    Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{X}"], operand: 0 },
+    Hidden { opcode: "CALL", operands: &["{P}", "{U}", "{X}"], operand: 2 },
+    Hidden { opcode: "CALL", operands: &["{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "CALL", operands: &["{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}", "{R}.F32", "{R}", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{U}.INVALID1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{R}.INVALID7", "{F}", "{F}", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{U}", "{R}.H0_H0", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H0_H0", "{U}.H1_H1", "{R}.H1_H1", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "{R}", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "{R}.H0_H0", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{F}", "{F}", "{R}.H1_H1", "{P}"], operand: 5 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{R}.H0_NH1", "{R}", "{P}"], operand: 4 },
+    Hidden { opcode: "HFMA2", operands: &["{R}", "{R}.H1_H1", "{R}.INVALID7", "{F}", "{F}", "{P}"], operand: 5 },
+    Hidden { opcode: "IADD", operands: &["{R}", "{P}", "{R}", "{R}"], operand: 1 },
+    Hidden { opcode: "IADD", operands: &["{R}", "{P}", "{R}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{U}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{R}", "{U}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{U}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}"], operand: 1 },
+    Hidden { opcode: "IMAD", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{P}"], operand: 1 },
+    Hidden { opcode: "JMP", operands: &["{P}", "{UP}", "{X}"], operand: 0 },
+    Hidden { opcode: "JMP", operands: &["{P}", "{U}", "{X}"], operand: 0 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "[{R}.U32+{U}+{X}]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "desc[{U}][{R}.64+{X}]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}+{X}]", "desc[{U}][{R}.64]", "{P}"], operand: 2 },
+    Hidden { opcode: "LDGSTS", operands: &["[{R}]", "desc[{U}][{R}.64]", "{P}"], operand: 2 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{R}", "{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{U}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{R}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "LEA", operands: &["{R}", "{P}", "{R}", "{X}", "{X}", "{P}"], operand: 1 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{U}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "LOP3", operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "{P}"], operand: 0 },
+    Hidden { opcode: "NANOSLEEP", operands: &["{P}", "{U}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{R}", "{X}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "RET", operands: &["{P}", "{U}", "{X}"], operand: 0 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{U}", "{X}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{U}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}"], operand: 1 },
+    Hidden { opcode: "ULEA", operands: &["{U}", "{UP}", "{U}", "{X}", "{X}", "{UP}"], operand: 1 },
+    Hidden { opcode: "ULOP3", operands: &["{UP}", "{U}", "{U}", "{X}", "{U}", "{X}", "{UP}"], operand: 0 },
+    Hidden { opcode: "WARPSYNC", operands: &["{P}", "{L}"], operand: 0 },
+    Hidden { opcode: "WARPSYNC", operands: &["{P}", "{R}", "{L}"], operand: 0 },
+];
 
 /// Special registers: hardware number, nvdisasm name (learned from probes).
 pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
@@ -22525,17 +24092,13 @@ pub(crate) static SPECIAL_REGS: &[(u16, &str)] = &[
     (32, "SR_TID"),
     (33, "SR_TID.X"),
     (34, "SR_TID.Y"),
-    (35, "SR_TID.Z"),
     (37, "SR_CTAID.X"),
     (38, "SR_CTAID.Y"),
     (39, "SR_CTAID.Z"),
-    (41, "SR_CirQueueIncrMinusOne"),
     (45, "SR_MULTIPASSSHADERINFO"),
     (47, "SR_SWINHI"),
-    (49, "SR_SWINSZ"),
     (53, "SR_LWINSZ"),
     (64, "SR_GLOBALERRORSTATUS"),
-    (97, "SR_CIRCULARQUEUEENTRYINDEX"),
     (101, "SR_PM_HI0"),
     (127, "SR_SNAP_PM_HI5"),
     (128, "SR_SNAP_PM6"),
