@@ -3452,3 +3452,21 @@ fn store_literals() {
         }
     }
 }
+
+/// `fma.rn.f32 d, imm, imm, c` and `fma.rn.f32 d, imm, r, imm`
+/// (`tests/ptx/fma_immediates.ptx`): one rounding, as `f32::mul_add`.
+#[test]
+fn fma_immediates() {
+    let n = 64usize;
+    let xs: Vec<f32> = (0..n).map(|i| (i as f32 - 31.5) * 0.37).collect();
+    let (a, b) = (f32::from_bits(0x3F6E_E581), f32::from_bits(0x3FD7_74EB));
+    let input: Vec<u8> = xs.iter().flat_map(|x| [x.to_le_bytes(), [0; 4]].concat()).collect();
+    let want: Vec<u8> =
+        xs.iter().flat_map(|&x| [a.mul_add(b, x).to_le_bytes(), a.mul_add(x, b).to_le_bytes()].concat()).collect();
+    for sm in [80, 90, 100] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("fma_immediates", sm)) {
+            let got = run(&module, "fma_immediates", [1, 1, 1], [n as u32, 1, 1], &[Arg::Buffer(input.clone())]);
+            assert!(got[0] == want, "sm_{sm} {stage}: results differ");
+        }
+    }
+}
