@@ -1526,6 +1526,30 @@ fn shared_atomics_match_nvidia() {
     matches_nvidia("shared_atomics", n as u32, args, 1, 64, |t| format!("{}, {}", ints[t], floats[t]));
 }
 
+/// `shared_atomics` lowered for sm_100, whose compare-and-swap loop tests
+/// the predicate `ATOMS.CAST.SPIN` writes there, against NVIDIA's sm_90
+/// code (the loop's outcome is the same on every SM).
+#[test]
+fn shared_atomics_on_blackwell() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("shared_atomics_on_blackwell") else { return };
+    let n = 64usize;
+    let ints: Vec<i32> = (0..n as i32).map(|i| (i * 7919 + 13) % 201 - 100).collect();
+    let floats: Vec<f32> = (0..n).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
+    let input: Vec<u8> =
+        ints.iter().zip(&floats).flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 64 * n])];
+    let want = run_nvidia(&oracle, "shared_atomics", 90, [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+    let text = test_ptx("shared_atomics.ptx", 100).replace(".version 8.0", ".version 8.8");
+    for (stage, module) in ["lowered", "final"].iter().zip(stages_of("shared_atomics", text, 100)) {
+        let text = ori_ir::text::print_module(&module);
+        let cas = text.lines().find(|l| l.contains("= ATOMS.CAST.SPIN")).expect("a compare-and-swap loop");
+        let def = cas.split(" = ATOMS").next().unwrap().split_whitespace().last().unwrap();
+        assert!(def.starts_with("%p") || def.starts_with('P'), "{stage}: {cas}");
+        let got = run(&module, "shared_atomics", [1, 1, 1], [n as u32, 1, 1], &args()).swap_remove(1);
+        assert!(got == want, "sm_100 {stage}: results differ");
+    }
+}
+
 /// `tests/ptx/shared_atomics64.ptx`: 64-bit shared atomics (`cas`, `exch`,
 /// the `add.u64` loop with a register and a constant addend whose low
 /// word carries), eight threads of a warp on each word.
@@ -3492,4 +3516,51 @@ fn saturating_conversions_match_nvidia() {
     }
     let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 96 * n])];
     matches_nvidia("cvt_sat", n as u32, args, 1, 96, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}
+
+/// Literal stores (`st.shared.b32 [r], 0`: `RZ`; other literals moved into
+/// a register) and a 12-byte structure passed to and returned from a
+/// device function by `st.param.v2.b32`, read back as one `.b64`
+/// (`tests/ptx/store_literals.ptx`, NVRTC's forms on sm_100).
+#[test]
+fn store_literals() {
+    let n = 64usize;
+    let input: Vec<i32> = (0..6 * n as i32).map(|i| (i * 53) % 97 - 48).collect();
+    let mut want = Vec::new();
+    for v in input.chunks(6) {
+        let (a, b) = (&v[0..3], &v[3..6]);
+        let x = a[1].wrapping_mul(b[2]).wrapping_sub(a[2].wrapping_mul(b[1]));
+        let y = a[2].wrapping_mul(b[0]).wrapping_sub(a[0].wrapping_mul(b[2]));
+        let z = a[0].wrapping_mul(b[1]).wrapping_sub(a[1].wrapping_mul(b[0]));
+        // Bytes 20..24 are not written: the buffer's 0xff stays.
+        for w in [x, y, z, 0, -7, -1, 0, 0xbeef] {
+            want.extend_from_slice(&w.to_le_bytes());
+        }
+        want.extend_from_slice(&0x0123_4567_89ab_cdef_u64.to_le_bytes());
+    }
+    let args = || vec![Arg::Buffer(i32s(&input)), Arg::Buffer(vec![0xff; 40 * n])];
+    for sm in [80, 90, 100, 120] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("store_literals", sm)) {
+            let got = run(&module, "store_literals", [1, 1, 1], [n as u32, 1, 1], &args());
+            assert!(got[1] == want, "sm_{sm} {stage}: results differ");
+        }
+    }
+}
+
+/// `fma.rn.f32 d, imm, imm, c` and `fma.rn.f32 d, imm, r, imm`
+/// (`tests/ptx/fma_immediates.ptx`): one rounding, as `f32::mul_add`.
+#[test]
+fn fma_immediates() {
+    let n = 64usize;
+    let xs: Vec<f32> = (0..n).map(|i| (i as f32 - 31.5) * 0.37).collect();
+    let (a, b) = (f32::from_bits(0x3F6E_E581), f32::from_bits(0x3FD7_74EB));
+    let input: Vec<u8> = xs.iter().flat_map(|x| [x.to_le_bytes(), [0; 4]].concat()).collect();
+    let want: Vec<u8> =
+        xs.iter().flat_map(|&x| [a.mul_add(b, x).to_le_bytes(), a.mul_add(x, b).to_le_bytes()].concat()).collect();
+    for sm in [80, 90, 100] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("fma_immediates", sm)) {
+            let got = run(&module, "fma_immediates", [1, 1, 1], [n as u32, 1, 1], &[Arg::Buffer(input.clone())]);
+            assert!(got[0] == want, "sm_{sm} {stage}: results differ");
+        }
+    }
 }

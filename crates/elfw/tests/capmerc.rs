@@ -36,6 +36,8 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
     // The corpus's vadd (`.target` raised to sm_100a): special registers,
     // parameters, a signed ISETP, IMAD.WIDE, LDG, STG.E, two EXITs.
     ("vadd.sm_100a", include_bytes!("data/capmerc/vadd.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.vadd"]),
+    // XOR and NOT of registers: LOP3.LUT records.
+    ("logic.sm_100a", include_bytes!("data/capmerc/logic.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     // A cloned callee with a 0x40 frame, 0 in the Mercury code.
     ("callee.sm_100a", include_bytes!("data/capmerc/callee.sm_100a.cubin"), &[]),
 ];

@@ -1035,6 +1035,13 @@ impl Cta<'_> {
                     let old = load_le(data);
                     store_le(data, atom(op, old, v, v2, bytes));
                     let old = if op == AtomOp::CasSpin { u64::from(old == v) } else { old };
+                    // Blackwell's `ATOMS.CAST.SPIN P1, [R0], R4, R5` writes
+                    // the success to a predicate (sm_90's to a register).
+                    if op == AtomOp::CasSpin
+                        && let Some(&(loc, _)) = step.defs.iter().find(|d| is_pred(d.0))
+                    {
+                        w.set(loc, lane, old as u32);
+                    }
                     if let Some(&(loc, width)) = step.defs.iter().find(|d| !is_pred(d.0)) {
                         w.set(loc, lane, old as u32);
                         if width > 1 {

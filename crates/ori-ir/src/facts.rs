@@ -176,6 +176,11 @@ pub struct Isa {
     /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
     /// on sm_75-89).
     pub fde_entry_row: bool,
+    /// `ATOMS.CAST.SPIN` writes whether it stored to a predicate
+    /// (`ATOMS.CAST.SPIN P1, [R0], R4, R5; @!P1 BRA`); without it to a
+    /// register tested against 1 (`ATOMS.CAST.SPIN R5, ...; ISETP.EQ.U32`)
+    /// (corpus spinlock_fence, sm_90a vs sm_100a/110a/120a).
+    pub cas_spin_predicate: bool,
 }
 
 /// Feature flags of an SM: what its PTX may use (ptxas rejects the
@@ -282,6 +287,7 @@ const TURING_ISA: Isa = Isa {
     bf16x2_fma_mma: false,
     call_target: CallTarget::Abs47At34,
     fde_entry_row: true,
+    cas_spin_predicate: false,
     weak_sys: true,
     lds_u: true,
     bar_defer_blocking: false,
@@ -329,6 +335,7 @@ const BLACKWELL_ISA: Isa = Isa {
     template_sm: 100,
     bf16x2_fma_mma: false,
     uniform_const_load: Opcode::LDCU,
+    cas_spin_predicate: true,
     ..HOPPER_ISA
 };
 

@@ -245,6 +245,11 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     expect(spell.has("NANOSLEEP.WARP") == isa.nanosleep_warp, "nanosleep_warp");
     expect(spell.has("ATOMS.POPC.INC.32") == isa.shared_popc_inc, "shared_popc_inc");
     expect(spell.has("VOTE.ALL") == isa.vote_all && spell.with_opcode("VOTE") > 0, "vote_all");
+    let cas: Vec<&String> = spell.sass.iter().filter(|l| l.starts_with("ATOMS.CAST.SPIN ")).collect();
+    expect(
+        !cas.is_empty() && cas.iter().all(|l| l["ATOMS.CAST.SPIN ".len()..].starts_with('P') == isa.cas_spin_predicate),
+        "cas_spin_predicate",
+    );
 
     let calls = compile(oracle, dir, "calls", &sm, &["-c"]).unwrap();
     let reloc = match isa.call_target {

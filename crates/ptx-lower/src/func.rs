@@ -398,6 +398,26 @@ impl<'m> Lowerer<'m> {
         Ok(Some(reg))
     }
 
+    /// `param_slot` for a read, which may also see the parameter through
+    /// another width than it was written with: a word of a pair
+    /// (`ld.param.b32 [p+4]` after `st.param.b64 [p]`), or a pair written
+    /// as two words (`ld.param.b64 [p]` after `st.param.v2.b32 [p]`, how
+    /// NVRTC passes a 12-byte struct), gathered into a fresh pair.
+    pub fn param_slot_read(&mut self, name: &str, offset: i64, width: u8, span: Span) -> Lowered<Option<Reg>> {
+        let canon = self.param_aliases.get(name).map_or(name, String::as_str).to_string();
+        let slot = |at: i64| self.param_slots.get(&(canon.clone(), at)).copied();
+        match (width, slot(offset - 4), slot(offset), slot(offset + 4)) {
+            (1, Some(pair), None, _) if pair.width == 2 && pair.is_virtual => Ok(Some(pair.part(1, 1))),
+            (2, _, Some(lo), Some(hi)) if lo.width == 1 && hi.width == 1 => {
+                let t = self.func.new_vreg(RegFile::R, 2);
+                self.emit(Opcode::MOV, &[], vec![Operand::reg(t.part(0, 1)).undef()], vec![lo.into()], span)?;
+                self.emit(Opcode::MOV, &[], vec![Operand::reg(t.part(1, 1))], vec![hi.into()], span)?;
+                Ok(Some(t))
+            }
+            _ => self.param_slot(name, offset, width, span),
+        }
+    }
+
     /// `call[.uni] (ret), f, (args)`: `f`'s body lowered in place, its
     /// parameters being the caller's argument `.param` variables and its
     /// return parameter the caller's, its `ret` a branch to what follows

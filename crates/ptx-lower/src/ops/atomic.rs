@@ -258,6 +258,7 @@ enum Addend {
 ///       ok = ATOMS.CAST.SPIN[.64] [a], old, new (1 when it stored)
 ///       p = ISETP.EQ.U32.AND ok, 0x1            (64 bits: and ok.hi == 0,
 ///                                                ISETP.EQ.U32.AND.EX)
+///                                   (Blackwell: p = ATOMS.CAST.SPIN ...)
 ///       @!p BRA loop
 /// ```
 ///
@@ -379,21 +380,25 @@ fn shared_cas_loop_body(
             cx.copy_pair(new.into(), b.into(), span)?;
         }
     }
-    let ok = cx.temp(RegFile::R, width);
     let cast: Vec<&str> = ["CAST", "SPIN"].iter().chain(size).copied().collect();
-    cx.emit(Opcode::ATOMS, &cast, vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
     let p = cx.temp(RegFile::P, 1);
-    let ok_lo = if width == 1 { ok } else { ok.part(0, 1) };
-    cx.emit(
-        Opcode::ISETP,
-        &["EQ", "U32", "AND"],
-        vec![p.into(), pt()],
-        vec![ok_lo.into(), Operand::int(1), pt()],
-        span,
-    )?;
-    if width == 2 {
-        let uses = vec![ok.part(1, 1).into(), rz(), pt(), p.into()];
-        cx.emit(Opcode::ISETP, &["EQ", "U32", "AND", "EX"], vec![p.into(), pt()], uses, span)?;
+    if cx.target.isa.cas_spin_predicate {
+        cx.emit(Opcode::ATOMS, &cast, vec![p.into()], vec![addr, old.into(), new.into()], span)?;
+    } else {
+        let ok = cx.temp(RegFile::R, width);
+        cx.emit(Opcode::ATOMS, &cast, vec![ok.into()], vec![addr, old.into(), new.into()], span)?;
+        let ok_lo = if width == 1 { ok } else { ok.part(0, 1) };
+        cx.emit(
+            Opcode::ISETP,
+            &["EQ", "U32", "AND"],
+            vec![p.into(), pt()],
+            vec![ok_lo.into(), Operand::int(1), pt()],
+            span,
+        )?;
+        if width == 2 {
+            let uses = vec![ok.part(1, 1).into(), rz(), pt(), p.into()];
+            cx.emit(Opcode::ISETP, &["EQ", "U32", "AND", "EX"], vec![p.into(), pt()], uses, span)?;
+        }
     }
     cx.guard = Some(ori_ir::Guard { pred: p, negated: true });
     let branch = cx.emit(Opcode::BRA, &[], vec![], vec![Operand::label(body)], span);

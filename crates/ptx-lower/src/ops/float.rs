@@ -43,7 +43,19 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             (Opcode::FMUL, uses)
         }
         "fma" | "mad" => {
-            let mut uses = commutative(a, src(cx, inst, 2, ScalarType::F32)?);
+            let b = src(cx, inst, 2, ScalarType::F32)?;
+            // Two immediate factors (NVRTC 13's `fma.rn.f32 d, 0f.., 0f.., c`):
+            // the second goes to a register, the first stays (NVIDIA's
+            // `FFMA R4, R5, 0.93318945, R0`).
+            let (a, b) = match (&a.kind, &b.kind) {
+                (ori_ir::OperandKind::Imm(_), ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits))) => {
+                    let t = cx.temp(ori_ir::RegFile::R, 1);
+                    cx.imad_mov(t.into(), Operand::int(i64::from(*bits)), inst.span)?;
+                    (a, t.into())
+                }
+                _ => (a, b),
+            };
+            let mut uses = commutative(a, b);
             let c = src(cx, inst, 3, ScalarType::F32)?;
             // One immediate slot: a second immediate goes to a register
             // (+0.0 is RZ; not by a plain MOV, which copy propagation undoes).

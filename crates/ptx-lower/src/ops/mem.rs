@@ -80,7 +80,7 @@ fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     // call-sequence variable.
     if inst.space() == Some(StateSpace::Param) && cx.regs.ty(base.name.as_str()).is_none() {
         let words = if ty.bits() == 64 { 2 } else { 1 };
-        if let Some(slot) = cx.param_slot(base.name.as_str(), offset, words, inst.span)? {
+        if let Some(slot) = cx.param_slot_read(base.name.as_str(), offset, words, inst.span)? {
             let d = dst(cx, inst, 0)?;
             if ty.bits() < 32 {
                 return super::call::narrow_slot(cx, inst, ty, d, slot);
@@ -234,7 +234,6 @@ fn copy(cx: &mut Lowerer<'_>, inst: &Instruction, d: ori_ir::Reg, s: Operand) ->
 fn param_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
     let ExprKind::Braces(elems) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
     let (base, offset) = address(operand(inst, 1)?).ok_or_else(|| unsupported(inst))?;
-    let slot = cx.params.get(base.name.as_str()).ok_or_else(|| unsupported(inst))?;
     let words: u8 = match ty.bits() {
         32 => 1,
         64 => 2,
@@ -243,6 +242,18 @@ fn param_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32
     if elems.len() != n as usize {
         return Err(unsupported(inst));
     }
+    let Some(slot) = cx.params.get(base.name.as_str()) else {
+        // A call-sequence parameter: element by element from its slots.
+        for (i, e) in elems.iter().enumerate() {
+            let ExprKind::Name(dest, None) = &e.kind else { continue };
+            let at = offset + 4 * i as i64 * i64::from(words);
+            let slot =
+                cx.param_slot_read(base.name.as_str(), at, words, inst.span)?.ok_or_else(|| unsupported(inst))?;
+            let d = cx.reg(dest.name.as_str(), e.span)?;
+            copy(cx, inst, d, slot.into())?;
+        }
+        return Ok(());
+    };
     let start = i64::from(cx.sm.target().param_base) + i64::from(slot.offset) + offset;
     for (i, e) in elems.iter().enumerate() {
         let ExprKind::Name(dest, None) = &e.kind else { continue };
@@ -628,6 +639,9 @@ fn plain(inst: &Instruction) -> bool {
 fn access_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let ty = ty(inst)?;
     if let Some(n) = vector(inst) {
+        if inst.space() == Some(StateSpace::Param) {
+            return store_param_vector(cx, inst, ty, n);
+        }
         return store_vector(cx, inst, ty, n);
     }
     let global = matches!(inst.space(), Some(StateSpace::Global) | None);
@@ -648,10 +662,7 @@ fn access_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         };
         return copy(cx, inst, slot, value);
     }
-    let value = src(cx, inst, 1, ty)?;
-    if value.as_reg().is_none() {
-        return Err(unsupported(inst));
-    }
+    let value = stored_value(cx, inst, ty)?;
     if inst.space() == Some(StateSpace::Shared) {
         let addr = shared_base(cx, inst, base, offset)?;
         let mods: Vec<&str> = width(ty).ok_or_else(|| unsupported(inst))?.into_iter().collect();
@@ -668,6 +679,69 @@ fn access_store(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let (mods, addr) = global_access(cx, inst, 0, width(ty).ok_or_else(|| unsupported(inst))?, false)?;
     let op = if inst.space().is_some() { Opcode::STG } else { Opcode::ST };
     cx.emit(op, &mods, vec![], vec![addr, value], inst.span)
+}
+
+/// `st.param.vN.T [p+off], {v0, ...}` of a call-sequence parameter: each
+/// element into its own slot, as a scalar `st.param` of it would be.
+fn store_param_vector(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, n: u32) -> Lowered {
+    let ExprKind::Braces(elems) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+    let words: u8 = match ty.bits() {
+        32 => 1,
+        64 => 2,
+        _ => return Err(unsupported(inst)),
+    };
+    if elems.len() != n as usize {
+        return Err(unsupported(inst));
+    }
+    let (base, offset) = address(operand(inst, 0)?).ok_or_else(|| unsupported(inst))?;
+    for (i, e) in elems.iter().enumerate() {
+        let at = offset + 4 * i as i64 * i64::from(words);
+        let slot = cx.param_slot(base.name.as_str(), at, words, inst.span)?.ok_or_else(|| unsupported(inst))?;
+        let value = match (&e.kind, words) {
+            (ExprKind::Name(r, None), 2) => read_reg(cx, r.name.as_str(), r.span)?.into(),
+            (_, 2) => return Err(unsupported(inst)),
+            _ => src_expr(cx, inst, e, ty)?,
+        };
+        copy(cx, inst, slot, value)?;
+    }
+    Ok(())
+}
+
+/// The value operand of a scalar `st`: a register as is; a literal zero
+/// `RZ` (for 64 bits too: NVIDIA stores `STS.64 [a], RZ`); any other
+/// literal moved into a fresh register (pair) first, as NVIDIA does.
+fn stored_value(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) -> Lowered<Operand> {
+    let e = operand(inst, 1)?;
+    let literal = match &e.kind {
+        ExprKind::Int { value, .. } => Some(*value),
+        ExprKind::Unary(UnaryOp::Neg, inner) => match inner.kind {
+            ExprKind::Int { value, .. } => Some(value.wrapping_neg()),
+            _ => None,
+        },
+        ExprKind::Float(f) if ty.bits() == 64 => Some(super::f64_bits(f).ok_or_else(|| unsupported(inst))?),
+        ExprKind::Float(_) if ty.bits() == 32 => match src(cx, inst, 1, ty)?.kind {
+            OperandKind::Imm(ori_ir::Imm::F32(bits)) => Some(u64::from(bits)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(value) = literal else {
+        let value = src(cx, inst, 1, ty)?;
+        return if value.as_reg().is_some() { Ok(value) } else { Err(unsupported(inst)) };
+    };
+    let value = if ty.bits() >= 64 { value } else { value & ((1u64 << ty.bits()) - 1) };
+    if value == 0 {
+        return Ok(Operand::reg(ori_ir::Reg::RZ));
+    }
+    let words = if ty.bits() == 64 { 2 } else { 1 };
+    let t = cx.temp(ori_ir::RegFile::R, words);
+    for i in 0..words {
+        let word = (value >> (32 * u32::from(i))) as u32;
+        let def = Operand::reg(t.part(i, 1));
+        let def = if i == 0 { def.undef() } else { def };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::int(i64::from(word))], inst.span)?;
+    }
+    Ok(t.into())
 }
 
 /// `st.{global,shared}.vN.T [a], {v0, ...}`: the elements gathered into
