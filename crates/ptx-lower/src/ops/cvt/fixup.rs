@@ -96,7 +96,8 @@ pub(super) fn lower(
             v = match to {
                 F32 => seq.value(cx, Opcode::FADD, &["SAT"], vec![rz(), v.into()])?,
                 F16 => {
-                    let h0 = |o: Operand| Operand { flags: OperandFlags { halves: Some(Halves::H0H0), ..o.flags }, ..o };
+                    let h0 =
+                        |o: Operand| Operand { flags: OperandFlags { halves: Some(Halves::H0H0), ..o.flags }, ..o };
                     seq.value(cx, Opcode::HADD2, &["SAT"], vec![h0(v.into()), h0(rz().negated())])?
                 }
                 _ => {
