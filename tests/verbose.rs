@@ -75,29 +75,17 @@ fn module_data_matches_nvidia() {
         .unwrap();
         inputs.push((gapped, arch));
     }
-    for name in [
-        "printf_kernel",
-        "globals_const",
-        "math_double",
-        "multi_entry",
-        "spinlock_fence",
-        "atomics_mix",
-        "unroll_loops",
-    ] {
+    for name in
+        ["printf_kernel", "globals_const", "math_double", "multi_entry", "spinlock_fence", "atomics_mix", "unroll_loops"]
+    {
         inputs.push((corpus(&format!("{name}.sm80.ptx")), "sm_80"));
         inputs.push((corpus(&format!("{name}.sm90.ptx")), "sm_90"));
     }
     let out = dir.join("module_data.cubin");
     for (file, arch) in inputs {
         let first_line = |ptxas: &Path| {
-            let output = Command::new(ptxas)
-                .arg(format!("-arch={arch}"))
-                .arg("-v")
-                .arg(&file)
-                .arg("-o")
-                .arg(&out)
-                .output()
-                .unwrap();
+            let output =
+                Command::new(ptxas).arg(format!("-arch={arch}")).arg("-v").arg(&file).arg("-o").arg(&out).output().unwrap();
             assert!(output.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
             normalized(&output.stderr).into_iter().find(|line| line.contains(" bytes gmem"))
         };

@@ -75,14 +75,7 @@ pub fn compile(ptxas: &Path, corpus: &Path, file: &str, entry: &str, sm: u32, di
 
 /// Compiles `corpus/kernels/<file>.<arch without '_'>.ptx` (`sm_90a` ->
 /// `.sm90a.ptx`) for `arch` into `dir` and loads `entry`.
-pub fn compile_arch(
-    ptxas: &Path,
-    corpus: &Path,
-    file: &str,
-    entry: &str,
-    arch: &str,
-    dir: &Path,
-) -> Result<Kernel, String> {
+pub fn compile_arch(ptxas: &Path, corpus: &Path, file: &str, entry: &str, arch: &str, dir: &Path) -> Result<Kernel, String> {
     let ptx = corpus.join("kernels").join(format!("{file}.{}.ptx", arch.replace('_', "")));
     compile_ptx(ptxas, &ptx, arch, dir, entry)
 }

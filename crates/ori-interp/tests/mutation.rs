@@ -120,7 +120,8 @@ fn dropped_wgmma_fence_and_wait_are_caught() {
             continue;
         }
         // The first WARPGROUP is ARRIVE, the second DEPBAR.
-        let (b, id, _) = k.func.insts_in_order().filter(|(_, _, i)| i.op == op).nth(1).expect("WARPGROUP.DEPBAR");
+        let (b, id, _) =
+            k.func.insts_in_order().filter(|(_, _, i)| i.op == op).nth(1).expect("WARPGROUP.DEPBAR");
         k.func.blocks[b].insts.retain(|&i| i != id);
         let err = run(&k).expect_err("reading accumulators before the wait must fail");
         assert!(err.contains(cause), "{err}");

@@ -34,8 +34,8 @@ fn nvidia_cubins_pass_their_checks() {
         }
     }
     for case in SM90A_CASES {
-        let result = compile_arch(&oracle.ptxas(), &corpus(), case.file, case.entry, "sm_90a", &dir)
-            .and_then(|k| (case.run)(&k));
+        let result =
+            compile_arch(&oracle.ptxas(), &corpus(), case.file, case.entry, "sm_90a", &dir).and_then(|k| (case.run)(&k));
         match result {
             Ok(stats) => eprintln!("sm_90a {}: ok, {} warp-instructions", case.entry, stats.warp_insts),
             Err(e) => failures.push(format!("sm_90a {}: {e}", case.entry)),

@@ -335,7 +335,9 @@ pub(crate) static FORMS: &[Form] = &[
     Form {
         mnemonic: "BPT.TRAP",
         operands: &["{X}"],
-        atoms: &[Atom { kind: X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None }],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 34, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
         bits: 0x0000000000300000000000000000095c,
         mask: 0x000001ffffffffffffffffe3ffff0fff,
         uniform_guard: false,
@@ -956,7 +958,9 @@ pub(crate) static FORMS: &[Form] = &[
     Form {
         mnemonic: "B2R.RESULT",
         operands: &["{R}"],
-        atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
         bits: 0x00000000000e4000000000000000031c,
         mask: 0x000001ffffffffffffffffffff000fff,
         uniform_guard: false,
@@ -3029,12 +3033,9 @@ pub(crate) static FORMS: &[Form] = &[
     Form {
         mnemonic: "CALL.ABS.NOINC",
         operands: &["{X}"],
-        atoms: &[Atom {
-            kind: X,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
-            signed: false,
-            reuse: None,
-        }],
+        atoms: &[
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }], signed: false, reuse: None },
+        ],
         bits: 0x0000000003c000000000000000000943,
         mask: 0x000001fffffe000000000003ff000fff,
         uniform_guard: false,
@@ -3044,12 +3045,7 @@ pub(crate) static FORMS: &[Form] = &[
         operands: &["{R}", "{X}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }],
-                signed: false,
-                reuse: None,
-            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 47, shift: 10 }], signed: false, reuse: None },
         ],
         bits: 0x0000000003e000000000000000000950,
         mask: 0x000001fffffe00000000000300000fff,
