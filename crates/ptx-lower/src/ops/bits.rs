@@ -4,7 +4,7 @@
 //! by word (`%rd:0`, `%rd:1`).
 
 use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
-use ptx_syntax::ast::{ExprKind, Instruction, ScalarType};
+use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType};
 
 use super::seq::{Seq, rz, undef, when};
 use super::{dst, operand, src, ty, unsupported};
@@ -43,7 +43,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("bfi", 64) => bfi64(cx, inst),
         ("bfe", 32) => bfe32(cx, inst, ty == ScalarType::S32),
         ("bmsk", 32) => bmsk(cx, inst),
-        ("prmt", 32) if inst.modifiers.len() == 1 => prmt(cx, inst),
+        ("prmt", 32) => prmt(cx, inst),
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
         ("sad", 32) if ty == ScalarType::S32 => sad_signed(cx, inst),
@@ -406,9 +406,20 @@ fn bfe32_dynamic(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowe
     result
 }
 
-/// `prmt.b32 d, a, b, c`: `PRMT d, a, c, b`, a constant selector as an
-/// immediate, else the register (NVIDIA's `PRMT R6, R8, R10, R9`).
+/// `prmt.b32[.MODE] d, a, b, c`: `PRMT[.MODE] d, a, c, b`, a constant
+/// selector as an immediate, else the register (NVIDIA's `PRMT R6, R8,
+/// R10, R9`, `PRMT.F4E R5, R0, 0x5, R5`).
 fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let mode: &[&str] = match inst.modifiers.iter().find(|m| m.kind == ModifierKind::Word).map(|m| m.name.as_str()) {
+        None => &[],
+        Some("f4e") => &["F4E"],
+        Some("b4e") => &["B4E"],
+        Some("rc8") => &["RC8"],
+        Some("ecl") => &["ECL"],
+        Some("ecr") => &["ECR"],
+        Some("rc16") => &["RC16"],
+        Some(_) => return Err(unsupported(inst)),
+    };
     let selector = match constant(cx, inst, 3)? {
         Some(k) => Operand::int(k & 0xffff),
         None => src(cx, inst, 3, ScalarType::B32)?,
@@ -420,7 +431,7 @@ fn prmt(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let regs = seq.in_reg(cx, a).and_then(|a| Ok((a, seq.in_reg(cx, b)?)));
     seq.finish(cx);
     let (a, b) = regs?;
-    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![a, selector, b], inst.span)
+    cx.emit(Opcode::PRMT, mode, vec![d.into()], vec![a, selector, b], inst.span)
 }
 
 /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: the funnel shift of `b:a`.

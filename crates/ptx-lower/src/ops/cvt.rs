@@ -411,23 +411,15 @@ fn half(
         }
         // `x + -0`: NVIDIA's canonical NaN, everything else kept.
         (F16, F16, None) => {
-            let halves = |o: Operand| Operand {
-                flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags },
-                ..o
-            };
-            cx.emit(Opcode::HADD2, &[], vec![d.into()], vec![halves(a), halves(rz.negated())], inst.span)
+            cx.emit(Opcode::HADD2, &[], vec![d.into()], vec![low_half(a), low_half(rz.negated())], inst.span)
         }
         (F32, F16, None) => {
-            let a = Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..a.flags }, ..a };
+            let a = low_half(a);
             cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
         }
         // `-0 * 0 + a`: NVIDIA's canonical NaN, everything else kept.
         (Bf16, Bf16, None) => {
-            let halves = |o: Operand| Operand {
-                flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags },
-                ..o
-            };
-            let uses = vec![halves(rz.clone().negated()), halves(rz), halves(a)];
+            let uses = vec![low_half(rz.clone().negated()), low_half(rz), low_half(a)];
             cx.emit(Opcode::HFMA2, &["BF16_V2"], vec![d.into()], uses, inst.span)
         }
         (F16 | Bf16, _, Some(r @ (Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi))) if to == from => {
@@ -508,6 +500,11 @@ fn tf32_rna(cx: &mut Lowerer<'_>, inst: &Instruction, satfinite: bool) -> Lowere
     })();
     seq.finish(cx);
     result
+}
+
+/// `o` read as its low half in both lanes (`.H0_H0`).
+fn low_half(o: Operand) -> Operand {
+    Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags }, ..o }
 }
 
 /// binary16 and bfloat16.

@@ -128,7 +128,8 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "call" => cx.inline_call(inst).map(|()| None),
         "ret" | "exit" => ctrl::exit(cx, inst).map(|()| None),
         "bar" | "barrier" => ctrl::barrier(cx, inst).map(|()| None),
-        "trap" => ctrl::trap(cx, inst).map(|()| None),
+        // NVIDIA's code for `brkpt` is `trap`'s.
+        "trap" | "brkpt" => ctrl::trap(cx, inst).map(|()| None),
         "shfl" => warp::shfl(cx, inst).map(|()| None),
         "redux" => warp::redux(cx, inst).map(|()| None),
         "vote" => warp::vote(cx, inst).map(|()| None),

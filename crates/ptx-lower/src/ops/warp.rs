@@ -74,10 +74,11 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::SHFL, &[mode], vec![p.into(), d.into()], vec![a, b, c], inst.span)
 }
 
-/// `redux.sync.OP.T d, a, membermask` (full mask): `REDUX.OP u, a` into a
-/// uniform register, then `MOV d, u` (NVIDIA's sequence). The encoder
-/// knows `.SUM[.S32]`, `.MIN[.S32]`, `.MAX[.S32]`, `.OR`, `.XOR` and the
-/// plain (and) form.
+/// `redux.sync.OP.T d, a, membermask`: `REDUX.OP u, a` into a uniform
+/// register, then `MOV d, u` (NVIDIA's sequence, the same for every mask:
+/// the threads of the mask are those that run it). The encoder knows
+/// `.SUM[.S32]`, `.MIN[.S32]`, `.MAX[.S32]`, `.OR`, `.XOR` and the plain
+/// (and) form.
 pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let mods: &[&str] = match words.as_slice() {
@@ -92,9 +93,7 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ["sync", "and", "b32"] => &[],
         _ => return Err(unsupported(inst)),
     };
-    if constant(cx, inst, 2)? != Some(-1) {
-        return Err(unsupported(inst));
-    }
+    mask(cx, inst, 2)?;
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::B32)?;
     if a.as_reg().is_none() {
@@ -106,22 +105,22 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![u.into()], inst.span)
 }
 
-/// `vote.sync.MODE d, p, membermask` (full mask only, as for `shfl`):
+/// `vote.sync.MODE d, p, membermask` (any mask: NVIDIA's code is the same):
 /// `ballot.b32` is `d, PT = VOTE.ANY p` (the ballot in a register, the
-/// predicate result discarded), `any.pred`/`all.pred` are `d = VOTE.ANY p`
-/// / `VOTE.ALL p` (NVIDIA's forms; a negated source stays negated; sm_75:
-/// `all` is `t, PT = VOTE.ANY !p`, `d = ISETP.EQ.U32 t, RZ`).
+/// predicate result discarded), `any.pred`/`all.pred`/`uni.pred` are
+/// `d = VOTE.ANY p` / `VOTE.ALL p` / `VOTE.EQ p` (NVIDIA's forms; a
+/// negated source stays negated; sm_75: `all` is `t, PT = VOTE.ANY !p`,
+/// `d = ISETP.EQ.U32 t, RZ`).
 pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let (mode, ballot) = match words.as_slice() {
         ["sync", "ballot", "b32"] => ("ANY", true),
         ["sync", "any", "pred"] => ("ANY", false),
         ["sync", "all", "pred"] => ("ALL", false),
+        ["sync", "uni", "pred"] => ("EQ", false),
         _ => return Err(unsupported(inst)),
     };
-    if constant(cx, inst, 2)? != Some(-1) {
-        return Err(unsupported(inst));
-    }
+    mask(cx, inst, 2)?;
     let d = dst(cx, inst, 0)?;
     let mut p = src(cx, inst, 1, ScalarType::Pred)?;
     if p.as_reg().is_none() {
@@ -160,6 +159,15 @@ pub(super) fn vote(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => vec![d.into()],
     };
     cx.emit(Opcode::VOTE, &[mode], defs, vec![p], inst.span)
+}
+
+/// Operand `i`, a member mask: a constant or a register (which NVIDIA's
+/// `VOTE` and `REDUX` do not read).
+fn mask(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered {
+    if constant(cx, inst, i)?.is_none() && src(cx, inst, i, ScalarType::B32)?.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    Ok(())
 }
 
 /// `activemask.b32 d`: `d, PT = VOTE.ANY PT`, the ballot of an always-true

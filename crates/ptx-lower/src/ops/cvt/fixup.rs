@@ -17,7 +17,7 @@
 //! Everything is computed unguarded; the result is written to `d` under
 //! the PTX guard.
 
-use ori_ir::{Halves, Opcode, Operand, OperandFlags, Reg, RegFile};
+use ori_ir::{Opcode, Operand, OperandFlags, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, Rounding, ScalarType};
 
 use super::super::seq::{Seq, rz};
@@ -96,8 +96,8 @@ pub(super) fn lower(
             v = match to {
                 F32 => seq.value(cx, Opcode::FADD, &["SAT"], vec![rz(), v.into()])?,
                 F16 => {
-                    let h0 = |o: Operand| Operand { flags: OperandFlags { halves: Some(Halves::H0H0), ..o.flags }, ..o };
-                    seq.value(cx, Opcode::HADD2, &["SAT"], vec![h0(v.into()), h0(rz().negated())])?
+                    let uses = vec![super::low_half(v.into()), super::low_half(rz().negated())];
+                    seq.value(cx, Opcode::HADD2, &["SAT"], uses)?
                 }
                 _ => {
                     let zero = super::super::wide::materialize(cx, 0, inst.span)?;
