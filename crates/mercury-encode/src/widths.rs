@@ -176,7 +176,8 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
             // four words of A's fragment come first; the descriptor operand
             // still names four registers, B's descriptor in the last two
             // (NVIDIA loads B's into UR10:UR11 there, UR8:UR9 unused).
-            for u in inst.uses.iter_mut().take(2) {
+            let a_in_regs = matches!(inst.uses.get(1).map(|u| &u.kind), Some(OperandKind::MatrixDesc(_)));
+            for u in inst.uses.iter_mut().take(if a_in_regs { 2 } else { 1 }) {
                 match &mut u.kind {
                     OperandKind::MatrixDesc(r) => *r = r.wide(4),
                     OperandKind::Reg(r) if r.file == RegFile::R && !r.is_zero() => *r = r.wide(4),

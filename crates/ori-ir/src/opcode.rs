@@ -280,7 +280,7 @@ opcodes! {
     UCGABAR_WAIT: Fixed, 0..=0, 0..=0, FX.union(UNI);
     ENDCOLLECTIVE: Fixed, 0..=0, 0..=0, FX;
     ACQBULK: Fixed, 0..=0, 0..=0, FX;
-    HGMMA: Variable, 1..=1, 2..=4, WSFX;
+    HGMMA: Variable, 1..=1, 2..=5, WSFX;
     // fp8 warpgroup MMA: `QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24`.
     QGMMA: Variable, 1..=1, 2..=4, WSFX;
     WARPGROUP: Fixed, 0..=0, 0..=2, WSFX;

@@ -9,6 +9,9 @@
 //! | `... .m64nNk16.f32.bf16.bf16` / `.m64nNk8.f32.tf32.tf32 {d..}, da, db, p, 1, 1` | `HGMMA.64xNx16.F32.BF16` / `HGMMA.64xNx8.F32.TF32` |
 //! | `... .m64nNk16.f16.f16.f16` | `HGMMA.64xNx16.F16` (N / 4 accumulators) |
 //! | `... .m64nNk32.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2} {d..}, da, db, p, 1, 1` | `QGMMA.64xNx32.{F32,F16}.{E4M3,E5M2}.{E4M3,E5M2}` (fp8: A's type, then B's) |
+//! | `... {d..}, {a0..a3}, db, p, 1, 1[, tb]` (A in registers) | `HGMMA.64xNxK.F32 d, a, gdesc[UR][.tnspB], d` (B's descriptor in `UR+2:UR+3`) |
+//! | scale-d the immediate 0 | `HGMMA ... d, gdesc[UR], RZ, !UPT` |
+//! | scale-d a run-time predicate `p` | `VOTEU.ANY UPn, p` ; `HGMMA ... d, gdesc[UR], d, UPn` |
 //! | `wgmma.commit_group.sync.aligned` | `gsb0` on the group's last `HGMMA` |
 //! | `wgmma.wait_group.sync.aligned n` | `WARPGROUP.DEPBAR.LE gsb0, n` |
 //!
@@ -16,10 +19,10 @@
 //! computed per thread (the lowering has no uniform datapath yet) and
 //! moved with four `R2UR`s. The accumulators are one tuple for the whole
 //! function ([`bind_accumulators`]): `HGMMA` updates them in place, and a
-//! copy after it would read them before the wait. A scale-d predicate is
-//! accepted only when the lowering can see that it is true (NVIDIA's code
-//! then has no predicate operand either; a runtime one is an `UPn`
-//! operand, a known false one `RZ, !UPT`, neither lowered yet).
+//! copy after it would read them before the wait; a register fragment of
+//! A is bound likewise, so that it is written before the `wgmma.fence`. A
+//! scale-d predicate the lowering can see to be true gives no operand
+//! (NVIDIA's code has none either).
 //!
 //! `HGMMA` runs asynchronously: its accumulators must not be read or
 //! written between it and the `WARPGROUP.DEPBAR` that waits for it, and
@@ -27,7 +30,7 @@
 //! keeps that order (`crates/sched/src/list/deps.rs` makes `WARPGROUP`
 //! instructions read and write every register an `HGMMA` of the region
 //! touches); the register allocator sees the tuple live from the `HGMMA`
-//! to its readers after the wait.
+//! to its readers after the wait, and an A fragment live to the wait.
 
 use ori_ir::{Inst, Layout, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
