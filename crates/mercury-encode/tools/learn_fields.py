@@ -345,9 +345,32 @@ def rust(isa_dir, crate):
            'use crate::Sm;',
            'use crate::families::{Family, Slot, WordField};',
            '']
+    per_sm = {}
     for sm in SM_NAMES:
         path = os.path.join(isa_dir, 'fields_sm%s.json' % sm)
-        fams = json.load(open(path))['families'] if os.path.exists(path) else []
+        per_sm[sm] = json.load(open(path))['families'] if os.path.exists(path) else []
+
+    def words_of(slot):
+        words = list(slot[3])
+        while words and words[-1] is None:
+            words.pop()
+        return tuple(words)
+
+    # word lists of more than two values, shared (most fields repeat over
+    # opcode values, operand shapes and SMs)
+    lists = sorted({words_of(x) for fams in per_sm.values() for f in fams for x in f['slots']
+                    if x[0] == 'F' and len(words_of(x)) > 2}, key=json.dumps)
+    shared = {w: 'WORDS_%d' % i for i, w in enumerate(lists)}
+
+    def rust_words(words):
+        return ', '.join('crate::families::INVALID' if x is None else '"%s"' % x for x in words)
+
+    out.append('/// Word lists of fields, shared by the families below.')
+    for w in lists:
+        out.append('const %s: &[&str] = &[%s];' % (shared[w], rust_words(w)))
+    out.append('')
+    for sm in SM_NAMES:
+        fams = per_sm[sm]
         out.append('/// sm_%s: %d families.' % (sm, len(fams)))
         out.append('pub(crate) static SM%s: &[Family] = &[' % sm)
         for f in fams:
@@ -356,11 +379,9 @@ def rust(isa_dir, crate):
                 if s[0] == 'W':
                     slots.append('Slot::Word("%s")' % s[1])
                 else:
-                    words = list(s[3])
-                    while words and words[-1] is None:
-                        words.pop()
-                    ws = ', '.join('crate::families::INVALID' if x is None else '"%s"' % x for x in words)
-                    slots.append('Slot::Field(WordField { pos: %d, len: %d, words: &[%s] })' % (s[1], s[2], ws))
+                    words = words_of(s)
+                    ws = shared[words] if words in shared else '&[%s]' % rust_words(words)
+                    slots.append('Slot::Field(WordField { pos: %d, len: %d, words: %s })' % (s[1], s[2], ws))
             out.append('    Family {')
             out.append('        opcode: "%s",' % f['opcode'])
             forms = ', '.join('(0x%x, &[%s])' % (e, ', '.join('"%s"' % x for x in sks)) for e, sks in f['forms'])
