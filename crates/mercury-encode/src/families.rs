@@ -144,8 +144,9 @@
 //!
 //! **Blackwell** (`nvdisasm -b SM100|SM120`, the same test run on the
 //! forms of `tables/sm100.rs` and `sm120.rs`): every field of the sm_90
-//! rows prints alike (4,465 and 4,302 words), but for these: `STG`/`ST`
-//! ordering 15 prints `MMIO.SYS.ORDERED`; sm_120's `VIMNMX` spells signed
+//! rows prints alike (4,465 and 4,302 words), but for these: `STG`
+//! ordering 13..15 prints `SYS.ORDERED`, `STRONG.SYS.ORDERED`,
+//! `MMIO.SYS.ORDERED` (`ST` prints the others' words); sm_120's `VIMNMX` spells signed
 //! `.S32` (sm_100's spells nothing, and names two `PT` predicate outputs
 //! besides); `LDGSTS`'s learned forms there overlap its fields with
 //! operands, so it is not derived. HGMMA/QGMMA are Hopper's alone.
@@ -301,9 +302,21 @@ const STORE_SEM_WORDS: [&str; 16] = {
 };
 const STORE_SEM: Slot = Slot::Field(WordField { pos: 77, len: 4, words: &STORE_SEM_WORDS });
 
-/// Blackwell's ordering and scope of `STG`/`ST`: the others' but 15,
-/// which is `MMIO.SYS.ORDERED` (no Ori words), not `CONSTANT.GPU`.
-const STORE_SEM_100: Slot = Slot::Field(WordField { pos: 77, len: 4, words: STORE_SEM_WORDS.split_at(15).0 });
+/// Blackwell's ordering and scope of `STG`: the others' but 13..15, which
+/// are `SYS.ORDERED`, `STRONG.SYS.ORDERED` and `MMIO.SYS.ORDERED` (nvdisasm
+/// -b SM100/SM120; generic `ST` keeps `CONSTANT.VC[.PRIVATE]`,
+/// `CONSTANT.GPU` there).
+const STORE_SEM_100: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &{
+        let mut words = STORE_SEM_WORDS;
+        words[13] = "SYS.ORDERED";
+        words[14] = "STRONG.SYS.ORDERED";
+        words[15] = "MMIO.SYS.ORDERED";
+        words
+    },
+});
 
 /// sm_75's ordering and scope of loads: bits 77..78 the scope, bits
 /// 79..80 the ordering (weak: no word).
@@ -641,7 +654,6 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "DMUL", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DFMA", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "STG", forms: &[], sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
-    Family { opcode: "ST", forms: &[], sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
     Family { opcode: "LDG", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "LD", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
     Family { opcode: "STG", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
