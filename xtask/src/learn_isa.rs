@@ -8,7 +8,8 @@
 //! (`tools/learn_isa.py`, for the SMs named, the others' solver output is
 //! read from the committed `tools/isa/`), bit-flip probes of every shape
 //! (`tools/learn_probe.py`), the operands nvdisasm leaves out when zero
-//! (`tools/learn_hidden.py`) and the tables (`tools/learn_tables.py`).
+//! (`tools/learn_hidden.py`), the tables (`tools/learn_tables.py`) and the
+//! modifier fields the bit flips show (`tools/learn_fields.py`).
 //! Deterministic: the same tools give the same tables.
 
 use std::path::{Path, PathBuf};
@@ -85,8 +86,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     python("learn_probe.py", &[&work_s, "0", "1"])?;
     python("learn_hidden.py", &[&work_s])?;
-    python("learn_tables.py", &[&work_s, &crate_dir.to_string_lossy()])?;
-    let tables = SMS.map(|sm| crate_dir.join("src/tables").join(format!("sm{sm}.rs")));
+    let crate_s = crate_dir.to_string_lossy().to_string();
+    python("learn_tables.py", &[&work_s, &crate_s])?;
+    // Modifier fields of the SMs enumerated (`tools/isa/fields_smN.json`);
+    // `tables/fields.rs` is written from all of them.
+    let mut fields_args = vec![work_s.as_str(), crate_s.as_str()];
+    fields_args.extend(sms.iter().map(String::as_str));
+    python("learn_fields.py", &fields_args)?;
+    let mut tables: Vec<PathBuf> = SMS.iter().map(|sm| crate_dir.join("src/tables").join(format!("sm{sm}.rs"))).collect();
+    tables.push(crate_dir.join("src/tables/fields.rs"));
     let status = Command::new("rustfmt")
         .args(["--edition", "2024"])
         .args(&tables)

@@ -144,8 +144,9 @@
 //!
 //! **Blackwell** (`nvdisasm -b SM100|SM120`, the same test run on the
 //! forms of `tables/sm100.rs` and `sm120.rs`): every field of the sm_90
-//! rows prints alike (4,465 and 4,302 words), but for these: `STG`/`ST`
-//! ordering 15 prints `MMIO.SYS.ORDERED`; sm_120's `VIMNMX` spells signed
+//! rows prints alike (4,465 and 4,302 words), but for these: `STG`
+//! ordering 13..15 prints `SYS.ORDERED`, `STRONG.SYS.ORDERED`,
+//! `MMIO.SYS.ORDERED` (`ST` prints the others' words); sm_120's `VIMNMX` spells signed
 //! `.S32` (sm_100's spells nothing, and names two `PT` predicate outputs
 //! besides); `LDGSTS`'s learned forms there overlap its fields with
 //! operands, so it is not derived. HGMMA/QGMMA are Hopper's alone.
@@ -156,9 +157,11 @@
 //! nvdisasm prints our text.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::Sm;
-use crate::form::{AtomKind, Form, Tables};
+use crate::form::{AtomKind, Form, OPCODE_BITS, Tables};
 
 /// A modifier field: value `v` at bits `pos..pos+len` prints
 /// `words[v]` (`""`: no word; [`INVALID`]: an encoding nvdisasm prints as
@@ -206,6 +209,9 @@ pub struct Negate {
 pub struct Family {
     /// The opcode (first word of the mnemonic).
     pub opcode: &'static str,
+    /// The forms it holds for: opcode bits (0..11) and operand skeletons
+    /// without marks (`-|~!`); empty: every form of the opcode.
+    pub forms: &'static [(u16, &'static [&'static str])],
     /// The encoder families ([`Sm::base`]) it was probed on and is for;
     /// the first row of an opcode that lists an SM is that SM's.
     pub sms: &'static [Sm],
@@ -296,9 +302,21 @@ const STORE_SEM_WORDS: [&str; 16] = {
 };
 const STORE_SEM: Slot = Slot::Field(WordField { pos: 77, len: 4, words: &STORE_SEM_WORDS });
 
-/// Blackwell's ordering and scope of `STG`/`ST`: the others' but 15,
-/// which is `MMIO.SYS.ORDERED` (no Ori words), not `CONSTANT.GPU`.
-const STORE_SEM_100: Slot = Slot::Field(WordField { pos: 77, len: 4, words: STORE_SEM_WORDS.split_at(15).0 });
+/// Blackwell's ordering and scope of `STG`: the others' but 13..15, which
+/// are `SYS.ORDERED`, `STRONG.SYS.ORDERED` and `MMIO.SYS.ORDERED` (nvdisasm
+/// -b SM100/SM120; generic `ST` keeps `CONSTANT.VC[.PRIVATE]`,
+/// `CONSTANT.GPU` there).
+const STORE_SEM_100: Slot = Slot::Field(WordField {
+    pos: 77,
+    len: 4,
+    words: &{
+        let mut words = STORE_SEM_WORDS;
+        words[13] = "SYS.ORDERED";
+        words[14] = "STRONG.SYS.ORDERED";
+        words[15] = "MMIO.SYS.ORDERED";
+        words
+    },
+});
 
 /// sm_75's ordering and scope of loads: bits 77..78 the scope, bits
 /// 79..80 the ordering (weak: no word).
@@ -548,86 +566,224 @@ const EVERY: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm100, Sm::Sm120];
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
     // sm_75's own rows.
-    Family { opcode: "FMNMX", sms: TURING, slots: &[FTZ], negate: NOT_90 },
-    Family { opcode: "IMNMX", sms: TURING, slots: &[U32_AT_73], negate: NOT_90 },
-    Family { opcode: "LDG", sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
-    Family { opcode: "LD", sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
-    Family { opcode: "STG", sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
-    Family { opcode: "ST", sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
-    Family { opcode: "ATOMG", sms: TURING, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
-    Family { opcode: "ATOM", sms: TURING, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
-    Family { opcode: "RED", sms: TURING, slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75], negate: None },
-    Family { opcode: "HMMA", sms: TURING, slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
+    Family { opcode: "FMNMX", forms: &[], sms: TURING, slots: &[FTZ], negate: NOT_90 },
+    Family { opcode: "IMNMX", forms: &[], sms: TURING, slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "LDG", forms: &[], sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "LD", forms: &[], sms: TURING, slots: &[E, EVICT, WIDTH, LOAD_SEM_75], negate: None },
+    Family { opcode: "STG", forms: &[], sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family { opcode: "ST", forms: &[], sms: TURING, slots: &[E, EVICT, WIDTH, STORE_SEM_75], negate: None },
+    Family {
+        opcode: "ATOMG",
+        forms: &[],
+        sms: TURING,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOM",
+        forms: &[],
+        sms: TURING,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75],
+        negate: None,
+    },
+    Family {
+        opcode: "RED",
+        forms: &[],
+        sms: TURING,
+        slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, ATOM_SEM_75],
+        negate: None,
+    },
+    Family { opcode: "HMMA", forms: &[], sms: TURING, slots: &[HMMA_SHAPE_75, HMMA_ACC], negate: None },
     // Blackwell's `IADD3.X` negates its second carry-in (bits 77..79) with
     // bit 80 (`IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT`).
     Family {
         opcode: "IADD3",
+        forms: &[],
         sms: BLACKWELL,
         slots: &[Slot::Word("X")],
         negate: Some(Negate { pred_pos: 77, bit: 80 }),
     },
-    Family { opcode: "ISETP", sms: EVERY, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
-    Family { opcode: "UISETP", sms: EVERY, slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")], negate: NOT_90 },
-    Family { opcode: "FSETP", sms: EVERY, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
-    Family { opcode: "HSETP2", sms: EVERY, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
-    Family { opcode: "DSETP", sms: EVERY, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
-    Family { opcode: "FMNMX", sms: EVERY, slots: &[FTZ, NAN], negate: NOT_90 },
-    Family { opcode: "IMNMX", sms: AMPERE, slots: &[U32_AT_73], negate: NOT_90 },
-    Family { opcode: "VIMNMX", sms: SM120, slots: &[SIGN_AT_72_120], negate: NOT_90 },
-    Family { opcode: "VIMNMX", sms: HOPPER_ON, slots: &[U32_AT_72], negate: NOT_90 },
-    Family { opcode: "I2F", sms: EVERY, slots: &[U32_AT_74, ROUND_78], negate: None },
-    Family { opcode: "F2I", sms: EVERY, slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")], negate: None },
+    Family {
+        opcode: "ISETP",
+        forms: &[],
+        sms: EVERY,
+        slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")],
+        negate: NOT_90,
+    },
+    Family {
+        opcode: "UISETP",
+        forms: &[],
+        sms: EVERY,
+        slots: &[INT_CMP, U32_AT_73, COMBINE, Slot::Word("EX")],
+        negate: NOT_90,
+    },
+    Family { opcode: "FSETP", forms: &[], sms: EVERY, slots: &[FLOAT_CMP, FTZ, COMBINE], negate: NOT_90 },
+    Family { opcode: "HSETP2", forms: &[], sms: EVERY, slots: &[FLOAT_CMP, FTZ, HALF_COMBINE], negate: NOT_90 },
+    Family { opcode: "DSETP", forms: &[], sms: EVERY, slots: &[DOUBLE_CMP, COMBINE], negate: NOT_90 },
+    Family { opcode: "FMNMX", forms: &[], sms: EVERY, slots: &[FTZ, NAN], negate: NOT_90 },
+    Family { opcode: "IMNMX", forms: &[], sms: AMPERE, slots: &[U32_AT_73], negate: NOT_90 },
+    Family { opcode: "VIMNMX", forms: &[], sms: SM120, slots: &[SIGN_AT_72_120], negate: NOT_90 },
+    Family { opcode: "VIMNMX", forms: &[], sms: HOPPER_ON, slots: &[U32_AT_72], negate: NOT_90 },
+    Family { opcode: "I2F", forms: &[], sms: EVERY, slots: &[U32_AT_74, ROUND_78], negate: None },
+    Family {
+        opcode: "F2I",
+        forms: &[],
+        sms: EVERY,
+        slots: &[FTZ, U32_AT_72, F2I_ROUND, Slot::Word("NTZ")],
+        negate: None,
+    },
     // NVIDIA's `FRND.F64 R2, R24` / `.FLOOR` / `.TRUNC` (math_double on
     // sm_80: bits 78..79 as F2I's, 0 / 1 / 3); bit 80 `.FTZ` (NVIDIA's
     // `FRND.FTZ.FLOOR R14, R2`, 0x000fe20000215000_00000002000e7307, of
     // Triton's `tl.math.floor`).
-    Family { opcode: "FRND", sms: EVERY, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
+    Family { opcode: "FRND", forms: &[], sms: EVERY, slots: &[FTZ, Slot::Word("F64"), F2I_ROUND], negate: None },
     // NVIDIA's `F2F.F32.F64` and `.RP` (bits 78..79 as FADD's rounding).
-    Family { opcode: "F2F", sms: EVERY, slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78], negate: None },
-    Family { opcode: "ATOMS", sms: EVERY, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
-    Family { opcode: "MEMBAR", sms: EVERY, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
-    Family { opcode: "FADD", sms: EVERY, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
-    Family { opcode: "FFMA", sms: EVERY, slots: &[FTZ, ROUND_78], negate: None },
-    Family { opcode: "FMUL", sms: EVERY, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
-    Family { opcode: "DADD", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "DMUL", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "DFMA", sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
-    Family { opcode: "STG", sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
-    Family { opcode: "ST", sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
-    Family { opcode: "LDG", sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "LD", sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
-    Family { opcode: "STG", sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
-    Family { opcode: "ST", sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
-    Family { opcode: "LDL", sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
-    Family { opcode: "STL", sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
-    Family { opcode: "LDS", sms: EVERY, slots: &[WIDTH], negate: None },
-    Family { opcode: "STS", sms: EVERY, slots: &[WIDTH], negate: None },
-    Family { opcode: "LDC", sms: EVERY, slots: &[LDC_WIDTH], negate: None },
-    Family { opcode: "ATOMG", sms: AMPERE, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "ATOMG", sms: HOPPER_ON, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "ATOM", sms: AMPERE, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "ATOM", sms: HOPPER_ON, slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "RED", sms: AMPERE, slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM], negate: None },
-    Family { opcode: "REDG", sms: HOPPER_ON, slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM], negate: None },
-    Family { opcode: "HMMA", sms: EVERY, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
-    Family { opcode: "HGMMA", sms: HOPPER, slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
-    Family { opcode: "QGMMA", sms: HOPPER, slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B], negate: None },
-    Family { opcode: "LDSM", sms: EVERY, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
-    Family { opcode: "STSM", sms: HOPPER_ON, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family {
+        opcode: "F2F",
+        forms: &[],
+        sms: EVERY,
+        slots: &[Slot::Word("F32"), Slot::Word("F64"), ROUND_78],
+        negate: None,
+    },
+    Family { opcode: "ATOMS", forms: &[], sms: EVERY, slots: &[ATOMS_OP, ATOMS_TYPE], negate: None },
+    Family { opcode: "MEMBAR", forms: &[], sms: EVERY, slots: &[MEMBAR_SEM, MEMBAR_SCOPE], negate: None },
+    Family { opcode: "FADD", forms: &[], sms: EVERY, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
+    Family { opcode: "FFMA", forms: &[], sms: EVERY, slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FMUL", forms: &[], sms: EVERY, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
+    Family { opcode: "DADD", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DMUL", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "DFMA", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
+    Family { opcode: "STG", forms: &[], sms: BLACKWELL, slots: &[E, EVICT, WIDTH, STORE_SEM_100], negate: None },
+    Family { opcode: "LDG", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "LD", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, LOAD_SEM], negate: None },
+    Family { opcode: "STG", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "ST", forms: &[], sms: EVERY, slots: &[E, EVICT, WIDTH, STORE_SEM], negate: None },
+    Family { opcode: "LDL", forms: &[], sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "STL", forms: &[], sms: EVERY, slots: &[EVICT, WIDTH], negate: None },
+    Family { opcode: "LDS", forms: &[], sms: EVERY, slots: &[WIDTH], negate: None },
+    Family { opcode: "STS", forms: &[], sms: EVERY, slots: &[WIDTH], negate: None },
+    Family { opcode: "LDC", forms: &[], sms: EVERY, slots: &[LDC_WIDTH], negate: None },
+    Family {
+        opcode: "ATOMG",
+        forms: &[],
+        sms: AMPERE,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOMG",
+        forms: &[],
+        sms: HOPPER_ON,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOM",
+        forms: &[],
+        sms: AMPERE,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_80, STORE_SEM],
+        negate: None,
+    },
+    Family {
+        opcode: "ATOM",
+        forms: &[],
+        sms: HOPPER_ON,
+        slots: &[E, ATOM_OP, EVICT, ATOM_TYPE_90, STORE_SEM],
+        negate: None,
+    },
+    Family {
+        opcode: "RED",
+        forms: &[],
+        sms: AMPERE,
+        slots: &[E, RED_OP, EVICT, ATOM_TYPE_80, STORE_SEM],
+        negate: None,
+    },
+    Family {
+        opcode: "REDG",
+        forms: &[],
+        sms: HOPPER_ON,
+        slots: &[E, RED_OP, EVICT, RED_TYPE_90, STORE_SEM],
+        negate: None,
+    },
+    Family { opcode: "HMMA", forms: &[], sms: EVERY, slots: &[HMMA_SHAPE, HMMA_ACC, HMMA_INPUT], negate: None },
+    Family { opcode: "HGMMA", forms: &[], sms: HOPPER, slots: &[HGMMA_SHAPE, HGMMA_ACC, HGMMA_INPUT], negate: None },
+    Family {
+        opcode: "QGMMA",
+        forms: &[],
+        sms: HOPPER,
+        slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B],
+        negate: None,
+    },
+    Family { opcode: "LDSM", forms: &[], sms: EVERY, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
+    Family {
+        opcode: "STSM",
+        forms: &[],
+        sms: HOPPER_ON,
+        slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT],
+        negate: None,
+    },
     Family {
         opcode: "LDGSTS",
+        forms: &[],
         sms: BEFORE_BLACKWELL,
         slots: &[E, LDGSTS_BYPASS, LDGSTS_LTC, LDGSTS_WIDTH, ZFILL],
         negate: NOT_90,
     },
 ];
 
-/// The family of `opcode` on `sm`.
+/// The probed family of `opcode` on `sm` ([`FAMILIES`]).
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
     FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()))
 }
 
+/// The families `form` of `opcode` may belong to on `sm`: the probed one,
+/// then those the solver's flips gave (`tables/fields.rs`,
+/// `tools/learn_fields.py`), which cover modifier combinations no probe
+/// did (`HADD2.FTZ.SAT`, `MUFU.TANH`, `PRMT.F4E`).
+fn families_for<'a>(sm: Sm, opcode: &str, form: &'a Form) -> impl Iterator<Item = &'static Family> + 'a {
+    let learned = learned(sm).get(opcode).map_or(&[][..], Vec::as_slice);
+    family(sm, opcode).into_iter().chain(learned.iter().copied()).filter(move |f| f.holds_for(form))
+}
+
+/// An operand skeleton without its marks (`-|{R}|` -> `{R}`).
+fn without_marks(skeleton: &str) -> impl Iterator<Item = char> + '_ {
+    skeleton.chars().filter(|c| !matches!(c, '-' | '|' | '~' | '!'))
+}
+
+/// The learned families of `sm`'s encoder family, by opcode.
+fn learned(sm: Sm) -> &'static HashMap<&'static str, Vec<&'static Family>> {
+    static CELLS: [OnceLock<HashMap<&str, Vec<&Family>>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
+    CELLS[sm.index()].get_or_init(|| {
+        use crate::tables::fields;
+        let rows = match sm.base() {
+            Sm::Sm75 => fields::SM75,
+            Sm::Sm90 => fields::SM90,
+            Sm::Sm100 => fields::SM100,
+            Sm::Sm120 => fields::SM120,
+            _ => fields::SM80,
+        };
+        let mut by_opcode: HashMap<&str, Vec<&Family>> = HashMap::new();
+        for f in rows {
+            by_opcode.entry(f.opcode).or_default().push(f);
+        }
+        by_opcode
+    })
+}
+
 impl Family {
+    /// Whether the family holds for `form`: a learned family's fields were
+    /// checked on its own forms only (on others a field may change what an
+    /// operand means: `.E` the address width, `.U64` an immediate's sign).
+    fn holds_for(&self, form: &Form) -> bool {
+        let encoding = form.bits as u16 & OPCODE_BITS;
+        self.forms.is_empty()
+            || self.forms.iter().any(|(e, operands)| {
+                *e == encoding
+                    && operands.len() == form.operands.len()
+                    && operands.iter().zip(form.operands).all(|(a, b)| without_marks(b).eq(a.chars()))
+            })
+    }
+
     /// The slot values of `mnemonic` (field value, or 1/0 for a present /
     /// absent word), or `None` when it is not spelled as this family.
     pub fn parse(&self, mnemonic: &str) -> Option<Vec<u8>> {
@@ -714,24 +870,42 @@ impl Family {
 }
 
 /// Forms for `mnemonic` with these operand skeletons derived from
-/// learned forms of its family (empty when it has none).
+/// learned forms of its families (empty when it has none).
 pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &[String]) -> Vec<Form> {
-    let Some(fam) = mnemonic.split('.').next().and_then(|op| family(sm, op)) else { return Vec::new() };
-    let Some(target) = fam.parse(mnemonic) else { return Vec::new() };
+    let Some(opcode) = mnemonic.split('.').next() else { return Vec::new() };
     let mut out = Vec::new();
     for form in tables.forms {
-        let Some(values) = fam.parse(form.mnemonic) else { continue };
+        if form.operands.len() != skeletons.len() || form.mnemonic.split('.').next() != Some(opcode) {
+            continue;
+        }
+        for fam in families_for(sm, opcode, form) {
+            if let Some(bits) = fam.sibling_bits(form, mnemonic, skeletons) {
+                out.push(Form { bits, ..copy(form) });
+                break;
+            }
+        }
+    }
+    out
+}
+
+impl Family {
+    /// The bits of `form`'s sibling spelled `mnemonic` with operands
+    /// `skeletons`, when `form` is one of the family's and the sibling
+    /// differs from it in field values (and the negated predicate) only.
+    fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String]) -> Option<u128> {
+        let target = self.parse(mnemonic)?;
+        let values = self.parse(form.mnemonic)?;
         // Words that are not fields (`.EX`) must agree.
-        let words_agree = fam
+        let words_agree = self
             .slots
             .iter()
             .zip(values.iter().zip(&target))
             .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
-        let free = fam.field_mask() | fam.negate_bit(form).map_or(0, |b| 1u128 << b);
-        if !words_agree || form.operands.len() != skeletons.len() || form.atom_bits() & free != 0 {
-            continue;
+        let negate = self.negate_bit(form);
+        let free = self.field_mask() | negate.map_or(0, |b| 1u128 << b);
+        if !words_agree || form.atom_bits() & free != 0 {
+            return None;
         }
-        let negate = fam.negate_bit(form);
         // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
         if let Some(n) = skeletons.len().checked_sub(1) {
             let same_but_last = form.operands[..n].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
@@ -740,11 +914,11 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
                     || (negate.is_some() && l.trim_start_matches('!') == skeletons[n].trim_start_matches('!'))
             });
             if !same_but_last || !last_ok {
-                continue;
+                return None;
             }
         }
         let mut bits = form.bits;
-        for (slot, &v) in fam.slots.iter().zip(&target) {
+        for (slot, &v) in self.slots.iter().zip(&target) {
             if let Slot::Field(f) = slot {
                 bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
             }
@@ -753,9 +927,8 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
             let not = last.starts_with('!');
             bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
         }
-        out.push(Form { bits, ..copy(form) });
+        Some(bits)
     }
-    out
 }
 
 /// A form derived for `word`, with its mnemonic and operand skeletons,
@@ -763,17 +936,20 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
 pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
     let mut best: Option<(&Form, &Family, Option<u8>)> = None;
     for form in tables.forms_with_opcode_of(word) {
-        let Some(fam) = form.mnemonic.split('.').next().and_then(|op| family(sm, op)) else { continue };
-        if fam.parse(form.mnemonic).is_none() {
-            continue;
-        }
-        let negate = fam.negate_bit(form);
-        let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
-        if form.atom_bits() & free != 0 || !form.matches(word, free) {
-            continue;
-        }
-        if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {
-            best = Some((form, fam, negate));
+        let Some(opcode) = form.mnemonic.split('.').next() else { continue };
+        for fam in families_for(sm, opcode, form) {
+            if fam.parse(form.mnemonic).is_none() {
+                continue;
+            }
+            let negate = fam.negate_bit(form);
+            let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+            if form.atom_bits() & free != 0 || !form.matches(word, free) {
+                continue;
+            }
+            if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {
+                best = Some((form, fam, negate));
+            }
+            break;
         }
     }
     let (form, fam, negate) = best?;

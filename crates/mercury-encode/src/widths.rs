@@ -27,10 +27,12 @@ pub fn implicit_pair_address(sm: Sm, inst: &Inst) -> bool {
 
 /// True when the address skeleton `skeleton` of `inst` (`[{R}.64+{X}]`,
 /// as Ori's operand reads) prints without its `.64`: the
-/// [`implicit_pair_address`]es, but for sm_75's with a uniform register
-/// (`LDG.E.SYS R0, [R2.64+UR4]`).
+/// [`implicit_pair_address`]es, but for those with a uniform register
+/// (sm_75's `LDG.E.SYS R0, [R2.64+UR4]`, sm_80's `LD.E.U8 R203,
+/// [R117.64+UR44+-0x7c49ad]`: every table's form of such an address
+/// shows the pair).
 pub fn hides_pair(sm: Sm, inst: &Inst, skeleton: &str) -> bool {
-    implicit_pair_address(sm, inst) && skeleton.starts_with("[{R}.64") && !(sm == Sm::Sm75 && skeleton.contains("+{U}"))
+    implicit_pair_address(sm, inst) && skeleton.starts_with("[{R}.64") && !skeleton.contains("+{U}")
 }
 
 /// Widens the base of an [`implicit_pair_address`] without a descriptor

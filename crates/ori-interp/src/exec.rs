@@ -345,7 +345,7 @@ impl Cta<'_> {
             Kind::Idp { two, hi, a_signed, b_signed } => {
                 (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
             }
-            Kind::Sgxt { signed } => match int::sgxt(u(0)?, u(1)?, signed) {
+            Kind::Sgxt { signed, wrap } => match int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed) {
                 Some(v) => (u64::from(v), no),
                 None => return fault("SGXT of a width above 255 is not modelled"),
             },
@@ -374,7 +374,8 @@ impl Cta<'_> {
                 let cin = self.carries(w, step, from, lane)? as u32;
                 (u64::from(int::lea_hi(a, self.int_in(w, step, 1, lane)? as u32, c, s, cin)), no)
             }
-            Kind::Prmt => (u64::from(int::prmt(u(0)?, u(1)?, u(2)?)), no),
+            Kind::Prmt { mode: None } => (u64::from(int::prmt(u(0)?, u(1)?, u(2)?)), no),
+            Kind::Prmt { mode: Some(mode) } => (u64::from(int::prmt_mode(u(0)?, u(1)?, u(2)?, mode)), no),
             Kind::Imnmx { signed } => (u64::from(int::imnmx(u(0)?, u(1)?, self.p_in(w, step, 2, lane)?, signed)), no),
             Kind::Iabs => (u64::from((u(0)? as i32).unsigned_abs()), no),
             Kind::Popc => (u64::from(self.int_in(w, step, 0, lane)?.count_ones()), no),

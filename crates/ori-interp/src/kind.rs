@@ -4,6 +4,7 @@ use ori_ir::{Inst, Layout, Opcode, OperandKind};
 
 use crate::sem::cmp::{BoolOp, Cmp};
 use crate::sem::float::Round;
+use crate::sem::int::PrmtMode;
 
 /// A memory space.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -170,7 +171,11 @@ pub enum Kind {
         hi: bool,
         sx32: bool,
     },
-    Prmt,
+    /// `PRMT[.mode]`: the default selector nibbles, or a mode
+    /// (`sem::int::prmt_mode`).
+    Prmt {
+        mode: Option<PrmtMode>,
+    },
     Imnmx {
         signed: bool,
     },
@@ -188,9 +193,11 @@ pub enum Kind {
         a_signed: bool,
         b_signed: bool,
     },
-    /// `SGXT[.U32] d, a, n`: the low `n` bits of `a`, sign- or zero-extended.
+    /// `SGXT[.U32][.W] d, a, n`: the low `n` bits of `a`, sign- or
+    /// zero-extended; `.W` (PTX's `szext.wrap`) takes `n` modulo 32.
     Sgxt {
         signed: bool,
+        wrap: bool,
     },
     /// `BMSK[.W] d, pos, width` (`sem::int::bmsk`).
     Bmsk {
@@ -692,6 +699,9 @@ fn int_type(inst: &Inst) -> (bool, u8) {
     TYPES.iter().find(|t| inst.has_mod(t.0)).map_or((true, 32), |t| (t.1, t.2))
 }
 
+/// Modifiers of the packed half operations the interpreter has no model of.
+const HALF_UNMODELLED: [&str; 6] = ["FTZ", "SAT", "FMZ", "NAN", "RELU", "XORSIGN"];
+
 /// Decides what `inst` does; `Kind::Unsupported` when the interpreter has
 /// no model of it.
 pub fn decode_kind(inst: &Inst) -> Kind {
@@ -749,7 +759,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "MOV" if m("64") => Kind::Mov64,
         "MOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" | "CS2R" => Kind::S2r,
-        "LDC" | "LDC.64" | "LDCU" => Kind::Ldc,
+        // `.IL`/`.IS`/`.ISL` index modes are not modelled.
+        "LDC" | "LDC.64" | "LDCU" if !m("IL") && !m("IS") && !m("ISL") => Kind::Ldc,
         "IADD3" => Kind::Iadd { sources: 3, x: m("X"), wide: m("64") },
         // Blackwell's IADD adds two or three sources (`IADD R7, R6, 0x1, R7`).
         "IADD" => {
@@ -769,7 +780,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             };
             Kind::Imad { mode, x: m("X") }
         }
-        "LOP3" => Kind::Lop3,
+        // `.PAND` changes the predicate result: not modelled.
+        "LOP3" if !m("PAND") => Kind::Lop3,
         "PLOP3" => Kind::Plop3,
         "P2R" => Kind::P2r { byte: byte_sel(inst) },
         "R2P" => Kind::R2p { byte: byte_sel(inst) },
@@ -781,7 +793,13 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             wrap: m("W"),
         },
         "LEA" => Kind::Lea { hi: m("HI"), sx32: m("SX32") },
-        "PRMT" => Kind::Prmt,
+        "PRMT" => match inst.mods.as_slice() {
+            [] => Kind::Prmt { mode: None },
+            [mode] => {
+                PrmtMode::from_word(mode.name()).map_or(Kind::Unsupported, |mode| Kind::Prmt { mode: Some(mode) })
+            }
+            _ => Kind::Unsupported,
+        },
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
@@ -796,7 +814,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
                 _ => Kind::Unsupported,
             }
         }
-        "SGXT" => Kind::Sgxt { signed: !m("U32") },
+        "SGXT" => Kind::Sgxt { signed: !m("U32"), wrap: m("W") },
         "BMSK" => Kind::Bmsk { wrap: m("W") },
         "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },
@@ -813,6 +831,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         },
         "SEL" | "FSEL" => Kind::Sel,
         "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
+        // `.FMZ` (zero times anything is zero) is not modelled.
+        "FFMA" | "FMUL" if m("FMZ") => Kind::Unsupported,
         "FMUL" => {
             let scale = [("D8", -3), ("D4", -2), ("D2", -1), ("M2", 1), ("M4", 2), ("M8", 3)];
             let scale = scale.iter().find(|(w, _)| m(w)).map_or(0, |s| s.1);
@@ -830,14 +850,19 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             _ => Kind::Unsupported,
         },
         "FCHK" => Kind::Fchk,
-        "FMNMX" => Kind::Fmnmx { ftz },
+        // `.NAN` (a NaN input gives NaN) and `.XORSIGN` are not modelled.
+        "FMNMX" if !m("NAN") && !m("XORSIGN") => Kind::Fmnmx { ftz },
         // `.NAN` returns NaN when any input is one: not modelled.
         "FMNMX3" if !m("NAN") => Kind::Fmnmx3 { ftz },
+        // The packed half operations model round-to-nearest without
+        // flushing, saturation, `.RELU` or NaN-propagating min/max.
+        "HFMA2" | "HMUL2" | "HADD2" | "HMNMX2" if HALF_UNMODELLED.iter().any(|w| m(w)) => Kind::Unsupported,
         "HFMA2" => Kind::Half2 { op: HalfOp::Fma, bf16: m("BF16_V2") },
         "HMUL2" => Kind::Half2 { op: HalfOp::Mul, bf16: m("BF16_V2") },
         "HADD2" if !m("F32") => Kind::Half2 { op: HalfOp::Add, bf16: m("BF16_V2") },
         "HMNMX2" => Kind::Half2 { op: HalfOp::MinMax, bf16: m("BF16_V2") },
-        "HSETP2" => match cmp_op(inst) {
+        // `.H_AND` (both halves' results combined) is not modelled.
+        "HSETP2" if !m("H_AND") => match cmp_op(inst) {
             Some((cmp, op)) => Kind::Hsetp2 { cmp, op, bf16: m("BF16_V2") },
             None => Kind::Unsupported,
         },

@@ -4,6 +4,7 @@
 //! also use bits 16..24) and added opcodes. `sm*_derived` hold the forms
 //! `derive.rs` derives from them.
 
+pub(crate) mod fields;
 pub(crate) mod sm100;
 pub(crate) mod sm120;
 pub(crate) mod sm75;

@@ -62,6 +62,57 @@ pub fn lea_hi(a: u32, b: u32, c: u32, shift: u32, carry_in: u32) -> u32 {
     hi.wrapping_add(b).wrapping_add(carry_in)
 }
 
+/// The modes of `PRMT` other than the default (PTX's `prmt.b32.mode`;
+/// ptxas writes `prmt.b32.f4e d, a, b, c` as `PRMT.F4E d, a, c, b`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrmtMode {
+    /// Forward 4 extract: bytes `c`, `c+1`, .. of `b:a`.
+    F4e,
+    /// Backward 4 extract: bytes `c`, `c-1`, .. (mod 8).
+    B4e,
+    /// Replicate byte `c`.
+    Rc8,
+    /// Edge clamp left: byte `max(i, c)` in place `i`.
+    Ecl,
+    /// Edge clamp right: byte `min(i, c)` in place `i`.
+    Ecr,
+    /// Replicate the 16-bit half `c & 1`.
+    Rc16,
+}
+
+impl PrmtMode {
+    /// The mode a SASS modifier word names.
+    pub fn from_word(word: &str) -> Option<PrmtMode> {
+        Some(match word {
+            "F4E" => PrmtMode::F4e,
+            "B4E" => PrmtMode::B4e,
+            "RC8" => PrmtMode::Rc8,
+            "ECL" => PrmtMode::Ecl,
+            "ECR" => PrmtMode::Ecr,
+            "RC16" => PrmtMode::Rc16,
+            _ => return None,
+        })
+    }
+}
+
+/// `PRMT.mode d, a, sel, b`: the PTX ISA's table of `prmt`'s modes, which
+/// read the two low bits of `sel` only.
+pub fn prmt_mode(a: u32, sel: u32, b: u32, mode: PrmtMode) -> u32 {
+    let bytes = ((u64::from(b) << 32) | u64::from(a)).to_le_bytes();
+    let c = sel & 3;
+    (0..4u32).fold(0, |r, i| {
+        let pick = match mode {
+            PrmtMode::F4e => (c + i) & 7,
+            PrmtMode::B4e => c.wrapping_sub(i) & 7,
+            PrmtMode::Rc8 => c,
+            PrmtMode::Ecl => i.max(c),
+            PrmtMode::Ecr => i.min(c),
+            PrmtMode::Rc16 => 2 * (c & 1) + (i & 1),
+        };
+        r | u32::from(bytes[pick as usize]) << (8 * i)
+    })
+}
+
 /// `PRMT d, a, sel, b` (default mode): each selector nibble picks a byte of
 /// `b:a` (0-3 from `a`, 4-7 from `b`); bit 3 replicates its sign bit.
 pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
@@ -168,6 +219,21 @@ mod tests {
         assert_eq!(super::sgxt(5, 0, false), Some(0));
         assert_eq!(super::sgxt(0x8000_0001, 40, true), Some(0x8000_0001));
         assert_eq!(super::sgxt(5, 256, false), None);
+    }
+
+    #[test]
+    fn prmt_modes_follow_the_ptx_table() {
+        use super::{PrmtMode::*, prmt_mode};
+        // b:a = bytes 7..0 = 0x77..0x00, so each result byte names its source.
+        let (a, b) = (0x3322_1100, 0x7766_5544);
+        assert_eq!(prmt_mode(a, 1, b, F4e), 0x4433_2211);
+        assert_eq!(prmt_mode(a, 0, b, B4e), 0x5566_7700);
+        assert_eq!(prmt_mode(a, 3, b, B4e), 0x0011_2233);
+        assert_eq!(prmt_mode(a, 2, b, Rc8), 0x2222_2222);
+        assert_eq!(prmt_mode(a, 1, b, Ecl), 0x3322_1111);
+        assert_eq!(prmt_mode(a, 2, b, Ecr), 0x2222_1100);
+        assert_eq!(prmt_mode(a, 1, b, Rc16), 0x3322_3322);
+        assert_eq!(prmt_mode(a, 0x7, b, F4e), prmt_mode(a, 3, b, F4e));
     }
 
     #[test]
