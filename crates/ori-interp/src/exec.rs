@@ -34,6 +34,8 @@ pub struct Cta<'a> {
     pub thread_insts: u64,
     /// Issue cycles of the instructions executed ([`crate::Stats::issue_cycles`]).
     pub issue_cycles: u64,
+    /// Estimated cycles of the instructions executed ([`crate::Stats::est_cycles`]).
+    pub est_cycles: u64,
     /// `vprintf` output so far.
     pub printf: Vec<String>,
     /// Barrier reductions of each CTA of the cluster, by rank.
@@ -778,7 +780,8 @@ impl Cta<'_> {
             self.wgmma_watch(w, step)?;
         }
         self.warp_insts += 1;
-        self.issue_cycles += u64::from(step.issue);
+        self.issue_cycles += u64::from(step.timing.stall);
+        self.est_cycles += w.clock.issue(&step.timing);
         self.thread_insts += u64::from(active.count_ones());
         match step.kind {
             Kind::Nop => {}

@@ -84,6 +84,7 @@ pub fn run_grid(
         warp_insts: 0,
         thread_insts: 0,
         issue_cycles: 0,
+        est_cycles: 0,
         printf: Vec::new(),
         bar_red: vec![Default::default(); ranks],
     };
@@ -107,6 +108,7 @@ pub fn run_grid(
     stats.warp_insts = cta.warp_insts;
     stats.thread_insts = cta.thread_insts;
     stats.issue_cycles = cta.issue_cycles;
+    stats.est_cycles = cta.est_cycles;
     stats.printf = cta.printf;
     Ok(stats)
 }

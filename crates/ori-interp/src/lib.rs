@@ -19,6 +19,7 @@ mod printf;
 mod program;
 pub mod sem;
 mod statics;
+pub mod timing;
 mod warp;
 
 pub use loader::{Kernel, decode_code, load_kernel};
@@ -95,6 +96,11 @@ pub struct Stats {
     /// the same inputs (fixed-latency stalls and instruction count), not a
     /// run time.
     pub issue_cycles: u64,
+    /// Every warp's run time estimated with memory latency
+    /// ([`timing`]: scoreboard waits last as long as the model's unit
+    /// takes), summed over warps. Like `issue_cycles` it compares two
+    /// schedules of one kernel, not a run time.
+    pub est_cycles: u64,
     /// What `vprintf` printed, one string per call and thread, in the
     /// order the interpreter ran them.
     pub printf: Vec<String>,

@@ -54,10 +54,9 @@ pub struct Step {
     pub uses: Vec<(Src, OperandFlags)>,
     /// True when every destination is warp-uniform: run once per warp.
     pub uniform: bool,
-    /// Cycles before the warp's next instruction may issue: the control
-    /// word's stall, at least one (an issue slot), one without a control
-    /// word.
-    pub issue: u8,
+    /// The control word as the warp's clock reads it (one cycle without
+    /// a control word).
+    pub timing: crate::timing::Timing,
 }
 
 /// A function ready to run.
@@ -196,6 +195,6 @@ fn prepare(
         defs,
         uses,
         uniform,
-        issue: inst.ctrl.map_or(1, |c| c.stall.max(1)),
+        timing: crate::timing::Timing::new(inst.op, inst.ctrl),
     })
 }

@@ -38,6 +38,8 @@ pub struct Warp {
     pub copies: PendingCopies,
     /// Warpgroup MMAs in flight and the fence state.
     pub wgmma: WgmmaState,
+    /// The warp's clock for [`crate::Stats::est_cycles`].
+    pub clock: crate::timing::Clock,
 }
 
 impl Warp {
@@ -57,6 +59,7 @@ impl Warp {
             local: vec![Vec::new(); LANES],
             copies: PendingCopies::default(),
             wgmma: WgmmaState::default(),
+            clock: Default::default(),
         }
     }
 

@@ -56,6 +56,7 @@ impl Phase for FoldConstantOperands {
     }
 
     fn run(&self, func: &mut Function, cx: &PhaseContext<'_>) -> Result<(), PhaseError> {
+        fold_compare_immediates(func, cx);
         let loads = constant_loads(func);
         if loads.is_empty() {
             return Ok(());
@@ -103,6 +104,67 @@ impl Phase for FoldConstantOperands {
         }
         place_uniform_loads(func, &loads, &uniform, cx.target.isa.uniform_const_load);
         Ok(())
+    }
+}
+
+/// Compares read an immediate in place of a register loaded with it
+/// (`IMAD.MOV.U32 r, RZ, RZ, imm` or `MOV r, imm`, its only writer),
+/// mirrored when the immediate is their first source. Lowering writes
+/// `a < imm` as `r > a` with `imm` in a register `r`, the form every
+/// target's encoder had; NVIDIA writes `ISETP.LT ... a, imm` (or `GE`
+/// with the readers inverted), and the register costs an instruction
+/// and, when sixteen such compares guard loads started together, a
+/// register each. Done where the encoder has the folded form.
+fn fold_compare_immediates(func: &mut Function, cx: &PhaseContext<'_>) {
+    let writers = crate::write_counts(func);
+    let mut immediates: HashMap<u32, i64> = HashMap::new();
+    for (_, _, inst) in func.insts_in_order() {
+        let Some(imm) = immediate_load(inst) else { continue };
+        let Some(r) = inst.defs.first().and_then(Operand::as_reg) else { continue };
+        if writers.get(&(RegFile::R, r.num)) == Some(&1) {
+            immediates.insert(r.num, imm);
+        }
+    }
+    if immediates.is_empty() {
+        return;
+    }
+    let ids: Vec<InstId> = func.layout.iter().flat_map(|&b| func.blocks[b].insts.clone()).collect();
+    for id in ids {
+        if !matches!(func.insts[id].op, Opcode::ISETP) || func.insts[id].has_mod("EX") {
+            continue;
+        }
+        for i in 0..2 {
+            let Some(OperandKind::Reg(reg)) = func.insts[id].uses.get(i).map(|o| o.kind.clone()) else { continue };
+            let plain = reg.is_virtual && reg.file == RegFile::R && reg.width == 1 && reg.word.is_none();
+            let Some(&imm) = immediates.get(&reg.num).filter(|_| plain) else { continue };
+            if func.insts[id].uses[i].flags != Default::default() {
+                continue;
+            }
+            if let Some(inst) = with_operand(func, id, i, &OperandKind::Imm(Imm::Int(imm)), cx) {
+                func.insts[id] = inst;
+            }
+        }
+    }
+}
+
+/// The immediate an unguarded `IMAD.MOV.U32 r, RZ, RZ, imm` or `MOV r,
+/// imm` writes to a whole 32-bit virtual register.
+fn immediate_load(inst: &Inst) -> Option<i64> {
+    let names: Vec<&str> = inst.mods.iter().map(|m| m.name()).collect();
+    let src = match (inst.op, names.as_slice(), inst.uses.as_slice()) {
+        (Opcode::IMAD, ["MOV", "U32"], [a, b, c])
+            if [a, b].iter().all(|z| z.as_reg().is_some_and(Reg::is_zero) && z.flags == Default::default()) =>
+        {
+            c
+        }
+        (Opcode::MOV, [], [c]) => c,
+        _ => return None,
+    };
+    let r = inst.defs.first()?.as_reg()?;
+    let whole = inst.guard.is_none() && r.is_virtual && r.file == RegFile::R && r.width == 1 && r.word.is_none();
+    match src.kind {
+        OperandKind::Imm(Imm::Int(v)) if whole && src.flags == Default::default() => Some(v),
+        _ => None,
     }
 }
 

@@ -371,6 +371,8 @@ struct Ran {
     warp_insts: u64,
     /// The schedule's issue cycles ([`ori_interp::Stats::issue_cycles`]).
     issue_cycles: u64,
+    /// The estimate with memory latency ([`ori_interp::Stats::est_cycles`]).
+    est_cycles: u64,
 }
 
 /// Runs `kernel` on copies of `inputs`.
@@ -419,6 +421,7 @@ fn run_function(
         outputs: addrs.iter().map(|&a| g.buffer(a).unwrap_or(&[]).to_vec()).collect(),
         warp_insts: stats.warp_insts,
         issue_cycles: stats.issue_cycles,
+        est_cycles: stats.est_cycles,
     })
 }
 
@@ -549,8 +552,9 @@ pub(crate) fn run_launches(
     }
     let (mut pass, mut fail, mut skipped, mut ours_match, mut ours_none) = (0, 0, 0, 0, 0);
     let (mut insts, mut secs) = (0u64, 0f64);
-    // ln(ours / NVIDIA's issue cycles) of each launch whose outputs agree.
-    let mut issue_logs = Vec::new();
+    // ln(ours / NVIDIA's) issue cycles and estimated cycles of each
+    // launch whose outputs agree.
+    let (mut issue_logs, mut est_logs) = (Vec::new(), Vec::new());
     for case in &cases {
         if !names.is_empty() && !names.iter().any(|n| *n == case.kernel || *n == case.entry) {
             continue;
@@ -588,11 +592,13 @@ pub(crate) fn run_launches(
                         ours_match += 1;
                         let ratio = b.issue_cycles as f64 / a.issue_cycles.max(1) as f64;
                         issue_logs.push(ratio.ln());
+                        let est = b.est_cycles as f64 / a.est_cycles.max(1) as f64;
+                        est_logs.push(est.ln());
                         let n = a.warp_insts;
                         (
                             true,
                             format!(
-                                "nvidia ran ({n} warp-insts, {took:.2} s); ours: same outputs, issue cycles {ratio:.3}x"
+                                "nvidia ran ({n} warp-insts, {took:.2} s); ours: same outputs, issue cycles {ratio:.3}x, estimated cycles {est:.3}x"
                             ),
                         )
                     }
@@ -622,11 +628,16 @@ pub(crate) fn run_launches(
         "interpreted {insts} warp-instructions of NVIDIA's code in {secs:.1} s; \
          our cubins: {ours_match} same outputs, {ours_none} not produced; skipped {skipped}"
     );
+    let geomean = |logs: &[f64]| (logs.iter().sum::<f64>() / logs.len() as f64).exp();
     if !issue_logs.is_empty() {
-        let geomean = (issue_logs.iter().sum::<f64>() / issue_logs.len() as f64).exp();
         println!(
-            "issue cycles ours/NVIDIA's (control-word stalls of the executed instructions): geometric mean {geomean:.3} over {} launches",
+            "issue cycles ours/NVIDIA's (control-word stalls of the executed instructions): geometric mean {:.3} over {} launches",
+            geomean(&issue_logs),
             issue_logs.len()
+        );
+        println!(
+            "estimated cycles ours/NVIDIA's (stalls and scoreboard waits with modelled memory latency): geometric mean {:.3}",
+            geomean(&est_logs)
         );
     }
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);

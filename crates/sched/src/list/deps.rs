@@ -41,10 +41,14 @@ fn variable_estimate(inst: &Inst) -> u8 {
     }
 }
 
-/// Memory traffic of an instruction, constant banks aside (read-only).
+/// Memory traffic of an instruction, read-only data aside: constant
+/// banks, and `LDG.CONSTANT` (`ld.global.nc`, whose data the PTX ISA
+/// declares read-only for the kernel's lifetime, so no store of the
+/// kernel can change what it reads).
 fn memory(inst: &Inst) -> (bool, bool) {
-    let constant = matches!(inst.op, Opcode::LDC | Opcode::ULDC);
-    (inst.op.has(OpFlags::LOAD) && !constant, inst.op.has(OpFlags::STORE))
+    let read_only =
+        matches!(inst.op, Opcode::LDC | Opcode::ULDC) || (inst.op == Opcode::LDG && inst.has_mod("CONSTANT"));
+    (inst.op.has(OpFlags::LOAD) && !read_only, inst.op.has(OpFlags::STORE))
 }
 
 /// The state spaces whose accesses may alias, one bit each; an access of
@@ -252,6 +256,21 @@ impl Dag {
     fn edge(&mut self, from: usize, to: usize, lat: u8) {
         self.preds[to].push((from, lat));
         self.succs[from].push((to, lat));
+    }
+
+    /// Cycles `order` (a topological order of the graph's nodes) takes
+    /// issuing one instruction per cycle, each once its predecessors'
+    /// latencies have passed.
+    pub fn length(&self, order: &[usize]) -> u32 {
+        let mut at = vec![0u32; self.preds.len()];
+        let mut cycle = 0u32;
+        for &j in order {
+            let ready = self.preds[j].iter().map(|&(i, lat)| at[i] + u32::from(lat)).max().unwrap_or(0);
+            cycle = cycle.max(ready);
+            at[j] = cycle;
+            cycle += 1;
+        }
+        cycle
     }
 
     /// Latency-weighted length of the longest path from each instruction
