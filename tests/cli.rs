@@ -112,6 +112,7 @@ fn dump_after_all_follows_the_manifest() {
             "SinkRemat",
             "OriMarkUndefParts",
             "OriDoPredication",
+            "OriBranchOpt",
             "LateExpandSyncInstructions",
             "OptimizeSyncInstructions",
             "ScheduleBeforeAllocation",
