@@ -172,6 +172,7 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
     }
     if let Some(level) = parsed.value("opt-level") {
         options.opt_level = level.parse::<i64>().unwrap_or(3).clamp(0, 9) as u8;
+        options.opt_level_given = true;
     }
     options.max_regs = parsed.value("maxrregcount").map(|v| match v {
         "archmax" => RegLimit::ArchMax,
