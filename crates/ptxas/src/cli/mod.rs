@@ -89,7 +89,7 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     if parsed.has("list-phases") {
         return list_phases(&options, io).map_err(|d| vec![d]);
     }
-    let strings = parsed.list("input-as-string");
+    let strings = parsed.texts("input-as-string");
     if parsed.inputs.is_empty() && strings.is_empty() {
         let _ = write!(io.stdout, "{}", help::text());
         return Ok(0);
