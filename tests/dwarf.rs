@@ -137,24 +137,16 @@ fn debug_target_refuses_optimization() {
     let ptx = fixture("vadd.sm90.ptx");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dwarf-o3.cubin");
     let _ = std::fs::remove_file(&out);
-    let run = Command::new(env!("CARGO_BIN_EXE_ptxas"))
-        .args(["-arch", "sm_90", "-O3"])
-        .arg(&ptx)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(255));
-    assert_eq!(String::from_utf8_lossy(&run.stderr), "ptxas fatal   : Optimized debugging not supported\n");
+    let run = |level: &str| {
+        let args = ["-arch", "sm_90", level];
+        Command::new(env!("CARGO_BIN_EXE_ptxas")).args(args).arg(&ptx).arg("-o").arg(&out).output().unwrap()
+    };
+    let refused = run("-O3");
+    assert_eq!(refused.status.code(), Some(255));
+    assert_eq!(String::from_utf8_lossy(&refused.stderr), "ptxas fatal   : Optimized debugging not supported\n");
     assert!(!out.exists());
-    let run = Command::new(env!("CARGO_BIN_EXE_ptxas"))
-        .args(["-arch", "sm_90", "-O0"])
-        .arg(&ptx)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let compiled = run("-O0");
+    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
     let cubin = elfw::read(&std::fs::read(&out).unwrap()).unwrap();
     assert!(cubin.sections.iter().any(|s| s.name == ".debug_info"));
 }
