@@ -430,3 +430,19 @@ fn readme_first_command_writes_elf_o_for_sm_75() {
     assert_eq!(cubin.header.eflags().sm(), 75);
     assert!(cubin.sections.iter().any(|s| s.name == ".text.vadd"));
 }
+
+/// `--input-as-string` takes the PTX whole: its commas do not split it
+/// (ptxas 13.5 compiles it to the cubin of the same file); each use is one
+/// more input.
+#[test]
+fn input_as_string_keeps_commas() {
+    let dir = scratch("input-as-string");
+    let file = repo().join("tests/lineinfo/calls.sm90.ptx");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(','));
+    let from_file = ptxas(&["-arch=sm_90", file.to_str().unwrap(), "-o", "file.cubin"], &dir);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let from_string = ptxas(&["-arch=sm_90", "--input-as-string", &text, "-o", "string.cubin"], &dir);
+    assert!(from_string.status.success(), "{}", stderr(&from_string));
+    assert_eq!(std::fs::read(dir.join("string.cubin")).unwrap(), std::fs::read(dir.join("file.cubin")).unwrap());
+}

@@ -153,6 +153,12 @@ pub const DEBUG_LINES: u32 = 9;
 /// With line tables and `.debug_str` (the PTX has a `.debug_str` section,
 /// as Triton's always has; measured with and without `inlined_at`).
 pub const DEBUG_LINES_STRINGS: u32 = 0xa;
+/// `-g` with the PTX's DWARF sections (NVRTC `-G` PTX), without
+/// `.debug_loc`.
+pub const DEBUG_FULL: u32 = 0xe;
+/// The same with a `.debug_loc` section (measured on the 44 corpus
+/// kernels NVRTC `-G` compiles: 0xf exactly when the PTX has one).
+pub const DEBUG_FULL_LOC: u32 = 0xf;
 
 /// The facts for `sm`, if it is one ptxas 13.5 supports.
 pub fn arch(sm: u32) -> Option<Arch> {
@@ -167,7 +173,7 @@ impl Arch {
     }
 
     /// `e_flags` for output with `debug_level` in bits 24-31
-    /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_STRINGS`]).
+    /// ([`DEBUG_PLAIN`], [`DEBUG_LINES`], [`DEBUG_LINES_STRINGS`], [`DEBUG_FULL`], [`DEBUG_FULL_LOC`]).
     pub fn eflags(&self, debug_level: u32) -> u32 {
         (debug_level << 24) | (self.sm << 8) | self.eflags_mode
     }

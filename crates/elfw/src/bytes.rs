@@ -63,10 +63,14 @@ pub(crate) fn slice<'a>(bytes: &'a [u8], offset: u64, size: u64, what: &str) -> 
 }
 
 /// Little-endian appends to a byte vector.
-pub(crate) trait Put {
+pub trait Put {
+    /// One byte.
     fn put_u8(&mut self, v: u8);
+    /// Little-endian u16.
     fn put_u16(&mut self, v: u16);
+    /// Little-endian u32.
     fn put_u32(&mut self, v: u32);
+    /// Little-endian u64.
     fn put_u64(&mut self, v: u64);
     /// Unsigned LEB128 (DWARF).
     fn put_uleb(&mut self, v: u64);

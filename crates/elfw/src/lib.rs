@@ -34,6 +34,7 @@ pub mod symbol;
 mod write;
 
 pub use build::{MercuryFunction, build, build_model, build_with_mercury, r_merc};
+pub use bytes::Put;
 pub use cubin::{Cubin, ProgramHeader};
 pub use error::{Error, Result};
 pub use read::read;

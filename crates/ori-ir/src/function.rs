@@ -69,6 +69,9 @@ pub struct FunctionAttrs {
     /// (the outgoing stack arguments of its calls, local arrays, then spill
     /// slots the register allocator adds).
     pub frame_bytes: u32,
+    /// Its `.local` variables with their offsets in the frame (above the
+    /// outgoing arguments), for `-g`'s DWARF. Not kept in the Ori text.
+    pub local_vars: Vec<(String, u32)>,
     /// Bytes the register allocator's spill stores write (`-v`'s "bytes
     /// spill stores").
     pub spill_store_bytes: u32,

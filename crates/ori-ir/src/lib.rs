@@ -35,7 +35,10 @@ pub use function::{
 };
 pub use fxhash::{FxHashMap, FxHashSet, FxHasher};
 pub use inst::{Ctrl, Guard, Inst, SrcLoc};
-pub use module::{DebugInfo, LocDirective, Module, PointerInit, SourceFile, SourcePos, VarSpace, Variable};
+pub use module::{
+    CodeLabel, DebugInfo, DwarfRef, DwarfSection, LocDirective, Module, PointerInit, SourceFile, SourcePos, VarSpace,
+    Variable,
+};
 pub use opcode::{Latency, Modifier, OpFlags, OpInfo, Opcode};
 pub use operand::{Address, Bank, CBank, Halves, Imm, Layout, Operand, OperandFlags, OperandKind, Scale};
 pub use phase::{Forms, Knob, KnobValue, Knobs, NoForms, Phase, PhaseContext, PhaseError};

@@ -89,6 +89,53 @@ pub struct DebugInfo {
     pub strings: Option<Vec<u8>>,
     /// Offsets of the labels inside `.debug_str` (`function_name`s).
     pub string_labels: std::collections::HashMap<String, u32>,
+    /// The PTX's other DWARF sections (`.debug_abbrev`, `.debug_info`,
+    /// `.debug_loc`, ...), in PTX order: `-g` copies them into the cubin.
+    pub dwarf: Vec<DwarfSection>,
+    /// The labels of function bodies, which DWARF data points at.
+    pub code_labels: std::collections::HashMap<String, CodeLabel>,
+}
+
+/// A `.section .debug_*` of the PTX: its bytes with every symbolic value
+/// left as zeros, and where those values go.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DwarfSection {
+    /// Name with its dot, e.g. `.debug_info`.
+    pub name: String,
+    /// The data.
+    pub bytes: Vec<u8>,
+    /// The values written as names (`.b64 $L__func_begin0`,
+    /// `.b32 .debug_abbrev`), in section order.
+    pub refs: Vec<DwarfRef>,
+}
+
+/// A value of a DWARF section given by a name plus a constant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DwarfRef {
+    /// Byte offset in the section.
+    pub offset: u32,
+    /// Width of the value in bytes (1, 2, 4 or 8).
+    pub width: u8,
+    /// The name: a label of a function body, a section (with its dot), or
+    /// a variable (`__local_depot0`).
+    pub name: String,
+    /// The constant added to it.
+    pub addend: i64,
+}
+
+/// Where a label of a function body is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodeLabel {
+    /// The function it is in.
+    pub function: String,
+    /// Its PTX line.
+    pub line: u32,
+    /// The PTX line of the function body's opening brace.
+    pub body_start: u32,
+    /// The PTX line of the function body's closing brace.
+    pub body_end: u32,
+    /// It is the body's last statement (NVVM's `$L__func_end`).
+    pub ends_body: bool,
 }
 
 /// A position in the source: `.file` number, line, column.

@@ -37,6 +37,32 @@ pub struct ObjectModule {
     pub address_table: Vec<String>,
     /// The line tables, when ptxas writes them.
     pub line_info: Option<LineInfo>,
+    /// `-g`: the PTX's DWARF sections, in ptxas's order.
+    pub dwarf: Vec<DebugSection>,
+}
+
+/// A DWARF section copied from the PTX (`-g`): its bytes with the values
+/// ptxas resolved, and its relocations (always RELA, measured on sm_80 and
+/// sm_90).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebugSection {
+    /// Name with its dot, e.g. `.debug_info`.
+    pub name: String,
+    /// Contents.
+    pub bytes: Vec<u8>,
+    /// 64-bit code addresses (`R_CUDA_64`), in section order.
+    pub relocations: Vec<DebugRelocation>,
+}
+
+/// A code address in a [`DebugSection`]: `symbol + addend`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebugRelocation {
+    /// Byte offset in the section.
+    pub offset: u64,
+    /// The function whose code it points into.
+    pub symbol: String,
+    /// Offset in that code.
+    pub addend: i64,
 }
 
 /// An `extern .shared` array (with `-c` an undefined symbol for the linker).

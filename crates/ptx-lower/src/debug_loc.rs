@@ -5,7 +5,7 @@
 
 use ori_ir::{DebugInfo, LocDirective, SourceFile, SourcePos, SrcLoc};
 use ptx_syntax::LineIndex;
-use ptx_syntax::ast::{Block, DirArg, Directive, ExprKind, Item, ScalarType, SectionEntry, Statement};
+use ptx_syntax::ast::{Block, DirArg, Directive, ExprKind, Item, Statement};
 
 /// The integer argument `k` of a directive group.
 fn int_arg(group: &[DirArg], k: usize) -> Option<u64> {
@@ -58,7 +58,7 @@ pub(crate) fn loc(d: &Directive) -> Option<LocDirective> {
     Some(out)
 }
 
-/// The module's `.file`s, `.loc`s and `.debug_str`.
+/// The module's `.file`s, `.loc`s, `.debug_str` and other DWARF sections.
 pub(crate) fn info(items: &[Item], lines: &LineIndex) -> DebugInfo {
     let mut info = DebugInfo::default();
     for item in items {
@@ -80,33 +80,16 @@ pub(crate) fn info(items: &[Item], lines: &LineIndex) -> DebugInfo {
                 }
             }
             Item::Section(s) if s.name.name.as_str() == ".debug_str" => {
+                let data = crate::dwarf::section_data(s);
                 let bytes = info.strings.get_or_insert_with(Vec::new);
-                for entry in &s.entries {
-                    match entry {
-                        SectionEntry::Label(l) => {
-                            info.string_labels.insert(l.name.as_str().to_string(), bytes.len() as u32);
-                        }
-                        SectionEntry::Data { ty, values, .. } => {
-                            let width = match ty {
-                                ScalarType::B16 | ScalarType::U16 | ScalarType::S16 => 2,
-                                ScalarType::B32 | ScalarType::U32 | ScalarType::S32 => 4,
-                                ScalarType::B64 | ScalarType::U64 | ScalarType::S64 => 8,
-                                _ => 1,
-                            };
-                            for v in values {
-                                let value = match v.kind {
-                                    ExprKind::Int { value, .. } => value,
-                                    _ => 0,
-                                };
-                                bytes.extend_from_slice(&value.to_le_bytes()[..width]);
-                            }
-                        }
-                    }
-                }
+                let base = bytes.len() as u32;
+                info.string_labels.extend(data.labels.into_iter().map(|(label, at)| (label, base + at)));
+                bytes.extend(data.bytes);
             }
             _ => {}
         }
     }
+    (info.dwarf, info.code_labels) = crate::dwarf::info(items, lines);
     info
 }
 

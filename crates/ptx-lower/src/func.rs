@@ -286,6 +286,7 @@ impl<'m> Lowerer<'m> {
             attrs.shared_align = attrs.shared_align.max(cx.extern_shared_align);
         }
         cx.func.attrs.frame_bytes = cx.locals.section().0.max(cx.outgoing);
+        cx.func.attrs.local_vars = cx.locals.offsets();
         Ok(cx.func)
     }
 

@@ -52,6 +52,13 @@ impl VarLayout {
         self.offsets.get(name).copied()
     }
 
+    /// Every variable with its offset, by offset.
+    pub fn offsets(&self) -> Vec<(String, u32)> {
+        let mut out: Vec<_> = self.offsets.iter().map(|(name, &at)| (name.clone(), at)).collect();
+        out.sort_by_key(|&(_, at)| at);
+        out
+    }
+
     /// Size and alignment (0, 0 without variables).
     pub fn section(&self) -> (u32, u32) {
         if self.offsets.is_empty() { (0, 0) } else { (self.end, self.align) }

@@ -13,6 +13,7 @@ mod attrs;
 mod callgraph;
 mod contract;
 mod debug_loc;
+mod dwarf;
 mod error;
 mod func;
 mod globals;

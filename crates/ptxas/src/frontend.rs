@@ -77,3 +77,9 @@ pub fn missing_debug_sections(module: &Module) -> impl Iterator<Item = Diagnosti
         // ptxas's message starts with a space.
         .map(|name| Diagnostic::warning(format!(" {name} section not found")))
 }
+
+/// `.target sm_XY, debug`: the PTX was made for debugging (NVRTC `-G`),
+/// and ptxas compiles it as with `-g` (measured: the same cubin).
+pub fn debug_target(module: &Module) -> bool {
+    module.items.iter().any(|item| matches!(item, Item::Target(t) if t.names.iter().any(|n| n.name == "debug")))
+}

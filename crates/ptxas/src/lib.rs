@@ -259,6 +259,16 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     if options.check_only {
         return Ok(None);
     }
+    let debug_options;
+    let options = if !options.device_debug && ptx.iter().any(|(_, c)| frontend::debug_target(&c.module)) {
+        if options.opt_level_given && options.opt_level != 0 {
+            return Err(Stop::Quiet(Diagnostic::fatal("Optimized debugging not supported")));
+        }
+        debug_options = Options { device_debug: true, opt_level: 0, ..options.clone() };
+        &debug_options
+    } else {
+        options
+    };
     if options.device_debug {
         for (_, checked) in &ptx {
             for d in frontend::missing_debug_sections(&checked.module) {

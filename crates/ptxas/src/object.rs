@@ -9,6 +9,7 @@ use crate::Options;
 use crate::diag::Diagnostic;
 
 mod calls;
+mod dwarf;
 mod frame_rows;
 mod lines;
 mod mbarrier;
@@ -106,6 +107,13 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
         }
         functions.push(f);
     }
+    let dwarf = if options.device_debug {
+        let placed: Vec<_> =
+            module.functions.iter().zip(&functions).map(|(func, f)| (func, f.code.len() as u64)).collect();
+        dwarf::sections(module, &placed)
+    } else {
+        Vec::new()
+    };
     if options.compile_only && !module.variables.is_empty() {
         return Err(Diagnostic::fatal(
             "module-scope variables in relocatable (-c) output are not implemented yet".to_string(),
@@ -149,6 +157,7 @@ pub fn object_module(module: &Module, options: &Options, ptx: Option<&str>) -> R
         externals: module.externals.clone(),
         isa_class: 1,
         line_info,
+        dwarf,
         ..ObjectModule::default()
     })
 }

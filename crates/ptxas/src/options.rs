@@ -73,6 +73,8 @@ pub struct Options {
     pub check_only: bool,
     /// `-O` level (default 3).
     pub opt_level: u8,
+    /// `-O` was given (a debug PTX target then refuses a level above 0).
+    pub opt_level_given: bool,
     /// `--maxrregcount`.
     pub max_regs: Option<RegLimit>,
     /// `-c`: relocatable object instead of a whole program.
@@ -126,6 +128,7 @@ impl Default for Options {
             arch: Sm::DEFAULT,
             check_only: false,
             opt_level: 3,
+            opt_level_given: false,
             max_regs: None,
             compile_only: false,
             fmad: true,

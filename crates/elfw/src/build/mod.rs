@@ -5,6 +5,7 @@
 //! corpus, see `docs/elfw.md`); per-SM differences come from [`crate::arch`].
 //! Mercury sections (sm_100+) are not produced.
 
+mod dwarf;
 mod frame;
 mod info;
 mod lines;
@@ -229,6 +230,7 @@ impl<'m> Builder<'m> {
         self.add(".symtab".into(), sht::SYMTAB, 0, 8, 24, SectionData::Symbols(vec![]));
         self.add(".debug_frame".into(), sht::PROGBITS, 0, 1, 0, SectionData::Bytes(vec![]));
         self.plan_line_sections();
+        self.plan_dwarf_sections();
         self.add(".note.nv.tkinfo".into(), sht::NOTE, shf::NV_TKINFO, 4, 0, SectionData::Notes(vec![]));
         let cuinfo_flags = if a.compat { shf::NV_CUINFO | shf::INFO_LINK } else { shf::NV_CUINFO };
         self.add(".note.nv.cuinfo".into(), sht::NOTE, cuinfo_flags, 4, 0, SectionData::Notes(vec![]));
@@ -261,6 +263,7 @@ impl<'m> Builder<'m> {
         }
         // The line tables' before the data's (measured with `.nv.constant4`).
         self.plan_line_relocations();
+        self.plan_dwarf_relocations();
         let table = !rel && !self.m.address_table.is_empty();
         if table {
             self.add_reloc_section(format!("{}.nv.constant4", self.reloc_prefix()), a.relocs == RelocForm::Rela);
@@ -509,6 +512,7 @@ impl<'m> Builder<'m> {
             }
         }
         self.fill_lines()?;
+        self.fill_dwarf()?;
         frame::fill(self)?;
         self.fill_mercury()?;
         Ok(())
@@ -600,6 +604,8 @@ impl<'m> Builder<'m> {
             phoff: 0,
             shoff: 0,
             flags: self.arch.eflags(match &self.m.line_info {
+                _ if self.m.dwarf.iter().any(|s| s.name == ".debug_loc") => crate::arch::DEBUG_FULL_LOC,
+                _ if !self.m.dwarf.is_empty() => crate::arch::DEBUG_FULL,
                 None => crate::arch::DEBUG_PLAIN,
                 Some(i) if i.debug_str.is_some() => crate::arch::DEBUG_LINES_STRINGS,
                 Some(_) => crate::arch::DEBUG_LINES,

@@ -187,6 +187,12 @@ fn log(b: &Builder<'_>, symbols: &[Symbol]) -> Vec<(String, To)> {
             push(".debug_str", To::Both);
         }
     }
+    for s in &b.m.dwarf {
+        push(&s.name, To::Both);
+        if !s.relocations.is_empty() {
+            push(&b.dwarf_reloc_section(s).0, To::Both);
+        }
+    }
     if !rel && !b.m.address_table.is_empty() {
         push(".rel.nv.constant4", To::Both);
     }

@@ -40,7 +40,7 @@ impl Builder<'_> {
         });
     }
 
-    fn push_section_sym(&mut self, name: &str) {
+    pub(super) fn push_section_sym(&mut self, name: &str) {
         if let Some(i) = self.sec(name).filter(|_| !self.symbol_index.contains_key(name)) {
             self.push_sym(name, (bind::LOCAL, stt::SECTION, 0), i, 0, 0);
         }
@@ -173,6 +173,7 @@ impl Builder<'_> {
                 self.push_section_sym(&name);
             }
         }
+        self.push_dwarf_symbols();
         self.push_section_sym(".nv.callgraph");
         self.push_section_sym(".nv.prototype");
         self.push_section_sym(".nv.rel.action");

@@ -515,7 +515,35 @@ pub fn extract(cubin: &Cubin) -> ObjectModule {
         externals: syms.iter().filter(|y| y.kind() == stt::FUNC && y.shndx == 0).map(|y| y.name.clone()).collect(),
         isa_class: compat_byte(0x02).map_or(1, |b| b as u8),
         address_table: table.into_iter().map(|t| t.1).collect(),
+        dwarf: dwarf(&v),
     }
+}
+
+/// `-g`'s DWARF sections copied from the PTX, with their relocations (a
+/// REL relocation's address is the field's value).
+fn dwarf(v: &View) -> Vec<DebugSection> {
+    let copied = |n: &str| n.starts_with(".debug_") && ![".debug_frame", ".debug_line", ".debug_str"].contains(&n);
+    let sections = v.cubin.sections.iter().filter(|s| copied(&s.name));
+    sections
+        .map(|s| {
+            let bytes = s.bytes().unwrap_or_default().to_vec();
+            let field = |at: u64| {
+                bytes.get(at as usize..at as usize + 8).map_or(0, |f| i64::from_le_bytes(f.try_into().unwrap()))
+            };
+            let mut relocations: Vec<DebugRelocation> = [".rel", ".rela"]
+                .iter()
+                .flat_map(|prefix| v.relocs(prefix, &s.name))
+                .map(|(offset, symbol, _, addend)| DebugRelocation {
+                    offset,
+                    symbol,
+                    addend: if addend != 0 { addend } else { field(offset) },
+                })
+                .collect();
+            // ptxas lists them last-first.
+            relocations.reverse();
+            DebugSection { name: s.name.clone(), bytes, relocations }
+        })
+        .collect()
 }
 
 /// The line tables, and per function its `.debug_line` and

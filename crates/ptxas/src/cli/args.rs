@@ -18,6 +18,9 @@ pub enum ArgKind {
     Text,
     /// A comma-separated list; repeated uses accumulate.
     List,
+    /// Free text taken whole, commas included; repeated uses accumulate
+    /// (`--input-as-string`: PTX has commas, and ptxas compiles it).
+    Texts,
     /// One of the given words.
     Enum(&'static [&'static str]),
     /// An integer, and one of the given ones.
@@ -115,7 +118,7 @@ pub static OPTIONS: &[OptSpec] = &[
         "Target architecture (default sm_75); compute_XY and lto_XY only check the input.",
     ),
     opt("help", "h", Flag, "", "Print this help."),
-    opt("input-as-string", "ias", List, "ptx,...", "Take PTX from the command line instead of a file."),
+    opt("input-as-string", "ias", Texts, "ptx", "Take PTX from the command line instead of a file."),
     opt("jobserver", "jobserver", Flag, "", "Take part in GNU make's jobserver."),
     opt(
         "legacy-bar-warp-wide-behavior",
@@ -243,6 +246,11 @@ impl Parsed {
         self.options.iter().any(|g| g.spec.long == long)
     }
 
+    /// Every value given to `long`, each whole.
+    pub fn texts(&self, long: &str) -> Vec<String> {
+        self.options.iter().filter(|g| g.spec.long == long).filter_map(|g| g.value.clone()).collect()
+    }
+
     /// Every element of a list option, over all its occurrences.
     pub fn list(&self, long: &str) -> Vec<String> {
         self.options
@@ -306,7 +314,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, Diagnostic> {
         if let Some(v) = &value {
             check_value(spec, v)?;
         }
-        let redefined = !matches!(spec.arg, Flag | List | EnumList(_))
+        let redefined = !matches!(spec.arg, Flag | List | Texts | EnumList(_))
             && parsed.options.iter().any(|g| g.spec.long == spec.long && g.value != value);
         if redefined {
             parsed.warnings.push(Diagnostic::warning(format!(

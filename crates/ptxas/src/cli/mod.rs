@@ -89,7 +89,7 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     if parsed.has("list-phases") {
         return list_phases(&options, io).map_err(|d| vec![d]);
     }
-    let strings = parsed.list("input-as-string");
+    let strings = parsed.texts("input-as-string");
     if parsed.inputs.is_empty() && strings.is_empty() {
         let _ = write!(io.stdout, "{}", help::text());
         return Ok(0);
@@ -172,6 +172,7 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
     }
     if let Some(level) = parsed.value("opt-level") {
         options.opt_level = level.parse::<i64>().unwrap_or(3).clamp(0, 9) as u8;
+        options.opt_level_given = true;
     }
     options.max_regs = parsed.value("maxrregcount").map(|v| match v {
         "archmax" => RegLimit::ArchMax,
