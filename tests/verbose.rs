@@ -1,6 +1,8 @@
 //! `-v` against NVIDIA's ptxas on kernels we compile from PTX: the same
-//! lines, figures included, except the register count (ours is our own
-//! allocation) and the compile time.
+//! lines, figures included, except what depends on our own allocation
+//! (the register count, and the frame and spill figures of a function
+//! that spills: a device function's callee-saved registers are stored in
+//! its frame) and the compile time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,12 +13,15 @@ fn corpus(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap().join("shared/corpus/kernels").join(file)
 }
 
-/// The `-v` lines with the register count and the compile time blanked.
+/// The `-v` lines with the register count, the frame and spill figures
+/// of functions that spill, and the compile time blanked.
 fn normalized(stderr: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stderr)
         .lines()
         .map(|line| {
-            if let Some(rest) = line.strip_prefix("ptxas info    : Used ") {
+            if line.contains(" bytes stack frame, ") && !line.contains(" 0 bytes spill stores") {
+                "    S bytes stack frame, S bytes spill stores, S bytes spill loads".to_string()
+            } else if let Some(rest) = line.strip_prefix("ptxas info    : Used ") {
                 let after = rest.split_once(' ').map_or("", |(_, after)| after);
                 format!("ptxas info    : Used N {after}")
             } else if line.starts_with("ptxas info    : Compile time = ") {
