@@ -28,7 +28,7 @@
 use ori_ir::abi::CUDA as ABI;
 use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
-use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, VarDecl};
+use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, StateSpace, VarDecl};
 
 use super::unsupported;
 use crate::error::{Lowered, Pending, at};
@@ -115,7 +115,7 @@ pub(crate) fn outgoing_bytes(
         let Some(ExprKind::Name(name, None)) = target.map(|t| &t.kind) else { return };
         let Some(f) = callees.get(name.name.as_str()) else { return };
         let Ok(params) = param_words(f.params.iter().flatten()) else { return };
-        let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
+        let widths: Vec<u8> = params.iter().map(|p| p.width).collect();
         bytes = bytes.max(stack_bytes(&abi_places(&widths), &widths));
     });
     bytes
@@ -132,9 +132,20 @@ fn local_size(width: u8) -> &'static [&'static str] {
     if width == 2 { &["64"] } else { &[] }
 }
 
-/// The names and widths in words of `.param` declarations: scalars only
+/// A parameter or result of a function: a `.param` variable (storage made
+/// at its first use, `Lowerer::param_slot`) or a `.reg` register.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Formal<'a> {
+    pub name: &'a str,
+    /// Width in 32-bit words.
+    pub width: u8,
+    /// Declared `.reg`: the value lives in the register of that name.
+    pub in_reg: bool,
+}
+
+/// The formals of parameter or result declarations: scalars only
 /// (aggregates by value would need the stack part of the ABI).
-pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<(&'a str, u8)>, Pending> {
+pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<Formal<'a>>, Pending> {
     let mut out = Vec::new();
     for d in decls {
         let DeclType::Scalar(ty) = d.ty else {
@@ -147,14 +158,27 @@ pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> R
                     "lowering of an aggregate argument of an out-of-line call is not supported yet",
                 ));
             }
-            out.push((n.name.name.as_str(), if ty.bits() > 32 { 2 } else { 1 }));
+            if d.space == StateSpace::Reg && ty.bits() < 32 {
+                // NVIDIA's ptxas refuses these whenever the ABI is on.
+                return Err(at(d.span, "lowering of a predicate, 8-bit or 16-bit register parameter is not supported"));
+            }
+            let width = if ty.bits() > 32 { 2 } else { 1 };
+            out.push(Formal { name: n.name.name.as_str(), width, in_reg: d.space == StateSpace::Reg });
         }
     }
     Ok(out)
 }
 
+/// Where formal `f` of the function being lowered lives.
+fn formal_storage(cx: &mut Lowerer<'_>, f: &Formal<'_>, span: Span) -> Lowered<Reg> {
+    if f.in_reg {
+        return cx.reg(f.name, span);
+    }
+    cx.param_slot(f.name, 0, f.width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))
+}
+
 /// `dst = src` word by word (`dst` or `src` may be physical ABI registers).
-fn move_words(cx: &mut Lowerer<'_>, dst: Reg, src: Reg, span: Span) -> Lowered {
+pub(crate) fn move_words(cx: &mut Lowerer<'_>, dst: Reg, src: Reg, span: Span) -> Lowered {
     // Word `w` of a register: a part of a virtual tuple, or the next
     // physical register.
     let word = |r: Reg, w: u8| match (r.width, r.is_virtual) {
@@ -183,21 +207,14 @@ pub(crate) enum Callee<'a> {
 }
 
 /// `call (rets), f, (args)` of an out-of-line function or through a
-/// pointer: the argument `.param` variables into the ABI registers, the
-/// return address, the call, the results out of the ABI registers into
-/// the caller's return `.param` variables. `args` and `rets` are the
-/// caller's `.param` names (resolved) with their widths.
-pub(crate) fn call(
-    cx: &mut Lowerer<'_>,
-    callee: Callee<'_>,
-    args: &[(String, u8)],
-    rets: &[(String, u8)],
-    span: Span,
-) -> Lowered {
+/// pointer: the arguments into the ABI registers, the return address, the
+/// call, the results out of the ABI registers. `args` and `rets` are the
+/// caller's registers for them (`.param` storage or PTX registers).
+pub(crate) fn call(cx: &mut Lowerer<'_>, callee: Callee<'_>, args: &[Reg], rets: &[Reg], span: Span) -> Lowered {
     if cx.guard.is_some() {
         return Err(at(span, "lowering of a guarded call is not supported yet"));
     }
-    let widths: Vec<u8> = args.iter().map(|a| a.1).collect();
+    let widths: Vec<u8> = args.iter().map(|a| a.width).collect();
     let places = abi_places(&widths);
     if stack_bytes(&places, &widths) > cx.outgoing {
         // Only direct calls of the module's functions were counted.
@@ -207,15 +224,13 @@ pub(crate) fn call(
         ));
     }
     let too_many = || at(span, "lowering of a call with results on the stack is not supported yet");
-    let ret_regs = abi_regs(&rets.iter().map(|r| r.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
-    for ((name, width), place) in args.iter().zip(&places) {
-        let slot =
-            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
+    let ret_regs = abi_regs(&rets.iter().map(|r| r.width).collect::<Vec<_>>()).ok_or_else(too_many)?;
+    for (&arg, place) in args.iter().zip(&places) {
         match *place {
-            Place::Reg(abi) => move_words(cx, abi, slot, span)?,
+            Place::Reg(abi) => move_words(cx, abi, arg, span)?,
             Place::Stack(offset) => {
-                let uses = vec![stack_slot(offset.into()), Operand::reg(slot)];
-                cx.emit(Opcode::STL, local_size(*width), vec![], uses, span)?;
+                let uses = vec![stack_slot(offset.into()), Operand::reg(arg)];
+                cx.emit(Opcode::STL, local_size(arg.width), vec![], uses, span)?;
             }
         }
     }
@@ -238,9 +253,8 @@ pub(crate) fn call(
             cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![Operand::reg(lo), Operand::label(start)], span)?;
         }
     }
-    for ((name, width), abi) in rets.iter().zip(&ret_regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
-        move_words(cx, slot, *abi, span)?;
+    for (&ret, &abi) in rets.iter().zip(&ret_regs) {
+        move_words(cx, ret, abi, span)?;
     }
     cx.after_call();
     Ok(())
@@ -282,17 +296,16 @@ fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
 /// registers into their `.param` storage, and, when it makes calls of its
 /// own (`calls`), the return address into a virtual register kept across
 /// them. Returns where the return address is (`R20` in a leaf).
-pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
-    let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
-    for ((name, width), place) in params.iter().zip(abi_places(&widths)) {
-        let slot =
-            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
+pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[Formal<'_>], calls: bool, span: Span) -> Lowered<Reg> {
+    let widths: Vec<u8> = params.iter().map(|p| p.width).collect();
+    for (param, place) in params.iter().zip(abi_places(&widths)) {
+        let slot = formal_storage(cx, param, span)?;
         match place {
             Place::Reg(abi) => move_words(cx, slot, abi, span)?,
             // Above the frame this function will make (OriSetupStackFrame).
             Place::Stack(offset) => {
                 let addr = stack_slot(ori_ir::INCOMING_ARGS + i64::from(offset));
-                cx.emit(Opcode::LDL, local_size(*width), vec![Operand::reg(slot)], vec![addr], span)?;
+                cx.emit(Opcode::LDL, local_size(param.width), vec![Operand::reg(slot)], vec![addr], span)?;
             }
         }
     }
@@ -306,14 +319,14 @@ pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool,
 
 /// `ret` of an out-of-line function: the results into the ABI registers,
 /// the return address back into `R20`, `RET.REL.NODEC R20, kernel`.
-pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[(&str, u8)], ra: Reg, span: Span) -> Lowered {
+pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[Formal<'_>], ra: Reg, span: Span) -> Lowered {
     if cx.guard.is_some() {
         return Err(at(span, "lowering of a guarded ret is not supported yet"));
     }
-    let widths: Vec<u8> = rets.iter().map(|r| r.1).collect();
+    let widths: Vec<u8> = rets.iter().map(|r| r.width).collect();
     let regs = abi_regs(&widths).ok_or_else(|| at(span, "lowering of results on the stack is not supported yet"))?;
-    for ((name, width), abi) in rets.iter().zip(regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
+    for (result, abi) in rets.iter().zip(regs) {
+        let slot = formal_storage(cx, result, span)?;
         move_words(cx, abi, slot, span)?;
     }
     if ra != RETURN_ADDRESS {
