@@ -1482,7 +1482,8 @@ fn rewritten_parameter_registers_match_nvidia() {
 
 /// `tests/ptx/reg_params.ptx`: device functions with `.reg` parameters
 /// and results, inlined, recursive (through the ABI) and called through a
-/// pointer, on signed, unsigned and equal pairs.
+/// pointer, and aggregates by value through the ABI, on signed, unsigned
+/// and equal pairs.
 #[test]
 fn register_parameters_match_nvidia() {
     let mut pairs: Vec<(u32, u32)> = vec![(0, 0), (5, 5), (0xffff_ffff, 1), (0x8000_0000, 0x7fff_ffff), (7, 0x1_0003)];
@@ -1493,7 +1494,7 @@ fn register_parameters_match_nvidia() {
     }
     let n = pairs.len();
     let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 32 * n])];
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 40 * n])];
     let Some(oracle) = nv_oracle::Oracle::for_test("register_parameters_match_nvidia") else { return };
     // The calls through the ABI run only in the cubin (the interpreter does
     // not follow calls between Ori functions).
@@ -1508,7 +1509,7 @@ fn register_parameters_match_nvidia() {
         let (params, buffers) = lay_out(&kernel.func, &args(), &mut global);
         ori_interp::run_kernel(&kernel, &Launch::new([1, 1, 1], block, params), &mut global).unwrap();
         let got = global.buffer(buffers[1]).unwrap();
-        for (t, (g, w)) in got.chunks(32).zip(want.chunks(32)).enumerate() {
+        for (t, (g, w)) in got.chunks(40).zip(want.chunks(40)).enumerate() {
             assert_eq!(g, w, "sm_{sm}: thread {t} ({:#x}, {:#x})", pairs[t].0, pairs[t].1);
         }
     }

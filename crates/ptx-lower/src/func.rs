@@ -110,8 +110,8 @@ pub(crate) struct Lowerer<'m> {
     callees: &'m HashMap<&'m str, &'m ast::Function>,
     /// Device functions compiled on their own: calls go through the ABI.
     out_of_line: &'m HashSet<&'m str>,
-    /// Width in words of each call-sequence `.param` variable (numbered).
-    param_widths: HashMap<String, u8>,
+    /// Shape of each call-sequence `.param` variable (numbered).
+    param_shapes: HashMap<String, ops::call::Shape>,
     /// In an out-of-line function: the virtual register holding the return
     /// address, and the result parameters with their widths.
     abi_return: Option<(Reg, Vec<ops::call::Formal<'m>>)>,
@@ -234,7 +234,7 @@ impl<'m> Lowerer<'m> {
             converged: true,
             callees,
             out_of_line,
-            param_widths: HashMap::new(),
+            param_shapes: HashMap::new(),
             abi_return: None,
             inlining: Vec::new(),
             ret_target: None,
@@ -313,12 +313,12 @@ impl<'m> Lowerer<'m> {
                 // `st.param`. Each declaration is a new variable (callees
                 // declare the same names), named apart by a number.
                 Statement::Decl(d) if d.space == StateSpace::Param => {
-                    let widths = ops::call::param_words([d]).ok();
-                    for (k, n) in d.names.iter().enumerate() {
+                    let shape = ops::call::Shape::of(d).ok();
+                    for n in &d.names {
                         let unique = format!("{}#{}", n.name.name.as_str(), self.param_decls);
                         self.param_decls += 1;
-                        if let Some(f) = widths.as_ref().and_then(|w| w.get(k)) {
-                            self.param_widths.insert(unique.clone(), f.width);
+                        if let Some(shape) = shape {
+                            self.param_shapes.insert(unique.clone(), shape);
                         }
                         self.param_aliases.insert(n.name.name.as_str().to_string(), unique);
                     }
@@ -484,7 +484,10 @@ impl<'m> Lowerer<'m> {
         }
         for ((decl, formal), actual) in formals(callee.returns.as_ref()).zip(rets) {
             if decl.space == StateSpace::Reg {
-                reg_rets.push((decl, formal, self.call_result(actual)?));
+                let ast::ExprKind::Name(a, None) = &actual.kind else {
+                    return Err(at(actual.span, "lowering of this call result is not supported yet"));
+                };
+                reg_rets.push((decl, formal, self.reg(a.name.as_str(), actual.span)?));
                 continue;
             }
             bindings.push((formal.to_string(), self.param_alias(actual)?));
@@ -555,13 +558,19 @@ impl<'m> Lowerer<'m> {
     fn abi_call(&mut self, inst: &Instruction, target: &str, rets: &[ast::Expr], args: &[ast::Expr]) -> Lowered {
         let formals = self.callees.get(target).map(|f| ops::call::param_words(f.params.iter().flatten()));
         let formals = formals.transpose()?.unwrap_or_default();
-        let mut arg_regs = Vec::with_capacity(args.len());
+        let mut passed_args = Vec::with_capacity(args.len());
         for (k, e) in args.iter().enumerate() {
-            arg_regs.push(self.call_value(e, formals.get(k).map(|f| f.width))?);
+            let value = match (&e.kind, formals.get(k)) {
+                (ast::ExprKind::Int { .. }, Some(f)) if !f.shape.aggregate => {
+                    ops::call::Passed { pieces: vec![self.call_value(e, Some(f.shape.words))?], shape: f.shape }
+                }
+                _ => self.passed(e, false)?,
+            };
+            passed_args.push(value);
         }
-        let mut ret_regs = Vec::with_capacity(rets.len());
+        let mut passed_rets = Vec::with_capacity(rets.len());
         for e in rets {
-            ret_regs.push(self.call_result(e)?);
+            passed_rets.push(self.passed(e, true)?);
         }
         let callee = if self.regs.ty(target).is_some() {
             ops::call::Callee::Pointer(self.reg(target, inst.span)?)
@@ -570,14 +579,14 @@ impl<'m> Lowerer<'m> {
         } else {
             ops::call::Callee::Direct(target)
         };
-        ops::call::call(self, callee, &arg_regs, &ret_regs, inst.span)?;
+        ops::call::call(self, callee, &passed_args, &passed_rets, inst.span)?;
         self.forget_results(rets);
         Ok(())
     }
 
-    /// Where argument `e` of a call is, in the caller: a call-sequence
-    /// `.param` variable's storage, a register, or an immediate moved into
-    /// a fresh register `width` words wide (the formal's width).
+    /// The value of argument `e` of an inlined call, in the caller: a
+    /// register, or an immediate moved into a fresh register `width` words
+    /// wide (the formal's width).
     fn call_value(&mut self, e: &ast::Expr, width: Option<u8>) -> Lowered<Reg> {
         match &e.kind {
             ast::ExprKind::Name(a, None) if self.regs.ty(a.name.as_str()).is_some() => {
@@ -594,24 +603,29 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(t)
             }
-            _ => self.call_result(e),
+            _ => Err(at(e.span, "lowering of this call argument is not supported yet")),
         }
     }
 
-    /// Where result `e` of a call goes, in the caller: a call-sequence
-    /// `.param` variable's storage or a register.
-    fn call_result(&mut self, e: &ast::Expr) -> Lowered<Reg> {
+    /// Argument or result `e` of a call through the ABI, in the caller: a
+    /// register, or a call-sequence `.param` variable's storage (`write`:
+    /// for a result).
+    fn passed(&mut self, e: &ast::Expr, write: bool) -> Lowered<ops::call::Passed> {
         let ast::ExprKind::Name(a, None) = &e.kind else {
             return Err(at(e.span, "lowering of this call argument is not supported yet"));
         };
         if self.regs.ty(a.name.as_str()).is_some() {
-            return self.reg(a.name.as_str(), e.span);
+            let reg =
+                if write { self.reg(a.name.as_str(), e.span)? } else { ops::read_reg(self, a.name.as_str(), e.span)? };
+            let shape = ops::call::Shape { words: reg.width, align: reg.width, aggregate: false };
+            return Ok(ops::call::Passed { pieces: vec![reg], shape });
         }
         let name = self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.to_string());
-        let width = self.param_widths.get(&name).copied().ok_or_else(|| {
+        let shape = self.param_shapes.get(&name).copied().ok_or_else(|| {
             at(e.span, "lowering of a call argument that is not a call-sequence .param is not supported yet")
         })?;
-        self.param_slot(&name, 0, width, e.span)?.ok_or_else(|| at(e.span, "internal: argument without storage"))
+        let formal = ops::call::Formal { name: &name, shape, in_reg: false };
+        Ok(ops::call::Passed { pieces: ops::call::pieces(self, &formal, write, e.span)?, shape })
     }
 
     /// The `.param` variable a call's argument names, as seen from here.
