@@ -70,6 +70,12 @@ fn symbols() {
     assert_eq!(first("sm_90", "\tbra NOWHERE;"), "11: Unknown symbol 'NOWHERE'");
     assert_eq!(first("sm_90", "L:\nL:"), "12: Duplicate definition of label 'L'");
     assert_eq!(first("sm_90", "\t.reg .b32 %r1;"), "11: Duplicate definition of variable '%r1'");
+    // NVIDIA's ptxas has no vector `.param` variables (parameters or
+    // call-sequence declarations).
+    assert_eq!(
+        first("sm_90", "\t{ .param .v2 .b32 pa, pb; }"),
+        "11: Variable 'pa' cannot be allocated in .param state space"
+    );
     assert_eq!(
         first("sm_90", "\t{ .reg .b32 %t; }\n\tmov.b32 %r1, %t;"),
         "12: Arguments mismatch for instruction 'mov'"
