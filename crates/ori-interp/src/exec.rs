@@ -345,10 +345,9 @@ impl Cta<'_> {
             Kind::Idp { two, hi, a_signed, b_signed } => {
                 (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
             }
-            Kind::Sgxt { signed, wrap } => match int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed) {
-                Some(v) => (u64::from(v), no),
-                None => return fault("SGXT of a width above 255 is not modelled"),
-            },
+            Kind::Sgxt { signed, wrap } => {
+                (u64::from(int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed)), no)
+            }
             Kind::Bmsk { wrap } => (u64::from(int::bmsk(u(0)?, u(1)?, wrap)), no),
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);

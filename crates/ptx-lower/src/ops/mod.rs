@@ -63,7 +63,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "mov" if ty(inst)? == ScalarType::Pred => pred::mov(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
-        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "bmsk" | "prmt" | "shf" | "sad" => {
+        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "bmsk" | "szext" | "prmt" | "shf" | "sad" => {
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
