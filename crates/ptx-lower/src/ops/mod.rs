@@ -134,6 +134,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "redux" => warp::redux(cx, inst).map(|()| None),
         "vote" => warp::vote(cx, inst).map(|()| None),
         "activemask" => warp::activemask(cx, inst).map(|()| None),
+        "elect" if inst.has("sync") => warp::elect(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
         "ldmatrix" | "stmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),

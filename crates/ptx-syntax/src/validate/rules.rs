@@ -406,6 +406,13 @@ impl Checker<'_> {
                     self.report(span, format!("Arguments mismatch for instruction '{op}'"));
                 }
             }
+            // The elected thread's number may be dropped, its predicate not.
+            ("elect", _)
+                if matches!(inst.operands.first().map(|o| &o.kind),
+                    Some(ExprKind::Binary(BinaryOp::Or, _, p)) if matches!(p.kind, ExprKind::Sink)) =>
+            {
+                self.report(span, "Predicate output expected for instruction 'elect'".to_owned());
+            }
             ("bar" | "barrier", _) => self.barrier(inst),
             ("ld" | "ldu" | "st", _) if self.memory_qualifiers(inst, types) => self.memory(inst),
             ("atom" | "red", _) if self.atomic_operation(inst, types) => self.atomic_operand_count(inst),

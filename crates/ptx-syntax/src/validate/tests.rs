@@ -70,6 +70,11 @@ fn symbols() {
     assert_eq!(first("sm_90", "\tbra NOWHERE;"), "11: Unknown symbol 'NOWHERE'");
     assert_eq!(first("sm_90", "L:\nL:"), "12: Duplicate definition of label 'L'");
     assert_eq!(first("sm_90", "\t.reg .b32 %r1;"), "11: Duplicate definition of variable '%r1'");
+    assert_eq!(
+        first("sm_90", "\telect.sync %r1|_, 0xffffffff;"),
+        "11: Predicate output expected for instruction 'elect'"
+    );
+    assert_eq!(first("sm_90", "\telect.sync _|%p1, 0xffffffff;"), "");
     // NVIDIA's ptxas has no vector `.param` variables (parameters or
     // call-sequence declarations).
     assert_eq!(
