@@ -335,3 +335,17 @@ fn memory_and_atomic_rules() {
         ]
     );
 }
+
+#[test]
+fn cvt_pack_takes_a_source_per_type() {
+    assert_eq!(messages(&kernel("sm_90", "\tcvt.pack.sat.s16.s32 %r1, %r2, %r3;")), Vec::<String>::new());
+    assert_eq!(messages(&kernel("sm_90", "\tcvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r4;")), Vec::<String>::new());
+    assert_eq!(
+        first("sm_90", "\tcvt.pack.sat.u16.s32 %r1, %r2, %r3, %r4;"),
+        "11: Arguments mismatch for instruction 'cvt.pack'"
+    );
+    assert_eq!(
+        first("sm_90", "\tcvt.pack.sat.s8.s32.b32 %r1, %r2, %r3;"),
+        "11: Arguments mismatch for instruction 'cvt.pack'"
+    );
+}
