@@ -328,6 +328,14 @@ pub(crate) fn special(
             let sr = if name == "%clock64" { SpecialReg::ClockLo } else { SpecialReg::GlobalTimerLo };
             return cx.emit(Opcode::CS2R, &[], vec![dst.into()], vec![OperandKind::Special(sr).into()], span);
         }
+        "%dynamic_smem_size" => (bank_read, Operand::cbank(0, cx.target.launch_bank.dynamic_smem)),
+        "%gridid" if dst.width == 2 => {
+            let bank = Operand::cbank(0, cx.target.launch_bank.gridid);
+            if cx.target.isa.bank_operands {
+                return cx.copy_pair(dst.into(), bank, span);
+            }
+            return cx.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![bank], span);
+        }
         "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
