@@ -556,6 +556,9 @@ impl Cta<'_> {
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                // `I2F.S16 d, R.H1` converts the high half (NVIDIA's
+                // `cvt.rn.f32.s16` of a `.v2.s16` load's second element).
+                let v = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
                 (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
             Kind::B2r => {
