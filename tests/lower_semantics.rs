@@ -1494,7 +1494,7 @@ fn register_parameters_match_nvidia() {
     }
     let n = pairs.len();
     let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
-    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 40 * n])];
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
     let Some(oracle) = nv_oracle::Oracle::for_test("register_parameters_match_nvidia") else { return };
     // The calls through the ABI run only in the cubin (the interpreter does
     // not follow calls between Ori functions).
@@ -1509,7 +1509,7 @@ fn register_parameters_match_nvidia() {
         let (params, buffers) = lay_out(&kernel.func, &args(), &mut global);
         ori_interp::run_kernel(&kernel, &Launch::new([1, 1, 1], block, params), &mut global).unwrap();
         let got = global.buffer(buffers[1]).unwrap();
-        for (t, (g, w)) in got.chunks(40).zip(want.chunks(40)).enumerate() {
+        for (t, (g, w)) in got.chunks(48).zip(want.chunks(48)).enumerate() {
             assert_eq!(g, w, "sm_{sm}: thread {t} ({:#x}, {:#x})", pairs[t].0, pairs[t].1);
         }
     }

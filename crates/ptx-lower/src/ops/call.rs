@@ -30,7 +30,6 @@ use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
 use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, StateSpace, VarDecl};
 
-use super::unsupported;
 use crate::error::{Lowered, Pending, at};
 use crate::func::Lowerer;
 
@@ -414,21 +413,29 @@ pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[Formal<'_>], ra: Reg, span: Span
     Ok(())
 }
 
-/// `ld.param.{u8,u16} d, [p]` of a call-sequence `.param` (stored whole):
-/// its low bits, zero-extended into `d` (`LOP3.LUT` with the mask; a
-/// 64-bit `d` gets a zero high word).
+/// `ld.param.{u8,u16,s8,s16} d, [p]` of a call-sequence `.param` (stored
+/// whole): its low bits, zero-extended into `d` (`LOP3.LUT` with the mask)
+/// or sign-extended (`SGXT`); a 64-bit `d` gets the high word to match.
 pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, d: Reg, slot: Reg) -> Lowered {
-    if matches!(ty, ScalarType::S8 | ScalarType::S16) {
-        return Err(unsupported(inst));
-    }
-    let mask = (1i64 << ty.bits()) - 1;
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     let low = if slot.width == 1 { slot } else { slot.part(0, 1) };
     let rz = || Operand::reg(Reg::RZ);
-    let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    let (op, mods, uses): (Opcode, &[&str], _) = if signed {
+        (Opcode::SGXT, &[], vec![Operand::reg(low), Operand::int(i64::from(ty.bits()))])
+    } else {
+        let mask = (1i64 << ty.bits()) - 1;
+        let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+        (Opcode::LOP3, &["LUT"], uses)
+    };
     if d.width == 1 {
-        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+        return cx.emit(op, mods, vec![d.into()], uses, inst.span);
     }
-    cx.emit(Opcode::LOP3, &["LUT"], vec![Operand::reg(d.part(0, 1)).undef()], uses, inst.span)?;
+    let lo = d.part(0, 1);
+    cx.emit(op, mods, vec![Operand::reg(lo).undef()], uses, inst.span)?;
+    if signed {
+        let uses = vec![rz(), Operand::int(0x1f), Operand::reg(lo)];
+        return cx.emit(Opcode::SHF, &["R", "S32", "HI"], vec![Operand::reg(d.part(1, 1))], uses, inst.span);
+    }
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![rz()], inst.span)
 }
 
