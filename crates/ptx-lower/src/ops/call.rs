@@ -424,7 +424,8 @@ pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarTy
         (Opcode::SGXT, &[], vec![Operand::reg(low), Operand::int(i64::from(ty.bits()))])
     } else {
         let mask = (1i64 << ty.bits()) - 1;
-        let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+        let uses =
+            vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
         (Opcode::LOP3, &["LUT"], uses)
     };
     if d.width == 1 {
