@@ -1480,6 +1480,41 @@ fn rewritten_parameter_registers_match_nvidia() {
     matches_nvidia("param_rewritten", 32, args, 0, 64, |t| format!("thread {t}"));
 }
 
+/// `tests/ptx/reg_params.ptx`: device functions with `.reg` parameters
+/// and results, inlined, recursive (through the ABI) and called through a
+/// pointer, and aggregates by value through the ABI, on signed, unsigned
+/// and equal pairs.
+#[test]
+fn register_parameters_match_nvidia() {
+    let mut pairs: Vec<(u32, u32)> = vec![(0, 0), (5, 5), (0xffff_ffff, 1), (0x8000_0000, 0x7fff_ffff), (7, 0x1_0003)];
+    let mut x = 0x2545_f491u32;
+    for _ in 0..59 {
+        xorshift(&mut x);
+        pairs.push((x, x.rotate_left(7) >> (x & 15)));
+    }
+    let n = pairs.len();
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat()).collect();
+    let args = || vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])];
+    let Some(oracle) = nv_oracle::Oracle::for_test("register_parameters_match_nvidia") else { return };
+    // The calls through the ABI run only in the cubin (the interpreter does
+    // not follow calls between Ori functions).
+    for sm in [90, 80] {
+        let block = [n as u32, 1, 1];
+        let want = run_nvidia(&oracle, "reg_params", sm, [1, 1, 1], block, &args()).swap_remove(1);
+        let options = Options { arch: format!("sm_{sm}").parse().unwrap(), ..Options::default() };
+        let output = ptxas::compile(&test_ptx("reg_params.ptx", sm), &options)
+            .unwrap_or_else(|f| panic!("{:#?}", f.report.diagnostics));
+        let kernel = ori_interp::load_kernel(&output.cubin.unwrap(), "reg_params").unwrap();
+        let mut global = Global::new();
+        let (params, buffers) = lay_out(&kernel.func, &args(), &mut global);
+        ori_interp::run_kernel(&kernel, &Launch::new([1, 1, 1], block, params), &mut global).unwrap();
+        let got = global.buffer(buffers[1]).unwrap();
+        for (t, (g, w)) in got.chunks(48).zip(want.chunks(48)).enumerate() {
+            assert_eq!(g, w, "sm_{sm}: thread {t} ({:#x}, {:#x})", pairs[t].0, pairs[t].1);
+        }
+    }
+}
+
 /// `tests/ptx/int16.ptx`: 16-bit shifts (by constants and registers, large
 /// amounts), comparisons, conversions and arithmetic on registers whose
 /// upper halves hold garbage.

@@ -347,10 +347,9 @@ impl Cta<'_> {
             Kind::Idp { two, hi, a_signed, b_signed } => {
                 (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
             }
-            Kind::Sgxt { signed, wrap } => match int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed) {
-                Some(v) => (u64::from(v), no),
-                None => return fault("SGXT of a width above 255 is not modelled"),
-            },
+            Kind::Sgxt { signed, wrap } => {
+                (u64::from(int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed)), no)
+            }
             Kind::Bmsk { wrap } => (u64::from(int::bmsk(u(0)?, u(1)?, wrap)), no),
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);
@@ -559,6 +558,9 @@ impl Cta<'_> {
             }
             Kind::I2f { signed, bits, rnd } => {
                 let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                // `I2F.S16 d, R.H1` converts the high half (NVIDIA's
+                // `cvt.rn.f32.s16` of a `.v2.s16` load's second element).
+                let v = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
                 (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
             Kind::B2r => {

@@ -15,9 +15,14 @@ fn target(sm: u32) -> ori_ir::Target {
     ori_ir::Sm::new(u16::try_from(sm).unwrap_or(u16::MAX)).target()
 }
 
+/// `%gridid` of every launch the interpreter runs (the driver numbers a
+/// context's grids; any number will do).
+const GRID_ID: u64 = 1;
+
 /// Constant bank 0 as the target lays it out (`ori_ir::LaunchBank`):
-/// blockDim, gridDim, the generic address of the local window, the stack
-/// top, the parameters at the parameter base.
+/// blockDim, gridDim, the generic address of the local window, the
+/// dynamic shared memory size, the grid's number, the stack top, the
+/// parameters at the parameter base.
 fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     let target = target(sm);
     let base = target.param_base as usize;
@@ -30,6 +35,10 @@ fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     }
     let window = at.local_window as usize;
     b[window..window + 8].copy_from_slice(&crate::LOCAL_WINDOW.to_le_bytes());
+    let dynamic = at.dynamic_smem as usize;
+    b[dynamic..dynamic + 4].copy_from_slice(&launch.dyn_shared.to_le_bytes());
+    let gridid = at.gridid as usize;
+    b[gridid..gridid + 8].copy_from_slice(&GRID_ID.to_le_bytes());
     let top = target.stack_top as usize;
     b[top..top + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
     b[base..].copy_from_slice(&launch.params);

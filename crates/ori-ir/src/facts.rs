@@ -206,7 +206,8 @@ pub struct Features {
 
 /// Where the driver puts a launch's values in constant bank 0 (probe
 /// `bank0`: `%ntid.x` is `c[0x0][0x0]` before sm_100, `c[0x0][0x360]`
-/// after).
+/// after; `%dynamic_smem_size` and `%gridid` as NVIDIA's sm_75/80/90 and
+/// sm_100 code reads them).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LaunchBank {
     /// `%ntid.x`; `.y` and `.z` follow.
@@ -217,6 +218,10 @@ pub struct LaunchBank {
     pub local_window: i32,
     /// `%nsmid`.
     pub nsmid: i32,
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory bytes.
+    pub dynamic_smem: i32,
+    /// `%gridid`, 64 bits.
+    pub gridid: i32,
 }
 
 /// Everything a pass needs to know about the target.
@@ -349,7 +354,14 @@ const TURING: Target = Target {
     param_base: 0x160,
     stack_top: 0x28,
     global_desc: None,
-    launch_bank: LaunchBank { ntid: 0x0, nctaid: 0xc, local_window: 0x20, nsmid: 0x10c },
+    launch_bank: LaunchBank {
+        ntid: 0x0,
+        nctaid: 0xc,
+        local_window: 0x20,
+        nsmid: 0x10c,
+        dynamic_smem: 0x2c,
+        gridid: 0x30,
+    },
     reserved_shared: 0,
     shared_window: false,
     barrier_reset_prologue: false,
@@ -394,7 +406,14 @@ const BLACKWELL: Target = Target {
     param_base: 0x380,
     stack_top: 0x37c,
     global_desc: Some(0x358),
-    launch_bank: LaunchBank { ntid: 0x360, nctaid: 0x370, local_window: 0x2f8, nsmid: 0x2d0 },
+    launch_bank: LaunchBank {
+        ntid: 0x360,
+        nctaid: 0x370,
+        local_window: 0x2f8,
+        nsmid: 0x2d0,
+        dynamic_smem: 0x16c,
+        gridid: 0x140,
+    },
     isa: BLACKWELL_ISA,
     ..HOPPER
 };

@@ -299,7 +299,7 @@ impl Opcode {
     /// encoder's tables.
     pub fn immediate(self, word: u32) -> crate::Imm {
         use Opcode::*;
-        let unsigned = matches!(self, MOV | UMOV | LOP3 | SEL | SHF | WARPSYNC | VIADD | VABSDIFF);
+        let unsigned = matches!(self, MOV | UMOV | LOP3 | SEL | SHF | SGXT | WARPSYNC | VIADD | VABSDIFF);
         crate::Imm::Int(if unsigned { i64::from(word) } else { i64::from(word as i32) })
     }
 

@@ -291,8 +291,12 @@ impl Copies {
         if let Some(guard) = &mut inst.guard {
             guard.pred = self.resolve(guard.pred, state).0;
         }
+        // SASS has one immediate slot: `IMAD d, a, b, 0x3` or `FFMA d, a, b,
+        // 0.5` already fills it with the addend.
+        let addend_imm = matches!(op, Opcode::IMAD | Opcode::FFMA)
+            && matches!(inst.uses.get(2).map(|u| &u.kind), Some(OperandKind::Imm(_)));
         for (slot, operand) in inst.uses.iter_mut().enumerate() {
-            let plain = operand.flags == OperandFlags::default();
+            let plain = operand.flags == OperandFlags::default() && !(addend_imm && slot == 1);
             match &mut operand.kind {
                 OperandKind::Reg(reg) => {
                     let (last, imm) = self.resolve(*reg, state);

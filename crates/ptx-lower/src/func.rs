@@ -110,11 +110,11 @@ pub(crate) struct Lowerer<'m> {
     callees: &'m HashMap<&'m str, &'m ast::Function>,
     /// Device functions compiled on their own: calls go through the ABI.
     out_of_line: &'m HashSet<&'m str>,
-    /// Width in words of each call-sequence `.param` variable (numbered).
-    param_widths: HashMap<String, u8>,
+    /// Shape of each call-sequence `.param` variable (numbered).
+    param_shapes: HashMap<String, ops::call::Shape>,
     /// In an out-of-line function: the virtual register holding the return
     /// address, and the result parameters with their widths.
-    abi_return: Option<(Reg, Vec<(&'m str, u8)>)>,
+    abi_return: Option<(Reg, Vec<ops::call::Formal<'m>>)>,
     /// Device functions being inlined, innermost last (a call of one of
     /// them is recursive).
     inlining: Vec<&'m str>,
@@ -224,7 +224,7 @@ impl<'m> Lowerer<'m> {
             const_ptrs: HashMap::new(),
             param_ptrs: HashMap::new(),
             consts: HashMap::new(),
-            counts: Counts::of(&body.statements),
+            counts: Counts::of_function(f, &body.statements),
             contraction: Contraction::default(),
             guard: None,
             lane_offsets: HashMap::new(),
@@ -234,7 +234,7 @@ impl<'m> Lowerer<'m> {
             converged: true,
             callees,
             out_of_line,
-            param_widths: HashMap::new(),
+            param_shapes: HashMap::new(),
             abi_return: None,
             inlining: Vec::new(),
             ret_target: None,
@@ -251,6 +251,9 @@ impl<'m> Lowerer<'m> {
         cx.current = Some(entry);
         let mut errors = Vec::new();
         if kind == FunctionKind::Func {
+            for d in f.params.iter().chain(&f.returns).flatten().filter(|d| d.space == StateSpace::Reg) {
+                cx.regs.declare(d).map_err(|e| vec![e])?;
+            }
             let abi = ops::call::param_words(f.params.iter().flatten())
                 .and_then(|params| {
                     let calls = crate::callgraph::has_calls(&body.statements);
@@ -311,12 +314,12 @@ impl<'m> Lowerer<'m> {
                 // `st.param`. Each declaration is a new variable (callees
                 // declare the same names), named apart by a number.
                 Statement::Decl(d) if d.space == StateSpace::Param => {
-                    let widths = ops::call::param_words([d]).ok();
-                    for (k, n) in d.names.iter().enumerate() {
+                    let shape = ops::call::Shape::of(d).ok();
+                    for n in &d.names {
                         let unique = format!("{}#{}", n.name.name.as_str(), self.param_decls);
                         self.param_decls += 1;
-                        if let Some(&(_, w)) = widths.as_ref().and_then(|w| w.get(k)) {
-                            self.param_widths.insert(unique.clone(), w);
+                        if let Some(shape) = shape {
+                            self.param_shapes.insert(unique.clone(), shape);
                         }
                         self.param_aliases.insert(n.name.name.as_str().to_string(), unique);
                     }
@@ -456,28 +459,45 @@ impl<'m> Lowerer<'m> {
             return Err(at(inst.span, format!("lowering of the recursive call of '{fname}' is not supported yet")));
         }
         let Some(body) = &callee.body else { return Err(at(inst.span, "internal: callee without a body")) };
-        let names = |decls: Option<&'m Vec<ast::VarDecl>>| -> Vec<&'m str> {
-            decls.into_iter().flatten().flat_map(|d| d.names.iter().map(|n| n.name.name.as_str())).collect()
-        };
         if self.guard.is_some() {
             return Err(at(inst.span, "lowering of a guarded call is not supported yet"));
         }
-        // The arguments as the caller names them, then the callee's scope.
+        let formals = |decls: Option<&'m Vec<ast::VarDecl>>| {
+            decls.into_iter().flatten().flat_map(|d| d.names.iter().map(move |n| (d, n.name.name.as_str())))
+        };
+        // The arguments as the caller names them: a `.param` formal stands
+        // for the caller's `.param` variable, a `.reg` one gets the
+        // caller's value (register or immediate) on entry, and a `.reg`
+        // result is copied to the caller's register on the way out.
         let mut bindings = Vec::new();
-        let formals = names(callee.params.as_ref()).into_iter().zip(args);
-        for (formal, actual) in formals.chain(names(callee.returns.as_ref()).into_iter().zip(rets)) {
-            let ast::ExprKind::Name(a, None) = &actual.kind else {
-                return Err(at(actual.span, "lowering of this call argument is not supported yet"));
-            };
-            let resolved =
-                self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.as_str().to_string());
-            bindings.push((formal.to_string(), resolved));
+        let mut reg_args = Vec::new();
+        let mut reg_rets = Vec::new();
+        for ((decl, formal), actual) in formals(callee.params.as_ref()).zip(args) {
+            if decl.space == StateSpace::Reg {
+                let width = match decl.ty {
+                    ast::DeclType::Scalar(ty) => Some(crate::regs::shape(ty).1),
+                    _ => None,
+                };
+                reg_args.push((decl, formal, self.call_value(actual, width)?));
+                continue;
+            }
+            bindings.push((formal.to_string(), self.param_alias(actual)?));
+        }
+        for ((decl, formal), actual) in formals(callee.returns.as_ref()).zip(rets) {
+            if decl.space == StateSpace::Reg {
+                let ast::ExprKind::Name(a, None) = &actual.kind else {
+                    return Err(at(actual.span, "lowering of this call result is not supported yet"));
+                };
+                reg_rets.push((decl, formal, self.reg(a.name.as_str(), actual.span)?));
+                continue;
+            }
+            bindings.push((formal.to_string(), self.param_alias(actual)?));
         }
         let caller_aliases = std::mem::replace(&mut self.param_aliases, bindings.into_iter().collect());
         let cont = self.block();
         let saved = (
             std::mem::take(&mut self.regs),
-            std::mem::replace(&mut self.counts, Counts::of(&body.statements)),
+            std::mem::replace(&mut self.counts, Counts::of_function(callee, &body.statements)),
             std::mem::take(&mut self.contraction),
             std::mem::take(&mut self.products),
             std::mem::take(&mut self.param_values),
@@ -492,8 +512,13 @@ impl<'m> Lowerer<'m> {
         self.inlining.push(fname);
         let call_loc = self.loc;
         let mut errors = Vec::new();
+        if let Err(e) = self.bind_reg_formals(&reg_args, &reg_rets, inst.span) {
+            errors.push(e);
+        }
         self.statements(&body.statements, &mut errors);
         self.inlining.pop();
+        let results: Vec<(Reg, Reg)> =
+            reg_rets.iter().filter_map(|&(_, formal, caller)| Some((self.regs.existing(formal)?, caller))).collect();
         // The caller's `.loc` is in force again after the call.
         self.loc = call_loc;
         if self.current.is_some() {
@@ -517,6 +542,12 @@ impl<'m> Lowerer<'m> {
         self.order.push(cont);
         self.current = Some(cont);
         self.converged = false;
+        for (formal, caller) in results {
+            if let Err(e) = ops::call::move_words(self, caller, formal, inst.span) {
+                errors.push(e);
+            }
+        }
+        self.forget_results(rets);
         match errors.into_iter().next() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -526,24 +557,22 @@ impl<'m> Lowerer<'m> {
     /// A call through the ABI (`ops/call.rs`) of out-of-line function
     /// `target`, or through the pointer in register `target`.
     fn abi_call(&mut self, inst: &Instruction, target: &str, rets: &[ast::Expr], args: &[ast::Expr]) -> Lowered {
-        let params = |list: &[ast::Expr]| -> Lowered<Vec<(String, u8)>> {
-            list.iter()
-                .map(|e| {
-                    let ast::ExprKind::Name(a, None) = &e.kind else {
-                        return Err(at(e.span, "lowering of this call argument is not supported yet"));
-                    };
-                    let name = self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.to_string());
-                    let width = self.param_widths.get(&name).copied().ok_or_else(|| {
-                        at(
-                            e.span,
-                            "lowering of a call argument that is not a call-sequence .param is not supported yet",
-                        )
-                    })?;
-                    Ok((name, width))
-                })
-                .collect()
-        };
-        let (args, rets) = (params(args)?, params(rets)?);
+        let formals = self.callees.get(target).map(|f| ops::call::param_words(f.params.iter().flatten()));
+        let formals = formals.transpose()?.unwrap_or_default();
+        let mut passed_args = Vec::with_capacity(args.len());
+        for (k, e) in args.iter().enumerate() {
+            let value = match (&e.kind, formals.get(k)) {
+                (ast::ExprKind::Int { .. }, Some(f)) if !f.shape.aggregate => {
+                    ops::call::Passed { pieces: vec![self.call_value(e, Some(f.shape.words))?], shape: f.shape }
+                }
+                _ => self.passed(e, false)?,
+            };
+            passed_args.push(value);
+        }
+        let mut passed_rets = Vec::with_capacity(rets.len());
+        for e in rets {
+            passed_rets.push(self.passed(e, true)?);
+        }
         let callee = if self.regs.ty(target).is_some() {
             ops::call::Callee::Pointer(self.reg(target, inst.span)?)
         } else if let Some(slot) = self.globals.extern_function(target) {
@@ -551,7 +580,104 @@ impl<'m> Lowerer<'m> {
         } else {
             ops::call::Callee::Direct(target)
         };
-        ops::call::call(self, callee, &args, &rets, inst.span)
+        ops::call::call(self, callee, &passed_args, &passed_rets, inst.span)?;
+        self.forget_results(rets);
+        Ok(())
+    }
+
+    /// The value of argument `e` of an inlined call, in the caller: a
+    /// register, or an immediate moved into a fresh register `width` words
+    /// wide (the formal's width).
+    fn call_value(&mut self, e: &ast::Expr, width: Option<u8>) -> Lowered<Reg> {
+        match &e.kind {
+            ast::ExprKind::Name(a, None) if self.regs.ty(a.name.as_str()).is_some() => {
+                ops::read_reg(self, a.name.as_str(), e.span)
+            }
+            ast::ExprKind::Int { value, .. } => {
+                let width = width.ok_or_else(|| at(e.span, "lowering of this call argument is not supported yet"))?;
+                let t = self.temp(RegFile::R, width);
+                let words = (0..width).map(|w| (*value >> (32 * u32::from(w))) as u32);
+                for (w, word) in words.enumerate() {
+                    let part = if width == 1 { t } else { t.part(w as u8, 1) };
+                    let def = if w == 0 && width > 1 { Operand::reg(part).undef() } else { Operand::reg(part) };
+                    self.emit(Opcode::MOV, &[], vec![def], vec![Operand::int(i64::from(word))], e.span)?;
+                }
+                Ok(t)
+            }
+            _ => Err(at(e.span, "lowering of this call argument is not supported yet")),
+        }
+    }
+
+    /// Argument or result `e` of a call through the ABI, in the caller: a
+    /// register, or a call-sequence `.param` variable's storage (`write`:
+    /// for a result).
+    fn passed(&mut self, e: &ast::Expr, write: bool) -> Lowered<ops::call::Passed> {
+        let ast::ExprKind::Name(a, None) = &e.kind else {
+            return Err(at(e.span, "lowering of this call argument is not supported yet"));
+        };
+        if self.regs.ty(a.name.as_str()).is_some() {
+            let reg =
+                if write { self.reg(a.name.as_str(), e.span)? } else { ops::read_reg(self, a.name.as_str(), e.span)? };
+            let shape = ops::call::Shape { words: reg.width, align: reg.width, aggregate: false };
+            return Ok(ops::call::Passed { pieces: vec![reg], shape });
+        }
+        let name = self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.to_string());
+        let shape = self.param_shapes.get(&name).copied().ok_or_else(|| {
+            at(e.span, "lowering of a call argument that is not a call-sequence .param is not supported yet")
+        })?;
+        let formal = ops::call::Formal { name: &name, shape, in_reg: false };
+        Ok(ops::call::Passed { pieces: ops::call::pieces(self, &formal, write, e.span)?, shape })
+    }
+
+    /// The `.param` variable a call's argument names, as seen from here.
+    fn param_alias(&self, actual: &ast::Expr) -> Lowered<String> {
+        let ast::ExprKind::Name(a, None) = &actual.kind else {
+            return Err(at(actual.span, "lowering of this call argument is not supported yet"));
+        };
+        Ok(self.param_aliases.get(a.name.as_str()).cloned().unwrap_or_else(|| a.name.as_str().to_string()))
+    }
+
+    /// In an inlined body's fresh scope: its `.reg` parameters and results
+    /// declared, each parameter sharing the caller's register when the body
+    /// never writes it, else a copy of the caller's value.
+    fn bind_reg_formals(
+        &mut self,
+        args: &[(&'m ast::VarDecl, &'m str, Reg)],
+        rets: &[(&'m ast::VarDecl, &'m str, Reg)],
+        span: Span,
+    ) -> Lowered {
+        let mut declared: Vec<&ast::VarDecl> = Vec::new();
+        for &(decl, ..) in args.iter().chain(rets) {
+            if !declared.iter().any(|d| std::ptr::eq(*d, decl)) {
+                self.regs.declare(decl)?;
+                declared.push(decl);
+            }
+        }
+        for &(_, formal, value) in args {
+            if self.single_def(formal) && self.regs.alias(formal, value) {
+                continue;
+            }
+            let reg = self.reg(formal, span)?;
+            if reg.file != value.file || reg.width != value.width {
+                return Err(at(
+                    span,
+                    "lowering of an argument of another shape than its parameter is not supported yet",
+                ));
+            }
+            ops::call::move_words(self, reg, value, span)?;
+        }
+        Ok(())
+    }
+
+    /// After a call: what was known about the registers it wrote is gone.
+    fn forget_results(&mut self, rets: &[ast::Expr]) {
+        for e in rets {
+            if let ast::ExprKind::Name(a, None) = &e.kind
+                && let Some(reg) = self.regs.existing(a.name.as_str())
+            {
+                self.clobber(a.name.as_str(), reg);
+            }
+        }
     }
 
     /// `ret` of an out-of-line function (`ops/call.rs`); `None` in a kernel.

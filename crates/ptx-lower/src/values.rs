@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ptx_syntax::ast::{Expr, ExprKind, Instruction, Statement};
+use ptx_syntax::ast::{self, Expr, ExprKind, Instruction, StateSpace, Statement};
 
 /// A PTX register that holds a kernel parameter for the whole function.
 #[derive(Copy, Clone, Debug)]
@@ -45,6 +45,17 @@ impl Counts {
         counts
     }
 
+    /// The counts of a function's body, its `.reg` parameters written once
+    /// on entry (the caller's values).
+    pub fn of_function(f: &ast::Function, statements: &[Statement]) -> Counts {
+        let mut counts = Counts::of(statements);
+        let regs = f.params.iter().flatten().filter(|d| d.space == StateSpace::Reg);
+        for n in regs.flat_map(|d| &d.names) {
+            *counts.defs.entry(n.name.name.as_str().to_string()).or_insert(0) += 1;
+        }
+        counts
+    }
+
     fn walk(&mut self, statements: &[Statement]) {
         for s in statements {
             match s {
@@ -52,7 +63,10 @@ impl Counts {
                     let bump = |map: &mut HashMap<String, u32>, e: &Expr| {
                         e.for_each_name(&mut |n| *map.entry(n.name.as_str().to_string()).or_insert(0) += 1)
                     };
-                    let writes = writes_first_operand(i);
+                    // `call (rets), f, ...` writes the registers of its result list.
+                    let writes = writes_first_operand(i)
+                        || (i.opcode.name.as_str() == "call"
+                            && matches!(i.operands.first().map(|e| &e.kind), Some(ExprKind::List(_))));
                     for (k, e) in i.operands.iter().enumerate() {
                         bump(if k == 0 && writes { &mut self.defs } else { &mut self.reads }, e);
                     }

@@ -41,6 +41,7 @@ FORMS = [
     ("div.rz.ftz.f32", 2), ("div.rm.ftz.f32", 2), ("div.rp.ftz.f32", 2),
     ("rsqrt.approx.f64", 1),
     ("div.u64", 2), ("div.s64", 2), ("rem.u64", 2), ("rem.s64", 2),
+    ("div.full.ftz.f32", 2),
 ]
 
 # Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90,
@@ -210,7 +211,11 @@ def convert(op, arity, sm, work):
             # Addresses are `tid * width + base`; integer division's own
             # IMAD.WIDE products (of registers) stay.
             stride = len(i.uses) > 1 and i.uses[1] in ("0x4", "0x8")
-            wide_address = i.op.startswith("IMAD.WIDE") and (stride or not integer)
+            # sm_80 adds a buffer's base from the bank with the stride in
+            # a register (`IMAD.WIDE.U32 R2, R0, R5, c[0x0][0x160]`).
+            base = any(int(m.group(1), 16) in params for u in i.uses
+                       for m in [re.search(r"c\[0x0\]\[(0x[0-9a-f]+)\]", u)] if m)
+            wide_address = i.op.startswith("IMAD.WIDE") and (stride or base or not integer)
             if i.op in DROP or i.op.startswith("LDG") or wide_address:
                 continue
             if i.op.startswith("STG"):

@@ -223,6 +223,12 @@ impl Validator {
             Some(scope) => scope,
             None => &mut self.module_scope,
         };
+        if decl.space == StateSpace::Param && decl.vector().is_some() {
+            for d in &decl.names {
+                let message = format!("Variable '{}' cannot be allocated in .param state space", d.name.name);
+                self.diags.push(Diagnostic::error(decl.span, message));
+            }
+        }
         let kind = match (decl.space, decl.vector(), decl.ty) {
             (StateSpace::Reg, Some(n), DeclType::Scalar(t)) => SymbolKind::VectorReg(t, n),
             _ => SymbolKind::Variable(decl.space, decl.ty),

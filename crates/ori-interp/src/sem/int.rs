@@ -151,19 +151,18 @@ pub fn flo(x: u32, signed: bool, shift_amount: bool) -> u32 {
 }
 
 /// `SGXT[.U32]`: the low `bits` bits of `a`, sign-extended from the top
-/// one unless `signed` is false. NVIDIA's `bfe.{u32,s32}` with register
-/// operands is `SHF.R` by the position then `SGXT` by the length byte
-/// (0..=255), which computes PTX's `bfe` only if a width of 0 gives 0 and
-/// a width of 32 or more keeps `a`: so they are modelled. Wider widths
-/// (no NVIDIA code seen passes one) are not (`None`).
-pub fn sgxt(a: u32, bits: u32, signed: bool) -> Option<u32> {
-    Some(match bits {
+/// one unless `signed` is false; a width of 0 gives 0 and one of 32 or
+/// more keeps `a`. NVIDIA's `szext.clamp.{s32,u32} d, a, b` is `SGXT[.U32]
+/// d, a, b` of the whole 32-bit `b`, which the PTX ISA defines so (and its
+/// `bfe.{u32,s32}` is `SHF.R` by the position then `SGXT` by the length
+/// byte, PTX's `bfe` under the same rule).
+pub fn sgxt(a: u32, bits: u32, signed: bool) -> u32 {
+    match bits {
         0 => 0,
         1..=31 if signed => ((a << (32 - bits)) as i32 >> (32 - bits)) as u32,
         1..=31 => a & ((1 << bits) - 1),
-        32..=255 => a,
-        _ => return None,
-    })
+        _ => a,
+    }
 }
 
 /// `BMSK[.W] d, pos, width`: PTX's `bmsk.{clamp,wrap}.b32` (one `BMSK` in
@@ -213,12 +212,13 @@ mod tests {
 
     #[test]
     fn sgxt_extends_the_low_bits() {
-        assert_eq!(super::sgxt(0x1234_56ff, 7, false), Some(0x7f));
-        assert_eq!(super::sgxt(0x40, 7, true), Some(0xffff_ffc0));
-        assert_eq!(super::sgxt(0x3f, 7, true), Some(0x3f));
-        assert_eq!(super::sgxt(5, 0, false), Some(0));
-        assert_eq!(super::sgxt(0x8000_0001, 40, true), Some(0x8000_0001));
-        assert_eq!(super::sgxt(5, 256, false), None);
+        assert_eq!(super::sgxt(0x1234_56ff, 7, false), 0x7f);
+        assert_eq!(super::sgxt(0x40, 7, true), 0xffff_ffc0);
+        assert_eq!(super::sgxt(0x3f, 7, true), 0x3f);
+        assert_eq!(super::sgxt(5, 0, false), 0);
+        assert_eq!(super::sgxt(0x8000_0001, 40, true), 0x8000_0001);
+        assert_eq!(super::sgxt(5, 256, false), 5);
+        assert_eq!(super::sgxt(0x8000_0001, u32::MAX, true), 0x8000_0001);
     }
 
     #[test]

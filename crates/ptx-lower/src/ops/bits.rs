@@ -43,6 +43,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("bfi", 64) => bfi64(cx, inst),
         ("bfe", 32) => bfe32(cx, inst, ty == ScalarType::S32),
         ("bmsk", 32) => bmsk(cx, inst),
+        ("szext", 32) => szext(cx, inst, ty == ScalarType::S32),
         ("prmt", 32) => prmt(cx, inst),
         ("shf", 32) => shf(cx, inst),
         ("sad", 32) if ty == ScalarType::U32 => sad(cx, inst),
@@ -379,6 +380,27 @@ fn bfe32(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
             let mask = Operand::int(((1u64 << len) - 1) as i64);
             seq.lop3(cx, d, [down.into(), mask, rz()], LUT_AND, guard)
         }
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `szext.{wrap,clamp}.{s32,u32} d, a, n`: `SGXT[.W][.U32] d, a, n`,
+/// NVIDIA's code (`.W` takes `n` modulo 32, without it `n` saturates).
+fn szext(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let sources = [1, 2].map(|i| src(cx, inst, i, ScalarType::B32));
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let [a, n] = sources;
+        let a = seq.in_reg(cx, a?)?;
+        let mods: &[&str] = match (inst.has("wrap"), signed) {
+            (true, true) => &["W"],
+            (true, false) => &["W", "U32"],
+            (false, true) => &[],
+            (false, false) => &["U32"],
+        };
+        seq.op_if(cx, seq.guard, Opcode::SGXT, mods, vec![d.into()], vec![a, n?])
     })();
     seq.finish(cx);
     result

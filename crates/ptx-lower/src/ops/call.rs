@@ -28,9 +28,8 @@
 use ori_ir::abi::CUDA as ABI;
 use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
-use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, VarDecl};
+use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, StateSpace, VarDecl};
 
-use super::unsupported;
 use crate::error::{Lowered, Pending, at};
 use crate::func::Lowerer;
 
@@ -51,25 +50,27 @@ pub(crate) enum Place {
     Stack(u32),
 }
 
-/// The places of values `widths` words wide, in order (NVIDIA's code, sm_90
-/// probes `tests/ptx/calls_stack_args.ptx`): each at the lowest free
-/// register of `R4..R15` aligned to its width (a later 32-bit value fills
+/// The places of values of `shapes`, in order (NVIDIA's code, sm_90
+/// probes `tests/ptx/calls_stack_args.ptx` and aggregates of 8 to 40
+/// bytes): each at the lowest free run of registers of `R4..R15` aligned
+/// to its alignment (a pair or an 8-byte aggregate on an even register, a
+/// 16-byte aligned one on a multiple of four; a later 32-bit value fills
 /// a hole: 11 words, a 64-bit value, a 32-bit one -> R4..R14, the stack,
-/// R15), else on the stack at the next offset aligned to its size.
-pub(crate) fn abi_places(widths: &[u8]) -> Vec<Place> {
+/// R15), else on the stack at the next offset aligned to it.
+pub(crate) fn abi_places(shapes: &[Shape]) -> Vec<Place> {
     let mut used = [false; ARG_WORDS];
     let mut stack = 0u32;
-    widths
+    shapes
         .iter()
-        .map(|&w| {
-            let w = usize::from(w.max(1));
-            match (0..ARG_WORDS).step_by(w).find(|&i| i + w <= ARG_WORDS && used[i..i + w].iter().all(|u| !u)) {
+        .map(|s| {
+            let (w, align) = (usize::from(s.words.max(1)), usize::from(s.align.max(1)));
+            match (0..ARG_WORDS).step_by(align).find(|&i| i + w <= ARG_WORDS && used[i..i + w].iter().all(|u| !u)) {
                 Some(at) => {
                     used[at..at + w].fill(true);
-                    Place::Reg(Reg::phys(RegFile::R, FIRST_ARG + at as u32).wide(w as u8))
+                    Place::Reg(Reg::phys(RegFile::R, FIRST_ARG + at as u32))
                 }
                 None => {
-                    let at = stack.next_multiple_of(4 * w as u32);
+                    let at = stack.next_multiple_of(4 * align as u32);
                     stack = at + 4 * w as u32;
                     Place::Stack(at)
                 }
@@ -79,18 +80,18 @@ pub(crate) fn abi_places(widths: &[u8]) -> Vec<Place> {
 }
 
 /// Bytes of stack the places take.
-fn stack_bytes(places: &[Place], widths: &[u8]) -> u32 {
-    let end = |(p, &w): (&Place, &u8)| match p {
-        Place::Stack(at) => at + 4 * u32::from(w.max(1)),
+fn stack_bytes(places: &[Place], shapes: &[Shape]) -> u32 {
+    let end = |(p, s): (&Place, &Shape)| match p {
+        Place::Stack(at) => at + 4 * u32::from(s.words.max(1)),
         Place::Reg(_) => 0,
     };
-    places.iter().zip(widths).map(end).max().unwrap_or(0)
+    places.iter().zip(shapes).map(end).max().unwrap_or(0)
 }
 
-/// The ABI registers of values `widths` words wide (results), `None` when
-/// some would go on the stack.
-pub(crate) fn abi_regs(widths: &[u8]) -> Option<Vec<Reg>> {
-    abi_places(widths)
+/// The first ABI register of each value of `shapes` (results), `None`
+/// when some would go on the stack.
+pub(crate) fn abi_regs(shapes: &[Shape]) -> Option<Vec<Reg>> {
+    abi_places(shapes)
         .into_iter()
         .map(|p| match p {
             Place::Reg(r) => Some(r),
@@ -115,8 +116,8 @@ pub(crate) fn outgoing_bytes(
         let Some(ExprKind::Name(name, None)) = target.map(|t| &t.kind) else { return };
         let Some(f) = callees.get(name.name.as_str()) else { return };
         let Ok(params) = param_words(f.params.iter().flatten()) else { return };
-        let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
-        bytes = bytes.max(stack_bytes(&abi_places(&widths), &widths));
+        let shapes: Vec<Shape> = params.iter().map(|p| p.shape).collect();
+        bytes = bytes.max(stack_bytes(&abi_places(&shapes), &shapes));
     });
     bytes
 }
@@ -132,29 +133,96 @@ fn local_size(width: u8) -> &'static [&'static str] {
     if width == 2 { &["64"] } else { &[] }
 }
 
-/// The names and widths in words of `.param` declarations: scalars only
-/// (aggregates by value would need the stack part of the ABI).
-pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<(&'a str, u8)>, Pending> {
+/// How a value crosses a call: its size and alignment in 32-bit words,
+/// and whether it is a `.param` array (an aggregate by value, kept as one
+/// slot per word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub words: u8,
+    pub align: u8,
+    pub aggregate: bool,
+}
+
+impl Shape {
+    /// The shape of declaration `d`'s variables.
+    pub fn of(d: &VarDecl) -> Result<Shape, Pending> {
+        let unsupported = || at(d.span, "lowering of this parameter is not supported yet");
+        let DeclType::Scalar(ty) = d.ty else { return Err(unsupported()) };
+        if d.vector().is_some() {
+            return Err(unsupported());
+        }
+        if d.names.iter().any(|n| !n.dims.is_empty()) {
+            // Aggregates of whole words (measured: 8 to 24 bytes aligned to
+            // 4, 8 and 16 travel in registers word by word).
+            let [n] = d.names.as_slice() else { return Err(unsupported()) };
+            let bytes = n.dims.iter().try_fold(u64::from(ty.bits() / 8), |acc, &k| acc.checked_mul(k?));
+            let align = d.align().unwrap_or(u64::from(ty.bits() / 8));
+            return match bytes {
+                Some(b @ 4..=1020) if b % 4 == 0 && matches!(align, 4 | 8 | 16) => {
+                    Ok(Shape { words: (b / 4) as u8, align: (align / 4) as u8, aggregate: true })
+                }
+                _ => {
+                    Err(at(d.span, "lowering of an aggregate argument of this size or alignment is not supported yet"))
+                }
+            };
+        }
+        match ty.bits() {
+            1..=32 => Ok(Shape { words: 1, align: 1, aggregate: false }),
+            64 => Ok(Shape { words: 2, align: 2, aggregate: false }),
+            _ => Err(unsupported()),
+        }
+    }
+}
+
+/// A parameter or result of a function: a `.param` variable (storage made
+/// at its first use, `Lowerer::param_slot`) or a `.reg` register.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Formal<'a> {
+    pub name: &'a str,
+    pub shape: Shape,
+    /// Declared `.reg`: the value lives in the register of that name.
+    pub in_reg: bool,
+}
+
+/// The formals of parameter or result declarations.
+pub(crate) fn param_words<'a>(decls: impl IntoIterator<Item = &'a VarDecl>) -> Result<Vec<Formal<'a>>, Pending> {
     let mut out = Vec::new();
     for d in decls {
-        let DeclType::Scalar(ty) = d.ty else {
-            return Err(at(d.span, "lowering of this parameter is not supported yet"));
-        };
-        for n in &d.names {
-            if d.vector().is_some() || !n.dims.is_empty() || ty.bits() > 64 {
-                return Err(at(
-                    d.span,
-                    "lowering of an aggregate argument of an out-of-line call is not supported yet",
-                ));
-            }
-            out.push((n.name.name.as_str(), if ty.bits() > 32 { 2 } else { 1 }));
+        let shape = Shape::of(d)?;
+        let in_reg = d.space == StateSpace::Reg;
+        if in_reg && matches!(d.ty, DeclType::Scalar(ty) if ty.bits() < 32) {
+            // NVIDIA's ptxas refuses most of these whenever the ABI is on.
+            return Err(at(d.span, "lowering of a predicate, 8-bit or 16-bit register parameter is not supported"));
         }
+        out.extend(d.names.iter().map(|n| Formal { name: n.name.name.as_str(), shape, in_reg }));
     }
     Ok(out)
 }
 
+/// The registers of a value crossing a call, in order: a register, a
+/// `.param` scalar's slot, or an aggregate's word slots. `write`: the
+/// slots are about to be written (else read, a word of a wider slot
+/// counting).
+pub(crate) fn pieces(cx: &mut Lowerer<'_>, f: &Formal<'_>, write: bool, span: Span) -> Lowered<Vec<Reg>> {
+    if f.in_reg {
+        return Ok(vec![cx.reg(f.name, span)?]);
+    }
+    let slot = |cx: &mut Lowerer<'_>, offset: i64, width: u8| {
+        let slot = if write {
+            cx.param_slot(f.name, offset, width, span)?
+        } else {
+            cx.param_slot_read(f.name, offset, width, span)?
+        };
+        slot.ok_or_else(|| at(span, "internal: parameter without storage"))
+    };
+    if !f.shape.aggregate {
+        return Ok(vec![slot(cx, 0, f.shape.words)?]);
+    }
+    (0..f.shape.words).map(|w| slot(cx, 4 * i64::from(w), 1)).collect()
+}
+
 /// `dst = src` word by word (`dst` or `src` may be physical ABI registers).
-fn move_words(cx: &mut Lowerer<'_>, dst: Reg, src: Reg, span: Span) -> Lowered {
+pub(crate) fn move_words(cx: &mut Lowerer<'_>, dst: Reg, src: Reg, span: Span) -> Lowered {
     // Word `w` of a register: a part of a virtual tuple, or the next
     // physical register.
     let word = |r: Reg, w: u8| match (r.width, r.is_virtual) {
@@ -182,24 +250,52 @@ pub(crate) enum Callee<'a> {
     External(u32),
 }
 
+/// A value crossing a call: its registers in the caller or callee
+/// ([`pieces`]) and its shape.
+pub(crate) struct Passed {
+    pub pieces: Vec<Reg>,
+    pub shape: Shape,
+}
+
+/// Moves each piece of `value` to or from (`into_abi`) the ABI registers
+/// from `first` on.
+fn move_pieces(cx: &mut Lowerer<'_>, value: &Passed, first: Reg, into_abi: bool, span: Span) -> Lowered {
+    let mut at = first.num;
+    for &piece in &value.pieces {
+        let abi = Reg::phys(RegFile::R, at).wide(piece.width);
+        let (dst, src) = if into_abi { (abi, piece) } else { (piece, abi) };
+        move_words(cx, dst, src, span)?;
+        at += u32::from(piece.width);
+    }
+    Ok(())
+}
+
+/// Stores (`store`) or loads the pieces of `value` at `[R1 + offset]` on.
+fn stack_pieces(cx: &mut Lowerer<'_>, value: &Passed, offset: i64, store: bool, span: Span) -> Lowered {
+    let mut at = offset;
+    for &piece in &value.pieces {
+        if store {
+            let uses = vec![stack_slot(at), Operand::reg(piece)];
+            cx.emit(Opcode::STL, local_size(piece.width), vec![], uses, span)?;
+        } else {
+            cx.emit(Opcode::LDL, local_size(piece.width), vec![Operand::reg(piece)], vec![stack_slot(at)], span)?;
+        }
+        at += 4 * i64::from(piece.width);
+    }
+    Ok(())
+}
+
 /// `call (rets), f, (args)` of an out-of-line function or through a
-/// pointer: the argument `.param` variables into the ABI registers, the
-/// return address, the call, the results out of the ABI registers into
-/// the caller's return `.param` variables. `args` and `rets` are the
-/// caller's `.param` names (resolved) with their widths.
-pub(crate) fn call(
-    cx: &mut Lowerer<'_>,
-    callee: Callee<'_>,
-    args: &[(String, u8)],
-    rets: &[(String, u8)],
-    span: Span,
-) -> Lowered {
+/// pointer: the arguments into the ABI registers, the return address, the
+/// call, the results out of the ABI registers. `args` and `rets` are the
+/// caller's registers for them (`.param` storage or PTX registers).
+pub(crate) fn call(cx: &mut Lowerer<'_>, callee: Callee<'_>, args: &[Passed], rets: &[Passed], span: Span) -> Lowered {
     if cx.guard.is_some() {
         return Err(at(span, "lowering of a guarded call is not supported yet"));
     }
-    let widths: Vec<u8> = args.iter().map(|a| a.1).collect();
-    let places = abi_places(&widths);
-    if stack_bytes(&places, &widths) > cx.outgoing {
+    let shapes: Vec<Shape> = args.iter().map(|a| a.shape).collect();
+    let places = abi_places(&shapes);
+    if stack_bytes(&places, &shapes) > cx.outgoing {
         // Only direct calls of the module's functions were counted.
         return Err(at(
             span,
@@ -207,16 +303,11 @@ pub(crate) fn call(
         ));
     }
     let too_many = || at(span, "lowering of a call with results on the stack is not supported yet");
-    let ret_regs = abi_regs(&rets.iter().map(|r| r.1).collect::<Vec<_>>()).ok_or_else(too_many)?;
-    for ((name, width), place) in args.iter().zip(&places) {
-        let slot =
-            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: argument without storage"))?;
+    let ret_regs = abi_regs(&rets.iter().map(|r| r.shape).collect::<Vec<_>>()).ok_or_else(too_many)?;
+    for (arg, place) in args.iter().zip(&places) {
         match *place {
-            Place::Reg(abi) => move_words(cx, abi, slot, span)?,
-            Place::Stack(offset) => {
-                let uses = vec![stack_slot(offset.into()), Operand::reg(slot)];
-                cx.emit(Opcode::STL, local_size(*width), vec![], uses, span)?;
-            }
+            Place::Reg(abi) => move_pieces(cx, arg, abi, true, span)?,
+            Place::Stack(offset) => stack_pieces(cx, arg, offset.into(), true, span)?,
         }
     }
     if let Callee::External(slot) = callee {
@@ -238,9 +329,8 @@ pub(crate) fn call(
             cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![Operand::reg(lo), Operand::label(start)], span)?;
         }
     }
-    for ((name, width), abi) in rets.iter().zip(&ret_regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
-        move_words(cx, slot, *abi, span)?;
+    for (ret, &abi) in rets.iter().zip(&ret_regs) {
+        move_pieces(cx, ret, abi, false, span)?;
     }
     cx.after_call();
     Ok(())
@@ -282,17 +372,15 @@ fn external_call(cx: &mut Lowerer<'_>, slot: u32, span: Span) -> Lowered {
 /// registers into their `.param` storage, and, when it makes calls of its
 /// own (`calls`), the return address into a virtual register kept across
 /// them. Returns where the return address is (`R20` in a leaf).
-pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool, span: Span) -> Lowered<Reg> {
-    let widths: Vec<u8> = params.iter().map(|p| p.1).collect();
-    for ((name, width), place) in params.iter().zip(abi_places(&widths)) {
-        let slot =
-            cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: parameter without storage"))?;
+pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[Formal<'_>], calls: bool, span: Span) -> Lowered<Reg> {
+    let shapes: Vec<Shape> = params.iter().map(|p| p.shape).collect();
+    for (param, place) in params.iter().zip(abi_places(&shapes)) {
+        let value = Passed { pieces: pieces(cx, param, true, span)?, shape: param.shape };
         match place {
-            Place::Reg(abi) => move_words(cx, slot, abi, span)?,
+            Place::Reg(abi) => move_pieces(cx, &value, abi, false, span)?,
             // Above the frame this function will make (OriSetupStackFrame).
             Place::Stack(offset) => {
-                let addr = stack_slot(ori_ir::INCOMING_ARGS + i64::from(offset));
-                cx.emit(Opcode::LDL, local_size(*width), vec![Operand::reg(slot)], vec![addr], span)?;
+                stack_pieces(cx, &value, ori_ir::INCOMING_ARGS + i64::from(offset), false, span)?;
             }
         }
     }
@@ -306,15 +394,15 @@ pub(crate) fn prologue(cx: &mut Lowerer<'_>, params: &[(&str, u8)], calls: bool,
 
 /// `ret` of an out-of-line function: the results into the ABI registers,
 /// the return address back into `R20`, `RET.REL.NODEC R20, kernel`.
-pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[(&str, u8)], ra: Reg, span: Span) -> Lowered {
+pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[Formal<'_>], ra: Reg, span: Span) -> Lowered {
     if cx.guard.is_some() {
         return Err(at(span, "lowering of a guarded ret is not supported yet"));
     }
-    let widths: Vec<u8> = rets.iter().map(|r| r.1).collect();
-    let regs = abi_regs(&widths).ok_or_else(|| at(span, "lowering of results on the stack is not supported yet"))?;
-    for ((name, width), abi) in rets.iter().zip(regs) {
-        let slot = cx.param_slot(name, 0, *width, span)?.ok_or_else(|| at(span, "internal: result without storage"))?;
-        move_words(cx, abi, slot, span)?;
+    let shapes: Vec<Shape> = rets.iter().map(|r| r.shape).collect();
+    let regs = abi_regs(&shapes).ok_or_else(|| at(span, "lowering of results on the stack is not supported yet"))?;
+    for (result, abi) in rets.iter().zip(regs) {
+        let value = Passed { pieces: pieces(cx, result, false, span)?, shape: result.shape };
+        move_pieces(cx, &value, abi, true, span)?;
     }
     if ra != RETURN_ADDRESS {
         cx.emit(Opcode::MOV, &[], vec![RETURN_ADDRESS.into()], vec![ra.into()], span)?;
@@ -325,21 +413,30 @@ pub(crate) fn ret(cx: &mut Lowerer<'_>, rets: &[(&str, u8)], ra: Reg, span: Span
     Ok(())
 }
 
-/// `ld.param.{u8,u16} d, [p]` of a call-sequence `.param` (stored whole):
-/// its low bits, zero-extended into `d` (`LOP3.LUT` with the mask; a
-/// 64-bit `d` gets a zero high word).
+/// `ld.param.{u8,u16,s8,s16} d, [p]` of a call-sequence `.param` (stored
+/// whole): its low bits, zero-extended into `d` (`LOP3.LUT` with the mask)
+/// or sign-extended (`SGXT`); a 64-bit `d` gets the high word to match.
 pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType, d: Reg, slot: Reg) -> Lowered {
-    if matches!(ty, ScalarType::S8 | ScalarType::S16) {
-        return Err(unsupported(inst));
-    }
-    let mask = (1i64 << ty.bits()) - 1;
+    let signed = matches!(ty, ScalarType::S8 | ScalarType::S16);
     let low = if slot.width == 1 { slot } else { slot.part(0, 1) };
     let rz = || Operand::reg(Reg::RZ);
-    let uses = vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+    let (op, mods, uses): (Opcode, &[&str], _) = if signed {
+        (Opcode::SGXT, &[], vec![Operand::reg(low), Operand::int(i64::from(ty.bits()))])
+    } else {
+        let mask = (1i64 << ty.bits()) - 1;
+        let uses =
+            vec![Operand::reg(low), Operand::int(mask), rz(), Operand::int(0xc0), Operand::reg(Reg::PT).inverted()];
+        (Opcode::LOP3, &["LUT"], uses)
+    };
     if d.width == 1 {
-        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+        return cx.emit(op, mods, vec![d.into()], uses, inst.span);
     }
-    cx.emit(Opcode::LOP3, &["LUT"], vec![Operand::reg(d.part(0, 1)).undef()], uses, inst.span)?;
+    let lo = d.part(0, 1);
+    cx.emit(op, mods, vec![Operand::reg(lo).undef()], uses, inst.span)?;
+    if signed {
+        let uses = vec![rz(), Operand::int(0x1f), Operand::reg(lo)];
+        return cx.emit(Opcode::SHF, &["R", "S32", "HI"], vec![Operand::reg(d.part(1, 1))], uses, inst.span);
+    }
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![rz()], inst.span)
 }
 

@@ -68,6 +68,7 @@ const TEMPLATES: &[(&str, u16, &str)] = templates! {
     "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90];
     "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90];
     "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90];
+    "div.full.ftz.f32" => "div_full_ftz_f32" [80, 90];
     "rcp.rz.ftz.f32" => "rcp_rz_ftz_f32" [75, 80, 90, 100, 120];
     "rcp.rm.ftz.f32" => "rcp_rm_ftz_f32" [75, 80, 90, 100, 120];
     "rcp.rp.ftz.f32" => "rcp_rp_ftz_f32" [75, 80, 90, 100, 120];
@@ -88,8 +89,8 @@ const TEMPLATES: &[(&str, u16, &str)] = templates! {
     // understood (sm_80 keeps `divide::div64`).
     "div.u64" => "div_u64" [90, 100, 120];
     "div.s64" => "div_s64" [90, 100, 120];
-    "rem.u64" => "rem_u64" [90, 100, 120];
-    "rem.s64" => "rem_s64" [90, 100, 120];
+    "rem.u64" => "rem_u64" [80, 90, 100, 120];
+    "rem.s64" => "rem_s64" [80, 90, 100, 120];
 };
 
 /// The template for `form` made from SM `sm`'s code.

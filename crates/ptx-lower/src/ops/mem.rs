@@ -85,6 +85,12 @@ fn access_load(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             if ty.bits() < 32 {
                 return super::call::narrow_slot(cx, inst, ty, d, slot);
             }
+            if d.width == 2 && words == 1 {
+                // NVVM reads a 32-bit argument into a 64-bit register
+                // (`ld.param.s32 %rd2`): extended as a load would be.
+                cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1)).undef()], vec![slot.into()], inst.span)?;
+                return extend_high(cx, inst, d, ty);
+            }
             return copy(cx, inst, d, slot.into());
         }
     }

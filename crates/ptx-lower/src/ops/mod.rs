@@ -63,7 +63,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         }
         "mov" if ty(inst)? == ScalarType::Pred => pred::mov(cx, inst).map(|()| None),
         "mov" => mov::mov(cx, inst).map(|()| None),
-        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "bmsk" | "prmt" | "shf" | "sad" => {
+        "popc" | "clz" | "brev" | "bfind" | "bfi" | "bfe" | "bmsk" | "szext" | "prmt" | "shf" | "sad" => {
             bits::lower(cx, inst).map(|()| None)
         }
         "mul" if inst.has("hi") && ty(inst)?.bits() <= 32 => bits::mul_hi(cx, inst).map(|()| None),
@@ -134,6 +134,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "redux" => warp::redux(cx, inst).map(|()| None),
         "vote" => warp::vote(cx, inst).map(|()| None),
         "activemask" => warp::activemask(cx, inst).map(|()| None),
+        "elect" if inst.has("sync") => warp::elect(cx, inst).map(|()| None),
         "match" => warp::match_sync(cx, inst).map(|()| None),
         "atom" | "red" => atomic::lower(cx, inst).map(|()| None),
         "ldmatrix" | "stmatrix" | "mma" | "wmma" => matrix::lower(cx, inst).map(|()| None),
@@ -326,6 +327,14 @@ pub(crate) fn special(
         "%clock64" | "%globaltimer" if dst.width == 2 => {
             let sr = if name == "%clock64" { SpecialReg::ClockLo } else { SpecialReg::GlobalTimerLo };
             return cx.emit(Opcode::CS2R, &[], vec![dst.into()], vec![OperandKind::Special(sr).into()], span);
+        }
+        "%dynamic_smem_size" => (bank_read, Operand::cbank(0, cx.target.launch_bank.dynamic_smem)),
+        "%gridid" if dst.width == 2 => {
+            let bank = Operand::cbank(0, cx.target.launch_bank.gridid);
+            if cx.target.isa.bank_operands {
+                return cx.copy_pair(dst.into(), bank, span);
+            }
+            return cx.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![bank], span);
         }
         "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),

@@ -1,8 +1,8 @@
 //! Warp-synchronous data exchange: `shfl.sync`, `vote.sync`, `match.sync`,
-//! `redux.sync`, `activemask`.
+//! `redux.sync`, `activemask`, `elect.sync`.
 
 use ori_ir::{Opcode, Operand, Reg};
-use ptx_syntax::ast::{BinaryOp, ExprKind, Instruction, ScalarType, UnaryOp};
+use ptx_syntax::ast::{BinaryOp, Expr, ExprKind, Instruction, ScalarType, UnaryOp};
 
 use super::{dst, operand, src, unsupported};
 use crate::error::Lowered;
@@ -177,6 +177,38 @@ pub(super) fn activemask(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let pt = Operand::reg(Reg::PT);
     cx.emit(Opcode::VOTE, &["ANY"], vec![d.into(), pt.clone()], vec![pt], inst.span)
+}
+
+/// `elect.sync d|p, membermask`: `p, u = ELECT PT` then `d = MOV u`, the
+/// lowest active lane elected and its number in a uniform register
+/// (NVIDIA's code, sm_90). As for `vote`, the threads of the mask are
+/// those together here; `_` for either result writes `PT` or `URZ`.
+pub(super) fn elect(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    mask(cx, inst, 1)?;
+    let ExprKind::Binary(BinaryOp::Or, d, p) = &operand(inst, 0)?.kind else { return Err(unsupported(inst)) };
+    let (d, p) = (sinkable(inst, d)?, sinkable(inst, p)?);
+    let d = d.map(|d| cx.reg(d.name.as_str(), d.span)).transpose()?;
+    let p = match p {
+        Some(p) => cx.reg(p.name.as_str(), p.span)?,
+        None => Reg::PT,
+    };
+    let lane = if d.is_some() { cx.temp(ori_ir::RegFile::UR, 1) } else { Reg::URZ };
+    cx.reconverge(inst.span)?;
+    let pt = Operand::reg(Reg::PT);
+    cx.emit(Opcode::ELECT, &[], vec![p.into(), lane.into()], vec![pt], inst.span)?;
+    match d {
+        Some(d) => cx.emit(Opcode::MOV, &[], vec![d.into()], vec![lane.into()], inst.span),
+        None => Ok(()),
+    }
+}
+
+/// A result register of `inst`, `None` for the sink `_`.
+fn sinkable<'a>(inst: &Instruction, e: &'a Expr) -> Lowered<Option<&'a ptx_syntax::ast::Ident>> {
+    match &e.kind {
+        ExprKind::Name(n, None) => Ok(Some(n)),
+        ExprKind::Sink => Ok(None),
+        _ => Err(unsupported(inst)),
+    }
 }
 
 /// `match.any.sync.b32 d, a, membermask`: `d = MATCH.ANY a`;

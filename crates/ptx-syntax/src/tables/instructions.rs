@@ -180,7 +180,7 @@ pub static INSTRUCTIONS: &[I] = &[
         "param::entry",
     ]),
     I::new("cvt", "dxx?").ty(2, 2).mods(CVT),
-    I::new("cvt.pack", "dxxx").ty(2, 3).sm(72).ptx(6, 5),
+    I::new("cvt.pack", "dxxx?").ty(2, 3).sm(72).ptx(6, 5),
     I::new("mapa", "dxx").sm(90).ptx(7, 8),
     I::new("getctarank", "Ux").sm(90).ptx(7, 8),
     I::new("shfl", "dsuuu?").sm(30).ty(1, 1),

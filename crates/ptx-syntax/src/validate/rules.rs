@@ -259,6 +259,21 @@ impl Checker<'_> {
             ("cvt", _) if inst.has("pack") && !is_cvt_pack(types) => {
                 self.report(span, "Unexpected instruction types specified for 'cvt.pack'".to_owned());
             }
+            // `cvt.pack.sat.{u16,s16}.s32 d, a, b` (both halves in one
+            // 32-bit result) and `.{u8,s8}.s32.b32 d, a, b, c` (a source
+            // per type).
+            ("cvt", [_, src, ..]) if inst.has("pack") => {
+                let typed = |i: usize| match i {
+                    0 => ScalarType::B32,
+                    1 | 2 => *src,
+                    _ => types.get(2).copied().unwrap_or(*src),
+                };
+                let mismatch = inst.operands.len() != types.len() + 1
+                    || inst.operands.iter().enumerate().any(|(i, o)| self.holds(o, typed(i)) == Verdict::Mismatch);
+                if mismatch {
+                    self.report(span, "Arguments mismatch for instruction 'cvt.pack'".to_owned());
+                }
+            }
             ("cvt", [dst, src]) => {
                 if (*dst, *src) == (ScalarType::Tf32, ScalarType::F32) && self.tf32_errors(inst, rounding) {
                     return;
@@ -405,6 +420,13 @@ impl Checker<'_> {
                 if inst.operands.len() + 1 == expected {
                     self.report(span, format!("Arguments mismatch for instruction '{op}'"));
                 }
+            }
+            // The elected thread's number may be dropped, its predicate not.
+            ("elect", _)
+                if matches!(inst.operands.first().map(|o| &o.kind),
+                    Some(ExprKind::Binary(BinaryOp::Or, _, p)) if matches!(p.kind, ExprKind::Sink)) =>
+            {
+                self.report(span, "Predicate output expected for instruction 'elect'".to_owned());
             }
             ("bar" | "barrier", _) => self.barrier(inst),
             ("ld" | "ldu" | "st", _) if self.memory_qualifiers(inst, types) => self.memory(inst),

@@ -71,6 +71,17 @@ fn symbols() {
     assert_eq!(first("sm_90", "L:\nL:"), "12: Duplicate definition of label 'L'");
     assert_eq!(first("sm_90", "\t.reg .b32 %r1;"), "11: Duplicate definition of variable '%r1'");
     assert_eq!(
+        first("sm_90", "\telect.sync %r1|_, 0xffffffff;"),
+        "11: Predicate output expected for instruction 'elect'"
+    );
+    assert_eq!(first("sm_90", "\telect.sync _|%p1, 0xffffffff;"), "");
+    // NVIDIA's ptxas has no vector `.param` variables (parameters or
+    // call-sequence declarations).
+    assert_eq!(
+        first("sm_90", "\t{ .param .v2 .b32 pa, pb; }"),
+        "11: Variable 'pa' cannot be allocated in .param state space"
+    );
+    assert_eq!(
         first("sm_90", "\t{ .reg .b32 %t; }\n\tmov.b32 %r1, %t;"),
         "12: Arguments mismatch for instruction 'mov'"
     );
@@ -322,5 +333,19 @@ fn memory_and_atomic_rules() {
             "11: '.noftz' modifier required for instruction 'atom' with type '.bf16'",
             "11: Vector modifier required for instruction 'atom.max.bf16 with generic state space'"
         ]
+    );
+}
+
+#[test]
+fn cvt_pack_takes_a_source_per_type() {
+    assert_eq!(messages(&kernel("sm_90", "\tcvt.pack.sat.s16.s32 %r1, %r2, %r3;")), Vec::<String>::new());
+    assert_eq!(messages(&kernel("sm_90", "\tcvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r4;")), Vec::<String>::new());
+    assert_eq!(
+        first("sm_90", "\tcvt.pack.sat.u16.s32 %r1, %r2, %r3, %r4;"),
+        "11: Arguments mismatch for instruction 'cvt.pack'"
+    );
+    assert_eq!(
+        first("sm_90", "\tcvt.pack.sat.s8.s32.b32 %r1, %r2, %r3;"),
+        "11: Arguments mismatch for instruction 'cvt.pack'"
     );
 }
