@@ -242,6 +242,36 @@ fn output_is_written_whole_or_not_at_all() {
     assert!(stderr(&out).contains("ptxas fatal   : Output file '/nonexistent/dir/x.cubin' could not be opened"));
 }
 
+/// An output that is not a regular file (`-o /dev/null`, a FIFO) is
+/// written in place: the rename that keeps regular outputs whole replaced
+/// the machine's `/dev/null` with a regular file. A FIFO stands in for
+/// the device here, so that a regression breaks only this test.
+#[test]
+fn special_outputs_are_written_in_place() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("fifo");
+    let fifo = dir.join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            std::fs::File::open(fifo).unwrap().read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let input = repo().join("tests/data/copy_chain.ori");
+    let out = ptxas(&["-arch=sm_90", input.to_str().unwrap(), "-o", "out.fifo"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Checked before joining: a reader whose FIFO was renamed away would
+    // wait for a writer forever.
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+    let bytes = reader.join().unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF");
+}
+
 #[test]
 fn ori_syntax_errors_have_file_line_and_column() {
     let dir = scratch("ori_syntax");

@@ -281,8 +281,13 @@ fn read_input(name: &str, io: &mut Io<'_>) -> Result<Source, Vec<Diagnostic>> {
 }
 
 /// Writes through a temporary file and a rename, so that a failure never
-/// leaves a partial output behind.
+/// leaves a partial output behind. An output that exists and is not a
+/// regular file (`-o /dev/null`, a FIFO) is written in place: a rename
+/// would replace the device node itself with a regular file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::write(path, bytes);
+    }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let file_name = path.file_name().ok_or(std::io::ErrorKind::InvalidInput)?;
     let tmp = dir.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
