@@ -8,7 +8,7 @@ use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x2098)
+    // NOP  (x2117)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -17,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R17, R10, R14, R17  (x1746)
+    // FFMA R17, R10, R14, R17  (x1754)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -44,7 +44,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x1202)
+    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x1203)
     Form {
         mnemonic: "IMAD.MOV.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -58,7 +58,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // @P0 BRA L@0x2c0  (x1121)
+    // @P0 BRA L@0x2c0  (x1133)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -86,7 +86,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x837)
+    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x845)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -180,7 +180,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
-    // VIADD R11, R11, 0x20  (x640)
+    // VIADD R11, R11, 0x20  (x645)
     Form {
         mnemonic: "VIADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -207,7 +207,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD R4, R0, 0x4, R5  (x598)
+    // IMAD R4, R0, 0x4, R5  (x601)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -260,7 +260,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDC.64 R2, c[0x0][0x380]  (x507)
+    // LDC.64 R2, c[0x0][0x380]  (x510)
     Form {
         mnemonic: "LDC.64",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -298,7 +298,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R8, R16, R17, !P0  (x455)
+    // SEL R8, R16, R17, !P0  (x456)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -326,7 +326,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x427)
+    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x428)
     Form {
         mnemonic: "IMAD.MOV.U32",
         operands: &["{R}", "{R}", "{R}", "{X}"],
@@ -340,7 +340,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDC R1, c[0x0][0x37c]  (x420)
+    // LDC R1, c[0x0][0x37c]  (x421)
     Form {
         mnemonic: "LDC",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -394,7 +394,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // BSSY.RECONVERGENT B0, L@0x2e0  (x351)
+    // BSSY.RECONVERGENT B0, L@0x2e0  (x354)
     Form {
         mnemonic: "BSSY.RECONVERGENT",
         operands: &["{B}", "{L}"],
@@ -406,7 +406,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
-    // BSYNC.RECONVERGENT B0  (x351)
+    // BSYNC.RECONVERGENT B0  (x354)
     Form {
         mnemonic: "BSYNC.RECONVERGENT",
         operands: &["{B}"],
@@ -415,7 +415,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x339)
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x342)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -443,7 +443,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R0, SR_CTAID.X  (x308)
+    // S2R R0, SR_CTAID.X  (x309)
     Form {
         mnemonic: "S2R",
         operands: &["{R}", "{SR}"],
@@ -455,7 +455,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x298)
+    // @P0 EXIT  (x299)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -464,7 +464,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR8, c[0x0][0x358]  (x291)
+    // LDCU.64 UR8, c[0x0][0x358]  (x292)
     Form {
         mnemonic: "LDCU.64",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -477,7 +477,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
-    // MOV R5, 0x400  (x289)
+    // MOV R5, 0x400  (x290)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{X}"],
@@ -530,7 +530,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64], R5  (x266)
+    // STG.E desc[UR4][R2.64], R5  (x267)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -625,7 +625,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // IMAD.IADD R8, R0, 0x1, -R11  (x226)
+    // IMAD.IADD R8, R0, 0x1, -R11  (x227)
     Form {
         mnemonic: "IMAD.IADD",
         operands: &["{R}", "{R}", "{X}", "-{R}"],
@@ -683,6 +683,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // IMAD.IADD R5, R5, 0x1, R0  (x207)
+    Form {
+        mnemonic: "IMAD.IADD",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e02000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // LEA.HI.X.SX32 R13, R21, R3, 0x2, P4  (x207)
     Form {
         mnemonic: "LEA.HI.X.SX32",
@@ -696,20 +710,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000f06ff0000000000000211,
         mask: 0x000001fffc7f07ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.IADD R5, R5, 0x1, R0  (x206)
-    Form {
-        mnemonic: "IMAD.IADD",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e02000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R2, RZ, RZ, UR4  (x203)
@@ -784,6 +784,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x181)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // LEA R16, P0, R14, R12, 0x2  (x179)
     Form {
         mnemonic: "LEA",
@@ -797,20 +811,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000211,
         mask: 0x000001fffff107ffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x178)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // ISETP.NE.AND P0, PT, R12, R3, PT  (x160)
@@ -901,6 +901,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // FFMA R0, R12, R11, -1  (x139)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // SHF.L.U32 R14, R6, 0x10, RZ  (x138)
     Form {
         mnemonic: "SHF.L.U32",
@@ -915,21 +929,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // FFMA R0, R12, R11, -1  (x138)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FFMA.FTZ R0, R13, R0, R15  (x137)
+    // FFMA.FTZ R0, R11, R0, R13  (x138)
     Form {
         mnemonic: "FFMA.FTZ",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -972,20 +972,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // STG.E.U16 desc[UR4][R4.64], R0  (x130)
+    // MUFU.RCP R8, R8  (x131)
     Form {
-        mnemonic: "STG.E.U16",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000c1015000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x129)
+    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x130)
     Form {
         mnemonic: "ISETP.GT.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1000,16 +999,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // MUFU.RCP R8, R8  (x129)
+    // STG.E.U16 desc[UR4][R4.64], R0  (x130)
     Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "STG.E.U16",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x000000000c1015000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
     // S2UR UR4, SR_CTAID.X  (x128)
@@ -1258,7 +1258,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x92)
+    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x93)
     Form {
         mnemonic: "ISETP.GE.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1300,22 +1300,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
+    // LDG.E R12, desc[UR8][R6.64]  (x87)
     Form {
-        mnemonic: "FSETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000004000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x86)
+    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x87)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1330,17 +1328,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E R12, desc[UR8][R6.64]  (x85)
+    // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
     Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
+        mnemonic: "FSETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x0000000000004000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // IADD3.X R9, PT, PT, R9, UR7, RZ, P3, !PT  (x81)
@@ -1375,6 +1375,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
+    // CALL.REL.NOINC L@0x1b00  (x78)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
     // ULEA UR4, UR5, UR4, 0x18  (x77)
     Form {
         mnemonic: "ULEA",
@@ -1388,20 +1402,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f8e00ff0000000000000291,
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: true,
-    },
-    // CALL.REL.NOINC L@0x1b00  (x77)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
-        uniform_guard: false,
     },
     // ISETP.GE.U32.AND P0, PT, R2, R3, PT  (x76)
     Form {
@@ -1486,7 +1486,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // RET.REL.NODEC R8 L@0x0  (x68)
+    // RET.REL.NODEC R8 L@0x0  (x69)
     Form {
         mnemonic: "RET.REL.NODEC",
         operands: &["{R}", "{L}"],
@@ -1531,6 +1531,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x65)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x65)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x64)
     Form {
         mnemonic: "IADD3.X",
@@ -1547,21 +1584,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000104000000000000000210,
         mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x64)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSEL R0, R0, R3.reuse, !P0  (x64)
@@ -1590,28 +1612,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x62)
-    Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x62)
@@ -2197,6 +2197,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x35)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
     Form {
         mnemonic: "FFMA",
@@ -2307,19 +2322,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0080000000000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x32)
+    // FADD.FTZ R0, -R0, -RZ  (x32)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // USHF.R.S32.HI UR4, URZ, 0x1f, UR15  (x32)
@@ -2407,19 +2420,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x31)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x30)
     Form {
         mnemonic: "IADD3",
@@ -2475,6 +2475,15 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
+    // @!P0 BREAK.RELIABLE B1  (x28)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // CCTL.IVALL  (x28)
     Form {
         mnemonic: "CCTL.IVALL",
@@ -2499,6 +2508,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000b8000000000000100000547,
         mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x28)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // ERRBAR  (x27)
@@ -2545,21 +2569,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x26)
-    Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // DADD R2, R8, -R12  (x26)
     Form {
         mnemonic: "DADD",
@@ -2571,15 +2580,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
-        uniform_guard: false,
-    },
-    // @!P0 BREAK.RELIABLE B1  (x25)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // USHF.L.U32 UR5, UR4, 0x8, URZ  (x25)
@@ -2595,6 +2595,21 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000080006000000000000000899,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x25)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
     },
     // LEA.HI.SX32 R17, R13, R10, 0x1e  (x25)
     Form {
@@ -2787,21 +2802,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000002090000000000000000306,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x22)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ISETP.EQ.AND P5, PT, R11, RZ, PT  (x22)
@@ -3221,6 +3221,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
+    // FFMA R10, -R3, R2, R0  (x16)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // FADD R6, |R0|, 0.0010000000474974513054  (x16)
     Form {
         mnemonic: "FADD",
@@ -3372,20 +3386,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R10, -R3, R2, R0  (x15)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // VOTEU.ANY UR4, UPT, PT  (x14)
     Form {
         mnemonic: "VOTEU.ANY",
@@ -3414,6 +3414,27 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // BSSY.RELIABLE B1, L@0x8c0  (x14)
+    Form {
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RELIABLE B1  (x14)
+    Form {
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // LDGSTS.E.BYPASS.128 [R10], desc[UR12][R8.64]  (x14)
     Form {
         mnemonic: "LDGSTS.E.BYPASS.128",
@@ -3425,6 +3446,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000b9818000000000000000fae,
         mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x14)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FFMA.RP R14, R13, R14, R13  (x14)
@@ -3452,6 +3488,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c101b000000000000000986,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x14)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, |R20|, +INF , PT  (x14)
@@ -3512,27 +3560,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BSSY.RELIABLE B1, L@0x8c0  (x13)
-    Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RELIABLE B1  (x13)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // FSETP.GT.AND P0, PT, |R8|, 8.50705917302346158658e+37, PT  (x13)
     Form {
         mnemonic: "FSETP.GT.AND",
@@ -3545,21 +3572,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x13)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
@@ -3593,18 +3605,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f8e020000000000000002a4,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: true,
-    },
-    // MUFU.RSQ R0, -QNAN  (x13)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
-        uniform_guard: false,
     },
     // LDL.64 R4, [R1+0x108]  (x13)
     Form {
@@ -3896,6 +3896,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // FCHK P0, R0, R3  (x11)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // FFMA R13, R10, -R13, 0.14084610342979431152  (x11)
     Form {
         mnemonic: "FFMA",
@@ -4010,17 +4023,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
-    // FCHK P0, R0, R3  (x10)
+    // FFMA R9, -R3, R2, 1  (x10)
     Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x10)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x10)
@@ -4218,31 +4245,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA R9, -R3, R2, 1  (x9)
+    // @!P1 BRA !P3, L@0x1770  (x9)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x9)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // VIADDMNMX R6, R3.reuse, 0xfffffffc, R0.reuse, PT  (x9)
@@ -4809,23 +4826,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000104008000000000000210,
         mask: 0x000001fffc011f00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 BRA !P3, L@0x1770  (x7)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // VIMNMX R12, PT, PT, R3.reuse, R0, PT  (x7)
@@ -8559,6 +8559,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004002400000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 BREAK.RELIABLE !P2, B2  (x2)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
         uniform_guard: false,
     },
     // DSETP.NE.OR P0, PT, R8, R6, P0  (x2)
@@ -12599,8 +12611,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                                  ???50",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000000000000000032800355,
-        mask: 0x0000000008100000000000003f800fff,
+        bits: 0x000000d8e0a35b895a71ed6eb2800355,
+        mask: 0x000001ffffffffffffffffffbf800fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R64,                                                                                                                   ???60  (x1)
@@ -12611,8 +12623,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                                  ???60",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000127833308565cf7546f3c400355,
-        mask: 0x000001ffffffffffffffffffbfc00fff,
+        bits: 0x0000000000100000000000003c400355,
+        mask: 0x0000000008100000000000003fc00fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R235,                                                                                                                  ???57  (x1)
@@ -24690,6 +24702,7 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "BPT", operands: &["{X}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BREAK", operands: &["{P}", "{B}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
     Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 0 },
     Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 2 },

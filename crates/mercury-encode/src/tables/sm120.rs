@@ -8,7 +8,7 @@ use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x2121)
+    // NOP  (x2139)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -17,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R23, R10, R12, R23  (x1745)
+    // FFMA R23, R10, R12, R23  (x1753)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -31,7 +31,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // MOV R10, R3  (x1554)
+    // MOV R10, R3  (x1556)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{R}"],
@@ -56,7 +56,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IADD R8, R8, -0x1  (x1213)
+    // IADD R8, R8, -0x1  (x1218)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -69,7 +69,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // @P0 BRA L@0x290  (x1121)
+    // @P0 BRA L@0x290  (x1133)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -110,7 +110,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD R10, RZ, -R3  (x933)
+    // IADD R10, RZ, -R3  (x934)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "-{R}"],
@@ -123,7 +123,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x833)
+    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x841)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -169,7 +169,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R3, R0, 0x4, R3  (x645)
+    // IMAD R3, R0, 0x4, R3  (x648)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -238,7 +238,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x502)
+    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x503)
     Form {
         mnemonic: "HFMA2",
         operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
@@ -253,7 +253,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MOV R3, 0x400  (x491)
+    // MOV R3, 0x400  (x492)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{X}"],
@@ -290,7 +290,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R10, R18, R19, !P0  (x440)
+    // SEL R10, R18, R19, !P0  (x441)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -318,7 +318,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR6, c[0x0][0x358]  (x421)
+    // LDCU.64 UR6, c[0x0][0x358]  (x422)
     Form {
         mnemonic: "LDCU.64",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -344,7 +344,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: true,
     },
-    // LDC R1, c[0x0][0x37c]  (x409)
+    // LDC R1, c[0x0][0x37c]  (x410)
     Form {
         mnemonic: "LDC",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -370,7 +370,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDC.64 R2, c[0x0][0x380]  (x399)
+    // LDC.64 R2, c[0x0][0x380]  (x402)
     Form {
         mnemonic: "LDC.64",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -399,7 +399,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // BSYNC.RECONVERGENT B0  (x352)
+    // BSYNC.RECONVERGENT B0  (x355)
     Form {
         mnemonic: "BSYNC.RECONVERGENT",
         operands: &["{B}"],
@@ -408,7 +408,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // BSSY.RECONVERGENT B0, L@0x2b0  (x351)
+    // BSSY.RECONVERGENT B0, L@0x2b0  (x354)
     Form {
         mnemonic: "BSSY.RECONVERGENT",
         operands: &["{B}", "{L}"],
@@ -420,7 +420,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x341)
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x344)
     Form {
         mnemonic: "SHF.R.U32.HI",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -462,7 +462,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R9, SR_CTAID.X  (x303)
+    // S2R R9, SR_CTAID.X  (x304)
     Form {
         mnemonic: "S2R",
         operands: &["{R}", "{SR}"],
@@ -474,7 +474,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x299)
+    // @P0 EXIT  (x300)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -510,7 +510,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64], R5  (x266)
+    // STG.E desc[UR4][R2.64], R5  (x267)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -546,6 +546,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IADD R0, R0, R11  (x238)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e00000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // FMUL R13, R13, R14  (x238)
     Form {
         mnemonic: "FMUL",
@@ -569,19 +582,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000f000000000000000c02,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD R0, R0, R11  (x237)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e00000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x236)
@@ -669,7 +669,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x182)
+    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x185)
     Form {
         mnemonic: "IMAD.WIDE.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -784,7 +784,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.FTZ R0, R9, R0, R13  (x137)
+    // FFMA.FTZ R0, R11, R0, R13  (x138)
     Form {
         mnemonic: "FFMA.FTZ",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -798,7 +798,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA R0, R14, R9, -1  (x134)
+    // FFMA R0, R14, R9, -1  (x135)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{F}"],
@@ -841,6 +841,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x130)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // LDS R11, [R8]  (x130)
     Form {
         mnemonic: "LDS",
@@ -866,21 +881,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x129)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // S2UR UR4, SR_CTAID.X  (x129)
     Form {
         mnemonic: "S2UR",
@@ -893,6 +893,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: true,
     },
+    // MUFU.RCP R8, R8  (x129)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
     // STS [R3], RZ  (x128)
     Form {
         mnemonic: "STS",
@@ -903,18 +915,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000388,
         mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP R8, R8  (x127)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x119)
@@ -1096,7 +1096,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x92)
+    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x93)
     Form {
         mnemonic: "ISETP.GE.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
@@ -1151,6 +1151,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // LDG.E R10, desc[UR6][R6.64]  (x87)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x87)
+    Form {
+        mnemonic: "ISETP.GE.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FSETP.GT.AND P0, PT, R4, R5, PT  (x87)
     Form {
         mnemonic: "FSETP.GT.AND",
@@ -1180,34 +1208,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x86)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E R10, desc[UR6][R6.64]  (x85)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // IADD.64 R12, R6, R2  (x85)
     Form {
         mnemonic: "IADD.64",
@@ -1235,7 +1235,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x1a80  (x77)
+    // CALL.REL.NOINC L@0x1a80  (x78)
     Form {
         mnemonic: "CALL.REL.NOINC",
         operands: &["{L}"],
@@ -1347,21 +1347,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FFMA R25, R25, UR10, R26  (x68)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{U}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000080000000000000000000c23,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // RET.REL.NODEC R10 L@0x0  (x68)
+    // RET.REL.NODEC R10 L@0x0  (x69)
     Form {
         mnemonic: "RET.REL.NODEC",
         operands: &["{R}", "{L}"],
@@ -1376,6 +1362,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000003c000000000000000000950,
         mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
+    // FFMA R25, R25, UR10, R26  (x68)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{U}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000080000000000000000000c23,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSEL R0, R3, R6, !P0  (x68)
@@ -1407,6 +1407,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x65)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x64)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x64)
     Form {
         mnemonic: "ISETP.LT.AND",
@@ -1434,43 +1471,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x63)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x62)
-    Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
     // @!P0 LDG.E R15, desc[UR4][R8.64+0x4]  (x60)
@@ -1954,6 +1954,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x35)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // IADD.X R13, RZ, RZ, P0  (x35)
     Form {
         mnemonic: "IADD.X",
@@ -2107,19 +2122,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0080000000000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x32)
+    // FADD.FTZ R0, -R0, -RZ  (x32)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // FFMA.SAT R2, R0, R5, 0.5  (x32)
@@ -2220,19 +2233,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x31)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // IADD R12, -R10, 0x1f  (x30)
     Form {
         mnemonic: "IADD",
@@ -2290,6 +2290,15 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
+    // @!P0 BREAK.RELIABLE B1  (x28)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // CCTL.IVALL  (x28)
     Form {
         mnemonic: "CCTL.IVALL",
@@ -2314,6 +2323,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000b8000000000000100000547,
         mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x28)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IADD.64 R8, -R10, RZ  (x28)
@@ -2388,21 +2412,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x26)
-    Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // DADD R22, R10, -R6  (x26)
     Form {
         mnemonic: "DADD",
@@ -2416,15 +2425,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // @!P0 BREAK.RELIABLE B1  (x25)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // R2UR UR10, R9  (x25)
     Form {
         mnemonic: "R2UR",
@@ -2435,6 +2435,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e000000000000000002ca,
         mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x25)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // LEA.HI.SX32 R17, R14, R15, 0x1e  (x25)
@@ -2661,21 +2676,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000002090000000000000000306,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x22)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // STL.128 [R1+0x20], R20  (x22)
@@ -3067,6 +3067,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
+    // FFMA R10, -R3, R2, R0  (x16)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // FADD R8, |R0|, 0.0010000000474974513054  (x16)
     Form {
         mnemonic: "FADD",
@@ -3150,6 +3164,18 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000080e000000000000000002bd,
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: true,
+    },
+    // BSSY.RELIABLE B1, L@0x880  (x15)
+    Form {
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
     },
     // UIMAD UR7, UR7, UR6, URZ  (x15)
     Form {
@@ -3244,20 +3270,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000080000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R10, -R3, R2, R0  (x15)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000001000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // VOTEU.ANY UR4, UPT, PT  (x14)
     Form {
         mnemonic: "VOTEU.ANY",
@@ -3286,16 +3298,13 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // BSSY.RELIABLE B1, L@0x880  (x14)
+    // BSYNC.RELIABLE B1  (x14)
     Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // LDGSTS.E.BYPASS.128 [R11], desc[UR12][R8.64]  (x14)
@@ -3323,6 +3332,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x14)
+    Form {
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // FFMA.RP R14, R11, R14, R11  (x14)
     Form {
         mnemonic: "FFMA.RP",
@@ -3348,6 +3372,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c101b000000000000000986,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x14)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // DSETP.NEU.AND P0, PT, |R18|, +INF , PT  (x14)
@@ -3410,15 +3446,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BSYNC.RELIABLE B1  (x13)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // FSETP.GT.AND P0, PT, |R13|, 8.50705917302346158658e+37, PT  (x13)
     Form {
         mnemonic: "FSETP.GT.AND",
@@ -3431,21 +3458,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x13)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
@@ -3464,18 +3476,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000000000000000000212,
         mask: 0x000001fffc710000ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R0, -QNAN  (x13)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
         uniform_guard: false,
     },
     // LDL.64 R10, [R1+0x108]  (x13)
@@ -3810,6 +3810,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // FCHK P0, R0, R3  (x11)
+    Form {
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // @!P1 IMAD.WIDE R14, R7, R6, R4  (x11)
     Form {
         mnemonic: "IMAD.WIDE",
@@ -3864,17 +3877,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // FCHK P0, R0, R3  (x10)
+    // FFMA R11, -R3, R2, 1  (x10)
     Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x10)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x10)
@@ -4091,31 +4118,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FFMA R11, -R3, R2, 1  (x9)
+    // @!P1 BRA !P3, L@0x1700  (x9)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x9)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // VIMNMX.S32 R0, R0, UR4, PT  (x9)
@@ -4740,23 +4757,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e02008000000000000235,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @!P1 BRA !P3, L@0x1700  (x7)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // FSEL R27, -R0, 0.11223486810922622681, P0  (x7)
@@ -8546,6 +8546,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004002400000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 BREAK.RELIABLE !P2, B2  (x2)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
         uniform_guard: false,
     },
     // DSETP.NE.OR P0, PT, R4, R10, P0  (x2)
@@ -24137,6 +24149,7 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{UP}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BREAK", operands: &["{P}", "{B}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 2 },
     Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
