@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use ori_ir::{Guard, Inst, Modifier, Opcode, Reg, RegFile, SpecialReg};
 
 use crate::ctrl::{decode_ctrl, reuse_bits};
+use crate::families::Operands;
 use crate::form::{AtomKind, Form, OPCODE_BITS, Tables};
 use crate::labels::Labels;
 use crate::syntax::{Value, build};
@@ -80,18 +81,19 @@ fn may_omit_operand(sm: Sm, op: u16) -> bool {
 
 fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut dyn Labels) -> Result<Inst, Error> {
     let w = word(bits);
-    // A learned form, else a family sibling of one (families.rs), else a
-    // marked one (marks.rs).
+    // A learned form, else one derived from it (families.rs, marks.rs).
     let derived;
     let (form, mnemonic, skeletons): (&Form, &str, Vec<&str>) = match tables.form_for_bits(w) {
         Some(f) => (f, f.mnemonic, f.operands.to_vec()),
         None => {
-            // A family sibling, else a learned form with operand marks set.
-            derived = crate::families::derive_for_bits(tables, sm, w)
+            // A family sibling, else a learned form with operand marks
+            // set, else a family sibling with other marks.
+            derived = crate::families::derive_for_bits(tables, sm, w, Operands::Exact)
                 .or_else(|| {
                     let (form, operands) = crate::marks::marked_for_bits(tables, sm, w)?;
                     Some((form, form.mnemonic.to_string(), operands))
                 })
+                .or_else(|| crate::families::derive_for_bits(tables, sm, w, Operands::Unmarked))
                 .ok_or(Error::UnknownEncoding(bits))?;
             (&derived.0, &derived.1, derived.2.iter().map(|s| s.as_ref()).collect())
         }
@@ -208,8 +210,8 @@ fn value(tables: &Tables, kind: AtomKind, raw: i64, addr: u64, labels: &mut dyn 
 /// How many of nvdisasm's operands are destinations. nvdisasm lists
 /// destinations first: the first operand, then the predicates that
 /// follow it (carry-outs, second compare result), and for instructions
-/// writing a predicate first (SHFL, LOP3 with predicate output, ELECT) the
-/// register after it. A negated predicate is always a source, and so is a
+/// writing predicates first (SHFL, LOP3 with predicate output, ELECT,
+/// sm_120's `IMNMX.U64 PT, PT, R8, ...`) the register after them. A negated predicate is always a source, and so is a
 /// per-thread predicate of a uniform-datapath instruction (which writes
 /// only uniform registers): `VOTE.ANY P1, !P1`, `VOTEU.ALL UP0, P1`; and
 /// the opcode keeps its minimum number of sources.
@@ -224,10 +226,8 @@ fn def_count(op: Opcode, operands: &[ori_ir::Operand]) -> usize {
             && o.as_reg().is_some_and(|r| r.file.is_predicate() && !(uniform && r.file == RegFile::P))
     };
     let gpr = |o: &ori_ir::Operand| o.as_reg().is_some_and(|r| matches!(r.file, RegFile::R | RegFile::UR));
-    let mut n = 1;
-    if pred(&operands[0]) && operands.get(1).is_some_and(gpr) && n < max {
-        n += 1;
-    }
+    let leading = operands.iter().take_while(|o| pred(o)).count();
+    let mut n = if leading > 0 && leading < max && operands.get(leading).is_some_and(gpr) { leading + 1 } else { 1 };
     while n < max && operands.get(n).is_some_and(pred) {
         n += 1;
     }

@@ -101,7 +101,7 @@ fn encode_with(
     }
     // Siblings of learned forms (other comparison, combine, signedness),
     // and forms with operand marks set (`-R`, `|R|`).
-    let siblings = crate::families::derived_forms(tables, sm, &mnemonic, &skeletons);
+    let siblings = crate::families::derived_forms(tables, sm, &mnemonic, &skeletons, crate::families::Operands::Exact);
     let marked = if marks { crate::marks::marked_forms(tables, sm, &mnemonic, &skeletons) } else { Vec::new() };
     for form in siblings.into_iter().chain(marked) {
         match place(tables, &form, inst, &values, &reuse_atoms, addr, labels) {

@@ -869,9 +869,36 @@ impl Family {
     }
 }
 
+/// How a learned form's operands must match the skeletons asked for.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// As written, marks included.
+    Exact,
+    /// Up to operand marks, which the caller sets or clears afterwards
+    /// (`marks::marked_forms`): sm_120's only `ISETP.GE.AND.EX` of two
+    /// registers reads `!P4`, and `ISETP.NE.AND.EX .., P0, P1` is its
+    /// sibling with that mark cleared.
+    Unmarked,
+}
+
+impl Operands {
+    fn agree(self, learned: &str, wanted: &str) -> bool {
+        match self {
+            Operands::Exact => learned == wanted,
+            Operands::Unmarked => crate::marks::unmark(learned).1 == crate::marks::unmark(wanted).1,
+        }
+    }
+}
+
 /// Forms for `mnemonic` with these operand skeletons derived from
 /// learned forms of its families (empty when it has none).
-pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &[String]) -> Vec<Form> {
+pub(crate) fn derived_forms(
+    tables: &Tables,
+    sm: Sm,
+    mnemonic: &str,
+    skeletons: &[String],
+    operands: Operands,
+) -> Vec<Form> {
     let Some(opcode) = mnemonic.split('.').next() else { return Vec::new() };
     let mut out = Vec::new();
     for form in tables.forms {
@@ -879,7 +906,7 @@ pub(crate) fn derived_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: 
             continue;
         }
         for fam in families_for(sm, opcode, form) {
-            if let Some(bits) = fam.sibling_bits(form, mnemonic, skeletons) {
+            if let Some(bits) = fam.sibling_bits(form, mnemonic, skeletons, operands) {
                 out.push(Form { bits, ..copy(form) });
                 break;
             }
@@ -892,7 +919,7 @@ impl Family {
     /// The bits of `form`'s sibling spelled `mnemonic` with operands
     /// `skeletons`, when `form` is one of the family's and the sibling
     /// differs from it in field values (and the negated predicate) only.
-    fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String]) -> Option<u128> {
+    fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String], operands: Operands) -> Option<u128> {
         let target = self.parse(mnemonic)?;
         let values = self.parse(form.mnemonic)?;
         // Words that are not fields (`.EX`) must agree.
@@ -908,9 +935,9 @@ impl Family {
         }
         // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
         if let Some(n) = skeletons.len().checked_sub(1) {
-            let same_but_last = form.operands[..n].iter().zip(skeletons).all(|(a, b)| *a == b.as_str());
+            let same_but_last = form.operands[..n].iter().zip(skeletons).all(|(a, b)| operands.agree(a, b));
             let last_ok = form.operands.last().is_some_and(|l| {
-                *l == skeletons[n]
+                operands.agree(l, &skeletons[n])
                     || (negate.is_some() && l.trim_start_matches('!') == skeletons[n].trim_start_matches('!'))
             });
             if !same_but_last || !last_ok {
@@ -932,9 +959,21 @@ impl Family {
 }
 
 /// A form derived for `word`, with its mnemonic and operand skeletons,
-/// when no learned form matches it but a family sibling does.
-pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
-    let mut best: Option<(&Form, &Family, Option<u8>)> = None;
+/// when no learned form matches it but a family sibling does; with
+/// [`Operands::Unmarked`], a sibling with other operand marks (sm_120's
+/// `ISETP.NE.AND.EX .., PT, P0` from its only learned `ISETP.GE.AND.EX
+/// .., !P4, P0`).
+pub(crate) fn derive_for_bits(
+    tables: &Tables,
+    sm: Sm,
+    word: u128,
+    operands: Operands,
+) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
+    let marks = |form: &Form| match operands {
+        Operands::Exact => 0,
+        Operands::Unmarked => crate::marks::mark_bits(tables, sm, form),
+    };
+    let mut best: Option<(&Form, &Family, Option<u8>, u128)> = None;
     for form in tables.forms_with_opcode_of(word) {
         let Some(opcode) = form.mnemonic.split('.').next() else { continue };
         for fam in families_for(sm, opcode, form) {
@@ -942,17 +981,17 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
                 continue;
             }
             let negate = fam.negate_bit(form);
-            let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+            let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b) | marks(form);
             if form.atom_bits() & free != 0 || !form.matches(word, free) {
                 continue;
             }
-            if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {
-                best = Some((form, fam, negate));
+            if best.is_none_or(|(b, ..)| form.mask.count_ones() > b.mask.count_ones()) {
+                best = Some((form, fam, negate, free));
             }
             break;
         }
     }
-    let (form, fam, negate) = best?;
+    let (form, fam, negate, free) = best?;
     let mut values = fam.parse(form.mnemonic)?;
     for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
         if let Slot::Field(f) = slot {
@@ -960,13 +999,15 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
         }
     }
     let mnemonic = fam.render(&values)?;
-    let mut operands: Vec<Cow<'static, str>> = form.operands.iter().map(|s| Cow::Borrowed(*s)).collect();
-    if let (Some(bit), Some(last)) = (negate, operands.last_mut()) {
+    let mut skeletons = match operands {
+        Operands::Exact => form.operands.iter().map(|s| Cow::Borrowed(*s)).collect(),
+        Operands::Unmarked => crate::marks::marked_operands(tables, sm, form, word)?,
+    };
+    if let (Some(bit), Some(last)) = (negate, skeletons.last_mut()) {
         let plain = last.trim_start_matches('!').to_string();
         *last = Cow::Owned(if (word >> bit) & 1 == 1 { format!("!{plain}") } else { plain });
     }
-    let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
-    Some((Form { bits: (form.bits & !free) | (word & free & form.mask), ..copy(form) }, mnemonic, operands))
+    Some((Form { bits: (form.bits & !free) | (word & free & form.mask), ..copy(form) }, mnemonic, skeletons))
 }
 
 fn copy(form: &Form) -> Form {

@@ -123,7 +123,10 @@ impl Atom {
         } else {
             value as u64
         };
-        if raw & !held != 0 || (!self.signed && value < 0) {
+        // A 64-bit unsigned field holds every bit pattern of `value`
+        // (sm_120's `MOV.64 R8, 0xfff8000000000000`, which `extract` reads
+        // back as a negative number).
+        if raw & !held != 0 || (!self.signed && value < 0 && w < 64) {
             return None;
         }
         Some(self.fields.iter().fold(0u128, |acc, f| acc | (u128::from((raw >> f.shift) & low_mask(f.len)) << f.pos)))

@@ -151,7 +151,13 @@ pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &
     let plain: Vec<&str> = split.iter().map(|(_, p)| p.as_str()).collect();
     let mut bases: Vec<Form> = tables.forms_for_plain_text(mnemonic, plain.iter().copied()).copied().collect();
     let plain_owned: Vec<String> = plain.iter().map(|p| p.to_string()).collect();
-    bases.extend(crate::families::derived_forms(tables, sm, mnemonic, &plain_owned));
+    bases.extend(crate::families::derived_forms(
+        tables,
+        sm,
+        mnemonic,
+        &plain_owned,
+        crate::families::Operands::Unmarked,
+    ));
     bases
         .into_iter()
         .filter_map(|form| {
@@ -171,29 +177,19 @@ pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &
         .collect()
 }
 
-/// A form for `word` made from a form of its opcode that matches it
-/// outside mark bits, with the operand marks the bits say.
-pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, Vec<Cow<'static, str>>)> {
-    let free_bits = |form: &Form| {
-        let mut free = 0u128;
-        for k in 0..form.operands.len() {
-            for kind in MarkKind::ALL {
-                free |= bit_of(tables, sm, form, k, kind).unwrap_or(0);
-            }
-        }
-        free
-    };
-    let mut best: Option<(&Form, u128)> = None;
-    for form in tables.forms_with_opcode_of(word) {
-        let free = free_bits(form);
-        if free == 0 || !form.matches(word, free) {
-            continue;
-        }
-        if best.is_none_or(|(b, _)| form.mask.count_ones() > b.mask.count_ones()) {
-            best = Some((form, free));
+/// The bits that set or clear a mark on one of `form`'s operands.
+pub(crate) fn mark_bits(tables: &Tables, sm: Sm, form: &Form) -> u128 {
+    let mut free = 0u128;
+    for k in 0..form.operands.len() {
+        for kind in MarkKind::ALL {
+            free |= bit_of(tables, sm, form, k, kind).unwrap_or(0);
         }
     }
-    let (form, free) = best?;
+    free
+}
+
+/// `form`'s operand skeletons with the marks `word`'s mark bits say.
+pub(crate) fn marked_operands(tables: &Tables, sm: Sm, form: &Form, word: u128) -> Option<Vec<Cow<'static, str>>> {
     let mut operands = Vec::with_capacity(form.operands.len());
     for (k, op) in form.operands.iter().enumerate() {
         let (have, plain) = unmark(op);
@@ -206,6 +202,24 @@ pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
             .collect();
         operands.push(if kinds == have { Cow::Borrowed(*op) } else { Cow::Owned(apply(&plain, &kinds)?) });
     }
+    Some(operands)
+}
+
+/// A form for `word` made from a form of its opcode that matches it
+/// outside mark bits, with the operand marks the bits say.
+pub(crate) fn marked_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, Vec<Cow<'static, str>>)> {
+    let mut best: Option<(&Form, u128)> = None;
+    for form in tables.forms_with_opcode_of(word) {
+        let free = mark_bits(tables, sm, form);
+        if free == 0 || !form.matches(word, free) {
+            continue;
+        }
+        if best.is_none_or(|(b, _)| form.mask.count_ones() > b.mask.count_ones()) {
+            best = Some((form, free));
+        }
+    }
+    let (form, free) = best?;
+    let operands = marked_operands(tables, sm, form, word)?;
     Some((Form { bits: (form.bits & !free) | (word & free), ..*form }, operands))
 }
 

@@ -92,8 +92,18 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         }
         // Blackwell's 64-bit adds and moves work on pairs (carry-outs are
         // predicates).
-        IADD | IADD3 | UIADD3 | MOV | UMOV if inst.has_mod("64") => {
+        IADD | IADD3 | UIADD3 | MOV | UMOV | SEL if inst.has_mod("64") => {
             widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), 2);
+            widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
+        }
+        // sm_120's 64-bit minimum and maximum (`IMNMX.U64 PT, PT, R8, R4,
+        // R6, !PT, !PT`).
+        IMNMX | VIMNMX if inst.has_mod("U64") || inst.has_mod("S64") => {
+            widen(inst.defs.iter_mut().filter(|d| !is_pred(d)), 2);
+            widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
+        }
+        // sm_120's 64-bit comparisons (`ISETP.GE.U64.AND P0, PT, R4, R6, PT`).
+        ISETP | UISETP if inst.has_mod("U64") || inst.has_mod("S64") => {
             widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
         }
         DADD | DMUL | DFMA => {

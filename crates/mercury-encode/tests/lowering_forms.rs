@@ -148,6 +148,11 @@ const SM100: &str = "
 const SM120: &str = "
     R2.64 = IADD.64 R4.64, R6.64
     R2 = SHF.R.S64 R4, 0x3, R5
+    P0, PT = ISETP.NE.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.GE.U32.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.EQ.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.GT.AND.EX R3, R5, PT, P0
+    P1, PT = ISETP.LT.U32.AND.EX R3, R5, !P2, P0
 ";
 
 #[test]

@@ -278,7 +278,7 @@ impl Cta<'_> {
             Kind::Viaddmnmx { signed } => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 let sum = int::iadd3(a, b, 0, 0).0;
-                (u64::from(int::imnmx(sum, u(2)?, self.p_in(w, step, 3, lane)?, signed)), no)
+                (int::imnmx(u64::from(sum), u64::from(u(2)?), self.p_in(w, step, 3, lane)?, signed, false), no)
             }
             Kind::Imad { mode, x } => {
                 let (a, b) = (u(0)?, u(1)?);
@@ -377,13 +377,24 @@ impl Cta<'_> {
             }
             Kind::Prmt { mode: None } => (u64::from(int::prmt(u(0)?, u(1)?, u(2)?)), no),
             Kind::Prmt { mode: Some(mode) } => (u64::from(int::prmt_mode(u(0)?, u(1)?, u(2)?, mode)), no),
-            Kind::Imnmx { signed } => (u64::from(int::imnmx(u(0)?, u(1)?, self.p_in(w, step, 2, lane)?, signed)), no),
+            Kind::Imnmx { signed, wide: false } => {
+                (int::imnmx(u64::from(u(0)?), u64::from(u(1)?), self.p_in(w, step, 2, lane)?, signed, false), no)
+            }
+            Kind::Imnmx { signed, wide: true } => {
+                let (a, b) = (self.int64_in(w, step, 0, lane)? as u64, self.int64_in(w, step, 1, lane)? as u64);
+                (int::imnmx(a, b, self.p_in(w, step, 2, lane)?, signed, true), no)
+            }
             Kind::Iabs => (u64::from((u(0)? as i32).unsigned_abs()), no),
             Kind::Popc => (u64::from(self.int_in(w, step, 0, lane)?.count_ones()), no),
             Kind::Flo { signed, sh } => (u64::from(int::flo(self.int_in(w, step, 0, lane)? as u32, signed, sh)), no),
-            Kind::Isetp { cmp, op, signed, ex } => {
+            Kind::Isetp { cmp, op, signed, wide, ex } => {
                 let low = if ex { Some(self.p_in(w, step, 3, lane)?) } else { None };
-                let c = cmp::icmp(cmp, u(0)?, u(1)?, signed, low);
+                let (a, b) = if wide {
+                    (self.int64_in(w, step, 0, lane)? as u64, self.int64_in(w, step, 1, lane)? as u64)
+                } else {
+                    (u64::from(u(0)?), u64::from(u(1)?))
+                };
+                let c = cmp::icmp(cmp, a, b, signed, wide, low);
                 let (p, q) = cmp::setp(c, op, self.p_in(w, step, 2, lane)?);
                 (0, [p, q])
             }
@@ -392,9 +403,13 @@ impl Cta<'_> {
                 let (p, q) = cmp::setp(cmp.test(ord), op, self.p_in(w, step, 2, lane)?);
                 (0, [p, q])
             }
-            Kind::Sel => {
+            Kind::Sel { wide: false } => {
                 let pick = if self.p_in(w, step, 2, lane)? { 0 } else { 1 };
                 (u64::from(self.f_in(w, step, pick, lane)?), no)
+            }
+            Kind::Sel { wide: true } => {
+                let pick = if self.p_in(w, step, 2, lane)? { 0 } else { 1 };
+                (self.int64_in(w, step, pick, lane)? as u64, no)
             }
             Kind::Fadd { ftz, rnd, sat } => {
                 let r = float::fadd(self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, ftz, rnd);
@@ -1300,8 +1315,8 @@ pub fn atom(op: AtomOp, old: u64, v: u64, v2: u64, bytes: u8) -> u64 {
             let less = if signed { (v as i64) < (old as i64) } else { v < old };
             if less == matches!(op, AtomOp::Min { .. }) { v } else { old }
         }
-        AtomOp::Min { signed } => u64::from(int::imnmx(o32, v32, true, signed)),
-        AtomOp::Max { signed } => u64::from(int::imnmx(o32, v32, false, signed)),
+        AtomOp::Min { signed } => int::imnmx(u64::from(o32), u64::from(v32), true, signed, false),
+        AtomOp::Max { signed } => int::imnmx(u64::from(o32), u64::from(v32), false, signed, false),
         AtomOp::Inc => u64::from(if o32 >= v32 { 0 } else { o32 + 1 }),
         AtomOp::Dec => u64::from(if o32 == 0 || o32 > v32 { v32 } else { o32 - 1 }),
         AtomOp::And => old & v,

@@ -178,6 +178,8 @@ pub enum Kind {
     },
     Imnmx {
         signed: bool,
+        /// `.U64`/`.S64` (sm_120): register pairs.
+        wide: bool,
     },
     Iabs,
     Brev,
@@ -218,6 +220,8 @@ pub enum Kind {
         cmp: Cmp,
         op: BoolOp,
         signed: bool,
+        /// `.U64`/`.S64` (sm_120): the sources are register pairs.
+        wide: bool,
         ex: bool,
     },
     Fsetp {
@@ -225,7 +229,10 @@ pub enum Kind {
         op: BoolOp,
         ftz: bool,
     },
-    Sel,
+    /// `SEL`, `FSEL`; `SEL.64` (sm_120) picks a register pair.
+    Sel {
+        wide: bool,
+    },
     Fadd {
         ftz: bool,
         rnd: Round,
@@ -800,7 +807,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
             _ => Kind::Unsupported,
         },
-        "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") },
+        "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") && !m("U64"), wide: m("U64") || m("S64") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
         "VABSDIFF4" if inst.mods.len() == 1 && m("U8") => Kind::Vabsdiff4,
@@ -822,14 +829,16 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // nvdisasm prints the signed form as plain `FLO`.
         "FLO" | "UFLO" => Kind::Flo { signed: !m("U32"), sh: m("SH") },
         "ISETP" => match cmp_op(inst) {
-            Some((cmp, op)) => Kind::Isetp { cmp, op, signed: !m("U32"), ex: m("EX") },
+            Some((cmp, op)) => {
+                Kind::Isetp { cmp, op, signed: !m("U32") && !m("U64"), wide: m("U64") || m("S64"), ex: m("EX") }
+            }
             None => Kind::Unsupported,
         },
         "FSETP" => match cmp_op(inst) {
             Some((cmp, op)) => Kind::Fsetp { cmp, op, ftz },
             None => Kind::Unsupported,
         },
-        "SEL" | "FSEL" => Kind::Sel,
+        "SEL" | "FSEL" => Kind::Sel { wide: m("64") },
         "FADD" => Kind::Fadd { ftz, rnd: round(inst), sat: m("SAT") },
         // `.FMZ` (zero times anything is zero) is not modelled.
         "FFMA" | "FMUL" if m("FMZ") => Kind::Unsupported,

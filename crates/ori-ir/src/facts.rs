@@ -130,6 +130,10 @@ pub struct Isa {
     /// A signed `VIMNMX` spells its type, `VIMNMX.S32` (sm_120, sm_121;
     /// otherwise no word) (probe `misc`).
     pub minmax_s32: bool,
+    /// `sad` is `VABSDIFF[.U32] d, a, b, c`; without it (sm_120, sm_121:
+    /// no `VABSDIFF` at all) the maximum less the minimum, `VIMNMX` twice
+    /// and `IADD3 d, PT, PT, max, c, -min` (probe `sad`).
+    pub abs_diff: bool,
     /// `cvt.rn.f32.s32` is `I2FP.F32.S32` (otherwise `I2F`) (probe
     /// `convert`).
     pub i2fp: bool,
@@ -284,6 +288,7 @@ const TURING_ISA: Isa = Isa {
     uniform_const_load: Opcode::ULDC,
     int_minmax: Opcode::IMNMX,
     minmax_s32: false,
+    abs_diff: true,
     i2fp: false,
     half_convert: HalfConvert::F2f,
     imm_add: ImmAdd::Iadd3,
@@ -437,6 +442,7 @@ pub const fn target(sm: Sm) -> Target {
         t.features.fp8_mma = Fp8Mma::Qmma;
         t.isa.imm_add = ImmAdd::Iadd;
         t.isa.minmax_s32 = true;
+        t.isa.abs_diff = false;
         t.isa.template_sm = 120;
     }
     if v == 110 {

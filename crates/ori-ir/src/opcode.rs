@@ -130,7 +130,9 @@ opcodes! {
     IADD: Fixed, 1..=2, 2..=4, NONE;
     VIADD: Fixed, 1..=1, 2..=2, NONE;
     IABS: Fixed, 1..=1, 1..=1, NONE;
-    IMNMX: Fixed, 1..=1, 3..=3, NONE;
+    // sm_120's 64-bit form names two predicate outputs and a second
+    // predicate source (`IMNMX.U64 PT, PT, R8, R4, R6, !PT, !PT`).
+    IMNMX: Fixed, 1..=3, 3..=4, NONE;
     // sm_100 names two predicate outputs (`VIMNMX R8, PT, PT, R3, 0x1, !PT`).
     VIMNMX: Fixed, 1..=3, 3..=3, NONE;
     VIADDMNMX: Fixed, 1..=1, 4..=4, NONE;

@@ -150,6 +150,8 @@ fn check_sm(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
     let minmax = if t.isa.int_minmax == Opcode::VIMNMX { "VIMNMX" } else { "IMNMX" };
     expect(misc.with_opcode(minmax) > 0, "int_minmax");
     expect(misc.has("VIMNMX.S32") == t.isa.minmax_s32, "minmax_s32");
+    let sad = compile(oracle, dir, "sad", &sm, &[]).unwrap();
+    expect(sad.with_opcode("VABSDIFF") == usize::from(t.isa.abs_diff) * 4, "abs_diff");
 
     let convert = compile(oracle, dir, "convert", &sm, &[]).unwrap();
     expect(convert.has("SR_CgaCtaId") == t.shared_window, "shared_window");

@@ -6,7 +6,8 @@
 //! (no modifier, no guard, one source without operand flags) into a whole
 //! virtual register from a virtual register (or part of a tuple) of the
 //! same file and width, from a zero register, or of a 32-bit immediate
-//! into a one-word register.
+//! into a one-word register; or a `UMOV` of a register (after
+//! `ConvertToUniformReg`, which makes `UMOV UR6, UR6` of a copy otherwise).
 //!
 //! Where the copy may be used is a forward "available copies" problem: a
 //! copy is available at a point when it ran on every path there and
@@ -108,9 +109,12 @@ struct Copies {
     by_src: Vec<Vec<u32>>,
 }
 
-/// The copy `inst` makes, if it is a plain `MOV` we can propagate.
+/// The copy `inst` makes, if it is a plain `MOV` (or a `UMOV` of a
+/// register, which `ConvertToUniformReg` makes of a `MOV R, UR`) we can
+/// propagate.
 fn as_copy(inst: &Inst) -> Option<(VReg, Source)> {
-    if inst.op != Opcode::MOV || !inst.mods.is_empty() || inst.guard.is_some() {
+    let uniform = inst.op == Opcode::UMOV;
+    if !(inst.op == Opcode::MOV || uniform) || !inst.mods.is_empty() || inst.guard.is_some() {
         return None;
     }
     let ([def], [src]) = (&inst.defs[..], &inst.uses[..]) else { return None };
@@ -129,7 +133,7 @@ fn as_copy(inst: &Inst) -> Option<(VReg, Source)> {
         {
             Source::Reg(s)
         }
-        OperandKind::Imm(imm @ (Imm::Int(_) | Imm::F32(_))) if dest_reg.width == 1 && fits_32_bits(imm) => {
+        OperandKind::Imm(imm @ (Imm::Int(_) | Imm::F32(_))) if !uniform && dest_reg.width == 1 && fits_32_bits(imm) => {
             Source::Imm(imm)
         }
         _ => return None,
@@ -344,7 +348,9 @@ mod tests {
         assert_eq!(copy_of("%r1 = MOV RZ").as_deref(), Some("%r1 <- RZ"));
         assert_eq!(copy_of("%r1 = MOV 0x10").as_deref(), Some("%r1 <- Int(16)"));
         assert_eq!(copy_of("%r1 = MOV 1.5").as_deref(), Some("%r1 <- F32(1069547520)"));
+        assert_eq!(copy_of("%ur1 = UMOV %ur0").as_deref(), Some("%ur1 <- %ur0"));
         for not_a_copy in [
+            "%ur1 = UMOV 0x400",
             "@%p0 %r1 = MOV %r0",
             "%r1 = MOV -%r0",
             "%r1 = MOV %r0, 0xf",

@@ -238,9 +238,17 @@ def convert(op, arity, sm, work):
                 kept = []
                 for kind, j in reversed(out):
                     d = [n for (f, n, _) in j.regs(j.defs) if f == "R"]
-                    if kind == "I" and d and all(n in ret_regs for n in d) and j.op in ("MOV", "IMAD.MOV.U32", "HFMA2.MMA"):
+                    # sm_120 zeroes the high word with a plain `HFMA2 R5, -RZ,
+                    # RZ, 0, 0`.
+                    zero = j.op == "HFMA2" and all(u in ("RZ", "-RZ", "0", "0.0") for u in j.uses)
+                    moves = j.op in ("MOV", "IMAD.MOV.U32", "HFMA2.MMA") or zero
+                    if kind == "I" and d and all(n in ret_regs for n in d) and moves:
                         ret_regs -= set(d)
                         continue
+                    # Only the last writes before RET set the return address
+                    # (sm_120's div.s64 moves its result's high word into R5
+                    # earlier).
+                    ret_regs -= set(d)
                     kept.append((kind, j))
                 out = list(reversed(kept))
                 out.append(("I", Inst("BRA RET")))

@@ -8,7 +8,7 @@ use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x2065)
+    // NOP  (x2117)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -17,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R17, R10, R14, R17  (x1726)
+    // FFMA R17, R10, R14, R17  (x1754)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -44,7 +44,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x1153)
+    // IMAD.MOV.U32 R12, RZ, RZ, R3  (x1203)
     Form {
         mnemonic: "IMAD.MOV.U32",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -58,7 +58,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // @P0 BRA L@0x2c0  (x1057)
+    // @P0 BRA L@0x2c0  (x1133)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -86,22 +86,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x820)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x797)
+    // LOP3.LUT R11, R10.reuse, 0xffff0000, RZ, 0xfc, !PT  (x845)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -115,6 +100,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040e00000000000000000812,
         mask: 0x000001fffc7f00000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R5, R2, PT  (x820)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // @P0 IADD3 R4, PT, PT, R4, -R13, RZ  (x708)
@@ -149,7 +149,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R2, R0, PT  (x653)
+    // ISETP.GE.AND P0, PT, R2, R0, PT  (x658)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -164,7 +164,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IADD3 R8, PT, PT, R8, -0x1, RZ  (x650)
+    // IADD3 R8, PT, PT, R8, -0x1, RZ  (x652)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "{R}"],
@@ -180,7 +180,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff000000000000000fff,
         uniform_guard: false,
     },
-    // VIADD R11, R11, 0x20  (x615)
+    // VIADD R11, R11, 0x20  (x645)
     Form {
         mnemonic: "VIADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -207,7 +207,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD R4, R0, 0x4, R5  (x580)
+    // IMAD R4, R0, 0x4, R5  (x601)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -234,7 +234,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // UMOV UR4, 0x400  (x538)
+    // UMOV UR4, 0x400  (x539)
     Form {
         mnemonic: "UMOV",
         operands: &["{U}", "{X}"],
@@ -260,7 +260,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // LDC.64 R2, c[0x0][0x380]  (x503)
+    // LDC.64 R2, c[0x0][0x380]  (x510)
     Form {
         mnemonic: "LDC.64",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -298,7 +298,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R8, R16, R17, !P0  (x454)
+    // SEL R8, R16, R17, !P0  (x456)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -326,7 +326,34 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MOV R17, RZ  (x419)
+    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x428)
+    Form {
+        mnemonic: "IMAD.MOV.U32",
+        operands: &["{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e00000000000000000424,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // LDC R1, c[0x0][0x37c]  (x421)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000080000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
+    // MOV R17, RZ  (x420)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{R}"],
@@ -351,34 +378,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: true,
     },
-    // LDC R1, c[0x0][0x37c]  (x416)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000000080000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // IMAD.MOV.U32 R15, RZ, RZ, 0x1  (x406)
-    Form {
-        mnemonic: "IMAD.MOV.U32",
-        operands: &["{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000078e00000000000000000424,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x353)
+    // LOP3.LUT R5, RZ, R2, RZ, 0x33, !PT  (x360)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
@@ -394,7 +394,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // BSSY.RECONVERGENT B0, L@0x2e0  (x351)
+    // BSSY.RECONVERGENT B0, L@0x2e0  (x354)
     Form {
         mnemonic: "BSSY.RECONVERGENT",
         operands: &["{B}", "{L}"],
@@ -406,13 +406,27 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff00000003fff00fff,
         uniform_guard: false,
     },
-    // BSYNC.RECONVERGENT B0  (x351)
+    // BSYNC.RECONVERGENT B0  (x354)
     Form {
         mnemonic: "BSYNC.RECONVERGENT",
         operands: &["{B}"],
         atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
         bits: 0x00000000038002000000000000000941,
         mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x342)
+    Form {
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000116000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R23, R0.reuse, 0x5140, R25.reuse  (x337)
@@ -429,21 +443,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x327)
-    Form {
-        mnemonic: "SHF.R.U32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000116000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // S2R R0, SR_CTAID.X  (x307)
+    // S2R R0, SR_CTAID.X  (x309)
     Form {
         mnemonic: "S2R",
         operands: &["{R}", "{SR}"],
@@ -455,7 +455,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x295)
+    // @P0 EXIT  (x299)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -464,7 +464,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR8, c[0x0][0x358]  (x288)
+    // LDCU.64 UR8, c[0x0][0x358]  (x292)
     Form {
         mnemonic: "LDCU.64",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -477,7 +477,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
-    // MOV R5, 0x400  (x282)
+    // MOV R5, 0x400  (x290)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{X}"],
@@ -501,7 +501,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // IMAD.MOV R8, RZ, RZ, -R8  (x278)
+    // IMAD.MOV R8, RZ, RZ, -R8  (x280)
     Form {
         mnemonic: "IMAD.MOV",
         operands: &["{R}", "{R}", "{R}", "-{R}"],
@@ -530,7 +530,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64], R5  (x265)
+    // STG.E desc[UR4][R2.64], R5  (x267)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -625,7 +625,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // IMAD.IADD R8, R0, 0x1, -R11  (x225)
+    // IMAD.IADD R8, R0, 0x1, -R11  (x227)
     Form {
         mnemonic: "IMAD.IADD",
         operands: &["{R}", "{R}", "{X}", "-{R}"],
@@ -639,7 +639,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IADD3 R13, PT, PT, R15, R13, RZ  (x223)
+    // IADD3 R13, PT, PT, R15, R13, RZ  (x224)
     Form {
         mnemonic: "IADD3",
         operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}"],
@@ -669,22 +669,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000ff0fff,
         uniform_guard: false,
     },
-    // LEA.HI.X.SX32 R13, R21, R3, 0x2, P4  (x207)
+    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x219)
     Form {
-        mnemonic: "LEA.HI.X.SX32",
-        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
+        mnemonic: "IMAD.SHL.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000f06ff0000000000000211,
-        mask: 0x000001fffc7f07ffffffff0000000fff,
+        bits: 0x00000000078e00000000000000000824,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.IADD R5, R5, 0x1, R0  (x205)
+    // IMAD.IADD R5, R5, 0x1, R0  (x207)
     Form {
         mnemonic: "IMAD.IADD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -698,18 +697,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R12, R25, 0x100, RZ  (x204)
+    // LEA.HI.X.SX32 R13, R21, R3, 0x2, P4  (x207)
     Form {
-        mnemonic: "IMAD.SHL.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "LEA.HI.X.SX32",
+        operands: &["{R}", "{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00000000000000000824,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x00000000000f06ff0000000000000211,
+        mask: 0x000001fffc7f07ffffffff0000000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R2, RZ, RZ, UR4  (x203)
@@ -741,21 +741,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // HMMA.16816.F32 R12, R12, R18, R8  (x192)
-    Form {
-        mnemonic: "HMMA.16816.F32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000001800000000000000023c,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x191)
+    // ISETP.NE.U32.AND P0, PT, R4, R6, PT  (x193)
     Form {
         mnemonic: "ISETP.NE.U32.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -770,7 +756,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // SEL R3, R0, RZ, P0  (x183)
+    // HMMA.16816.F32 R12, R12, R18, R8  (x192)
+    Form {
+        mnemonic: "HMMA.16816.F32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000001800000000000000023c,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SEL R3, R0, RZ, P0  (x190)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "{P}"],
@@ -782,6 +782,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000207,
         mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x181)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000825,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LEA R16, P0, R14, R12, 0x2  (x179)
@@ -799,18 +813,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R10, R2, 0x2, R10  (x178)
+    // ISETP.NE.AND P0, PT, R12, R3, PT  (x160)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
+        mnemonic: "ISETP.NE.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e00000000000000000825,
-        mask: 0x000001ffffffff000000000000000fff,
+        bits: 0x0000000000005270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // SHF.R.S32.HI R5, RZ, 0x1f, R0  (x159)
@@ -825,21 +840,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000114000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.AND P0, PT, R12, R3, PT  (x155)
-    Form {
-        mnemonic: "ISETP.NE.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // ISETP.EQ.AND P3, PT, R11.reuse, -0x18, PT  (x152)
@@ -887,21 +887,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA R0, R12, R11, -1  (x137)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R18, R18, R18  (x136)
+    // DFMA R18, R18, R18, R18  (x148)
     Form {
         mnemonic: "DFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -915,7 +901,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.FTZ R7, R2, R11.reuse, R7  (x136)
+    // FFMA R0, R12, R11, -1  (x139)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R14, R6, 0x10, RZ  (x138)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R0, R11, R0, R13  (x138)
     Form {
         mnemonic: "FFMA.FTZ",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -944,20 +958,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R14, R6, 0x10, RZ  (x135)
-    Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000006000000000000000819,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R19, R7, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -970,6 +970,33 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // MUFU.RCP R8, R8  (x131)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x130)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // STG.E.U16 desc[UR4][R4.64], R0  (x130)
@@ -985,19 +1012,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // STS [R4], RZ  (x128)
-    Form {
-        mnemonic: "STS",
-        operands: &["[{R}]", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000008000000000000000388,
-        mask: 0x000001ffffffffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // S2UR UR4, SR_CTAID.X  (x127)
+    // S2UR UR4, SR_CTAID.X  (x128)
     Form {
         mnemonic: "S2UR",
         operands: &["{U}", "{SR}"],
@@ -1009,31 +1024,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: true,
     },
-    // MUFU.RCP R8, R8  (x124)
+    // STS [R4], RZ  (x128)
     Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
+        mnemonic: "STS",
+        operands: &["[{R}]", "{R}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.AND P0, PT, R10, -0x1, PT  (x122)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000008000000000000000388,
+        mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // LDS R3, [R6]  (x122)
@@ -1048,7 +1048,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x118)
+    // LOP3.LUT P0, RZ, R0, 0x3ff, RZ, 0xc0, !PT  (x119)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -1201,6 +1201,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // IMAD.X R13, RZ, RZ, R13, P3  (x98)
+    Form {
+        mnemonic: "IMAD.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e06000000000000000224,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // LEA.HI.X.SX32 R7, R4, UR9, 0x1, P0  (x97)
     Form {
         mnemonic: "LEA.HI.X.SX32",
@@ -1216,19 +1231,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.X R13, RZ, RZ, R13, P3  (x96)
+    // SEL R6, RZ, 0x1, P0  (x96)
     Form {
-        mnemonic: "IMAD.X",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000e06000000000000000224,
-        mask: 0x000001fffc7fff00ffffff0000000fff,
+        bits: 0x00000000000000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // FADD R5, R19, 1  (x95)
@@ -1242,6 +1256,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000421,
         mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x93)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // @!P1 LDG.E R7, desc[UR4][R10.64+0x8]  (x92)
@@ -1258,9 +1287,35 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000040000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R5, 0x60, PT  (x91)
+    // DMUL R6, R2, R4  (x88)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E R12, desc[UR8][R6.64]  (x87)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x87)
+    Form {
+        mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -1269,7 +1324,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000080c,
+        bits: 0x0000000000006270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
@@ -1286,47 +1341,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000004000000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E R12, desc[UR8][R6.64]  (x85)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R6, R2, R4  (x85)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P0, PT, R13, 0x1, PT  (x82)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IADD3.X R9, PT, PT, R9, UR7, RZ, P3, !PT  (x81)
@@ -1347,21 +1361,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R6, RZ, 0x1, P0  (x79)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA R10, R16, UR4, 0x4  (x77)
+    // LEA R10, R16, UR4, 0x4  (x78)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{R}", "{U}", "{X}"],
@@ -1374,6 +1374,34 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f8e00ff0000000000000c11,
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
+    },
+    // CALL.REL.NOINC L@0x1b00  (x78)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
+        uniform_guard: false,
+    },
+    // ULEA UR4, UR5, UR4, 0x18  (x77)
+    Form {
+        mnemonic: "ULEA",
+        operands: &["{U}", "{U}", "{U}", "{X}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000f8e00ff0000000000000291,
+        mask: 0x000001ffffff07ffffffff0000000fff,
+        uniform_guard: true,
     },
     // ISETP.GE.U32.AND P0, PT, R2, R3, PT  (x76)
     Form {
@@ -1389,20 +1417,6 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000000006070000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
-    },
-    // ULEA UR4, UR5, UR4, 0x18  (x76)
-    Form {
-        mnemonic: "ULEA",
-        operands: &["{U}", "{U}", "{U}", "{X}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000f8e00ff0000000000000291,
-        mask: 0x000001ffffff07ffffffff0000000fff,
-        uniform_guard: true,
     },
     // FADD R2, -R2, R9  (x72)
     Form {
@@ -1429,20 +1443,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000208,
         mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // CALL.REL.NOINC L@0x1b00  (x70)
-    Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
     // LDL R4, [R12]  (x70)
@@ -1486,6 +1486,23 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
+    // RET.REL.NODEC R8 L@0x0  (x69)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
+        uniform_guard: false,
+    },
     // FFMA R22, R16, UR8, R19  (x67)
     Form {
         mnemonic: "FFMA",
@@ -1514,6 +1531,61 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x65)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x65)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x64)
+    Form {
+        mnemonic: "IADD3.X",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000104000000000000000210,
+        mask: 0x000001fffc011f00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // FSEL R0, R0, R3.reuse, !P0  (x64)
     Form {
         mnemonic: "FSEL",
@@ -1540,24 +1612,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD3.X R16, PT, PT, RZ, R16, RZ, P2, !PT  (x63)
-    Form {
-        mnemonic: "IADD3.X",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "{R}", "{P}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000104000000000000000210,
-        mask: 0x000001fffc011f00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x62)
@@ -1589,23 +1643,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000020000000ff0fff,
         uniform_guard: false,
     },
-    // RET.REL.NODEC R8 L@0x0  (x61)
-    Form {
-        mnemonic: "RET.REL.NODEC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000950,
-        mask: 0x000001fffffc00000000000300000fff,
-        uniform_guard: false,
-    },
     // @!P0 LDG.E R15, desc[UR4][R2.64+0x4]  (x60)
     Form {
         mnemonic: "LDG.E",
@@ -1632,6 +1669,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // SEL R18, RZ, 0x1, !P1  (x55)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
     // UMOV UR4, URZ  (x54)
     Form {
         mnemonic: "UMOV",
@@ -1655,28 +1706,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000001008000000000000000983,
         mask: 0x000001ffffffffff000004ff00000fff,
-        uniform_guard: false,
-    },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x53)
-    Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
         uniform_guard: false,
     },
     // LDS R14, [R20+0x4]  (x52)
@@ -1707,35 +1736,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x51)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL R18, RZ, 0x1, !P1  (x50)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
     // DADD R18, R2, R2  (x50)
     Form {
         mnemonic: "DADD",
@@ -1747,6 +1747,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000229,
         mask: 0x000001ffffffff00ffffffff00000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R6, R9, R0, R2  (x49)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.NE.U32.AND P0, PT, R18, 0x1, PT  (x49)
@@ -1826,20 +1840,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080004000020000000000988,
         mask: 0x000001ffffffff000020000000ff0fff,
-        uniform_guard: false,
-    },
-    // IMAD.WIDE.U32 R6, R9, R0, R2  (x47)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // STS.64 [R7], R4  (x46)
@@ -2050,6 +2050,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
+    // LEA.HI R19, R19, R6, RZ, 0x1d  (x38)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
     // LDGSTS.E.LTC128B [R10+0x800], desc[UR10][R58.64], P4  (x38)
     Form {
         mnemonic: "LDGSTS.E.LTC128B",
@@ -2093,6 +2108,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000102000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U32 R17, R16, R11, RZ  (x37)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // P2R R10, PR, RZ, 0x4  (x37)
@@ -2144,7 +2173,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000042b,
@@ -2168,33 +2197,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R17, R16, R11, RZ  (x35)
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x35)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R19, R19, R6, RZ, 0x1d  (x35)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
@@ -2265,6 +2280,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
+    // DFMA R12, -R16, R10, 1  (x33)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000100000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
     // LDG.E.64.CONSTANT R12, desc[UR8][R22.64+-0x80]  (x33)
     Form {
         mnemonic: "LDG.E.64.CONSTANT",
@@ -2291,6 +2320,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000200000000000000083b,
         mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, -R0, -RZ  (x32)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // USHF.R.S32.HI UR4, URZ, 0x1f, UR15  (x32)
@@ -2378,6 +2420,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x30)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e1000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
     // DFMA R10, R8, UR6, R10  (x30)
     Form {
         mnemonic: "DFMA",
@@ -2417,6 +2475,15 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
+    // @!P0 BREAK.RELIABLE B1  (x28)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // CCTL.IVALL  (x28)
     Form {
         mnemonic: "CCTL.IVALL",
@@ -2443,6 +2510,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003f8000fff,
         uniform_guard: false,
     },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x28)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // ERRBAR  (x27)
     Form {
         mnemonic: "ERRBAR",
@@ -2461,19 +2543,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x27)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // DADD R8, R2, -6.75539944105574400000e+15  (x27)
     Form {
         mnemonic: "DADD",
@@ -2487,20 +2556,17 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // IADD3 R12, PT, PT, -R8.reuse, 0x1f, RZ  (x26)
+    // DMUL R4, R4, 0.5  (x26)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "-{R}", "{X}", "{R}"],
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000781e1000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
+        bits: 0x00000000000000000000000000000828,
+        mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
     // DADD R2, R8, -R12  (x26)
@@ -2516,15 +2582,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // @!P0 BREAK.RELIABLE B1  (x25)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // USHF.L.U32 UR5, UR4, 0x8, URZ  (x25)
     Form {
         mnemonic: "USHF.L.U32",
@@ -2538,6 +2595,21 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x00000000080006000000000000000899,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x25)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
     },
     // LEA.HI.SX32 R17, R13, R10, 0x1e  (x25)
     Form {
@@ -2637,20 +2709,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000100000ff0fff,
         uniform_guard: false,
     },
-    // DFMA R12, -R16, R10, 1  (x24)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000100000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // FSETP.EQ.AND P0, PT, R23, R9, !P0  (x24)
     Form {
         mnemonic: "FSETP.EQ.AND",
@@ -2681,19 +2739,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // DMUL R4, R4, 0.5  (x23)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000828,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
     // F2F.F32.F64 R5, R4  (x23)
     Form {
         mnemonic: "F2F.F32.F64",
@@ -2706,19 +2751,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x23)
+    // MUFU.RCP64H R17, R13  (x23)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "MUFU.RCP64H",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000018000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // DFMA R10, R8, -UR4, R20  (x23)
@@ -2733,6 +2775,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x22)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // I2F.U32.RP R8, R3  (x22)
@@ -2801,6 +2858,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
+    // ISETP.GT.AND P0, PT, R10, R8, PT  (x21)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // MEMBAR.ALL.GPU  (x20)
     Form {
         mnemonic: "MEMBAR.ALL.GPU",
@@ -2820,18 +2892,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e000000000000000002ca,
         mask: 0x000001ffffffffffffffffff00000fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP64H R17, R13  (x20)
-    Form {
-        mnemonic: "MUFU.RCP64H",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000018000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FMUL.FTZ R2, R0, R11  (x20)
@@ -2947,19 +3007,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x18)
+    // FFMA.RM R11, R0, R2, R11  (x18)
     Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LEA R14, R11, 0xc0800000, 0x17  (x18)
@@ -2988,21 +3047,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000e2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.AND P0, PT, R10, R8, PT  (x18)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // STS.128 [R34+UR5], R4  (x18)
@@ -3039,20 +3083,6 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[],
         bits: 0x000000000000000000000000000009af,
         mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // FFMA.RM R11, R0, R2, R11  (x17)
-    Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDC.64 R2, c[0x4][RZ]  (x17)
@@ -3095,21 +3125,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R4, R5.reuse, 0x1, RZ, 0x1b  (x16)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R10, desc[UR4][R12.64]  (x16)
@@ -3190,6 +3205,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e02000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x16)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R10, -R3, R2, R0  (x16)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FADD R6, |R0|, 0.0010000000474974513054  (x16)
@@ -3329,20 +3372,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x15)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
     // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
     Form {
         mnemonic: "STG.E.64",
@@ -3385,6 +3414,27 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // BSSY.RELIABLE B1, L@0x8c0  (x14)
+    Form {
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BSYNC.RELIABLE B1  (x14)
+    Form {
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // LDGSTS.E.BYPASS.128 [R10], desc[UR12][R8.64]  (x14)
     Form {
         mnemonic: "LDGSTS.E.BYPASS.128",
@@ -3398,18 +3448,73 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // FFMA R10, -R3, R2, R0  (x14)
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x14)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP R14, R13, R14, R13  (x14)
+    Form {
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000223,
+        bits: 0x00000000000080000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64], R10  (x14)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x14)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P0, PT, |R20|, +INF , PT  (x14)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P2, PT, R6, -126, PT  (x14)
@@ -3455,27 +3560,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // BSSY.RELIABLE B1, L@0x8c0  (x13)
-    Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RELIABLE B1  (x13)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // FSETP.GT.AND P0, PT, |R8|, 8.50705917302346158658e+37, PT  (x13)
     Form {
         mnemonic: "FSETP.GT.AND",
@@ -3491,33 +3575,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA.RP R14, R13, R14, R13  (x13)
+    // LOP3.LUT P2, RZ, R13, R11, R14, 0xf8, !PT  (x13)
     Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
         atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15, R14, PT  (x13)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000040000000000000000000212,
+        mask: 0x000001fffc710000ffffff0000000fff,
         uniform_guard: false,
     },
     // UIMAD UR4, UR4, UR14, URZ  (x13)
@@ -3632,7 +3704,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000800000000000000042b,
@@ -3666,19 +3738,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64], R10  (x12)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R14, P1, R13, R17, R14  (x12)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -3692,6 +3751,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000000000000000000227,
         mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RZ R9, R18.reuse, R16.reuse, R15.reuse  (x12)
+    Form {
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U64.HI R11, R6, R11, R7  (x12)
+    Form {
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GE.AND P0, PT, |R0|, 105615, PT  (x12)
@@ -3778,33 +3865,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FFMA.RZ R9, R18.reuse, R16.reuse, R15.reuse  (x11)
+    // IADD3 R11, PT, PT, R13, 0x7fe00000, -R2  (x11)
     Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
+    // IMAD.WIDE.U32 R14, P0, R12, R11, R14  (x11)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DSETP.NEU.AND P0, PT, |R20|, +INF , PT  (x11)
+    // FCHK P0, R0, R3  (x11)
     Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // FFMA R13, R10, -R13, 0.14084610342979431152  (x11)
@@ -3861,6 +3963,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
+    // BSSY B0, L@0x4b0  (x10)
+    Form {
+        mnemonic: "BSSY",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038000000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
     // IADD3.X R3, PT, PT, R19, UR11, RZ, P4, P5  (x10)
     Form {
         mnemonic: "IADD3.X",
@@ -3894,21 +4008,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R14, P0, R12, R11, R14  (x10)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // IMAD.X R13, R19, 0x1, ~R9, P1  (x10)
     Form {
         mnemonic: "IMAD.X",
@@ -3924,6 +4023,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
+    // FFMA R9, -R3, R2, 1  (x10)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, R0, R3  (x10)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // R2P PR, R0, 0x3  (x10)
     Form {
         mnemonic: "R2P",
@@ -3936,18 +4062,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U64.HI R11, R6, R11, R7  (x10)
+    // DSETP.NEU.AND P2, PT, R2, RZ, PT  (x10)
     Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000102000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000000d000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // @P0 BRA P1, L@0x22c0  (x10)
@@ -4022,16 +4149,42 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0040000000000fff,
         uniform_guard: false,
     },
-    // BSSY B0, L@0x4b0  (x9)
+    // BSYNC B0  (x9)
     Form {
-        mnemonic: "BSSY",
-        operands: &["{B}", "{L}"],
+        mnemonic: "BSYNC",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038000000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R4, desc[UR8][R8.64]  (x9)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
         atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
         ],
-        bits: 0x00000000038000000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
+        bits: 0x000000000c1e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x9)
+    Form {
+        mnemonic: "ISETP.NE.AND.EX",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005300000000000000020c,
+        mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: false,
     },
     // BREV R7, R0  (x9)
@@ -4092,44 +4245,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x9)
+    // @!P1 BRA !P3, L@0x1770  (x9)
     Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // FCHK P0, R0, R3  (x9)
-    Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R0, -QNAN  (x9)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // VIADDMNMX R6, R3.reuse, 0xfffffffc, R0.reuse, PT  (x9)
@@ -4228,15 +4358,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000200000000000000083b,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // BSYNC B0  (x8)
-    Form {
-        mnemonic: "BSYNC",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038000000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // F2F.F64.F32 R2, R13  (x8)
@@ -4396,22 +4517,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000000fff,
         uniform_guard: false,
     },
-    // IADD3 R11, PT, PT, R13, 0x7fe00000, -R2  (x8)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
-        uniform_guard: false,
-    },
     // @P0 FADD.FTZ R2, R0, 1  (x8)
     Form {
         mnemonic: "FADD.FTZ",
@@ -4439,20 +4544,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000006100000000000000020c,
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R9, -R3, R2, 1  (x8)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // DADD R2, R22, -UR10  (x8)
@@ -4657,35 +4748,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ff8fffffff0000ff0fff,
         uniform_guard: true,
     },
-    // LDG.E.64 R4, desc[UR8][R8.64]  (x7)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.AND.EX P0, PT, R5, R7, PT, P0  (x7)
-    Form {
-        mnemonic: "ISETP.NE.AND.EX",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000005300000000000000020c,
-        mask: 0x000001fffc01ff8fffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FLO.U32 R8, R8  (x7)
     Form {
         mnemonic: "FLO.U32",
@@ -4809,21 +4871,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // DSETP.NEU.AND P2, PT, R2, RZ, PT  (x7)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FSEL R7, -R0, +QNAN , !P1  (x7)
     Form {
         mnemonic: "FSEL",
@@ -4836,6 +4883,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040001000000000000000808,
         mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.GTU.AND P0, PT, |R2|, +INF , PT  (x7)
+    Form {
+        mnemonic: "DSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x7)
@@ -4918,6 +4980,15 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c12f30000000000000009a6,
         mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // YIELD  (x6)
+    Form {
+        mnemonic: "YIELD",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000946,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
     // ATOMG.E.CAS.STRONG.GPU PT, R3, [R6], R12, R13  (x6)
@@ -5007,7 +5078,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000008000000000000000022a,
@@ -5214,15 +5285,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // YIELD  (x5)
-    Form {
-        mnemonic: "YIELD",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000946,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
     // UCGABAR_ARV  (x5)
     Form {
         mnemonic: "UCGABAR_ARV",
@@ -5297,36 +5359,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004002670000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // @!P1 BRA !P3, L@0x1770  (x5)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x5)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // VIMNMX R8, PT, PT, R3.reuse, 0x1, !PT  (x5)
@@ -5754,6 +5786,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fff000000000000000fff,
         uniform_guard: false,
     },
+    // DFMA.RP R16, R16, R10, R18  (x4)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // DMUL.RP R10, R10, R16  (x4)
     Form {
         mnemonic: "DMUL.RP",
@@ -5765,23 +5811,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000080000000000000000228,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P2, RZ, R13, R11, R14, 0xf8, !PT  (x4)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000212,
-        mask: 0x000001fffc710000ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x4)
@@ -5913,7 +5942,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x000000000000e000000000000000022a,
@@ -6006,19 +6035,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // DSETP.GTU.AND P0, PT, |R2|, +INF , PT  (x4)
+    // DFMA.RM R2, R16, R14, R2  (x4)
     Form {
-        mnemonic: "DSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "DFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x0000000000004000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSEL R3, |R0|, |R7|, P2  (x4)
@@ -6250,6 +6278,31 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000ff0886,
         mask: 0x000001fffc71ffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // FENCE.VIEW.ASYNC.S  (x4)
+    Form {
+        mnemonic: "FENCE.VIEW.ASYNC.S",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000003c6,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R8, PT, PT, R9, R27, -R8  (x4)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LEA.HI R5, R5, UR5, RZ, 0x1e  (x4)
@@ -6702,6 +6755,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
+    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x3)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e1b000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
     // @P0 ELECT P2, URZ, PT  (x3)
     Form {
         mnemonic: "ELECT",
@@ -6713,15 +6780,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000000000000000000082f,
         mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // FENCE.VIEW.ASYNC.S  (x3)
-    Form {
-        mnemonic: "FENCE.VIEW.ASYNC.S",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000003c6,
-        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
     // UTMACMDFLUSH  (x3)
@@ -6816,6 +6874,63 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000008000000000000208,
         mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R7, R12, -R7, RZ, 0x8  (x3)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00008000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RZ R4, R10.reuse, R12.reuse, R6.reuse  (x3)
+    Form {
+        mnemonic: "DFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S64 R7, R4, R5.reuse, R14.reuse  (x3)
+    Form {
+        mnemonic: "SHF.R.S64",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000010000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S32.HI R5, RZ, R5, R14  (x3)
+    Form {
+        mnemonic: "SHF.R.S32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000114000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDGSTS.E.BYPASS.128 [R31+0x2000], desc[UR12][R24.64], P3  (x3)
@@ -7499,20 +7614,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DFMA.RP R16, R16, R10, R18  (x2)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDS.64 R6, [R6+UR7]  (x2)
     Form {
         mnemonic: "LDS.64",
@@ -7599,7 +7700,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000a00000000000000042b,
@@ -7653,7 +7754,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000008200400000000000022a,
@@ -7667,7 +7768,7 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000300000000000000042b,
@@ -7779,20 +7880,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DFMA.RM R2, R16, R14, R2  (x2)
-    Form {
-        mnemonic: "DFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000004000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // DFMA.RP R12, -R2, R10, R8  (x2)
     Form {
         mnemonic: "DFMA.RP",
@@ -7815,7 +7902,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000004000000000000000022a,
@@ -7830,7 +7917,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000005000000000000000022a,
@@ -8474,6 +8561,61 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // @!P0 BREAK.RELIABLE !P2, B2  (x2)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // DSETP.NE.OR P0, PT, R8, R6, P0  (x2)
+    Form {
+        mnemonic: "DSETP.NE.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005400000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.ARRIVE.TRANS64 R2, [R9+URZ], R4  (x2)
+    Form {
+        mnemonic: "SYNCS.ARRIVE.TRANS64",
+        operands: &["{R}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000000000000009a7,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R9+URZ], R0  (x2)
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+        operands: &["{P}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800110000000000000005a7,
+        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
     Form {
         mnemonic: "ISETP.EQ.OR",
@@ -9020,20 +9162,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: false,
     },
-    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x1)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e1b000000080000000981,
-        mask: 0x000001ffffffffff0000080000000fff,
-        uniform_guard: false,
-    },
     // VOTE.ANY P1, P1  (x1)
     Form {
         mnemonic: "VOTE.ANY",
@@ -9044,22 +9172,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000ff0806,
         mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // IADD3 R8, PT, PT, R9, R27, -R8  (x1)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.U32.XOR P0, PT, R0, R12, !P0  (x1)
@@ -9177,7 +9289,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000004002400000000000000022a,
@@ -9304,6 +9416,43 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005670000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
+    },
+    // IMAD.WIDE.U32.X R4, R5, R7, R12, P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000225,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.64 [R9+URZ], R6  (x1)
+    Form {
+        mnemonic: "STS.64",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000a000000000000000988,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.CCTL.IVALL  (x1)
+    Form {
+        mnemonic: "SYNCS.CCTL.IVALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009b1,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
     },
     // LDC.U8 R18, c[0x0][0x380]  (x1)
     Form {
@@ -10326,7 +10475,7 @@ pub(crate) static SOLVED: &[Form] = &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x0000000000000000000000000000022a,
@@ -12462,8 +12611,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                                  ???50",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000000000000000000032800355,
-        mask: 0x0000000008100000000000003f800fff,
+        bits: 0x000000d8e0a35b895a71ed6eb2800355,
+        mask: 0x000001ffffffffffffffffffbf800fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R64,                                                                                                                   ???60  (x1)
@@ -12570,8 +12719,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                            ???51",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000062411000000000000033800355,
-        mask: 0x000001ffff100000000000003f800fff,
+        bits: 0x00000000001000000000000033800355,
+        mask: 0x0000000008100000000000003f800fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R84, API_CALL_DEPTH  (x1)
@@ -21456,8 +21605,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "{U}",
         ],
         atoms: &[Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x000001068922a2de91e000002e000d56,
-        mask: 0x000001fffffffffffff800003f000fff,
+        bits: 0x0000000008000000000000002e000d56,
+        mask: 0x0000000008100000000000003f000fff,
         uniform_guard: false,
     },
     // BMOV.32                                                                                                                             ???50, UR9  (x1)
@@ -24553,6 +24702,7 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "BPT", operands: &["{X}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BREAK", operands: &["{P}", "{B}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },
     Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 0 },
     Hidden { opcode: "CALL", operands: &["{P}", "{R}", "{X}"], operand: 2 },

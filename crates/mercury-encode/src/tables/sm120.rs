@@ -8,7 +8,7 @@ use crate::marks::{Mark, MarkKind::*};
 
 /// Every form of NVIDIA's corpus code for this family, most frequent first.
 pub(crate) static FORMS: &[Form] = &[
-    // NOP  (x2091)
+    // NOP  (x2139)
     Form {
         mnemonic: "NOP",
         operands: &[],
@@ -17,7 +17,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA R23, R10, R12, R23  (x1725)
+    // FFMA R23, R10, R12, R23  (x1753)
     Form {
         mnemonic: "FFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -29,6 +29,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // MOV R10, R3  (x1556)
+    Form {
+        mnemonic: "MOV",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000000f000000000000000202,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FMUL R3, R6, 16777216  (x1537)
@@ -44,19 +56,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // MOV R10, R3  (x1503)
-    Form {
-        mnemonic: "MOV",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x0000000000000f000000000000000202,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD R8, R8, -0x1  (x1188)
+    // IADD R8, R8, -0x1  (x1218)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "{X}"],
@@ -69,7 +69,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // @P0 BRA L@0x290  (x1057)
+    // @P0 BRA L@0x290  (x1133)
     Form {
         mnemonic: "BRA",
         operands: &["{L}"],
@@ -97,7 +97,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IADD R4, -R0, R11  (x946)
+    // IADD R4, -R0, R11  (x948)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "-{R}", "{R}"],
@@ -110,7 +110,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD R10, RZ, -R3  (x932)
+    // IADD R10, RZ, -R3  (x934)
     Form {
         mnemonic: "IADD",
         operands: &["{R}", "{R}", "-{R}"],
@@ -121,6 +121,22 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00008000000000000235,
         mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x841)
+    Form {
+        mnemonic: "LOP3.LUT",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040e00000000000000000812,
+        mask: 0x000001fffc7f00000000000000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.U32.AND P0, PT, R7, R4, PT  (x816)
@@ -138,23 +154,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R8, R0.reuse, 0xffff0000, RZ, 0xfc, !PT  (x793)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040e00000000000000000812,
-        mask: 0x000001fffc7f00000000000000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GE.AND P0, PT, R2, R11, PT  (x648)
+    // ISETP.GE.AND P0, PT, R2, R11, PT  (x653)
     Form {
         mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -169,7 +169,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IMAD R3, R0, 0x4, R3  (x627)
+    // IMAD R3, R0, 0x4, R3  (x648)
     Form {
         mnemonic: "IMAD",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -210,7 +210,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.SHL.U32 R14, R13, 0x100, RZ  (x526)
+    // IMAD.SHL.U32 R14, R13, 0x100, RZ  (x541)
     Form {
         mnemonic: "IMAD.SHL.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -238,7 +238,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x497)
+    // HFMA2 R17, -RZ, RZ, 0, 5.9604644775390625e-08  (x503)
     Form {
         mnemonic: "HFMA2",
         operands: &["{R}", "-{R}", "{R}", "{F}", "{F}"],
@@ -253,7 +253,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // MOV R3, 0x400  (x470)
+    // MOV R3, 0x400  (x492)
     Form {
         mnemonic: "MOV",
         operands: &["{R}", "{X}"],
@@ -290,7 +290,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // SEL R10, R18, R19, !P0  (x439)
+    // SEL R10, R18, R19, !P0  (x441)
     Form {
         mnemonic: "SEL",
         operands: &["{R}", "{R}", "{R}", "!{P}"],
@@ -318,7 +318,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // LDCU.64 UR6, c[0x0][0x358]  (x418)
+    // LDCU.64 UR6, c[0x0][0x358]  (x422)
     Form {
         mnemonic: "LDCU.64",
         operands: &["{U}", "c[{X}][{X}]"],
@@ -344,6 +344,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800001fff000fff,
         uniform_guard: true,
     },
+    // LDC R1, c[0x0][0x37c]  (x410)
+    Form {
+        mnemonic: "LDC",
+        operands: &["{R}", "c[{X}][{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000000080000000000ff000b82,
+        mask: 0x000001fffffffffff800003fff000fff,
+        uniform_guard: false,
+    },
     // IADD.64 R8, R8, UR4  (x409)
     Form {
         mnemonic: "IADD.64",
@@ -357,20 +370,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // LDC R1, c[0x0][0x37c]  (x405)
-    Form {
-        mnemonic: "LDC",
-        operands: &["{R}", "c[{X}][{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 54, len: 5, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: X, fields: &[Field { pos: 38, len: 16, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000000080000000000ff000b82,
-        mask: 0x000001fffffffffff800003fff000fff,
-        uniform_guard: false,
-    },
-    // LDC.64 R2, c[0x0][0x380]  (x395)
+    // LDC.64 R2, c[0x0][0x380]  (x402)
     Form {
         mnemonic: "LDC.64",
         operands: &["{R}", "c[{X}][{X}]"],
@@ -383,7 +383,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffff800003fff000fff,
         uniform_guard: false,
     },
-    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x353)
+    // LOP3.LUT R0, RZ, R2, RZ, 0x33, !PT  (x360)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
@@ -399,7 +399,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7f0000ffffff0000000fff,
         uniform_guard: false,
     },
-    // BSYNC.RECONVERGENT B0  (x352)
+    // BSYNC.RECONVERGENT B0  (x355)
     Form {
         mnemonic: "BSYNC.RECONVERGENT",
         operands: &["{B}"],
@@ -408,7 +408,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
-    // BSSY.RECONVERGENT B0, L@0x2b0  (x351)
+    // BSSY.RECONVERGENT B0, L@0x2b0  (x354)
     Form {
         mnemonic: "BSSY.RECONVERGENT",
         operands: &["{B}", "{L}"],
@@ -418,6 +418,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000038002000000000000000945,
         mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x344)
+    Form {
+        mnemonic: "SHF.R.U32.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000116000000000000000819,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // PRMT R15, R0.reuse, 0x5140, R13.reuse  (x339)
@@ -431,20 +445,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x00000000000000000000000000000816,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // SHF.R.U32.HI R9, RZ, 0x5, R2  (x329)
-    Form {
-        mnemonic: "SHF.R.U32.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000116000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
@@ -462,7 +462,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // S2R R9, SR_CTAID.X  (x302)
+    // S2R R9, SR_CTAID.X  (x304)
     Form {
         mnemonic: "S2R",
         operands: &["{R}", "{SR}"],
@@ -474,7 +474,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // @P0 EXIT  (x296)
+    // @P0 EXIT  (x300)
     Form {
         mnemonic: "EXIT",
         operands: &[],
@@ -510,7 +510,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: false,
     },
-    // STG.E desc[UR4][R2.64], R5  (x265)
+    // STG.E desc[UR4][R2.64], R5  (x267)
     Form {
         mnemonic: "STG.E",
         operands: &["desc[{U}][{R}.64]", "{R}"],
@@ -546,6 +546,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
+    // IADD R0, R0, R11  (x238)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078e00000000000000000235,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // FMUL R13, R13, R14  (x238)
     Form {
         mnemonic: "FMUL",
@@ -569,19 +582,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000f000000000000000c02,
         mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // IADD R0, R0, R11  (x236)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078e00000000000000000235,
-        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.BFLY PT, R0, R23, 0x10, 0x1f  (x236)
@@ -669,7 +669,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x182)
+    // IMAD.WIDE.U32 R4, R2, 0x2, R12  (x185)
     Form {
         mnemonic: "IMAD.WIDE.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -726,7 +726,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ISETP.NE.AND P0, PT, R10, R3.reuse, PT  (x153)
+    // ISETP.NE.AND P0, PT, R10, R3.reuse, PT  (x158)
     Form {
         mnemonic: "ISETP.NE.AND",
         operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
@@ -756,21 +756,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SEL R3, R0, RZ, P0  (x138)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000207,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DFMA R18, R18, R18, R18  (x136)
+    // DFMA R18, R18, R18, R18  (x148)
     Form {
         mnemonic: "DFMA",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -784,7 +770,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // FFMA.FTZ R9, R6, R11.reuse, R13  (x136)
+    // SEL R3, R0, RZ, P0  (x141)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000207,
+        mask: 0x000001fffc7fffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.FTZ R0, R11, R0, R13  (x138)
     Form {
         mnemonic: "FFMA.FTZ",
         operands: &["{R}", "{R}", "{R}", "{R}"],
@@ -796,6 +796,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA R0, R14, R9, -1  (x135)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.AND P1, PT, R3.reuse, UR4, !P0  (x134)
@@ -813,20 +827,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // FFMA R0, R14, R9, -1  (x133)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R19, R5, -0x33333333, RZ  (x132)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -839,6 +839,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078e00000000000000000827,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x130)
+    Form {
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004270000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // LDS R11, [R8]  (x130)
@@ -866,7 +881,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000ff0fff,
         uniform_guard: false,
     },
-    // S2UR UR4, SR_CTAID.X  (x128)
+    // S2UR UR4, SR_CTAID.X  (x129)
     Form {
         mnemonic: "S2UR",
         operands: &["{U}", "{SR}"],
@@ -877,6 +892,18 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000000000000000000000009c3,
         mask: 0x000001ffffff00ffffffffffff000fff,
         uniform_guard: true,
+    },
+    // MUFU.RCP R8, R8  (x129)
+    Form {
+        mnemonic: "MUFU.RCP",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000010000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
+        uniform_guard: false,
     },
     // STS [R3], RZ  (x128)
     Form {
@@ -890,34 +917,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // ISETP.GT.AND P0, PT, R0, -0x1, PT  (x122)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP R8, R8  (x122)
-    Form {
-        mnemonic: "MUFU.RCP",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000010000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x118)
+    // LOP3.LUT P0, RZ, R9, 0x3ff, RZ, 0xc0, !PT  (x119)
     Form {
         mnemonic: "LOP3.LUT",
         operands: &["{P}", "{R}", "{R}", "{X}", "{R}", "{X}", "!{P}"],
@@ -1044,7 +1044,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000200000ff0fff,
         uniform_guard: false,
     },
-    // UMOV UR4, 0x400  (x102)
+    // UMOV UR4, 0x400  (x103)
     Form {
         mnemonic: "UMOV",
         operands: &["{U}", "{X}"],
@@ -1096,6 +1096,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
+    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x93)
+    Form {
+        mnemonic: "ISETP.GE.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000006070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // @!P1 LDG.E R5, desc[UR4][R10.64+0x8]  (x92)
     Form {
         mnemonic: "LDG.E",
@@ -1110,9 +1125,48 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000040000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.U32.AND P0, PT, R0, 0x60, PT  (x91)
+    // IADD.64 R2, R6, 0x4  (x88)
     Form {
-        mnemonic: "ISETP.GE.U32.AND",
+        mnemonic: "IADD.64",
+        operands: &["{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e02000000000000000835,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DMUL R10, R2, R8  (x88)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000000000000000000000000228,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LDG.E R10, desc[UR6][R6.64]  (x87)
+    Form {
+        mnemonic: "LDG.E",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e19000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x87)
+    Form {
+        mnemonic: "ISETP.GE.AND",
         operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
@@ -1121,7 +1175,7 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000006070000000000000080c,
+        bits: 0x0000000000006270000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
@@ -1140,43 +1194,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // IADD.64 R2, R6, 0x4  (x86)
+    // SEL R7, RZ, 0x1, P0  (x86)
     Form {
-        mnemonic: "IADD.64",
-        operands: &["{R}", "{R}", "{X}"],
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078e02000000000000000835,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LDG.E R10, desc[UR6][R6.64]  (x85)
-    Form {
-        mnemonic: "LDG.E",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e19000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // DMUL R10, R2, R8  (x85)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000000000000000000000228,
-        mask: 0x000001ffffffffffffffff0000000fff,
+        bits: 0x00000000000000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // IADD.64 R12, R6, R2  (x85)
@@ -1192,22 +1221,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GE.AND P0, PT, R17, 0x1, PT  (x82)
-    Form {
-        mnemonic: "ISETP.GE.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000006270000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SHF.L.U32 R24, R10, 0x10, RZ  (x80)
+    // SHF.L.U32 R24, R10, 0x10, RZ  (x83)
     Form {
         mnemonic: "SHF.L.U32",
         operands: &["{R}", "{R}", "{X}", "{R}"],
@@ -1219,6 +1233,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000006000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
+        uniform_guard: false,
+    },
+    // CALL.REL.NOINC L@0x1a80  (x78)
+    Form {
+        mnemonic: "CALL.REL.NOINC",
+        operands: &["{L}"],
+        atoms: &[Atom {
+            kind: L,
+            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+            signed: true,
+            reuse: None,
+        }],
+        bits: 0x0000000003c000000000000000000944,
+        mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
     // IMAD.U32 R10, R10, 0x10000, RZ  (x76)
@@ -1235,7 +1263,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // ULEA UR4, UR5, UR4, 0x18  (x74)
+    // ULEA UR4, UR5, UR4, 0x18  (x75)
     Form {
         mnemonic: "ULEA",
         operands: &["{U}", "{U}", "{U}", "{X}"],
@@ -1262,21 +1290,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // FSEL R6, R6, RZ, P0  (x71)
-    Form {
-        mnemonic: "FSEL",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000208,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LEA R11, R7, UR4, 0x4  (x70)
+    // LEA R11, R7, UR4, 0x4  (x71)
     Form {
         mnemonic: "LEA",
         operands: &["{R}", "{R}", "{U}", "{X}"],
@@ -1290,18 +1304,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
-    // CALL.REL.NOINC L@0x1a80  (x70)
+    // FSEL R6, R6, RZ, P0  (x71)
     Form {
-        mnemonic: "CALL.REL.NOINC",
-        operands: &["{L}"],
-        atoms: &[Atom {
-            kind: L,
-            fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-            signed: true,
-            reuse: None,
-        }],
-        bits: 0x0000000003c000000000000000000944,
-        mask: 0x000001fffffc000000000003ff000fff,
+        mnemonic: "FSEL",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000208,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // SHFL.DOWN PT, R5, R2, 0x10, 0x1f  (x70)
@@ -1319,20 +1333,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff1fffffc0000ff00000fff,
         uniform_guard: false,
     },
-    // SEL R7, RZ, 0x1, P0  (x69)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
-        uniform_guard: false,
-    },
     // FSEL R14, R14, 1, !P1  (x69)
     Form {
         mnemonic: "FSEL",
@@ -1345,6 +1345,23 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040000000000000000000808,
         mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // RET.REL.NODEC R10 L@0x0  (x69)
+    Form {
+        mnemonic: "RET.REL.NODEC",
+        operands: &["{R}", "{L}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
+        ],
+        bits: 0x0000000003c000000000000000000950,
+        mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
     // FFMA R25, R25, UR10, R26  (x68)
@@ -1390,6 +1407,43 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
+    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x65)
+    Form {
+        mnemonic: "PLOP3.LUT",
+        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: X,
+                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
+                signed: false,
+                reuse: None,
+            },
+            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000000000000000000081c,
+        mask: 0x000001fffc010088ffffffffff000fff,
+        uniform_guard: false,
+    },
+    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x64)
+    Form {
+        mnemonic: "ISETP.GT.U32.AND",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004070000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
     // ISETP.LT.AND P0, PT, R6, UR4, !P0  (x64)
     Form {
         mnemonic: "ISETP.LT.AND",
@@ -1417,23 +1471,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000100000000000000000423,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // RET.REL.NODEC R10 L@0x0  (x61)
-    Form {
-        mnemonic: "RET.REL.NODEC",
-        operands: &["{R}", "{L}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x0000000003c000000000000000000950,
-        mask: 0x000001fffffc00000000000300000fff,
         uniform_guard: false,
     },
     // @!P0 LDG.E R15, desc[UR4][R8.64+0x4]  (x60)
@@ -1502,28 +1539,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x8  (x53)
-    Form {
-        mnemonic: "PLOP3.LUT",
-        operands: &["{P}", "{P}", "{P}", "{P}", "{P}", "{X}", "{X}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 77, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 68, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: X,
-                fields: &[Field { pos: 64, len: 3, shift: 0 }, Field { pos: 72, len: 5, shift: 3 }],
-                signed: false,
-                reuse: None,
-            },
-            Atom { kind: X, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000000000000000000081c,
-        mask: 0x000001fffc010088ffffffffff000fff,
-        uniform_guard: false,
-    },
     // UIADD3 UR5, UPT, UPT, UR5, UR7, URZ  (x53)
     Form {
         mnemonic: "UIADD3",
@@ -1539,6 +1554,20 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x000000000f81e0000000000000000290,
         mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: true,
+    },
+    // SEL R20, RZ, 0x1, !P1  (x53)
+    Form {
+        mnemonic: "SEL",
+        operands: &["{R}", "{R}", "{X}", "!{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040000000000000000000807,
+        mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
     },
     // IADD R0, R0, UR6  (x52)
     Form {
@@ -1578,21 +1607,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff000004ff00000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.AND P0, PT, R0, 0x3f, PT  (x50)
-    Form {
-        mnemonic: "ISETP.GT.U32.AND",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004070000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // LDL R9, [R8+0x4]  (x50)
     Form {
         mnemonic: "LDL",
@@ -1619,6 +1633,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
+    // IMAD.WIDE.U32 R4, R9, R11, R2  (x49)
+    Form {
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000078e00000000000000000225,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // ISETP.NE.U32.AND P0, PT, R11, 0x1, PT  (x49)
     Form {
         mnemonic: "ISETP.NE.U32.AND",
@@ -1632,20 +1660,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000005070000000000000080c,
         mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
-    // SEL R20, RZ, 0x1, !P1  (x48)
-    Form {
-        mnemonic: "SEL",
-        operands: &["{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000807,
-        mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
     // FADD R15, R11, -R2  (x48)
@@ -1673,20 +1687,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R4, R9, R11, R2  (x47)
-    Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000078e00000000000000000225,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // STS.64 [R7], R4  (x46)
     Form {
         mnemonic: "STS.64",
@@ -1699,7 +1699,7 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MOV.64 R6, 0x3f50624dd2f1a9fc  (x44)
+    // MOV.64 R6, 0x3f50624dd2f1a9fc  (x45)
     Form {
         mnemonic: "MOV.64",
         operands: &["{R}", "{X}"],
@@ -1852,6 +1852,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
+    // LEA.HI R19, R19, R4, RZ, 0x1d  (x38)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
     // STS.128 [R34+UR5+0x100], R36  (x38)
     Form {
         mnemonic: "STS.128",
@@ -1897,6 +1912,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // SHF.L.U32 R17, R16, R9, RZ  (x37)
+    Form {
+        mnemonic: "SHF.L.U32",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000006000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // FFMA.FTZ R21, R21, -2, R8  (x36)
     Form {
         mnemonic: "FFMA.FTZ",
@@ -1925,33 +1954,33 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // SHF.L.U32 R17, R16, R9, RZ  (x35)
+    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x35)
     Form {
-        mnemonic: "SHF.L.U32",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000006000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000001d200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // LEA.HI R19, R19, R4, RZ, 0x1d  (x35)
+    // IADD.X R13, RZ, RZ, P0  (x35)
     Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}", "{X}"],
+        mnemonic: "IADD.X",
+        operands: &["{R}", "{R}", "{R}", "{P}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000078f00000000000000000211,
-        mask: 0x000001ffffff0700ffffff0000000fff,
+        bits: 0x00000000000e04000000000000000235,
+        mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
     // FFMA R9, R0, 1.4426950216293334961, -R5  (x35)
@@ -2038,20 +2067,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // IADD.X R13, RZ, RZ, P0  (x34)
-    Form {
-        mnemonic: "IADD.X",
-        operands: &["{R}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000e04000000000000000235,
-        mask: 0x000001fffc7fffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDG.E.64.CONSTANT R18, desc[UR4][R14.64]  (x33)
     Form {
         mnemonic: "LDG.E.64.CONSTANT",
@@ -2063,6 +2078,20 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000c1e9b000000000000000981,
         mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA R6, -R12, R4, 1  (x33)
+    Form {
+        mnemonic: "DFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000000100000000000000042b,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.64.CONSTANT R8, desc[UR10][R6.64+-0x80]  (x33)
@@ -2091,6 +2120,19 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000008000200000000000000083b,
         mask: 0x000001ffffffffff0080000000000fff,
+        uniform_guard: false,
+    },
+    // FADD.FTZ R0, -R0, -RZ  (x32)
+    Form {
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "-{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000101008000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // FFMA.SAT R2, R0, R5, 0.5  (x32)
@@ -2191,6 +2233,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: true,
     },
+    // IADD R12, -R10, 0x1f  (x30)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "-{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000078e01000000000000000835,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
     // DFMA R4, R6, UR6, R4  (x30)
     Form {
         mnemonic: "DFMA",
@@ -2235,6 +2290,15 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
+    // @!P0 BREAK.RELIABLE B1  (x28)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000942,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
     // CCTL.IVALL  (x28)
     Form {
         mnemonic: "CCTL.IVALL",
@@ -2259,6 +2323,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000b8000000000000100000547,
         mask: 0x000001fffffc000000000003f8000fff,
+        uniform_guard: false,
+    },
+    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x28)
+    Form {
+        mnemonic: "FSETP.GTU.FTZ.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001c200000000000000080b,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // IADD.64 R8, -R10, RZ  (x28)
@@ -2292,19 +2371,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FADD.FTZ R0, -R0, -RZ  (x27)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "-{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000101008000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // DADD R4, R2, -6.75539944105574400000e+15  (x27)
     Form {
         mnemonic: "DADD",
@@ -2315,19 +2381,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
         bits: 0x00000000000000000000000000000429,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
-    // IADD R12, -R10, 0x1f  (x26)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "-{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000078e01000000000000000835,
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
@@ -2346,6 +2399,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffff107ffffffff0000000fff,
         uniform_guard: false,
     },
+    // DMUL R4, R4, 0.5  (x26)
+    Form {
+        mnemonic: "DMUL",
+        operands: &["{R}", "{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000000000000000000000828,
+        mask: 0x000001ffffffffff0000000000000fff,
+        uniform_guard: false,
+    },
     // DADD R22, R10, -R6  (x26)
     Form {
         mnemonic: "DADD",
@@ -2359,15 +2425,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffffff00000fff,
         uniform_guard: false,
     },
-    // @!P0 BREAK.RELIABLE B1  (x25)
-    Form {
-        mnemonic: "BREAK.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000942,
-        mask: 0x000001fffffffffffffffffffff00fff,
-        uniform_guard: false,
-    },
     // R2UR UR10, R9  (x25)
     Form {
         mnemonic: "R2UR",
@@ -2378,6 +2435,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000e000000000000000002ca,
         mask: 0x000001ffffffffffffffffff00000fff,
+        uniform_guard: false,
+    },
+    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x25)
+    Form {
+        mnemonic: "FSETP.NEU.FTZ.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000001d000000000000000020b,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // LEA.HI.SX32 R17, R14, R15, 0x1e  (x25)
@@ -2394,6 +2466,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffff07ffffffff0000000fff,
         uniform_guard: false,
     },
+    // IADD RZ, P0, R7, R10  (x25)
+    Form {
+        mnemonic: "IADD",
+        operands: &["{R}", "{P}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x00000000078000000000000000000235,
+        mask: 0x000001fffff1ffffffffff0000000fff,
+        uniform_guard: false,
+    },
     // STS [R10+0x10c], R13  (x25)
     Form {
         mnemonic: "STS",
@@ -2405,6 +2491,18 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000000000000388,
         mask: 0x000001ffffffffff0000800000ff0fff,
+        uniform_guard: false,
+    },
+    // MOV.64 R8, R10  (x24)
+    Form {
+        mnemonic: "MOV.64",
+        operands: &["{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000000010f000000000000000202,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // SHF.L.W.U32.HI R17, R0, R12, R13  (x24)
@@ -2447,20 +2545,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // IADD RZ, P0, R7, R10  (x24)
-    Form {
-        mnemonic: "IADD",
-        operands: &["{R}", "{P}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000078000000000000000000235,
-        mask: 0x000001fffff1ffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // STL [R1], R37  (x24)
     Form {
         mnemonic: "STL",
@@ -2484,20 +2568,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000008000000800000000388,
         mask: 0x000001ffffffffff0000800000ff0fff,
-        uniform_guard: false,
-    },
-    // DFMA R6, -R12, R4, 1  (x24)
-    Form {
-        mnemonic: "DFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000000100000000000000042b,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // STL [R9+UR10], R4  (x24)
@@ -2543,19 +2613,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // DMUL R4, R4, 0.5  (x23)
-    Form {
-        mnemonic: "DMUL",
-        operands: &["{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000000000000000000000828,
-        mask: 0x000001ffffffffff0000000000000fff,
-        uniform_guard: false,
-    },
     // F2F.F32.F64 R4, R4  (x23)
     Form {
         mnemonic: "F2F.F32.F64",
@@ -2568,19 +2625,16 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FSETP.NEU.FTZ.AND P0, PT, |R0|, +INF , PT  (x23)
+    // MUFU.RCP64H R17, R11  (x23)
     Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "MUFU.RCP64H",
+        operands: &["{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000001d200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000018000000000000000308,
+        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // DFMA R6, R4, -UR4, R18  (x23)
@@ -2595,6 +2649,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000c2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x22)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00000000000000000811,
+        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // I2F.U32.RP R8, R9  (x22)
@@ -2650,16 +2719,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // MOV.64 R8, R10  (x21)
+    // ISETP.GT.AND P0, PT, R11, R9, PT  (x21)
     Form {
-        mnemonic: "MOV.64",
-        operands: &["{R}", "{R}"],
+        mnemonic: "ISETP.GT.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x0000000000010f000000000000000202,
-        mask: 0x000001ffffffffffffffff00ff000fff,
+        bits: 0x0000000000004270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // MEMBAR.ALL.GPU  (x20)
@@ -2669,18 +2741,6 @@ pub(crate) static FORMS: &[Form] = &[
         atoms: &[],
         bits: 0x000000000000a0000000000000000992,
         mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RCP64H R17, R11  (x20)
-    Form {
-        mnemonic: "MUFU.RCP64H",
-        operands: &["{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x00000000000018000000000000000308,
-        mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
     // FMUL.FTZ R2, R0, R9  (x20)
@@ -2820,19 +2880,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
     },
-    // FSETP.GTU.FTZ.AND P0, PT, |R0|, +INF , PT  (x18)
+    // FFMA.RM R9, R9, R0, R11  (x18)
     Form {
-        mnemonic: "FSETP.GTU.FTZ.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000001c200000000000000080b,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000040000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LEA R14, R18, 0xc0800000, 0x17  (x18)
@@ -2861,21 +2920,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000080000008000000000000e2b,
         mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.GT.AND P0, PT, R11, R9, PT  (x18)
-    Form {
-        mnemonic: "ISETP.GT.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // STS.128 [R34+UR5], R4  (x18)
@@ -2914,20 +2958,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
-    // FFMA.RM R9, R9, R0, R11  (x17)
-    Form {
-        mnemonic: "FFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000040000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // IMAD R34, R0.reuse, R34, 0x3ead62fb  (x17)
     Form {
         mnemonic: "IMAD",
@@ -2955,21 +2985,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000ff0000000000000811,
         mask: 0x000001fffff107ff0000000000000fff,
-        uniform_guard: false,
-    },
-    // LEA.HI R4, R0.reuse, 0x1, RZ, 0x1b  (x16)
-    Form {
-        mnemonic: "LEA.HI",
-        operands: &["{R}", "{R}", "{X}", "{R}", "{X}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000078f00000000000000000811,
-        mask: 0x000001ffffff07000000000000000fff,
         uniform_guard: false,
     },
     // LDG.E.U16.CONSTANT R10, desc[UR4][R6.64]  (x16)
@@ -3035,6 +3050,34 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000000000800000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x16)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000080000000986,
+        mask: 0x000001ffffffff000000080000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA R10, -R3, R2, R0  (x16)
+    Form {
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000001000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -3122,6 +3165,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: true,
     },
+    // BSSY.RELIABLE B1, L@0x880  (x15)
+    Form {
+        mnemonic: "BSSY.RELIABLE",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038001000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
     // UIMAD UR7, UR7, UR6, URZ  (x15)
     Form {
         mnemonic: "UIMAD",
@@ -3201,20 +3256,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64+0x8], R12  (x15)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64+{X}]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000080000000986,
-        mask: 0x000001ffffffff000000080000ff0fff,
-        uniform_guard: false,
-    },
     // STG.E.64 desc[UR4][R8.64+0x10], R2  (x15)
     Form {
         mnemonic: "STG.E.64",
@@ -3257,16 +3298,13 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // BSSY.RELIABLE B1, L@0x880  (x14)
+    // BSYNC.RELIABLE B1  (x14)
     Form {
-        mnemonic: "BSSY.RELIABLE",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038001000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
+        mnemonic: "BSYNC.RELIABLE",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038001000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // LDGSTS.E.BYPASS.128 [R11], desc[UR12][R8.64]  (x14)
@@ -3294,18 +3332,73 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // FFMA R10, -R3, R2, R0  (x14)
+    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x14)
     Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{R}"],
+        mnemonic: "ISETP.GT.U32.OR",
+        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000004470000000000000080c,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
+        uniform_guard: false,
+    },
+    // FFMA.RP R14, R11, R14, R11  (x14)
+    Form {
+        mnemonic: "FFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000000001000000000000000223,
+        bits: 0x00000000000080000000000000000223,
         mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STG.E.64 desc[UR4][R8.64], R10  (x14)
+    Form {
+        mnemonic: "STG.E.64",
+        operands: &["desc[{U}][{R}.64]", "{R}"],
+        atoms: &[
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000c101b000000000000000986,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // MUFU.RSQ R0, -QNAN  (x14)
+    Form {
+        mnemonic: "MUFU.RSQ",
+        operands: &["{R}", "{F}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000014000000000000000908,
+        mask: 0x000001ffffffffff00000000ff000fff,
+        uniform_guard: false,
+    },
+    // DSETP.NEU.AND P0, PT, |R18|, +INF , PT  (x14)
+    Form {
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000d200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.GEU.AND P2, PT, R10, -126, PT  (x14)
@@ -3323,6 +3416,22 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
+    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x13)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000810,
+        mask: 0x000001ffff81ff000000000000000fff,
+        uniform_guard: false,
+    },
     // SHF.R.U64 R33, R9, 0x11, R4  (x13)
     Form {
         mnemonic: "SHF.R.U64",
@@ -3335,15 +3444,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000012000000000000000819,
         mask: 0x000001ffffffff000000000000000fff,
-        uniform_guard: false,
-    },
-    // BSYNC.RELIABLE B1  (x13)
-    Form {
-        mnemonic: "BSYNC.RELIABLE",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038001000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
         uniform_guard: false,
     },
     // FSETP.GT.AND P0, PT, |R13|, 8.50705917302346158658e+37, PT  (x13)
@@ -3361,33 +3461,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // FFMA.RP R14, R11, R14, R11  (x13)
+    // LOP3.LUT P2, RZ, R11, R9, R14, 0xf8, !PT  (x13)
     Form {
-        mnemonic: "FFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "LOP3.LUT",
+        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
         atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000080000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // FSETP.NEU.FTZ.AND P0, PT, R15.reuse, R14, PT  (x13)
-    Form {
-        mnemonic: "FSETP.NEU.FTZ.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000001d000000000000000020b,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        bits: 0x00000000040000000000000000000212,
+        mask: 0x000001fffc710000ffffff0000000fff,
         uniform_guard: false,
     },
     // LDL.64 R10, [R1+0x108]  (x13)
@@ -3522,19 +3610,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // STG.E.64 desc[UR4][R8.64], R10  (x12)
-    Form {
-        mnemonic: "STG.E.64",
-        operands: &["desc[{U}][{R}.64]", "{R}"],
-        atoms: &[
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000c101b000000000000000986,
-        mask: 0x000001ffffffff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // IMAD.HI.U32 R16, P1, R13, R14, R16  (x12)
     Form {
         mnemonic: "IMAD.HI.U32",
@@ -3548,6 +3623,34 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000078000000000000000000227,
         mask: 0x000001fffff1ff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // FFMA.RZ R11, R20.reuse, R22.reuse, R15.reuse  (x12)
+    Form {
+        mnemonic: "FFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c0000000000000000223,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.L.U64.HI R11, R16.reuse, R5.reuse, R17  (x12)
+    Form {
+        mnemonic: "SHF.L.U64.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000102000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // IADD.X R4, P0, R29, R4, P0  (x12)
@@ -3692,33 +3795,32 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff00ff000fff,
         uniform_guard: false,
     },
-    // FFMA.RZ R11, R20.reuse, R22.reuse, R15.reuse  (x11)
+    // IMAD.WIDE.U32 R16, P0, R12, R15, R16  (x11)
     Form {
-        mnemonic: "FFMA.RZ",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "IMAD.WIDE.U32",
+        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c0000000000000000223,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x00000000078000000000000000000225,
+        mask: 0x000001fffff1ff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DSETP.NEU.AND P0, PT, |R18|, +INF , PT  (x11)
+    // FCHK P0, R0, R3  (x11)
     Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "FCHK",
+        operands: &["{P}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
         ],
-        bits: 0x000000000000d200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x00000000000000000000000000000302,
+        mask: 0x000001fffff1ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // @!P1 IMAD.WIDE R14, R7, R6, R4  (x11)
@@ -3775,35 +3877,31 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffffff00000fff,
         uniform_guard: false,
     },
-    // IADD3 R23, PT, PT, R23, 0x7, -R12  (x10)
+    // FFMA R11, -R3, R2, 1  (x10)
     Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{X}", "-{R}"],
+        mnemonic: "FFMA",
+        operands: &["{R}", "-{R}", "{R}", "{F}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x000000000781e8000000000000000810,
-        mask: 0x000001ffff81ff000000000000000fff,
+        bits: 0x00000000000001000000000000000423,
+        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
-    // IMAD.WIDE.U32 R16, P0, R12, R15, R16  (x10)
+    // FADD.FTZ R0, R0, R3  (x10)
     Form {
-        mnemonic: "IMAD.WIDE.U32",
-        operands: &["{R}", "{P}", "{R}", "{R}", "{R}"],
+        mnemonic: "FADD.FTZ",
+        operands: &["{R}", "{R}", "{R}"],
         atoms: &[
             Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x00000000078000000000000000000225,
-        mask: 0x000001fffff1ff00ffffff0000000fff,
+        bits: 0x00000000000100000000000000000221,
+        mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
     // R2P PR, R0, 0x3  (x10)
@@ -3818,18 +3916,19 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000ff0fff,
         uniform_guard: false,
     },
-    // SHF.L.U64.HI R11, R16.reuse, R5.reuse, R17  (x10)
+    // DSETP.NEU.AND P2, PT, R6, RZ, PT  (x10)
     Form {
-        mnemonic: "SHF.L.U64.HI",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
+        mnemonic: "DSETP.NEU.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
         atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
             Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
         ],
-        bits: 0x00000000000102000000000000000219,
-        mask: 0x000001ffffffff00ffffff0000000fff,
+        bits: 0x000000000000d000000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
     // @P0 BRA P1, L@0x1e90  (x10)
@@ -3890,6 +3989,55 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
+    // BSSY B0, L@0x480  (x9)
+    Form {
+        mnemonic: "BSSY",
+        operands: &["{B}", "{L}"],
+        atoms: &[
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
+        ],
+        bits: 0x00000000038000000000000000000945,
+        mask: 0x000001ffffffffff00000003fff00fff,
+        uniform_guard: false,
+    },
+    // BSYNC B0  (x9)
+    Form {
+        mnemonic: "BSYNC",
+        operands: &["{B}"],
+        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
+        bits: 0x00000000038000000000000000000941,
+        mask: 0x000001fffffffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // LDG.E.64 R8, desc[UR6][R4.64]  (x9)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+        ],
+        bits: 0x000000000c1e1b000000000000000981,
+        mask: 0x000001ffffffffffffffff0000000fff,
+        uniform_guard: false,
+    },
+    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x9)
+    Form {
+        mnemonic: "ISETP.NE.S64.AND",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000015270000000000000020c,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
     // BREV R7, R0  (x9)
     Form {
         mnemonic: "BREV",
@@ -3942,21 +4090,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // ISETP.GT.U32.OR P0, PT, R16, 0x7feffffe, P0  (x9)
-    Form {
-        mnemonic: "ISETP.GT.U32.OR",
-        operands: &["{P}", "{P}", "{R}", "{X}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: true, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000004470000000000000080c,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
-        uniform_guard: false,
-    },
     // VIMNMX.S32 R2, R2, -0x46a00000, !PT  (x9)
     Form {
         mnemonic: "VIMNMX.S32",
@@ -3985,29 +4118,21 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffff0000000000000fff,
         uniform_guard: false,
     },
-    // FCHK P0, R0, R3  (x9)
+    // @!P1 BRA !P3, L@0x1700  (x9)
     Form {
-        mnemonic: "FCHK",
-        operands: &["{P}", "{R}", "{R}"],
+        mnemonic: "BRA",
+        operands: &["!{P}", "{L}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom {
+                kind: L,
+                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
+                signed: true,
+                reuse: None,
+            },
         ],
-        bits: 0x00000000000000000000000000000302,
-        mask: 0x000001fffff1ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // MUFU.RSQ R0, -QNAN  (x9)
-    Form {
-        mnemonic: "MUFU.RSQ",
-        operands: &["{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000014000000000000000908,
-        mask: 0x000001ffffffffff00000000ff000fff,
+        bits: 0x00000000040000000000000000000947,
+        mask: 0x000001fffc7c000000000003ff000fff,
         uniform_guard: false,
     },
     // VIMNMX.S32 R0, R0, UR4, PT  (x9)
@@ -4193,25 +4318,13 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffd7fff0000400fff00000fff,
         uniform_guard: false,
     },
-    // BSSY B0, L@0x480  (x8)
+    // YIELD  (x8)
     Form {
-        mnemonic: "BSSY",
-        operands: &["{B}", "{L}"],
-        atoms: &[
-            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: L, fields: &[Field { pos: 34, len: 30, shift: 2 }], signed: true, reuse: None },
-        ],
-        bits: 0x00000000038000000000000000000945,
-        mask: 0x000001ffffffffff00000003fff00fff,
-        uniform_guard: false,
-    },
-    // BSYNC B0  (x8)
-    Form {
-        mnemonic: "BSYNC",
-        operands: &["{B}"],
-        atoms: &[Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x00000000038000000000000000000941,
-        mask: 0x000001fffffffffffffffffffff00fff,
+        mnemonic: "YIELD",
+        operands: &[],
+        atoms: &[],
+        bits: 0x00000000038000000000000000000946,
+        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
     // F2F.F64.F32 R2, R11  (x8)
@@ -4350,20 +4463,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000016070000000000000020c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
-    // FFMA R11, -R3, R2, 1  (x8)
-    Form {
-        mnemonic: "FFMA",
-        operands: &["{R}", "-{R}", "{R}", "{F}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000000001000000000000000423,
-        mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
     // FSETP.GT.AND P0, PT, R5, -1.6999999284744262695, PT  (x8)
@@ -4568,43 +4667,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: true,
     },
-    // YIELD  (x7)
-    Form {
-        mnemonic: "YIELD",
-        operands: &[],
-        atoms: &[],
-        bits: 0x00000000038000000000000000000946,
-        mask: 0x000001ffffffffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // LDG.E.64 R8, desc[UR6][R4.64]  (x7)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-        ],
-        bits: 0x000000000c1e1b000000000000000981,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // ISETP.NE.S64.AND P0, PT, R8, R10.reuse, PT  (x7)
-    Form {
-        mnemonic: "ISETP.NE.S64.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x0000000000015270000000000000020c,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // UIMAD.WIDE.U32 UR4, UR6, UR4, URZ  (x7)
     Form {
         mnemonic: "UIMAD.WIDE.U32",
@@ -4724,21 +4786,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffff0000000000000fff,
         uniform_guard: false,
     },
-    // DSETP.NEU.AND P2, PT, R6, RZ, PT  (x7)
-    Form {
-        mnemonic: "DSETP.NEU.AND",
-        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x000000000000d000000000000000022a,
-        mask: 0x000001fffc01ffffffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // FSEL R3, -R3, +QNAN , !P1  (x7)
     Form {
         mnemonic: "FSEL",
@@ -4751,6 +4798,21 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000040001000000000000000808,
         mask: 0x000001fffc7fffff0000000000000fff,
+        uniform_guard: false,
+    },
+    // DSETP.GTU.AND P0, PT, |R6|, +INF , PT  (x7)
+    Form {
+        mnemonic: "DSETP.GTU.AND",
+        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x000000000000c200000000000000042a,
+        mask: 0x000001fffc01ffff0000000000ff0fff,
         uniform_guard: false,
     },
     // FSETP.NEU.AND P0, PT, R6, +INF , PT  (x7)
@@ -5248,36 +5310,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // @!P1 BRA !P3, L@0x1700  (x5)
-    Form {
-        mnemonic: "BRA",
-        operands: &["!{P}", "{L}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom {
-                kind: L,
-                fields: &[Field { pos: 16, len: 8, shift: 2 }, Field { pos: 34, len: 48, shift: 10 }],
-                signed: true,
-                reuse: None,
-            },
-        ],
-        bits: 0x00000000040000000000000000000947,
-        mask: 0x000001fffc7c000000000003ff000fff,
-        uniform_guard: false,
-    },
-    // FADD.FTZ R0, R0, R3  (x5)
-    Form {
-        mnemonic: "FADD.FTZ",
-        operands: &["{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x00000000000100000000000000000221,
-        mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
     // DMUL R4, |R16|, R22  (x5)
     Form {
         mnemonic: "DMUL",
@@ -5578,6 +5610,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff000000000000000fff,
         uniform_guard: false,
     },
+    // DFMA.RP R16, R16, R8, R20  (x4)
+    Form {
+        mnemonic: "DFMA.RP",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x0000000000008000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
     // DMUL.RP R8, R8, R16  (x4)
     Form {
         mnemonic: "DMUL.RP",
@@ -5589,23 +5635,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000080000000000000000228,
         mask: 0x000001ffffffffffffffff0000000fff,
-        uniform_guard: false,
-    },
-    // LOP3.LUT P2, RZ, R11, R9, R14, 0xf8, !PT  (x4)
-    Form {
-        mnemonic: "LOP3.LUT",
-        operands: &["{P}", "{R}", "{R}", "{R}", "{R}", "{X}", "!{P}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-            Atom { kind: X, fields: &[Field { pos: 72, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
-        ],
-        bits: 0x00000000040000000000000000000212,
-        mask: 0x000001fffc710000ffffff0000000fff,
         uniform_guard: false,
     },
     // FSETP.GEU.FTZ.AND P0, PT, R0, RZ, PT  (x4)
@@ -5845,19 +5874,18 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffffffffffff0000000fff,
         uniform_guard: false,
     },
-    // DSETP.GTU.AND P0, PT, |R6|, +INF , PT  (x4)
+    // @P1 DFMA.RM R4, R6, R22, R4  (x4)
     Form {
-        mnemonic: "DSETP.GTU.AND",
-        operands: &["{P}", "{P}", "|{R}|", "{F}", "{P}"],
+        mnemonic: "DFMA.RM",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
         atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
             Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: F64Hi, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
-        bits: 0x000000000000c200000000000000042a,
-        mask: 0x000001fffc01ffff0000000000ff0fff,
+        bits: 0x0000000000004000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // FSEL R3, |R0|, |R7|, P2  (x4)
@@ -6064,6 +6092,45 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000000000000000000ff0886,
         mask: 0x000001fffc71ffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R5+URZ], R0  (x4)
+    Form {
+        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+        operands: &["{P}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800110000000000000005a7,
+        mask: 0x000001fffff1ff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // FENCE.VIEW.ASYNC.S  (x4)
+    Form {
+        mnemonic: "FENCE.VIEW.ASYNC.S",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000003c6,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
+    },
+    // IADD3 R6, PT, PT, R6, R28, -R5  (x4)
+    Form {
+        mnemonic: "IADD3",
+        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "-{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000781e8000000000000000210,
+        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // STS [R12+UR5+0x4c8], R19  (x4)
@@ -6467,6 +6534,20 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc7fffffffffff0000000fff,
         uniform_guard: false,
     },
+    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x3)
+    Form {
+        mnemonic: "LDG.E.64",
+        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
+        ],
+        bits: 0x000000000c1e1b000000080000000981,
+        mask: 0x000001ffffffffff0000080000000fff,
+        uniform_guard: false,
+    },
     // @P0 ELECT P1, URZ, PT  (x3)
     Form {
         mnemonic: "ELECT",
@@ -6478,15 +6559,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000000000000000000000000082f,
         mask: 0x000001fffc71ffffffffffffff000fff,
-        uniform_guard: false,
-    },
-    // FENCE.VIEW.ASYNC.S  (x3)
-    Form {
-        mnemonic: "FENCE.VIEW.ASYNC.S",
-        operands: &[],
-        atoms: &[],
-        bits: 0x000000000000000000000000000003c6,
-        mask: 0x000001ffffffffffffffffffffff0fff,
         uniform_guard: false,
     },
     // UTMACMDFLUSH  (x3)
@@ -6612,6 +6684,63 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x000000000f8f00000000000000000c11,
         mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // LEA.HI R7, R12, -R7, RZ, 0x8  (x3)
+    Form {
+        mnemonic: "LEA.HI",
+        operands: &["{R}", "{R}", "-{R}", "{R}", "{X}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: X, fields: &[Field { pos: 75, len: 5, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000078f00008000000000000211,
+        mask: 0x000001ffffff0700ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // DFMA.RZ R6, R8, R12, R6  (x3)
+    Form {
+        mnemonic: "DFMA.RZ",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x000000000000c000000000000000022b,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S64 R6, R6, R3.reuse, R8.reuse  (x3)
+    Form {
+        mnemonic: "SHF.R.S64",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000010000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // SHF.R.S32.HI R7, RZ, R3, R8  (x3)
+    Form {
+        mnemonic: "SHF.R.S32.HI",
+        operands: &["{R}", "{R}", "{R}", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+        ],
+        bits: 0x00000000000114000000000000000219,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // LDGSTS.E.BYPASS.128 [R25+0x2000], desc[UR12][R6.64], P3  (x3)
@@ -7372,20 +7501,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
-    // DFMA.RP R16, R16, R8, R20  (x2)
-    Form {
-        mnemonic: "DFMA.RP",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000008000000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
     // LDS.S8 R6, [R5+UR6]  (x2)
     Form {
         mnemonic: "LDS.S8",
@@ -7662,20 +7777,6 @@ pub(crate) static FORMS: &[Form] = &[
             Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
         ],
         bits: 0x0000000000000500000000000000022b,
-        mask: 0x000001ffffffff00ffffff0000000fff,
-        uniform_guard: false,
-    },
-    // @P1 DFMA.RM R4, R6, R22, R4  (x2)
-    Form {
-        mnemonic: "DFMA.RM",
-        operands: &["{R}", "{R}", "{R}", "{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x0000000000004000000000000000022b,
         mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
@@ -8246,20 +8347,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffffc000000000003ff000fff,
         uniform_guard: false,
     },
-    // SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R5+URZ], R0  (x2)
-    Form {
-        mnemonic: "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-        operands: &["{P}", "[{R}+{U}]", "{R}"],
-        atoms: &[
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-        ],
-        bits: 0x000000000800110000000000000005a7,
-        mask: 0x000001fffff1ff00ffffff0000ff0fff,
-        uniform_guard: false,
-    },
     // MEMBAR.ALL.CTA  (x2)
     Form {
         mnemonic: "MEMBAR.ALL.CTA",
@@ -8459,6 +8546,47 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x0000000004002400000000000000020b,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // @!P0 BREAK.RELIABLE !P2, B2  (x2)
+    Form {
+        mnemonic: "BREAK.RELIABLE",
+        operands: &["!{P}", "{B}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: B, fields: &[Field { pos: 16, len: 4, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000040001000000000000000942,
+        mask: 0x000001fffc7ffffffffffffffff00fff,
+        uniform_guard: false,
+    },
+    // DSETP.NE.OR P0, PT, R4, R10, P0  (x2)
+    Form {
+        mnemonic: "DSETP.NE.OR",
+        operands: &["{P}", "{P}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x0000000000005400000000000000022a,
+        mask: 0x000001fffc01ffffffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.ARRIVE.TRANS64 R2, [R9+URZ], R4  (x2)
+    Form {
+        mnemonic: "SYNCS.ARRIVE.TRANS64",
+        operands: &["{R}", "[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x000000000800000000000000000009a7,
+        mask: 0x000001ffffffff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.EQ.OR P0, PT, R6, UR4, P0  (x2)
@@ -8987,20 +9115,6 @@ pub(crate) static FORMS: &[Form] = &[
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: false,
     },
-    // LDG.E.64 R4, desc[UR4][R8.64+0x8]  (x1)
-    Form {
-        mnemonic: "LDG.E.64",
-        operands: &["{R}", "desc[{U}][{R}.64+{X}]"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: X, fields: &[Field { pos: 40, len: 24, shift: 0 }], signed: true, reuse: None },
-        ],
-        bits: 0x000000000c1e1b000000080000000981,
-        mask: 0x000001ffffffffff0000080000000fff,
-        uniform_guard: false,
-    },
     // VOTE.ANY P0, P0  (x1)
     Form {
         mnemonic: "VOTE.ANY",
@@ -9011,22 +9125,6 @@ pub(crate) static FORMS: &[Form] = &[
         ],
         bits: 0x00000000000001000000000000ff0806,
         mask: 0x000001fffc71ffffffffffffffff0fff,
-        uniform_guard: false,
-    },
-    // IADD3 R6, PT, PT, R6, R28, -R5  (x1)
-    Form {
-        mnemonic: "IADD3",
-        operands: &["{R}", "{P}", "{P}", "{R}", "{R}", "-{R}"],
-        atoms: &[
-            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 81, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: P, fields: &[Field { pos: 84, len: 3, shift: 0 }], signed: false, reuse: None },
-            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
-            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
-            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
-        ],
-        bits: 0x000000000781e8000000000000000210,
-        mask: 0x000001ffff81ff00ffffff0000000fff,
         uniform_guard: false,
     },
     // ISETP.GT.U32.XOR P0, PT, R0, R10, !P0  (x1)
@@ -9265,6 +9363,43 @@ pub(crate) static FORMS: &[Form] = &[
         bits: 0x0000000008005670000000000000028c,
         mask: 0x000001fffc01ffffffffff0000ff0fff,
         uniform_guard: true,
+    },
+    // IMAD.WIDE.U32.X R4, R5, R7, R12, P0  (x1)
+    Form {
+        mnemonic: "IMAD.WIDE.U32.X",
+        operands: &["{R}", "{R}", "{R}", "{R}", "{P}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+            Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) },
+            Atom { kind: P, fields: &[Field { pos: 87, len: 3, shift: 0 }], signed: false, reuse: None },
+        ],
+        bits: 0x00000000000e04000000000000000225,
+        mask: 0x000001fffc7fff00ffffff0000000fff,
+        uniform_guard: false,
+    },
+    // STS.64 [R9+URZ], R6  (x1)
+    Form {
+        mnemonic: "STS.64",
+        operands: &["[{R}+{U}]", "{R}"],
+        atoms: &[
+            Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) },
+            Atom { kind: U, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: None },
+            Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) },
+        ],
+        bits: 0x0000000008000a000000000000000988,
+        mask: 0x000001ffffffff00ffffff0000ff0fff,
+        uniform_guard: false,
+    },
+    // SYNCS.CCTL.IVALL  (x1)
+    Form {
+        mnemonic: "SYNCS.CCTL.IVALL",
+        operands: &[],
+        atoms: &[],
+        bits: 0x000000000000000000000000000009b1,
+        mask: 0x000001ffffffffffffffffffffff0fff,
+        uniform_guard: false,
     },
     // STL.U8 [R1], R0  (x1)
     Form {
@@ -12541,8 +12676,8 @@ pub(crate) static SOLVED: &[Form] = &[
             "                                                                                                        ???60",
         ],
         atoms: &[Atom { kind: R, fields: &[Field { pos: 16, len: 8, shift: 0 }], signed: false, reuse: None }],
-        bits: 0x0000008152e958249cdd0e003c600355,
-        mask: 0x000001ffffffffffffffffc03f600fff,
+        bits: 0x0000000000000000000000003c600355,
+        mask: 0x0000000008100000000000003f600fff,
         uniform_guard: false,
     },
     // BMOV.32.CLEAR R12,                                                                                                    ???38  (x1)
@@ -24014,6 +24149,7 @@ pub(crate) static HIDDEN: &[Hidden] = &[
     Hidden { opcode: "BRA", operands: &["{P}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{UP}", "{L}"], operand: 0 },
     Hidden { opcode: "BRA", operands: &["{P}", "{U}", "{L}"], operand: 0 },
+    Hidden { opcode: "BREAK", operands: &["{P}", "{B}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 0 },
     Hidden { opcode: "BRX", operands: &["{P}", "{R}", "{X}"], operand: 2 },
     Hidden { opcode: "BRX", operands: &["{R}", "{X}"], operand: 1 },

@@ -103,11 +103,17 @@ pub fn setp(cmp: bool, op: BoolOp, acc: bool) -> (bool, bool) {
     (op.apply(cmp, acc), op.apply(!cmp, acc))
 }
 
-/// Integer comparison. With `.EX` (`low` = the predicate the low words'
-/// comparison left), equal high words defer to the low words' result, so a
-/// pair of ISETPs compares 64-bit values.
-pub fn icmp(cmp: Cmp, a: u32, b: u32, signed: bool, low: Option<bool>) -> bool {
-    let ord = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+/// Integer comparison of 32-bit values, or of 64-bit ones when `wide`
+/// (sm_120's `ISETP.GE.U64`). With `.EX` (`low` = the predicate the low
+/// words' comparison left), equal high words defer to the low words'
+/// result, so a pair of ISETPs compares 64-bit values.
+pub fn icmp(cmp: Cmp, a: u64, b: u64, signed: bool, wide: bool, low: Option<bool>) -> bool {
+    let ord = match (signed, wide) {
+        (true, false) => (a as i32).cmp(&(b as i32)),
+        (false, false) => (a as u32).cmp(&(b as u32)),
+        (true, true) => (a as i64).cmp(&(b as i64)),
+        (false, true) => a.cmp(&b),
+    };
     match low {
         None => cmp.test(Some(ord)),
         Some(lo) if ord == std::cmp::Ordering::Equal => match cmp {

@@ -128,8 +128,13 @@ pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
 }
 
 /// Integer min (`min` true) or max, signed or unsigned.
-pub fn imnmx(a: u32, b: u32, min: bool, signed: bool) -> u32 {
-    let less = if signed { (a as i32) < (b as i32) } else { a < b };
+pub fn imnmx(a: u64, b: u64, min: bool, signed: bool, wide: bool) -> u64 {
+    let less = match (signed, wide) {
+        (true, false) => (a as i32) < (b as i32),
+        (false, false) => (a as u32) < (b as u32),
+        (true, true) => (a as i64) < (b as i64),
+        (false, true) => a < b,
+    };
     if less == min { a } else { b }
 }
 

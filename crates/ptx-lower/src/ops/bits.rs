@@ -513,6 +513,10 @@ fn sad(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let a = seq.in_reg(cx, a)?;
         let b = seq.in_reg(cx, b)?;
         let guard = seq.guard;
+        if !cx.target.isa.abs_diff {
+            let c = src(cx, inst, 3, ScalarType::U32)?;
+            return max_less_min(cx, &seq, d, [a, b, c], false);
+        }
         match c {
             Some(c) => {
                 // The encoder's VABSDIFF immediate is unsigned.
@@ -542,11 +546,27 @@ fn sad_signed(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     };
     let seq = Seq::start(cx, inst.span);
     let result = (|| {
-        let uses = vec![seq.in_reg(cx, a)?, seq.in_reg(cx, b)?, c];
-        seq.op_if(cx, seq.guard, Opcode::VABSDIFF, &[], vec![d.into()], uses)
+        let (a, b) = (seq.in_reg(cx, a)?, seq.in_reg(cx, b)?);
+        if !cx.target.isa.abs_diff {
+            let c = src(cx, inst, 3, ScalarType::S32)?;
+            return max_less_min(cx, &seq, d, [a, b, c], true);
+        }
+        seq.op_if(cx, seq.guard, Opcode::VABSDIFF, &[], vec![d.into()], vec![a, b, c])
     })();
     seq.finish(cx);
     result
+}
+
+/// `d = |a - b| + c` (registers `a`, `b`) under the sequence's guard
+/// where the SM has no `VABSDIFF` (`isa.abs_diff`), as NVIDIA's sm_120
+/// code does: `VIMNMX max, a, b, !PT`, `VIMNMX min, a, b, PT`, `IADD3 d,
+/// max, c, -min`.
+pub(super) fn max_less_min(cx: &mut Lowerer<'_>, seq: &Seq, d: Reg, [a, b, c]: [Operand; 3], signed: bool) -> Lowered {
+    let minmax = cx.target.isa.int_minmax;
+    let mods: &[&str] = if signed { &[] } else { &["U32"] };
+    let max = seq.value(cx, minmax, mods, vec![a.clone(), b.clone(), Operand::reg(Reg::PT).inverted()])?;
+    let min = seq.value(cx, minmax, mods, vec![a, b, Operand::reg(Reg::PT)])?;
+    seq.op_if(cx, seq.guard, Opcode::IADD3, &[], vec![d.into()], vec![max.into(), c, Operand::from(min).negated()])
 }
 
 /// `dp4a.A.B d, a, b, c` / `dp2a.{lo,hi}.A.B`: `IDP.4A.A8.B8` /

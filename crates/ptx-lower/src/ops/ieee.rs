@@ -40,9 +40,8 @@ macro_rules! templates {
 
 /// The templates: PTX form, the SM whose code it was made from
 /// ([`ori_ir::Isa::template_sm`]: sm_75, sm_80 for sm_80 to sm_89, sm_90,
-/// sm_100 and sm_120), Ori text. The Blackwell ones lack the `.ftz`
-/// divisions and `rcp.{rz,rm,rp}.f64`, whose NVIDIA code our decoder does
-/// not read yet (`BREAK.RELIABLE !P2, B2`, `SHF.R.S64`).
+/// sm_100 and sm_120), Ori text. sm_75 lacks the `.ftz` divisions, whose
+/// NVIDIA code its decoder does not read yet.
 const TEMPLATES: &[(&str, u16, &str)] = templates! {
     "div.rn.f32" => "div_rn_f32" [75, 80, 90, 100, 120];
     "div.rz.f32" => "div_rz_f32" [75, 80, 90, 100, 120];
@@ -64,10 +63,10 @@ const TEMPLATES: &[(&str, u16, &str)] = templates! {
     "div.rn.f64" => "div_rn_f64" [75, 80, 90, 100, 120];
     "div.rz.f64" => "div_rz_f64" [75, 80, 90, 100, 120];
     "div.rm.f64" => "div_rm_f64" [75, 80, 90, 100, 120];
-    "div.rn.ftz.f32" => "div_rn_ftz_f32" [80, 90];
-    "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90];
-    "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90];
-    "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90];
+    "div.rn.ftz.f32" => "div_rn_ftz_f32" [80, 90, 100, 120];
+    "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90, 100, 120];
+    "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90, 100, 120];
+    "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90, 100, 120];
     "div.full.ftz.f32" => "div_full_ftz_f32" [80, 90];
     "rcp.rz.ftz.f32" => "rcp_rz_ftz_f32" [75, 80, 90, 100, 120];
     "rcp.rm.ftz.f32" => "rcp_rm_ftz_f32" [75, 80, 90, 100, 120];
@@ -77,9 +76,9 @@ const TEMPLATES: &[(&str, u16, &str)] = templates! {
     "sqrt.rp.ftz.f32" => "sqrt_rp_ftz_f32" [75, 80, 90, 100, 120];
     "rcp.rn.ftz.f32" => "rcp_rn_ftz_f32" [75, 80, 90, 100, 120];
     "sqrt.rn.ftz.f32" => "sqrt_rn_ftz_f32" [75, 80, 90, 100, 120];
-    "rcp.rz.f64" => "rcp_rz_f64" [75, 80, 90];
-    "rcp.rm.f64" => "rcp_rm_f64" [75, 80, 90];
-    "rcp.rp.f64" => "rcp_rp_f64" [75, 80, 90];
+    "rcp.rz.f64" => "rcp_rz_f64" [75, 80, 90, 100, 120];
+    "rcp.rm.f64" => "rcp_rm_f64" [75, 80, 90, 100, 120];
+    "rcp.rp.f64" => "rcp_rp_f64" [75, 80, 90, 100, 120];
     "sqrt.rz.f64" => "sqrt_rz_f64" [75, 80, 90, 100, 120];
     "sqrt.rm.f64" => "sqrt_rm_f64" [75, 80, 90, 100, 120];
     "sqrt.rp.f64" => "sqrt_rp_f64" [75, 80, 90, 100, 120];

@@ -76,8 +76,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             "sad" => {
                 let mods: &[&str] = if signed { &[] } else { &["U32"] };
                 let b = seq.in_reg(cx, b)?;
-                let diff = seq.value(cx, Opcode::VABSDIFF, mods, vec![a, b, Operand::int(0)])?;
                 let c = c.ok_or_else(|| unsupported(inst))?;
+                if !cx.target.isa.abs_diff {
+                    return super::bits::max_less_min(cx, &seq, d, [a, b, c], signed);
+                }
+                let diff = seq.value(cx, Opcode::VABSDIFF, mods, vec![a, b, Operand::int(0)])?;
                 seq.op_if(cx, guard, Opcode::IADD3, &[], vec![d.into()], vec![diff.into(), c, rz()])
             }
             _ if inst.has("wide") => {
