@@ -77,6 +77,7 @@ pub fn run_grid(
         banks: &banks,
         global,
         shared: Vec::new(),
+        in_flight: Default::default(),
         rank: 0,
         cluster: ClusterState::default(),
         ctaid: [0; 3],
@@ -98,6 +99,7 @@ pub fn run_grid(
                     })
                     .collect();
                 cta.shared = vec![vec![0; shared_bytes]; ranks];
+                cta.in_flight = Default::default();
                 cta.cluster = ClusterState::new(ranks, nwarps as usize);
                 let mut warps: Vec<Vec<Warp>> = (0..ranks).map(|_| new_warps(prog, launch.block, nwarps)).collect();
                 run_cluster(func, &mut cta, &ctaids, &mut warps, launch.max_warp_insts)?;
