@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates the Triton fixtures tests/triton/NAME.sm80.ptx and
-NAME.sm90a.ptx: kernels in the shape of Triton's tutorials, compiled by the
+NAME.sm{90,100,120}a.ptx: kernels in the shape of Triton's tutorials, compiled by the
 pinned Triton that `cargo xtask triton` installs into target/triton, with
 no GPU: `triton.compile(ASTSource(fn, signature, constexprs),
-target=GPUTarget("cuda", 80 or 90, 32))`.
+target=GPUTarget("cuda", 80, 90, 100 or 120, 32))`.
 
     cargo xtask triton --update        (or, by hand:)
     PYTHONPATH=target/triton TRITON_PTXAS_PATH=... python3 tests/triton/gen.py OUT_DIR [NAME...]
@@ -299,8 +299,9 @@ KERNELS = {
                   {"D": 64, "BM": 64, "BN": 64}, 4),
 }
 
-# Triton's names for its targets: sm_90 compiles as sm_90a.
-TARGETS = {"sm80": 80, "sm90a": 90}
+# Triton's names for its targets: sm_90 compiles as sm_90a, and so do the
+# Blackwell ones (sm_100a, sm_120a: ptxas from TRITON_PTXAS_BLACKWELL_PATH).
+TARGETS = {"sm80": 80, "sm90a": 90, "sm100a": 100, "sm120a": 120}
 # Kernels Triton compiles for sm_90a only.
 FP8_ONLY = {"matmul_fp8"}
 

@@ -2,7 +2,7 @@
 //!
 //! Installs the pinned Triton from PyPI into `target/triton` (as the
 //! oracle is installed: pip, nothing by hand), has it generate the PTX of
-//! the kernels of `tests/triton/gen.py` for sm_80 and sm_90a (no GPU
+//! the kernels of `tests/triton/gen.py` for sm_80, sm_90a, sm_100a and sm_120a (no GPU
 //! needed; Triton runs NVIDIA's ptxas as its last stage), then compiles
 //! each PTX with NVIDIA's ptxas and with ours on Triton's own command line
 //! ([`triton_args`]) and prints, per kernel and target, whether ours
@@ -22,8 +22,10 @@ use crate::corpus_report::{Figures, compile};
 pub const TRITON: &str = "triton==3.9.0";
 
 /// The targets Triton compiles for, as the fixture names spell them, and
-/// the `--gpu-name` Triton passes (it compiles sm_90 as sm_90a).
-pub const TARGETS: &[(&str, &str)] = &[("sm80", "sm_80"), ("sm90a", "sm_90a")];
+/// the `--gpu-name` Triton passes (it compiles sm_90, sm_100 and sm_120 as
+/// their `a` targets; the Blackwell ones through `TRITON_PTXAS_BLACKWELL_PATH`).
+pub const TARGETS: &[(&str, &str)] =
+    &[("sm80", "sm_80"), ("sm90a", "sm_90a"), ("sm100a", "sm_100a"), ("sm120a", "sm_120a")];
 
 /// Triton 3.x's ptxas arguments before `FILE -o CUBIN` (`make_cubin` in
 /// `third_party/nvidia/backend/compiler.py`, default knobs: line info,

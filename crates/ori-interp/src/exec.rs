@@ -2,6 +2,7 @@
 
 use ori_ir::{OperandFlags, SpecialReg};
 
+use crate::in_flight::InFlight;
 use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
@@ -20,6 +21,8 @@ pub struct Cta<'a> {
     pub global: &'a mut Global,
     /// Shared memory of each CTA of the cluster, by rank.
     pub shared: Vec<Vec<u8>>,
+    /// Shared bytes that asynchronous copies will write and have not yet.
+    pub in_flight: InFlight,
     /// The rank in its cluster of the CTA whose warp runs (`SR_CgaCtaId`).
     pub rank: usize,
     /// Cluster barrier and mbarrier state (`sem/async_mem.rs`).
@@ -705,6 +708,9 @@ impl Cta<'_> {
             Space::Global if addr >> 32 == u64::from(SHARED_WINDOW_HI) => self.cluster_shared(addr & 0xffff_ffff),
             _ => None,
         };
+        if let Some((rank, off)) = window {
+            self.in_flight.check(rank, off, len).or_else(fault)?;
+        }
         let found = match space {
             _ if window.is_some() => window.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, len)),
             Space::Global | Space::Generic => self.global.slice_mut(addr, len),
@@ -899,7 +905,7 @@ impl Cta<'_> {
                 w.reschedule(g, &[(mask, to)]);
                 return Ok(());
             }
-            Kind::Async(op) => self.step_async(w, step, op, active)?,
+            Kind::Async(op) => self.step_async(w, step, op, active, pc)?,
             Kind::Wgmma(op) => self.step_wgmma(w, step, op, active, pc)?,
             Kind::BraDiv => {
                 let Some(lane) = lanes(active).next() else {
@@ -1183,6 +1189,9 @@ impl Cta<'_> {
                         let mut word = 0u32;
                         for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
                             let own = self.cluster_shared(rows[row] + byte).filter(|w| w.0 == self.rank);
+                            if let Some((rank, off)) = own {
+                                self.in_flight.check(rank, off, 2).or_else(fault)?;
+                            }
                             let Some(data) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2))
                             else {
                                 return fault(format!("LDSM row address {:#x} out of bounds (lane {row})", rows[row]));
@@ -1207,6 +1216,9 @@ impl Cta<'_> {
                     for (lane, words) in data.iter().enumerate() {
                         for (k, (row, byte)) in mma::ldsm_source(i, lane, trans).into_iter().enumerate() {
                             let own = self.cluster_shared(rows[row] + byte).filter(|w| w.0 == self.rank);
+                            if let Some((rank, off)) = own {
+                                self.in_flight.check(rank, off, 2).or_else(fault)?;
+                            }
                             let Some(dst) = own.and_then(|(rank, off)| flat_mut(&mut self.shared[rank], off, 2)) else {
                                 return fault(format!("STSM row address {:#x} out of bounds (lane {row})", rows[row]));
                             };

@@ -86,6 +86,7 @@ pub fn run_grid(
         banks: &banks,
         global,
         shared: Vec::new(),
+        in_flight: Default::default(),
         rank: 0,
         cluster: ClusterState::default(),
         ctaid: [0; 3],
@@ -108,6 +109,7 @@ pub fn run_grid(
                     })
                     .collect();
                 cta.shared = vec![vec![0; shared_bytes]; ranks];
+                cta.in_flight = Default::default();
                 cta.cluster = ClusterState::new(ranks, nwarps as usize);
                 let mut warps: Vec<Vec<Warp>> = (0..ranks).map(|_| new_warps(prog, launch.block, nwarps)).collect();
                 run_cluster(func, &mut cta, &ctaids, &mut warps, launch.max_warp_insts)?;

@@ -11,6 +11,7 @@
 pub mod corpus;
 mod exec;
 mod grid;
+mod in_flight;
 mod kind;
 mod link;
 mod loader;

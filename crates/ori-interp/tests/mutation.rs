@@ -88,15 +88,16 @@ fn out_of_bounds_accesses_name_the_instruction() {
     assert!(err.contains("out of bounds") && err.contains("LDG"), "{err}");
 }
 
-/// The asynchronous-copy model completes copies at the wait, the cluster
-/// barrier holds a CTA until its peer arrives: without NVIDIA's waits the
-/// results are wrong.
+/// The asynchronous-copy model lands copies at the wait and faults on
+/// their destination until then, the cluster barrier holds a CTA until its
+/// peer arrives: without NVIDIA's waits the kernels fail, naming the copy.
 #[test]
 fn dropped_async_waits_are_caught() {
     for sm in [90, 80] {
         let Some((mut k, run)) = kernel("conv1d_cp_async", sm) else { return };
         drop_first(&mut k, Opcode::DEPBAR);
-        run(&k).expect_err("reading the chunk before `cp.async.wait_group 1` must fail");
+        let err = run(&k).expect_err("reading the chunk before `cp.async.wait_group 1` must fail");
+        assert!(err.contains("destination of the LDGSTS at instruction"), "{err}");
     }
     let Some((mut k, run)) = kernel("cluster_hist", 90) else { return };
     drop_first(&mut k, Opcode::UCGABAR_WAIT);
@@ -104,6 +105,18 @@ fn dropped_async_waits_are_caught() {
     let Some((mut k, run)) = kernel("bulk_scale", 90) else { return };
     drop_first(&mut k, Opcode::UBLKCP);
     run(&k).expect_err("without the bulk copy in, the mbarrier never completes or the tile is stale");
+    // Without the wait loop (the phase check and its retry branch) nothing
+    // orders the tile's reads after the copy.
+    let Some((mut k, run)) = kernel("bulk_scale", 90) else { return };
+    let (b, _, _) = k
+        .func
+        .insts_in_order()
+        .find(|(_, _, i)| i.op == Opcode::SYNCS && i.has_mod("PHASECHK"))
+        .expect("the mbarrier wait");
+    let insts = &k.func.insts;
+    k.func.blocks[b].insts.retain(|&i| !matches!(insts[i].op, Opcode::SYNCS | Opcode::BRA));
+    let err = run(&k).expect_err("reading the tile before the mbarrier wait must fail");
+    assert!(err.contains("destination of the UBLKCP at instruction"), "{err}");
 }
 
 /// wgmma's synchronisation: without `WARPGROUP.DEPBAR` the stores read

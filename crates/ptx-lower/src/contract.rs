@@ -138,7 +138,7 @@ fn contractible(i: &Instruction) -> Option<(ScalarType, bool)> {
     let mut ftz = false;
     for m in &i.modifiers {
         match m.kind {
-            ModifierKind::Type(t @ (ScalarType::F32 | ScalarType::F64)) => ty = Some(t),
+            ModifierKind::Type(t @ (ScalarType::F32 | ScalarType::F32x2 | ScalarType::F64)) => ty = Some(t),
             ModifierKind::Word if m.name == "ftz" => ftz = true,
             _ => return None,
         }

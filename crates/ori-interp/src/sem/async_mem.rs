@@ -5,16 +5,22 @@
 //!
 //! Models (what the tests can rely on, and where they are coarser than the
 //! hardware):
+//! - Copies land as late as the hardware may land them, and their
+//!   destination is claimed until then (`in_flight.rs`): any access to it
+//!   faults, naming the copy, where a GPU would show old or new bytes
+//!   depending on timing. Their global source is read when they land.
 //! - `LDGSTS` queues its copy in the lane's open group (with `.ZFILL` or
 //!   a false predicate operand, the part of it that reads and the zeros
 //!   after it, as decided at issue); `LDGDEPBAR` closes
 //!   that group; `DEPBAR.LE SB0, n` performs (reads global, writes shared)
 //!   every copy of the lane's committed groups but the `n` most recent.
-//!   Reading shared memory before the wait sees the old bytes, so a missing
-//!   or too weak wait shows up as a wrong result.
-//! - Bulk copies (`UBLKCP`) complete when issued; their size operand counts
-//!   16-byte units; a global-to-shared copy then completes its bytes on the
-//!   mbarrier whose address is the second word of the destination pair.
+//! - Bulk copies (`UBLKCP`): their size operand counts 16-byte units. A
+//!   global-to-shared copy completes its bytes on the mbarrier whose
+//!   address is the second word of the destination pair; it lands, and
+//!   completes them, when a thread first checks that mbarrier's phase
+//!   (`SYNCS.PHASECHK`): the latest the hardware may finish it by, since
+//!   the phase cannot complete without its bytes. A shared-to-global copy
+//!   is performed when issued.
 //! - An mbarrier is the 64-bit word NVIDIA's `mbarrier.init` writes with
 //!   `SYNCS.EXCH.64`: for an expected count `c`, bits 1-20 hold the pending
 //!   count and bits 43-62 the expected count, both as `2^20 - c`, and bit 63
@@ -32,6 +38,7 @@
 use std::collections::HashMap;
 
 use crate::exec::{Cta, R, Stop, fault, lanes};
+use crate::in_flight::Claim;
 use crate::kind::{AsyncOp, Space};
 use crate::memory::{load_le, store_le};
 use crate::program::{Loc, Src, Step};
@@ -92,12 +99,25 @@ pub struct ClusterState {
     pub warps_per_cta: usize,
     /// Bytes still expected by each mbarrier, by (rank, offset).
     tx: HashMap<(usize, u64), i64>,
+    /// Global-to-shared bulk copies issued and not landed, in issue order.
+    bulk: Vec<BulkCopy>,
+}
+
+/// A global-to-shared `UBLKCP` waiting for its mbarrier's phase.
+#[derive(Clone, Debug)]
+struct BulkCopy {
+    /// The mbarrier, by (rank, offset).
+    bar: (usize, u64),
+    /// Destination (a cluster shared address) and global source.
+    dst: u64,
+    src: u64,
+    bytes: usize,
 }
 
 impl ClusterState {
     /// A cluster of `ctas` CTAs of `warps_per_cta` warps each.
     pub fn new(ctas: usize, warps_per_cta: usize) -> ClusterState {
-        ClusterState { arrivals: vec![0; ctas * warps_per_cta], warps_per_cta, tx: HashMap::new() }
+        ClusterState { arrivals: vec![0; ctas * warps_per_cta], warps_per_cta, tx: HashMap::new(), bulk: Vec::new() }
     }
 }
 
@@ -139,11 +159,15 @@ impl Cta<'_> {
     /// `lane`.
     fn phase_done(&mut self, w: &Warp, step: &Step, lane: usize) -> R<bool> {
         let addr = self.addr(w, step, 0, lane, Space::Shared)?;
+        self.land_bulk_copies(addr)?;
         let parity = self.u32v(w, step, 1, lane)? >> 31 != 0;
         Ok(mbar_phase(load_le(self.shared_bytes(addr, 8)?)) != parity)
     }
 
     fn shared_bytes(&mut self, addr: u64, len: usize) -> R<&mut [u8]> {
+        if let Some((rank, off)) = self.cluster_shared(addr) {
+            self.in_flight.check(rank, off, len).or_else(fault)?;
+        }
         let found = self.cluster_shared(addr).and_then(|(rank, off)| {
             let off = usize::try_from(off).ok()?;
             self.shared[rank].get_mut(off..off.checked_add(len)?)
@@ -187,6 +211,36 @@ impl Cta<'_> {
         Ok(old)
     }
 
+    /// Lands the bulk copies that complete on the mbarrier at `bar`, and
+    /// completes their bytes on it: a waiter is looking at its phase, the
+    /// latest point the hardware may have finished them by.
+    fn land_bulk_copies(&mut self, bar: u64) -> R<()> {
+        let Some(key) = self.cluster_shared(bar) else { return Ok(()) };
+        let (landing, left): (Vec<_>, Vec<_>) = self.cluster.bulk.drain(..).partition(|c| c.bar == key);
+        self.cluster.bulk = left;
+        for BulkCopy { dst, src, bytes, .. } in landing {
+            let data = match self.global.slice_mut(src, bytes) {
+                Some(d) => d.to_vec(),
+                None => return fault(format!("UBLKCP: global read of {bytes} bytes at {src:#x}")),
+            };
+            if let Some((rank, off)) = self.cluster_shared(dst) {
+                self.in_flight.release(rank, off, bytes);
+            }
+            self.shared_bytes(dst, bytes)?.copy_from_slice(&data);
+            self.mbar_update(bar, -(bytes as i64), 0)?;
+        }
+        Ok(())
+    }
+
+    /// Claims the shared destination of an asynchronous copy until it lands.
+    fn claim(&mut self, addr: u64, bytes: usize, claim: Claim) -> R<()> {
+        let Some((rank, off)) = self.cluster_shared(addr) else {
+            return fault(format!("{}: shared destination {addr:#x} out of bounds", claim.op));
+        };
+        let size = self.shared[rank].len();
+        self.in_flight.claim(rank, size, off, bytes, claim).or_else(fault)
+    }
+
     /// Performs the copies of `lane` in groups before `until`.
     fn complete_copies(&mut self, w: &mut Warp, lane: usize, until: u32) -> R<()> {
         let (done, left): (Vec<_>, Vec<_>) =
@@ -201,13 +255,16 @@ impl Cta<'_> {
                 None => return fault(format!("LDGSTS: global read of {read} bytes at {src:#x} out of bounds")),
             };
             data.resize(bytes.into(), 0);
+            if let Some((rank, off)) = self.cluster_shared(dst) {
+                self.in_flight.release(rank, off, bytes.into());
+            }
             self.bytes_mut(&mut Vec::new(), Space::Shared, dst, bytes.into(), lane)?.copy_from_slice(&data);
         }
         Ok(())
     }
 
     /// Runs `op` for the lanes `active` of a group of warp `w`.
-    pub(crate) fn step_async(&mut self, w: &mut Warp, step: &Step, op: AsyncOp, active: u32) -> R<()> {
+    pub(crate) fn step_async(&mut self, w: &mut Warp, step: &Step, op: AsyncOp, active: u32, pc: usize) -> R<()> {
         match op {
             AsyncOp::Ldgsts { bytes, zfill } => {
                 for lane in lanes(active) {
@@ -220,6 +277,7 @@ impl Cta<'_> {
                         src -= zeros;
                         read = read.saturating_sub(zeros as u8);
                     }
+                    self.claim(dst, bytes.into(), Claim { pc, op: "LDGSTS" })?;
                     let group = w.copies.open[lane];
                     w.copies.copies.push((lane as u8, group, src, dst, bytes, read));
                 }
@@ -271,12 +329,11 @@ impl Cta<'_> {
                     if to_shared {
                         let (dst, bar) = (self.uniform(w, step, 0, 1)?, self.uniform(w, step, 0, 2)? >> 32);
                         let src = self.uniform(w, step, 1, 2)?;
-                        let data = match self.global.slice_mut(src, bytes) {
-                            Some(d) => d.to_vec(),
-                            None => return fault(format!("UBLKCP: global read of {bytes} bytes at {src:#x}")),
+                        let Some(bar_key) = self.cluster_shared(bar) else {
+                            return fault(format!("UBLKCP: mbarrier at {bar:#x} out of bounds"));
                         };
-                        self.shared_bytes(dst, bytes)?.copy_from_slice(&data);
-                        self.mbar_update(bar, -(bytes as i64), 0)?;
+                        self.claim(dst, bytes, Claim { pc, op: "UBLKCP" })?;
+                        self.cluster.bulk.push(BulkCopy { bar: bar_key, dst, src, bytes });
                     } else {
                         let (dst, src) = (self.uniform(w, step, 0, 2)?, self.uniform(w, step, 1, 1)?);
                         let data = self.shared_bytes(src, bytes)?.to_vec();

@@ -386,10 +386,11 @@ impl Cta<'_> {
     /// and C from the registers, writes D.
     fn perform_hgmma(&mut self, w: &mut Warp, q: &Queued) -> R<()> {
         let first_row = WARP_ROWS * (w.index as usize % 4);
-        let shared = &self.shared[self.rank];
+        let (shared, in_flight) = (&self.shared[self.rank], &self.in_flight);
         let bytes = q.input.bytes();
         let read = |desc: &MatrixDesc, major: Major, mn: usize, k: usize| -> R<u32> {
             let addr = desc.element(major, mn, k, bytes);
+            in_flight.check(self.rank, addr, bytes).or_else(fault)?;
             match usize::try_from(addr).ok().and_then(|off| shared.get(off..off.checked_add(bytes)?)) {
                 Some(b) => Ok(load_le(b) as u32),
                 None => fault(format!("HGMMA (instruction {}) reads shared memory at {addr:#x}, out of bounds", q.pc)),

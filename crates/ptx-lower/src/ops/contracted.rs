@@ -20,6 +20,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     fma.opcode.name = Name::from("fma");
     fma.operands =
         vec![inst.operands[0].clone(), mul.operands[1].clone(), mul.operands[2].clone(), inst.operands[3 - k].clone()];
+    if ty(inst)? == ScalarType::F32x2 {
+        // `p - c` negates the addend, `c - p` the first factor, in both halves.
+        let negated = (inst.opcode.name.as_str() == "sub").then_some(if k == 1 { 2 } else { 0 });
+        return float::packed(cx, &fma, negated);
+    }
     let pool = cx.func.attrs.bank2.len();
     let op = match ty(inst)? {
         ScalarType::F64 => {

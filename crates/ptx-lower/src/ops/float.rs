@@ -10,8 +10,10 @@ use crate::func::Lowerer;
 
 /// Lowers an f32 instruction.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
-    if ty(inst)? != ScalarType::F32 {
-        return Err(unsupported(inst));
+    match ty(inst)? {
+        ScalarType::F32 => {}
+        ScalarType::F32x2 => return packed(cx, inst, None),
+        _ => return Err(unsupported(inst)),
     }
     let op = inst.opcode.name.as_str();
     if matches!(op, "min" | "max") && ["ftz", "NaN", "xorsign"].iter().any(|m| inst.has(m)) {
@@ -109,6 +111,41 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => return Err(unsupported(inst)),
     };
     cx.emit(op, &mods, vec![d.into()], uses, inst.span)
+}
+
+/// `add`/`sub`/`mul`/`fma.f32x2` (two f32 in a `.b64`, sm_100+): each
+/// half as its f32 instruction, NVIDIA's sm_120 code (sm_100's
+/// `FADD2`/`FMUL2`/`FFMA2` do both halves in one instruction). `negated`:
+/// the `FFMA` source negated in both halves (a contracted `sub`).
+pub(super) fn packed(cx: &mut Lowerer<'_>, inst: &Instruction, negated: Option<usize>) -> Lowered {
+    let mods = modifiers(inst)?;
+    let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
+    let name = inst.opcode.name.as_str();
+    let (op, sources) = match name {
+        "add" | "sub" => (Opcode::FADD, 2),
+        "mul" => (Opcode::FMUL, 2),
+        "fma" => (Opcode::FFMA, 3),
+        _ => return Err(unsupported(inst)),
+    };
+    if inst.operands.len() != sources + 1 {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let mut regs = Vec::new();
+    for i in 1..=sources {
+        regs.push(src(cx, inst, i, ScalarType::F32x2)?.as_reg().ok_or_else(|| unsupported(inst))?);
+    }
+    for half in 0..2 {
+        let mut uses: Vec<Operand> = regs.iter().map(|r| Operand::reg(r.part(half, 1))).collect();
+        if name == "sub" {
+            uses[1] = uses[1].clone().negated();
+        }
+        if let Some(slot) = negated {
+            uses[slot] = uses[slot].clone().negated();
+        }
+        cx.emit(op, &mods, vec![d.part(half, 1).into()], uses, inst.span)?;
+    }
+    Ok(())
 }
 
 /// `testp.OP.f32 p, a`: unsigned comparisons of the magnitude's bits

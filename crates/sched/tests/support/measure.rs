@@ -61,6 +61,9 @@ pub struct OpStats {
     /// sample, waits in between or not: the checker only trusts stall
     /// counts, so its demands may not exceed these.
     pub raw_all: MinOf,
+    /// The same per reader opcode and what it reads the result as, for
+    /// spacing NVIDIA always keeps ([`spacing_findings`]).
+    pub every: BTreeMap<(String, Read), MinOf>,
     pub guard_all: MinOf,
     /// Distance from setting a scoreboard to the first wait on it.
     pub sb_wait: MinOf,
@@ -119,6 +122,16 @@ impl OpStats {
         let pair = covering(self.slots.get(reader)?.values())?;
         (pair < self.raw_safe()?).then_some(pair)
     }
+}
+
+/// How a reader takes a produced register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Read {
+    /// A per-thread or uniform predicate as an ordinary source.
+    Predicate,
+    /// A register as the source operand of this index (`None`: not found
+    /// in the operand text).
+    Register(Option<usize>),
 }
 
 /// Everything measured for one SM.
@@ -220,6 +233,9 @@ fn first_reader(step: &Step, rest: &[Step], stats: &mut OpStats) {
                     free.add(distance);
                 }
             }
+            let predicate = next.reads.iter().any(|u| u.parts().0.is_predicate() && step.writes.contains(u));
+            let read = if predicate { Read::Predicate } else { Read::Register(operand_slot(next, step)) };
+            stats.every.entry((next.opcode().to_string(), read)).or_default().add(distance);
             stats.raw_all.add(distance);
             if !waited {
                 stats.raw.entry(next.opcode().to_string()).or_default().add(distance);
@@ -385,4 +401,33 @@ pub fn row_source(row: &Row) -> String {
         }
     };
     format!("row(\"{}\", {lat}, {}),", row.op, row.min_stall)
+}
+
+/// Reader classes (producer, reader opcode, how it reads) seen at least
+/// `samples` times whose smallest distance in NVIDIA's code, over every
+/// sample, is above the distance `table` makes us emit: either a latency
+/// the table lacks, or a habit of NVIDIA's scheduler. Producers of fixed
+/// latency only (variable ones are waited for).
+pub fn spacing_findings(m: &Measured, table: &sched::latency::LatencyTable, samples: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for (op, stats) in &m.ops {
+        if !matches!(table.row(op).lat, Lat::Fixed { .. }) {
+            continue;
+        }
+        for ((reader, read), seen) in &stats.every {
+            let Some(min) = seen.min.filter(|_| seen.samples >= samples) else { continue };
+            let ours = match read {
+                Read::Predicate if table.reads_predicates_early(reader) => table.fixed_latency(op, true, true),
+                _ => table.reader_latency(op, reader),
+            };
+            let Some(ours) = ours.map(u32::from) else { continue };
+            if min > ours {
+                out.push(format!(
+                    "{op} -> {reader} ({read:?}): NVIDIA never sooner than {min} cycles ({} samples), ours {ours}",
+                    seen.samples
+                ));
+            }
+        }
+    }
+    out
 }

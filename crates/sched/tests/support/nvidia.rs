@@ -110,24 +110,58 @@ fn compile_corpus(oracle: &Oracle) -> Vec<Listing> {
     compile_listings(oracle, &files, |stem| if stem.ends_with("sm80") { "sm_80" } else { "sm_90" }.to_string())
 }
 
+/// The Triton fixtures (`tests/triton`: sm_80 and sm_90a) compiled by NVIDIA's ptxas with the options Triton passes,
+/// once per test binary. `None` without the oracle.
+#[allow(dead_code, reason = "only some test binaries measure Triton's code")]
+pub fn triton(test: &str) -> Option<&'static [Listing]> {
+    static TRITON: OnceLock<Vec<Listing>> = OnceLock::new();
+    let oracle = Oracle::for_test(test)?;
+    Some(TRITON.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton");
+        let files = ptx_files(&root, &[".sm80.ptx", ".sm90a.ptx"]);
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-triton");
+        let arch = |stem: &str| if stem.ends_with("sm80") { "sm_80" } else { "sm_90a" }.to_string();
+        compile_into(&oracle, &files, &out, &["--regAllocOptLevel=2"], arch)
+    }))
+}
+
 /// Compiles each file with NVIDIA's ptxas for the target `arch` gives its
 /// stem (`sm_XY` or `sm_XYa`) and lists it.
-/// Files are compiled on every CPU (each thread a contiguous share, in
-/// order): hundreds of ptxas runs make up most of the test's time.
 fn compile_listings(oracle: &Oracle, files: &[PathBuf], arch: impl Fn(&str) -> String + Sync) -> Vec<Listing> {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-corpus");
-    std::fs::create_dir_all(&out).expect("temporary directory");
+    compile_into(oracle, files, &out, &[], arch)
+}
+
+/// [`compile_listings`] into `out` with further ptxas `options`.
+/// Files are compiled on every CPU (each thread a contiguous share, in
+/// order): hundreds of ptxas runs make up most of the test's time.
+fn compile_into(
+    oracle: &Oracle,
+    files: &[PathBuf],
+    out: &Path,
+    options: &[&str],
+    arch: impl Fn(&str) -> String + Sync,
+) -> Vec<Listing> {
+    std::fs::create_dir_all(out).expect("temporary directory");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let share = files.len().div_ceil(threads).max(1);
-    let (out, arch) = (&out, &arch);
+    let arch = &arch;
     std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            files.chunks(share).map(|chunk| scope.spawn(move || compile_share(oracle, chunk, out, arch))).collect();
+        let workers: Vec<_> = files
+            .chunks(share)
+            .map(|chunk| scope.spawn(move || compile_share(oracle, chunk, out, options, arch)))
+            .collect();
         workers.into_iter().flat_map(|w| w.join().expect("a compile thread panicked")).collect()
     })
 }
 
-fn compile_share(oracle: &Oracle, files: &[PathBuf], out: &Path, arch: &dyn Fn(&str) -> String) -> Vec<Listing> {
+fn compile_share(
+    oracle: &Oracle,
+    files: &[PathBuf],
+    out: &Path,
+    options: &[&str],
+    arch: &dyn Fn(&str) -> String,
+) -> Vec<Listing> {
     files
         .iter()
         .map(|ptx| {
@@ -139,6 +173,7 @@ fn compile_share(oracle: &Oracle, files: &[PathBuf], out: &Path, arch: &dyn Fn(&
             if !is_fresh(&listing, ptx) {
                 let status = Command::new(oracle.ptxas())
                     .arg(format!("-arch={arch}"))
+                    .args(options)
                     .arg(ptx)
                     .arg("-o")
                     .arg(&cubin)
