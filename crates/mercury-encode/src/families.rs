@@ -931,42 +931,140 @@ impl Family {
     }
 }
 
+/// Forms for `mnemonic` with operands `split` (each skeleton's marks and
+/// unmarked skeleton, `marks::unmark`) made from learned forms of its
+/// families with other field values and the same operands but for their
+/// marks, whose bits are set as the sibling's mnemonic has them
+/// (`marks::sibling_mark_bits`): the encoder's half of
+/// [`derive_for_bits`].
+pub(crate) fn marked_siblings(
+    tables: &Tables,
+    sm: Sm,
+    mnemonic: &str,
+    split: &[(Vec<crate::marks::MarkKind>, String)],
+) -> Vec<Form> {
+    use crate::marks::{MarkKind, unmark};
+    let Some(opcode) = mnemonic.split('.').next() else { return Vec::new() };
+    let mut out = Vec::new();
+    for form in tables.forms.iter().chain(Tables::solved(sm).forms) {
+        if form.operands.len() != split.len()
+            || form.mnemonic == mnemonic
+            || form.mnemonic.split('.').next() != Some(opcode)
+            || !form.operands.iter().zip(split).all(|(op, (_, plain))| unmark(op).1 == *plain)
+        {
+            continue;
+        }
+        for fam in families_for(sm, opcode, form) {
+            let (Some(target), Some(values)) = (fam.parse(mnemonic), fam.parse(form.mnemonic)) else { continue };
+            if fam.negate.is_some() || form.atom_bits() & fam.field_mask() != 0 {
+                continue;
+            }
+            // Words that are not fields (`.EX`) must agree.
+            let words_agree = fam
+                .slots
+                .iter()
+                .zip(values.iter().zip(&target))
+                .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
+            if !words_agree {
+                continue;
+            }
+            let marks = crate::marks::sibling_mark_bits(tables, sm, form, mnemonic);
+            let mut bits = form.bits;
+            for (slot, &v) in fam.slots.iter().zip(&target) {
+                if let Slot::Field(f) = slot {
+                    bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
+                }
+            }
+            let mut ok = true;
+            for (k, (want, _)) in split.iter().enumerate() {
+                let have = unmark(form.operands[k]).0;
+                for kind in MarkKind::ALL {
+                    match marks.iter().find(|(at, kd, _)| *at == k && *kd == kind) {
+                        Some(&(_, _, b)) => {
+                            bits = (bits & !(1u128 << b)) | (u128::from(want.contains(&kind)) << b);
+                        }
+                        None => ok &= want.contains(&kind) == have.contains(&kind),
+                    }
+                }
+            }
+            if ok {
+                let mask = marks.iter().fold(form.mask | fam.field_mask(), |m, &(_, _, b)| m | 1u128 << b);
+                out.push(Form { bits, mask, ..copy(form) });
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// A form derived for `word`, with its mnemonic and operand skeletons,
-/// when no learned form matches it but a family sibling does.
+/// when no learned form matches it but a family sibling does. The
+/// sibling's operand marks are read too where the sibling has other field
+/// values than the form (`HADD2 R5, |R0|, -RZ.H0_H0` from the solver's
+/// `HADD2.F32.SAT {R}, {R}, -{R}.H0_H0`, whose bit 73 nvdisasm ignores).
 pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
-    let mut best: Option<(&Form, &Family, Option<u8>)> = None;
+    type Marks = Vec<(usize, crate::marks::MarkKind, u8)>;
+    let mut best: Option<(&Form, &Family, Option<u8>, String, Marks)> = None;
     for form in tables.forms_with_opcode_of(word) {
         let Some(opcode) = form.mnemonic.split('.').next() else { continue };
         for fam in families_for(sm, opcode, form) {
-            if fam.parse(form.mnemonic).is_none() {
-                continue;
-            }
+            let Some(mut values) = fam.parse(form.mnemonic) else { continue };
             let negate = fam.negate_bit(form);
-            let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
-            if form.atom_bits() & free != 0 || !form.matches(word, free) {
+            let fields = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+            if form.atom_bits() & fields != 0 {
                 continue;
             }
-            if best.is_none_or(|(b, _, _)| form.mask.count_ones() > b.mask.count_ones()) {
-                best = Some((form, fam, negate));
+            for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
+                if let Slot::Field(f) = slot {
+                    *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
+                }
+            }
+            let Some(mnemonic) = fam.render(&values) else { continue };
+            // Marks on the form's own mnemonic are `marks.rs`'s to read.
+            let marks = if mnemonic == form.mnemonic {
+                Vec::new()
+            } else {
+                crate::marks::sibling_mark_bits(tables, sm, form, &mnemonic)
+            };
+            let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
+            let meaningful = crate::marks::fixed_bits_of(tables, sm, form, &mnemonic);
+            if !form.matches(word, free) || !ignored_bits_agree(form, word, free, meaningful) {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(b, ..)| form.mask.count_ones() > b.mask.count_ones()) {
+                best = Some((form, fam, negate, mnemonic, marks));
             }
             break;
         }
     }
-    let (form, fam, negate) = best?;
-    let mut values = fam.parse(form.mnemonic)?;
-    for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
-        if let Slot::Field(f) = slot {
-            *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
-        }
+    let (form, fam, negate, mnemonic, marks) = best?;
+    let mut operands = Vec::with_capacity(form.operands.len());
+    for (k, op) in form.operands.iter().enumerate() {
+        operands.push(crate::marks::remark(op, k, &marks, word)?);
     }
-    let mnemonic = fam.render(&values)?;
-    let mut operands: Vec<Cow<'static, str>> = form.operands.iter().map(|s| Cow::Borrowed(*s)).collect();
     if let (Some(bit), Some(last)) = (negate, operands.last_mut()) {
         let plain = last.trim_start_matches('!').to_string();
         *last = Cow::Owned(if (word >> bit) & 1 == 1 { format!("!{plain}") } else { plain });
     }
-    let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
-    Some((Form { bits: (form.bits & !free) | (word & free & form.mask), ..copy(form) }, mnemonic, operands))
+    let fields = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+    let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
+    let mask = form.mask | free;
+    Some((Form { bits: (form.bits & !free) | (word & free & mask), mask, ..copy(form) }, mnemonic, operands))
+}
+
+/// The instruction bits below the control bits, but for the opcode and
+/// the guard (bits 16..105).
+const OPERATION_BITS: u128 = ((1 << 105) - 1) & !0xffff;
+
+/// Whether `word` has `form`'s own values in the bits nvdisasm ignores in
+/// `form` (outside its mask and its atoms) but that forms of the sibling
+/// fix (`meaningful`): those bits were found ignored for `form`'s field
+/// values only, and at the sibling's they mean something (sm_90's bit 73
+/// is nothing to `HADD2.F32` and the `|..|` of the first source to
+/// `HADD2`).
+fn ignored_bits_agree(form: &Form, word: u128, free: u128, meaningful: u128) -> bool {
+    let ignored = OPERATION_BITS & !form.mask & !form.atom_bits() & !free & meaningful;
+    (word ^ form.bits) & ignored == 0
 }
 
 fn copy(form: &Form) -> Form {
