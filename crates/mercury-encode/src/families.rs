@@ -848,6 +848,20 @@ impl Family {
         Some(s)
     }
 
+    /// Whether slot values `a` and `b` agree in the words that are not
+    /// fields (`.EX`), which are never substituted.
+    fn words_agree(&self, a: &[u8], b: &[u8]) -> bool {
+        self.slots.iter().zip(a.iter().zip(b)).all(|(slot, (x, y))| matches!(slot, Slot::Field(_)) || x == y)
+    }
+
+    /// `bits` with the fields set to `values`.
+    fn with_values(&self, bits: u128, values: &[u8]) -> u128 {
+        self.slots.iter().zip(values).fold(bits, |bits, (slot, &v)| match slot {
+            Slot::Field(f) => (bits & !f.mask()) | (u128::from(v) << f.pos),
+            Slot::Word(_) => bits,
+        })
+    }
+
     /// The bits of all substitutable fields.
     fn field_mask(&self) -> u128 {
         self.slots.iter().fold(0, |m, s| match s {
@@ -895,15 +909,9 @@ impl Family {
     fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String]) -> Option<u128> {
         let target = self.parse(mnemonic)?;
         let values = self.parse(form.mnemonic)?;
-        // Words that are not fields (`.EX`) must agree.
-        let words_agree = self
-            .slots
-            .iter()
-            .zip(values.iter().zip(&target))
-            .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
         let negate = self.negate_bit(form);
         let free = self.field_mask() | negate.map_or(0, |b| 1u128 << b);
-        if !words_agree || form.atom_bits() & free != 0 {
+        if !self.words_agree(&values, &target) || form.atom_bits() & free != 0 {
             return None;
         }
         // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
@@ -917,12 +925,7 @@ impl Family {
                 return None;
             }
         }
-        let mut bits = form.bits;
-        for (slot, &v) in self.slots.iter().zip(&target) {
-            if let Slot::Field(f) = slot {
-                bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
-            }
-        }
+        let mut bits = self.with_values(form.bits, &target);
         if let (Some(bit), Some(last)) = (negate, skeletons.last()) {
             let not = last.starts_with('!');
             bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
@@ -959,22 +962,11 @@ pub(crate) fn marked_siblings(
             if fam.negate.is_some() || form.atom_bits() & fam.field_mask() != 0 {
                 continue;
             }
-            // Words that are not fields (`.EX`) must agree.
-            let words_agree = fam
-                .slots
-                .iter()
-                .zip(values.iter().zip(&target))
-                .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
-            if !words_agree {
+            if !fam.words_agree(&values, &target) {
                 continue;
             }
             let marks = crate::marks::sibling_mark_bits(tables, sm, form, mnemonic);
-            let mut bits = form.bits;
-            for (slot, &v) in fam.slots.iter().zip(&target) {
-                if let Slot::Field(f) = slot {
-                    bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
-                }
-            }
+            let mut bits = fam.with_values(form.bits, &target);
             let mut ok = true;
             for (k, (want, _)) in split.iter().enumerate() {
                 let have = unmark(form.operands[k]).0;
