@@ -1019,7 +1019,10 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
                 crate::marks::sibling_mark_bits(tables, sm, form, &mnemonic)
             };
             let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
-            let meaningful = crate::marks::fixed_bits_of(tables, sm, form, &mnemonic);
+            // sm_86/sm_89 read sm_80's forms, whose ignored bits may be
+            // theirs (sm_86's `.XORSIGN` of HMNMX2 and FMNMX): all count.
+            let meaningful =
+                if sm == sm.base() { crate::marks::fixed_bits_of(tables, sm, form, &mnemonic) } else { OPERATION_BITS };
             if !form.matches(word, free) || !ignored_bits_agree(form, word, free, meaningful) {
                 continue;
             }
