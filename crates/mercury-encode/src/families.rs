@@ -848,6 +848,20 @@ impl Family {
         Some(s)
     }
 
+    /// Whether slot values `a` and `b` agree in the words that are not
+    /// fields (`.EX`), which are never substituted.
+    fn words_agree(&self, a: &[u8], b: &[u8]) -> bool {
+        self.slots.iter().zip(a.iter().zip(b)).all(|(slot, (x, y))| matches!(slot, Slot::Field(_)) || x == y)
+    }
+
+    /// `bits` with the fields set to `values`.
+    fn with_values(&self, bits: u128, values: &[u8]) -> u128 {
+        self.slots.iter().zip(values).fold(bits, |bits, (slot, &v)| match slot {
+            Slot::Field(f) => (bits & !f.mask()) | (u128::from(v) << f.pos),
+            Slot::Word(_) => bits,
+        })
+    }
+
     /// The bits of all substitutable fields.
     fn field_mask(&self) -> u128 {
         self.slots.iter().fold(0, |m, s| match s {
@@ -922,15 +936,9 @@ impl Family {
     fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String], operands: Operands) -> Option<u128> {
         let target = self.parse(mnemonic)?;
         let values = self.parse(form.mnemonic)?;
-        // Words that are not fields (`.EX`) must agree.
-        let words_agree = self
-            .slots
-            .iter()
-            .zip(values.iter().zip(&target))
-            .all(|(slot, (a, b))| matches!(slot, Slot::Field(_)) || a == b);
         let negate = self.negate_bit(form);
         let free = self.field_mask() | negate.map_or(0, |b| 1u128 << b);
-        if !words_agree || form.atom_bits() & free != 0 {
+        if !self.words_agree(&values, &target) || form.atom_bits() & free != 0 {
             return None;
         }
         // An instruction without operands (`MEMBAR.SC.GPU`) matches as it is.
@@ -944,12 +952,7 @@ impl Family {
                 return None;
             }
         }
-        let mut bits = form.bits;
-        for (slot, &v) in self.slots.iter().zip(&target) {
-            if let Slot::Field(f) = slot {
-                bits = (bits & !f.mask()) | (u128::from(v) << f.pos);
-            }
-        }
+        let mut bits = self.with_values(form.bits, &target);
         if let (Some(bit), Some(last)) = (negate, skeletons.last()) {
             let not = last.starts_with('!');
             bits = (bits & !(1u128 << bit)) | (u128::from(not) << bit);
@@ -958,12 +961,139 @@ impl Family {
     }
 }
 
+/// Forms for `mnemonic` with operands `split` (each skeleton's marks and
+/// unmarked skeleton, `marks::unmark`) made from learned forms of its
+/// families with other field values and the same operands but for their
+/// marks, whose bits are set as the sibling's mnemonic has them
+/// (`marks::sibling_mark_bits`): the encoder's half of
+/// [`derive_for_bits`].
+pub(crate) fn marked_siblings(
+    tables: &Tables,
+    sm: Sm,
+    mnemonic: &str,
+    split: &[(Vec<crate::marks::MarkKind>, String)],
+) -> Vec<Form> {
+    use crate::marks::{MarkKind, unmark};
+    let Some(opcode) = mnemonic.split('.').next() else { return Vec::new() };
+    let mut out = Vec::new();
+    for form in tables.forms.iter().chain(Tables::solved(sm).forms) {
+        if form.operands.len() != split.len()
+            || form.mnemonic == mnemonic
+            || form.mnemonic.split('.').next() != Some(opcode)
+            || !form.operands.iter().zip(split).all(|(op, (_, plain))| unmark(op).1 == *plain)
+        {
+            continue;
+        }
+        for fam in families_for(sm, opcode, form) {
+            let (Some(target), Some(values)) = (fam.parse(mnemonic), fam.parse(form.mnemonic)) else { continue };
+            if fam.negate.is_some() || form.atom_bits() & fam.field_mask() != 0 {
+                continue;
+            }
+            if !fam.words_agree(&values, &target) {
+                continue;
+            }
+            let marks = crate::marks::sibling_mark_bits(tables, sm, form, mnemonic);
+            let mut bits = fam.with_values(form.bits, &target);
+            let mut ok = true;
+            for (k, (want, _)) in split.iter().enumerate() {
+                let have = unmark(form.operands[k]).0;
+                for kind in MarkKind::ALL {
+                    match marks.iter().find(|(at, kd, _)| *at == k && *kd == kind) {
+                        Some(&(_, _, b)) => {
+                            bits = (bits & !(1u128 << b)) | (u128::from(want.contains(&kind)) << b);
+                        }
+                        None => ok &= want.contains(&kind) == have.contains(&kind),
+                    }
+                }
+            }
+            if ok {
+                let mask = marks.iter().fold(form.mask | fam.field_mask(), |m, &(_, _, b)| m | 1u128 << b);
+                out.push(Form { bits, mask, ..copy(form) });
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// A form derived for `word`, with its mnemonic and operand skeletons,
-/// when no learned form matches it but a family sibling does; with
+/// when no learned form matches it but a family sibling does. The
+/// sibling's operand marks are read too where the sibling has other field
+/// values than the form (`HADD2 R5, |R0|, -RZ.H0_H0` from the solver's
+/// `HADD2.F32.SAT {R}, {R}, -{R}.H0_H0`, whose bit 73 nvdisasm ignores).
+pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
+    type Marks = Vec<(usize, crate::marks::MarkKind, u8)>;
+    let mut best: Option<(&Form, &Family, Option<u8>, String, Marks)> = None;
+    for form in tables.forms_with_opcode_of(word) {
+        let Some(opcode) = form.mnemonic.split('.').next() else { continue };
+        for fam in families_for(sm, opcode, form) {
+            let Some(mut values) = fam.parse(form.mnemonic) else { continue };
+            let negate = fam.negate_bit(form);
+            let fields = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+            if form.atom_bits() & fields != 0 {
+                continue;
+            }
+            for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
+                if let Slot::Field(f) = slot {
+                    *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
+                }
+            }
+            let Some(mnemonic) = fam.render(&values) else { continue };
+            // Marks on the form's own mnemonic are `marks.rs`'s to read.
+            let marks = if mnemonic == form.mnemonic {
+                Vec::new()
+            } else {
+                crate::marks::sibling_mark_bits(tables, sm, form, &mnemonic)
+            };
+            let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
+            // sm_86/sm_89 read sm_80's forms, whose ignored bits may be
+            // theirs (sm_86's `.XORSIGN` of HMNMX2 and FMNMX): all count.
+            let meaningful =
+                if sm == sm.base() { crate::marks::fixed_bits_of(tables, sm, form, &mnemonic) } else { OPERATION_BITS };
+            if !form.matches(word, free) || !ignored_bits_agree(form, word, free, meaningful) {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(b, ..)| form.mask.count_ones() > b.mask.count_ones()) {
+                best = Some((form, fam, negate, mnemonic, marks));
+            }
+            break;
+        }
+    }
+    let (form, fam, negate, mnemonic, marks) = best?;
+    let mut operands = Vec::with_capacity(form.operands.len());
+    for (k, op) in form.operands.iter().enumerate() {
+        operands.push(crate::marks::remark(op, k, &marks, word)?);
+    }
+    if let (Some(bit), Some(last)) = (negate, operands.last_mut()) {
+        let plain = last.trim_start_matches('!').to_string();
+        *last = Cow::Owned(if (word >> bit) & 1 == 1 { format!("!{plain}") } else { plain });
+    }
+    let fields = fam.field_mask() | negate.map_or(0, |b| 1u128 << b);
+    let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
+    let mask = form.mask | free;
+    Some((Form { bits: (form.bits & !free) | (word & free & mask), mask, ..copy(form) }, mnemonic, operands))
+}
+
+/// The instruction bits below the control bits, but for the opcode and
+/// the guard (bits 16..105).
+const OPERATION_BITS: u128 = ((1 << 105) - 1) & !0xffff;
+
+/// Whether `word` has `form`'s own values in the bits nvdisasm ignores in
+/// `form` (outside its mask and its atoms) but that forms of the sibling
+/// fix (`meaningful`): those bits were found ignored for `form`'s field
+/// values only, and at the sibling's they mean something (sm_90's bit 73
+/// is nothing to `HADD2.F32` and the `|..|` of the first source to
+/// `HADD2`).
+fn ignored_bits_agree(form: &Form, word: u128, free: u128, meaningful: u128) -> bool {
+    let ignored = OPERATION_BITS & !form.mask & !form.atom_bits() & !free & meaningful;
+    (word ^ form.bits) & ignored == 0
+}
+
+/// [`derive_for_bits`]'s last fallback in the decoder: with
 /// [`Operands::Unmarked`], a sibling with other operand marks (sm_120's
 /// `ISETP.NE.AND.EX .., PT, P0` from its only learned `ISETP.GE.AND.EX
 /// .., !P4, P0`).
-pub(crate) fn derive_for_bits(
+pub(crate) fn derive_with_other_marks(
     tables: &Tables,
     sm: Sm,
     word: u128,

@@ -48,7 +48,7 @@ pub struct Mark {
 }
 
 impl MarkKind {
-    const ALL: [MarkKind; 4] = [MarkKind::Neg, MarkKind::Not, MarkKind::Invert, MarkKind::Abs];
+    pub(crate) const ALL: [MarkKind; 4] = [MarkKind::Neg, MarkKind::Not, MarkKind::Invert, MarkKind::Abs];
 
     fn prefix(self) -> Option<char> {
         match self {
@@ -144,6 +144,64 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
     (shows(m) || (uses_kind && !others.iter().any(|o| shows(o)))).then_some(b)
 }
 
+/// The mark bits of `base`'s operands for a sibling of it spelled
+/// `mnemonic` (a family's other field values, `families.rs`): each
+/// `(operand, kind, bit)` whose bit the solver's rows give that operand
+/// alone and that a form of `mnemonic` (of `tables` or the solver's, same
+/// opcode bits and operand count) fixes, so the bit means something there
+/// whatever it means to `base` (sm_90's bit 73 is the `|..|` of `HADD2`'s
+/// first source and nothing to `HADD2.F32`).
+pub(crate) fn sibling_mark_bits(tables: &Tables, sm: Sm, base: &Form, mnemonic: &str) -> Vec<(usize, MarkKind, u8)> {
+    let opcode = base.bits as u16 & 0xfff;
+    let n = base.operands.len();
+    let fixed = fixed_bits_of(tables, sm, base, mnemonic);
+    let rows: Vec<&Mark> = marks(sm).iter().filter(|m| m.opcode == opcode && usize::from(m.operands) == n).collect();
+    let mut out = Vec::new();
+    for (k, op) in base.operands.iter().enumerate() {
+        let plain = unmark(op).1;
+        for m in rows.iter().filter(|m| m.operand == k && m.on == plain) {
+            let b = 1u128 << m.bit;
+            let shared = rows.iter().any(|o| o.bit == m.bit && (o.operand != k || o.kind != m.kind));
+            if !shared && fixed & b != 0 && base.atom_bits() & b == 0 {
+                out.push((k, m.kind, m.bit));
+            }
+        }
+    }
+    out
+}
+
+/// The bits that forms spelled `mnemonic` with `base`'s opcode bits and
+/// operand count (of `tables` or the solver's) fix outside their operand
+/// fields: bits that mean something to `mnemonic`, whatever they mean to
+/// `base`.
+pub(crate) fn fixed_bits_of(tables: &Tables, sm: Sm, base: &Form, mnemonic: &str) -> u128 {
+    let n = base.operands.len();
+    tables
+        .forms_with_opcode_of(base.bits)
+        .chain(Tables::solved(sm).forms_with_opcode_of(base.bits))
+        .filter(|g| g.mnemonic == mnemonic && g.operands.len() == n)
+        .fold(0u128, |m, g| m | (g.mask & !g.atom_bits()))
+}
+
+/// `op` with the marks `bits` give it (`(operand, kind, bit)` of
+/// [`sibling_mark_bits`]; kinds no bit gives stay as they are).
+pub(crate) fn remark(
+    op: &'static str,
+    k: usize,
+    bits: &[(usize, MarkKind, u8)],
+    word: u128,
+) -> Option<Cow<'static, str>> {
+    let (have, plain) = unmark(op);
+    let kinds: Vec<MarkKind> = MarkKind::ALL
+        .into_iter()
+        .filter(|&kind| match bits.iter().find(|(at, kd, _)| *at == k && *kd == kind) {
+            Some((_, _, b)) => (word >> b) & 1 == 1,
+            None => have.contains(&kind),
+        })
+        .collect();
+    Some(if kinds == have { Cow::Borrowed(op) } else { Cow::Owned(apply(&plain, &kinds)?) })
+}
+
 /// Forms for `mnemonic` with these operand skeletons made from forms of
 /// the same text but other marks, by setting and clearing mark bits.
 pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &[String]) -> Vec<Form> {
@@ -158,6 +216,7 @@ pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &
         &plain_owned,
         crate::families::Operands::Unmarked,
     ));
+    let siblings = crate::families::marked_siblings(tables, sm, mnemonic, &split);
     bases
         .into_iter()
         .filter_map(|form| {
@@ -174,6 +233,7 @@ pub(crate) fn marked_forms(tables: &Tables, sm: Sm, mnemonic: &str, skeletons: &
             }
             Some(Form { bits, ..form })
         })
+        .chain(siblings)
         .collect()
 }
 

@@ -126,3 +126,22 @@ fn sm80_cache_policies_round_trip() {
         assert_eq!(again[1] & ((1 << 41) - 1), bits[1] & ((1 << 41) - 1), "{text}");
     }
 }
+
+/// NVIDIA's words that a learned modifier field once read without an
+/// operand mark: the decoder must print them as nvdisasm does (or not
+/// read them), never as another instruction.
+#[test]
+fn sibling_fields_keep_operand_marks() {
+    let mut labels = CodeLabels::new();
+    for (sm, bits, text) in [
+        // ptxas 13.5's sm_90 `abs.f16x2`: bit 73 is the `|..|` of the
+        // first source; the learned `.F32`/`.SAT` fields of the solver's
+        // `HADD2.F32.SAT R, R, -R.H0_H0` (where nvdisasm ignores bit 73)
+        // read it as `HADD2 R5, R0, -RZ.H0_H0`.
+        (Sm::Sm90, "004fca0000000200a00000ff00057230", "HADD2 R5, |R0|, -RZ.H0_H0"),
+    ] {
+        let inst = decode(sm, word(bits), 0, &mut labels).expect("decodes");
+        assert_eq!(print(sm, &inst, &labels).as_deref(), Ok(text));
+        assert_eq!(encode(sm, &inst, 0, &labels), Ok(word(bits)), "{text}");
+    }
+}
