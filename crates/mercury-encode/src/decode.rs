@@ -6,7 +6,6 @@ use std::sync::OnceLock;
 use ori_ir::{Guard, Inst, Modifier, Opcode, Reg, RegFile, SpecialReg};
 
 use crate::ctrl::{decode_ctrl, reuse_bits};
-use crate::families::Operands;
 use crate::form::{AtomKind, Form, OPCODE_BITS, Tables};
 use crate::labels::Labels;
 use crate::syntax::{Value, build};
@@ -87,13 +86,12 @@ fn decode_with(tables: &Tables, sm: Sm, bits: [u64; 2], addr: u64, labels: &mut 
         Some(f) => (f, f.mnemonic, f.operands.to_vec()),
         None => {
             // A family sibling, else a learned form with operand marks
-            // set, else a family sibling with other marks.
+            // set.
             derived = crate::families::derive_for_bits(tables, sm, w)
                 .or_else(|| {
                     let (form, operands) = crate::marks::marked_for_bits(tables, sm, w)?;
                     Some((form, form.mnemonic.to_string(), operands))
                 })
-                .or_else(|| crate::families::derive_with_other_marks(tables, sm, w, Operands::Unmarked))
                 .ok_or(Error::UnknownEncoding(bits))?;
             (&derived.0, &derived.1, derived.2.iter().map(|s| s.as_ref()).collect())
         }

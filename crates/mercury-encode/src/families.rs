@@ -1089,57 +1089,6 @@ fn ignored_bits_agree(form: &Form, word: u128, free: u128, meaningful: u128) -> 
     (word ^ form.bits) & ignored == 0
 }
 
-/// [`derive_for_bits`]'s last fallback in the decoder: with
-/// [`Operands::Unmarked`], a sibling with other operand marks (sm_120's
-/// `ISETP.NE.AND.EX .., PT, P0` from its only learned `ISETP.GE.AND.EX
-/// .., !P4, P0`).
-pub(crate) fn derive_with_other_marks(
-    tables: &Tables,
-    sm: Sm,
-    word: u128,
-    operands: Operands,
-) -> Option<(Form, String, Vec<Cow<'static, str>>)> {
-    let marks = |form: &Form| match operands {
-        Operands::Exact => 0,
-        Operands::Unmarked => crate::marks::mark_bits(tables, sm, form),
-    };
-    let mut best: Option<(&Form, &Family, Option<u8>, u128)> = None;
-    for form in tables.forms_with_opcode_of(word) {
-        let Some(opcode) = form.mnemonic.split('.').next() else { continue };
-        for fam in families_for(sm, opcode, form) {
-            if fam.parse(form.mnemonic).is_none() {
-                continue;
-            }
-            let negate = fam.negate_bit(form);
-            let free = fam.field_mask() | negate.map_or(0, |b| 1u128 << b) | marks(form);
-            if form.atom_bits() & free != 0 || !form.matches(word, free) {
-                continue;
-            }
-            if best.is_none_or(|(b, ..)| form.mask.count_ones() > b.mask.count_ones()) {
-                best = Some((form, fam, negate, free));
-            }
-            break;
-        }
-    }
-    let (form, fam, negate, free) = best?;
-    let mut values = fam.parse(form.mnemonic)?;
-    for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
-        if let Slot::Field(f) = slot {
-            *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
-        }
-    }
-    let mnemonic = fam.render(&values)?;
-    let mut skeletons = match operands {
-        Operands::Exact => form.operands.iter().map(|s| Cow::Borrowed(*s)).collect(),
-        Operands::Unmarked => crate::marks::marked_operands(tables, sm, form, word)?,
-    };
-    if let (Some(bit), Some(last)) = (negate, skeletons.last_mut()) {
-        let plain = last.trim_start_matches('!').to_string();
-        *last = Cow::Owned(if (word >> bit) & 1 == 1 { format!("!{plain}") } else { plain });
-    }
-    Some((Form { bits: (form.bits & !free) | (word & free & form.mask), ..copy(form) }, mnemonic, skeletons))
-}
-
 fn copy(form: &Form) -> Form {
     Form {
         mnemonic: form.mnemonic,
