@@ -24,21 +24,20 @@
 //! word by word (`undef %r13:1 = F2I ...`, `%r13:0 = MOV 0x0`) matches
 //! another built the same way, word for word.
 //!
-//! Only the results of variable-latency instructions (MUFU, conversions,
+//! The results of variable-latency instructions (MUFU, conversions,
 //! constant-bank loads, S2R, f64 arithmetic) are worth a longer register
-//! life: a fixed-latency ALU result costs one cycle to recompute. Those
-//! get numbers too, so that the expensive instructions fed by them match,
-//! but a read is never redirected to a register holding only such cheap
-//! values. Redirecting every read made an inlined chain of 200 small
-//! functions (large_many_funcs) keep hundreds of values alive: 254
-//! registers and spills where 20 do.
+//! life. A fixed-latency ALU result costs a cycle to recompute, so one
+//! made by a single such instruction from kept values is never read from
+//! a holder; longer chains (see [`KEEP_CHAIN`]) are, but only from a
+//! holder read recently (see [`CHEAP_REACH`]). All get numbers, so that
+//! the expensive instructions fed by them match.
 
 use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
 use ori_ir::{
-    Bank, BlockId, Function, FxHashMap, FxHashSet, Imm, Inst, Latency, Modifier, Opcode, Operand, OperandFlags,
-    OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
+    Bank, BlockId, Function, FxHashMap, Imm, Inst, Latency, Modifier, Opcode, Operand, OperandFlags, OperandKind,
+    Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile, SpecialReg,
 };
 
 /// Makes reads of recomputed values read the first computation.
@@ -87,6 +86,21 @@ impl Phase for GvnCse {
 /// A value number.
 type Vn = u32;
 
+/// Fixed-latency values recomputed by a chain of at least this many
+/// instructions are kept like variable-latency ones. A lone `IABS` or
+/// negation costs a cycle to repeat, but the refined reciprocal of an
+/// integer division (`IADD3`, `IMAD`, `IMAD.HI` after the `F2I`) is four
+/// deep: `x % n` taken 32 times repeated it 32 times (launch_bounds),
+/// where NVIDIA computes it once.
+const KEEP_CHAIN: u8 = 2;
+
+/// How far (in instructions visited) a register holding only cheap values
+/// is read again rather than the value recomputed. Holding every such
+/// value for good made an inlined chain of 640 small functions
+/// (large_many_funcs), which recompute the same address chains in every
+/// copy, keep hundreds alive: 252 registers and spills where 28 do.
+const CHEAP_REACH: u32 = 64;
+
 /// One 32-bit word of a virtual register.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 struct Word {
@@ -111,6 +125,24 @@ enum UseKey {
     },
 }
 
+impl UseKey {
+    /// The value numbers the operand reads.
+    fn numbers(&self) -> impl Iterator<Item = &Vn> {
+        let (a, b): (&[Vn], &[Vn]) = match self {
+            UseKey::Reg(_, vns, _) => (vns, &[]),
+            UseKey::CBank { bank, reg, .. } => (
+                match bank {
+                    BankKey::Indexed(vns) => vns,
+                    BankKey::Fixed(_) => &[],
+                },
+                reg.as_deref().unwrap_or(&[]),
+            ),
+            _ => (&[], &[]),
+        };
+        a.iter().chain(b)
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum BankKey {
     Fixed(u8),
@@ -125,6 +157,14 @@ struct ExprKey {
     mods: Vec<Modifier>,
     defs: Vec<(RegFile, u8, bool)>,
     uses: Vec<UseKey>,
+}
+
+/// The register holding a sequence of numbers.
+struct Holder {
+    reg: Reg,
+    /// For numbers of cheap values only: the position of the holder's
+    /// last read (or definition).
+    cheap_last_read: Option<u32>,
 }
 
 /// A scoped table entry to remove when its block's subtree is done.
@@ -142,15 +182,18 @@ struct Numbering {
     /// Width of each virtual register, in words.
     widths: FxHashMap<(RegFile, u32), u8>,
     next: Vn,
-    /// Numbers made by fixed-latency instructions (cheaper to recompute
-    /// than to keep).
-    cheap: FxHashSet<Vn>,
+    /// Numbers made by fixed-latency instructions, with the length of the
+    /// chain of such instructions that recomputes them from values that
+    /// are kept anyway (see [`KEEP_CHAIN`]).
+    cheap: FxHashMap<Vn, u8>,
     /// Scoped: the number each single-definition word holds here.
     avail: FxHashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
     exprs: FxHashMap<ExprKey, Vec<Vec<Vn>>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
-    holders: FxHashMap<(RegFile, Vec<Vn>), Reg>,
+    holders: FxHashMap<(RegFile, Vec<Vn>), Holder>,
+    /// The instructions visited so far.
+    position: u32,
     /// Scoped: single-definition words written by a plain copy, and what
     /// their readers read instead (the copy's source, a zero register for
     /// `MOV d, RZ`).
@@ -177,6 +220,7 @@ impl Numbering {
             avail: FxHashMap::default(),
             exprs: FxHashMap::default(),
             holders: FxHashMap::default(),
+            position: 0,
             copies: FxHashMap::default(),
             undo: Vec::new(),
         }
@@ -283,13 +327,25 @@ impl Numbering {
         if let Some(numbers) = key.as_ref().and_then(|k| self.exprs.get(k)) {
             return numbers.clone();
         }
-        let cheap = inst.op.info().latency == Latency::Fixed;
+        // A fixed-latency result is as deep as the longest chain of
+        // fixed-latency results it reads, plus itself.
+        let chain = (inst.op.info().latency == Latency::Fixed).then(|| {
+            let operand_chain = key.as_ref().map_or(0, |k| {
+                k.uses
+                    .iter()
+                    .flat_map(UseKey::numbers)
+                    .map(|v| self.cheap.get(v).copied().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0)
+            });
+            operand_chain.saturating_add(1)
+        });
         let mut numbers = Vec::with_capacity(inst.defs.len());
         for def in &inst.defs {
             let words = def.as_reg().map_or(0, |r| r.width);
             let vns: Vec<Vn> = (0..words).map(|_| self.fresh()).collect();
-            if cheap {
-                self.cheap.extend(&vns);
+            if let Some(chain) = chain {
+                self.cheap.extend(vns.iter().map(|&v| (v, chain)));
             }
             numbers.push(vns);
         }
@@ -313,12 +369,15 @@ impl Numbering {
                 let whole = Reg { word: None, width, ..reg };
                 let part = if start == 0 && end == width { whole } else { whole.part(start, end - start) };
                 let Some(vns) = self.numbers(part) else { continue };
-                if vns.iter().all(|v| self.cheap.contains(v)) {
+                let chains = vns.iter().map(|v| self.cheap.get(v).copied());
+                let cheap = chains.clone().all(|c| c.is_some());
+                if cheap && chains.clone().all(|c| c.is_some_and(|c| c < KEEP_CHAIN)) {
                     continue;
                 }
                 let key = (reg.file, vns);
                 if !self.holders.contains_key(&key) {
-                    self.holders.insert(key.clone(), part);
+                    let cheap_last_read = cheap.then_some(self.position);
+                    self.holders.insert(key.clone(), Holder { reg: part, cheap_last_read });
                     self.undo.push(Undo::Holder(key.0, key.1));
                 }
             }
@@ -326,36 +385,46 @@ impl Numbering {
     }
 
     /// Makes every register read of `inst` read the first holder of its
-    /// numbers.
-    fn redirect_reads(&self, inst: &mut Inst) {
-        let redirect = |reg: &mut Reg| {
-            if !reg.is_virtual {
-                return;
-            }
-            let Some(vns) = self.numbers(*reg) else { return };
-            if let Some(&holder) = self.holders.get(&(reg.file, vns)) {
-                *reg = holder;
-            }
-        };
+    /// numbers (for a holder of cheap values only, one read within
+    /// [`CHEAP_REACH`] instructions of its last).
+    fn redirect_reads(&mut self, inst: &mut Inst) {
+        self.position += 1;
         if let Some(guard) = &mut inst.guard {
-            redirect(&mut guard.pred);
+            self.redirect(&mut guard.pred);
         }
-        // A forwarded copy: a zero register only where a plain register
-        // operand is read (addresses and bank offsets keep theirs).
-        let forward = |reg: &mut Reg, plain: bool| {
-            if reg.is_virtual && reg.width == 1 {
-                match self.copies.get(&word(*reg, reg.words().start)) {
-                    Some(&to) if plain || !to.is_zero() => *reg = to,
-                    _ => {}
-                }
-            }
-        };
         for operand in &mut inst.uses {
             let plain = matches!(operand.kind, OperandKind::Reg(_));
             for reg in operand.regs_mut() {
-                forward(reg, plain);
-                redirect(reg);
+                // A forwarded copy: a zero register only where a plain
+                // register operand is read (addresses and bank offsets
+                // keep theirs).
+                if reg.is_virtual && reg.width == 1 {
+                    match self.copies.get(&word(*reg, reg.words().start)) {
+                        Some(&to) if plain || !to.is_zero() => *reg = to,
+                        _ => {}
+                    }
+                }
+                self.redirect(reg);
             }
+        }
+    }
+
+    fn redirect(&mut self, reg: &mut Reg) {
+        if !reg.is_virtual {
+            return;
+        }
+        let Some(vns) = self.numbers(*reg) else { return };
+        let key = (reg.file, vns);
+        let Some(holder) = self.holders.get(&key) else { return };
+        if let Some(last) = holder.cheap_last_read {
+            if self.position - last > CHEAP_REACH {
+                return;
+            }
+        }
+        *reg = holder.reg;
+        let position = self.position;
+        if let Some(holder) = self.holders.get_mut(&key) {
+            holder.cheap_last_read = holder.cheap_last_read.map(|_| position);
         }
     }
 
