@@ -37,7 +37,7 @@ mod warp;
 pub(crate) mod wgmma;
 mod wide;
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg, WarpSlots};
 use ptx_syntax::ast::{Expr, ExprKind, FloatLit, Instruction, ScalarType, UnaryOp};
 
 use crate::error::{Lowered, Pending, at};
@@ -318,6 +318,13 @@ pub(crate) fn special(
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
         "%warpid" => return warpid(cx, dst, span),
+        "%nwarpid" => match cx.target.warp_slots {
+            WarpSlots::Constant(n) => (Opcode::MOV, Operand::int(i64::from(n))),
+            WarpSlots::VirtCfg => return nwarpid(cx, dst, span),
+            WarpSlots::Unmeasured => {
+                return Err(at(span, format!("lowering of {name} is not supported yet on {}", cx.sm)));
+            }
+        },
         // The driver's SM count, where NVIDIA's code reads it.
         "%nsmid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nsmid)),
         "%clock" => {
@@ -336,6 +343,14 @@ pub(crate) fn special(
             }
             return cx.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![bank], span);
         }
+        "%cluster_nctaid" | "%nclusterid" | "%cluster_nctarank" if let Some(c) = cx.target.launch_bank.cluster => {
+            let at = match name {
+                "%cluster_nctaid" => c.nctaid + 4 * axis as i32,
+                "%nclusterid" => c.nclusterid + 4 * axis as i32,
+                _ => c.nctarank,
+            };
+            (bank_read, Operand::cbank(0, at))
+        }
         "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
@@ -344,6 +359,16 @@ pub(crate) fn special(
         _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
     };
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
+}
+
+/// `%nwarpid` on sm_90+: bits 8..15 of SR_VIRTCFG (`S2R`, `SHF.R.U32.HI`
+/// by 8, `SGXT.U32` of 8 bits), NVIDIA's sequence.
+fn nwarpid(cx: &mut Lowerer<'_>, dst: Reg, span: ptx_syntax::Span) -> Lowered {
+    let (cfg, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    cx.emit(Opcode::S2R, &[], vec![cfg.into()], vec![OperandKind::Special(SpecialReg::VirtCfg).into()], span)?;
+    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), cfg.into()];
+    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![shifted.into()], shift, span)?;
+    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(8)], span)
 }
 
 /// `%warpid`: bits 8..14 of SR_VIRTID (`S2R`, `SHF.R.U32.HI` by 8,
