@@ -285,6 +285,14 @@ impl Cta<'_> {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 (u64::from(int::iadd3(a, b, 0, 0).0), no)
             }
+            Kind::Viadd16x2 => {
+                if (0..2).any(|i| Self::flags(step, i).neg) {
+                    return fault("VIADD.16x2 of a negated source is not modelled");
+                }
+                let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
+                let half = |k: u32| ((a >> k) as u16).wrapping_add((b >> k) as u16);
+                (u64::from(half(0)) | u64::from(half(16)) << 16, no)
+            }
             Kind::Viaddmnmx { signed } => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 let sum = int::iadd3(a, b, 0, 0).0;
