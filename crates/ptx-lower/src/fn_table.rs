@@ -28,6 +28,8 @@ use crate::callgraph::{call_target, walk};
 pub(crate) struct FunctionTable {
     /// In NVIDIA's numbering: the `i`-th has address `8 * (i + 1)`.
     order: Vec<String>,
+    /// Each one's address.
+    addresses: HashMap<String, u64>,
     /// The kernels that hold the table in their bank 2 (they reach an
     /// indirect call).
     holders: HashSet<String>,
@@ -36,7 +38,7 @@ pub(crate) struct FunctionTable {
 impl FunctionTable {
     /// The table of the module `items`; `funcs` are its device functions
     /// with bodies. Empty when the module keeps code offsets.
-    pub fn of(items: &[Item], funcs: &HashMap<&str, &ast::Function>) -> FunctionTable {
+    pub fn of<'m>(items: &'m [Item], funcs: &HashMap<&str, &ast::Function>) -> FunctionTable {
         let bodies: Vec<&ast::Function> = items
             .iter()
             .filter_map(|i| match i {
@@ -68,6 +70,12 @@ impl FunctionTable {
             .collect();
         let kernels = bodies.iter().filter(|f| f.kind == ast::FunctionKind::Entry).count();
         let mut order: Vec<&str> = Vec::new();
+        let mut numbered: HashSet<&str> = HashSet::new();
+        let mut number = |g: &'m str, order: &mut Vec<&'m str>| {
+            if numbered.insert(g) {
+                order.push(g);
+            }
+        };
         // What each body names (functions, and variables holding some),
         // and whether it calls through a pointer.
         let mut mentions: HashMap<&str, Vec<&str>> = HashMap::new();
@@ -92,14 +100,12 @@ impl FunctionTable {
                         let n = n.name.as_str();
                         if let Some(fns) = held.get(n) {
                             for &g in fns {
-                                if !order.contains(&g) {
-                                    order.push(g);
-                                }
+                                number(g, &mut order);
                             }
                             named.extend(fns.iter().copied());
                         } else if funcs.contains_key(n) {
-                            if target != Some(i) && !order.contains(&n) {
-                                order.push(n);
+                            if target != Some(i) {
+                                number(n, &mut order);
                             }
                             named.push(n);
                         }
@@ -115,10 +121,8 @@ impl FunctionTable {
         for item in items {
             let Item::Variable(v) = item else { continue };
             for d in &v.names {
-                for g in held.get(d.name.name.as_str()).into_iter().flatten() {
-                    if !order.contains(g) {
-                        order.push(g);
-                    }
+                for &g in held.get(d.name.name.as_str()).into_iter().flatten() {
+                    number(g, &mut order);
                 }
             }
         }
@@ -148,7 +152,8 @@ impl FunctionTable {
             })
             .map(str::to_string)
             .collect();
-        FunctionTable { order: order.into_iter().map(str::to_string).collect(), holders }
+        let addresses = order.iter().zip(1..).map(|(f, i)| (f.to_string(), 8 * i)).collect();
+        FunctionTable { order: order.into_iter().map(str::to_string).collect(), addresses, holders }
     }
 
     /// The functions this table numbers (they need code of their own).
@@ -159,7 +164,7 @@ impl FunctionTable {
     /// The address of numbered function `name`; `None` when the module
     /// keeps code offsets or does not number `name`.
     pub fn address(&self, name: &str) -> Option<u64> {
-        self.order.iter().position(|f| f == name).map(|i| 8 * (i as u64 + 1))
+        self.addresses.get(name).copied()
     }
 
     /// True when function addresses are numbers (and indirect calls read

@@ -142,8 +142,11 @@ fn initial_value(
                 }
                 _ => return Err(at(item.span, "lowering of this address initialiser is not supported yet")),
             },
-            ExprKind::Name(f, None) if width == 8 && table.address(f.name.as_str()).is_some() => {
-                table.address(f.name.as_str()).unwrap_or_default()
+            ExprKind::Name(f, None)
+                if width == 8
+                    && let Some(address) = table.address(f.name.as_str()) =>
+            {
+                address
             }
             _ => scalar(item, ty).ok_or_else(|| at(item.span, "lowering of this initialiser is not supported yet"))?,
         };
