@@ -3672,7 +3672,7 @@ fn packed_f32_halves_match_the_reference() {
 /// initialisers, `mov` of a function, indirect calls from a kernel and from
 /// a function the table holds, a bank-2 constant after the table on
 /// sm_80): both kernels' outputs, the stored addresses included, equal
-/// NVIDIA's cubin's on the interpreter.
+/// NVIDIA's cubin's on the interpreter (sm_90, sm_80, sm_75).
 #[test]
 fn function_tables_match_nvidia() {
     let mut inputs: Vec<i32> = vec![0, 1, -1, 7, i32::MIN, i32::MAX, -123_456];
@@ -3687,7 +3687,7 @@ fn function_tables_match_nvidia() {
         ("fn_table", n as u32, Box::new(|| vec![Arg::Buffer(input.clone()), Arg::Buffer(vec![0; 48 * n])])),
         ("fn_table_other", 1, Box::new(|| vec![Arg::Buffer(vec![0; 4])])),
     ];
-    for sm in [90, 80] {
+    for sm in [90, 80, 75] {
         let dir = std::env::temp_dir().join(format!("ptxas-fn_table-{}-{sm}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ptx = dir.join("fn_table.ptx");
