@@ -317,10 +317,10 @@ pub(crate) fn special(
         "%lanemask_ge" => (Opcode::S2R, OperandKind::Special(SpecialReg::GeMask).into()),
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
-        "%warpid" => return warpid(cx, dst, span),
+        "%warpid" => return field_at_8(cx, SpecialReg::VirtId, 7, dst, span),
         "%nwarpid" => match cx.target.warp_slots {
             WarpSlots::Constant(n) => (Opcode::MOV, Operand::int(i64::from(n))),
-            WarpSlots::VirtCfg => return nwarpid(cx, dst, span),
+            WarpSlots::VirtCfg => return field_at_8(cx, SpecialReg::VirtCfg, 8, dst, span),
             WarpSlots::Unmeasured => {
                 return Err(at(span, format!("lowering of {name} is not supported yet on {}", cx.sm)));
             }
@@ -361,22 +361,13 @@ pub(crate) fn special(
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
 }
 
-/// `%nwarpid` on sm_90+: bits 8..15 of SR_VIRTCFG (`S2R`, `SHF.R.U32.HI`
-/// by 8, `SGXT.U32` of 8 bits), NVIDIA's sequence.
-fn nwarpid(cx: &mut Lowerer<'_>, dst: Reg, span: ptx_syntax::Span) -> Lowered {
-    let (cfg, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
-    cx.emit(Opcode::S2R, &[], vec![cfg.into()], vec![OperandKind::Special(SpecialReg::VirtCfg).into()], span)?;
-    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), cfg.into()];
+/// Bits 8 up of special register `sr`, `width` of them (`S2R`,
+/// `SHF.R.U32.HI` by 8, `SGXT.U32`), NVIDIA's sequence for `%warpid`
+/// (SR_VIRTID, 7 bits) and, on sm_90+, `%nwarpid` (SR_VIRTCFG, 8 bits).
+fn field_at_8(cx: &mut Lowerer<'_>, sr: SpecialReg, width: i64, dst: Reg, span: ptx_syntax::Span) -> Lowered {
+    let (word, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    cx.emit(Opcode::S2R, &[], vec![word.into()], vec![OperandKind::Special(sr).into()], span)?;
+    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), word.into()];
     cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![shifted.into()], shift, span)?;
-    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(8)], span)
-}
-
-/// `%warpid`: bits 8..14 of SR_VIRTID (`S2R`, `SHF.R.U32.HI` by 8,
-/// `SGXT.U32` of 7 bits), NVIDIA's sequence.
-fn warpid(cx: &mut Lowerer<'_>, dst: Reg, span: ptx_syntax::Span) -> Lowered {
-    let (virt, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
-    cx.emit(Opcode::S2R, &[], vec![virt.into()], vec![OperandKind::Special(SpecialReg::VirtId).into()], span)?;
-    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), virt.into()];
-    cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![shifted.into()], shift, span)?;
-    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(7)], span)
+    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(width)], span)
 }
