@@ -94,6 +94,9 @@ pub(crate) type R<T> = Result<T, Stop>;
 /// The return-address register of calls (`R20:R21`).
 const RETURN_ADDRESS: u32 = ori_ir::abi::CUDA.return_address.num;
 
+/// Warps an SM holds at once, as `SR_VIRTCFG` tells them.
+const WARP_SLOTS: u32 = 64;
+
 pub(crate) fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(Stop::Fault(msg.into()))
 }
@@ -115,6 +118,10 @@ impl Cta<'_> {
             SpecialReg::CtaidZ => self.ctaid[2],
             SpecialReg::CgaCtaId => self.rank as u32,
             SpecialReg::SmId | SpecialReg::VirtualSmId | SpecialReg::VirtId | SpecialReg::Zero => 0,
+            // Bits 8..15: the SM's warp slots (`%nwarpid`, NVIDIA's sm_90+
+            // code); the interpreter models 64, the count NVIDIA's sm_80
+            // code has as a constant.
+            SpecialReg::VirtCfg => WARP_SLOTS << 8,
             SpecialReg::LtMask => lt,
             SpecialReg::LeMask => lt | 1 << lane,
             SpecialReg::GtMask => !(lt | 1 << lane),
@@ -277,6 +284,14 @@ impl Cta<'_> {
             Kind::Viadd => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 (u64::from(int::iadd3(a, b, 0, 0).0), no)
+            }
+            Kind::Viadd16x2 => {
+                if (0..2).any(|i| Self::flags(step, i).neg) {
+                    return fault("VIADD.16x2 of a negated source is not modelled");
+                }
+                let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
+                let half = |k: u32| ((a >> k) as u16).wrapping_add((b >> k) as u16);
+                (u64::from(half(0)) | u64::from(half(16)) << 16, no)
             }
             Kind::Viaddmnmx { signed } => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);

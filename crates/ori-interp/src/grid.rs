@@ -21,9 +21,10 @@ const GRID_ID: u64 = 1;
 
 /// Constant bank 0 as the target lays it out (`ori_ir::LaunchBank`):
 /// blockDim, gridDim, the generic address of the local window, the
-/// dynamic shared memory size, the grid's number, the stack top, the
-/// parameters at the parameter base.
-fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
+/// dynamic shared memory size, the grid's number, the cluster shape
+/// (`cluster` CTAs a cluster, the grid's clusters, the CTAs of one), the
+/// stack top, the parameters at the parameter base.
+fn bank0(sm: u32, launch: &Launch, cluster: [u32; 3]) -> Vec<u8> {
     let target = target(sm);
     let base = target.param_base as usize;
     let at = target.launch_bank;
@@ -39,6 +40,14 @@ fn bank0(sm: u32, launch: &Launch) -> Vec<u8> {
     b[dynamic..dynamic + 4].copy_from_slice(&launch.dyn_shared.to_le_bytes());
     let gridid = at.gridid as usize;
     b[gridid..gridid + 8].copy_from_slice(&GRID_ID.to_le_bytes());
+    if let Some(c) = at.cluster {
+        let mut put = |at: i32, v: u32| b[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        for k in 0..3 {
+            put(c.nctaid + 4 * k as i32, cluster[k]);
+            put(c.nclusterid + 4 * k as i32, launch.grid[k] / cluster[k].max(1));
+        }
+        put(c.nctarank, cluster.iter().product());
+    }
     let top = target.stack_top as usize;
     b[top..top + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());
     b[base..].copy_from_slice(&launch.params);
@@ -55,7 +64,8 @@ pub fn run_grid(
     launch: &Launch,
     global: &mut Global,
 ) -> Result<Stats, Error> {
-    let mut banks = vec![bank0(sm, launch)];
+    let cluster = func.attrs.cluster_dims.unwrap_or([1, 1, 1]);
+    let mut banks = vec![bank0(sm, launch, cluster)];
     for (n, bytes) in &launch.banks {
         let n = usize::from(*n);
         if banks.len() <= n {
@@ -69,7 +79,6 @@ pub fn run_grid(
         .and_then(|t| t.checked_mul(bz))
         .filter(|&t| t > 0 && t <= 1024)
         .ok_or_else(|| Error::Launch(format!("a CTA of {bx}x{by}x{bz} threads")))?;
-    let cluster = func.attrs.cluster_dims.unwrap_or([1, 1, 1]);
     if (0..3).any(|k| cluster[k] == 0 || !launch.grid[k].is_multiple_of(cluster[k]))
         || cluster.iter().product::<u32>() > 16
     {

@@ -130,6 +130,9 @@ pub enum Kind {
     Mov64,
     S2r,
     Ldc,
+    /// `VIADD.16x2 a, b`: two 16-bit adds, one per half (NVIDIA's sm_90
+    /// code for `__vadd2`).
+    Viadd16x2,
     /// `VIADD a, b`: a two-input add.
     Viadd,
     /// `VIADDMNMX a, b, c, p`: `min(a + b, c)` (`p` true) or max.
@@ -774,6 +777,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             let sources = inst.uses.iter().filter(|u| !u.as_reg().is_some_and(|r| r.file.is_predicate())).count();
             Kind::Iadd { sources, x: m("X"), wide: m("64") }
         }
+        "VIADD" if m("16x2") => Kind::Viadd16x2,
         "VIADD" => Kind::Viadd,
         "VIADDMNMX" => Kind::Viaddmnmx { signed: !m("U32") },
         "IMAD" => {

@@ -129,3 +129,38 @@ bb2:
     assert_eq!(stats.warp_insts, 6);
     assert_eq!(stats.issue_cycles, 1 + 13 + 5 + 1 + 4 + 5);
 }
+
+/// `VIADD.16x2` adds the halves apart (no carry between them), `SR_VIRTCFG`
+/// holds 64 warp slots in bits 8..15, and bank 0 has the cluster shape of a
+/// launch without clusters (one CTA a cluster) on sm_90.
+#[test]
+fn packed_add_warp_slots_and_cluster_bank() {
+    let kernel = "
+.entry packed {
+    .param 0x0, 8
+bb0:
+    %r0 = S2R SR_TID.X
+    %r4.64 = LDC.64 c[0x0][0x210]
+    %r2.64 = IMAD.WIDE.U32 %r0, 0x10, %r4.64
+    %r1 = VIADD.16x2 %r0, 0xffff
+    STG.E [%r2.64], %r1
+    %r3 = S2R SR_VIRTCFG
+    STG.E [%r2.64+0x4], %r3
+    %r5 = LDC c[0x0][0x188]
+    STG.E [%r2.64+0x8], %r5
+    %r6 = LDC c[0x0][0x15c]
+    STG.E [%r2.64+0xc], %r6
+    EXIT
+}
+";
+    let func = ori_ir::text::parse_function(kernel).expect("parses");
+    let mut g = Global::new();
+    let out = g.alloc(vec![0; 16 * 32]);
+    let launch = Launch::new([3, 1, 1], [32, 1, 1], out.to_le_bytes().to_vec());
+    ori_interp::run(&func, 90, 0, &launch, &mut g).expect("runs");
+    let got: Vec<u32> =
+        g.buffer(out).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    for (t, row) in got.chunks(4).enumerate() {
+        assert_eq!(row, [(t as u32).wrapping_sub(1) & 0xffff, 64 << 8, 1, 3], "thread {t}");
+    }
+}

@@ -208,6 +208,17 @@ pub struct Features {
     pub tcgen05: bool,
 }
 
+/// How NVIDIA's code gets `%nwarpid`, the warp slots of an SM.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WarpSlots {
+    /// A constant (`IMAD.MOV.U32 R, RZ, RZ, 0x40` on sm_80).
+    Constant(u32),
+    /// Bits 8..15 of `SR_VIRTCFG` (sm_90, sm_100, sm_120).
+    VirtCfg,
+    /// Not measured for this SM.
+    Unmeasured,
+}
+
 /// Where the driver puts a launch's values in constant bank 0 (probe
 /// `bank0`: `%ntid.x` is `c[0x0][0x0]` before sm_100, `c[0x0][0x360]`
 /// after; `%dynamic_smem_size` and `%gridid` as NVIDIA's sm_75/80/90 and
@@ -226,11 +237,28 @@ pub struct LaunchBank {
     pub dynamic_smem: i32,
     /// `%gridid`, 64 bits.
     pub gridid: i32,
+    /// The cluster registers, on targets with clusters where measured.
+    pub cluster: Option<ClusterBank>,
+}
+
+/// Where the driver puts a launch's cluster shape in constant bank 0
+/// (NVIDIA's sm_90 code for `mov.u32 d, %cluster_nctaid.x` and the
+/// others: `LDC R, c[0x0][0x144]`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ClusterBank {
+    /// `%cluster_nctaid.x`, CTAs per cluster; `.y` and `.z` follow.
+    pub nctaid: i32,
+    /// `%nclusterid.x`, clusters in the grid; `.y` and `.z` follow.
+    pub nclusterid: i32,
+    /// `%cluster_nctarank`, CTAs in a cluster.
+    pub nctarank: i32,
 }
 
 /// Everything a pass needs to know about the target.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Target {
+    /// `%nwarpid` (NVIDIA's code on sm_75 32, sm_80 64, sm_86/sm_89 48).
+    pub warp_slots: WarpSlots,
     /// The architecture.
     pub sm: Sm,
     /// Its family.
@@ -351,6 +379,7 @@ const BLACKWELL_ISA: Isa = Isa {
 
 const TURING: Target = Target {
     sm: Sm::new(75),
+    warp_slots: WarpSlots::Constant(32),
     family: Family::Turing,
     max_regs: 255,
     min_regs: 24,
@@ -366,6 +395,7 @@ const TURING: Target = Target {
         nsmid: 0x10c,
         dynamic_smem: 0x2c,
         gridid: 0x30,
+        cluster: None,
     },
     reserved_shared: 0,
     shared_window: false,
@@ -385,17 +415,23 @@ const TURING: Target = Target {
 
 const AMPERE: Target = Target {
     family: Family::Ampere,
+    warp_slots: WarpSlots::Constant(64),
     global_desc: Some(0x118),
     isa: AMPERE_ISA,
     features: Features { async_copy: true, redux: true, bf16_tf32_mma: true, ..TURING.features },
     ..TURING
 };
 
-const ADA: Target =
-    Target { family: Family::Ada, features: Features { fp8_mma: Fp8Mma::Qmma, ..AMPERE.features }, ..AMPERE };
+const ADA: Target = Target {
+    family: Family::Ada,
+    warp_slots: WarpSlots::Constant(48),
+    features: Features { fp8_mma: Fp8Mma::Qmma, ..AMPERE.features },
+    ..AMPERE
+};
 
 const HOPPER: Target = Target {
     family: Family::Hopper,
+    warp_slots: WarpSlots::VirtCfg,
     param_base: 0x210,
     global_desc: Some(0x208),
     reserved_shared: 0x400,
@@ -403,6 +439,10 @@ const HOPPER: Target = Target {
     verbose_reports_cmem0: false,
     isa: HOPPER_ISA,
     features: Features { fp8_mma: Fp8Mma::ViaF16, clusters: true, ..ADA.features },
+    launch_bank: LaunchBank {
+        cluster: Some(ClusterBank { nctaid: 0x144, nclusterid: 0x15c, nctarank: 0x188 }),
+        ..ADA.launch_bank
+    },
     ..ADA
 };
 
@@ -418,6 +458,7 @@ const BLACKWELL: Target = Target {
         nsmid: 0x2d0,
         dynamic_smem: 0x16c,
         gridid: 0x140,
+        cluster: None,
     },
     isa: BLACKWELL_ISA,
     ..HOPPER
@@ -437,6 +478,11 @@ pub const fn target(sm: Sm) -> Target {
     let mut t = Target { sm, ..row };
     // Per-SM differences within a family.
     t.barrier_reset_prologue = v == 87;
+    if v == 86 {
+        t.warp_slots = WarpSlots::Constant(48);
+    } else if v == 87 || v == 88 {
+        t.warp_slots = WarpSlots::Unmeasured;
+    }
     if v == 120 || v == 121 {
         // Consumer Blackwell runs fp8 mma natively, as Ada does.
         t.features.fp8_mma = Fp8Mma::Qmma;

@@ -87,6 +87,15 @@ pub struct FunctionAttrs {
     /// constants instructions read as `c[0x2][8 * i]`, in order
     /// (`.bank2 0dXXXXXXXXXXXXXXXX` lines in the text form).
     pub bank2: Vec<u64>,
+    /// The functions whose addresses the module takes, in NVIDIA's
+    /// numbering, when this kernel makes indirect calls in a module where
+    /// a function address is an index (more than one kernel, or a function
+    /// in a variable's initial value): `bank2` starts with `1` and then
+    /// holds each one's code offset in this kernel (filled in once the code
+    /// is placed), so the address of the `i`-th is `8 * (i + 1)` and a call
+    /// reads its target from `c[0x2][address]` (`.function_table NAME`
+    /// lines in the text form).
+    pub function_table: Vec<String>,
     /// Where the function starts for the line tables: the PTX line of
     /// its body's `{` and the body's first `.loc`. Not kept in the Ori text.
     pub entry_loc: Option<crate::inst::SrcLoc>,

@@ -28,7 +28,9 @@ pub mod text;
 pub mod verify;
 
 pub use builder::Builder;
-pub use facts::{CallTarget, Family, Features, Fp8Mma, HalfConvert, ImmAdd, Isa, LaunchBank, Target};
+pub use facts::{
+    CallTarget, ClusterBank, Family, Features, Fp8Mma, HalfConvert, ImmAdd, Isa, LaunchBank, Target, WarpSlots,
+};
 pub use function::{
     Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
     Subroutine,

@@ -244,6 +244,7 @@ special_registers! {
     SmId = "SR_SMID",
     VirtualSmId = "SR_VIRTUALSMID",
     VirtId = "SR_VIRTID",
+    VirtCfg = "SR_VIRTCFG",
     // The zero special register (`CS2R R4, SRZ` zeroes a register pair).
     Zero = "SRZ",
 }

@@ -7,7 +7,9 @@
 //! start of the kernel's code, where `OriLinkCallees` placed the callees:
 //! known only after scheduling, so this runs just before encoding.
 //! NVIDIA's code has the same immediates (`MOV R20, 0x2a0` before the call
-//! at 0x290; `UMOV UR4, 0x820` for `op_add` at 0x820).
+//! at 0x290; `UMOV UR4, 0x820` for `op_add` at 0x820). A kernel's function
+//! table (`FunctionAttrs::function_table`) gets its functions' offsets in
+//! bank 2, as NVIDIA's `.nv.constant2.<kernel>` has them.
 //!
 //! With the knob `Relocatable` (`-c`) return addresses are absolute and
 //! belong to the linker: the `MOV R20, 0` / `MOV R21, 0` stay as they are
@@ -65,6 +67,14 @@ impl Phase for OriResolveCallAddresses {
         }
         let functions: HashMap<String, i64> =
             func.attrs.subroutines.iter().map(|s| (s.name.clone(), block_addr[&s.entry])).collect();
+        // Entry `i + 1` of bank 2 is the code of the table's `i`-th function.
+        for (i, name) in func.attrs.function_table.clone().iter().enumerate() {
+            let (Some(&addr), Some(slot)) = (functions.get(name), func.attrs.bank2.get_mut(i + 1)) else {
+                let message = format!("function table entry '{name}', which has no code here");
+                return Err(PhaseError::in_function(func, message));
+            };
+            *slot = addr as u64;
+        }
         for b in func.layout.clone() {
             let insts = func.blocks[b].insts.clone();
             for (k, &id) in insts.iter().enumerate() {

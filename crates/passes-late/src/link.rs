@@ -10,8 +10,10 @@
 //! indirect `CALL.REL` name the kernel's first block (their register holds
 //! an offset from the start of the kernel's code). The kernel records the
 //! clones in `FunctionAttrs::subroutines`; the device functions leave the
-//! module. Byte offsets (return addresses, function addresses) are filled
-//! in once the code is final (`OriResolveCallAddresses`).
+//! module. A kernel with a function table (`FunctionAttrs::function_table`)
+//! gets every function of it. Byte offsets (return addresses, function
+//! addresses, the table's entries) are filled in once the code is final
+//! (`OriResolveCallAddresses`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -199,9 +201,12 @@ fn link(module: &mut Module) -> Result<(), PhaseError> {
     let (kernels, funcs): (Vec<Function>, Vec<Function>) =
         std::mem::take(&mut module.functions).into_iter().partition(|f| f.kind == FunctionKind::Entry);
     let by_name: HashMap<&str, &Function> = funcs.iter().map(|f| (f.name.as_str(), f)).collect();
-    let recursive: HashSet<&str> = by_name.keys().copied().filter(|&f| reaches(&by_name, f, f)).collect();
+    // Every kernel that has the module's function table has all of it.
+    let table: Vec<String> =
+        kernels.iter().map(|k| k.attrs.function_table.clone()).find(|t| !t.is_empty()).unwrap_or_default();
+    let recursive: HashSet<&str> = by_name.keys().copied().filter(|&f| reaches(&by_name, &table, f, f)).collect();
     for mut kernel in kernels {
-        let order = reachable(&kernel, &by_name);
+        let order = reachable(&kernel, &by_name, &table);
         for name in &order {
             let Some(callee) = by_name.get(name.as_str()) else {
                 return Err(PhaseError::in_function(&kernel, format!("call of '{name}', which has no code here")));
@@ -223,9 +228,20 @@ fn link(module: &mut Module) -> Result<(), PhaseError> {
 }
 
 /// The functions `func` names (call targets and taken addresses), in
-/// order of first mention.
-fn named(func: &Function) -> Vec<String> {
+/// order of first mention; a kernel with a function table, or a function
+/// that calls through a pointer in a module with one (`table`), may call
+/// any function of it.
+fn named(func: &Function, table: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let indirect = func.insts_in_order().any(|(_, _, inst)| {
+        inst.op == Opcode::CALL && !inst.has_mod("ABS") && inst.uses.first().is_some_and(|u| u.as_reg().is_some())
+    });
+    let table = if indirect { table } else { &[] };
+    for name in func.attrs.function_table.iter().chain(table) {
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
     for (_, _, inst) in func.insts_in_order() {
         for op in &inst.uses {
             if let OperandKind::Symbol(name) = &op.kind
@@ -241,12 +257,12 @@ fn named(func: &Function) -> Vec<String> {
 
 /// Every function `kernel` may reach, in placement order: breadth first
 /// from the kernel, each in order of first mention.
-fn reachable(kernel: &Function, funcs: &HashMap<&str, &Function>) -> Vec<String> {
-    let mut order = named(kernel);
+fn reachable(kernel: &Function, funcs: &HashMap<&str, &Function>, table: &[String]) -> Vec<String> {
+    let mut order = named(kernel, table);
     let mut next = 0;
     while next < order.len() {
         if let Some(f) = funcs.get(order[next].as_str()) {
-            for n in named(f) {
+            for n in named(f, table) {
                 if !order.contains(&n) {
                     order.push(n);
                 }
@@ -258,9 +274,9 @@ fn reachable(kernel: &Function, funcs: &HashMap<&str, &Function>) -> Vec<String>
 }
 
 /// True when `from` reaches `to` through the functions it names.
-fn reaches(funcs: &HashMap<&str, &Function>, from: &str, to: &str) -> bool {
+fn reaches(funcs: &HashMap<&str, &Function>, table: &[String], from: &str, to: &str) -> bool {
     let mut seen = HashSet::new();
-    let mut stack: Vec<String> = funcs.get(from).map(|f| named(f)).unwrap_or_default();
+    let mut stack: Vec<String> = funcs.get(from).map(|f| named(f, table)).unwrap_or_default();
     while let Some(f) = stack.pop() {
         if f == to {
             return true;
@@ -268,7 +284,7 @@ fn reaches(funcs: &HashMap<&str, &Function>, from: &str, to: &str) -> bool {
         if seen.insert(f.clone())
             && let Some(g) = funcs.get(f.as_str())
         {
-            stack.extend(named(g));
+            stack.extend(named(g, table));
         }
     }
     false

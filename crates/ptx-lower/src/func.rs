@@ -13,6 +13,7 @@ use ptx_syntax::{LineIndex, Span};
 
 use crate::contract::Contraction;
 use crate::error::{Lowered, Pending, at};
+use crate::fn_table::FunctionTable;
 use crate::layout::VarLayout;
 use crate::params::Params;
 use crate::regs::Regs;
@@ -140,7 +141,7 @@ pub(crate) struct Lowerer<'m> {
 /// Where the module's variables are, by name: a `.const` one's offset in
 /// constant bank 3, a `.global` one's address slot in bank 4.
 #[derive(Clone, Default)]
-pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>, HashMap<String, u32>);
+pub(crate) struct GlobalRefs(HashMap<String, GlobalRef>, HashMap<String, u32>, FunctionTable);
 
 /// Where one module variable is.
 #[derive(Copy, Clone, Debug)]
@@ -155,8 +156,9 @@ pub(crate) enum GlobalRef {
 }
 
 impl GlobalRefs {
-    /// The variables of `module` and its `extern .shared` arrays.
-    pub fn of(module: &ori_ir::Module, extern_shared: &[(String, u32)]) -> GlobalRefs {
+    /// The variables of `module`, its `extern .shared` arrays and its
+    /// numbered functions.
+    pub fn of(module: &ori_ir::Module, extern_shared: &[(String, u32)], table: FunctionTable) -> GlobalRefs {
         let refs = module.variables.iter().filter_map(|v| {
             let r = match v.space {
                 ori_ir::VarSpace::Const => GlobalRef::Const(u32::try_from(v.offset).ok()?),
@@ -166,12 +168,17 @@ impl GlobalRefs {
         });
         let dynamic = extern_shared.iter().map(|(n, a)| (n.clone(), GlobalRef::ExternShared(*a)));
         let functions = module.externals.iter().filter_map(|f| Some((f.clone(), module.address_slot(f)?)));
-        GlobalRefs(refs.chain(dynamic).collect(), functions.collect())
+        GlobalRefs(refs.chain(dynamic).collect(), functions.collect(), table)
     }
 
     /// Variable `name`.
     pub fn get(&self, name: &str) -> Option<GlobalRef> {
         self.0.get(name).copied()
+    }
+
+    /// How the module numbers function addresses (`fn_table.rs`).
+    pub fn function_table(&self) -> &FunctionTable {
+        &self.2
     }
 
     /// The offset in constant bank 4 of the address of external function
@@ -204,6 +211,12 @@ impl<'m> Lowerer<'m> {
         func.attrs = attrs::lower(&f.attrs).map_err(|e| vec![e])?;
         func.attrs.params = params.slots.clone();
         func.attrs.entry_loc = Some(crate::debug_loc::entry(body, lines));
+        if let Some(table) = globals.function_table().held_by(f.name.name.as_str()) {
+            // Bank 2 starts with the table: `1`, then each function's code
+            // offset (OriResolveCallAddresses).
+            func.attrs.bank2 = std::iter::once(1).chain(table.iter().map(|_| 0)).collect();
+            func.attrs.function_table = table.to_vec();
+        }
         let mut cx = Lowerer {
             func,
             sm,
@@ -848,8 +861,11 @@ impl<'m> Lowerer<'m> {
         if !self.target.isa.literal_pool || self.func.kind != FunctionKind::Entry {
             return None;
         }
+        // The function table, if any, comes first and is no constant.
+        let table =
+            if self.func.attrs.function_table.is_empty() { 0 } else { self.func.attrs.function_table.len() + 1 };
         let pool = &mut self.func.attrs.bank2;
-        let slot = pool.iter().position(|&v| v == value).unwrap_or_else(|| {
+        let slot = pool.iter().skip(table).position(|&v| v == value).map(|i| i + table).unwrap_or_else(|| {
             pool.push(value);
             pool.len() - 1
         });

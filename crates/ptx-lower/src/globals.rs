@@ -15,6 +15,7 @@ use ori_ir::{PointerInit, VarSpace, Variable};
 use ptx_syntax::ast::{DeclType, Expr, ExprKind, FloatLit, Linkage, ScalarType, StateSpace, UnaryOp, VarDecl};
 
 use crate::error::{Lowered, Pending, at};
+use crate::fn_table::FunctionTable;
 
 /// `extern .shared` arrays (dynamic shared memory) of `decls`: name and
 /// alignment. They have no storage of their own: a kernel's dynamic shared
@@ -31,12 +32,13 @@ pub(crate) fn extern_shared(decls: &[&VarDecl]) -> Vec<(String, u32)> {
 }
 
 /// The variables of `decls` (module scope, in declaration order) laid out;
-/// `extern .shared` arrays are left to [`extern_shared`].
-pub(crate) fn layout(decls: &[&VarDecl]) -> Result<Vec<Variable>, Vec<Pending>> {
+/// `extern .shared` arrays are left to [`extern_shared`]. Functions in
+/// initial values are their addresses in `table`.
+pub(crate) fn layout(decls: &[&VarDecl], table: &FunctionTable) -> Result<Vec<Variable>, Vec<Pending>> {
     let mut vars = Vec::new();
     let mut errors = Vec::new();
     for decl in decls.iter().filter(|d| !(d.space == StateSpace::Shared && d.linkage == Some(Linkage::Extern))) {
-        match variables(decl) {
+        match variables(decl, table) {
             Ok(v) => vars.extend(v),
             Err(e) => errors.push(e),
         }
@@ -68,7 +70,7 @@ pub(crate) fn layout(decls: &[&VarDecl]) -> Result<Vec<Variable>, Vec<Pending>> 
 }
 
 /// The variables one declaration declares.
-fn variables(decl: &VarDecl) -> Lowered<Vec<Variable>> {
+fn variables(decl: &VarDecl, table: &FunctionTable) -> Lowered<Vec<Variable>> {
     let space = match decl.space {
         StateSpace::Global => VarSpace::Global,
         StateSpace::Const => VarSpace::Const,
@@ -95,7 +97,7 @@ fn variables(decl: &VarDecl) -> Lowered<Vec<Variable>> {
         let size = element * count;
         let (init, pointers) = match &d.init {
             None => (None, Vec::new()),
-            Some(e) => initial_value(e, ty, size)?,
+            Some(e) => initial_value(e, ty, size, table)?,
         };
         out.push(Variable {
             name: d.name.name.as_str().to_string(),
@@ -111,9 +113,15 @@ fn variables(decl: &VarDecl) -> Lowered<Vec<Variable>> {
     Ok(out)
 }
 
-/// The bytes of an initialiser (`= 5`, `= {1, 2, 3}`, `= generic(table)`)
-/// for `size` bytes of `ty` elements; missing trailing elements are zeros.
-fn initial_value(e: &Expr, ty: ScalarType, size: u64) -> Lowered<(Option<Vec<u8>>, Vec<PointerInit>)> {
+/// The bytes of an initialiser (`= 5`, `= {1, 2, 3}`, `= generic(table)`,
+/// `= {f, g}` of functions) for `size` bytes of `ty` elements; missing
+/// trailing elements are zeros.
+fn initial_value(
+    e: &Expr,
+    ty: ScalarType,
+    size: u64,
+    table: &FunctionTable,
+) -> Lowered<(Option<Vec<u8>>, Vec<PointerInit>)> {
     let items: Vec<&Expr> = match &e.kind {
         ExprKind::Braces(items) => items.iter().collect(),
         _ => vec![e],
@@ -134,6 +142,12 @@ fn initial_value(e: &Expr, ty: ScalarType, size: u64) -> Lowered<(Option<Vec<u8>
                 }
                 _ => return Err(at(item.span, "lowering of this address initialiser is not supported yet")),
             },
+            ExprKind::Name(f, None)
+                if width == 8
+                    && let Some(address) = table.address(f.name.as_str()) =>
+            {
+                address
+            }
             _ => scalar(item, ty).ok_or_else(|| at(item.span, "lowering of this initialiser is not supported yet"))?,
         };
         let le = word.to_le_bytes();

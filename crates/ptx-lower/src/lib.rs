@@ -15,6 +15,7 @@ mod contract;
 mod debug_loc;
 mod dwarf;
 mod error;
+mod fn_table;
 mod func;
 mod globals;
 mod layout;
@@ -45,14 +46,6 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
     let mut errors = Vec::new();
     let decls: Vec<_> =
         module.items.iter().filter_map(|i| if let Item::Variable(v) = i { Some(v) } else { None }).collect();
-    match globals::layout(&decls) {
-        Ok(vars) => out.variables = vars,
-        Err(e) => errors.extend(e),
-    }
-    out.externals = callgraph::externals(&module.items);
-    let lines = ptx_syntax::LineIndex::new(source);
-    out.debug = debug_loc::info(&module.items, &lines);
-    let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls));
     // Device functions are inlined where they are called (Lowerer::inline_call),
     // except those that must exist on their own (callgraph.rs): recursive
     // and address-taken ones, lowered after the kernels.
@@ -74,7 +67,19 @@ pub fn lower(module: &Module, source: &str, target: Sm) -> Result<ori_ir::Module
             _ => None,
         })
         .collect();
-    let out_of_line = callgraph::out_of_line(&bodies, &callees);
+    let table = fn_table::FunctionTable::of(&module.items, &callees);
+    match globals::layout(&decls, &table) {
+        Ok(vars) => out.variables = vars,
+        Err(e) => errors.extend(e),
+    }
+    out.externals = callgraph::externals(&module.items);
+    let lines = ptx_syntax::LineIndex::new(source);
+    out.debug = debug_loc::info(&module.items, &lines);
+    let refs = func::GlobalRefs::of(&out, &globals::extern_shared(&decls), table.clone());
+    let mut out_of_line = callgraph::out_of_line(&bodies, &callees);
+    // Numbered functions have code of their own even when only a
+    // variable's initialiser names them.
+    out_of_line.extend(table.functions().filter_map(|f| callees.get_key_value(f).map(|(&k, _)| k)));
     let kernels = bodies.iter().filter(|f| f.kind == FunctionKind::Entry);
     // `.visible`/`.weak` functions other modules may call keep code of
     // their own too (with -c a GLOBAL symbol; whole programs drop the

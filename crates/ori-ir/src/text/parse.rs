@@ -297,6 +297,11 @@ fn parse_attr(func: &mut Function, cur: &mut Cursor, labels: &mut Labels) -> Res
         });
         return Ok(());
     }
+    if word == ".function_table" {
+        let name = cur.name()?;
+        func.attrs.function_table.push(name);
+        return Ok(());
+    }
     let attrs = &mut func.attrs;
     match word {
         ".maxntid" => attrs.maxntid = Some(parse_triple(cur)?),

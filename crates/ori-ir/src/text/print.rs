@@ -86,6 +86,9 @@ fn write_function(out: &mut String, func: &Function) -> fmt::Result {
     for value in &attrs.bank2 {
         writeln!(out, "    .bank2 0d{value:016X}")?;
     }
+    for name in &attrs.function_table {
+        writeln!(out, "    .function_table {}", Symbol(name))?;
+    }
     if attrs.frame_bytes != 0 {
         writeln!(out, "    .frame_bytes {}", attrs.frame_bytes)?;
     }

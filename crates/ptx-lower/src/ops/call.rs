@@ -12,7 +12,8 @@
 //! `CALL.REL.NOINC` (its value, the byte offset after the call in the
 //! kernel's code, is known once the code is placed: `OriResolveCallAddresses`);
 //! an indirect call is `CALL.REL.NOINC fp.lo, kernel` (the pointer is an
-//! offset from the kernel's start). The callee copies its arguments and the
+//! offset from the kernel's start; where addresses are numbers,
+//! `fn_table.rs`, the offset is read from bank 2 at the pointer first). The callee copies its arguments and the
 //! return address into virtual registers at its entry and returns with
 //! `RET.REL.NODEC R20, kernel`. What a call may change is the ABI's
 //! (`ori_ir::abi`); saving the
@@ -26,7 +27,7 @@
 //! address) the other. sm_90 reads the bank through a uniform register.
 
 use ori_ir::abi::CUDA as ABI;
-use ori_ir::{Opcode, Operand, OperandKind, Reg, RegFile};
+use ori_ir::{Bank, CBank, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::Span;
 use ptx_syntax::ast::{DeclType, ExprKind, Instruction, ScalarType, StateSpace, VarDecl};
 
@@ -324,7 +325,15 @@ pub(crate) fn call(cx: &mut Lowerer<'_>, callee: Callee<'_>, args: &[Passed], re
             cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![target], span)?;
         }
         Callee::Pointer(fp) => {
-            let lo = if fp.width == 2 { fp.part(0, 1) } else { fp };
+            let mut lo = if fp.width == 2 { fp.part(0, 1) } else { fp };
+            if cx.globals.function_table().numbered() {
+                // The pointer is a function's number: its code offset in
+                // this kernel is in bank 2 (fn_table.rs).
+                let code = cx.temp(RegFile::R, 2);
+                let entry = OperandKind::CBank(CBank { bank: Bank::Fixed(2), reg: Some(lo), offset: 0 }).into();
+                cx.emit(Opcode::LDC, &["64"], vec![code.into()], vec![entry], span)?;
+                lo = code.part(0, 1);
+            }
             let start = cx.entry_block();
             cx.emit(Opcode::CALL, &["REL", "NOINC"], vec![], vec![Operand::reg(lo), Operand::label(start)], span)?;
         }
@@ -440,14 +449,17 @@ pub(crate) fn narrow_slot(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarTy
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![rz()], inst.span)
 }
 
-/// `mov.u64 d, f` of a function compiled out of line: its address, the
-/// offset of its code in the kernel's (`MOV d.lo, f`, resolved once the
-/// code is placed; the high word is 0).
+/// `mov.u64 d, f` of a function compiled out of line: its address, its
+/// number (fn_table.rs) or the offset of its code in the kernel's (`MOV
+/// d.lo, f`, resolved once the code is placed); the high word is 0.
 pub(crate) fn function_address(cx: &mut Lowerer<'_>, name: &str, d: Reg, span: Span) -> Lowered {
     if d.width != 2 {
         return Err(at(span, "lowering of a function address into a 32-bit register is not supported yet"));
     }
-    let sym = OperandKind::Symbol(name.to_string()).into();
+    let sym = match cx.globals.function_table().address(name) {
+        Some(number) => Operand::int(number as i64),
+        None => OperandKind::Symbol(name.to_string()).into(),
+    };
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1)).undef()], vec![sym], span)?;
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(1, 1))], vec![Operand::reg(Reg::RZ)], span)
 }

@@ -37,7 +37,7 @@ mod warp;
 pub(crate) mod wgmma;
 mod wide;
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile, SpecialReg, WarpSlots};
 use ptx_syntax::ast::{Expr, ExprKind, FloatLit, Instruction, ScalarType, UnaryOp};
 
 use crate::error::{Lowered, Pending, at};
@@ -317,7 +317,14 @@ pub(crate) fn special(
         "%lanemask_ge" => (Opcode::S2R, OperandKind::Special(SpecialReg::GeMask).into()),
         "%cluster_ctarank" if cx.sm.target().features.clusters => cluster::ctarank(),
         "%smid" => (Opcode::S2R, OperandKind::Special(SpecialReg::VirtualSmId).into()),
-        "%warpid" => return warpid(cx, dst, span),
+        "%warpid" => return field_at_8(cx, SpecialReg::VirtId, 7, dst, span),
+        "%nwarpid" => match cx.target.warp_slots {
+            WarpSlots::Constant(n) => (Opcode::MOV, Operand::int(i64::from(n))),
+            WarpSlots::VirtCfg => return field_at_8(cx, SpecialReg::VirtCfg, 8, dst, span),
+            WarpSlots::Unmeasured => {
+                return Err(at(span, format!("lowering of {name} is not supported yet on {}", cx.sm)));
+            }
+        },
         // The driver's SM count, where NVIDIA's code reads it.
         "%nsmid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nsmid)),
         "%clock" => {
@@ -336,6 +343,14 @@ pub(crate) fn special(
             }
             return cx.emit(Opcode::LDC, &["64"], vec![dst.into()], vec![bank], span);
         }
+        "%cluster_nctaid" | "%nclusterid" | "%cluster_nctarank" if let Some(c) = cx.target.launch_bank.cluster => {
+            let at = match name {
+                "%cluster_nctaid" => c.nctaid + 4 * axis as i32,
+                "%nclusterid" => c.nclusterid + 4 * axis as i32,
+                _ => c.nctarank,
+            };
+            (bank_read, Operand::cbank(0, at))
+        }
         "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),
         _ if !name.starts_with('%') => {
@@ -346,12 +361,13 @@ pub(crate) fn special(
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
 }
 
-/// `%warpid`: bits 8..14 of SR_VIRTID (`S2R`, `SHF.R.U32.HI` by 8,
-/// `SGXT.U32` of 7 bits), NVIDIA's sequence.
-fn warpid(cx: &mut Lowerer<'_>, dst: Reg, span: ptx_syntax::Span) -> Lowered {
-    let (virt, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
-    cx.emit(Opcode::S2R, &[], vec![virt.into()], vec![OperandKind::Special(SpecialReg::VirtId).into()], span)?;
-    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), virt.into()];
+/// Bits 8 up of special register `sr`, `width` of them (`S2R`,
+/// `SHF.R.U32.HI` by 8, `SGXT.U32`), NVIDIA's sequence for `%warpid`
+/// (SR_VIRTID, 7 bits) and, on sm_90+, `%nwarpid` (SR_VIRTCFG, 8 bits).
+fn field_at_8(cx: &mut Lowerer<'_>, sr: SpecialReg, width: i64, dst: Reg, span: ptx_syntax::Span) -> Lowered {
+    let (word, shifted) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    cx.emit(Opcode::S2R, &[], vec![word.into()], vec![OperandKind::Special(sr).into()], span)?;
+    let shift = vec![Operand::reg(Reg::RZ), Operand::int(8), word.into()];
     cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![shifted.into()], shift, span)?;
-    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(7)], span)
+    cx.emit(Opcode::SGXT, &["U32"], vec![dst.into()], vec![shifted.into(), Operand::int(width)], span)
 }

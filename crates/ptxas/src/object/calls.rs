@@ -52,8 +52,9 @@ pub(super) struct Calls {
 
 /// The frames of the deepest chain of calls from the kernel's own code
 /// (no recursion). The code from a clone's first block to the next
-/// clone's is the clone; an indirect call may reach any clone.
-fn deepest(func: &Function, block_at: &std::collections::HashMap<ori_ir::BlockId, u64>) -> u32 {
+/// clone's is the clone; an indirect call may reach any clone. `None` when
+/// the calls make a cycle.
+fn deepest(func: &Function, block_at: &std::collections::HashMap<ori_ir::BlockId, u64>) -> Option<u32> {
     let subs = &func.attrs.subroutines;
     let owner = |at: u64| subs.iter().rposition(|s| block_at[&s.entry] <= at);
     let mut calls: Vec<Vec<usize>> = vec![Vec::new(); subs.len() + 1];
@@ -74,18 +75,34 @@ fn deepest(func: &Function, block_at: &std::collections::HashMap<ori_ir::BlockId
         }
         at += 16;
     }
-    // Longest path in a DAG: each clone's depth once its callees' are known.
-    fn depth(k: usize, calls: &[Vec<usize>], subs: &[ori_ir::Subroutine], memo: &mut Vec<Option<u32>>) -> u32 {
-        if let Some(d) = memo[k + 1] {
-            return d;
-        }
-        let below = calls[k + 1].iter().map(|&c| depth(c, calls, subs, memo)).max().unwrap_or(0);
-        let d = subs[k].frame_bytes + below;
-        memo[k + 1] = Some(d);
-        d
+    // Longest path in a DAG: each clone's depth once its callees' are
+    // known. A cycle (recursion through a pointer) has no bound.
+    #[derive(Clone, Copy)]
+    enum Depth {
+        Unknown,
+        Visiting,
+        Known(u32),
     }
-    let mut memo = vec![None; subs.len() + 1];
-    calls[0].iter().map(|&c| depth(c, &calls, subs, &mut memo)).max().unwrap_or(0)
+    fn depth(k: usize, calls: &[Vec<usize>], subs: &[ori_ir::Subroutine], memo: &mut Vec<Depth>) -> Option<u32> {
+        match memo[k + 1] {
+            Depth::Known(d) => return Some(d),
+            Depth::Visiting => return None,
+            Depth::Unknown => memo[k + 1] = Depth::Visiting,
+        }
+        let mut below = 0;
+        for &c in &calls[k + 1] {
+            below = below.max(depth(c, calls, subs, memo)?);
+        }
+        let d = subs[k].frame_bytes + below;
+        memo[k + 1] = Depth::Known(d);
+        Some(d)
+    }
+    let mut memo = vec![Depth::Unknown; subs.len() + 1];
+    let mut deepest = 0;
+    for &c in &calls[0] {
+        deepest = deepest.max(depth(c, &calls, subs, &mut memo)?);
+    }
+    Some(deepest)
 }
 
 /// The call-related parts of `func`'s entry; `code_len` is its code's size
@@ -124,10 +141,9 @@ pub(super) fn of(func: &Function, target: &ori_ir::Target, code_len: u64) -> Cal
             mercury_offset: None,
         });
     }
-    let stack_size = if subs.iter().any(|s| s.recursive) {
-        UNKNOWN_STACK
-    } else {
-        func.attrs.frame_bytes + deepest(func, &block_at)
+    let stack_size = match deepest(func, &block_at) {
+        Some(d) if !subs.iter().any(|s| s.recursive) => func.attrs.frame_bytes + d,
+        _ => UNKNOWN_STACK,
     };
     let kind = call_target_kind(target.isa.call_target);
     let mut resolved = Vec::new();
