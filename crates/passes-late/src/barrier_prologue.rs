@@ -46,6 +46,9 @@ impl Phase for OriResetBarriersPrologue {
         }
         let Some(&entry) = func.layout.first() else { return Ok(()) };
         let flag = Reg::phys(RegFile::UR, 2);
+        if has_prologue(func, flag) {
+            return Ok(());
+        }
         let p0 = Reg::phys(RegFile::P, 0);
         let barrier = |n| Operand::reg(Reg::phys(RegFile::B, n));
         let with_mods = |mut inst: Inst, mods: &[&str]| {
@@ -79,4 +82,13 @@ impl Phase for OriResetBarriersPrologue {
         func.layout.splice(0..0, [check, reset]);
         Ok(())
     }
+}
+
+/// True when the kernel starts with the prologue already (a second run
+/// adds none): its test of `flag`, then the reset of `B0`.
+fn has_prologue(func: &ori_ir::Function, flag: Reg) -> bool {
+    let first = |k: usize| func.layout.get(k).and_then(|&b| func.blocks[b].insts.first()).map(|&i| &func.insts[i]);
+    matches!((first(0), first(1)), (Some(test), Some(reset))
+        if test.op == Opcode::ISETP && test.uses.iter().any(|u| u.as_reg() == Some(flag))
+            && reset.op == Opcode::BMOV && reset.defs.first().and_then(Operand::as_reg) == Some(Reg::phys(RegFile::B, 0)))
 }
