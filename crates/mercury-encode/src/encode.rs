@@ -47,7 +47,7 @@ fn encode_learned(sm: Sm, inst: &Inst, addr: u64, labels: &dyn Labels, marks: bo
 /// outputs of `VIMNMX` (`VIMNMX R8, PT, PT, R3, 0x1, !PT`; sm_120's has
 /// none). `inst` with the missing ones added, `None` when it needs none.
 fn with_named_predicate_outputs(sm: Sm, inst: &Inst) -> Option<Inst> {
-    let pt = match (inst.op, sm) {
+    let pt = match (inst.op, sm.base()) {
         (Opcode::IADD3, Sm::Sm100 | Sm::Sm120) | (Opcode::VIMNMX, Sm::Sm100) => Reg::PT,
         (Opcode::UIADD3, Sm::Sm100 | Sm::Sm120) => Reg::UPT,
         _ => return None,

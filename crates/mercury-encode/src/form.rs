@@ -233,7 +233,9 @@ impl Tables {
     }
 
     fn new(sm: Sm, kind: Kind) -> Tables {
-        use crate::tables::{sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm120};
+        use crate::tables::{
+            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm110, sm120,
+        };
         let (corpus, solved, derived, special_regs) = match sm.base() {
             Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
@@ -249,9 +251,12 @@ impl Tables {
             (Sm::Sm89, Kind::Learned | Kind::Full) => sm89::FORMS,
             _ => &[],
         };
-        let mut all = match kind {
-            Kind::Solved => solved.to_vec(),
-            Kind::Learned | Kind::Full => own.iter().chain(corpus).copied().collect(),
+        // sm_110 leaves out the base forms its nvdisasm reads otherwise.
+        let dropped: &[(&str, u128)] = if sm == Sm::Sm110 { sm110::DROPPED } else { &[] };
+        let kept = |form: &&Form| !dropped.contains(&(form.mnemonic, form.bits));
+        let mut all: Vec<Form> = match kind {
+            Kind::Solved => solved.iter().filter(kept).copied().collect(),
+            Kind::Learned | Kind::Full => own.iter().chain(corpus.iter().filter(kept)).copied().collect(),
         };
         let learned_len = all.len();
         if kind == Kind::Full {

@@ -65,11 +65,15 @@ pub enum Sm {
     Sm100,
     /// sm_120, sm_121 (Blackwell RTX, DGX Spark): as [`Sm::Sm100`].
     Sm120,
+    /// sm_110 (Thor): sm_100's encodings without the forms nvdisasm's
+    /// SM110 refuses or reads otherwise (`VIADD`, `VIMNMX`, `CREDUX`,
+    /// `.XOR` adds and shifts; `tables::sm110`).
+    Sm110,
 }
 
 impl Sm {
     /// Every family, in the order of [`Sm::index`].
-    pub const ALL: [Sm; 7] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120];
+    pub const ALL: [Sm; 8] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120, Sm::Sm110];
 
     /// The family the compiler generates code with for an `sm_XY` number
     /// (75, 80, 86, 90, 100, ...); `None` for SMs without tables (sm_107).
@@ -82,9 +86,10 @@ impl Sm {
             90 => Some(Sm::Sm90),
             // nvdisasm reads NVIDIA's sm_103a code of the corpus as SM100a
             // does, word for word, and sm_121a's as SM120a. sm_110a's too,
-            // but not all of ours: SM110 refuses sm_100's `VIADD R1, R1,
-            // 0xffffffd0` (launch_bounds); sm_107 encodes otherwise.
+            // but SM110 refuses some of sm_100's opcodes (`Sm::Sm110`);
+            // sm_107 encodes otherwise.
             100 | 103 => Some(Sm::Sm100),
+            110 => Some(Sm::Sm110),
             120 | 121 => Some(Sm::Sm120),
             _ => None,
         }
@@ -106,15 +111,18 @@ impl Sm {
             Sm::Sm89 => "SM89",
             Sm::Sm100 => "SM100",
             Sm::Sm120 => "SM120",
+            Sm::Sm110 => "SM110",
         }
     }
 
     /// The family whose derived and solver forms, operand marks and probed
     /// modifier fields this one shares: sm_86 and sm_89 are sm_80's
-    /// encodings with forms of their own added (`tables::sm86`, `sm89`).
+    /// encodings with forms of their own added (`tables::sm86`, `sm89`),
+    /// sm_110 sm_100's with some left out (`tables::sm110`).
     pub(crate) fn base(self) -> Sm {
         match self {
             Sm::Sm86 | Sm::Sm89 => Sm::Sm80,
+            Sm::Sm110 => Sm::Sm100,
             sm => sm,
         }
     }
@@ -122,7 +130,7 @@ impl Sm {
     /// sm_100 and later: nvdisasm prints `PT` carry-outs, uniform
     /// registers are 8-bit fields (`URZ` = 255).
     pub(crate) fn is_blackwell(self) -> bool {
-        matches!(self, Sm::Sm100 | Sm::Sm120)
+        matches!(self.base(), Sm::Sm100 | Sm::Sm120)
     }
 
     /// Position in [`Sm::ALL`], for per-family caches.

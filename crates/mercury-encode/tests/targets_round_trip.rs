@@ -103,6 +103,34 @@ fn sm86_sm89_corpus_round_trips() {
     }
 }
 
+/// sm_110a (`Sm::Sm110`: sm_100's tables less what SM110 reads
+/// otherwise, `src/tables/sm110.rs`): every instruction of a sample (a
+/// third of the files) of NVIDIA's cubins of `tests/targets/sm110a`
+/// round-trips, text and bits, but two known gaps, counted so that the
+/// test fails once they change: `IMNMX` (sm_100's code has none, so its
+/// forms are the solver's) re-encodes bits 77..86, which nvdisasm ignores
+/// and NVIDIA's words set (`0x...bffe200` for our `0x...b800200`: likely
+/// two hidden `PT` outputs, as sm_100's `VIMNMX R, PT, PT, ..` names; sm_110
+/// needs forms of its own from NVIDIA's code), and the `UIMAD.WIDE.U32 ..,
+/// URZ` of the other Blackwell SMs.
+#[test]
+fn sm110_corpus_round_trips() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("sm110_corpus_round_trips") else { return };
+    let (insts, mut failures) = round_trip_dir(&oracle, "sm110a", Sm::Sm110, "sm_110a", 3);
+    let before = failures.len();
+    failures.retain(|f| {
+        !ours_text(f).is_some_and(|t| same_text(f, t) && t.trim_start_matches("@!P0 ").starts_with("IMNMX"))
+    });
+    let imnmx = before - failures.len();
+    let before = failures.len();
+    failures.retain(|f| !urz_fill(f));
+    let urz = before - failures.len();
+    eprintln!("sm_110a: {insts} instructions, {} differ, {imnmx} `IMNMX` bits, {urz} `URZ` bits", failures.len());
+    assert!(insts > 2_000, "sm_110a: sample too small: {insts} instructions");
+    assert_eq!((imnmx, urz), (10, 1), "sm_110a: `IMNMX` and `UIMAD.WIDE.U32 .., URZ` re-encoded otherwise");
+    assert!(failures.is_empty(), "sm_110a: {} of {insts} differ:\n{}", failures.len(), report(&failures));
+}
+
 /// A known gap of the Blackwell printer: the 64-bit immediate of `MOV.64` /
 /// `UMOV.64` (`MOV.64 R6, 0xfff8000000000000`) is an `i64` in Ori and
 /// prints negative; its bits round-trip (math_double on sm_120a). Counted,
@@ -119,10 +147,17 @@ const URZ_FILL_COUNT: [usize; 2] = [2, 6];
 
 /// A failure of a uniform instruction ending in `URZ` whose text matches.
 fn urz_fill(failure: &str) -> bool {
-    let Some(ours) = failure.split_once(": Ok(\"").and_then(|(_, r)| r.split_once("\")")).map(|(t, _)| t) else {
-        return false;
-    };
-    ours.starts_with('U') && ours.ends_with(", URZ") && failure.ends_with(&format!("vs nvdisasm \"{ours}\""))
+    ours_text(failure).is_some_and(|ours| ours.starts_with('U') && ours.ends_with(", URZ") && same_text(failure, ours))
+}
+
+/// Our text of the instruction of a failure.
+fn ours_text(failure: &str) -> Option<&str> {
+    failure.split_once(": Ok(\"").and_then(|(_, r)| r.split_once("\")")).map(|(t, _)| t)
+}
+
+/// The failure's instruction prints as nvdisasm prints it (the bits differ).
+fn same_text(failure: &str, ours: &str) -> bool {
+    failure.ends_with(&format!("vs nvdisasm \"{ours}\""))
 }
 
 /// Blackwell (`Sm::Sm100`, `Sm::Sm120`: tables learned from NVIDIA's

@@ -868,16 +868,22 @@ impl Cta<'_> {
                 w.set(*barrier, 0, left);
             }
             Kind::Bmov { clear } => {
-                let (Some(&(dst, _)), Some((Src::Reg(src, _), _))) = (step.defs.first(), step.uses.first()) else {
+                let Some(&(dst, _)) = step.defs.first() else {
                     return fault("BMOV without a register operand");
                 };
                 let Some(lane) = lanes(active).next() else { return Ok(()) };
-                let value = w.get(*src, lane);
+                // sm_87's kernel prologue sets barriers from immediates
+                // (`BMOV.32 B0, 0xffffffff`).
+                let (value, src) = match step.uses.first() {
+                    Some((Src::Reg(src, _), _)) => (w.get(*src, lane), Some(*src)),
+                    Some((Src::Imm(bits), _)) => (*bits as u32, None),
+                    _ => return fault("BMOV without a register or immediate source"),
+                };
                 for lane in lanes(active) {
                     w.set(dst, lane, value);
                 }
-                if clear {
-                    w.set(*src, 0, 0);
+                if let (true, Some(src)) = (clear, src) {
+                    w.set(src, 0, 0);
                 }
             }
             Kind::Bar => return Err(Stop::Barrier),

@@ -94,8 +94,8 @@ pub enum Kind {
     /// `BREAK B`: takes the active lanes out of the barrier.
     Break,
     /// `BMOV.32[.CLEAR]`: a barrier register to or from a general register
-    /// (callees save the convergence barriers they use); `.CLEAR` zeroes
-    /// the barrier register read.
+    /// (callees save the convergence barriers they use), or set from an
+    /// immediate; `.CLEAR` zeroes the barrier register read.
     Bmov {
         clear: bool,
     },

@@ -100,9 +100,9 @@ pub struct Isa {
     /// IEEE templates, the encoder).
     pub generation: Family,
     /// The SM whose NVIDIA code ptx-lower's IEEE templates were made from
-    /// (`ops/ieee/FORM.smNN.ori`): the generation's first SM, and sm_120
+    /// (`ops/ieee/FORM.smNN.ori`): the generation's first SM, sm_120
     /// for sm_120/121, whose code adds with `IADD` where sm_100's has
-    /// `VIADD`.
+    /// `VIADD`, and sm_110, which has neither.
     pub template_sm: u16,
     /// Constant-bank words are instruction operands (`IADD3 R0, R0,
     /// c[0x0][0x168]`, `MOV R2, c[0x0][0x160]`); without this they are
@@ -492,9 +492,11 @@ pub const fn target(sm: Sm) -> Target {
         t.isa.template_sm = 120;
     }
     if v == 110 {
-        // Thor's code adds and compares as Ampere's does.
+        // Thor's code adds and compares as Ampere's does: its SASS lacks
+        // sm_100's `VIADD` and `VIMNMX` (mercury-encode's `Sm::Sm110`).
         t.isa.imm_add = ImmAdd::Iadd3;
         t.isa.int_minmax = Opcode::IMNMX;
+        t.isa.template_sm = 110;
     }
     t.features.wgmma = v == 90 && specific;
     t.features.tcgen05 = matches!(v, 100 | 103 | 110) && specific;

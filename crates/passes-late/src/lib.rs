@@ -4,6 +4,7 @@
 //!
 //! See `docs/passes.md` for how to add a phase and its file tests.
 
+mod barrier_prologue;
 mod call_addresses;
 mod callee_saves;
 mod clear_barriers;
@@ -11,6 +12,7 @@ mod link;
 mod remove_nop;
 mod stack_frame;
 
+pub use barrier_prologue::OriResetBarriersPrologue;
 pub use call_addresses::OriResolveCallAddresses;
 pub use callee_saves::OriSaveCalleeRegisters;
 pub use clear_barriers::OriClearConvergenceBarriers;
@@ -28,6 +30,7 @@ pub fn phases() -> Vec<Box<dyn Phase>> {
         Box::new(OriSetupStackFrame),
         Box::new(OriLinkCallees),
         Box::new(OriClearConvergenceBarriers),
+        Box::new(OriResetBarriersPrologue),
         Box::new(OriResolveCallAddresses),
     ]
 }

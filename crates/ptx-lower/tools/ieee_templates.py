@@ -15,7 +15,7 @@ start), `%r2` the result (written once, at the end, where the store was);
 pairs (`.64` anywhere) become 64-bit virtual registers.
 
 Usage: ieee_templates.py [--sm N]... OUTDIR [FORM...]   (only the FORMs
-named, e.g. div.rz.ftz.f32, when given; only SM N (75, 80, 90, 100, 120), when
+named, e.g. div.rz.ftz.f32, when given; only SM N (75, 80, 90, 100, 110, 120), when
 given; NV_ORACLE_DIR must point at the oracle; run from the repository
 root).
 """
@@ -47,7 +47,7 @@ FORMS = [
 # Parameter offsets of the three buffers (sm_75/sm_80 bank layout, sm_90,
 # Blackwell).
 PARAMS = {75: [0x160, 0x168, 0x170], 80: [0x160, 0x168, 0x170], 90: [0x210, 0x218, 0x220],
-          100: [0x380, 0x388, 0x390], 120: [0x380, 0x388, 0x390]}
+          100: [0x380, 0x388, 0x390], 110: [0x380, 0x388, 0x390], 120: [0x380, 0x388, 0x390]}
 
 DROP = {"LDC", "LDC.64", "ULDC", "ULDC.64", "LDCU", "LDCU.64", "S2R", "EXIT", "BSSY", "BSYNC", "BREAK", "NOP", "WARPSYNC", "BMOV.32.CLEAR",
         "BSSY.RECONVERGENT", "BSYNC.RECONVERGENT", "BSSY.RELIABLE", "BSYNC.RELIABLE",
@@ -59,7 +59,8 @@ def kernel(op, arity, sm):
     ty = op.rsplit(".", 1)[1]
     r, w = {"f32": ("%f", 4), "f64": ("%fd", 8)}.get(ty, ("%x", 8))
     srcs = f"{r}1, {r}2" if arity == 2 else f"{r}1"
-    version = "8.0" if sm <= 90 else "8.7"  # sm_120 needs PTX ISA 8.7
+    # sm_100/sm_120 need PTX ISA 8.7, sm_110 (formerly sm_101) 9.0
+    version = "8.0" if sm <= 90 else "9.0" if sm == 110 else "8.7"
     return f""".version {version}
 .target sm_{sm}
 .address_size 64

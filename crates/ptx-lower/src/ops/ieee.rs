@@ -40,56 +40,56 @@ macro_rules! templates {
 
 /// The templates: PTX form, the SM whose code it was made from
 /// ([`ori_ir::Isa::template_sm`]: sm_75, sm_80 for sm_80 to sm_89, sm_90,
-/// sm_100 and sm_120), Ori text. sm_75 lacks the `.ftz` divisions, whose
+/// sm_100, sm_110 and sm_120), Ori text. sm_75 lacks the `.ftz` divisions, whose
 /// NVIDIA code its decoder does not read yet.
 const TEMPLATES: &[(&str, u16, &str)] = templates! {
-    "div.rn.f32" => "div_rn_f32" [75, 80, 90, 100, 120];
-    "div.rz.f32" => "div_rz_f32" [75, 80, 90, 100, 120];
-    "div.rm.f32" => "div_rm_f32" [75, 80, 90, 100, 120];
-    "div.rp.f32" => "div_rp_f32" [75, 80, 90, 100, 120];
-    "div.full.f32" => "div_full_f32" [75, 80, 90, 100, 120];
-    "div.approx.f32" => "div_approx_f32" [75, 80, 90, 100, 120];
-    "rcp.rn.f32" => "rcp_rn_f32" [75, 80, 90, 100, 120];
-    "rcp.rz.f32" => "rcp_rz_f32" [75, 80, 90, 100, 120];
-    "rcp.rm.f32" => "rcp_rm_f32" [75, 80, 90, 100, 120];
-    "rcp.rp.f32" => "rcp_rp_f32" [75, 80, 90, 100, 120];
-    "sqrt.rn.f32" => "sqrt_rn_f32" [75, 80, 90, 100, 120];
-    "sqrt.rz.f32" => "sqrt_rz_f32" [75, 80, 90, 100, 120];
-    "sqrt.rm.f32" => "sqrt_rm_f32" [75, 80, 90, 100, 120];
-    "sqrt.rp.f32" => "sqrt_rp_f32" [75, 80, 90, 100, 120];
-    "rcp.rn.f64" => "rcp_rn_f64" [75, 80, 90, 100, 120];
-    "sqrt.rn.f64" => "sqrt_rn_f64" [75, 80, 90, 100, 120];
-    "div.rp.f64" => "div_rp_f64" [75, 80, 90, 100, 120];
-    "div.rn.f64" => "div_rn_f64" [75, 80, 90, 100, 120];
-    "div.rz.f64" => "div_rz_f64" [75, 80, 90, 100, 120];
-    "div.rm.f64" => "div_rm_f64" [75, 80, 90, 100, 120];
-    "div.rn.ftz.f32" => "div_rn_ftz_f32" [80, 90, 100, 120];
-    "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90, 100, 120];
-    "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90, 100, 120];
-    "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90, 100, 120];
+    "div.rn.f32" => "div_rn_f32" [75, 80, 90, 100, 110, 120];
+    "div.rz.f32" => "div_rz_f32" [75, 80, 90, 100, 110, 120];
+    "div.rm.f32" => "div_rm_f32" [75, 80, 90, 100, 110, 120];
+    "div.rp.f32" => "div_rp_f32" [75, 80, 90, 100, 110, 120];
+    "div.full.f32" => "div_full_f32" [75, 80, 90, 100, 110, 120];
+    "div.approx.f32" => "div_approx_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rn.f32" => "rcp_rn_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rz.f32" => "rcp_rz_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rm.f32" => "rcp_rm_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rp.f32" => "rcp_rp_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rn.f32" => "sqrt_rn_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rz.f32" => "sqrt_rz_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rm.f32" => "sqrt_rm_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rp.f32" => "sqrt_rp_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rn.f64" => "rcp_rn_f64" [75, 80, 90, 100, 110, 120];
+    "sqrt.rn.f64" => "sqrt_rn_f64" [75, 80, 90, 100, 110, 120];
+    "div.rp.f64" => "div_rp_f64" [75, 80, 90, 100, 110, 120];
+    "div.rn.f64" => "div_rn_f64" [75, 80, 90, 100, 110, 120];
+    "div.rz.f64" => "div_rz_f64" [75, 80, 90, 100, 110, 120];
+    "div.rm.f64" => "div_rm_f64" [75, 80, 90, 100, 110, 120];
+    "div.rn.ftz.f32" => "div_rn_ftz_f32" [80, 90, 100, 110, 120];
+    "div.rz.ftz.f32" => "div_rz_ftz_f32" [80, 90, 100, 110, 120];
+    "div.rm.ftz.f32" => "div_rm_ftz_f32" [80, 90, 100, 110, 120];
+    "div.rp.ftz.f32" => "div_rp_ftz_f32" [80, 90, 100, 110, 120];
     "div.full.ftz.f32" => "div_full_ftz_f32" [80, 90];
-    "rcp.rz.ftz.f32" => "rcp_rz_ftz_f32" [75, 80, 90, 100, 120];
-    "rcp.rm.ftz.f32" => "rcp_rm_ftz_f32" [75, 80, 90, 100, 120];
-    "rcp.rp.ftz.f32" => "rcp_rp_ftz_f32" [75, 80, 90, 100, 120];
-    "sqrt.rz.ftz.f32" => "sqrt_rz_ftz_f32" [75, 80, 90, 100, 120];
-    "sqrt.rm.ftz.f32" => "sqrt_rm_ftz_f32" [75, 80, 90, 100, 120];
-    "sqrt.rp.ftz.f32" => "sqrt_rp_ftz_f32" [75, 80, 90, 100, 120];
-    "rcp.rn.ftz.f32" => "rcp_rn_ftz_f32" [75, 80, 90, 100, 120];
-    "sqrt.rn.ftz.f32" => "sqrt_rn_ftz_f32" [75, 80, 90, 100, 120];
-    "rcp.rz.f64" => "rcp_rz_f64" [75, 80, 90, 100, 120];
-    "rcp.rm.f64" => "rcp_rm_f64" [75, 80, 90, 100, 120];
-    "rcp.rp.f64" => "rcp_rp_f64" [75, 80, 90, 100, 120];
-    "sqrt.rz.f64" => "sqrt_rz_f64" [75, 80, 90, 100, 120];
-    "sqrt.rm.f64" => "sqrt_rm_f64" [75, 80, 90, 100, 120];
-    "sqrt.rp.f64" => "sqrt_rp_f64" [75, 80, 90, 100, 120];
-    "rsqrt.approx.f64" => "rsqrt_approx_f64" [75, 80, 90, 100, 120];
+    "rcp.rz.ftz.f32" => "rcp_rz_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rm.ftz.f32" => "rcp_rm_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rp.ftz.f32" => "rcp_rp_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rz.ftz.f32" => "sqrt_rz_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rm.ftz.f32" => "sqrt_rm_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rp.ftz.f32" => "sqrt_rp_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rn.ftz.f32" => "rcp_rn_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "sqrt.rn.ftz.f32" => "sqrt_rn_ftz_f32" [75, 80, 90, 100, 110, 120];
+    "rcp.rz.f64" => "rcp_rz_f64" [75, 80, 90, 100, 110, 120];
+    "rcp.rm.f64" => "rcp_rm_f64" [75, 80, 90, 100, 110, 120];
+    "rcp.rp.f64" => "rcp_rp_f64" [75, 80, 90, 100, 110, 120];
+    "sqrt.rz.f64" => "sqrt_rz_f64" [75, 80, 90, 100, 110, 120];
+    "sqrt.rm.f64" => "sqrt_rm_f64" [75, 80, 90, 100, 110, 120];
+    "sqrt.rp.f64" => "sqrt_rp_f64" [75, 80, 90, 100, 110, 120];
+    "rsqrt.approx.f64" => "rsqrt_approx_f64" [75, 80, 90, 100, 110, 120];
     // sm_80's code of these (the same routines) gives 0 rather than all
     // ones for a zero divisor on the interpreter: not used until that is
     // understood (sm_80 keeps `divide::div64`).
-    "div.u64" => "div_u64" [90, 100, 120];
-    "div.s64" => "div_s64" [90, 100, 120];
-    "rem.u64" => "rem_u64" [80, 90, 100, 120];
-    "rem.s64" => "rem_s64" [80, 90, 100, 120];
+    "div.u64" => "div_u64" [90, 100, 110, 120];
+    "div.s64" => "div_s64" [90, 100, 110, 120];
+    "rem.u64" => "rem_u64" [80, 90, 100, 110, 120];
+    "rem.s64" => "rem_s64" [80, 90, 100, 110, 120];
 };
 
 /// The template for `form` made from SM `sm`'s code.
