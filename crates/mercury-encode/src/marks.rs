@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use crate::Sm;
-use crate::form::{Form, Tables};
+use crate::form::{AtomKind, Form, Tables};
 
 /// A mark nvdisasm prints on an operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -150,7 +150,8 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
 /// alone and that a form of `mnemonic` (of `tables` or the solver's, same
 /// opcode bits and operand count) fixes, so the bit means something there
 /// whatever it means to `base` (sm_90's bit 73 is the `|..|` of `HADD2`'s
-/// first source and nothing to `HADD2.F32`).
+/// first source and nothing to `HADD2.F32`), or that is the `!` of a
+/// predicate operand (below).
 pub(crate) fn sibling_mark_bits(tables: &Tables, sm: Sm, base: &Form, mnemonic: &str) -> Vec<(usize, MarkKind, u8)> {
     let opcode = base.bits as u16 & 0xfff;
     let n = base.operands.len();
@@ -162,12 +163,29 @@ pub(crate) fn sibling_mark_bits(tables: &Tables, sm: Sm, base: &Form, mnemonic: 
         for m in rows.iter().filter(|m| m.operand == k && m.on == plain) {
             let b = 1u128 << m.bit;
             let shared = rows.iter().any(|o| o.bit == m.bit && (o.operand != k || o.kind != m.kind));
-            if !shared && fixed & b != 0 && base.atom_bits() & b == 0 {
+            let negates = m.kind == MarkKind::Not && predicate_negation(base, k) == Some(m.bit);
+            if !shared && (fixed & b != 0 || negates) && base.atom_bits() & b == 0 {
                 out.push((k, m.kind, m.bit));
             }
         }
     }
     out
+}
+
+/// The bit after predicate operand `k`'s 3-bit number, where a `!` on it
+/// would be: a predicate operand is four bits, its number and its
+/// negation, whatever the modifiers of the mnemonic (nvdisasm, sm_120's
+/// `ISETP.*.AND.EX P0, PT, R3, R5, PT, P0`: bits 90 and 71 put `!` on
+/// the last two operands for every comparison and signedness), so a
+/// sibling reads the mark where no form of its own spelling shows it.
+fn predicate_negation(form: &Form, k: usize) -> Option<u8> {
+    if !matches!(unmark(form.operands.get(k)?).1.as_str(), "{P}" | "{UP}") {
+        return None;
+    }
+    let [atom] = form.atoms.get(form.operand_atoms(k))? else { return None };
+    let [field] = atom.fields else { return None };
+    let is_pred = matches!(atom.kind, AtomKind::P | AtomKind::UP) && field.len == 3 && field.shift == 0;
+    is_pred.then_some(field.pos + 3)
 }
 
 /// The bits that forms spelled `mnemonic` with `base`'s opcode bits and
