@@ -128,17 +128,28 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
     if form.mask & b == 0 || form.atom_bits() & b != 0 {
         return None;
     }
+    let own = || {
+        tables
+            .forms_with_opcode_of(form.bits)
+            .chain(Tables::solved(sm).forms_with_opcode_of(form.bits))
+            .filter(|g| g.mnemonic == form.mnemonic)
+    };
+    let marked =
+        |g: &Form, at: usize, kind: MarkKind| g.operands.get(at).is_some_and(|op| unmark(op).0.contains(&kind));
+    // Rows of another operand count that give the bit another kind were
+    // probed on another mnemonic of the opcode bits: sm_90's bit 72 is the
+    // `-` of the third operand of `IADD3 R, P, P, R, ..` and the `~` of
+    // the second of `IADD3.X R, R, imm, R, P, P`, whose forms never show
+    // a `-` (nvdisasm: `IADD3.X R3, ~R5, 0x1, RZ, P0, !P1`).
+    let kinds_differ = marks(sm).iter().any(|o| o.opcode == opcode && o.bit == m.bit && o.kind != kind);
+    if kinds_differ && !own().any(|g| (0..g.operands.len()).any(|at| marked(g, at, kind))) {
+        return None;
+    }
     let others: Vec<&Mark> = rows().filter(|o| o.bit == m.bit && o.operand != k).collect();
     if others.is_empty() {
         return Some(b);
     }
-    let siblings: Vec<&Form> = tables
-        .forms_with_opcode_of(form.bits)
-        .chain(Tables::solved(sm).forms_with_opcode_of(form.bits))
-        .filter(|g| g.mnemonic == form.mnemonic && g.operands.len() == n)
-        .collect();
-    let marked =
-        |g: &Form, at: usize, kind: MarkKind| g.operands.get(at).is_some_and(|op| unmark(op).0.contains(&kind));
+    let siblings: Vec<&Form> = own().filter(|g| g.operands.len() == n).collect();
     let shows = |o: &Mark| siblings.iter().any(|g| g.bits & b != 0 && marked(g, o.operand, o.kind));
     let uses_kind = siblings.iter().any(|g| (0..n).any(|at| marked(g, at, kind)));
     (shows(m) || (uses_kind && !others.iter().any(|o| shows(o)))).then_some(b)
