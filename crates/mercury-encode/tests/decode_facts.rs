@@ -42,6 +42,9 @@ const FACTS: &[(Sm, u128, &str, Want)] = &[
         "ATOMG.CAS.EF.64.CONSTANT.PRIVATE P6, R60, [R62], R107, R97",
         SameText,
     ),
+    // A 64-bit immediate prints as its bit pattern, never negative.
+    (Sm::Sm120, 0x000fc20000ae916bc0692bc6286e7402, "MOV.64 R110, 0xae916bc0692bc628", Decodes),
+    (Sm::Sm120, 0x000fc20000ffffffffffffffff067402, "MOV.64 R6, 0xffffffffffffffff", Decodes),
     // Bit 88, `.SPIN` of the CAST forms, is ignored by the CAS forms the
     // learned CAS/CAST field (bit 87) reads them from.
     (Sm::Sm90, 0x000fc20001800006000000040205738b, "ATOM.CAST.SPIN.EF P0, R5, [R2], R4, R6", NeverWrong),
