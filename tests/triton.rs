@@ -29,10 +29,6 @@ const EXPECTED_FAILURES: &[(&str, &str)] = &[
     // (sm_120's 64-bit comparisons, `STSM`).
     ("matmul_fp8.sm120a.ptx", "lowering of 'mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32' is not supported yet"),
     (
-        "math.sm120a.ptx",
-        "ptxas fatal   : phase MercEncodeAndDecode failed: in function 'math_kernel': unknown encoding",
-    ),
-    (
         "matmul_f16.sm120a.ptx",
         "ptxas fatal   : phase MercEncodeAndDecode failed: in function 'matmul_kernel': no encoding known for `STSM",
     ),

@@ -2122,12 +2122,6 @@ fn leak<T>(v: Vec<T>) -> &'static [T] {
     Box::leak(v.into_boxed_slice())
 }
 
-/// The atoms of operand `k` (atoms are in text order, one per placeholder).
-fn atom_range(form: &Form, k: usize) -> std::ops::Range<usize> {
-    let start: usize = form.operands[..k].iter().map(|s| s.matches('{').count()).sum();
-    start..start + form.operands[k].matches('{').count()
-}
-
 /// The copy of `form` whose offsets take any value, and the siblings with
 /// the address offset present or absent.
 fn offset_siblings(form: &Form) -> Vec<Form> {
@@ -2138,7 +2132,7 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
         .iter()
         .enumerate()
         .filter(|(_, op)| op.ends_with("+{X}]"))
-        .flat_map(|(k, _)| form.atoms[atom_range(form, k).end - 1].fields)
+        .flat_map(|(k, _)| form.atoms[form.operand_atoms(k).end - 1].fields)
         .fold(0, |m, f| m | (field_mask(f) & form.mask));
     if pinned != 0 {
         out.push(Form { mask: form.mask & !pinned, bits: form.bits & !pinned, ..*form });
@@ -2152,7 +2146,7 @@ fn offset_siblings(form: &Form) -> Vec<Form> {
         let Some(field) = offset_field(form, op) else { continue };
         let addr = op.strip_prefix("desc[{U}]").unwrap_or(op);
         let fm = field_mask(&field);
-        let range = atom_range(form, k);
+        let range = form.operand_atoms(k);
         if let Some(base) = addr.strip_suffix("+{X}]") {
             let offset = &form.atoms[range.end - 1];
             if offset.fields != [field] || !offset.signed {
@@ -2364,12 +2358,12 @@ fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
     if marks(c.operands[j]) != marks(b.operands[j]) && a.mnemonic != c.mnemonic {
         return None;
     }
-    let a_atoms = atom_range(a, da).start..atom_range(a, da + shared - 1).end;
-    let c_atoms = atom_range(c, dc).start..atom_range(c, dc + shared - 1).end;
-    let b_atoms = atom_range(b, dc).start..atom_range(b, dc + shared - 1).end;
+    let a_atoms = a.operand_atoms(da).start..a.operand_atoms(da + shared - 1).end;
+    let c_atoms = c.operand_atoms(dc).start..c.operand_atoms(dc + shared - 1).end;
+    let b_atoms = b.operand_atoms(dc).start..b.operand_atoms(dc + shared - 1).end;
     // Apart from the edited operand, the shared sources sit where `c`'s do.
-    let ai = atom_range(a, i);
-    let ci = atom_range(c, j);
+    let ai = a.operand_atoms(i);
+    let ci = c.operand_atoms(j);
     let skip = |r: &std::ops::Range<usize>, x: &std::ops::Range<usize>| {
         r.clone().filter(|k| !x.contains(k)).collect::<Vec<_>>()
     };
@@ -2383,7 +2377,7 @@ fn apply(a: &Form, i: usize, e: &Edit) -> Option<Form> {
     atoms.extend_from_slice(&a.atoms[a_atoms.end..]);
     let fields = |x: &[Atom]| x.iter().flat_map(|x| x.fields).fold(0u128, |m, f| m | field_mask(f));
     let kept = fields(&a.atoms[..a_atoms.start]) | fields(&a.atoms[a_atoms.end..]);
-    let moved = fields(&b.atoms[atom_range(b, dc).start..atom_range(b, dc + shared - 1).end]);
+    let moved = fields(&b.atoms[b.operand_atoms(dc).start..b.operand_atoms(dc + shared - 1).end]);
     let delta = b.bits ^ c.bits;
     let mask = a.mask ^ b.mask ^ c.mask;
     if kept & moved != 0 || delta & kept != 0 || mask & (kept | moved) != 0 {
@@ -2488,7 +2482,7 @@ mod tests {
                 for (k, op) in form.operands.iter().enumerate() {
                     let Some(field) = offset_field(form, op) else { continue };
                     if op.ends_with("+{X}]") {
-                        let atom = &form.atoms[atom_range(form, k).end - 1];
+                        let atom = &form.atoms[form.operand_atoms(k).end - 1];
                         assert_eq!(atom.fields, [field], "{sm:?} {}", form.mnemonic);
                         checked += 1;
                     }

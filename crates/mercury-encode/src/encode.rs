@@ -75,6 +75,8 @@ fn encode_with(
     let mut skeletons = Vec::new();
     let mut values = Vec::new();
     let mut reuse_atoms = Vec::new();
+    // Where the address operand's atoms end, when it has no offset.
+    let mut no_offset = None;
     for op in inst.defs.iter().chain(&inst.uses) {
         let (mut skeleton, atoms) = shape(op)?;
         // The 64-bit address of `ATOMG.E.CAS` and of generic `LD.E`/`ST.E`
@@ -86,25 +88,57 @@ fn encode_with(
             reuse_atoms.push(values.len());
         }
         values.extend(atoms);
+        if skeleton.ends_with(']') && !skeleton.ends_with("{X}]") && skeleton.contains("[{") {
+            no_offset.get_or_insert((skeletons.len(), values.len()));
+        }
         skeletons.push(skeleton);
     }
+    let found = encode_forms(tables, sm, inst, &mnemonic, &skeletons, &values, &reuse_atoms, addr, labels, marks);
+    let Err(first_err) = found else { return found };
+    // nvdisasm leaves a zero offset out (`[R222]` of `ATOMG.CAS.STRONG.SM`
+    // is `[R222+0x0]`), so a form with an offset encodes an address
+    // without one.
+    let Some((k, at)) = no_offset else { return Err(first_err) };
+    let end = skeletons[k].len() - 1;
+    skeletons[k].insert_str(end, "+{X}");
+    values.insert(at, Value::Int(0));
+    let reuse_atoms: Vec<usize> = reuse_atoms.iter().map(|&i| if i >= at { i + 1 } else { i }).collect();
+    encode_forms(tables, sm, inst, &mnemonic, &skeletons, &values, &reuse_atoms, addr, labels, marks)
+        .map_err(|_| first_err)
+}
+
+/// The first form of `mnemonic` with these operand skeletons that places
+/// `values`: a learned one, a family sibling, one with operand marks set.
+#[allow(clippy::too_many_arguments)]
+fn encode_forms(
+    tables: &Tables,
+    sm: Sm,
+    inst: &Inst,
+    mnemonic: &str,
+    skeletons: &[String],
+    values: &[Value],
+    reuse_atoms: &[usize],
+    addr: u64,
+    labels: &dyn Labels,
+    marks: bool,
+) -> Result<[u64; 2], Error> {
     let mut last_err = Error::UnknownForm(format!("{mnemonic} {}", skeletons.join(", ")));
     // IMAD's alias spellings share one encoding (alias.rs).
-    let spellings = crate::alias::spellings(inst, &mnemonic);
+    let spellings = crate::alias::spellings(inst, mnemonic);
     let candidates = spellings.iter().flat_map(|m| tables.forms_for_text(m, skeletons.iter().map(String::as_str)));
     for i in candidates {
         let form = &tables.forms[i];
-        match place(tables, form, inst, &values, &reuse_atoms, addr, labels) {
+        match place(tables, form, inst, values, reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),
             Err(e) => last_err = e,
         }
     }
     // Siblings of learned forms (other comparison, combine, signedness),
     // and forms with operand marks set (`-R`, `|R|`).
-    let siblings = crate::families::derived_forms(tables, sm, &mnemonic, &skeletons, crate::families::Operands::Exact);
-    let marked = if marks { crate::marks::marked_forms(tables, sm, &mnemonic, &skeletons) } else { Vec::new() };
+    let siblings = crate::families::derived_forms(tables, sm, mnemonic, skeletons, crate::families::Operands::Exact);
+    let marked = if marks { crate::marks::marked_forms(tables, sm, mnemonic, skeletons) } else { Vec::new() };
     for form in siblings.into_iter().chain(marked) {
-        match place(tables, &form, inst, &values, &reuse_atoms, addr, labels) {
+        match place(tables, &form, inst, values, reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),
             Err(e) => last_err = e,
         }

@@ -1046,11 +1046,7 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
                 crate::marks::sibling_mark_bits(tables, sm, form, &mnemonic)
             };
             let free = marks.iter().fold(fields, |m, &(_, _, b)| m | 1u128 << b);
-            // sm_86/sm_89 read sm_80's forms, whose ignored bits may be
-            // theirs (sm_86's `.XORSIGN` of HMNMX2 and FMNMX): all count.
-            let meaningful =
-                if sm == sm.base() { crate::marks::fixed_bits_of(tables, sm, form, &mnemonic) } else { OPERATION_BITS };
-            if !form.matches(word, free) || !ignored_bits_agree(form, word, free, meaningful) {
+            if !form.matches(word, free) || !ignored_bits_agree(tables, sm, fam, form, &mnemonic, word, free) {
                 continue;
             }
             if best.as_ref().is_none_or(|(b, ..)| form.mask.count_ones() > b.mask.count_ones()) {
@@ -1078,15 +1074,53 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
 /// the guard (bits 16..105).
 const OPERATION_BITS: u128 = ((1 << 105) - 1) & !0xffff;
 
-/// Whether `word` has `form`'s own values in the bits nvdisasm ignores in
-/// `form` (outside its mask and its atoms) but that forms of the sibling
-/// fix (`meaningful`): those bits were found ignored for `form`'s field
-/// values only, and at the sibling's they mean something (sm_90's bit 73
-/// is nothing to `HADD2.F32` and the `|..|` of the first source to
-/// `HADD2`).
-fn ignored_bits_agree(form: &Form, word: u128, free: u128, meaningful: u128) -> bool {
-    let ignored = OPERATION_BITS & !form.mask & !form.atom_bits() & !free & meaningful;
-    (word ^ form.bits) & ignored == 0
+/// Whether `word` reads as `fam`'s sibling of `form`, spelled `mnemonic`,
+/// in the bits nvdisasm ignores in `form` (outside its mask, its atoms
+/// and `free`): those were found ignored at `form`'s field values only,
+/// and at the sibling's they may mean something. Where forms spelled
+/// `mnemonic` or other forms of the family fix such a bit, the word must
+/// have `form`'s value there (sm_90's bit 73 is nothing to `HADD2.F32`
+/// and the `|..|` of the first source to `HADD2`; bit 88 is nothing to
+/// `ATOM.CAS` and the `.SPIN` of `ATOM.CAST`), and no word reads as a
+/// sibling of `form` when a form of the family fixes it at another value
+/// (sm_120's `ATOMS.CAS` has NVIDIA's 1 in bit 88, its `ATOMS.CAST` 0);
+/// where only forms outside the family fix it, not the value they fix it
+/// at (sm_100's `ATOMS.CAST.SPIN.64`, which the CAS/CAST field does not
+/// spell). sm_86/sm_89 read sm_80's forms, whose ignored bits may be
+/// theirs (sm_86's `.XORSIGN` of HMNMX2 and FMNMX): every one must hold
+/// `form`'s value.
+fn ignored_bits_agree(
+    tables: &Tables,
+    sm: Sm,
+    fam: &Family,
+    form: &Form,
+    mnemonic: &str,
+    word: u128,
+    free: u128,
+) -> bool {
+    let ignored = OPERATION_BITS & !form.mask & !form.atom_bits() & !free;
+    if sm != sm.base() {
+        return (word ^ form.bits) & ignored == 0;
+    }
+    let own = crate::marks::fixed_bits_of(tables, sm, form, mnemonic) & ignored;
+    // Per bit: the values forms of the family, and forms outside it, fix.
+    let (mut family, mut other) = ([0u128; 2], [0u128; 2]);
+    let n = form.operands.len();
+    for g in tables.forms_with_opcode_of(form.bits).chain(Tables::solved(sm).forms_with_opcode_of(form.bits)) {
+        if g.operands.len() != n {
+            continue;
+        }
+        let fixed = g.mask & !g.atom_bits() & ignored;
+        let values = if fam.parse(g.mnemonic).is_some() { &mut family } else { &mut other };
+        values[0] |= !g.bits & fixed;
+        values[1] |= g.bits & fixed;
+    }
+    let in_family = family[0] | family[1];
+    let outside = !in_family & !own;
+    let other_than_form = (family[0] & form.bits) | (family[1] & !form.bits);
+    other_than_form == 0
+        && (word ^ form.bits) & (own | in_family) == 0
+        && ((!word & other[0]) | (word & other[1])) & outside == 0
 }
 
 fn copy(form: &Form) -> Form {

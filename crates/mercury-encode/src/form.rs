@@ -170,6 +170,13 @@ impl Form {
         let field = |f: &Field| ((1u128 << f.len) - 1) << f.pos;
         self.atoms.iter().flat_map(|a| a.fields).fold(0, |m, f| m | field(f))
     }
+
+    /// The indices in `atoms` of operand `k`'s atoms (atoms are in text
+    /// order, one per placeholder).
+    pub(crate) fn operand_atoms(&self, k: usize) -> std::ops::Range<usize> {
+        let start: usize = self.operands[..k].iter().map(|s| s.matches('{').count()).sum();
+        start..start + self.operands[k].matches('{').count()
+    }
 }
 
 /// The forms of one SM family and its special-register numbers.

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use crate::Sm;
-use crate::form::{Form, Tables};
+use crate::form::{AtomKind, Form, Tables};
 
 /// A mark nvdisasm prints on an operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -128,17 +128,28 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
     if form.mask & b == 0 || form.atom_bits() & b != 0 {
         return None;
     }
+    let own = || {
+        tables
+            .forms_with_opcode_of(form.bits)
+            .chain(Tables::solved(sm).forms_with_opcode_of(form.bits))
+            .filter(|g| g.mnemonic == form.mnemonic)
+    };
+    let marked =
+        |g: &Form, at: usize, kind: MarkKind| g.operands.get(at).is_some_and(|op| unmark(op).0.contains(&kind));
+    // Rows of another operand count that give the bit another kind were
+    // probed on another mnemonic of the opcode bits: sm_90's bit 72 is the
+    // `-` of the third operand of `IADD3 R, P, P, R, ..` and the `~` of
+    // the second of `IADD3.X R, R, imm, R, P, P`, whose forms never show
+    // a `-` (nvdisasm: `IADD3.X R3, ~R5, 0x1, RZ, P0, !P1`).
+    let kinds_differ = marks(sm).iter().any(|o| o.opcode == opcode && o.bit == m.bit && o.kind != kind);
+    if kinds_differ && !own().any(|g| (0..g.operands.len()).any(|at| marked(g, at, kind))) {
+        return None;
+    }
     let others: Vec<&Mark> = rows().filter(|o| o.bit == m.bit && o.operand != k).collect();
     if others.is_empty() {
         return Some(b);
     }
-    let siblings: Vec<&Form> = tables
-        .forms_with_opcode_of(form.bits)
-        .chain(Tables::solved(sm).forms_with_opcode_of(form.bits))
-        .filter(|g| g.mnemonic == form.mnemonic && g.operands.len() == n)
-        .collect();
-    let marked =
-        |g: &Form, at: usize, kind: MarkKind| g.operands.get(at).is_some_and(|op| unmark(op).0.contains(&kind));
+    let siblings: Vec<&Form> = own().filter(|g| g.operands.len() == n).collect();
     let shows = |o: &Mark| siblings.iter().any(|g| g.bits & b != 0 && marked(g, o.operand, o.kind));
     let uses_kind = siblings.iter().any(|g| (0..n).any(|at| marked(g, at, kind)));
     (shows(m) || (uses_kind && !others.iter().any(|o| shows(o)))).then_some(b)
@@ -150,7 +161,8 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
 /// alone and that a form of `mnemonic` (of `tables` or the solver's, same
 /// opcode bits and operand count) fixes, so the bit means something there
 /// whatever it means to `base` (sm_90's bit 73 is the `|..|` of `HADD2`'s
-/// first source and nothing to `HADD2.F32`).
+/// first source and nothing to `HADD2.F32`), or that is the `!` of a
+/// predicate operand (below).
 pub(crate) fn sibling_mark_bits(tables: &Tables, sm: Sm, base: &Form, mnemonic: &str) -> Vec<(usize, MarkKind, u8)> {
     let opcode = base.bits as u16 & 0xfff;
     let n = base.operands.len();
@@ -162,12 +174,29 @@ pub(crate) fn sibling_mark_bits(tables: &Tables, sm: Sm, base: &Form, mnemonic: 
         for m in rows.iter().filter(|m| m.operand == k && m.on == plain) {
             let b = 1u128 << m.bit;
             let shared = rows.iter().any(|o| o.bit == m.bit && (o.operand != k || o.kind != m.kind));
-            if !shared && fixed & b != 0 && base.atom_bits() & b == 0 {
+            let negates = m.kind == MarkKind::Not && predicate_negation(base, k) == Some(m.bit);
+            if !shared && (fixed & b != 0 || negates) && base.atom_bits() & b == 0 {
                 out.push((k, m.kind, m.bit));
             }
         }
     }
     out
+}
+
+/// The bit after predicate operand `k`'s 3-bit number, where a `!` on it
+/// would be: a predicate operand is four bits, its number and its
+/// negation, whatever the modifiers of the mnemonic (nvdisasm, sm_120's
+/// `ISETP.*.AND.EX P0, PT, R3, R5, PT, P0`: bits 90 and 71 put `!` on
+/// the last two operands for every comparison and signedness), so a
+/// sibling reads the mark where no form of its own spelling shows it.
+fn predicate_negation(form: &Form, k: usize) -> Option<u8> {
+    if !matches!(unmark(form.operands.get(k)?).1.as_str(), "{P}" | "{UP}") {
+        return None;
+    }
+    let [atom] = form.atoms.get(form.operand_atoms(k))? else { return None };
+    let [field] = atom.fields else { return None };
+    let is_pred = matches!(atom.kind, AtomKind::P | AtomKind::UP) && field.len == 3 && field.shift == 0;
+    is_pred.then_some(field.pos + 3)
 }
 
 /// The bits that forms spelled `mnemonic` with `base`'s opcode bits and

@@ -30,6 +30,7 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
         None => out.push_str(&mnemonic(inst)),
     }
     let mut prev_is_reg = false;
+    let unsigned = holds_bit_pattern(inst);
     // VOTE writes a register and a predicate; nvdisasm leaves a zero
     // register out (`VOTE.ANY P6, P0`, `VOTEU.ANY UP0, P5`).
     let zero_vote = matches!(inst.op, Opcode::VOTE | Opcode::VOTEU)
@@ -74,8 +75,8 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
             // sm_80 global accesses carry a descriptor that nvdisasm does
             // not show but for a cache policy (the bits are there; sm_90
             // listings print them all).
-            Some(rest) => fill(&mut out, rest, &atoms[1..], labels),
-            None => fill(&mut out, &skeleton, &atoms, labels),
+            Some(rest) => fill(&mut out, rest, &atoms[1..], labels, unsigned),
+            None => fill(&mut out, &skeleton, &atoms, labels, unsigned),
         }
         if op.flags.reuse {
             out.push_str(".reuse");
@@ -86,6 +87,12 @@ pub fn print(sm: Sm, inst: &Inst, labels: &dyn Labels) -> Result<String, Error> 
 }
 
 const DESC: &str = "desc[{U}]";
+
+/// Whether `inst`'s immediate is a 64-bit pattern, which nvdisasm prints
+/// unsigned (sm_120's `MOV.64 R6, 0xffffffffffffffff`, `UMOV.64`).
+fn holds_bit_pattern(inst: &Inst) -> bool {
+    matches!(inst.op, Opcode::MOV | Opcode::UMOV) && inst.has_mod("64")
+}
 
 /// The operands of `shown` (bit k: `shown[k]`) that nvdisasm leaves out
 /// because they are zero (`hidden.rs`): `BAR.SYNC R93` for a zero thread
@@ -121,7 +128,8 @@ pub(crate) fn mnemonic(inst: &Inst) -> String {
 }
 
 /// Replaces the placeholders of `skeleton` by the atoms' text.
-fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) {
+/// `unsigned`: integers print as their 64-bit pattern.
+fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels, unsigned: bool) {
     let mut atoms = atoms.iter();
     let mut rest = skeleton;
     let mut absolute = false;
@@ -157,6 +165,7 @@ fn fill(out: &mut String, skeleton: &str, atoms: &[Value], labels: &dyn Labels) 
                 continue;
             }
             Some(&Value::Int(i)) if absolute => out.push_str(&format!("0x{:x}", i & 0xff_ffff)),
+            Some(&Value::Int(i)) if unsigned => out.push_str(&format!("0x{:x}", i as u64)),
             Some(v) => out.push_str(&atom_text(v, labels)),
             None => {}
         }

@@ -195,13 +195,16 @@ fn learned_fields_round_trip() {
 /// corner cases at extreme operand values; the count may only go down).
 /// Session 12: family siblings read their operand marks (1,420 words on
 /// sm_80 where 1,237 did); one more sm_80 word of the known printer gaps
-/// at extreme operands decodes (to the gap's text).
+/// at extreme operands decodes (to the gap's text). Session 13: siblings
+/// whose base's ignored bits the family's forms fix otherwise, or other
+/// forms' words fix alike, are not read (see `RANDOM_LEVELS`; sm_120
+/// 990 -> 955, sm_90 1574 -> 1549), and fewer decode wrongly.
 const FIELD_LEVELS: [(Sm, &str, usize, usize); 5] = [
-    (Sm::Sm80, "fields_sm80.json", 1420, 36),
-    (Sm::Sm90, "fields_sm90.json", 1574, 42),
-    (Sm::Sm75, "fields_sm75.json", 1253, 17),
-    (Sm::Sm100, "fields_sm100.json", 1136, 13),
-    (Sm::Sm120, "fields_sm120.json", 990, 24),
+    (Sm::Sm80, "fields_sm80.json", 1418, 30),
+    (Sm::Sm90, "fields_sm90.json", 1549, 38),
+    (Sm::Sm75, "fields_sm75.json", 1267, 17),
+    (Sm::Sm100, "fields_sm100.json", 1160, 13),
+    (Sm::Sm120, "fields_sm120.json", 955, 23),
 ];
 
 /// Per SM: seeds that must round-trip, seeds that may fail (known gaps,
@@ -322,13 +325,21 @@ fn live_bits(tables: &Tables, op: u16) -> u128 {
 /// reached (the test fails below it), and the random words we decode to
 /// another text or other bits than nvdisasm's (known gaps,
 /// docs/mercury-encode.md; the count may only go down).
+///
+/// Session 13: a family sibling is read only where its base's ignored bits
+/// hold what the family's forms fix there and not what other forms' words
+/// fix (sm_90's `ATOM.CAST.SPIN` read as `ATOM.CAST`), IADD3.X's `~` is no
+/// longer IADD3's `-`, `.EX` compares read their `!P`: sm_80 48.2 -> 48.0 %
+/// (the words left out were read through bits nothing says the sibling
+/// ignores), wrong sm_90 3 -> 1, sm_75 3 -> 0, sm_100 32 -> 3, sm_120 17
+/// -> 2 (with `MOV.64`'s immediate printed unsigned).
 const RANDOM_LEVELS: [(Sm, f64, usize); 8] = [
-    (Sm::Sm80, 0.48, 3),
-    (Sm::Sm90, 0.43, 3),
+    (Sm::Sm80, 0.479, 3),
+    (Sm::Sm90, 0.43, 1),
     // Session 12: siblings read with their operand marks; 2 of the 3 are
     // sm_75 `IMAD.U32 R, R, imm, -R`, decoded right, which the encoder
     // has no sibling for.
-    (Sm::Sm75, 0.55, 3),
+    (Sm::Sm75, 0.55, 0),
     // Session 12: sm_86/sm_89 read sm_80's forms, whose ignored bits may
     // be theirs (sm_86's `.XORSIGN`): a family sibling must hold the base
     // form's values there (47.3 / 47.8 % before, some of it wrong).
@@ -337,8 +348,8 @@ const RANDOM_LEVELS: [(Sm, f64, usize); 8] = [
     // Session 11: the Blackwell tables regenerated (6 / 17 wrong), then
     // the learned modifier fields, whose new wrong words are not looked
     // into yet (docs/mercury-encode.md).
-    (Sm::Sm100, 0.35, 32),
-    (Sm::Sm120, 0.345, 17),
+    (Sm::Sm100, 0.35, 3),
+    (Sm::Sm120, 0.345, 2),
     // Session 13: sm_100's forms less those SM110 reads otherwise; the 3
     // are words we read right and cannot re-encode (no encoder form).
     (Sm::Sm110, 0.33, 3),

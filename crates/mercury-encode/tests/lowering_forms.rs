@@ -139,12 +139,8 @@ fn lowering_forms_encode_and_match_nvdisasm() {
 /// text and bits and, with NVIDIA's tools, prints as nvdisasm prints it.
 /// (`IMAD.WIDE.U32.X` of four registers, sm_120's `BREAK.RELIABLE !P, B`
 /// have no word in NVIDIA's code the tables were learned from yet.)
-/// sm_120's `ISETP.*.AND.EX .., PT, P` (only learned with `!P4`) encode
-/// and print as nvdisasm does but do not decode since session 12: the
-/// decoder fallback that read them (family siblings with other operand
-/// marks) read random words of every SM wrongly and was removed; they
-/// come back here once the marks-aware siblings read the `.EX` compare's
-/// predicate negation.
+/// sm_120's `ISETP.*.AND.EX .., PT, P` are siblings of its only learned
+/// `.EX` compare of two registers, which reads `!P4`.
 const SM100: &str = "
     R2.64 = F2I.U64.F64.TRUNC R4.64
     R2 = SHF.R.S64 R4, 0x3, R5
@@ -154,6 +150,10 @@ const SM100: &str = "
 const SM120: &str = "
     R2.64 = IADD.64 R4.64, R6.64
     R2 = SHF.R.S64 R4, 0x3, R5
+    P0, PT = ISETP.NE.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.GE.U32.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.EQ.AND.EX R3, R5, PT, P0
+    P0, PT = ISETP.GT.AND.EX R3, R5, PT, P0
     P1, PT = ISETP.LT.U32.AND.EX R3, R5, !P2, P0
 ";
 
