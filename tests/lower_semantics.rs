@@ -34,8 +34,9 @@ fn test_ptx(name: &str, sm: u32) -> String {
 
 /// The lowered and final forms of PTX `text` compiled for `sm`.
 fn stages_of(kernel: &str, text: String, sm: u32) -> [ori_ir::Module; 2] {
-    let (ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
+    let (mut ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
     assert!(diags.is_empty(), "{diags:?}");
+    ptx_syntax::normalize(&mut ast);
     let lowered = ptx_lower::lower(&ast, &text, ori_ir::Sm::new(sm as u16)).unwrap();
     let options = Options {
         arch: format!("sm_{sm}").parse().unwrap(),
@@ -529,6 +530,27 @@ fn u64s(values: &[u64]) -> Vec<u8> {
 /// The lowered and final forms of `tests/ptx/NAME.ptx` for `sm`.
 fn test_stages(name: &str, sm: u32) -> [ori_ir::Module; 2] {
     stages_of(name, test_ptx(&format!("{name}.ptx"), sm), sm)
+}
+
+/// `tests/ptx/scoped_labels.ptx`: a label repeated in sibling `{ }` blocks
+/// and in the block around them; each branch takes the innermost one. The
+/// reference is NVIDIA's cubin too, on the interpreter.
+#[test]
+fn scoped_labels() {
+    let n = 64usize;
+    let want = [u32s(&(0..n as u32).map(|i| 2 * (i.max(1) + 300)).collect::<Vec<_>>())];
+    let args = || vec![Arg::Buffer(vec![0; 4 * n])];
+    let oracle = nv_oracle::Oracle::for_test("scoped_labels");
+    for sm in [90, 80] {
+        for (stage, module) in ["lowered", "final"].iter().zip(test_stages("scoped_labels", sm)) {
+            let got = run(&module, "scoped_labels", [1, 1, 1], [n as u32, 1, 1], &args());
+            assert_eq!(got, want, "{stage} sm_{sm}");
+        }
+        if let Some(oracle) = &oracle {
+            let nvidia = run_nvidia(oracle, "scoped_labels", sm, [1, 1, 1], [n as u32, 1, 1], &args());
+            assert_eq!(nvidia, want, "NVIDIA's cubin, sm_{sm}");
+        }
+    }
 }
 
 /// atomics_mix (sm_80; its sm_90 file has a module-scope variable): every
