@@ -3638,12 +3638,12 @@ fn fma_immediates() {
     }
 }
 
-/// Packed f32 arithmetic (`tests/ptx/f32x2.ptx`, sm_100 and sm_120): each
-/// half as its f32 instruction, the products contracted into FMAs as
-/// NVIDIA contracts them. The round-to-nearest results against the exact
-/// reference (`mul_add` is one rounding), every result against NVIDIA's
-/// sm_120 cubin on the interpreter (sm_100's `FFMA2`/`FADD2` pair the
-/// halves in one instruction the interpreter does not model).
+/// Packed f32 arithmetic (`tests/ptx/f32x2.ptx`): sm_100's `FADD2`/
+/// `FMUL2`/`FFMA2` on register pairs, sm_120's f32 instruction a half, the
+/// products contracted into FMAs as NVIDIA contracts them. The
+/// round-to-nearest results against the exact reference (`mul_add` is
+/// one rounding), every result against NVIDIA's cubin for the same SM on
+/// the interpreter.
 #[test]
 fn packed_f32_halves_match_the_reference() {
     const THREADS: usize = 64;
@@ -3681,10 +3681,12 @@ fn packed_f32_halves_match_the_reference() {
         }
     }
     let Some(oracle) = nv_oracle::Oracle::for_test("packed_f32_halves_match_the_reference") else { return };
-    let nvidia =
-        floats(&run_nvidia(&oracle, "f32x2", 120, [1, 1, 1], [THREADS as u32, 1, 1], &[Arg::Buffer(bytes)])[0]);
-    for got in &results {
-        let differ = got.iter().zip(&nvidia).position(|(g, n)| g.to_bits() != n.to_bits());
-        assert_eq!(differ, None, "element {differ:?} differs from NVIDIA's");
+    for (sm, ours) in [100, 120].into_iter().zip(results.chunks(2)) {
+        let launch = [Arg::Buffer(bytes.clone())];
+        let nvidia = floats(&run_nvidia(&oracle, "f32x2", sm, [1, 1, 1], [THREADS as u32, 1, 1], &launch)[0]);
+        for got in ours {
+            let differ = got.iter().zip(&nvidia).position(|(g, n)| g.to_bits() != n.to_bits());
+            assert_eq!(differ, None, "sm_{sm}: element {differ:?} differs from NVIDIA's");
+        }
     }
 }

@@ -6,6 +6,7 @@
 
 pub(crate) mod fields;
 pub(crate) mod sm100;
+pub(crate) mod sm100_probed;
 pub(crate) mod sm120;
 pub(crate) mod sm75;
 pub(crate) mod sm75_derived;
