@@ -650,6 +650,11 @@ pub static FAMILIES: &[Family] = &[
     Family { opcode: "FADD", forms: &[], sms: EVERY, slots: &[FTZ, ROUND_78, SAT_77], negate: None },
     Family { opcode: "FFMA", forms: &[], sms: EVERY, slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "FMUL", forms: &[], sms: EVERY, slots: &[FTZ, FMUL_SCALE, ROUND_78, SAT_77], negate: None },
+    // sm_100's packed pairs (tables/sm100_probed.rs): FADD's `.FTZ` and
+    // rounding.
+    Family { opcode: "FADD2", forms: &[], sms: &[Sm::Sm100], slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FMUL2", forms: &[], sms: &[Sm::Sm100], slots: &[FTZ, ROUND_78], negate: None },
+    Family { opcode: "FFMA2", forms: &[], sms: &[Sm::Sm100], slots: &[FTZ, ROUND_78], negate: None },
     Family { opcode: "DADD", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DMUL", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },
     Family { opcode: "DFMA", forms: &[], sms: EVERY, slots: &[DOUBLE_ROUND], negate: None },

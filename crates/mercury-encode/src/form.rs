@@ -241,12 +241,13 @@ impl Tables {
 
     fn new(sm: Sm, kind: Kind) -> Tables {
         use crate::tables::{
-            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm110, sm120,
+            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm110,
+            sm120,
         };
         let (corpus, solved, derived, special_regs) = match sm.base() {
             Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
-            Sm::Sm100 => (sm100::FORMS, sm100::SOLVED, &[][..], sm100::SPECIAL_REGS),
+            Sm::Sm100 => (sm100::FORMS, sm100::SOLVED, sm100_probed::FORMS, sm100::SPECIAL_REGS),
             Sm::Sm120 => (sm120::FORMS, sm120::SOLVED, &[][..], sm120::SPECIAL_REGS),
             _ => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
         };
@@ -266,7 +267,9 @@ impl Tables {
             Kind::Learned | Kind::Full => own.iter().chain(corpus.iter().filter(kept)).copied().collect(),
         };
         let learned_len = all.len();
-        if kind == Kind::Full {
+        // sm_110's nvdisasm refuses every probed sm_100 form (FADD2,
+        // FMUL2, FFMA2, CREDUX).
+        if kind == Kind::Full && sm != Sm::Sm110 {
             all.extend_from_slice(derived);
         }
         // Built once per SM family and kept for the life of the process.

@@ -106,7 +106,7 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         ISETP | UISETP if inst.has_mod("U64") || inst.has_mod("S64") => {
             widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
         }
-        DADD | DMUL | DFMA => {
+        DADD | DMUL | DFMA | FADD2 | FMUL2 | FFMA2 => {
             widen(inst.defs.iter_mut(), 2);
             widen(inst.uses.iter_mut(), 2);
         }

@@ -1,4 +1,4 @@
-//! Every derived form (`src/derive.rs`) against nvdisasm: random words of
+//! Every derived form (`src/derive.rs`, and sm_100's probed ones) against nvdisasm: random words of
 //! each, with values nvdisasm accepts for any form of the opcode, listed
 //! with one `nvdisasm -b` run per SM. nvdisasm must accept every word and
 //! print our text, and decoding must give the same bits back.
@@ -18,15 +18,18 @@ fn every_derived_form_matches_nvdisasm() {
     let scratch = common::scratch("derived");
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
-    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75] {
+    // sm_100's are the probed forms of `tables/sm100_probed.rs`.
+    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75, Sm::Sm100] {
         let tables = Tables::full(sm);
         // The list, for review.
         let list: Vec<String> =
             tables.derived().iter().map(|f| format!("{} {}", f.mnemonic, f.operands.join(", "))).collect();
         std::fs::write(scratch.join(format!("{sm:?}.txt")), list.join("\n")).expect("write derived list");
         let mut words = Vec::new();
+        // More words a form where there are few forms (sm_100).
+        let per_form = PER_FORM.max(128 / tables.derived().len().max(1));
         for form in tables.derived() {
-            for _ in 0..PER_FORM {
+            for _ in 0..per_form {
                 words.push(generate(&mut rng, tables, form, true).expect("derived forms have no special registers"));
             }
         }

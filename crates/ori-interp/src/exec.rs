@@ -3,7 +3,7 @@
 use ori_ir::{OperandFlags, SpecialReg};
 
 use crate::in_flight::InFlight;
-use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, ShflMode, Space};
+use crate::kind::{AtomOp, HalfOp, ImadMode, Kind, PairOp, ShflMode, Space};
 use crate::memory::{Global, flat_mut, load_le, store_le};
 use crate::program::{Loc, Program, Src, Step};
 use crate::sem::async_mem::{ClusterState, SHARED_WINDOW_HI};
@@ -444,6 +444,24 @@ impl Cta<'_> {
                     (self.f_in(w, step, 0, lane)?, self.f_in(w, step, 1, lane)?, self.f_in(w, step, 2, lane)?);
                 (u64::from(float::saturate(float::ffma(a, b, c, ftz, rnd), sat)), no)
             }
+            Kind::Fpair { op, ftz, rnd } => {
+                let sources = match op {
+                    PairOp::Add | PairOp::Mul => 2,
+                    PairOp::Fma => 3,
+                };
+                let mut v = [[0u32; 2]; 3];
+                for (i, words) in v.iter_mut().enumerate().take(sources) {
+                    let f = Self::flags(step, i);
+                    let pair = self.val(w, step, i, lane, 2)?;
+                    *words = [pair as u32, (pair >> 32) as u32].map(|x| float::modify(x, f.abs, f.neg));
+                }
+                let word = |k: usize| match op {
+                    PairOp::Add => float::fadd(v[0][k], v[1][k], ftz, rnd),
+                    PairOp::Mul => float::fmul(v[0][k], v[1][k], ftz, rnd),
+                    PairOp::Fma => float::ffma(v[0][k], v[1][k], v[2][k], ftz, rnd),
+                };
+                (u64::from(word(0)) | u64::from(word(1)) << 32, no)
+            }
             Kind::Frnd { rnd, f64: false } => (
                 u64::from((float::frnd(f64::from(f32::from_bits(self.f_in(w, step, 0, lane)?)), rnd) as f32).to_bits()),
                 no,
@@ -656,7 +674,9 @@ impl Cta<'_> {
                 let (lo, hi) = match f.halves {
                     Some(ori_ir::Halves::H0H0) => (lo, lo),
                     Some(ori_ir::Halves::H1H1) => (hi, hi),
-                    Some(ori_ir::Halves::H1) => return fault("a packed half-precision source with `.H1`"),
+                    Some(h @ (ori_ir::Halves::H1 | ori_ir::Halves::F32x2HiLo)) => {
+                        return fault(format!("a packed half-precision source with `{}`", h.suffix()));
+                    }
                     None => (lo, hi),
                 };
                 (to_f64(lo), to_f64(hi))
@@ -1184,6 +1204,20 @@ impl Cta<'_> {
                     for lane in lanes(active).take(if step.uniform { 1 } else { LANES }) {
                         Self::write(w, step, lane, v, &[]);
                     }
+                }
+            }
+            Kind::ReduxF32 { min, abs, nan } => {
+                let mut values = Vec::new();
+                for lane in lanes(active) {
+                    values.push(float::modify(self.u32v(w, step, 0, lane)?, abs, false));
+                }
+                let v = if nan && values.iter().any(|&x| f32::from_bits(x).is_nan()) {
+                    float::NAN32
+                } else {
+                    values.into_iter().reduce(|a, b| float::fmnmx(a, b, min, false)).unwrap_or(float::NAN32)
+                };
+                for lane in lanes(active).take(if step.uniform { 1 } else { LANES }) {
+                    Self::write(w, step, lane, u64::from(v), &[]);
                 }
             }
             Kind::R2p { byte } => {

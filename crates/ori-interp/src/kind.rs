@@ -80,6 +80,14 @@ pub enum ShflMode {
     Bfly,
 }
 
+/// The operation of a packed f32 pair instruction ([`Kind::Fpair`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairOp {
+    Add,
+    Mul,
+    Fma,
+}
+
 /// The prepared operation.
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -256,6 +264,13 @@ pub enum Kind {
         /// `.SAT`: clamp the result to [0, 1].
         sat: bool,
     },
+    /// sm_100's `FADD2`/`FMUL2`/`FFMA2`: the f32 operation on each word
+    /// of register pairs (`.F32x2.HI_LO`, each word its own lane).
+    Fpair {
+        op: PairOp,
+        ftz: bool,
+        rnd: Round,
+    },
     Fchk,
     Fmnmx {
         ftz: bool,
@@ -416,6 +431,15 @@ pub enum Kind {
         all: bool,
     },
     Redux(AtomOp),
+    /// Blackwell's `CREDUX.{MIN,MAX}[ABS].F32[.NAN]`: the least or
+    /// greatest (of the magnitudes with `ABS`) of the lanes' f32 values,
+    /// +0 above -0; NaNs left out unless `.NAN`, which makes any NaN the
+    /// result (`redux.sync...f32`).
+    ReduxF32 {
+        min: bool,
+        abs: bool,
+        nan: bool,
+    },
     /// `MATCH.ANY`/`.ALL`: lanes holding the same value (64-bit with `.U64`).
     Match {
         all: bool,
@@ -852,6 +876,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale }
         }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
+        // `.FMZ` is not modelled; a source other than the pair as it is
+        // (`.F32x2.LO_HI`, `.F32`) does not decode.
+        "FADD2" | "FMUL2" | "FFMA2" if m("FMZ") => Kind::Unsupported,
+        "FADD2" => Kind::Fpair { op: PairOp::Add, ftz, rnd: round(inst) },
+        "FMUL2" => Kind::Fpair { op: PairOp::Mul, ftz, rnd: round(inst) },
+        "FFMA2" => Kind::Fpair { op: PairOp::Fma, ftz, rnd: round(inst) },
         "FRND" => Kind::Frnd { rnd: round(inst), f64: m("F64") },
         "I2F" if m("F64") && !m("F32") => {
             let (signed, bits) = int_type(inst);
@@ -982,6 +1012,10 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         // nvdisasm prints the default `.AND` of REDUX as nothing.
         "MATCH" => Kind::Match { all: m("ALL"), wide: m("U64") },
         "REDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
+        "CREDUX" if m("F32") => {
+            Kind::ReduxF32 { min: m("MIN") || m("MINABS"), abs: m("MAXABS") || m("MINABS"), nan: m("NAN") }
+        }
+        "CREDUX" => Kind::Redux(atom_op(inst).unwrap_or(AtomOp::And)),
         "LDSM" | "STSM" if m("16") && (m("M88") || m("MT88")) => {
             let matrices = if m("4") {
                 4

@@ -175,6 +175,11 @@ pub struct Isa {
     /// predicate compared with zero (`VOTE.ANY R, PT, !p`, probe
     /// `spellings`).
     pub vote_all: bool,
+    /// `add`/`sub`/`mul`/`fma.f32x2` are one `FADD2`/`FMUL2`/`FFMA2` on
+    /// register pairs; without it two f32 instructions, one a half
+    /// (NVIDIA's code: pairs on sm_100 and sm_103, halves on sm_110,
+    /// sm_120 and sm_121).
+    pub packed_f32: bool,
     /// A kernel's `.debug_frame` FDE keeps the empty row at 0x10; without
     /// this ptxas drops it after laying out the section, 5 bytes the CIE
     /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
@@ -333,6 +338,7 @@ const TURING_ISA: Isa = Isa {
     shared_popc_inc: false,
     bssy_clears: true,
     vote_all: false,
+    packed_f32: false,
 };
 
 const AMPERE_ISA: Isa = Isa {
@@ -374,6 +380,7 @@ const BLACKWELL_ISA: Isa = Isa {
     bf16x2_fma_mma: false,
     uniform_const_load: Opcode::LDCU,
     cas_spin_predicate: true,
+    packed_f32: true,
     ..HOPPER_ISA
 };
 
@@ -490,6 +497,7 @@ pub const fn target(sm: Sm) -> Target {
         t.isa.minmax_s32 = true;
         t.isa.abs_diff = false;
         t.isa.template_sm = 120;
+        t.isa.packed_f32 = false;
     }
     if v == 110 {
         // Thor's code adds and compares as Ampere's does: its SASS lacks
@@ -497,6 +505,7 @@ pub const fn target(sm: Sm) -> Target {
         t.isa.imm_add = ImmAdd::Iadd3;
         t.isa.int_minmax = Opcode::IMNMX;
         t.isa.template_sm = 110;
+        t.isa.packed_f32 = false;
     }
     t.features.wgmma = v == 90 && specific;
     t.features.tcgen05 = matches!(v, 100 | 103 | 110) && specific;

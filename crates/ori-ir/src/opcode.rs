@@ -157,6 +157,11 @@ opcodes! {
     FADD: Fixed, 1..=1, 2..=2, NONE;
     FMUL: Fixed, 1..=1, 2..=2, NONE;
     FFMA: Fixed, 1..=1, 3..=3, NONE;
+    // Blackwell's packed f32 pairs (sm_100: `FADD2 R12, R4.F32x2.HI_LO,
+    // R6.F32x2.HI_LO`, each operand a register pair).
+    FADD2: Fixed, 1..=1, 2..=2, NONE;
+    FMUL2: Fixed, 1..=1, 2..=2, NONE;
+    FFMA2: Fixed, 1..=1, 3..=3, NONE;
     FMNMX: Fixed, 1..=1, 3..=3, NONE;
     // Blackwell: min/max of three (`FMNMX3 R27, R12, R23, R25, !PT`).
     FMNMX3: Fixed, 1..=1, 4..=4, NONE;
@@ -569,8 +574,10 @@ static MODIFIERS: &[&str] = &[
     "M832",
     "M88",
     "MAX",
+    "MAXABS",
     "MERGE_C",
     "MIN",
+    "MINABS",
     "MMA",
     "MMIO",
     "MOV",

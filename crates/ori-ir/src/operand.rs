@@ -145,8 +145,8 @@ pub struct OperandFlags {
     pub undef: bool,
 }
 
-/// A selection of 16-bit halves of a packed register, as nvdisasm spells it
-/// after the operand.
+/// A selection of 16-bit halves of a packed register, or of the 32-bit
+/// halves of a register pair, as nvdisasm spells it after the operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Halves {
     /// The low half in both lanes (`.H0_H0`).
@@ -156,11 +156,14 @@ pub enum Halves {
     /// The high half alone (`.H1`: `F2FP...UNPACK_B` unpacks the two 8-bit
     /// values of the high half rather than the low one).
     H1,
+    /// Blackwell's packed f32 pair as it is, each lane its own word
+    /// (`FADD2 R12, R4.F32x2.HI_LO, R6.F32x2.HI_LO`).
+    F32x2HiLo,
 }
 
 impl Halves {
     /// Every selection, longer suffixes first (`.H1_H1` before `.H1`).
-    pub const ALL: [Halves; 3] = [Halves::H0H0, Halves::H1H1, Halves::H1];
+    pub const ALL: [Halves; 4] = [Halves::H0H0, Halves::H1H1, Halves::H1, Halves::F32x2HiLo];
 
     /// The suffix written after the operand.
     pub fn suffix(self) -> &'static str {
@@ -168,6 +171,7 @@ impl Halves {
             Halves::H0H0 => ".H0_H0",
             Halves::H1H1 => ".H1_H1",
             Halves::H1 => ".H1",
+            Halves::F32x2HiLo => ".F32x2.HI_LO",
         }
     }
 }

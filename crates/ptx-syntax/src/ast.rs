@@ -220,6 +220,19 @@ pub enum Statement {
     Directive(Directive),
 }
 
+impl Statement {
+    /// The label this statement defines: `name:`, or the name of a
+    /// prototype or target list.
+    pub fn label(&self) -> Option<&Ident> {
+        match self {
+            Statement::Label(label) => Some(label),
+            Statement::Prototype(p) => Some(&p.label),
+            Statement::Targets(t) => Some(&t.label),
+            _ => None,
+        }
+    }
+}
+
 /// `.pragma "a", "b";`
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pragma {

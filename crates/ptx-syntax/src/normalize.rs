@@ -8,12 +8,16 @@
 //! * a vector register `.reg .v4 .u32 %v` is four scalar registers named
 //!   `%v.x` .. `%v.w` (a name no PTX register can have); `%v.g` is `%v.y`,
 //!   a whole `%v` is `{%v.x, %v.y, %v.z, %v.w}`, and `mov.v4` is a block
-//!   of four scalar moves.
+//!   of four scalar moves;
+//! * a label repeated in separate `{ }` blocks of a function is renamed
+//!   apart, with the branches to it (`labels.rs`).
 //!
 //! The printer is not meant for the result: it is the module as lowering
 //! reads it, not as it was written.
 
 use crate::ast::*;
+
+mod labels;
 
 /// Normalizes every instruction of `module` in place (see the module docs).
 /// Run it only on a module that [`validate`](crate::validate) accepted.
@@ -21,6 +25,7 @@ pub fn normalize(module: &mut Module) {
     for item in &mut module.items {
         let Item::Function(f) = item else { continue };
         let Some(body) = f.body.as_mut() else { continue };
+        labels::unique_labels(body);
         let vectors = vector_registers(body);
         // A worklist rather than recursion: blocks may nest thousands deep.
         let mut blocks: Vec<&mut Block> = vec![body];
@@ -239,6 +244,22 @@ mod tests {
         ] {
             assert!(printed.contains(expected), "{expected} not in\n{printed}");
         }
+    }
+
+    #[test]
+    fn labels_repeated_in_blocks_are_renamed_apart() {
+        let src = ".version 8.5\n.target sm_90\n.address_size 64\n.entry k()\n{\n.reg .pred %p;\n\
+                   L: @%p bra L;\n{ L: @%p bra L; { @%p bra L; } }\n{ @%p bra L; { L: @%p bra.uni L; } M: @%p bra M; }\n}\n";
+        let (mut module, diags) = parse(src, FileId(0));
+        assert!(diags.is_empty(), "{diags:?}");
+        normalize(&mut module);
+        let printed = crate::print(&module).split_whitespace().collect::<Vec<_>>().join(" ");
+        let body = &printed[printed.find(".pred %p;").unwrap()..];
+        assert_eq!(
+            body,
+            ".pred %p; L: @%p bra L; { L#1: @%p bra L#1; { @%p bra L#1; } } \
+             { @%p bra L; { L#2: @%p bra.uni L#2; } M: @%p bra M; } }"
+        );
     }
 
     #[test]

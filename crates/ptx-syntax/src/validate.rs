@@ -272,11 +272,8 @@ impl Validator {
         for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
             self.declare_vars(p, Some(&mut scope));
         }
-        let mut labels = Scope::default();
-        self.collect_labels(body, &mut labels);
         let mut unknown = Vec::new();
-        let mut scopes = vec![scope];
-        self.block(body, &mut scopes, &labels, &mut unknown);
+        self.body(body, scope, &mut unknown);
         for (name, span) in unknown {
             self.error(span, format!("Unknown symbol '{name}'"));
         }
@@ -388,51 +385,65 @@ impl Validator {
         }
     }
 
-    fn collect_labels(&mut self, block: &Block, labels: &mut Scope) {
-        for s in &block.statements {
-            let label = match s {
-                Statement::Label(l) => l,
-                Statement::Prototype(p) => &p.label,
-                Statement::Targets(t) => &t.label,
-                Statement::Block(b) => {
-                    self.collect_labels(b, labels);
-                    continue;
-                }
-                _ => continue,
-            };
-            if !labels.add(&label.name, SymbolKind::Label) {
-                self.error(label.span, format!("Duplicate definition of label '{}'", label.name));
+    /// Checks `body` in the scope of its parameters. Each scope is a
+    /// block's variables declared so far and its labels: a label is visible
+    /// in its whole block (branches may jump forward) and in the blocks
+    /// nested in it, where a label of the same name shadows it (Triton
+    /// repeats `waitLoop:` in sibling `{ }` blocks). Within one block a
+    /// label may not repeat, nor take the name of a variable declared
+    /// before it.
+    fn body(&mut self, body: &Block, params: Scope, unknown: &mut Vec<(Name, Span)>) {
+        let labels = |block: &Block| {
+            let mut labels = Scope::default();
+            for label in block.statements.iter().filter_map(Statement::label) {
+                labels.add(&label.name, SymbolKind::Label);
             }
-        }
-    }
-
-    fn block(&mut self, block: &Block, scopes: &mut Vec<Scope>, labels: &Scope, unknown: &mut Vec<(Name, Span)>) {
-        scopes.push(Scope::default());
-        for s in &block.statements {
+            (Scope::default(), labels)
+        };
+        // The parameters' scope holds no labels.
+        let mut scopes = vec![(params, Scope::default()), labels(body)];
+        // The blocks entered, innermost last, and the next statement of
+        // each; blocks nest up to ptxas's 1,664 deep, so no recursion.
+        let mut blocks = vec![(body.statements.as_slice(), 0)];
+        while let Some(top) = blocks.last_mut() {
+            let (statements, next) = *top;
+            top.1 += 1;
+            let Some(s) = statements.get(next) else {
+                blocks.pop();
+                scopes.pop();
+                continue;
+            };
+            if let Some(label) = s.label() {
+                let (defined, _) = scopes.last_mut().expect("one scope a block");
+                if !defined.add(&label.name, SymbolKind::Label) {
+                    self.error(label.span, format!("Duplicate definition of label '{}'", label.name));
+                }
+            }
+            let env = |scopes| instr::Env { module: &self.module_scope, locals: scopes, signatures: &self.signatures };
             match s {
                 Statement::Decl(decl) => {
                     self.initializers(decl);
                     let mut top = scopes.pop().unwrap_or_default();
-                    self.declare_vars(decl, Some(&mut top));
+                    self.declare_vars(decl, Some(&mut top.0));
                     scopes.push(top);
                 }
-                Statement::Block(b) => self.block(b, scopes, labels, unknown),
+                Statement::Block(b) => {
+                    scopes.push(labels(b));
+                    blocks.push((b.statements.as_slice(), 0));
+                }
                 Statement::Instruction(inst) => {
-                    let env =
-                        instr::Env { module: &self.module_scope, locals: scopes, labels, signatures: &self.signatures };
-                    let mut checker =
-                        instr::Checker { env, sm: self.sm, version: self.version, diags: &mut self.diags, unknown };
+                    let mut checker = instr::Checker {
+                        env: env(&scopes),
+                        sm: self.sm,
+                        version: self.version,
+                        diags: &mut self.diags,
+                        unknown,
+                    };
                     checker.check(inst);
                 }
                 Statement::Targets(t) => {
                     for target in &t.targets {
-                        let env = instr::Env {
-                            module: &self.module_scope,
-                            locals: scopes,
-                            labels,
-                            signatures: &self.signatures,
-                        };
-                        if env.lookup(&target.name).is_none() {
+                        if env(&scopes).lookup(&target.name).is_none() {
                             unknown.push((target.name.clone(), target.span));
                         }
                     }
@@ -440,7 +451,6 @@ impl Validator {
                 _ => {}
             }
         }
-        scopes.pop();
     }
 }
 

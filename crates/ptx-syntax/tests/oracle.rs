@@ -39,6 +39,18 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("several_errors", &[("add.f32", "addq.f32"), ("%rd5;", "%rd99;")]),
     ("duplicate_register", &[(".reg .f32 \t%f<4>;", ".reg .f32 %f<4>; .reg .f32 %f1;")]),
     ("duplicate_label", &[("ret;", "$L__BB0_2: ret;")]),
+    // A label is scoped to its `{ }` block and the blocks in it (Triton
+    // repeats `waitLoop:` in sibling blocks); the innermost one is used.
+    ("label_in_sibling_blocks", &[("ret;", "{ W: @%p1 bra W; } { W: @%p1 bra W; } ret;")]),
+    ("label_shadowed_in_inner_block", &[("ret;", "{ $L__BB0_2: @%p1 bra $L__BB0_2; } ret;")]),
+    ("label_of_outer_block_ahead", &[("ret;", "{ @%p1 bra W; } W: ret;")]),
+    ("label_twice_in_one_block", &[("ret;", "{ W: @%p1 bra W; W: ret; }")]),
+    ("label_of_inner_block_from_outside", &[("ret;", "@%p1 bra W; { W: ret; }")]),
+    ("label_of_sibling_block", &[("ret;", "{ @%p1 bra W; } { W: ret; }")]),
+    ("label_of_closed_block", &[("ret;", "{ W: ret; } @%p1 bra W;")]),
+    ("label_named_as_register_before", &[("ret;", "{ .reg .b32 W; W: ret; }")]),
+    ("register_named_as_label_before", &[("ret;", "{ W: .reg .b32 W; ret; }")]),
+    ("label_named_as_outer_register", &[("ret;", "{ .reg .b32 W; { W: @%p1 bra W; } } ret;")]),
     ("instruction_outside_function", &[(".address_size 64", ".address_size 64\nret;")]),
     ("vector_width_3", &[("ld.global.nc.f32 \t%f1", "ld.global.nc.v3.f32 {%f1,%f2,%f3}")]),
     ("unknown_modifier", &[("ld.global.nc.f32 \t%f1", "ld.foo.f32 %f1")]),

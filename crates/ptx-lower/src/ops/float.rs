@@ -1,7 +1,7 @@
 //! f32 arithmetic: `FADD`, `FMUL`, `FFMA`, `FMNMX`, and negation and
 //! absolute value as an add of `-0` (exact, and how NVIDIA spells them).
 
-use ori_ir::{Opcode, Operand, Reg};
+use ori_ir::{Halves, Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ModifierKind, Rounding, ScalarType};
 
 use super::{dst, param_operand, src, ty, unsupported};
@@ -113,18 +113,18 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(op, &mods, vec![d.into()], uses, inst.span)
 }
 
-/// `add`/`sub`/`mul`/`fma.f32x2` (two f32 in a `.b64`, sm_100+): each
-/// half as its f32 instruction, NVIDIA's sm_120 code (sm_100's
-/// `FADD2`/`FMUL2`/`FFMA2` do both halves in one instruction). `negated`:
-/// the `FFMA` source negated in both halves (a contracted `sub`).
+/// `add`/`sub`/`mul`/`fma.f32x2` (two f32 in a `.b64`, sm_100+): one
+/// `FADD2`/`FMUL2`/`FFMA2` on the register pairs where the target has them
+/// (sm_100's code), else each half as its f32 instruction (sm_120's).
+/// `negated`: the source negated in both halves (a contracted `sub`).
 pub(super) fn packed(cx: &mut Lowerer<'_>, inst: &Instruction, negated: Option<usize>) -> Lowered {
     let mods = modifiers(inst)?;
     let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
     let name = inst.opcode.name.as_str();
-    let (op, sources) = match name {
-        "add" | "sub" => (Opcode::FADD, 2),
-        "mul" => (Opcode::FMUL, 2),
-        "fma" => (Opcode::FFMA, 3),
+    let (op, pair, sources) = match name {
+        "add" | "sub" => (Opcode::FADD, Opcode::FADD2, 2),
+        "mul" => (Opcode::FMUL, Opcode::FMUL2, 2),
+        "fma" => (Opcode::FFMA, Opcode::FFMA2, 3),
         _ => return Err(unsupported(inst)),
     };
     if inst.operands.len() != sources + 1 {
@@ -135,14 +135,26 @@ pub(super) fn packed(cx: &mut Lowerer<'_>, inst: &Instruction, negated: Option<u
     for i in 1..=sources {
         regs.push(src(cx, inst, i, ScalarType::F32x2)?.as_reg().ok_or_else(|| unsupported(inst))?);
     }
-    for half in 0..2 {
-        let mut uses: Vec<Operand> = regs.iter().map(|r| Operand::reg(r.part(half, 1))).collect();
+    let uses = |part: &dyn Fn(Reg) -> Operand| {
+        let mut uses: Vec<Operand> = regs.iter().map(|&r| part(r)).collect();
         if name == "sub" {
             uses[1] = uses[1].clone().negated();
         }
         if let Some(slot) = negated {
             uses[slot] = uses[slot].clone().negated();
         }
+        uses
+    };
+    if cx.sm.target().isa.packed_f32 {
+        let whole = |r: Reg| {
+            let mut o = Operand::reg(r);
+            o.flags.halves = Some(Halves::F32x2HiLo);
+            o
+        };
+        return cx.emit(pair, &mods, vec![d.into()], uses(&whole), inst.span);
+    }
+    for half in 0..2 {
+        let uses = uses(&|r: Reg| Operand::reg(r.part(half, 1)));
         cx.emit(op, &mods, vec![d.part(half, 1).into()], uses, inst.span)?;
     }
     Ok(())

@@ -78,20 +78,20 @@ pub(super) fn shfl(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// register, then `MOV d, u` (NVIDIA's sequence, the same for every mask:
 /// the threads of the mask are those that run it). The encoder knows
 /// `.SUM[.S32]`, `.MIN[.S32]`, `.MAX[.S32]`, `.OR`, `.XOR` and the plain
-/// (and) form.
+/// (and) form. The f32 forms (sm_100a) are Blackwell's `CREDUX`:
+/// `redux.sync.min.abs.NaN.f32` is `CREDUX.MINABS.F32.NAN`.
 pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
-    let mods: &[&str] = match words.as_slice() {
-        ["sync", "add", "u32"] => &["SUM"],
-        ["sync", "add", "s32"] => &["SUM", "S32"],
-        ["sync", "min", "s32"] => &["MIN", "S32"],
-        ["sync", "max", "s32"] => &["MAX", "S32"],
-        ["sync", "min", "u32"] => &["MIN"],
-        ["sync", "max", "u32"] => &["MAX"],
-        ["sync", "or", "b32"] => &["OR"],
-        ["sync", "xor", "b32"] => &["XOR"],
-        ["sync", "and", "b32"] => &[],
-        _ => return Err(unsupported(inst)),
+    let (op, mods): (Opcode, &[&str]) = match words.as_slice() {
+        ["sync", "min", "f32"] => (Opcode::CREDUX, &["MIN", "F32"]),
+        ["sync", "max", "f32"] => (Opcode::CREDUX, &["MAX", "F32"]),
+        ["sync", "min", "abs", "f32"] => (Opcode::CREDUX, &["MINABS", "F32"]),
+        ["sync", "max", "abs", "f32"] => (Opcode::CREDUX, &["MAXABS", "F32"]),
+        ["sync", "min", "NaN", "f32"] => (Opcode::CREDUX, &["MIN", "F32", "NAN"]),
+        ["sync", "max", "NaN", "f32"] => (Opcode::CREDUX, &["MAX", "F32", "NAN"]),
+        ["sync", "min", "abs", "NaN", "f32"] => (Opcode::CREDUX, &["MINABS", "F32", "NAN"]),
+        ["sync", "max", "abs", "NaN", "f32"] => (Opcode::CREDUX, &["MAXABS", "F32", "NAN"]),
+        _ => (Opcode::REDUX, integer_redux(&words).ok_or_else(|| unsupported(inst))?),
     };
     mask(cx, inst, 2)?;
     let d = dst(cx, inst, 0)?;
@@ -101,8 +101,24 @@ pub(super) fn redux(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     }
     cx.reconverge(inst.span)?;
     let u = cx.temp(ori_ir::RegFile::UR, 1);
-    cx.emit(Opcode::REDUX, mods, vec![u.into()], vec![a], inst.span)?;
+    cx.emit(op, mods, vec![u.into()], vec![a], inst.span)?;
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![u.into()], inst.span)
+}
+
+/// The `REDUX` modifiers of an integer `redux.sync` with modifiers `words`.
+fn integer_redux(words: &[&str]) -> Option<&'static [&'static str]> {
+    Some(match words {
+        ["sync", "add", "u32"] => &["SUM"],
+        ["sync", "add", "s32"] => &["SUM", "S32"],
+        ["sync", "min", "s32"] => &["MIN", "S32"],
+        ["sync", "max", "s32"] => &["MAX", "S32"],
+        ["sync", "min", "u32"] => &["MIN"],
+        ["sync", "max", "u32"] => &["MAX"],
+        ["sync", "or", "b32"] => &["OR"],
+        ["sync", "xor", "b32"] => &["XOR"],
+        ["sync", "and", "b32"] => &[],
+        _ => return None,
+    })
 }
 
 /// `vote.sync.MODE d, p, membermask` (any mask: NVIDIA's code is the same):

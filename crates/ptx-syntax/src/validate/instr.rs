@@ -95,8 +95,9 @@ fn numbered_special(name: &str) -> Option<ScalarType> {
 /// The names visible at an instruction.
 pub struct Env<'a> {
     pub module: &'a Scope,
-    pub locals: &'a [Scope],
-    pub labels: &'a Scope,
+    /// The enclosing blocks, outermost first: each one's variables
+    /// declared so far and its labels.
+    pub locals: &'a [(Scope, Scope)],
     pub signatures: &'a FxHashMap<String, Signature>,
 }
 
@@ -115,8 +116,8 @@ impl Env<'_> {
         self.locals
             .iter()
             .rev()
-            .chain([self.labels, self.module])
-            .find_map(|scope| scope.get(name))
+            .find_map(|(variables, labels)| variables.get(name).or_else(|| labels.get(name)))
+            .or_else(|| self.module.get(name))
             .map(Resolved::Symbol)
             .or_else(|| SPECIAL.iter().find(|(n, _)| *n == name).map(|(_, t)| Resolved::Special(*t)))
             .or_else(|| numbered_special(name).map(Resolved::Special))
