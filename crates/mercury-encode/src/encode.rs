@@ -1,5 +1,8 @@
 //! Ori instruction → bits.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
 use ori_ir::{Ctrl, Inst, Opcode, Operand, Reg, RegFile};
 
 use crate::ctrl::{encode_ctrl, with_reuse};
@@ -62,7 +65,7 @@ fn with_named_predicate_outputs(sm: Sm, inst: &Inst) -> Option<Inst> {
 }
 
 fn encode_with(
-    tables: &Tables,
+    tables: &'static Tables,
     sm: Sm,
     inst: &Inst,
     addr: u64,
@@ -111,7 +114,7 @@ fn encode_with(
 /// `values`: a learned one, a family sibling, one with operand marks set.
 #[allow(clippy::too_many_arguments)]
 fn encode_forms(
-    tables: &Tables,
+    tables: &'static Tables,
     sm: Sm,
     inst: &Inst,
     mnemonic: &str,
@@ -122,7 +125,7 @@ fn encode_forms(
     labels: &dyn Labels,
     marks: bool,
 ) -> Result<[u64; 2], Error> {
-    let mut last_err = Error::UnknownForm(format!("{mnemonic} {}", skeletons.join(", ")));
+    let mut last_err = None;
     // IMAD's alias spellings share one encoding (alias.rs).
     let spellings = crate::alias::spellings(inst, mnemonic);
     let candidates = spellings.iter().flat_map(|m| tables.forms_for_text(m, skeletons.iter().map(String::as_str)));
@@ -130,20 +133,39 @@ fn encode_forms(
         let form = &tables.forms[i];
         match place(tables, form, inst, values, reuse_atoms, addr, labels) {
             Ok(bits) => return Ok(bits),
-            Err(e) => last_err = e,
+            Err(e) => last_err = Some(e),
         }
     }
-    // Siblings of learned forms (other comparison, combine, signedness),
-    // and forms with operand marks set (`-R`, `|R|`).
+    for form in derived(tables, sm, mnemonic, skeletons, marks).iter() {
+        match place(tables, form, inst, values, reuse_atoms, addr, labels) {
+            Ok(bits) => return Ok(bits),
+            Err(e) => last_err = Some(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| Error::UnknownForm(format!("{mnemonic} {}", skeletons.join(", ")))))
+}
+
+/// Which tables (by address: each is `'static`), spelling, operand
+/// skeletons and marks setting derived forms were made for.
+type DerivedKey = (usize, String, Vec<String>, bool);
+
+/// Siblings of learned forms (other comparison, combine, signedness),
+/// then forms with operand marks set (`-R`, `|R|`) when `marks`. Making
+/// them scans every form of the tables, and a long function asks for the
+/// same few spellings thousands of times: they are made once per key (a
+/// pure function of it) and kept for the process.
+fn derived(tables: &'static Tables, sm: Sm, mnemonic: &str, skeletons: &[String], marks: bool) -> Arc<[Form]> {
+    static CACHE: LazyLock<Mutex<HashMap<DerivedKey, Arc<[Form]>>>> = LazyLock::new(Default::default);
+    let lock = || CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let key: DerivedKey = (std::ptr::from_ref(tables) as usize, mnemonic.to_string(), skeletons.to_vec(), marks);
+    if let Some(forms) = lock().get(&key) {
+        return Arc::clone(forms);
+    }
     let siblings = crate::families::derived_forms(tables, sm, mnemonic, skeletons, crate::families::Operands::Exact);
     let marked = if marks { crate::marks::marked_forms(tables, sm, mnemonic, skeletons) } else { Vec::new() };
-    for form in siblings.into_iter().chain(marked) {
-        match place(tables, &form, inst, values, reuse_atoms, addr, labels) {
-            Ok(bits) => return Ok(bits),
-            Err(e) => last_err = e,
-        }
-    }
-    Err(last_err)
+    let forms: Arc<[Form]> = siblings.into_iter().chain(marked).collect();
+    lock().insert(key, Arc::clone(&forms));
+    forms
 }
 
 /// The control word of an instruction the scheduler has not seen: no

@@ -22,7 +22,7 @@
 use ori_ir::{Ctrl, Function, InstId, Opcode, Phase, PhaseContext, PhaseError, Property, PropertySet};
 
 use super::{is_variable_producer, late_reads, nops, plain, remove_nops, set_yield_bits};
-use crate::hazard::{Program, State, Step, apply};
+use crate::hazard::{Program, State, apply_ctrl};
 use crate::latency::LatencyTable;
 
 /// Rounds of the cross-block dataflow before falling back.
@@ -191,19 +191,28 @@ fn solve(program: &Program, needs: &Needs, table: &LatencyTable) -> Plan {
     program.succs.iter().flatten().for_each(|&s| has_pred[s] = true);
     let mut entry: Vec<Option<State>> = (0..n).map(|b| (b == 0 || !has_pred[b]).then(State::default)).collect();
     let mut plan = Plan { ctrl: vec![plain(1); program.steps.len()], pad_before: vec![0; program.steps.len()] };
+    // A walk is a function of its entry state: a block whose entry has not
+    // changed since its last walk would give the same words and exit again.
+    let mut stale = vec![true; n];
     for _ in 0..MAX_ROUNDS {
         let mut changed = false;
         for b in 0..n {
+            if !stale[b] {
+                continue;
+            }
             let Some(state) = entry[b].clone() else { continue };
+            stale[b] = false;
             let exit = walk(program, b, state, needs, table, &mut plan, 0);
             for &s in &program.succs[b] {
-                changed |= match &mut entry[s] {
+                let grew = match &mut entry[s] {
                     Some(e) => e.join(&exit),
                     slot @ None => {
                         *slot = Some(exit.clone());
                         true
                     }
                 };
+                stale[s] |= grew;
+                changed |= grew;
             }
         }
         if !changed {
@@ -322,10 +331,9 @@ fn walk(
             Some(GroupSignal::Read) => ctrl.read_sb = Some(GROUP_SB),
             None => {}
         }
-        let placed = Step { ctrl, ..step.clone() };
         // The stall is final only once the next instruction is placed; the
         // state advances by what is known now, and by any raise later.
-        apply(&mut state, &placed, table, true);
+        apply_ctrl(&mut state, step, ctrl, table, true);
         if last {
             let rest = max_ready(&state).max(state.arming.iter().copied().max().unwrap_or(0));
             let raise = rest.min(Ctrl::MAX_STALL - ctrl.stall);

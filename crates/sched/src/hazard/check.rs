@@ -165,7 +165,13 @@ pub(crate) fn step_effects(
 /// `safe` takes the latencies we emit rather than the smallest NVIDIA
 /// uses (the control-word phase tracks its own code with those).
 pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: bool) {
-    let ctrl = valid(step.ctrl);
+    apply_ctrl(state, step, step.ctrl, table, safe);
+}
+
+/// [`apply`] with `ctrl` in place of the step's own control word (the
+/// control-word phase tries words on steps it does not copy).
+pub(crate) fn apply_ctrl(state: &mut State, step: &Step, ctrl: Ctrl, table: &LatencyTable, safe: bool) {
+    let ctrl = valid(ctrl);
     let op = step.opcode();
     // A write scoreboard is signalled whatever the opcode: the result then
     // counts as variable latency.

@@ -24,7 +24,7 @@ pub use ordering::{Classes, ORDERINGS, Ordering, stall_after};
 pub use program::{Flow, Program, Step};
 pub use state::{Pending, State, UNIFORM_READ_CYCLES};
 
-pub(crate) use check::apply;
+pub(crate) use check::apply_ctrl;
 
 use ori_ir::{Function, Sm};
 

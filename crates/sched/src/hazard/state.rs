@@ -95,31 +95,25 @@ impl State {
     /// The state where control comes from several places: everything that
     /// may be in flight on some path.
     pub fn join(&mut self, other: &State) -> bool {
-        let before = self.clone();
-        for (a, b) in self.ready.iter_mut().zip(&other.ready) {
-            *a = [a[0].max(b[0]), a[1].max(b[1])];
-        }
-        for (a, b) in self.producer.iter_mut().zip(&other.producer) {
-            if a != b {
-                *a = None;
+        // Each field reports whether it changed: joins run once per edge and
+        // round of the control-word dataflow, too often to copy the state.
+        fn each<T: Copy + PartialEq>(a: &mut [T], b: &[T], f: impl Fn(T, T) -> T) -> bool {
+            let mut changed = false;
+            for (a, &b) in a.iter_mut().zip(b) {
+                let v = f(*a, b);
+                changed |= v != *a;
+                *a = v;
             }
+            changed
         }
-        for (a, b) in self.writes.iter_mut().zip(&other.writes) {
-            *a = a.union(*b);
-        }
-        for (a, b) in self.reads.iter_mut().zip(&other.reads) {
-            *a = a.union(*b);
-        }
-        for (a, b) in self.arming.iter_mut().zip(other.arming) {
-            *a = (*a).max(b);
-        }
-        for (a, b) in self.held.iter_mut().zip(&other.held) {
-            *a = (*a).max(*b);
-        }
-        for (a, b) in self.timed.iter_mut().zip(other.timed) {
-            *a = (*a).max(b);
-        }
-        *self != before
+        let mut changed = each(&mut self.ready, &other.ready, |a, b| [a[0].max(b[0]), a[1].max(b[1])]);
+        changed |= each(&mut self.producer, &other.producer, |a, b| if a == b { a } else { None });
+        changed |= each(&mut self.writes, &other.writes, Pending::union);
+        changed |= each(&mut self.reads, &other.reads, Pending::union);
+        changed |= each(&mut self.arming, &other.arming, u8::max);
+        changed |= each(&mut self.held, &other.held, u8::max);
+        changed |= each(&mut self.timed, &other.timed, u8::max);
+        changed
     }
 
     /// Cycles before an instruction of opcode `reader` may read `u` as an
@@ -163,6 +157,9 @@ impl State {
 
     /// Waits on every scoreboard in `mask`: their operations are done.
     pub fn wait(&mut self, mask: u8) {
+        if mask == 0 {
+            return;
+        }
         let keep = !(0..6).filter(|sb| mask >> sb & 1 == 1).fold(0u64, |m, sb| m | 0xff << (sb * AGES));
         for p in self.writes.iter_mut().chain(self.reads.iter_mut()) {
             p.0 &= keep;
@@ -212,7 +209,7 @@ impl State {
 
     /// Scoreboards with some operation pending.
     pub fn busy(&self) -> u8 {
-        self.writes.iter().chain(&self.reads).fold(0, |m, p| m | p.scoreboards())
+        self.writes.iter().chain(&self.reads).fold(Pending::default(), |m, &p| m.union(p)).scoreboards()
     }
 }
 
