@@ -35,10 +35,12 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 fn compares_with_boundary(code: &str) -> bool {
     let bytes = code.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
+        // A shift (`1 << 75`, a bit position) is not a comparison.
+        let shift = |j: usize| bytes.get(j) == Some(&b);
         let is_op = match b {
-            b'<' => true,
-            // Not `=>` or `->`.
-            b'>' => i == 0 || !matches!(bytes[i - 1], b'=' | b'-'),
+            b'<' => !shift(i + 1) && (i == 0 || !shift(i - 1)),
+            // Not `=>`, `->` or a shift.
+            b'>' => i == 0 || !matches!(bytes[i - 1], b'=' | b'-' | b'>') && !shift(i + 1),
             b'=' => bytes.get(i + 1) == Some(&b'=') || (i > 0 && bytes[i - 1] == b'='),
             _ => false,
         };
@@ -62,7 +64,7 @@ fn the_detector_sees_what_it_must() {
     for hit in ["if sm.version >= 90 {", "v < 90", "sm == 89", "x<=100)", "if sm > 75 {"] {
         assert!(compares_with_boundary(hit), "{hit}");
     }
-    for miss in ["let a = b >= 900;", "x < 8", "a >= 90u32", "Family::Hopper => 90,", "fn f() -> 90", "v = 90"] {
+    for miss in ["let a = b >= 900;", "x < 8", "a >= 90u32", "Family::Hopper => 90,", "fn f() -> 90", "v = 90", "1 << 75", "w >> 90"] {
         assert!(!compares_with_boundary(miss), "{miss}");
     }
 }
