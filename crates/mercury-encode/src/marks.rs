@@ -141,8 +141,13 @@ fn bit_of(tables: &Tables, sm: Sm, form: &Form, k: usize, kind: MarkKind) -> Opt
     // `-` of the third operand of `IADD3 R, P, P, R, ..` and the `~` of
     // the second of `IADD3.X R, R, imm, R, P, P`, whose forms never show
     // a `-` (nvdisasm: `IADD3.X R3, ~R5, 0x1, RZ, P0, !P1`).
-    let kinds_differ = marks(sm).iter().any(|o| o.opcode == opcode && o.bit == m.bit && o.kind != kind);
-    if kinds_differ && !own().any(|g| (0..g.operands.len()).any(|at| marked(g, at, kind))) {
+    // Only where the mnemonic's forms show one of those other kinds and
+    // never this one: sm_80's `LEA.HI.SX32 R3, R3, -R6, 0x19` has no
+    // learned form with a mark at all, and its `-` is read.
+    let other_kinds: Vec<MarkKind> =
+        marks(sm).iter().filter(|o| o.opcode == opcode && o.bit == m.bit && o.kind != kind).map(|o| o.kind).collect();
+    let shows = |kind: MarkKind| own().any(|g| (0..g.operands.len()).any(|at| marked(g, at, kind)));
+    if !other_kinds.is_empty() && !shows(kind) && other_kinds.iter().any(|&k| shows(k)) {
         return None;
     }
     let others: Vec<&Mark> = rows().filter(|o| o.bit == m.bit && o.operand != k).collect();

@@ -28,6 +28,10 @@ use Want::*;
 
 /// (SM, word, nvdisasm's text without the `;`, what ours must do).
 const FACTS: &[(Sm, u128, &str, Want)] = &[
+    // The `-` of LEA.HI.SX32's second source, which no learned LEA form
+    // shows (NVIDIA's sm_80 Triton matmul): refusing it as an unseen mark
+    // kind left NVIDIA's cubin undecodable.
+    (Sm::Sm80, 0x000fe200078fcaff8000000603037211, "LEA.HI.SX32 R3, R3, -R6, 0x19", Decodes),
     // The `~` of IADD3.X's first source (bit 72) is the `-` of the third
     // operand of IADD3's two-carry-out form of the same opcode bits.
     (Sm::Sm90, 0x000fc200007f25ff0000000105037810, "IADD3.X R3, ~R5, 0x1, RZ, P0, !P1", Decodes),

@@ -338,8 +338,10 @@ const RANDOM_LEVELS: [(Sm, f64, usize); 8] = [
     (Sm::Sm90, 0.43, 1),
     // Session 12: siblings read with their operand marks; 2 of the 3 are
     // sm_75 `IMAD.U32 R, R, imm, -R`, decoded right, which the encoder
-    // has no sibling for.
-    (Sm::Sm75, 0.55, 0),
+    // has no sibling for. Session 13: read again once the mark rule
+    // refuses a `-` only where the mnemonic's forms show another mark
+    // (sm_80's `LEA.HI.SX32 R3, R3, -R6, 0x19`): those 2 count.
+    (Sm::Sm75, 0.55, 2),
     // Session 12: sm_86/sm_89 read sm_80's forms, whose ignored bits may
     // be theirs (sm_86's `.XORSIGN`): a family sibling must hold the base
     // form's values there (47.3 / 47.8 % before, some of it wrong).
