@@ -414,18 +414,15 @@ impl Numbering {
             return;
         }
         let Some(vns) = self.numbers(*reg) else { return };
-        let key = (reg.file, vns);
-        let Some(holder) = self.holders.get(&key) else { return };
-        if let Some(last) = holder.cheap_last_read {
-            if self.position - last > CHEAP_REACH {
+        let position = self.position;
+        let Some(holder) = self.holders.get_mut(&(reg.file, vns)) else { return };
+        if let Some(last) = &mut holder.cheap_last_read {
+            if position - *last > CHEAP_REACH {
                 return;
             }
+            *last = position;
         }
         *reg = holder.reg;
-        let position = self.position;
-        if let Some(holder) = self.holders.get_mut(&key) {
-            holder.cheap_last_read = holder.cheap_last_read.map(|_| position);
-        }
     }
 
     /// The identity of a pure, unguarded instruction whose definitions are
