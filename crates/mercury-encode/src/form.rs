@@ -242,13 +242,13 @@ impl Tables {
     fn new(sm: Sm, kind: Kind) -> Tables {
         use crate::tables::{
             sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm110,
-            sm120,
+            sm120, sm120_probed,
         };
         let (corpus, solved, derived, special_regs) = match sm.base() {
             Sm::Sm75 => (sm75::FORMS, sm75::SOLVED, sm75_derived::FORMS, sm75::SPECIAL_REGS),
             Sm::Sm90 => (sm90::FORMS, sm90::SOLVED, sm90_derived::FORMS, sm90::SPECIAL_REGS),
             Sm::Sm100 => (sm100::FORMS, sm100::SOLVED, sm100_probed::FORMS, sm100::SPECIAL_REGS),
-            Sm::Sm120 => (sm120::FORMS, sm120::SOLVED, &[][..], sm120::SPECIAL_REGS),
+            Sm::Sm120 => (sm120::FORMS, sm120::SOLVED, sm120_probed::FORMS, sm120::SPECIAL_REGS),
             _ => (sm80::FORMS, sm80::SOLVED, sm80_derived::FORMS, sm80::SPECIAL_REGS),
         };
         // sm_86/sm_89's own forms (what their cubins print or encode

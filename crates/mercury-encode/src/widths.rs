@@ -106,9 +106,15 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         ISETP | UISETP if inst.has_mod("U64") || inst.has_mod("S64") => {
             widen(inst.uses.iter_mut().filter(|u| !is_pred(u)), 2);
         }
-        DADD | DMUL | DFMA | FADD2 | FMUL2 | FFMA2 => {
+        DADD | DMUL | DFMA => {
             widen(inst.defs.iter_mut(), 2);
             widen(inst.uses.iter_mut(), 2);
+        }
+        // A packed f32 source read for both words (`-R2.F32`) is one
+        // register.
+        FADD2 | FMUL2 | FFMA2 => {
+            widen(inst.defs.iter_mut(), 2);
+            widen(inst.uses.iter_mut().filter(|u| u.flags.halves != Some(ori_ir::Halves::F32)), 2);
         }
         DSETP => widen(inst.uses.iter_mut(), 2),
         CS2R if !inst.has_mod("32") => widen(inst.defs.iter_mut(), 2),

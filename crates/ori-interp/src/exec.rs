@@ -452,7 +452,18 @@ impl Cta<'_> {
                 let mut v = [[0u32; 2]; 3];
                 for (i, words) in v.iter_mut().enumerate().take(sources) {
                     let f = Self::flags(step, i);
-                    let pair = self.val(w, step, i, lane, 2)?;
+                    // A scalar source serves both words: one register
+                    // (`-R2.F32`) or an f32 immediate (`FMUL2 R4,
+                    // R4.F32x2.HI_LO, 4.6566e-10`); a pair gives each word
+                    // its own (`.F32x2.HI_LO`).
+                    let scalar =
+                        f.halves == Some(ori_ir::Halves::F32) || matches!(step.uses.get(i), Some((Src::Imm(_), _)));
+                    let pair = if scalar {
+                        let x = self.val(w, step, i, lane, 1)? & 0xffff_ffff;
+                        x | x << 32
+                    } else {
+                        self.val(w, step, i, lane, 2)?
+                    };
                     *words = [pair as u32, (pair >> 32) as u32].map(|x| float::modify(x, f.abs, f.neg));
                 }
                 let word = |k: usize| match op {
@@ -598,6 +609,11 @@ impl Cta<'_> {
                     }
                     *next += 1;
                     let f = Self::flags(step, i);
+                    // An f32 source (`HADD2.F32 R0, -RZ, R2.F32`) is not
+                    // modelled: refuse it rather than read a half of it.
+                    if f.halves == Some(ori_ir::Halves::F32) {
+                        return fault("HADD2.F32 with an `.F32` source");
+                    }
                     let v = self.u32v(w, step, i, lane)?;
                     let h = if f.halves == Some(ori_ir::Halves::H1H1) { (v >> 16) as u16 } else { v as u16 };
                     let x = half::to_f32(if f.abs { h & 0x7fff } else { h });
@@ -674,7 +690,7 @@ impl Cta<'_> {
                 let (lo, hi) = match f.halves {
                     Some(ori_ir::Halves::H0H0) => (lo, lo),
                     Some(ori_ir::Halves::H1H1) => (hi, hi),
-                    Some(h @ (ori_ir::Halves::H1 | ori_ir::Halves::F32x2HiLo)) => {
+                    Some(h @ (ori_ir::Halves::H1 | ori_ir::Halves::F32x2HiLo | ori_ir::Halves::F32)) => {
                         return fault(format!("a packed half-precision source with `{}`", h.suffix()));
                     }
                     None => (lo, hi),

@@ -876,8 +876,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::Fmul { ftz, rnd: round(inst), sat: m("SAT"), scale }
         }
         "FFMA" => Kind::Ffma { ftz, rnd: round(inst), sat: m("SAT") },
-        // `.FMZ` is not modelled; a source other than the pair as it is
-        // (`.F32x2.LO_HI`, `.F32`) does not decode.
+        // `.FMZ` is not modelled; a source is the pair as it is or one
+        // word for both (`.F32`, an immediate); `.F32x2.LO_HI` does not
+        // decode.
         "FADD2" | "FMUL2" | "FFMA2" if m("FMZ") => Kind::Unsupported,
         "FADD2" => Kind::Fpair { op: PairOp::Add, ftz, rnd: round(inst) },
         "FMUL2" => Kind::Fpair { op: PairOp::Mul, ftz, rnd: round(inst) },

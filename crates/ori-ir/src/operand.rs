@@ -159,11 +159,17 @@ pub enum Halves {
     /// Blackwell's packed f32 pair as it is, each lane its own word
     /// (`FADD2 R12, R4.F32x2.HI_LO, R6.F32x2.HI_LO`).
     F32x2HiLo,
+    /// One 32-bit register read for both words of a Blackwell packed f32
+    /// pair (`FADD2 R12, R12.F32x2.HI_LO, -R2.F32`: `R2` is subtracted
+    /// from each word); on a packed-half source, NVIDIA's `HADD2.F32 R0,
+    /// -RZ, R2.F32` (an f32 operand of a half operation).
+    F32,
 }
 
 impl Halves {
-    /// Every selection, longer suffixes first (`.H1_H1` before `.H1`).
-    pub const ALL: [Halves; 4] = [Halves::H0H0, Halves::H1H1, Halves::H1, Halves::F32x2HiLo];
+    /// Every selection, longer suffixes first (`.H1_H1` before `.H1`,
+    /// `.F32x2.HI_LO` before `.F32`).
+    pub const ALL: [Halves; 5] = [Halves::H0H0, Halves::H1H1, Halves::H1, Halves::F32x2HiLo, Halves::F32];
 
     /// The suffix written after the operand.
     pub fn suffix(self) -> &'static str {
@@ -172,6 +178,7 @@ impl Halves {
             Halves::H1H1 => ".H1_H1",
             Halves::H1 => ".H1",
             Halves::F32x2HiLo => ".F32x2.HI_LO",
+            Halves::F32 => ".F32",
         }
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod sm100;
 pub(crate) mod sm100_probed;
 pub(crate) mod sm110;
 pub(crate) mod sm120;
+pub(crate) mod sm120_probed;
 pub(crate) mod sm75;
 pub(crate) mod sm75_derived;
 pub(crate) mod sm80;
