@@ -181,18 +181,9 @@ mod tests {
     /// interpreter loads a cubin through the SASS decoder, which does not
     /// know these instructions of NVIDIA's cubin (each the first one it
     /// stops at). The test fails once one passes, so the list only shrinks.
-    const KNOWN: &[(&str, &str)] = &[
-        // sm_100's packed f32 with a scalar for both words of a source (an
-        // f32 immediate, or `.F32` on a register: bit 82 for `a`, 85 for
-        // FADD2's `b`, 88 for FMUL2's), which Ori cannot spell yet.
-        ("layer_norm/layer_norm_fwd sm_100a", "FADD2 R12, R12.F32x2.HI_LO, -R2.F32"),
-        ("inductor_reduction/inductor_reduction sm_100a", "FMUL2 R12, R0.reuse.F32, R14.reuse.F32x2.HI_LO"),
-        ("dropout/dropout_kernel sm_100a", "FMUL2 R4, R4.F32x2.HI_LO, 4.6566125955216364218e-10"),
-        ("gelu/gelu_kernel sm_100a", "FMUL2 R10, R4.F32x2.HI_LO, 0.044714998453855514526"),
-        ("inductor_pointwise/inductor_pointwise sm_100a", "FMUL2 R12, R6.F32x2.HI_LO, -1.4426950216293334961"),
-        // sm_120's uniform LEA with an immediate.
-        ("dropout/dropout_kernel sm_120a", "ULEA.HI.SX32 UR6, UR8, 0xbb67ae85, 0x1"),
-    ];
+    /// Empty since session 14 (sm_100's FADD2/FMUL2 with `.F32` and
+    /// immediate sources, sm_120's `ULEA.HI.SX32` with an immediate).
+    const KNOWN: &[(&str, &str)] = &[];
 
     /// tests/triton/manifest.toml on the interpreter: NVIDIA's cubin and
     /// ours (compiled in process) give the same outputs, but for [`KNOWN`].

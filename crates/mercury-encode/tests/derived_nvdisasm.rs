@@ -1,4 +1,4 @@
-//! Every derived form (`src/derive.rs`, and sm_100's probed ones) against nvdisasm: random words of
+//! Every derived form (`src/derive.rs`, and sm_100's and sm_120's probed ones) against nvdisasm: random words of
 //! each, with values nvdisasm accepts for any form of the opcode, listed
 //! with one `nvdisasm -b` run per SM. nvdisasm must accept every word and
 //! print our text, and decoding must give the same bits back.
@@ -18,8 +18,9 @@ fn every_derived_form_matches_nvdisasm() {
     let scratch = common::scratch("derived");
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut failures = Vec::new();
-    // sm_100's are the probed forms of `tables/sm100_probed.rs`.
-    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75, Sm::Sm100] {
+    // sm_100's and sm_120's are the probed forms of
+    // `tables/sm100_probed.rs` and `tables/sm120_probed.rs`.
+    for sm in [Sm::Sm80, Sm::Sm90, Sm::Sm75, Sm::Sm100, Sm::Sm120] {
         let tables = Tables::full(sm);
         // The list, for review.
         let list: Vec<String> =

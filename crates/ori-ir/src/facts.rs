@@ -180,6 +180,11 @@ pub struct Isa {
     /// (NVIDIA's code: pairs on sm_100 and sm_103, halves on sm_110,
     /// sm_120 and sm_121).
     pub packed_f32: bool,
+    /// `min`/`max.f32` of three sources is one `FMNMX3` (NVIDIA's code on
+    /// sm_100, sm_103 and sm_110); without it two `FMNMX` (sm_120 and
+    /// sm_121, whose nvdisasm refuses FMNMX3's word; and every SM before
+    /// Blackwell, whose PTX has no three-source form).
+    pub minmax3_f32: bool,
     /// A kernel's `.debug_frame` FDE keeps the empty row at 0x10; without
     /// this ptxas drops it after laying out the section, 5 bytes the CIE
     /// pointers still count (probe `params`: FDE starts `04 04 00 00 00`
@@ -339,6 +344,7 @@ const TURING_ISA: Isa = Isa {
     bssy_clears: true,
     vote_all: false,
     packed_f32: false,
+    minmax3_f32: false,
 };
 
 const AMPERE_ISA: Isa = Isa {
@@ -381,6 +387,7 @@ const BLACKWELL_ISA: Isa = Isa {
     uniform_const_load: Opcode::LDCU,
     cas_spin_predicate: true,
     packed_f32: true,
+    minmax3_f32: true,
     ..HOPPER_ISA
 };
 
@@ -498,6 +505,7 @@ pub const fn target(sm: Sm) -> Target {
         t.isa.abs_diff = false;
         t.isa.template_sm = 120;
         t.isa.packed_f32 = false;
+        t.isa.minmax3_f32 = false;
     }
     if v == 110 {
         // Thor's code adds and compares as Ampere's does: its SASS lacks

@@ -45,10 +45,13 @@ pub(crate) struct Stage {
 pub(crate) fn stages(ptx: &Path, arch: &str) -> Result<Vec<Stage>, String> {
     let (name, text) = read(ptx)?;
     let target = sm(arch)?;
-    let (ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
+    let (mut ast, diags) = ptx_syntax::parse(&text, ptx_syntax::FileId(0));
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Err(format!("{d:?}"));
     }
+    // As the driver does before lowering (ptxas's frontend::check): Triton's
+    // `mov.b32 %r, 0fFF800000` lowers only once normalized.
+    ptx_syntax::normalize(&mut ast);
     let lowered = ptx_lower::lower(&ast, &text, target)
         .map_err(|e| format!("lowering: {}", e.first().map_or_else(String::new, ToString::to_string)))?;
     let mut stages = vec![Stage { name: "lowering".into(), module: Ok(lowered) }];

@@ -16,6 +16,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         _ => return Err(unsupported(inst)),
     }
     let op = inst.opcode.name.as_str();
+    if matches!(op, "min" | "max") && inst.operands.len() == 4 {
+        return minmax3(cx, inst);
+    }
     if matches!(op, "min" | "max") && ["ftz", "NaN", "xorsign"].iter().any(|m| inst.has(m)) {
         return minmax(cx, inst);
     }
@@ -328,6 +331,45 @@ fn minmax(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let pt = Operand::reg(Reg::PT);
     uses.push(if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() });
     cx.emit(Opcode::FMNMX, &mods, vec![d.into()], uses, inst.span)
+}
+
+/// `min`/`max[.ftz][.NaN].f32 d, a, b, c` (PTX 8.8, Blackwell; Triton's
+/// row maxima): `FMNMX3 d, a, b, c, !PT` (`PT` for the minimum) where the
+/// target has it (`Isa::minmax3_f32`), otherwise `FMNMX t, a, b, !PT; FMNMX d, t, c, !PT`
+/// (sm_120's code; exact, as the minimum or maximum of three is that of
+/// the first two and the third, NaNs and signed zeros alike). FMNMX3 is
+/// used on registers only and without `.FTZ`/`.NAN` (NVIDIA's
+/// `FMNMX3.NAN` and immediate forms are neither probed nor modelled by
+/// the interpreter yet).
+/// `.xorsign.abs` of three is refused: its sign rule was not checked.
+fn minmax3(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    if inst.has("xorsign") {
+        return Err(unsupported(inst));
+    }
+    let mut mods = Vec::new();
+    for (word, sass) in [("ftz", "FTZ"), ("NaN", "NAN")] {
+        if inst.has(word) {
+            mods.push(sass);
+        }
+    }
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::F32)?;
+    let b = src(cx, inst, 2, ScalarType::F32)?;
+    let c = src(cx, inst, 3, ScalarType::F32)?;
+    let pt = Operand::reg(Reg::PT);
+    let pt = if inst.opcode.name.as_str() == "min" { pt } else { pt.inverted() };
+    if cx.sm.target().isa.minmax3_f32 && mods.is_empty() && [&a, &b, &c].iter().all(|x| x.as_reg().is_some()) {
+        return cx.emit(Opcode::FMNMX3, &mods, vec![d.into()], vec![a, b, c, pt], inst.span);
+    }
+    let first = commutative(a, b);
+    if first[0].as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let t = cx.temp(ori_ir::RegFile::R, 1);
+    cx.emit(Opcode::FMNMX, &mods, vec![t.into()], first.into_iter().chain([pt.clone()]).collect(), inst.span)?;
+    let mut second = commutative(t.into(), c);
+    second.push(pt);
+    cx.emit(Opcode::FMNMX, &mods, vec![d.into()], second, inst.span)
 }
 
 /// SASS modifiers for PTX's rounding, flush-to-zero and saturation.
