@@ -647,6 +647,14 @@ impl Cta<'_> {
                 Some(r) => (u64::from(r), no),
                 None => return fault(format!("MUFU.{func} is not modelled")),
             },
+            Kind::MufuHalf { func, bf16 } => {
+                let v = self.u32v(w, step, 0, lane)?;
+                let h = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
+                match mufu::mufu_half(func, h as u16, bf16) {
+                    Some(r) => (u64::from(r), no),
+                    None => return fault(format!("MUFU.{func} of a half is not modelled")),
+                }
+            }
             _ => return fault("not an ALU operation"),
         })
     }

@@ -81,7 +81,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             video::lower(cx, inst).map(|()| None)
         }
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
-        "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
+        "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" | "tanh" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
         }
         "div" if inst.has("approx") && inst.has("ftz") => approx::div_ftz(cx, inst).map(|()| None),

@@ -80,6 +80,9 @@ fn unpack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered
     let ExprKind::Name(s, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
     let s = s.name.as_str();
     let sreg = super::read_reg(cx, s, inst.span)?;
+    if parts.len() == 4 && sreg.width == 2 {
+        return unpack64_halves(cx, inst, sreg, parts);
+    }
     if parts.len() != 2 || sreg.width != 2 {
         return Err(unsupported(inst));
     }
@@ -101,9 +104,87 @@ fn unpack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered
     Ok(())
 }
 
+/// `mov.b64 {a, b, c, d}, s` of four 16-bit parts, NVIDIA's code: the
+/// low half of each word is the word (a 16-bit register's high half is
+/// don't-care), the high half the word shifted down (`SHF.R.U32.HI`; NVIDIA
+/// writes `PRMT 0x7632`, the same low half). `_` skips a part.
+fn unpack64_halves(cx: &mut Lowerer<'_>, inst: &Instruction, sreg: Reg, parts: &[Expr]) -> Lowered {
+    let mut dests = Vec::with_capacity(4);
+    for part in parts {
+        dests.push(match &part.kind {
+            ExprKind::Sink => None,
+            ExprKind::Name(d, None) => Some(cx.reg(d.name.as_str(), part.span)?),
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    // The destinations are 16-bit registers, never a word of the 64-bit
+    // source, so the order of the writes does not matter.
+    for (i, d) in dests.into_iter().enumerate() {
+        let Some(d) = d else { continue };
+        let word = Operand::reg(sreg.part((i / 2) as u8, 1));
+        if i % 2 == 0 {
+            cx.emit(Opcode::MOV, &[], vec![d.into()], vec![word], inst.span)?;
+        } else {
+            let uses = vec![Operand::reg(Reg::RZ), Operand::int(16), word];
+            cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![d.into()], uses, inst.span)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mov.b64 d, {a, b, c, d}` of four 16-bit parts: each word joined from
+/// its two halves with `PRMT lo, 0x5410, hi` (NVIDIA's), or a `MOV` of the
+/// word when both halves are constants.
+fn pack64_halves(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, parts: &[Expr]) -> Lowered {
+    let mut halves = Vec::with_capacity(4);
+    for part in parts {
+        halves.push(match &part.kind {
+            // A register never written is an undefined half: any value.
+            ExprKind::Name(r, None) if cx.never_written(r.name.as_str()) => (Operand::reg(Reg::RZ), Some(0)),
+            ExprKind::Name(r, None) => {
+                let known = cx.consts.get(r.name.as_str()).map(|&v| v as u32 & 0xffff);
+                (Operand::reg(cx.reg(r.name.as_str(), part.span)?), known)
+            }
+            ExprKind::Int { value, .. } => {
+                let v = *value as u32 & 0xffff;
+                (Operand::int(i64::from(v)), Some(v))
+            }
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    let mut first = true;
+    for (i, pair) in halves.chunks(2).enumerate() {
+        let def = Operand::reg(d.part(i as u8, 1));
+        let def = if first { def.undef() } else { def };
+        first = false;
+        let [(lo, lo_known), (hi, hi_known)] = pair else { return Err(unsupported(inst)) };
+        if let (Some(l), Some(h)) = (lo_known, hi_known) {
+            let word = Operand::int(i64::from(h << 16 | l));
+            cx.emit(Opcode::MOV, &[], vec![def], vec![word], inst.span)?;
+            continue;
+        }
+        let mut regs = Vec::with_capacity(2);
+        for half in [lo, hi] {
+            regs.push(if half.as_reg().is_some() {
+                half.clone()
+            } else {
+                let t = cx.temp(RegFile::R, 1);
+                cx.emit(Opcode::MOV, &[], vec![t.into()], vec![half.clone()], inst.span)?;
+                t.into()
+            });
+        }
+        let uses = vec![regs[0].clone(), Operand::int(0x5410), regs[1].clone()];
+        cx.emit(Opcode::PRMT, &[], vec![def], uses, inst.span)?;
+    }
+    Ok(())
+}
+
 /// `mov.b64 d, {lo, hi}`: a `MOV` into each word of `d`.
 fn pack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
     let d = dst(cx, inst, 0)?;
+    if parts.len() == 4 && d.width == 2 {
+        return pack64_halves(cx, inst, d, parts);
+    }
     if parts.len() != 2 || d.width != 2 {
         return Err(unsupported(inst));
     }
