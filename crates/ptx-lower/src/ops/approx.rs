@@ -191,6 +191,14 @@ pub(super) fn div_ftz(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::F32)?;
     let b = src(cx, inst, 2, ScalarType::F32)?;
+    if let ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)) = b.kind {
+        // NVIDIA folds the reciprocal of a constant divisor (sm_80, sm_90):
+        // `FMUL.FTZ d, a, 1/b`, rounded to nearest and flushed to zero as
+        // MUFU would (1/3 -> 0.33333334, 1/2^127 -> 0, 1/subnormal -> inf).
+        // A NaN stays a NaN (NVIDIA's `MUFU.RCP R, +QNAN` first).
+        let r = reciprocal_ftz(bits);
+        return cx.emit(Opcode::FMUL, &["FTZ"], vec![d.into()], vec![a, f32_imm(r)], inst.span);
+    }
     if b.as_reg().is_none() {
         return Err(unsupported(inst));
     }
@@ -212,6 +220,18 @@ fn double_high(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, ftz: bool) 
     let hi = Operand::reg(d.part(1, 1));
     cx.emit(Opcode::MUFU, &[function], vec![if same { hi } else { hi.undef() }], vec![a.part(1, 1).into()], inst.span)?;
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1))], vec![Operand::reg(Reg::RZ)], inst.span)
+}
+
+/// `1/x` of binary32 bits with subnormal inputs and results flushed to
+/// (signed) zero, NaNs as the canonical NaN: the constant NVIDIA puts in
+/// place of `MUFU.RCP` of an immediate.
+fn reciprocal_ftz(bits: u32) -> u32 {
+    let flush = |b: u32| if b & 0x7f80_0000 == 0 { b & 0x8000_0000 } else { b };
+    let x = f32::from_bits(flush(bits));
+    if x.is_nan() {
+        return 0x7fff_ffff;
+    }
+    flush((1.0 / x).to_bits())
 }
 
 fn f32_imm(bits: u32) -> Operand {

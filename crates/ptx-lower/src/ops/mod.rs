@@ -70,6 +70,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "mad" if inst.has("hi") && !inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
             bits::mad_hi(cx, inst).map(|()| None)
         }
+        "mad" if inst.has("hi") && inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
+            int24::mad_hi_sat(cx, inst).map(|()| None)
+        }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "fns" => fns::lower(cx, inst).map(|()| None),
         "vabsdiff4" if inst.modifiers.len() == 3 && inst.types().all(|t| t == ScalarType::U32) => {
