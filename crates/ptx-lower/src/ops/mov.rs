@@ -27,6 +27,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             _ => {}
         }
     }
+    if ty.bits() == 128 {
+        return mov128(cx, inst);
+    }
     let d = dst(cx, inst, 0)?;
     let s = operand(inst, 1)?;
     if let ExprKind::Name(r, component) = &s.kind
@@ -71,6 +74,74 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         return Err(unsupported(inst));
     }
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span)
+}
+
+/// `mov.b128` between a register quad and two 64-bit halves (`{lo, hi}`),
+/// or a copy of a quad: a `MOV` per word.
+fn mov128(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    // (destination word, source word) pairs; `None` skips a `_` half.
+    let mut moves: Vec<(Reg, Reg)> = Vec::with_capacity(4);
+    let halves = |cx: &mut Lowerer<'_>, parts: &[Expr]| -> Lowered<Vec<Option<Reg>>> {
+        if parts.len() != 2 {
+            return Err(unsupported(inst));
+        }
+        let mut out = Vec::with_capacity(2);
+        for part in parts {
+            out.push(match &part.kind {
+                ExprKind::Sink => None,
+                ExprKind::Name(r, None) => Some(cx.reg(r.name.as_str(), part.span)?).filter(|r| r.width == 2),
+                _ => return Err(unsupported(inst)),
+            });
+        }
+        Ok(out)
+    };
+    match (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) {
+        (ExprKind::Braces(parts), ExprKind::Name(s, None)) => {
+            let s = read_reg(cx, s.name.as_str(), inst.span)?;
+            if s.width != 4 {
+                return Err(unsupported(inst));
+            }
+            for (h, d) in halves(cx, parts)?.into_iter().enumerate() {
+                let Some(d) = d else { continue };
+                for w in 0..2u8 {
+                    moves.push((d.part(w, 1), s.part(2 * h as u8 + w, 1)));
+                }
+            }
+        }
+        (ExprKind::Name(..), ExprKind::Braces(parts)) => {
+            let d = dst(cx, inst, 0)?;
+            if d.width != 4 {
+                return Err(unsupported(inst));
+            }
+            for (h, s) in halves(cx, parts)?.into_iter().enumerate() {
+                let Some(s) = s else { return Err(unsupported(inst)) };
+                for w in 0..2u8 {
+                    moves.push((d.part(2 * h as u8 + w, 1), s.part(w, 1)));
+                }
+            }
+        }
+        (ExprKind::Name(..), ExprKind::Name(s, None)) => {
+            let d = dst(cx, inst, 0)?;
+            let s = read_reg(cx, s.name.as_str(), inst.span)?;
+            if d.width != 4 || s.width != 4 {
+                return Err(unsupported(inst));
+            }
+            if d == s {
+                return Ok(());
+            }
+            moves.extend((0..4u8).map(|w| (d.part(w, 1), s.part(w, 1))));
+        }
+        _ => return Err(unsupported(inst)),
+    }
+    // The halves are 64-bit registers and the quad another register, so
+    // no write clobbers a word still to be read; every register written
+    // here is written whole, starting (word 0) with an `undef` write.
+    for (d, s) in moves {
+        let def = Operand::reg(d);
+        let def = if d.word == Some(0) { def.undef() } else { def };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::reg(s)], inst.span)?;
+    }
+    Ok(())
 }
 
 /// `mov.b64 {lo, hi}, s`: each word of `s`. A destination written only
