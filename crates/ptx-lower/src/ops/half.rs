@@ -68,8 +68,10 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     // 0x7fff, not with its payload (PTX leaves NaN results unspecified).
     if matches!(name, "neg" | "abs") && !bf16 {
         if let Some(bits) = constant(cx, inst, 1)? {
-            // Folded as the arithmetic does it: per lane, a NaN becomes 0x7fff.
-            let lane = |h: u32| match (h & 0x7fff > 0x7c00, name) {
+            // Folded as NVIDIA folds it (ptxas 13.5, sm_90): a scalar NaN
+            // becomes 0x7fff, a pair's lanes only change sign (`neg.f16x2`
+            // of 0xfe01bc00 is 0x7e013c00).
+            let lane = |h: u32| match (scalar && h & 0x7fff > 0x7c00, name) {
                 (true, _) => 0x7fff,
                 (false, "abs") => h & 0x7fff,
                 _ => h ^ 0x8000,
