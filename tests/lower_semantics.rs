@@ -3316,6 +3316,18 @@ fn int_bits_match_nvidia() {
     matches_nvidia("int_bits", n as u32, args, 1, 128, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }
 
+/// `tests/ptx/sweep14.ptx`: the forms session 14 lowered from the ISA
+/// sweep (64-bit `bfe`/`bfi`/`cnot`, `mad.hi` by an immediate, 16-bit
+/// parts of `mov.b64`, `mov.b128`, `match.any.b64`, f16 `neg`/`abs` of
+/// NaNs, half `tanh`/`ex2`, `div.approx.ftz` by constants).
+#[test]
+fn sweep14_forms_match_nvidia() {
+    let n = 128;
+    let input = int_edge_records(n);
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 128 * n])];
+    matches_nvidia("sweep14", n as u32, args, 1, 128, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}
+
 /// `tests/ptx/int_sat.ptx` against the PTX ISA's definitions (NVIDIA's
 /// cubin uses a `PLOP3` form our decoder does not read yet).
 #[test]

@@ -314,7 +314,11 @@ impl Cta<'_> {
                         // The addend is the register pair c:c+1 (the decoder
                         // prints it as one register): `hi(a * b + pair)`,
                         // which the division sequences use as `x + hi(x * e)`.
-                        let words = if matches!(step.uses.get(2), Some((Src::Reg(..), _))) { 2 } else { 1 };
+                        // A constant-bank addend is a pair too: NVIDIA's sm_80
+                        // `mad.hi.u32 d, a, b, 1` is `IMAD.HI.U32 d, a, b,
+                        // c[0x2][0x8]` over the literal pool's `0, 1` there.
+                        let words =
+                            if matches!(step.uses.get(2), Some((Src::Reg(..) | Src::CBank { .. }, _))) { 2 } else { 1 };
                         let c = self.val(w, step, 2, lane, words)?;
                         let c = if cf.neg { c.wrapping_neg() } else { c };
                         // The carry out of the 64-bit sum (`IMAD.HI.U32 R8, P1, ...`
@@ -663,6 +667,14 @@ impl Cta<'_> {
                 Some(r) => (u64::from(r), no),
                 None => return fault(format!("MUFU.{func} is not modelled")),
             },
+            Kind::MufuHalf { func, bf16 } => {
+                let v = self.u32v(w, step, 0, lane)?;
+                let h = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
+                match mufu::mufu_half(func, h as u16, bf16) {
+                    Some(r) => (u64::from(r), no),
+                    None => return fault(format!("MUFU.{func} of a half is not modelled")),
+                }
+            }
             _ => return fault("not an ALU operation"),
         })
     }

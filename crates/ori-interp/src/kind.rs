@@ -409,6 +409,12 @@ pub enum Kind {
         rnd: Round,
     },
     Mufu(&'static str),
+    /// `MUFU.<func>.F16` / `.BF16`: one half-precision lane
+    /// (`sem::mufu::mufu_half`).
+    MufuHalf {
+        func: &'static str,
+        bf16: bool,
+    },
     Ld {
         space: Space,
         bytes: u8,
@@ -958,6 +964,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "DADD" => Kind::Dadd { rnd: round(inst) },
         "DMUL" => Kind::Dmul { rnd: round(inst) },
         "DFMA" => Kind::Dfma { rnd: round(inst) },
+        "MUFU" if m("F16") || m("BF16") => inst
+            .mods
+            .first()
+            .map(|f| f.name())
+            .filter(|f| crate::sem::mufu::mufu_half(f, 0x3c00, false).is_some())
+            .map_or(Kind::Unsupported, |func| Kind::MufuHalf { func, bf16: m("BF16") }),
         "MUFU" => inst
             .mods
             .first()

@@ -24,8 +24,27 @@ pub fn mufu64h(func: &str, hi: u32) -> Option<u32> {
 
 /// Evaluates `MUFU.<func>` on binary32 bits; `None` for an unknown function.
 pub fn mufu(func: &str, a: u32) -> Option<u32> {
-    let x = f64::from(f32::from_bits(ftz(a)));
-    let r = match func {
+    let r = exact(func, f64::from(f32::from_bits(ftz(a))))? as f32;
+    Some(if r.is_nan() { NAN32 } else { ftz(r.to_bits()) })
+}
+
+/// `MUFU.<func>.F16` / `.BF16` (sm_80+, NVIDIA's code for `ex2.approx.f16`
+/// and `tanh.approx.{f16,bf16}`): one binary16 or bfloat16 lane in (the
+/// low half of the register, or the high one for `R.H1`), the result
+/// rounded to nearest into the low half, zero above it (NVIDIA's code
+/// never reads the high half: a pair is joined with `PRMT 0x5410`). Half
+/// subnormals are kept (their binary32 value is normal); a NaN becomes
+/// the canonical `0x7fff`.
+pub fn mufu_half(func: &str, h: u16, bf16: bool) -> Option<u32> {
+    let x = if bf16 { f64::from(f32::from_bits(u32::from(h) << 16)) } else { f64::from(super::half::to_f32(h)) };
+    let r = exact(func, x)?;
+    Some(u32::from(if bf16 { super::half::bf16_from_f64(r) } else { super::half::from_f64(r) }))
+}
+
+/// The exact value of `func` at `x` (the interpreter's model of every
+/// approximation); `None` for an unknown function.
+fn exact(func: &str, x: f64) -> Option<f64> {
+    Some(match func {
         "RCP" => 1.0 / x,
         "RSQ" => 1.0 / x.sqrt(),
         "SQRT" => x.sqrt(),
@@ -36,7 +55,5 @@ pub fn mufu(func: &str, a: u32) -> Option<u32> {
         "COS" => (x * std::f64::consts::TAU).cos(),
         "TANH" => x.tanh(),
         _ => return None,
-    };
-    let r = r as f32;
-    Some(if r.is_nan() { NAN32 } else { ftz(r.to_bits()) })
+    })
 }

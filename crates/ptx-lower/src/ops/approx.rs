@@ -9,6 +9,8 @@
 //! | `div.approx.ftz.f32 d, a, b` | `MUFU.RCP t, b`, `FMUL.FTZ d, t, a` |
 //! | `sin`, `cos` `.approx[.ftz].f32` | `MUFU.SIN`/`COS` of `x * 1/(2 pi)` rounded toward zero (`FMUL.RZ`) |
 //! | `rcp`, `rsqrt` `.approx.ftz.f64` | `MUFU.RCP64H`/`RSQ64H` of the high word, a zero low word |
+//! | `tanh.approx.f32` | `MUFU.TANH` |
+//! | `ex2`, `tanh` `.approx` of `f16`/`bf16` | `MUFU.EX2.F16`/`.TANH.BF16`...; pairs: one per lane (NVIDIA's `R.H1`; ours shifts the lane down), `PRMT 0x5410` |
 
 use ori_ir::{Opcode, Operand, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ScalarType};
@@ -31,6 +33,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ty == ScalarType::F64 {
         return double_high(cx, inst, name, ftz);
     }
+    if matches!(ty, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+        return half(cx, inst, name, ty);
+    }
     if ty != ScalarType::F32 {
         return Err(unsupported(inst));
     }
@@ -46,6 +51,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         "sqrt" => "SQRT",
         "rcp" => "RCP",
         "rsqrt" => "RSQ",
+        // NVIDIA's code for `tanh.approx.f32` is the bare MUFU on sm_80
+        // and sm_90, with or without `.ftz`: no subnormal fix-up.
+        "tanh" => return cx.emit(Opcode::MUFU, &["TANH"], vec![d.into()], vec![a], span),
         "sin" | "cos" => {
             let turns = cx.temp(RegFile::R, 1);
             let inv_two_pi = Operand::from(ori_ir::OperandKind::Imm(ori_ir::Imm::F32(0x3e22_f983)));
@@ -139,6 +147,42 @@ fn fixed_up(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, function: &str
     }
 }
 
+/// `ex2`/`tanh` `.approx` of binary16 and bfloat16 (ptx-syntax enforces
+/// `.ftz` on bfloat16 `ex2` and the sm_90 gates of bfloat16), NVIDIA's
+/// code on sm_80 and sm_90: `MUFU.<fn>.F16`/`.BF16` of the low lane (a
+/// scalar's register), and for a pair a second one of the high lane
+/// joined with `PRMT d, lo, 0x5410, hi`.
+fn half(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, ty: ScalarType) -> Lowered {
+    let function = match name {
+        "ex2" => "EX2",
+        "tanh" => "TANH",
+        _ => return Err(unsupported(inst)),
+    };
+    let format = if matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2) { "BF16" } else { "F16" };
+    let d = dst(cx, inst, 0)?;
+    let a = src(cx, inst, 1, ScalarType::B32)?;
+    if a.as_reg().is_none() {
+        return Err(unsupported(inst));
+    }
+    let span = inst.span;
+    if matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
+        return cx.emit(Opcode::MUFU, &[function, format], vec![d.into()], vec![a], span);
+    }
+    // NVIDIA reads the high lane as `R.H1`; the sm_90 encoder has no such
+    // MUFU form yet, so the lane is shifted down first (the same value).
+    let (lo, high, hi) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    cx.emit(Opcode::MUFU, &[function, format], vec![lo.into()], vec![a.clone()], span)?;
+    cx.emit(
+        Opcode::SHF,
+        &["R", "U32", "HI"],
+        vec![high.into()],
+        vec![Operand::reg(Reg::RZ), Operand::int(16), a],
+        span,
+    )?;
+    cx.emit(Opcode::MUFU, &[function, format], vec![hi.into()], vec![high.into()], span)?;
+    cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![lo.into(), Operand::int(0x5410), hi.into()], span)
+}
+
 /// `div.approx.ftz.f32 d, a, b`: `a` times the approximate reciprocal of `b`.
 pub(super) fn div_ftz(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if ty(inst)? != ScalarType::F32 || inst.modifiers.len() != 3 {
@@ -147,6 +191,14 @@ pub(super) fn div_ftz(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let d = dst(cx, inst, 0)?;
     let a = src(cx, inst, 1, ScalarType::F32)?;
     let b = src(cx, inst, 2, ScalarType::F32)?;
+    if let ori_ir::OperandKind::Imm(ori_ir::Imm::F32(bits)) = b.kind {
+        // NVIDIA folds the reciprocal of a constant divisor (sm_80, sm_90):
+        // `FMUL.FTZ d, a, 1/b`, rounded to nearest and flushed to zero as
+        // MUFU would (1/3 -> 0.33333334, 1/2^127 -> 0, 1/subnormal -> inf).
+        // A NaN stays a NaN (NVIDIA's `MUFU.RCP R, +QNAN` first).
+        let r = reciprocal_ftz(bits);
+        return cx.emit(Opcode::FMUL, &["FTZ"], vec![d.into()], vec![a, f32_imm(r)], inst.span);
+    }
     if b.as_reg().is_none() {
         return Err(unsupported(inst));
     }
@@ -168,6 +220,18 @@ fn double_high(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, ftz: bool) 
     let hi = Operand::reg(d.part(1, 1));
     cx.emit(Opcode::MUFU, &[function], vec![if same { hi } else { hi.undef() }], vec![a.part(1, 1).into()], inst.span)?;
     cx.emit(Opcode::MOV, &[], vec![Operand::reg(d.part(0, 1))], vec![Operand::reg(Reg::RZ)], inst.span)
+}
+
+/// `1/x` of binary32 bits with subnormal inputs and results flushed to
+/// (signed) zero, NaNs as the canonical NaN: the constant NVIDIA puts in
+/// place of `MUFU.RCP` of an immediate.
+fn reciprocal_ftz(bits: u32) -> u32 {
+    let flush = |b: u32| if b & 0x7f80_0000 == 0 { b & 0x8000_0000 } else { b };
+    let x = f32::from_bits(flush(bits));
+    if x.is_nan() {
+        return 0x7fff_ffff;
+    }
+    flush((1.0 / x).to_bits())
 }
 
 fn f32_imm(bits: u32) -> Operand {

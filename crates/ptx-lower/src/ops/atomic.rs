@@ -31,6 +31,11 @@ use crate::func::Lowerer;
 /// constants are moved to registers first (`RZ` for 0), as NVIDIA does.
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let red = inst.opcode.name.as_str() == "red";
+    // Vector atomics (`atom.global.v2.f32.add`) are not lowered: without
+    // this a `.v2` would be dropped and the access done on one element.
+    if inst.modifiers.iter().any(|m| matches!(m.kind, ModifierKind::Vector(_))) {
+        return Err(unsupported(inst));
+    }
     let order = order::Order::of(cx, inst).ok_or_else(|| unsupported(inst))?;
     let words: Vec<&str> = inst
         .modifiers

@@ -3,7 +3,7 @@
 //! corpus (bitops, fp_convert, mma_ldmatrix). 64-bit sources are read word
 //! by word (`%rd:0`, `%rd:1`).
 
-use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg};
+use ori_ir::{Imm, Opcode, Operand, OperandKind, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, ModifierKind, ScalarType};
 
 use super::seq::{Seq, rz, undef, when};
@@ -42,6 +42,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ("bfi", 32) => bfi32(cx, inst),
         ("bfi", 64) => bfi64(cx, inst),
         ("bfe", 32) => bfe32(cx, inst, ty == ScalarType::S32),
+        ("bfe", 64) => bfe64(cx, inst, ty == ScalarType::S64),
         ("bmsk", 32) => bmsk(cx, inst),
         ("szext", 32) => szext(cx, inst, ty == ScalarType::S32),
         ("prmt", 32) => prmt(cx, inst),
@@ -328,7 +329,7 @@ fn bfind64(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
 /// `a` (how 64-bit values are assembled from two halves).
 fn bfi64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if (constant(cx, inst, 3)?, constant(cx, inst, 4)?) != (Some(32), Some(32)) {
-        return Err(unsupported(inst));
+        return bfi64_dynamic(cx, inst);
     }
     let d = dst(cx, inst, 0)?;
     let (a, _) = words(cx, inst, 1)?;
@@ -341,6 +342,101 @@ fn bfi64(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let out = seq.out(cx, d, &[&a.into(), &b.into()]);
         seq.op(cx, Opcode::MOV, &[], vec![undef(out.part(0, 1))], vec![b.into()])?;
         seq.op(cx, Opcode::MOV, &[], vec![out.part(1, 1).into()], vec![a.into()])?;
+        pair_result(cx, &seq, d, out)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// The 64-bit field mask `(1 << len) - 1` of NVIDIA's `bfe`/`bfi.b64` code
+/// (sm_80, sm_90): `SHF.L.U32` and `SHF.L.U64.HI` of a 1 by `len`, minus
+/// one with a borrow (`IADD3` + `IADD3.X`); words (low, high).
+fn mask64(cx: &mut Lowerer<'_>, seq: &Seq, len: Operand) -> Lowered<(Reg, Reg)> {
+    let one = seq.in_reg(cx, Operand::int(1))?;
+    let lo = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![one.clone(), len.clone(), rz()])?;
+    let hi = seq.value(cx, Opcode::SHF, &["L", "U64", "HI"], vec![one, len, rz()])?;
+    let (mlo, borrow) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::P, 1));
+    let uses = vec![lo.into(), Operand::int(-1), rz()];
+    seq.op(cx, Opcode::IADD3, &[], vec![mlo.into(), borrow.into()], uses)?;
+    let uses = vec![hi.into(), Operand::int(-1), rz(), borrow.into(), Operand::reg(Reg::PT).inverted()];
+    let mhi = seq.value(cx, Opcode::IADD3, &["X"], uses)?;
+    Ok((mlo, mhi))
+}
+
+/// `bfe.{u64,s64} d, a, pos, len`, NVIDIA's code (sm_80 and sm_90, the
+/// same instructions, so the same results at every edge): `a` shifted
+/// right by `pos` (`SHF.R.{U,S}64` + `SHF.R.{U,S}32.HI`) and masked
+/// ([`mask64`]); signed, where the masked field shifted right by
+/// `len - 1` is not zero, the bits above the field are set
+/// (`@P LOP3 d | ~mask`).
+fn bfe64(cx: &mut Lowerer<'_>, inst: &Instruction, signed: bool) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (alo, ahi) = words(cx, inst, 1)?;
+    let pos = src(cx, inst, 2, ScalarType::U32)?;
+    let len = src(cx, inst, 3, ScalarType::U32)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let (pos, len) = (seq.in_reg(cx, pos)?, seq.in_reg(cx, len)?);
+        let (mlo, mhi) = mask64(cx, &seq, len.clone())?;
+        let (wide, high) = if signed { (["R", "S64"], ["R", "S32", "HI"]) } else { (["R", "U64"], ["R", "U32", "HI"]) };
+        let xlo = seq.value(cx, Opcode::SHF, &wide, vec![alo.into(), pos.clone(), ahi.into()])?;
+        let xhi = seq.value(cx, Opcode::SHF, &high, vec![rz(), pos, ahi.into()])?;
+        let out = cx.temp(RegFile::R, 2);
+        let (olo, ohi) = (out.part(0, 1), out.part(1, 1));
+        let uses = vec![mlo.into(), xlo.into(), rz(), Operand::int(LUT_AND), Operand::reg(Reg::PT).inverted()];
+        seq.op(cx, Opcode::LOP3, &["LUT"], vec![undef(olo)], uses)?;
+        seq.lop3(cx, ohi, [mhi.into(), xhi.into(), rz()], LUT_AND, None)?;
+        if signed {
+            let top = seq.value(cx, Opcode::IADD3, &[], vec![len, Operand::int(-1), rz()])?;
+            let uses = vec![olo.into(), top.into(), ohi.into()];
+            let tlo = seq.value(cx, Opcode::SHF, &["R", "U64"], uses)?;
+            let thi = seq.value(cx, Opcode::SHF, &["R", "U32", "HI"], vec![rz(), top.into(), ohi.into()])?;
+            let low = seq.isetp(cx, &["NE", "U32", "AND"], tlo.into(), rz())?;
+            let set = cx.temp(RegFile::P, 1);
+            let pt = || Operand::reg(Reg::PT);
+            let uses = vec![thi.into(), rz(), pt(), low.into()];
+            seq.op(cx, Opcode::ISETP, &["NE", "U32", "AND", "EX"], vec![set.into(), pt()], uses)?;
+            // `d | ~mask` (a = 0xf0, b = 0xcc).
+            seq.lop3(cx, olo, [olo.into(), mlo.into(), rz()], 0xf3, when(set))?;
+            seq.lop3(cx, ohi, [ohi.into(), mhi.into(), rz()], 0xf3, when(set))?;
+        }
+        pair_result(cx, &seq, d, out)
+    })();
+    seq.finish(cx);
+    result
+}
+
+/// `bfi.b64 d, a, b, pos, len`, NVIDIA's code (sm_80 and sm_90): the
+/// field mask ([`mask64`]) and `a & mask` shifted left by `pos`
+/// (`SHF.L.U32` + `SHF.L.U64.HI`), then per word `(a' | b & ~mask')`
+/// (`LOP3 0xf4`).
+fn bfi64_dynamic(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    let d = dst(cx, inst, 0)?;
+    let (alo, ahi) = words(cx, inst, 1)?;
+    let (blo, bhi) = words(cx, inst, 2)?;
+    let pos = src(cx, inst, 3, ScalarType::U32)?;
+    let len = src(cx, inst, 4, ScalarType::U32)?;
+    if d.width != 2 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let (pos, len) = (seq.in_reg(cx, pos)?, seq.in_reg(cx, len)?);
+        let (mlo, mhi) = mask64(cx, &seq, len)?;
+        let flo = seq.lop3_value(cx, [mlo.into(), alo.into(), rz()], LUT_AND)?;
+        let fhi = seq.lop3_value(cx, [mhi.into(), ahi.into(), rz()], LUT_AND)?;
+        let slo = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![flo.into(), pos.clone(), rz()])?;
+        let shi = seq.value(cx, Opcode::SHF, &["L", "U64", "HI"], vec![flo.into(), pos.clone(), fhi.into()])?;
+        let klo = seq.value(cx, Opcode::SHF, &["L", "U32"], vec![mlo.into(), pos.clone(), rz()])?;
+        let khi = seq.value(cx, Opcode::SHF, &["L", "U64", "HI"], vec![mlo.into(), pos, mhi.into()])?;
+        let out = cx.temp(RegFile::R, 2);
+        let (olo, ohi) = (out.part(0, 1), out.part(1, 1));
+        let uses = vec![slo.into(), blo.into(), klo.into(), Operand::int(0xf4), Operand::reg(Reg::PT).inverted()];
+        seq.op(cx, Opcode::LOP3, &["LUT"], vec![undef(olo)], uses)?;
+        seq.lop3(cx, ohi, [shi.into(), bhi.into(), khi.into()], 0xf4, None)?;
         pair_result(cx, &seq, d, out)
     })();
     seq.finish(cx);

@@ -62,8 +62,34 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         uses.push(zero);
         return cx.emit(Opcode::HADD2, &["FTZ"], vec![d.into()], uses, inst.span);
     }
-    // The sign is the top bit of each lane: negation and absolute value are
-    // exact bit operations (as PTX defines them, NaNs included).
+    // NVIDIA computes binary16 negation and absolute value as arithmetic,
+    // not as a sign-bit operation: `HADD2 d, -a, -RZ.H0_H0` (`|a|` for
+    // `abs`; sm_80 and sm_90 alike), so a NaN comes out as the canonical
+    // 0x7fff, not with its payload (PTX leaves NaN results unspecified).
+    if matches!(name, "neg" | "abs") && !bf16 {
+        if let Some(bits) = constant(cx, inst, 1)? {
+            // Folded as NVIDIA folds it (ptxas 13.5, sm_90): a scalar NaN
+            // becomes 0x7fff, a pair's lanes only change sign (`neg.f16x2`
+            // of 0xfe01bc00 is 0x7e013c00).
+            let lane = |h: u32| match (scalar && h & 0x7fff > 0x7c00, name) {
+                (true, _) => 0x7fff,
+                (false, "abs") => h & 0x7fff,
+                _ => h ^ 0x8000,
+            };
+            let value = lane(bits >> 16 & 0xffff) << 16 | lane(bits & 0xffff);
+            return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::int(i64::from(value))], inst.span);
+        }
+        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg")?;
+        let [a] = uses.as_mut_slice() else { return Err(unsupported(inst)) };
+        a.flags.abs = name == "abs";
+        let mut zero = rz().negated();
+        zero.flags.halves = Some(Halves::H0H0);
+        uses.push(zero);
+        return cx.emit(Opcode::HADD2, &[], vec![d.into()], uses, inst.span);
+    }
+    // bfloat16: NVIDIA's `HFMA2.BF16_V2 d, -RZ.H0_H0, RZ.H0_H0, -a` (also
+    // canonical NaNs) is a form the encoder lacks; until it has it, the
+    // sign-bit operation, which keeps a NaN's payload.
     if matches!(name, "neg" | "abs") {
         let a = src(cx, inst, 1, ScalarType::B32)?;
         if a.as_reg().is_none() {

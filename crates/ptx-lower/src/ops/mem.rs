@@ -893,6 +893,8 @@ fn width(ty: ScalarType) -> Option<Option<&'static str>> {
         B16 => Some("U16"),
         _ if ty.bits() == 32 => None,
         _ if ty.bits() == 64 => Some("64"),
+        // `.b128` (sm_70+ PTX 8.3): one access of the register quad.
+        _ if ty.bits() == 128 => Some("128"),
         _ => return None,
     })
 }

@@ -70,6 +70,9 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         "mad" if inst.has("hi") && !inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
             bits::mad_hi(cx, inst).map(|()| None)
         }
+        "mad" if inst.has("hi") && inst.has("sat") && !inst.has("cc") && ty(inst)?.bits() == 32 => {
+            int24::mad_hi_sat(cx, inst).map(|()| None)
+        }
         "dp4a" | "dp2a" => bits::dot(cx, inst).map(|()| None),
         "fns" => fns::lower(cx, inst).map(|()| None),
         "vabsdiff4" if inst.modifiers.len() == 3 && inst.types().all(|t| t == ScalarType::U32) => {
@@ -81,7 +84,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             video::lower(cx, inst).map(|()| None)
         }
         "rsqrt" if ieee::handles(inst) => ieee::lower(cx, inst).map(|()| None),
-        "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" if inst.has("approx") => {
+        "sqrt" | "ex2" | "lg2" | "sin" | "cos" | "rcp" | "rsqrt" | "tanh" if inst.has("approx") => {
             approx::lower(cx, inst).map(|()| None)
         }
         "div" if inst.has("approx") && inst.has("ftz") => approx::div_ftz(cx, inst).map(|()| None),

@@ -27,6 +27,9 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             _ => {}
         }
     }
+    if ty.bits() == 128 {
+        return mov128(cx, inst);
+    }
     let d = dst(cx, inst, 0)?;
     let s = operand(inst, 1)?;
     if let ExprKind::Name(r, component) = &s.kind
@@ -73,6 +76,74 @@ pub(super) fn mov(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     cx.emit(Opcode::MOV, &[], vec![d.into()], vec![s], inst.span)
 }
 
+/// `mov.b128` between a register quad and two 64-bit halves (`{lo, hi}`),
+/// or a copy of a quad: a `MOV` per word.
+fn mov128(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
+    // (destination word, source word) pairs; `None` skips a `_` half.
+    let mut moves: Vec<(Reg, Reg)> = Vec::with_capacity(4);
+    let halves = |cx: &mut Lowerer<'_>, parts: &[Expr]| -> Lowered<Vec<Option<Reg>>> {
+        if parts.len() != 2 {
+            return Err(unsupported(inst));
+        }
+        let mut out = Vec::with_capacity(2);
+        for part in parts {
+            out.push(match &part.kind {
+                ExprKind::Sink => None,
+                ExprKind::Name(r, None) => Some(cx.reg(r.name.as_str(), part.span)?).filter(|r| r.width == 2),
+                _ => return Err(unsupported(inst)),
+            });
+        }
+        Ok(out)
+    };
+    match (&operand(inst, 0)?.kind, &operand(inst, 1)?.kind) {
+        (ExprKind::Braces(parts), ExprKind::Name(s, None)) => {
+            let s = read_reg(cx, s.name.as_str(), inst.span)?;
+            if s.width != 4 {
+                return Err(unsupported(inst));
+            }
+            for (h, d) in halves(cx, parts)?.into_iter().enumerate() {
+                let Some(d) = d else { continue };
+                for w in 0..2u8 {
+                    moves.push((d.part(w, 1), s.part(2 * h as u8 + w, 1)));
+                }
+            }
+        }
+        (ExprKind::Name(..), ExprKind::Braces(parts)) => {
+            let d = dst(cx, inst, 0)?;
+            if d.width != 4 {
+                return Err(unsupported(inst));
+            }
+            for (h, s) in halves(cx, parts)?.into_iter().enumerate() {
+                let Some(s) = s else { return Err(unsupported(inst)) };
+                for w in 0..2u8 {
+                    moves.push((d.part(2 * h as u8 + w, 1), s.part(w, 1)));
+                }
+            }
+        }
+        (ExprKind::Name(..), ExprKind::Name(s, None)) => {
+            let d = dst(cx, inst, 0)?;
+            let s = read_reg(cx, s.name.as_str(), inst.span)?;
+            if d.width != 4 || s.width != 4 {
+                return Err(unsupported(inst));
+            }
+            if d == s {
+                return Ok(());
+            }
+            moves.extend((0..4u8).map(|w| (d.part(w, 1), s.part(w, 1))));
+        }
+        _ => return Err(unsupported(inst)),
+    }
+    // The halves are 64-bit registers and the quad another register, so
+    // no write clobbers a word still to be read; every register written
+    // here is written whole, starting (word 0) with an `undef` write.
+    for (d, s) in moves {
+        let def = Operand::reg(d);
+        let def = if d.word == Some(0) { def.undef() } else { def };
+        cx.emit(Opcode::MOV, &[], vec![def], vec![Operand::reg(s)], inst.span)?;
+    }
+    Ok(())
+}
+
 /// `mov.b64 {lo, hi}, s`: each word of `s`. A destination written only
 /// here, from a source written once, becomes that word of the source's
 /// pair without an instruction.
@@ -80,6 +151,9 @@ fn unpack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered
     let ExprKind::Name(s, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
     let s = s.name.as_str();
     let sreg = super::read_reg(cx, s, inst.span)?;
+    if parts.len() == 4 && sreg.width == 2 {
+        return unpack64_halves(cx, inst, sreg, parts);
+    }
     if parts.len() != 2 || sreg.width != 2 {
         return Err(unsupported(inst));
     }
@@ -101,9 +175,87 @@ fn unpack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered
     Ok(())
 }
 
+/// `mov.b64 {a, b, c, d}, s` of four 16-bit parts, NVIDIA's code: the
+/// low half of each word is the word (a 16-bit register's high half is
+/// don't-care), the high half the word shifted down (`SHF.R.U32.HI`; NVIDIA
+/// writes `PRMT 0x7632`, the same low half). `_` skips a part.
+fn unpack64_halves(cx: &mut Lowerer<'_>, inst: &Instruction, sreg: Reg, parts: &[Expr]) -> Lowered {
+    let mut dests = Vec::with_capacity(4);
+    for part in parts {
+        dests.push(match &part.kind {
+            ExprKind::Sink => None,
+            ExprKind::Name(d, None) => Some(cx.reg(d.name.as_str(), part.span)?),
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    // The destinations are 16-bit registers, never a word of the 64-bit
+    // source, so the order of the writes does not matter.
+    for (i, d) in dests.into_iter().enumerate() {
+        let Some(d) = d else { continue };
+        let word = Operand::reg(sreg.part((i / 2) as u8, 1));
+        if i % 2 == 0 {
+            cx.emit(Opcode::MOV, &[], vec![d.into()], vec![word], inst.span)?;
+        } else {
+            let uses = vec![Operand::reg(Reg::RZ), Operand::int(16), word];
+            cx.emit(Opcode::SHF, &["R", "U32", "HI"], vec![d.into()], uses, inst.span)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mov.b64 d, {a, b, c, d}` of four 16-bit parts: each word joined from
+/// its two halves with `PRMT lo, 0x5410, hi` (NVIDIA's), or a `MOV` of the
+/// word when both halves are constants.
+fn pack64_halves(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, parts: &[Expr]) -> Lowered {
+    let mut halves = Vec::with_capacity(4);
+    for part in parts {
+        halves.push(match &part.kind {
+            // A register never written is an undefined half: any value.
+            ExprKind::Name(r, None) if cx.never_written(r.name.as_str()) => (Operand::reg(Reg::RZ), Some(0)),
+            ExprKind::Name(r, None) => {
+                let known = cx.consts.get(r.name.as_str()).map(|&v| v as u32 & 0xffff);
+                (Operand::reg(cx.reg(r.name.as_str(), part.span)?), known)
+            }
+            ExprKind::Int { value, .. } => {
+                let v = *value as u32 & 0xffff;
+                (Operand::int(i64::from(v)), Some(v))
+            }
+            _ => return Err(unsupported(inst)),
+        });
+    }
+    let mut first = true;
+    for (i, pair) in halves.chunks(2).enumerate() {
+        let def = Operand::reg(d.part(i as u8, 1));
+        let def = if first { def.undef() } else { def };
+        first = false;
+        let [(lo, lo_known), (hi, hi_known)] = pair else { return Err(unsupported(inst)) };
+        if let (Some(l), Some(h)) = (lo_known, hi_known) {
+            let word = Operand::int(i64::from(h << 16 | l));
+            cx.emit(Opcode::MOV, &[], vec![def], vec![word], inst.span)?;
+            continue;
+        }
+        let mut regs = Vec::with_capacity(2);
+        for half in [lo, hi] {
+            regs.push(if half.as_reg().is_some() {
+                half.clone()
+            } else {
+                let t = cx.temp(RegFile::R, 1);
+                cx.emit(Opcode::MOV, &[], vec![t.into()], vec![half.clone()], inst.span)?;
+                t.into()
+            });
+        }
+        let uses = vec![regs[0].clone(), Operand::int(0x5410), regs[1].clone()];
+        cx.emit(Opcode::PRMT, &[], vec![def], uses, inst.span)?;
+    }
+    Ok(())
+}
+
 /// `mov.b64 d, {lo, hi}`: a `MOV` into each word of `d`.
 fn pack64(cx: &mut Lowerer<'_>, inst: &Instruction, parts: &[Expr]) -> Lowered {
     let d = dst(cx, inst, 0)?;
+    if parts.len() == 4 && d.width == 2 {
+        return pack64_halves(cx, inst, d, parts);
+    }
     if parts.len() != 2 || d.width != 2 {
         return Err(unsupported(inst));
     }

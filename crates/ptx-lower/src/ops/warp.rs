@@ -233,9 +233,11 @@ fn sinkable<'a>(inst: &Instruction, e: &'a Expr) -> Lowered<Option<&'a ptx_synta
 /// `MATCH.ALL P3, RZ, R9`). Full member mask only.
 pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
-    let all = match words.as_slice() {
-        ["any", "sync", "b32"] => false,
-        ["all", "sync", "b32"] => true,
+    let (all, wide) = match words.as_slice() {
+        ["any", "sync", "b32"] => (false, false),
+        ["all", "sync", "b32"] => (true, false),
+        ["any", "sync", "b64"] => (false, true),
+        ["all", "sync", "b64"] => (true, true),
         _ => return Err(unsupported(inst)),
     };
     if constant(cx, inst, 2)? != Some(-1) {
@@ -245,6 +247,8 @@ pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ExprKind::Name(d, None) => (d, None),
         ExprKind::Binary(BinaryOp::Or, d, p) if all => match (&d.kind, &p.kind) {
             (ExprKind::Name(d, None), ExprKind::Name(p, None)) => (d, Some(p)),
+            // `d|_`: no predicate.
+            (ExprKind::Name(d, None), ExprKind::Sink) => (d, None),
             _ => return Err(unsupported(inst)),
         },
         _ => return Err(unsupported(inst)),
@@ -257,15 +261,21 @@ pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         Some(p) => cx.reg(p.name.as_str(), p.span)?,
         None => Reg::PT,
     };
-    let a = src(cx, inst, 1, ScalarType::B32)?;
-    if a.as_reg().is_none() {
+    // A 64-bit value is compared whole: NVIDIA's `MATCH.ANY.U64 R, R4`
+    // (the pair `R4:R5`).
+    let a = src(cx, inst, 1, if wide { ScalarType::B64 } else { ScalarType::B32 })?;
+    if a.as_reg().is_none_or(|r| r.width != if wide { 2 } else { 1 }) {
         return Err(unsupported(inst));
     }
     cx.reconverge(inst.span)?;
+    let mut mods = vec![if all { "ALL" } else { "ANY" }];
+    if wide {
+        mods.push("U64");
+    }
     if all {
-        cx.emit(Opcode::MATCH, &["ALL"], vec![p.into(), d.into()], vec![a], inst.span)
+        cx.emit(Opcode::MATCH, &mods, vec![p.into(), d.into()], vec![a], inst.span)
     } else {
-        cx.emit(Opcode::MATCH, &["ANY"], vec![d.into()], vec![a], inst.span)
+        cx.emit(Opcode::MATCH, &mods, vec![d.into()], vec![a], inst.span)
     }
 }
 

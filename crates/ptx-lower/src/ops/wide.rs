@@ -210,6 +210,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) ->
             let (a, b) = (pair(1, cx)?, pair(2, cx)?);
             mul_hi_s64(cx, d, a, b, span)
         }
+        // 1 where the value is zero: the low words compared, then the high
+        // ones with that result carried in (NVIDIA's `ISETP.EQ.U32.AND` +
+        // `.EX`; it then builds the 1 with `SEL`, a negation and a sign
+        // extension, the same words as `SEL d.lo, RZ, 0x1, !P` + a zero).
+        "cnot" => {
+            let a = src64(cx, inst, 1)?;
+            let Src64::Reg(_) = a else { return Err(unsupported(inst)) };
+            let (low, zero) = (cx.temp(RegFile::P, 1), cx.temp(RegFile::P, 1));
+            let pt = || Operand::reg(Reg::PT);
+            let uses = vec![a.word(0), rz(), pt()];
+            cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![low.into(), pt()], uses, span)?;
+            let uses = vec![a.word(1), rz(), pt(), low.into()];
+            cx.emit(Opcode::ISETP, &["EQ", "U32", "AND", "EX"], vec![zero.into(), pt()], uses, span)?;
+            let mut dd = Dest::new(d, &[a]);
+            let uses = vec![rz(), Operand::int(1), Operand::reg(zero).inverted()];
+            cx.emit(Opcode::SEL, &[], vec![dd.word(0)], uses, span)?;
+            cx.emit(Opcode::MOV, &[], vec![dd.word(1)], vec![rz()], span)
+        }
         "and" | "or" | "xor" | "not" => {
             let a = src64(cx, inst, 1)?;
             let (a, b, lut) = match op {
