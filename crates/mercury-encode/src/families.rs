@@ -831,6 +831,73 @@ impl Family {
         (at == words.len()).then_some(values)
     }
 
+    /// [`Family::parse`] of a mnemonic the compiler built, whose modifier
+    /// words may stand in another order than nvdisasm prints them (the
+    /// lowering writes `FADD.SAT.FTZ.RZ` for nvdisasm's `FADD.FTZ.RZ.SAT`):
+    /// the same slot values when the order does not matter, that is when
+    /// every word belongs to one slot's words only and the fixed words
+    /// (`Slot::Word`, such as the types of `F2F.F16.F32`, whose order is
+    /// their meaning) stand in the family's order; else `None`.
+    pub fn parse_in_any_order(&self, mnemonic: &str) -> Option<Vec<u8>> {
+        if let Some(values) = self.parse(mnemonic) {
+            return Some(values);
+        }
+        let mut words = mnemonic.split('.');
+        if words.next() != Some(self.opcode) {
+            return None;
+        }
+        let words: Vec<&str> = words.collect();
+        let spellings = |slot: &Slot| -> Vec<(u8, &'static str)> {
+            match slot {
+                Slot::Field(f) => {
+                    (0..).zip(f.words.iter().copied()).filter(|(_, w)| !w.is_empty() && *w != INVALID).collect()
+                }
+                Slot::Word(w) => vec![(1, *w)],
+            }
+        };
+        // A word two slots could hold makes the order meaningful.
+        for w in &words {
+            let holders =
+                self.slots.iter().filter(|s| spellings(s).iter().any(|(_, sp)| sp.split('.').any(|x| x == *w))).count();
+            if holders != 1 {
+                return None;
+            }
+        }
+        let mut used = vec![false; words.len()];
+        let mut values = Vec::with_capacity(self.slots.len());
+        let mut last_word_at = None;
+        for slot in self.slots {
+            // The longest spelling of the slot that stands somewhere among
+            // the words not taken yet.
+            let mut found: Option<(u8, usize, usize)> = None;
+            for (v, sp) in spellings(slot) {
+                let n = sp.split('.').count();
+                for at in 0..words.len().saturating_sub(n - 1) {
+                    let here = words[at..at + n].join(".") == sp && used[at..at + n].iter().all(|u| !u);
+                    if here && found.is_none_or(|(_, _, m)| n > m) {
+                        found = Some((v, at, n));
+                    }
+                }
+            }
+            let v = match (found, slot) {
+                (Some((v, at, n)), _) => {
+                    if let Slot::Word(_) = slot {
+                        if last_word_at.is_some_and(|l| l > at) {
+                            return None;
+                        }
+                        last_word_at = Some(at);
+                    }
+                    used[at..at + n].iter_mut().for_each(|u| *u = true);
+                    v
+                }
+                (None, Slot::Field(f)) => f.words.iter().position(|x| x.is_empty())? as u8,
+                (None, Slot::Word(_)) => 0,
+            };
+            values.push(v);
+        }
+        used.iter().all(|u| *u).then_some(values)
+    }
+
     /// The mnemonic of these slot values.
     pub fn render(&self, values: &[u8]) -> Option<String> {
         let mut s = self.opcode.to_string();
@@ -939,7 +1006,7 @@ impl Family {
     /// `skeletons`, when `form` is one of the family's and the sibling
     /// differs from it in field values (and the negated predicate) only.
     fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String], operands: Operands) -> Option<u128> {
-        let target = self.parse(mnemonic)?;
+        let target = self.parse_in_any_order(mnemonic)?;
         let values = self.parse(form.mnemonic)?;
         let negate = self.negate_bit(form);
         let free = self.field_mask() | negate.map_or(0, |b| 1u128 << b);
@@ -990,7 +1057,9 @@ pub(crate) fn marked_siblings(
             continue;
         }
         for fam in families_for(sm, opcode, form) {
-            let (Some(target), Some(values)) = (fam.parse(mnemonic), fam.parse(form.mnemonic)) else { continue };
+            let (Some(target), Some(values)) = (fam.parse_in_any_order(mnemonic), fam.parse(form.mnemonic)) else {
+                continue;
+            };
             if fam.negate.is_some() || form.atom_bits() & fam.field_mask() != 0 {
                 continue;
             }
@@ -1164,5 +1233,37 @@ mod tests {
         assert_eq!(ldg.parse("LDG.E").unwrap(), vec![1, 1, 4, 0]);
         assert!(ldg.parse("LDG.E.STRONG").is_none());
         assert!(ldg.parse("LDG.E.64.EF").is_none());
+    }
+
+    /// The lowering's order of modifier words is accepted where the
+    /// order carries no meaning, and refused where it does.
+    #[test]
+    fn parse_in_any_order() {
+        let fadd = learned(Sm::Sm80)["FADD"][0];
+        let canonical = fadd.parse("FADD.FTZ.RZ.SAT").unwrap();
+        assert_eq!(fadd.parse_in_any_order("FADD.SAT.FTZ.RZ").unwrap(), canonical);
+        assert_eq!(fadd.parse_in_any_order("FADD.RZ.SAT.FTZ").unwrap(), canonical);
+        assert!(fadd.parse("FADD.SAT.FTZ.RZ").is_none());
+        assert!(fadd.parse_in_any_order("FADD.SAT.FTZ.RZ.RM").is_none());
+        assert!(fadd.parse_in_any_order("FADD.SAT.SAT").is_none());
+        // Two fixed type words: `F2F.F32.F16` is another conversion.
+        let f2f = Family {
+            opcode: "F2F",
+            forms: &[],
+            sms: &[Sm::Sm80],
+            slots: &[FTZ, Slot::Word("F16"), Slot::Word("F32"), ROUND_78],
+            negate: None,
+        };
+        assert_eq!(f2f.parse_in_any_order("F2F.RM.FTZ.F16.F32").unwrap(), vec![1, 1, 1, 1]);
+        assert!(f2f.parse_in_any_order("F2F.F32.F16").is_none());
+        // A word two fields could hold.
+        let two = Family {
+            opcode: "X",
+            forms: &[],
+            sms: &[Sm::Sm80],
+            slots: &[FTZ, Slot::Field(WordField { pos: 81, len: 1, words: &["", "FTZ.RM"] })],
+            negate: None,
+        };
+        assert!(two.parse_in_any_order("X.RM.FTZ").is_none());
     }
 }
