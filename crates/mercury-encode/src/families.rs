@@ -562,9 +562,93 @@ const SM120: &[Sm] = &[Sm::Sm120];
 const BEFORE_BLACKWELL: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90];
 const EVERY: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm100, Sm::Sm120];
 
+/// The conversion rows for the operand skeletons `{R}, {R}` (session 14):
+/// nvdisasm 13.5's flips of the solver's and NVIDIA's words, identical on
+/// SM80 and SM90. `F2I.U8.NTZ R1, R2` (0x305, high word `0x202000`): bit
+/// 72 signed, bits 75..76 the width (8 16 32; 3 prints `???6`/`???7`;
+/// bits 73..74 are ignored), bits 84..85 the source format (1 `.F16`, 2
+/// none; 0 and 3 are rejected); NVIDIA's `F2I.U8.F16.NTZ R8, R0`
+/// (`0x102000`) and `F2I.U64.F16.CEIL R4, R0.H1` (0x311, `0x109800`: 3 in
+/// 75..76, `F64` = 3 in 84..85 as in the learned `F2I.U64.F64`). `I2F.F16
+/// R1, R2` (0x306, `0x200c00`): bits 75..76 the result format (1 `.F16`,
+/// 2 none; 0/3 print `???0`/`???3`), bit 74 signed, bits 84..85 the
+/// source width (0 8-bit, 1 16-bit, 2 32-bit), which the rows take from
+/// the learned form (`I2F.U8`, `I2F.S16`, `I2F.U32`); NVIDIA's
+/// `I2F.F16.U32 R6, R6` (`0x200800`) and `I2F.F16.U8.RM R10, R0.B2`
+/// (`0x004800`). On 0x312 (64-bit sources) 75..76 = 3 is `.F64`. A zero
+/// halves or byte selector prints nothing: these rows are for `{R}`.
+const F2I_DEST_32: Slot = Slot::Field(WordField {
+    pos: 72,
+    len: 5,
+    words: &[
+        "U8", "S8", INVALID, INVALID, INVALID, INVALID, INVALID, INVALID, "U16", "S16", INVALID, INVALID, INVALID,
+        INVALID, INVALID, INVALID, "U32", "",
+    ],
+});
+const F2I_DEST_64: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U64", "S64"] });
+const F2I_SOURCE_32: Slot = Slot::Field(WordField { pos: 84, len: 2, words: &[INVALID, "F16", ""] });
+const F2I_SOURCE_64: Slot = Slot::Field(WordField { pos: 84, len: 2, words: &[INVALID, "F16", "", "F64"] });
+const NTZ_77: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["", "NTZ"] });
+const I2F_RESULT_32: Slot = Slot::Field(WordField { pos: 75, len: 2, words: &[INVALID, "F16", ""] });
+const I2F_RESULT_64: Slot = Slot::Field(WordField { pos: 75, len: 2, words: &[INVALID, "F16", "", "F64"] });
+const SIGN_74_8: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U8", "S8"] });
+const SIGN_74_16: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U16", "S16"] });
+const SIGN_74_32: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
+const SIGN_74_64: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U64", "S64"] });
+/// The SMs the conversion rows were probed on.
+const AMPERE_HOPPER: &[Sm] = &[Sm::Sm80, Sm::Sm90];
+const R_R: &[(u16, &[&str])] = &[(0x305, &["{R}", "{R}"])];
+const R_R_311: &[(u16, &[&str])] = &[(0x311, &["{R}", "{R}"])];
+const R_R_306: &[(u16, &[&str])] = &[(0x306, &["{R}", "{R}"])];
+const R_R_312: &[(u16, &[&str])] = &[(0x312, &["{R}", "{R}"])];
+
 /// The families, from the nvdisasm probes above. An SM's own row for an
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
+    // Rows for some forms only: they add to the opcode's row
+    // (`families_for`).
+    Family {
+        opcode: "F2I",
+        forms: R_R,
+        sms: AMPERE_HOPPER,
+        slots: &[FTZ, F2I_DEST_32, F2I_SOURCE_32, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "F2I",
+        forms: R_R_311,
+        sms: AMPERE_HOPPER,
+        slots: &[FTZ, F2I_DEST_64, F2I_SOURCE_64, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_8, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_16, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_32, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_312,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_64, SIGN_74_64, ROUND_78],
+        negate: None,
+    },
     // sm_75's own rows.
     Family { opcode: "FMNMX", forms: &[], sms: TURING, slots: &[FTZ], negate: NOT_90 },
     Family { opcode: "IMNMX", forms: &[], sms: TURING, slots: &[U32_AT_73], negate: NOT_90 },
@@ -738,16 +822,25 @@ pub static FAMILIES: &[Family] = &[
 
 /// The probed family of `opcode` on `sm` ([`FAMILIES`]).
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()) && f.forms.is_empty())
+}
+
+/// The probed rows of `opcode` that `sm` uses: those for some forms only
+/// (`Family::forms` not empty), then its row for every form ([`family`]).
+pub fn probed_rows(sm: Sm, opcode: &str) -> impl Iterator<Item = &'static Family> + '_ {
+    FAMILIES
+        .iter()
+        .filter(move |f| f.opcode == opcode && f.sms.contains(&sm.base()) && !f.forms.is_empty())
+        .chain(family(sm, opcode))
 }
 
 /// The families `form` of `opcode` may belong to on `sm`: the probed one,
 /// then those the solver's flips gave (`tables/fields.rs`,
 /// `tools/learn_fields.py`), which cover modifier combinations no probe
 /// did (`HADD2.FTZ.SAT`, `MUFU.TANH`, `PRMT.F4E`).
-fn families_for<'a>(sm: Sm, opcode: &str, form: &'a Form) -> impl Iterator<Item = &'static Family> + 'a {
+fn families_for<'a>(sm: Sm, opcode: &'a str, form: &'a Form) -> impl Iterator<Item = &'static Family> + 'a {
     let learned = learned(sm).get(opcode).map_or(&[][..], Vec::as_slice);
-    family(sm, opcode).into_iter().chain(learned.iter().copied()).filter(move |f| f.holds_for(form))
+    probed_rows(sm, opcode).chain(learned.iter().copied()).filter(move |f| f.holds_for(form))
 }
 
 /// An operand skeleton without its marks (`-|{R}|` -> `{R}`).
@@ -779,7 +872,7 @@ impl Family {
     /// Whether the family holds for `form`: a learned family's fields were
     /// checked on its own forms only (on others a field may change what an
     /// operand means: `.E` the address width, `.U64` an immediate's sign).
-    fn holds_for(&self, form: &Form) -> bool {
+    pub fn holds_for(&self, form: &Form) -> bool {
         let encoding = form.bits as u16 & OPCODE_BITS;
         self.forms.is_empty()
             || self.forms.iter().any(|(e, operands)| {
