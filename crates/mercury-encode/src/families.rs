@@ -562,9 +562,93 @@ const SM120: &[Sm] = &[Sm::Sm120];
 const BEFORE_BLACKWELL: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90];
 const EVERY: &[Sm] = &[Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm100, Sm::Sm120];
 
+/// The conversion rows for the operand skeletons `{R}, {R}` (session 14):
+/// nvdisasm 13.5's flips of the solver's and NVIDIA's words, identical on
+/// SM80 and SM90. `F2I.U8.NTZ R1, R2` (0x305, high word `0x202000`): bit
+/// 72 signed, bits 75..76 the width (8 16 32; 3 prints `???6`/`???7`;
+/// bits 73..74 are ignored), bits 84..85 the source format (1 `.F16`, 2
+/// none; 0 and 3 are rejected); NVIDIA's `F2I.U8.F16.NTZ R8, R0`
+/// (`0x102000`) and `F2I.U64.F16.CEIL R4, R0.H1` (0x311, `0x109800`: 3 in
+/// 75..76, `F64` = 3 in 84..85 as in the learned `F2I.U64.F64`). `I2F.F16
+/// R1, R2` (0x306, `0x200c00`): bits 75..76 the result format (1 `.F16`,
+/// 2 none; 0/3 print `???0`/`???3`), bit 74 signed, bits 84..85 the
+/// source width (0 8-bit, 1 16-bit, 2 32-bit), which the rows take from
+/// the learned form (`I2F.U8`, `I2F.S16`, `I2F.U32`); NVIDIA's
+/// `I2F.F16.U32 R6, R6` (`0x200800`) and `I2F.F16.U8.RM R10, R0.B2`
+/// (`0x004800`). On 0x312 (64-bit sources) 75..76 = 3 is `.F64`. A zero
+/// halves or byte selector prints nothing: these rows are for `{R}`.
+const F2I_DEST_32: Slot = Slot::Field(WordField {
+    pos: 72,
+    len: 5,
+    words: &[
+        "U8", "S8", INVALID, INVALID, INVALID, INVALID, INVALID, INVALID, "U16", "S16", INVALID, INVALID, INVALID,
+        INVALID, INVALID, INVALID, "U32", "",
+    ],
+});
+const F2I_DEST_64: Slot = Slot::Field(WordField { pos: 72, len: 1, words: &["U64", "S64"] });
+const F2I_SOURCE_32: Slot = Slot::Field(WordField { pos: 84, len: 2, words: &[INVALID, "F16", ""] });
+const F2I_SOURCE_64: Slot = Slot::Field(WordField { pos: 84, len: 2, words: &[INVALID, "F16", "", "F64"] });
+const NTZ_77: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["", "NTZ"] });
+const I2F_RESULT_32: Slot = Slot::Field(WordField { pos: 75, len: 2, words: &[INVALID, "F16", ""] });
+const I2F_RESULT_64: Slot = Slot::Field(WordField { pos: 75, len: 2, words: &[INVALID, "F16", "", "F64"] });
+const SIGN_74_8: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U8", "S8"] });
+const SIGN_74_16: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U16", "S16"] });
+const SIGN_74_32: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U32", ""] });
+const SIGN_74_64: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U64", "S64"] });
+/// The SMs the conversion rows were probed on.
+const AMPERE_HOPPER: &[Sm] = &[Sm::Sm80, Sm::Sm90];
+const R_R: &[(u16, &[&str])] = &[(0x305, &["{R}", "{R}"])];
+const R_R_311: &[(u16, &[&str])] = &[(0x311, &["{R}", "{R}"])];
+const R_R_306: &[(u16, &[&str])] = &[(0x306, &["{R}", "{R}"])];
+const R_R_312: &[(u16, &[&str])] = &[(0x312, &["{R}", "{R}"])];
+
 /// The families, from the nvdisasm probes above. An SM's own row for an
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
+    // Rows for some forms only: they add to the opcode's row
+    // (`families_for`).
+    Family {
+        opcode: "F2I",
+        forms: R_R,
+        sms: AMPERE_HOPPER,
+        slots: &[FTZ, F2I_DEST_32, F2I_SOURCE_32, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "F2I",
+        forms: R_R_311,
+        sms: AMPERE_HOPPER,
+        slots: &[FTZ, F2I_DEST_64, F2I_SOURCE_64, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_8, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_16, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_32, SIGN_74_32, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_312,
+        sms: AMPERE_HOPPER,
+        slots: &[I2F_RESULT_64, SIGN_74_64, ROUND_78],
+        negate: None,
+    },
     // sm_75's own rows.
     Family { opcode: "FMNMX", forms: &[], sms: TURING, slots: &[FTZ], negate: NOT_90 },
     Family { opcode: "IMNMX", forms: &[], sms: TURING, slots: &[U32_AT_73], negate: NOT_90 },
@@ -738,16 +822,25 @@ pub static FAMILIES: &[Family] = &[
 
 /// The probed family of `opcode` on `sm` ([`FAMILIES`]).
 pub fn family(sm: Sm, opcode: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()))
+    FAMILIES.iter().find(|f| f.opcode == opcode && f.sms.contains(&sm.base()) && f.forms.is_empty())
+}
+
+/// The probed rows of `opcode` that `sm` uses: those for some forms only
+/// (`Family::forms` not empty), then its row for every form ([`family`]).
+pub fn probed_rows(sm: Sm, opcode: &str) -> impl Iterator<Item = &'static Family> + '_ {
+    FAMILIES
+        .iter()
+        .filter(move |f| f.opcode == opcode && f.sms.contains(&sm.base()) && !f.forms.is_empty())
+        .chain(family(sm, opcode))
 }
 
 /// The families `form` of `opcode` may belong to on `sm`: the probed one,
 /// then those the solver's flips gave (`tables/fields.rs`,
 /// `tools/learn_fields.py`), which cover modifier combinations no probe
 /// did (`HADD2.FTZ.SAT`, `MUFU.TANH`, `PRMT.F4E`).
-fn families_for<'a>(sm: Sm, opcode: &str, form: &'a Form) -> impl Iterator<Item = &'static Family> + 'a {
+fn families_for<'a>(sm: Sm, opcode: &'a str, form: &'a Form) -> impl Iterator<Item = &'static Family> + 'a {
     let learned = learned(sm).get(opcode).map_or(&[][..], Vec::as_slice);
-    family(sm, opcode).into_iter().chain(learned.iter().copied()).filter(move |f| f.holds_for(form))
+    probed_rows(sm, opcode).chain(learned.iter().copied()).filter(move |f| f.holds_for(form))
 }
 
 /// An operand skeleton without its marks (`-|{R}|` -> `{R}`).
@@ -779,7 +872,7 @@ impl Family {
     /// Whether the family holds for `form`: a learned family's fields were
     /// checked on its own forms only (on others a field may change what an
     /// operand means: `.E` the address width, `.U64` an immediate's sign).
-    fn holds_for(&self, form: &Form) -> bool {
+    pub fn holds_for(&self, form: &Form) -> bool {
         let encoding = form.bits as u16 & OPCODE_BITS;
         self.forms.is_empty()
             || self.forms.iter().any(|(e, operands)| {
@@ -829,6 +922,73 @@ impl Family {
             }
         }
         (at == words.len()).then_some(values)
+    }
+
+    /// [`Family::parse`] of a mnemonic the compiler built, whose modifier
+    /// words may stand in another order than nvdisasm prints them (the
+    /// lowering writes `FADD.SAT.FTZ.RZ` for nvdisasm's `FADD.FTZ.RZ.SAT`):
+    /// the same slot values when the order does not matter, that is when
+    /// every word belongs to one slot's words only and the fixed words
+    /// (`Slot::Word`, such as the types of `F2F.F16.F32`, whose order is
+    /// their meaning) stand in the family's order; else `None`.
+    pub fn parse_in_any_order(&self, mnemonic: &str) -> Option<Vec<u8>> {
+        if let Some(values) = self.parse(mnemonic) {
+            return Some(values);
+        }
+        let mut words = mnemonic.split('.');
+        if words.next() != Some(self.opcode) {
+            return None;
+        }
+        let words: Vec<&str> = words.collect();
+        let spellings = |slot: &Slot| -> Vec<(u8, &'static str)> {
+            match slot {
+                Slot::Field(f) => {
+                    (0..).zip(f.words.iter().copied()).filter(|(_, w)| !w.is_empty() && *w != INVALID).collect()
+                }
+                Slot::Word(w) => vec![(1, *w)],
+            }
+        };
+        // A word two slots could hold makes the order meaningful.
+        for w in &words {
+            let holders =
+                self.slots.iter().filter(|s| spellings(s).iter().any(|(_, sp)| sp.split('.').any(|x| x == *w))).count();
+            if holders != 1 {
+                return None;
+            }
+        }
+        let mut used = vec![false; words.len()];
+        let mut values = Vec::with_capacity(self.slots.len());
+        let mut last_word_at = None;
+        for slot in self.slots {
+            // The longest spelling of the slot that stands somewhere among
+            // the words not taken yet.
+            let mut found: Option<(u8, usize, usize)> = None;
+            for (v, sp) in spellings(slot) {
+                let n = sp.split('.').count();
+                for at in 0..words.len().saturating_sub(n - 1) {
+                    let here = words[at..at + n].join(".") == sp && used[at..at + n].iter().all(|u| !u);
+                    if here && found.is_none_or(|(_, _, m)| n > m) {
+                        found = Some((v, at, n));
+                    }
+                }
+            }
+            let v = match (found, slot) {
+                (Some((v, at, n)), _) => {
+                    if let Slot::Word(_) = slot {
+                        if last_word_at.is_some_and(|l| l > at) {
+                            return None;
+                        }
+                        last_word_at = Some(at);
+                    }
+                    used[at..at + n].iter_mut().for_each(|u| *u = true);
+                    v
+                }
+                (None, Slot::Field(f)) => f.words.iter().position(|x| x.is_empty())? as u8,
+                (None, Slot::Word(_)) => 0,
+            };
+            values.push(v);
+        }
+        used.iter().all(|u| *u).then_some(values)
     }
 
     /// The mnemonic of these slot values.
@@ -939,7 +1099,7 @@ impl Family {
     /// `skeletons`, when `form` is one of the family's and the sibling
     /// differs from it in field values (and the negated predicate) only.
     fn sibling_bits(&self, form: &Form, mnemonic: &str, skeletons: &[String], operands: Operands) -> Option<u128> {
-        let target = self.parse(mnemonic)?;
+        let target = self.parse_in_any_order(mnemonic)?;
         let values = self.parse(form.mnemonic)?;
         let negate = self.negate_bit(form);
         let free = self.field_mask() | negate.map_or(0, |b| 1u128 << b);
@@ -990,7 +1150,9 @@ pub(crate) fn marked_siblings(
             continue;
         }
         for fam in families_for(sm, opcode, form) {
-            let (Some(target), Some(values)) = (fam.parse(mnemonic), fam.parse(form.mnemonic)) else { continue };
+            let (Some(target), Some(values)) = (fam.parse_in_any_order(mnemonic), fam.parse(form.mnemonic)) else {
+                continue;
+            };
             if fam.negate.is_some() || form.atom_bits() & fam.field_mask() != 0 {
                 continue;
             }
@@ -1164,5 +1326,37 @@ mod tests {
         assert_eq!(ldg.parse("LDG.E").unwrap(), vec![1, 1, 4, 0]);
         assert!(ldg.parse("LDG.E.STRONG").is_none());
         assert!(ldg.parse("LDG.E.64.EF").is_none());
+    }
+
+    /// The lowering's order of modifier words is accepted where the
+    /// order carries no meaning, and refused where it does.
+    #[test]
+    fn parse_in_any_order() {
+        let fadd = learned(Sm::Sm80)["FADD"][0];
+        let canonical = fadd.parse("FADD.FTZ.RZ.SAT").unwrap();
+        assert_eq!(fadd.parse_in_any_order("FADD.SAT.FTZ.RZ").unwrap(), canonical);
+        assert_eq!(fadd.parse_in_any_order("FADD.RZ.SAT.FTZ").unwrap(), canonical);
+        assert!(fadd.parse("FADD.SAT.FTZ.RZ").is_none());
+        assert!(fadd.parse_in_any_order("FADD.SAT.FTZ.RZ.RM").is_none());
+        assert!(fadd.parse_in_any_order("FADD.SAT.SAT").is_none());
+        // Two fixed type words: `F2F.F32.F16` is another conversion.
+        let f2f = Family {
+            opcode: "F2F",
+            forms: &[],
+            sms: &[Sm::Sm80],
+            slots: &[FTZ, Slot::Word("F16"), Slot::Word("F32"), ROUND_78],
+            negate: None,
+        };
+        assert_eq!(f2f.parse_in_any_order("F2F.RM.FTZ.F16.F32").unwrap(), vec![1, 1, 1, 1]);
+        assert!(f2f.parse_in_any_order("F2F.F32.F16").is_none());
+        // A word two fields could hold.
+        let two = Family {
+            opcode: "X",
+            forms: &[],
+            sms: &[Sm::Sm80],
+            slots: &[FTZ, Slot::Field(WordField { pos: 81, len: 1, words: &["", "FTZ.RM"] })],
+            negate: None,
+        };
+        assert!(two.parse_in_any_order("X.RM.FTZ").is_none());
     }
 }

@@ -145,3 +145,28 @@ fn sibling_fields_keep_operand_marks() {
         assert_eq!(encode(sm, &inst, 0, &labels), Ok(word(bits)), "{text}");
     }
 }
+
+/// The lowering spells modifier words in its own order (`add.rm.ftz.sat`
+/// became `FADD.SAT.FTZ.RM`): where the order means nothing, the encoder
+/// writes NVIDIA's word for nvdisasm's spelling (`FADD.FTZ.RM.SAT`). Words
+/// of ptxas 13.5 for `add.sat.ftz.f32`, `add.rm.sat.ftz.f32 .., 1.0`,
+/// `mul.rp.sat.f32`, `fma.rz.sat.ftz.f32` (sm_80 and sm_90 alike).
+#[test]
+fn modifier_words_in_another_order_encode_as_nvidia() {
+    let mut labels = CodeLabels::new();
+    for sm in [Sm::Sm80, Sm::Sm90] {
+        for (bits, text, lowered) in [
+            ("008fca00000120000000000500057221", "FADD.FTZ.SAT R5, R0, R5", "SAT FTZ"),
+            ("000fc800000160003f80000005067421", "FADD.FTZ.RM.SAT R6, R5, 1", "SAT FTZ RM"),
+            ("000fc8000040a0000000000600007220", "FMUL.RP.SAT R0, R0, R6", "SAT RP"),
+            ("000fe2000001e0050000000006057223", "FFMA.FTZ.RZ.SAT R5, R6, R0, R5", "RZ SAT FTZ"),
+        ] {
+            let inst = decode(sm, word(bits), 0, &mut labels).expect("decodes");
+            assert_eq!(print(sm, &inst, &labels).as_deref(), Ok(text));
+            let words: Vec<&str> = lowered.split(' ').collect();
+            let reordered = Inst { mods: Modifier::list(&words), ..inst.clone() };
+            assert_ne!(reordered.mods, inst.mods);
+            assert_eq!(encode(sm, &reordered, 0, &labels), Ok(word(bits)), "{sm:?} {lowered} {text}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 
-use mercury_encode::families::{FAMILIES, Slot, family};
+use mercury_encode::families::{FAMILIES, Slot, probed_rows};
 use mercury_encode::form::Tables;
 use mercury_encode::listing::parse_listing;
 use mercury_encode::{CodeLabels, Sm, decode, encode, print};
@@ -29,11 +29,11 @@ fn variants(sm: Sm, unrepresentable: &mut BTreeSet<String>, failures: &mut Vec<S
     let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
     let mut out = Vec::new();
     // The rows `sm` uses: its own, and those for every SM it has none for.
-    for fam in FAMILIES.iter().filter(|f| family(sm, f.opcode).is_some_and(|g| std::ptr::eq(g, *f))) {
+    for fam in FAMILIES.iter().filter(|f| probed_rows(sm, f.opcode).any(|g| std::ptr::eq(g, *f))) {
         // Learned and derived forms (derive.rs): the fields compose with
         // the derived operand shapes.
         for form in tables.forms {
-            let Some(values) = fam.parse(form.mnemonic) else { continue };
+            let Some(values) = fam.parse(form.mnemonic).filter(|_| fam.holds_for(form)) else { continue };
             // The form with its atoms at 0 (R0, P0), guard PT.
             // Address offsets 0x10, so that they print.
             let mut w = form.bits | (7 << 12);
