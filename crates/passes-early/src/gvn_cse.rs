@@ -86,6 +86,66 @@ impl Phase for GvnCse {
 /// A value number.
 type Vn = u32;
 
+/// The value numbers of a register's words, in order: inline up to four
+/// words (every scalar, pair and quad), on the heap beyond (matrix
+/// accumulators). Every register read, definition and table key took a
+/// heap vector before: allocation and freeing were most of the phase.
+/// A sequence of at most four numbers is always `Inline`, its unused
+/// slots zero, so equal sequences are equal values and hash alike.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Vns {
+    Inline(u8, [Vn; 4]),
+    Heap(Vec<Vn>),
+}
+
+impl Vns {
+    fn as_slice(&self) -> &[Vn] {
+        match self {
+            Vns::Inline(len, words) => &words[..usize::from(*len)],
+            Vns::Heap(words) => words,
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Vn> {
+        self.as_slice().iter()
+    }
+
+    /// The numbers of an iterator, or `None` when one is missing.
+    fn collect_all(numbers: impl Iterator<Item = Option<Vn>>) -> Option<Vns> {
+        let mut inline = [0; 4];
+        let mut len = 0usize;
+        let mut heap: Option<Vec<Vn>> = None;
+        for vn in numbers {
+            let vn = vn?;
+            match &mut heap {
+                Some(words) => words.push(vn),
+                None if len < 4 => {
+                    inline[len] = vn;
+                    len += 1;
+                }
+                None => {
+                    let mut words = inline.to_vec();
+                    words.push(vn);
+                    heap = Some(words);
+                }
+            }
+        }
+        Some(match heap {
+            Some(words) => Vns::Heap(words),
+            None => Vns::Inline(len as u8, inline),
+        })
+    }
+}
+
+impl<'a> IntoIterator for &'a Vns {
+    type Item = &'a Vn;
+    type IntoIter = std::slice::Iter<'a, Vn>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Fixed-latency values recomputed by a chain of at least this many
 /// instructions are kept like variable-latency ones. A lone `IABS` or
 /// negation costs a cycle to repeat, but the refined reciprocal of an
@@ -113,14 +173,14 @@ struct Word {
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum UseKey {
     /// A virtual register's words, by number, with its modifiers.
-    Reg(RegFile, Vec<Vn>, OperandFlags),
+    Reg(RegFile, Vns, OperandFlags),
     /// A zero register, with its modifiers.
     Zero(RegFile, OperandFlags),
     Imm(Imm, OperandFlags),
     Special(SpecialReg),
     CBank {
         bank: BankKey,
-        reg: Option<Vec<Vn>>,
+        reg: Option<Vns>,
         offset: i32,
     },
 }
@@ -129,13 +189,13 @@ impl UseKey {
     /// The value numbers the operand reads.
     fn numbers(&self) -> impl Iterator<Item = &Vn> {
         let (a, b): (&[Vn], &[Vn]) = match self {
-            UseKey::Reg(_, vns, _) => (vns, &[]),
+            UseKey::Reg(_, vns, _) => (vns.as_slice(), &[]),
             UseKey::CBank { bank, reg, .. } => (
                 match bank {
-                    BankKey::Indexed(vns) => vns,
+                    BankKey::Indexed(vns) => vns.as_slice(),
                     BankKey::Fixed(_) => &[],
                 },
-                reg.as_deref().unwrap_or(&[]),
+                reg.as_ref().map_or(&[], Vns::as_slice),
             ),
             _ => (&[], &[]),
         };
@@ -146,7 +206,7 @@ impl UseKey {
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum BankKey {
     Fixed(u8),
-    Indexed(Vec<Vn>),
+    Indexed(Vns),
 }
 
 /// An instruction's identity: opcode, modifiers, the shape of what it
@@ -171,7 +231,7 @@ struct Holder {
 enum Undo {
     Avail(Word),
     Expr(ExprKey),
-    Holder(RegFile, Vec<Vn>),
+    Holder(RegFile, Vns),
     Copy(Word),
 }
 
@@ -189,9 +249,9 @@ struct Numbering {
     /// Scoped: the number each single-definition word holds here.
     avail: FxHashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
-    exprs: FxHashMap<ExprKey, Vec<Vec<Vn>>>,
+    exprs: FxHashMap<ExprKey, Vec<Vns>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
-    holders: FxHashMap<(RegFile, Vec<Vn>), Holder>,
+    holders: FxHashMap<(RegFile, Vns), Holder>,
     /// The instructions visited so far.
     position: u32,
     /// Scoped: single-definition words written by a plain copy, and what
@@ -256,8 +316,8 @@ impl Numbering {
     }
 
     /// The numbers of `reg`'s words here, when all are known.
-    fn numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
-        reg.words().map(|w| self.avail.get(&word(reg, w)).copied()).collect()
+    fn numbers(&self, reg: Reg) -> Option<Vns> {
+        Vns::collect_all(reg.words().map(|w| self.avail.get(&word(reg, w)).copied()))
     }
 
     fn visit(&mut self, func: &mut Function, block: BlockId) {
@@ -315,14 +375,14 @@ impl Numbering {
     /// The numbers of the source of a plain one-word copy `d = MOV s`: the
     /// copy holds the same value (copy propagation across the dominator
     /// tree, for the copies `OriCopyProp` cannot prove available).
-    fn copied(&self, inst: &Inst) -> Option<Vec<Vn>> {
+    fn copied(&self, inst: &Inst) -> Option<Vns> {
         let (_, s) = one_word_copy(inst)?;
         if s.is_virtual { self.numbers(s) } else { None }
     }
 
     /// The numbers of `inst`'s results: an earlier identical pure
     /// computation's, or fresh ones (recorded for later ones).
-    fn compute(&mut self, inst: &Inst) -> Vec<Vec<Vn>> {
+    fn compute(&mut self, inst: &Inst) -> Vec<Vns> {
         let key = self.key(inst);
         if let Some(numbers) = key.as_ref().and_then(|k| self.exprs.get(k)) {
             return numbers.clone();
@@ -343,7 +403,7 @@ impl Numbering {
         let mut numbers = Vec::with_capacity(inst.defs.len());
         for def in &inst.defs {
             let words = def.as_reg().map_or(0, |r| r.width);
-            let vns: Vec<Vn> = (0..words).map(|_| self.fresh()).collect();
+            let vns = Vns::collect_all((0..words).map(|_| Some(self.fresh()))).unwrap_or(Vns::Inline(0, [0; 4]));
             if let Some(chain) = chain {
                 self.cheap.extend(vns.iter().map(|&v| (v, chain)));
             }
@@ -466,7 +526,7 @@ impl Numbering {
         Some(ExprKey { op: inst.op, mods: inst.mods.clone(), defs, uses })
     }
 
-    fn virtual_numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
+    fn virtual_numbers(&self, reg: Reg) -> Option<Vns> {
         if reg.is_virtual { self.numbers(reg) } else { None }
     }
 }

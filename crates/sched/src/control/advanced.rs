@@ -59,7 +59,7 @@ impl Phase for ComputeScoreboards {
         let table = LatencyTable::for_sm(cx.target.sm);
         remove_nops(func);
         let ids: Vec<InstId> = func.insts_in_order().map(|(_, id, _)| id).collect();
-        let program = Program::from_function(func);
+        let program = Program::from_function_untexted(func);
         let needs = Needs::compute(func, &ids, &program, table);
         let plan = solve(&program, &needs, table);
         write_back(func, &ids, plan);
