@@ -263,7 +263,11 @@ struct Numbering {
 
 impl Numbering {
     fn new(func: &Function) -> Numbering {
-        let mut writes: FxHashMap<Word, u32> = FxHashMap::default();
+        // Sized for one entry per instruction up front: growing the
+        // tables rehashed every entry several times over.
+        let n = func.insts.len();
+        let sized = || FxHashMap::with_capacity_and_hasher(n, Default::default());
+        let mut writes: FxHashMap<Word, u32> = sized();
         for (_, _, inst) in func.insts_in_order() {
             let times = if inst.guard.is_some() { 2 } else { 1 };
             for reg in inst.written_regs().filter(|r| r.is_virtual) {
@@ -276,13 +280,13 @@ impl Numbering {
             writes,
             widths: func.vreg_widths(),
             next: 0,
-            cheap: Default::default(),
-            avail: FxHashMap::default(),
-            exprs: FxHashMap::default(),
-            holders: FxHashMap::default(),
+            cheap: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            avail: sized(),
+            exprs: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            holders: FxHashMap::with_capacity_and_hasher(n, Default::default()),
             position: 0,
-            copies: FxHashMap::default(),
-            undo: Vec::new(),
+            copies: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            undo: Vec::with_capacity(n),
         }
     }
 
