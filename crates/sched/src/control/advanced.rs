@@ -352,7 +352,7 @@ fn max_ready(state: &State) -> u8 {
 
 /// Puts the control words on the instructions and the NOPs in place.
 fn write_back(func: &mut Function, ids: &[InstId], plan: Plan) {
-    let position: std::collections::HashMap<InstId, usize> = ids.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let position: ori_ir::FxHashMap<InstId, usize> = ids.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     for b in func.layout.clone() {
         let mut placed = Vec::new();
         for id in func.blocks[b].insts.clone() {

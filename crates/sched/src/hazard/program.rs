@@ -178,7 +178,7 @@ impl Program {
     }
 
     fn of_function(func: &Function, texts: bool) -> Program {
-        let mut first = std::collections::HashMap::new();
+        let mut first = ori_ir::FxHashMap::default();
         let mut count = 0;
         for &b in &func.layout {
             first.insert(b, count);
@@ -197,7 +197,7 @@ impl Program {
 
 /// Control flow of one Ori instruction, with labels resolved to the index
 /// of the first instruction of their block (`first`).
-fn flow_of(inst: &ori_ir::Inst, first: &std::collections::HashMap<ori_ir::BlockId, usize>) -> Flow {
+fn flow_of(inst: &ori_ir::Inst, first: &ori_ir::FxHashMap<ori_ir::BlockId, usize>) -> Flow {
     let op = inst.op;
     if !op.has(OpFlags::BRANCH) || op == Opcode::CALL {
         return Flow::default();

@@ -34,11 +34,8 @@ use std::sync::OnceLock;
 
 use ori_ir::{Family, FxHashMap, Sm};
 
-/// How many tables there are.
-const TABLE_COUNT: usize = 6;
-
 /// Every table, each measured on NVIDIA's code for the SMs it serves.
-pub static TABLES: [&LatencyTable; TABLE_COUNT] =
+pub static TABLES: [&LatencyTable; 6] =
     [&sm75::TABLE, &sm80::TABLE, &sm86::TABLE, &sm90::TABLE, &sm100::TABLE, &sm120::TABLE];
 
 /// A distance in cycles: the smallest NVIDIA uses, and the one we emit.
@@ -197,16 +194,21 @@ impl LatencyTable {
     /// 3.7 % of large_unroll's instructions). `None` for a table built
     /// elsewhere (tests), which is searched as it is.
     fn index(&self) -> Option<&'static Index> {
-        static INDEXES: [OnceLock<Index>; TABLE_COUNT] = [const { OnceLock::new() }; TABLE_COUNT];
+        static INDEXES: OnceLock<Vec<Index>> = OnceLock::new();
         let k = TABLES.iter().position(|t| std::ptr::eq(*t, self))?;
-        let table = TABLES[k];
-        Some(INDEXES[k].get_or_init(|| Index {
-            rows: table.rows.iter().enumerate().map(|(i, r)| (r.op, i)).collect(),
-            pairs: table.pairs.iter().fold(FxHashMap::default(), |mut m, p| {
-                m.entry(p.op).or_insert_with(Vec::new).push((p.reader, p.safe));
-                m
-            }),
-        }))
+        let indexes = INDEXES.get_or_init(|| {
+            TABLES
+                .iter()
+                .map(|table| Index {
+                    rows: table.rows.iter().enumerate().map(|(i, r)| (r.op, i)).collect(),
+                    pairs: table.pairs.iter().fold(FxHashMap::default(), |mut m, p| {
+                        m.entry(p.op).or_insert_with(Vec::new).push((p.reader, p.safe));
+                        m
+                    }),
+                })
+                .collect()
+        });
+        indexes.get(k)
     }
 
     /// The distance listed for the pair of `op` and `reader`, if any.
