@@ -32,6 +32,8 @@
 //! holder read recently (see [`CHEAP_REACH`]). All get numbers, so that
 //! the expensive instructions fed by them match.
 
+use std::rc::Rc;
+
 use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
@@ -230,7 +232,7 @@ struct Holder {
 /// A scoped table entry to remove when its block's subtree is done.
 enum Undo {
     Avail(Word),
-    Expr(ExprKey),
+    Expr(Rc<ExprKey>),
     Holder(RegFile, Vns),
     Copy(Word),
 }
@@ -249,7 +251,7 @@ struct Numbering {
     /// Scoped: the number each single-definition word holds here.
     avail: FxHashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
-    exprs: FxHashMap<ExprKey, Vec<Vns>>,
+    exprs: FxHashMap<Rc<ExprKey>, Vec<Vns>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
     holders: FxHashMap<(RegFile, Vns), Holder>,
     /// The instructions visited so far.
@@ -297,7 +299,7 @@ impl Numbering {
                     self.avail.remove(&w);
                 }
                 Some(Undo::Expr(k)) => {
-                    self.exprs.remove(&k);
+                    self.exprs.remove(&*k);
                 }
                 Some(Undo::Holder(f, v)) => {
                     self.holders.remove(&(f, v));
@@ -414,7 +416,10 @@ impl Numbering {
             numbers.push(vns);
         }
         if let Some(k) = key {
-            self.exprs.insert(k.clone(), numbers.clone());
+            // Shared with the undo entry: a copy of the key was one more
+            // allocation per operand list of every pure instruction.
+            let k = Rc::new(k);
+            self.exprs.insert(Rc::clone(&k), numbers.clone());
             self.undo.push(Undo::Expr(k));
         }
         numbers
