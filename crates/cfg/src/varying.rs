@@ -17,9 +17,12 @@
 //! branch every register defined between the branch and the join varies:
 //! threads arrive there with values from different paths or iterations.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
-use ori_ir::{BlockId, Function, Inst, InstId, Opcode, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{
+    BlockId, Function, FxHashMap as HashMap, FxHashSet as HashSet, Inst, InstId, Opcode, OperandKind, Reg, RegFile,
+    SpecialReg,
+};
 
 use crate::{Cfg, HybridBitSet, PostDomTree, targets_only_exits};
 
@@ -40,15 +43,15 @@ pub fn divergent_branches(func: &Function) -> HashSet<InstId> {
     let mut taint = vec![empty; cfg.capacity()];
     // Blocks whose writes each join's taint holds already: branches
     // sharing a join share the walk.
-    let mut walked: HashMap<BlockId, HashSet<BlockId>> = HashMap::new();
-    let mut branches: HashSet<InstId> = HashSet::new();
+    let mut walked: HashMap<BlockId, HashSet<BlockId>> = HashMap::default();
+    let mut branches: HashSet<InstId> = HashSet::default();
     // A worklist of blocks by reverse post-order number. Finding a branch
     // divergent makes more values divergent at its join, which goes back
     // on the list; variance only grows, so this ends.
     let mut work: BTreeSet<u32> = (0..cfg.rpo().len() as u32).collect();
     while let Some(n) = work.pop_first() {
         let b = cfg.rpo()[n as usize];
-        let mut state = State { crossing: taint[index(b)].clone(), local: HashSet::new() };
+        let mut state = State { crossing: taint[index(b)].clone(), local: HashSet::default() };
         for &p in cfg.preds(b) {
             state.crossing.union_with(&out[index(p)]);
         }
@@ -84,10 +87,10 @@ struct WordIndex {
 impl WordIndex {
     fn of(func: &Function) -> WordIndex {
         let mut crossing: Vec<Word> = Vec::new();
-        let mut seen: HashSet<Word> = HashSet::new();
+        let mut seen: HashSet<Word> = HashSet::default();
         let mut all: Vec<Word> = Vec::new();
         for &b in &func.layout {
-            let mut written: HashSet<Word> = HashSet::new();
+            let mut written: HashSet<Word> = HashSet::default();
             for &i in &func.blocks[b].insts {
                 let inst = &func.insts[i];
                 for word in inst.read_regs().flat_map(words_of) {

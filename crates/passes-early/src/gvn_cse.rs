@@ -32,6 +32,8 @@
 //! holder read recently (see [`CHEAP_REACH`]). All get numbers, so that
 //! the expensive instructions fed by them match.
 
+use std::rc::Rc;
+
 use cfg::{Cfg, DomTree};
 
 use crate::pure::is_pure;
@@ -86,6 +88,66 @@ impl Phase for GvnCse {
 /// A value number.
 type Vn = u32;
 
+/// The value numbers of a register's words, in order: inline up to four
+/// words (every scalar, pair and quad), on the heap beyond (matrix
+/// accumulators). Every register read, definition and table key took a
+/// heap vector before: allocation and freeing were most of the phase.
+/// A sequence of at most four numbers is always `Inline`, its unused
+/// slots zero, so equal sequences are equal values and hash alike.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Vns {
+    Inline(u8, [Vn; 4]),
+    Heap(Vec<Vn>),
+}
+
+impl Vns {
+    fn as_slice(&self) -> &[Vn] {
+        match self {
+            Vns::Inline(len, words) => &words[..usize::from(*len)],
+            Vns::Heap(words) => words,
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Vn> {
+        self.as_slice().iter()
+    }
+
+    /// The numbers of an iterator, or `None` when one is missing.
+    fn collect_all(numbers: impl Iterator<Item = Option<Vn>>) -> Option<Vns> {
+        let mut inline = [0; 4];
+        let mut len = 0usize;
+        let mut heap: Option<Vec<Vn>> = None;
+        for vn in numbers {
+            let vn = vn?;
+            match &mut heap {
+                Some(words) => words.push(vn),
+                None if len < 4 => {
+                    inline[len] = vn;
+                    len += 1;
+                }
+                None => {
+                    let mut words = inline.to_vec();
+                    words.push(vn);
+                    heap = Some(words);
+                }
+            }
+        }
+        Some(match heap {
+            Some(words) => Vns::Heap(words),
+            None => Vns::Inline(len as u8, inline),
+        })
+    }
+}
+
+impl<'a> IntoIterator for &'a Vns {
+    type Item = &'a Vn;
+    type IntoIter = std::slice::Iter<'a, Vn>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Fixed-latency values recomputed by a chain of at least this many
 /// instructions are kept like variable-latency ones. A lone `IABS` or
 /// negation costs a cycle to repeat, but the refined reciprocal of an
@@ -113,14 +175,14 @@ struct Word {
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum UseKey {
     /// A virtual register's words, by number, with its modifiers.
-    Reg(RegFile, Vec<Vn>, OperandFlags),
+    Reg(RegFile, Vns, OperandFlags),
     /// A zero register, with its modifiers.
     Zero(RegFile, OperandFlags),
     Imm(Imm, OperandFlags),
     Special(SpecialReg),
     CBank {
         bank: BankKey,
-        reg: Option<Vec<Vn>>,
+        reg: Option<Vns>,
         offset: i32,
     },
 }
@@ -129,13 +191,13 @@ impl UseKey {
     /// The value numbers the operand reads.
     fn numbers(&self) -> impl Iterator<Item = &Vn> {
         let (a, b): (&[Vn], &[Vn]) = match self {
-            UseKey::Reg(_, vns, _) => (vns, &[]),
+            UseKey::Reg(_, vns, _) => (vns.as_slice(), &[]),
             UseKey::CBank { bank, reg, .. } => (
                 match bank {
-                    BankKey::Indexed(vns) => vns,
+                    BankKey::Indexed(vns) => vns.as_slice(),
                     BankKey::Fixed(_) => &[],
                 },
-                reg.as_deref().unwrap_or(&[]),
+                reg.as_ref().map_or(&[], Vns::as_slice),
             ),
             _ => (&[], &[]),
         };
@@ -146,7 +208,7 @@ impl UseKey {
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum BankKey {
     Fixed(u8),
-    Indexed(Vec<Vn>),
+    Indexed(Vns),
 }
 
 /// An instruction's identity: opcode, modifiers, the shape of what it
@@ -170,8 +232,8 @@ struct Holder {
 /// A scoped table entry to remove when its block's subtree is done.
 enum Undo {
     Avail(Word),
-    Expr(ExprKey),
-    Holder(RegFile, Vec<Vn>),
+    Expr(Rc<ExprKey>),
+    Holder(RegFile, Vns),
     Copy(Word),
 }
 
@@ -189,9 +251,9 @@ struct Numbering {
     /// Scoped: the number each single-definition word holds here.
     avail: FxHashMap<Word, Vn>,
     /// Scoped: the numbers each pure computation's results got.
-    exprs: FxHashMap<ExprKey, Vec<Vec<Vn>>>,
+    exprs: FxHashMap<Rc<ExprKey>, Vec<Vns>>,
     /// Scoped: the first register (or part) holding a sequence of numbers.
-    holders: FxHashMap<(RegFile, Vec<Vn>), Holder>,
+    holders: FxHashMap<(RegFile, Vns), Holder>,
     /// The instructions visited so far.
     position: u32,
     /// Scoped: single-definition words written by a plain copy, and what
@@ -203,7 +265,11 @@ struct Numbering {
 
 impl Numbering {
     fn new(func: &Function) -> Numbering {
-        let mut writes: FxHashMap<Word, u32> = FxHashMap::default();
+        // Sized for one entry per instruction up front: growing the
+        // tables rehashed every entry several times over.
+        let n = func.insts.len();
+        let sized = || FxHashMap::with_capacity_and_hasher(n, Default::default());
+        let mut writes: FxHashMap<Word, u32> = sized();
         for (_, _, inst) in func.insts_in_order() {
             let times = if inst.guard.is_some() { 2 } else { 1 };
             for reg in inst.written_regs().filter(|r| r.is_virtual) {
@@ -216,13 +282,13 @@ impl Numbering {
             writes,
             widths: func.vreg_widths(),
             next: 0,
-            cheap: Default::default(),
-            avail: FxHashMap::default(),
-            exprs: FxHashMap::default(),
-            holders: FxHashMap::default(),
+            cheap: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            avail: sized(),
+            exprs: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            holders: FxHashMap::with_capacity_and_hasher(n, Default::default()),
             position: 0,
-            copies: FxHashMap::default(),
-            undo: Vec::new(),
+            copies: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            undo: Vec::with_capacity(n),
         }
     }
 
@@ -233,7 +299,7 @@ impl Numbering {
                     self.avail.remove(&w);
                 }
                 Some(Undo::Expr(k)) => {
-                    self.exprs.remove(&k);
+                    self.exprs.remove(&*k);
                 }
                 Some(Undo::Holder(f, v)) => {
                     self.holders.remove(&(f, v));
@@ -256,8 +322,8 @@ impl Numbering {
     }
 
     /// The numbers of `reg`'s words here, when all are known.
-    fn numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
-        reg.words().map(|w| self.avail.get(&word(reg, w)).copied()).collect()
+    fn numbers(&self, reg: Reg) -> Option<Vns> {
+        Vns::collect_all(reg.words().map(|w| self.avail.get(&word(reg, w)).copied()))
     }
 
     fn visit(&mut self, func: &mut Function, block: BlockId) {
@@ -315,14 +381,14 @@ impl Numbering {
     /// The numbers of the source of a plain one-word copy `d = MOV s`: the
     /// copy holds the same value (copy propagation across the dominator
     /// tree, for the copies `OriCopyProp` cannot prove available).
-    fn copied(&self, inst: &Inst) -> Option<Vec<Vn>> {
+    fn copied(&self, inst: &Inst) -> Option<Vns> {
         let (_, s) = one_word_copy(inst)?;
         if s.is_virtual { self.numbers(s) } else { None }
     }
 
     /// The numbers of `inst`'s results: an earlier identical pure
     /// computation's, or fresh ones (recorded for later ones).
-    fn compute(&mut self, inst: &Inst) -> Vec<Vec<Vn>> {
+    fn compute(&mut self, inst: &Inst) -> Vec<Vns> {
         let key = self.key(inst);
         if let Some(numbers) = key.as_ref().and_then(|k| self.exprs.get(k)) {
             return numbers.clone();
@@ -343,14 +409,17 @@ impl Numbering {
         let mut numbers = Vec::with_capacity(inst.defs.len());
         for def in &inst.defs {
             let words = def.as_reg().map_or(0, |r| r.width);
-            let vns: Vec<Vn> = (0..words).map(|_| self.fresh()).collect();
+            let vns = Vns::collect_all((0..words).map(|_| Some(self.fresh()))).unwrap_or(Vns::Inline(0, [0; 4]));
             if let Some(chain) = chain {
                 self.cheap.extend(vns.iter().map(|&v| (v, chain)));
             }
             numbers.push(vns);
         }
         if let Some(k) = key {
-            self.exprs.insert(k.clone(), numbers.clone());
+            // Shared with the undo entry: a copy of the key was one more
+            // allocation per operand list of every pure instruction.
+            let k = Rc::new(k);
+            self.exprs.insert(Rc::clone(&k), numbers.clone());
             self.undo.push(Undo::Expr(k));
         }
         numbers
@@ -466,7 +535,7 @@ impl Numbering {
         Some(ExprKey { op: inst.op, mods: inst.mods.clone(), defs, uses })
     }
 
-    fn virtual_numbers(&self, reg: Reg) -> Option<Vec<Vn>> {
+    fn virtual_numbers(&self, reg: Reg) -> Option<Vns> {
         if reg.is_virtual { self.numbers(reg) } else { None }
     }
 }

@@ -189,7 +189,7 @@ fn predicable(func: &Function, insts: &[ori_ir::InstId], guard: Guard, max: usiz
 /// undefined, so a guarded write need not keep it alive from the top of
 /// the function down (its readers are under the same guard, or read an
 /// undefined value as the branching code did).
-fn predicate(func: &mut Function, region: &Region, writes: &HashMap<(RegFile, u32), u32>) {
+fn predicate(func: &mut Function, region: &Region, writes: &crate::WriteCounts) {
     func.blocks[region.head].insts.pop();
     let replaced = replaced_on_both_sides(func, region);
     for (side, fall_through) in region.sides {

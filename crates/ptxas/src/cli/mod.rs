@@ -10,9 +10,9 @@ mod verbose;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use ori_ir::Sm;
+use ori_ir::{Family, Sm};
 
-use crate::diag::{ABORTED, Diagnostic};
+use crate::diag::{ABORTED, Diagnostic, Severity};
 use crate::manager::DumpAfter;
 use crate::options::{CacheOp, ManifestSource, Options, RegLimit};
 use crate::stats::{MemoryMeter, StatsRequest, format_size, phase_lines};
@@ -85,6 +85,12 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     }
     let (mut options, warnings) = options_from(&parsed)?;
     options.meter = meter;
+    // An option warning made an error (`-Werror`): ptxas still reads and
+    // checks the PTX, printing its errors, then aborts without output.
+    let option_errors = warnings.iter().any(Diagnostic::is_error);
+    if option_errors {
+        options.check_only = true;
+    }
     let format = if parsed.value("diagnostics-format") == Some("human") { Format::Human } else { Format::Ptxas };
     if parsed.has("list-phases") {
         return list_phases(&options, io).map_err(|d| vec![d]);
@@ -112,6 +118,10 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     for d in &report_warnings {
         print_diagnostic(d, format, &sources, io);
     }
+    let cubin = match cubin {
+        Ok(_) if option_errors => Err(true),
+        other => other,
+    };
     if options.verbose && cubin.is_ok() {
         let _ = verbose::write(&report, io.stderr);
     }
@@ -244,11 +254,6 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
         time: stats.iter().any(|s| s == "time" || s == "detailed"),
         memory: stats.iter().any(|s| s == "memory" || s == "detailed"),
     };
-    if parsed.has("compiler-stats-file") && !parsed.has("compiler-stats") {
-        warnings.push(Diagnostic::warning(
-            "Option '--compiler-stats-file' requires option '--compiler-stats'; ignoring since latter is not specified",
-        ));
-    }
     if parsed.value("position-independent-code") == Some("true") {
         warnings.push(Diagnostic::warning(
             "'--position-independent-code' is a deprecated option and is no longer functional. It will be removed in a future release",
@@ -261,8 +266,38 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
             "Value of RegUsageLevel ({level}) is out of valid range {{0..10}}, option will be ignored"
         )));
     }
-    Ok((options, warnings))
+    if parsed.has("preserve-relocs") && PRESERVE_RELOCS_PARTIAL.contains(&options.arch.target().isa.generation) {
+        let arch = parsed.value("gpu-name").unwrap_or_default();
+        warnings.push(Diagnostic::warning(format!(
+            "'--preserve-relocs' option is not fully implemented for '{arch}' and may not work as expected"
+        )));
+    }
+    // The option warnings obey `-w` and `-Werror` as the PTX's do
+    // (ptxas 13.5: `--position-independent-code=true -Werror` prints an
+    // error and aborts), all but the one about `--compiler-stats-file`,
+    // which ptxas prints first and always as a warning.
+    let mut shown = Vec::new();
+    if parsed.has("compiler-stats-file") && !parsed.has("compiler-stats") {
+        shown.push(Diagnostic::warning(
+            "Option '--compiler-stats-file' requires option '--compiler-stats'; ignoring since latter is not specified",
+        ));
+    }
+    if !options.disable_warnings {
+        for mut w in warnings {
+            if options.warnings_as_errors {
+                w.severity = Severity::Error;
+            }
+            shown.push(w);
+        }
+    }
+    Ok((options, shown))
 }
+
+/// The SASS generations for which NVIDIA's ptxas 13.5 warns that
+/// `--preserve-relocs` "is not fully implemented" (measured: sm_90,
+/// sm_90a, sm_100, sm_100a, sm_103, sm_110, sm_120, sm_121 and
+/// `compute_90` warn; sm_75 through sm_89 do not).
+const PRESERVE_RELOCS_PARTIAL: &[Family] = &[Family::Hopper, Family::Blackwell];
 
 fn read_input(name: &str, io: &mut Io<'_>) -> Result<Source, Vec<Diagnostic>> {
     let unreadable =

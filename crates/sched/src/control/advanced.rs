@@ -59,7 +59,7 @@ impl Phase for ComputeScoreboards {
         let table = LatencyTable::for_sm(cx.target.sm);
         remove_nops(func);
         let ids: Vec<InstId> = func.insts_in_order().map(|(_, id, _)| id).collect();
-        let program = Program::from_function(func);
+        let program = Program::from_function_untexted(func);
         let needs = Needs::compute(func, &ids, &program, table);
         let plan = solve(&program, &needs, table);
         write_back(func, &ids, plan);
@@ -352,7 +352,7 @@ fn max_ready(state: &State) -> u8 {
 
 /// Puts the control words on the instructions and the NOPs in place.
 fn write_back(func: &mut Function, ids: &[InstId], plan: Plan) {
-    let position: std::collections::HashMap<InstId, usize> = ids.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let position: ori_ir::FxHashMap<InstId, usize> = ids.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     for b in func.layout.clone() {
         let mut placed = Vec::new();
         for id in func.blocks[b].insts.clone() {

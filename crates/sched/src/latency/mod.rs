@@ -30,7 +30,9 @@ mod sm80;
 mod sm86;
 mod sm90;
 
-use ori_ir::{Family, Sm};
+use std::sync::OnceLock;
+
+use ori_ir::{Family, FxHashMap, Sm};
 
 /// Every table, each measured on NVIDIA's code for the SMs it serves.
 pub static TABLES: [&LatencyTable; 6] =
@@ -145,6 +147,14 @@ pub struct LatencyTable {
     pub pairs: &'static [Pair],
 }
 
+/// A table's rows and pairs by opcode name.
+struct Index {
+    /// Position of each opcode's row.
+    rows: FxHashMap<&'static str, usize>,
+    /// Per producer, its readers and their distances.
+    pairs: FxHashMap<&'static str, Vec<(&'static str, u8)>>,
+}
+
 /// What an unlisted opcode is assumed to be: variable latency, so that it
 /// gets a scoreboard and readers wait (an unknown instruction never needs
 /// less than that).
@@ -172,7 +182,43 @@ impl LatencyTable {
 
     /// The row of `op` in this table itself.
     pub fn own_row(&self, op: &str) -> Option<&Row> {
-        self.rows.binary_search_by(|r| r.op.cmp(op)).ok().map(|i| &self.rows[i])
+        match self.index() {
+            Some(index) => index.rows.get(op).map(|&i| &self.rows[i]),
+            None => self.rows.binary_search_by(|r| r.op.cmp(op)).ok().map(|i| &self.rows[i]),
+        }
+    }
+
+    /// The hashed index of this table when it is one of [`TABLES`] (the
+    /// scheduler and the scoreboard walk look a row up for every
+    /// instruction and operand: a binary search over opcode strings was
+    /// 3.7 % of large_unroll's instructions). `None` for a table built
+    /// elsewhere (tests), which is searched as it is.
+    fn index(&self) -> Option<&'static Index> {
+        static INDEXES: OnceLock<Vec<Index>> = OnceLock::new();
+        let k = TABLES.iter().position(|t| std::ptr::eq(*t, self))?;
+        let indexes = INDEXES.get_or_init(|| {
+            TABLES
+                .iter()
+                .map(|table| Index {
+                    rows: table.rows.iter().enumerate().map(|(i, r)| (r.op, i)).collect(),
+                    pairs: table.pairs.iter().fold(FxHashMap::default(), |mut m, p| {
+                        m.entry(p.op).or_insert_with(Vec::new).push((p.reader, p.safe));
+                        m
+                    }),
+                })
+                .collect()
+        });
+        indexes.get(k)
+    }
+
+    /// The distance listed for the pair of `op` and `reader`, if any.
+    fn pair_safe(&self, op: &str, reader: &str) -> Option<u8> {
+        match self.index() {
+            Some(index) => index.pairs.get(op)?.iter().find(|p| p.0 == reader).map(|p| p.1),
+            None => {
+                self.pairs.binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader))).ok().map(|i| self.pairs[i].safe)
+            }
+        }
     }
 
     /// Cycles a fixed-latency result of `op` needs before a reader, as an
@@ -204,9 +250,7 @@ impl LatencyTable {
     pub fn reader_saving(&self, op: &str, reader: &str) -> u8 {
         let Some(row) = self.own_row(op) else { return self.base.map_or(0, |b| b.reader_saving(op, reader)) };
         let Lat::Fixed { raw, .. } = row.lat else { return 0 };
-        self.pairs
-            .binary_search_by(|p| (p.op, p.reader).cmp(&(op, reader)))
-            .map_or(0, |i| raw.safe.saturating_sub(self.pairs[i].safe))
+        self.pair_safe(op, reader).map_or(0, |safe| raw.safe.saturating_sub(safe))
     }
 
     /// True when `op` reads its predicate sources as early as a guard

@@ -13,9 +13,7 @@
 //! write of one word orders against every access of the others (more
 //! than the hardware needs, never less).
 
-use std::collections::HashMap;
-
-use ori_ir::{Function, Inst, InstId, OpFlags, Opcode, OperandKind, Reg, RegFile, SpecialReg};
+use ori_ir::{Function, FxHashMap as HashMap, Inst, InstId, OpFlags, Opcode, OperandKind, Reg, RegFile, SpecialReg};
 
 use crate::latency::LatencyTable;
 use crate::units::{self, Unit};
@@ -155,7 +153,7 @@ impl Dag {
     pub fn build(func: &Function, region: &[InstId], table: &LatencyTable) -> Dag {
         let n = region.len();
         let mut dag = Dag { preds: vec![Vec::new(); n], succs: vec![Vec::new(); n] };
-        let mut slots = Slots(HashMap::new());
+        let mut slots = Slots(HashMap::with_capacity_and_hasher(region.len(), Default::default()));
         // Number every virtual register first, so the tables can be sized.
         for &id in region {
             slots.reads(&func.insts[id]);

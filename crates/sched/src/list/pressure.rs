@@ -31,11 +31,10 @@
 //! registers, a tuple with all its words from its first write to its last
 //! read; a result may take a dying source's register.
 
-use std::collections::{HashMap, HashSet};
-
 use cfg::{Cfg, Liveness, RegSet, VReg};
 use ori_ir::{
-    Function, InstId, Knob, KnobValue, OpFlags, Phase, PhaseContext, PhaseError, Property, PropertySet, RegFile,
+    Function, FxHashMap as HashMap, FxHashSet as HashSet, InstId, Knob, KnobValue, OpFlags, Phase, PhaseContext,
+    PhaseError, Property, PropertySet, RegFile,
 };
 
 use super::deps::Dag;
@@ -449,7 +448,7 @@ impl RegionGraph {
     }
 
     fn down<'a>(&'a self, region: &'a Region, widths: &Widths) -> Down<'a> {
-        let mut pending: HashMap<VReg, u32> = HashMap::new();
+        let mut pending: HashMap<VReg, u32> = HashMap::default();
         for a in self.reads.iter().flatten() {
             *pending.entry(a.reg).or_insert(0) += 1;
         }
