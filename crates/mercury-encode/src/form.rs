@@ -241,7 +241,7 @@ impl Tables {
 
     fn new(sm: Sm, kind: Kind) -> Tables {
         use crate::tables::{
-            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm110,
+            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm107, sm110,
             sm120,
         };
         let (corpus, solved, derived, special_regs) = match sm.base() {
@@ -259,8 +259,13 @@ impl Tables {
             (Sm::Sm89, Kind::Learned | Kind::Full) => sm89::FORMS,
             _ => &[],
         };
-        // sm_110 leaves out the base forms its nvdisasm reads otherwise.
-        let dropped: &[(&str, u128)] = if sm == Sm::Sm110 { sm110::DROPPED } else { &[] };
+        // sm_110 and sm_107 leave out the base forms their nvdisasm reads
+        // otherwise.
+        let dropped: &[(&str, u128)] = match sm {
+            Sm::Sm110 => sm110::DROPPED,
+            Sm::Sm107 => sm107::DROPPED,
+            _ => &[],
+        };
         let kept = |form: &&Form| !dropped.contains(&(form.mnemonic, form.bits));
         let mut all: Vec<Form> = match kind {
             Kind::Solved => solved.iter().filter(kept).copied().collect(),
