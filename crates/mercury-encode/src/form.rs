@@ -204,6 +204,14 @@ pub struct Tables {
     complete: bool,
 }
 
+/// Bits 77..86, which nvdisasm's SM110 does not print but every `IMNMX`
+/// of NVIDIA's sm_110a code of the corpus sets (32 of 32): sm_120's
+/// `IMNMX` prints them as a second predicate source `!PT` (77..80) and two
+/// predicate outputs `PT, PT` (81..83, 84..86). sm_110's `IMNMX` forms are
+/// sm_100's solver forms (NVIDIA's sm_100 code has none), which leave them
+/// clear: `P0`, `P0` outputs the hardware may write.
+const SM110_IMNMX_SET: u128 = 0x3ff << 77;
+
 impl Tables {
     /// The tables of `sm`: the learned forms only until something needed a
     /// derived one ([`Tables::full`]), then all of them, so that code
@@ -271,6 +279,17 @@ impl Tables {
             Kind::Solved => solved.iter().filter(kept).copied().collect(),
             Kind::Learned | Kind::Full => own.iter().chain(corpus.iter().filter(kept)).copied().collect(),
         };
+        // sm_107 takes sm_100's forms of what sm_120's tables lack and its
+        // nvdisasm reads as sm_100's (`FMNMX3`, `CREDUX`, `FFMA2`, ...).
+        if sm == Sm::Sm107 {
+            let other = if kind == Kind::Solved { sm100::SOLVED } else { sm100::FORMS };
+            all.extend(other.iter().filter(|f| sm107::ADDED.contains(&(f.mnemonic, f.bits))).copied());
+        }
+        if sm == Sm::Sm110 {
+            for form in all.iter_mut().filter(|f| f.mnemonic.split('.').next() == Some("IMNMX")) {
+                form.bits |= SM110_IMNMX_SET;
+            }
+        }
         let learned_len = all.len();
         // sm_110's nvdisasm refuses every probed sm_100 form (FADD2,
         // FMUL2, FFMA2, CREDUX).
