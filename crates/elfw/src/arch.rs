@@ -46,7 +46,8 @@ pub struct Arch {
     pub sw_war: Option<u32>,
     /// EIATTR_SW2861232_WAR (0x35) is written (sm_80, sm_86, sm_87, sm_88).
     pub sw2861232_war: bool,
-    /// Value of EIATTR_MERCURY_ISA_VERSION (0x5f).
+    /// Value of EIATTR_MERCURY_ISA_VERSION (0x5f), which `.nv.compat`
+    /// records again as its attribute 0x0d (0x101; sm_107: 0x103 in both).
     pub mercury_isa_version: u16,
     /// EIATTR_VRC_CTA_INIT_COUNT is written (sm_100+).
     pub vrc_cta_init: bool,
@@ -56,6 +57,10 @@ pub struct Arch {
     pub compat_attr_07: bool,
     /// Size of `.nv.merc.nv.shared.reserved.0` (Mercury's reserved area).
     pub merc_reserved_smem: u64,
+    /// Every `.nv.info.<fn>` ends with EIATTR 0x67, a byte 0 (cuobjdump:
+    /// "unknown Attribute"; every function of NVIDIA's sm_107a cubins of
+    /// the corpus, no other SM's).
+    pub attr_0x67: bool,
 }
 
 const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arch {
@@ -76,6 +81,7 @@ const fn turing_ampere(sm: u32, sw_war: Option<u32>, sw2861232_war: bool) -> Arc
         fastpath_finalize: [0, 0],
         compat_attr_07: false,
         merc_reserved_smem: 0,
+        attr_0x67: false,
     }
 }
 
@@ -97,6 +103,7 @@ const fn hopper(sm: u32) -> Arch {
         fastpath_finalize: [0, 0],
         compat_attr_07: false,
         merc_reserved_smem: 0,
+        attr_0x67: false,
     }
 }
 
@@ -141,6 +148,9 @@ pub const ARCHS: &[Arch] = &[
     hopper(90),
     blackwell(bw(100, [9, 9], 8, true)),
     blackwell(bw(103, [0, 0], 8, false)),
+    // sm_121's container but for the Mercury ISA version and EIATTR 0x67
+    // (NVIDIA's sm_107a cubins of the corpus, against sm_121a's).
+    Arch { mercury_isa_version: 0x103, attr_0x67: true, ..blackwell(bw(107, [0, 0], 0, false)) },
     blackwell(Blackwell { reserved_smem: (0xc0, 16), merc_reserved_smem: 0x80, ..bw(110, [0, 0], 8, false) }),
     blackwell(bw(120, [0x50, 0x10], 0, true)),
     blackwell(bw(121, [0, 0], 0, false)),

@@ -191,6 +191,7 @@ pub const EIATTRS: &[AttrInfo] = &[
     a(0x5e, "EIATTR_CUDA_REQ", Sval, Opaque),
     a(0x5f, "EIATTR_MERCURY_ISA_VERSION", Hval, Opaque),
     a(0x66, "EIATTR_LANGUAGE", Sval, Words),
+    a(0x67, "EIATTR_0x67", Bval, Opaque),
     a(0x6b, "EIATTR_NVSAL_SW_WAR", Hval, Opaque),
     a(0x6d, "EIATTR_PREEXIT_USED", Bval, Opaque),
 ];
@@ -232,6 +233,7 @@ pub mod code {
     pub const SPARSE_MMA_MASK: u8 = 0x50;
     pub const MERCURY_ISA_VERSION: u8 = 0x5f;
     pub const LANGUAGE: u8 = 0x66;
+    pub const ATTR_0X67: u8 = 0x67;
     pub const NVSAL_SW_WAR: u8 = 0x6b;
     pub const PREEXIT_USED: u8 = 0x6d;
 }

@@ -2055,7 +2055,7 @@ fn derive(sm: Sm, learned: &'static [Form]) -> Vec<Form> {
     // rules only.
     let (shared, own, convert): (&[&[Form]], &[Form], &[Form]) = match sm.base() {
         // Blackwell has no derived forms (Tables::new).
-        Sm::Sm75 | Sm::Sm100 | Sm::Sm110 | Sm::Sm120 => (&[], &[], &[]),
+        Sm::Sm75 | Sm::Sm100 | Sm::Sm107 | Sm::Sm110 | Sm::Sm120 => (&[], &[], &[]),
         Sm::Sm80 | Sm::Sm86 | Sm::Sm89 => {
             (&[PROBED, PROBED_IMMA, PROBED_CONVERT, PROBED_UNIFORM], PROBED_SM80, PROBED_CONVERT_SM80)
         }

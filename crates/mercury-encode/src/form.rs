@@ -204,6 +204,14 @@ pub struct Tables {
     complete: bool,
 }
 
+/// Bits 77..86, which nvdisasm's SM110 does not print but every `IMNMX`
+/// of NVIDIA's sm_110a code of the corpus sets (32 of 32): sm_120's
+/// `IMNMX` prints them as a second predicate source `!PT` (77..80) and two
+/// predicate outputs `PT, PT` (81..83, 84..86). sm_110's `IMNMX` forms are
+/// sm_100's solver forms (NVIDIA's sm_100 code has none), which leave them
+/// clear: `P0`, `P0` outputs the hardware may write.
+const SM110_IMNMX_SET: u128 = 0x3ff << 77;
+
 impl Tables {
     /// The tables of `sm`: the learned forms only until something needed a
     /// derived one ([`Tables::full`]), then all of them, so that code
@@ -241,7 +249,7 @@ impl Tables {
 
     fn new(sm: Sm, kind: Kind) -> Tables {
         use crate::tables::{
-            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm110,
+            sm75, sm75_derived, sm80, sm80_derived, sm86, sm89, sm90, sm90_derived, sm100, sm100_probed, sm107, sm110,
             sm120, sm120_probed,
         };
         let (corpus, solved, derived, special_regs) = match sm.base() {
@@ -259,13 +267,29 @@ impl Tables {
             (Sm::Sm89, Kind::Learned | Kind::Full) => sm89::FORMS,
             _ => &[],
         };
-        // sm_110 leaves out the base forms its nvdisasm reads otherwise.
-        let dropped: &[(&str, u128)] = if sm == Sm::Sm110 { sm110::DROPPED } else { &[] };
+        // sm_110 and sm_107 leave out the base forms their nvdisasm reads
+        // otherwise.
+        let dropped: &[(&str, u128)] = match sm {
+            Sm::Sm110 => sm110::DROPPED,
+            Sm::Sm107 => sm107::DROPPED,
+            _ => &[],
+        };
         let kept = |form: &&Form| !dropped.contains(&(form.mnemonic, form.bits));
         let mut all: Vec<Form> = match kind {
             Kind::Solved => solved.iter().filter(kept).copied().collect(),
             Kind::Learned | Kind::Full => own.iter().chain(corpus.iter().filter(kept)).copied().collect(),
         };
+        // sm_107 takes sm_100's forms of what sm_120's tables lack and its
+        // nvdisasm reads as sm_100's (`FMNMX3`, `CREDUX`, `FFMA2`, ...).
+        if sm == Sm::Sm107 {
+            let other = if kind == Kind::Solved { sm100::SOLVED } else { sm100::FORMS };
+            all.extend(other.iter().filter(|f| sm107::ADDED.contains(&(f.mnemonic, f.bits))).copied());
+        }
+        if sm == Sm::Sm110 {
+            for form in all.iter_mut().filter(|f| f.mnemonic.split('.').next() == Some("IMNMX")) {
+                form.bits |= SM110_IMNMX_SET;
+            }
+        }
         let learned_len = all.len();
         // sm_110's nvdisasm refuses every probed sm_100 form (FADD2,
         // FMUL2, FFMA2, CREDUX).

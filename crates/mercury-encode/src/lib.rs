@@ -69,14 +69,20 @@ pub enum Sm {
     /// SM110 refuses or reads otherwise (`VIADD`, `VIMNMX`, `CREDUX`,
     /// `.XOR` adds and shifts; `tables::sm110`).
     Sm110,
+    /// sm_107: sm_120's encodings (nvdisasm's SM107 reads NVIDIA's sm_107a
+    /// code of the corpus as SM120 does but for 26 of 14,472 words) without
+    /// the forms SM107 refuses or reads otherwise (sm_120's uniform float,
+    /// 64-bit uniform and `UIMAD.HI` forms; `tables::sm107`).
+    Sm107,
 }
 
 impl Sm {
     /// Every family, in the order of [`Sm::index`].
-    pub const ALL: [Sm; 8] = [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120, Sm::Sm110];
+    pub const ALL: [Sm; 9] =
+        [Sm::Sm75, Sm::Sm80, Sm::Sm90, Sm::Sm86, Sm::Sm89, Sm::Sm100, Sm::Sm120, Sm::Sm110, Sm::Sm107];
 
     /// The family the compiler generates code with for an `sm_XY` number
-    /// (75, 80, 86, 90, 100, ...); `None` for SMs without tables (sm_107).
+    /// (75, 80, 86, 90, 100, ...); `None` for SMs without tables.
     pub fn from_number(sm: u32) -> Option<Sm> {
         match sm {
             75 => Some(Sm::Sm75),
@@ -87,8 +93,9 @@ impl Sm {
             // nvdisasm reads NVIDIA's sm_103a code of the corpus as SM100a
             // does, word for word, and sm_121a's as SM120a. sm_110a's too,
             // but SM110 refuses some of sm_100's opcodes (`Sm::Sm110`);
-            // sm_107 encodes otherwise.
+            // sm_107a's as SM120a but for forms SM107 refuses (`Sm::Sm107`).
             100 | 103 => Some(Sm::Sm100),
+            107 => Some(Sm::Sm107),
             110 => Some(Sm::Sm110),
             120 | 121 => Some(Sm::Sm120),
             _ => None,
@@ -112,17 +119,20 @@ impl Sm {
             Sm::Sm100 => "SM100",
             Sm::Sm120 => "SM120",
             Sm::Sm110 => "SM110",
+            Sm::Sm107 => "SM107",
         }
     }
 
     /// The family whose derived and solver forms, operand marks and probed
     /// modifier fields this one shares: sm_86 and sm_89 are sm_80's
     /// encodings with forms of their own added (`tables::sm86`, `sm89`),
-    /// sm_110 sm_100's with some left out (`tables::sm110`).
+    /// sm_110 sm_100's with some left out (`tables::sm110`), sm_107
+    /// sm_120's likewise (`tables::sm107`).
     pub(crate) fn base(self) -> Sm {
         match self {
             Sm::Sm86 | Sm::Sm89 => Sm::Sm80,
             Sm::Sm110 => Sm::Sm100,
+            Sm::Sm107 => Sm::Sm120,
             sm => sm,
         }
     }

@@ -37,7 +37,10 @@ impl Phase for MercEncodeAndDecode {
         let sm = Sm::from_number(cx.target.sm.version.into()).ok_or_else(|| {
             PhaseError::in_function(
                 func,
-                format!("no SASS encoding for {} yet (sm_75 to sm_90, sm_100, sm_103, sm_110, sm_120, sm_121)", cx.target.sm),
+                format!(
+                    "no SASS encoding for {} yet (sm_75 to sm_90, sm_100, sm_103, sm_107, sm_110, sm_120, sm_121)",
+                    cx.target.sm
+                ),
             )
         })?;
         let mut addresses = BlockAddresses::of(func);

@@ -49,6 +49,9 @@ fn solved(sm: Sm) -> Solved {
         Sm::Sm86 | Sm::Sm89 => "isa_sm80.json",
         // sm_100's: sm_110 is sm_100's encoding with some opcodes left out.
         Sm::Sm110 => "isa_sm100.json",
+        // sm_120's: sm_107 is sm_120's encoding with some forms left out
+        // and sm_100's of opcodes sm_120 lacks added.
+        Sm::Sm107 => "isa_sm120.json",
     };
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/isa").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -1,7 +1,7 @@
 """An SM that encodes as another one does, but for some opcodes: which of
 the other's forms it reads otherwise.
 
-usage: learn_variant.py CRATE BASE SM     (e.g. 100 110)
+usage: learn_variant.py CRATE BASE SM [OTHER]     (e.g. 100 110; 120 107 100)
 
 nvdisasm 13.5 reads NVIDIA's sm_110a code word for word as SM100a does,
 and the solver's scan (every opcode value with seeded-random operand
@@ -14,6 +14,12 @@ is checked, nothing is assumed per opcode.
 
 Writes CRATE/src/tables/smSM.rs (`DROPPED`: mnemonic and bits of the
 forms left out) and prints the scan's figures.
+
+With OTHER (sm_107: BASE 120, OTHER 100), also `ADDED`: OTHER's forms
+of opcodes BASE's tables lack and whose own word SM prints as OTHER does
+(sm_107's `FMNMX3`, `CREDUX`, `FFMA2`: opcodes sm_120 lacks and sm_100
+has, with sm_100's bits). Opcodes both have keep BASE's forms only, so
+nothing BASE's tables read changes.
 """
 import collections
 import os
@@ -25,6 +31,7 @@ from sass_text import disasm_many
 
 WORD_BITS = (1 << 105) - 1
 FORM = re.compile(r'    Form \{\n        mnemonic: "([^"]*)",\n.*?\n        bits: (0x[0-9a-f]+),\n', re.S)
+TEXT = re.compile(r'    Form \{\n        mnemonic: "([^"]*)",\n        operands: &\[(.*?)\],\n.*?\n        bits: (0x[0-9a-f]+),\n', re.S)
 
 
 def forms(path):
@@ -35,6 +42,30 @@ def forms(path):
         start = src.index('static %s: &[Form] = &[' % table)
         end = src.index('\n];', start)
         out += [(m.group(1), int(m.group(2), 16)) for m in FORM.finditer(src, start, end)]
+    return out
+
+
+def texts(path):
+    """(mnemonic, operands, bits) of every form of FORMS and SOLVED, in order."""
+    src = open(path).read()
+    out = []
+    for table in ('FORMS', 'SOLVED'):
+        start = src.index('static %s: &[Form] = &[' % table)
+        end = src.index('\n];', start)
+        out += [(m.group(1), m.group(2), int(m.group(3), 16)) for m in TEXT.finditer(src, start, end)]
+    return out
+
+
+def added(crate, base, sm, other):
+    """OTHER's forms (mnemonic, bits, listing) of opcodes BASE's lack that SM reads as OTHER."""
+    have = {mn.split('.')[0] for mn, _, _ in texts(os.path.join(crate, 'src/tables/sm%d.rs' % base))}
+    fs = [f for f in texts(os.path.join(crate, 'src/tables/sm%d.rs' % other)) if f[0].split('.')[0] not in have]
+    ws = [(bits & WORD_BITS & ~(0xf << 12)) | GUARD_PT | CTRL for _, _, bits in fs]
+    ta = disasm_many(ws, 'SM%d' % other)
+    tb = disasm_many(ws, 'SM%d' % sm)
+    out = [((mn, bits), x) for (mn, _, bits), x, y in zip(fs, ta, tb) if x is not None and x == y]
+    print('added: %d forms of SM%d of opcodes SM%d lacks, %d read alike by SM%d' % (
+        len(fs), other, base, len(out), sm), file=sys.stderr)
     return out
 
 
@@ -52,6 +83,7 @@ def scan(base, sm):
 
 def main():
     crate, base, sm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    other = int(sys.argv[4]) if len(sys.argv) > 4 else None
     words, a, b = scan(base, sm)
     differ = collections.Counter()
     for w, x, y in zip(words, a, b):
@@ -80,6 +112,12 @@ def main():
            '/// prints otherwise (the listing as SM%d, then as SM%d): left out of sm_%d\'s tables.\n'
            'pub(crate) static DROPPED: &[(&str, u128)] = &[\n%s];\n'
            % (sm, base, base, sm, base, sm, base, sm, sm, rows))
+    if other is not None:
+        out = out.replace('`tools/learn_variant.py %d %d`' % (base, sm), '`tools/learn_variant.py %d %d %d`' % (base, sm, other))
+        rows = ''.join('    // %s\n    ("%s", 0x%032x),\n' % (x, mn, bits) for (mn, bits), x in added(crate, base, sm, other))
+        out += ('\n/// sm_%d\'s forms (mnemonic, bits) of opcodes sm_%d\'s lack whose own word\n'
+                '/// nvdisasm\'s SM%d prints as SM%d does (the listing): added to sm_%d\'s tables.\n'
+                'pub(crate) static ADDED: &[(&str, u128)] = &[\n%s];\n' % (other, base, sm, other, sm, rows))
     open(os.path.join(crate, 'src/tables/sm%d.rs' % sm), 'w').write(out)
 
 

@@ -515,8 +515,18 @@ pub const fn target(sm: Sm) -> Target {
         t.isa.template_sm = 110;
         t.isa.packed_f32 = false;
     }
+    if v == 107 {
+        // sm_107's code adds and compares as sm_120's does (its encoding
+        // is sm_120's: mercury-encode's `Sm::Sm107`), but keeps sm_100's
+        // `FADD2` pairs, fp8 `mma` through f16 and tcgen05 (probes `frame`,
+        // `misc`, `sad`, `fp8_mma`; `add.rn.f32x2`, `tcgen05.alloc`).
+        t.isa.imm_add = ImmAdd::Iadd;
+        t.isa.minmax_s32 = true;
+        t.isa.abs_diff = false;
+        t.isa.template_sm = 120;
+    }
     t.features.wgmma = v == 90 && specific;
-    t.features.tcgen05 = matches!(v, 100 | 103 | 110) && specific;
+    t.features.tcgen05 = matches!(v, 100 | 103 | 107 | 110) && specific;
     t
 }
 

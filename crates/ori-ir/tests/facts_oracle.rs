@@ -267,9 +267,11 @@ fn facts_are_nvidia_s() {
     let Some(oracle) = Oracle::for_test("facts_are_nvidia_s") else { return };
     let dir = std::env::temp_dir().join(format!("ori-facts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // Every SM whose row differs from the others' somewhere (sm_103, 107
-    // and 121 have sm_100's and sm_120's), and sm_90a for wgmma.
-    let sms = ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_110", "sm_120"];
+    // Every SM whose row differs from the others' somewhere (sm_103 and
+    // 121 have sm_100's and sm_120's), and sm_90a for wgmma.
+    let sms = [
+        "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_107", "sm_110", "sm_120",
+    ];
     let targets: Vec<Target> = sms.iter().map(|s| s.parse::<Sm>().unwrap().target()).collect();
     // The first SM of each generation, where its instruction choices were
     // measured.

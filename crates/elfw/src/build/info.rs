@@ -191,6 +191,10 @@ fn preexit(_: &Builder<'_>, _: &Function) -> Result<Option<Vec<Attribute>>> {
     Ok(one(code::PREEXIT_USED, Value::Byte(0)))
 }
 
+fn attr_0x67(b: &Builder<'_>, _: &Function) -> Result<Option<Vec<Attribute>>> {
+    Ok(if b.arch.attr_0x67 { one(code::ATTR_0X67, Value::Byte(0)) } else { None })
+}
+
 const EXPLICIT_CLUSTER: u8 = 0x3e;
 const CTA_PER_CLUSTER: u8 = 0x3d;
 const WMMA_USED: u8 = 0x2b;
@@ -256,6 +260,7 @@ const ORDER_SM90: &[Slot] = &[
     (code::SW_WAR, sw_war),
     (code::NVSAL_SW_WAR, nvsal),
     (code::PREEXIT_USED, preexit),
+    (code::ATTR_0X67, attr_0x67),
 ];
 
 /// The records of `.nv.info.<fn>`.
@@ -306,7 +311,7 @@ pub(super) fn compat_records(b: &Builder<'_>) -> Vec<Attribute> {
         Attribute { code: 0x09, value: Value::Byte(accel.into()) },
         Attribute { code: 0x0c, value: Value::Byte(0) },
         Attribute { code: 0x02, value: Value::Byte(b.m.isa_class) },
-        Attribute { code: 0x0d, value: Value::Half(0x101) },
+        Attribute { code: 0x0d, value: Value::Half(b.arch.mercury_isa_version) },
     ];
     if b.arch.compat_attr_07 {
         out.push(Attribute { code: 0x07, value: Value::Half(0x101) });

@@ -7,6 +7,7 @@
 pub(crate) mod fields;
 pub(crate) mod sm100;
 pub(crate) mod sm100_probed;
+pub(crate) mod sm107;
 pub(crate) mod sm110;
 pub(crate) mod sm120;
 pub(crate) mod sm120_probed;

@@ -23,7 +23,7 @@ use ori_ir::{Ctrl, Function, InstId, Opcode, Phase, PhaseContext, PhaseError, Pr
 
 use super::{is_variable_producer, late_reads, nops, plain, remove_nops, set_yield_bits};
 use crate::hazard::{Program, State, apply_ctrl};
-use crate::latency::LatencyTable;
+use crate::latency::{LatencyTable, inst_row_op};
 
 /// Rounds of the cross-block dataflow before falling back.
 const MAX_ROUNDS: usize = 16;
@@ -170,7 +170,7 @@ impl Needs {
             producer: ids.iter().map(|&i| is_variable_producer(&func.insts[i], table)).collect(),
             read_sb,
             drain_before: ids.iter().map(|&i| matches!(func.insts[i].op, Opcode::CALL | Opcode::RET)).collect(),
-            min_stall: ids.iter().map(|&i| table.row(func.insts[i].op.name()).min_stall.max(1)).collect(),
+            min_stall: ids.iter().map(|&i| table.row(inst_row_op(&func.insts[i])).min_stall.max(1)).collect(),
             group: ids.iter().map(|&i| group_signal(func.insts[i].op)).collect(),
             reserved: if ids.iter().any(|&i| group_signal(func.insts[i].op).is_some()) { 1 << GROUP_SB } else { 0 },
         }
@@ -285,7 +285,7 @@ fn walk(
         for &u in &step.writes {
             wait |= state.writes[u.index()].scoreboards() | state.reads[u.index()].scoreboards();
             if !needs.producer[k] {
-                let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+                let latency = table.fixed_latency(step.row_op(), false, false).unwrap_or(0);
                 delay = delay.max(state.uniform_read_delay(u, latency));
             }
         }

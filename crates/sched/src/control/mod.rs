@@ -7,7 +7,7 @@ pub(crate) mod o0;
 
 use ori_ir::{Ctrl, Function, Inst, InstId, OpFlags, Opcode, RegFile};
 
-use crate::latency::LatencyTable;
+use crate::latency::{LatencyTable, inst_row_op};
 use crate::units::{self, Unit};
 
 /// A control word with nothing set but `stall`.
@@ -18,7 +18,7 @@ pub(crate) fn plain(stall: u8) -> Ctrl {
 /// True when `inst` writes a result the hardware signals late: it needs a
 /// write scoreboard and its readers a wait.
 pub(crate) fn is_variable_producer(inst: &Inst, table: &LatencyTable) -> bool {
-    table.is_variable(inst.op.name()) && !units::writes(inst).is_empty() && !warpgroup_async(inst)
+    table.is_variable(inst_row_op(inst)) && !units::writes(inst).is_empty() && !warpgroup_async(inst)
 }
 
 /// `HGMMA` (and `QGMMA`) reads and writes its accumulators asynchronously, tracked by
@@ -42,7 +42,7 @@ pub(crate) fn late_reads(inst: &Inst, table: &LatencyTable) -> Vec<Unit> {
     if inst.op == Opcode::MEMBAR {
         return vec![Unit::FENCE];
     }
-    if !(table.is_variable(inst.op.name()) || inst.op.has(OpFlags::STORE)) || warpgroup_async(inst) {
+    if !(table.is_variable(inst_row_op(inst)) || inst.op.has(OpFlags::STORE)) || warpgroup_async(inst) {
         return Vec::new();
     }
     let writes = units::writes(inst);
@@ -58,7 +58,7 @@ pub(crate) fn own_latency(inst: &Inst, table: &LatencyTable) -> u8 {
     if writes.is_empty() {
         return 0;
     }
-    let op = inst.op.name();
+    let op = inst_row_op(inst);
     let writes_pred = writes.iter().any(|u| u.parts().0.is_predicate());
     let raw = table.fixed_latency(op, false, true).unwrap_or(0);
     let guard = if writes_pred { table.fixed_latency(op, true, true).unwrap_or(0) } else { 0 };

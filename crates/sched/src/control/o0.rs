@@ -11,7 +11,7 @@
 use ori_ir::{Ctrl, Function, Phase, PhaseContext, PhaseError, Property, PropertySet};
 
 use super::{is_variable_producer, late_reads, nops, own_latency, plain, remove_nops, set_yield_bits};
-use crate::latency::LatencyTable;
+use crate::latency::{LatencyTable, inst_row_op};
 
 /// Scoreboard every variable-latency result is signalled on.
 const WRITE_SB: u8 = 0;
@@ -50,7 +50,7 @@ impl Phase for ProcessO0WaitsAndSBs {
             let mut placed = Vec::new();
             for id in func.blocks[b].insts.clone() {
                 let inst = &func.insts[id];
-                let row = table.row(inst.op.name());
+                let row = table.row(inst_row_op(inst));
                 let mut ctrl = plain(row.min_stall.max(1));
                 ctrl.wait = wait;
                 if is_variable_producer(inst, table) {

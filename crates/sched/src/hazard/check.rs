@@ -148,12 +148,12 @@ pub(crate) fn step_effects(
     // A variable-latency write lands well after issue, later than the
     // pending reads it could overtake (NVIDIA's code relies on this), and
     // fixed-latency writes land in issue order.
-    let lands_late = ctrl.write_sb.is_some() || table.is_variable(step.opcode());
+    let lands_late = ctrl.write_sb.is_some() || table.is_variable(step.row_op());
     for &u in step.writes.iter().filter(|_| !call) {
         if !state.writes[u.index()].is_empty() {
             report(Kind::WawVariable, Some(u));
         }
-        let latency = table.fixed_latency(step.opcode(), false, false).unwrap_or(0);
+        let latency = table.fixed_latency(step.row_op(), false, false).unwrap_or(0);
         if !lands_late && (!state.reads[u.index()].is_empty() || state.overwrites_uniform_read(u, latency)) {
             report(Kind::War, Some(u));
         }
@@ -172,7 +172,7 @@ pub(crate) fn apply(state: &mut State, step: &Step, table: &LatencyTable, safe: 
 /// control-word phase tries words on steps it does not copy).
 pub(crate) fn apply_ctrl(state: &mut State, step: &Step, ctrl: Ctrl, table: &LatencyTable, safe: bool) {
     let ctrl = valid(ctrl);
-    let op = step.opcode();
+    let op = step.row_op();
     // A write scoreboard is signalled whatever the opcode: the result then
     // counts as variable latency.
     if let Some(sb) = ctrl.write_sb {

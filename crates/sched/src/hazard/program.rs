@@ -81,6 +81,13 @@ impl Step {
         self.mnemonic.split('.').next().unwrap_or("")
     }
 
+    /// The latency table row this step takes as a producer: its opcode,
+    /// but [`crate::latency::BARRIER_BMOV`] for a `BMOV` into a barrier.
+    pub fn row_op(&self) -> &str {
+        let writes_barrier = self.writes.iter().any(|u| u.parts().0 == ori_ir::RegFile::B);
+        crate::latency::row_op(self.opcode(), writes_barrier)
+    }
+
     /// True when `u` is read at the guard's pipeline stage: it is the
     /// guard, or a predicate source of an instruction that reads those as
     /// early as its guard ([`LatencyTable::early_predicates`]).

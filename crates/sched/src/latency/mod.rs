@@ -155,6 +155,26 @@ struct Index {
     pairs: FxHashMap<&'static str, Vec<(&'static str, u8)>>,
 }
 
+/// The row of a `BMOV` into a convergence barrier register (sm_87's
+/// barrier-reset prologue: `BMOV.32 B0, 0xffffffff`, `BMOV.32.CLEAR B1,
+/// B0`). NVIDIA's code sets no scoreboard on it and reads the barrier 4
+/// cycles later, where a `BMOV` into a general register (`BMOV.32.CLEAR
+/// R4, B6`) signals a write scoreboard; nvdisasm refuses a barrier `BMOV`
+/// with one.
+pub const BARRIER_BMOV: &str = "BMOV.B";
+
+/// The row an instruction of opcode `op` takes: the opcode, but
+/// [`BARRIER_BMOV`] for a `BMOV` that writes a barrier register.
+pub fn row_op(op: &str, writes_barrier: bool) -> &str {
+    if op == "BMOV" && writes_barrier { BARRIER_BMOV } else { op }
+}
+
+/// The row `inst` takes ([`row_op`]).
+pub fn inst_row_op(inst: &ori_ir::Inst) -> &'static str {
+    let writes_barrier = crate::units::writes(inst).iter().any(|u| u.parts().0 == ori_ir::RegFile::B);
+    row_op(inst.op.name(), writes_barrier)
+}
+
 /// What an unlisted opcode is assumed to be: variable latency, so that it
 /// gets a scoreboard and readers wait (an unknown instruction never needs
 /// less than that).

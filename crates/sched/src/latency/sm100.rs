@@ -261,6 +261,7 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("ATOMS", Lat::Variable, 1),
         row("BAR", Lat::Unmeasured, 1),
         row("BMOV", Lat::Variable, 5),
+        row("BMOV.B", Lat::Unmeasured, 5),
         row("BRA", Lat::Unmeasured, 5),
         row("BREAK", Lat::Unmeasured, 5),
         row("BREV", Lat::Variable, 1),

@@ -119,6 +119,7 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("ATOMS", Lat::Variable, 2),
         row("BAR", Lat::Unmeasured, 5),
         row("BMOV", Lat::Variable, 1),
+        row("BMOV.B", Lat::Unmeasured, 1),
         row("BRA", Lat::Unmeasured, 5),
         row("BREAK", Lat::Unmeasured, 1),
         row("BREV", Lat::Variable, 1),

@@ -213,6 +213,7 @@ pub static TABLE: LatencyTable = LatencyTable {
         row("ATOMS", Lat::Variable, 2),
         row("BAR", Lat::Unmeasured, 1),
         row("BMOV", Lat::Variable, 1),
+        row("BMOV.B", Lat::Fixed { raw: Bound::new(4, 4), guard: None }, 1),
         row("BRA", Lat::Unmeasured, 5),
         row("BREAK", Lat::Unmeasured, 1),
         row("BREV", Lat::Variable, 1),

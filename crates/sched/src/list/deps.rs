@@ -15,7 +15,7 @@
 
 use ori_ir::{Function, FxHashMap as HashMap, Inst, InstId, OpFlags, Opcode, OperandKind, Reg, RegFile, SpecialReg};
 
-use crate::latency::LatencyTable;
+use crate::latency::{LatencyTable, inst_row_op};
 use crate::units::{self, Unit};
 
 /// Predecessors of each instruction with the cycles wanted after them.
@@ -303,7 +303,7 @@ fn warpgroup_slots(func: &Function, region: &[InstId], slots: &mut Slots) -> Vec
 
 /// Cycles `reader` should come after `producer` whose result it reads.
 fn raw_latency(producer: &Inst, reader: &Inst, as_guard: bool, table: &LatencyTable) -> u8 {
-    let op = producer.op.name();
+    let op = inst_row_op(producer);
     let fixed = if as_guard { table.fixed_latency(op, true, true) } else { table.reader_latency(op, reader.op.name()) };
     fixed.unwrap_or_else(|| variable_estimate(producer))
 }

@@ -178,7 +178,7 @@ pub fn measure<'a>(listings: impl IntoIterator<Item = &'a Listing>, sms: &[u16])
             for k in block.clone() {
                 m.instructions += 1;
                 let step = &program.steps[k];
-                let stats = m.ops.entry(step.opcode().to_string()).or_default();
+                let stats = m.ops.entry(step.row_op().to_string()).or_default();
                 stats.count += 1;
                 stats.wbar += usize::from(step.ctrl.write_sb.is_some());
                 stats.rbar += usize::from(step.ctrl.read_sb.is_some());

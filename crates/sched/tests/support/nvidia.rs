@@ -353,9 +353,26 @@ fn parse_inst(code: &str, hi_line: &str, columns: &Columns) -> Option<Raw> {
     };
     let depbar = mnemonic.starts_with("DEPBAR").then(|| parse_depbar(operands)).flatten();
     let targets = operands.split("`(").skip(1).filter_map(|t| t.split(')').next()).map(str::to_string).collect();
-    let (writes, reads) = columns.marks(hi_line);
+    let (mut writes, mut reads) = columns.marks(hi_line);
+    barrier_operands(mnemonic, operands, &mut writes, &mut reads);
     let step = Step::new(mnemonic.to_string(), reads, guard, writes, ctrl, depbar, text.to_string());
     Some(Raw { step, targets, guarded })
+}
+
+/// The convergence barriers a `BMOV` writes (its first operand) and reads
+/// (the others): nvdisasm's life-range columns have no barrier registers,
+/// and a barrier `BMOV`'s latency (sm_87's barrier-reset prologue,
+/// `BMOV.32.CLEAR B1, B0`) is measured from them.
+fn barrier_operands(mnemonic: &str, operands: &str, writes: &mut Vec<Unit>, reads: &mut Vec<Unit>) {
+    if mnemonic.split('.').next() != Some("BMOV") {
+        return;
+    }
+    let barrier = |op: &str| op.trim().strip_prefix('B')?.parse().ok().and_then(|n| Unit::new(RegFile::B, n));
+    for (k, op) in operands.split(',').enumerate() {
+        if let Some(unit) = barrier(op) {
+            if k == 0 { writes.push(unit) } else { reads.push(unit) }
+        }
+    }
 }
 
 /// `P3` or `UP1` as a unit (`None` for `PT`/`UPT`).
