@@ -117,23 +117,26 @@ const CASES: &[&[&str]] = &[
     &["--register-usage-level=20", "-w", "-arch=sm_90", "K"],
     &["--compiler-stats-file=s.txt", "-Werror", "--preserve-relocs", "-arch=sm_90", "K"],
     &["--compiler-stats-file=s.txt", "-w", "-arch=sm_90", "K"],
-    // Gaps (KNOWN_GAPS): several inputs, double-precision warnings.
+    // Several inputs are one program: one symbol table (a kernel in two
+    // files is a duplicate), each file's messages in turn, and only the
+    // last file's .target checked against -arch.
     &["-arch=sm_90", "K", "K2"],
+    &["-arch=sm_90", "e_undeclared.ptx", "e_unknown_op.ptx"],
+    &["-arch=sm_90", "e_syntax.ptx", "e_undeclared.ptx"],
+    // (`KA K` is not here: NVIDIA's ptxas then compiles the sm_90a file's
+    // wgmma for sm_90 and stops with an internal compiler error.)
+    &["-arch=sm_90", "K", "KA"],
+    &["-arch=sm_90", "K", "nonexist.ptx", "K2"],
+    // Gaps (KNOWN_GAPS): double-precision warnings.
     &["-arch=sm_80", "--warn-on-double-precision-use", "KD"],
 ];
 
 /// Cases known to differ, with the reason; the test fails when one of them
 /// starts to match, so that the list only shrinks.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "K2",
-        "NVIDIA's ptxas puts several inputs into one cubin; ours stops with 'several Ori modules cannot go into one cubin yet'",
-    ),
-    (
-        "KD",
-        "--warn-on-double-precision-use: NVIDIA warns 'Program is doing double precision computations.' on lines it picks (552 for math_double, declarations among them); ours warns on none",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "KD",
+    "--warn-on-double-precision-use: NVIDIA warns 'Program is doing double precision computations.' on lines it picks (552 for math_double, declarations among them); ours warns on none",
+)];
 
 #[test]
 fn bad_command_lines_and_files_fail_like_nvidia() {
@@ -179,4 +182,32 @@ fn bad_command_lines_and_files_fail_like_nvidia() {
     }
     assert!(fixed.is_empty(), "now matching NVIDIA, remove from KNOWN_GAPS: {fixed:?}");
     assert!(mismatches.is_empty(), "{} of {} cases differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
+}
+
+/// `ptxas a.ptx b.ptx` compiles one program: NVIDIA's cubin equals that of
+/// one file holding `a.ptx` and then `b.ptx` without its header, and so
+/// must ours.
+#[test]
+fn several_inputs_are_one_program() {
+    let Some(oracle) = Oracle::for_test("several_inputs_are_one_program") else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle_cli_several");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = std::fs::read_to_string(corpus().join("vadd.sm90.ptx")).unwrap();
+    let b = std::fs::read_to_string(corpus().join("bitops.sm90.ptx")).unwrap();
+    let body = b.split_once(".address_size 64").expect("bitops has a header").1;
+    std::fs::write(dir.join("a.ptx"), &a).unwrap();
+    std::fs::write(dir.join("b.ptx"), &b).unwrap();
+    std::fs::write(dir.join("ab.ptx"), format!("{a}{body}")).unwrap();
+    for (name, ptxas) in [("nvidia", oracle.ptxas()), ("ours", PathBuf::from(env!("CARGO_BIN_EXE_ptxas")))] {
+        let run = |args: &[&str], out: &str| {
+            let status =
+                Command::new(&ptxas).args(["-arch=sm_90", "-o", out]).args(args).current_dir(&dir).status().unwrap();
+            assert!(status.success(), "{name}: ptxas {args:?} failed");
+            std::fs::read(dir.join(out)).unwrap()
+        };
+        let two = run(&["a.ptx", "b.ptx"], &format!("{name}_two.cubin"));
+        let one = run(&["ab.ptx"], &format!("{name}_one.cubin"));
+        assert!(two == one, "{name}: the cubin of two inputs differs from that of their concatenation");
+    }
 }

@@ -35,7 +35,7 @@ pub use print::print;
 pub use span::{FileId, LineCol, LineIndex, Span};
 pub use target::{PtxVersion, Sm};
 pub use token::{Token, TokenKind};
-pub use validate::{ValidateOptions, validate};
+pub use validate::{ValidateOptions, validate, validate_files};
 
 /// Parses PTX text. The module contains everything that parsed (statements
 /// with syntax errors are dropped); the diagnostics list every syntax error.

@@ -37,6 +37,18 @@ pub struct ValidateOptions {
 /// Checks `module` and returns every problem found, in the order ptxas
 /// reports them (per function: instruction errors, then unknown symbols).
 pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
+    validate_files(&[(module, options.file_name.as_deref())], options)
+}
+
+/// Checks several files compiled into one program (`ptxas a.ptx b.ptx`),
+/// as ptxas does (measured with ptxas 13.5): each file has its own
+/// `.version`/`.target` header, which gates its instructions, but all
+/// share one symbol table, so a name defined in two files is a duplicate
+/// and a function declared in one may be defined in another. Only the last
+/// file's `.target` is checked against `-arch` (`ptxas -arch=sm_90
+/// a_sm90a.ptx b_sm90.ptx` compiles), and only when no file has an error.
+/// `options.file_name` is ignored; each file brings its own name.
+pub fn validate_files(files: &[(&Module, Option<&str>)], options: &ValidateOptions) -> Vec<Diagnostic> {
     let mut v = Validator {
         diags: Vec::new(),
         version: PtxVersion::LATEST,
@@ -44,26 +56,20 @@ pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
         module_scope: Scope::default(),
         signatures: FxHashMap::default(),
     };
-    v.header(module, options);
-    if let (Some(arch), Some(target)) = (options.arch, v.sm) {
-        v.arch_compatibility(module, target, arch);
+    for (module, name) in files {
+        v.version = PtxVersion::LATEST;
+        v.sm = None;
+        let file_options = ValidateOptions { file_name: name.map(str::to_owned), ..options.clone() };
+        v.header(module, &file_options);
+        v.items(module);
     }
-    for item in &module.items {
-        match item {
-            Item::Variable(decl) => {
-                if decl.space == StateSpace::Reg {
-                    v.error(decl.span, "Module-scoped variables in .reg state space are not allowed with ABI");
-                }
-                v.initializers(decl);
-                v.declare_vars(decl, None);
-            }
-            Item::Function(f) => v.function(f),
-            Item::Directive(d) if d.name.name == ".alias" => v.alias(d, module),
-            _ => {}
-        }
-    }
+    let modules: Vec<&Module> = files.iter().map(|(m, _)| *m).collect();
     if !options.relocatable {
-        v.unresolved_functions(module);
+        v.unresolved_functions(&modules);
+    }
+    let clean = !v.diags.iter().any(Diagnostic::is_error);
+    if let (true, Some(arch), Some(target), Some(last)) = (clean, options.arch, v.sm, modules.last()) {
+        v.arch_compatibility(last, target, arch);
     }
     v.diags
 }
@@ -78,6 +84,24 @@ struct Validator {
 }
 
 impl Validator {
+    /// The declarations and functions of one file, after its header.
+    fn items(&mut self, module: &Module) {
+        for item in &module.items {
+            match item {
+                Item::Variable(decl) => {
+                    if decl.space == StateSpace::Reg {
+                        self.error(decl.span, "Module-scoped variables in .reg state space are not allowed with ABI");
+                    }
+                    self.initializers(decl);
+                    self.declare_vars(decl, None);
+                }
+                Item::Function(f) => self.function(f),
+                Item::Directive(d) if d.name.name == ".alias" => self.alias(d, module),
+                _ => {}
+            }
+        }
+    }
+
     fn error(&mut self, span: Span, message: impl Into<String>) {
         self.diags.push(Diagnostic::error(span, message));
     }
@@ -297,10 +321,10 @@ impl Validator {
 
     /// Without `-c`, every function must be defined: a declared one is an
     /// error when it is not `.extern`, or when it is and something uses it.
-    fn unresolved_functions(&mut self, module: &Module) {
-        let defined: Vec<&str> = module
-            .items
+    fn unresolved_functions(&mut self, modules: &[&Module]) {
+        let defined: Vec<&str> = modules
             .iter()
+            .flat_map(|m| &m.items)
             .filter_map(|item| match item {
                 Item::Function(f) if f.body.is_some() => Some(f.name.name.as_str()),
                 Item::Directive(d) if d.name.name == ".alias" => match d.args.first().and_then(|g| g.first()) {
@@ -311,13 +335,13 @@ impl Validator {
             })
             .collect();
         let mut reported: Vec<&str> = Vec::new();
-        for item in &module.items {
+        for item in modules.iter().flat_map(|m| &m.items) {
             let Item::Function(f) = item else { continue };
             let name = f.name.name.as_str();
             if defined.contains(&name) || reported.contains(&name) || SYSCALLS.contains(&name) {
                 continue;
             }
-            if f.linkage != Some(Linkage::Extern) || uses_name(module, name) {
+            if f.linkage != Some(Linkage::Extern) || modules.iter().any(|m| uses_name(m, name)) {
                 reported.push(name);
                 self.diags.push(Diagnostic {
                     severity: crate::diag::Severity::Fatal,

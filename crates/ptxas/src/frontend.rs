@@ -7,55 +7,83 @@ use ptx_syntax::{FileId, LineIndex};
 use crate::diag::{Diagnostic, Location};
 use crate::{Options, Report, Source};
 
-/// A parsed and validated PTX module.
+/// The PTX inputs of one compilation, parsed, validated and merged into
+/// one module (ptxas treats `ptxas a.ptx b.ptx` as one program: its cubin
+/// equals that of `a.ptx` with `b.ptx`'s functions appended).
 pub struct Checked {
-    /// The AST.
+    /// The AST: every file's items, in input order. Spans keep their
+    /// file's [`FileId`], the index of its source in `sources`.
     pub module: Module,
 }
 
-/// Parses and validates one PTX input. Syntax errors stop before
-/// validation, as in ptxas; every error found is pushed to `report`, and
-/// `Ok(None)` means the input is rejected. `Err` is a fatal mismatch
-/// between the PTX and the target, which ptxas reports on its own.
+/// Parses and validates the PTX inputs `(index, source)` (the index is the
+/// source's [`FileId`]). A file with syntax errors is reported and left out
+/// of validation (ptxas stops reading a file at its first syntax error);
+/// the others are checked together ([`ptx_syntax::validate_files`]), their
+/// messages in file order. Every error found is pushed to `report`, and
+/// `Ok(None)` means the input is rejected. `Err` is a fatal message ptxas
+/// prints alone (a mismatch between the PTX and the target, an unresolved
+/// function).
 pub fn check(
-    source: &Source,
-    file: FileId,
+    sources: &[(usize, &Source)],
     options: &Options,
     report: &mut Report,
 ) -> Result<Option<Checked>, Diagnostic> {
-    let (module, syntax) = ptx_syntax::parse(&source.text, file);
-    let index = LineIndex::new(&source.text);
+    let lines: Vec<LineIndex> = sources.iter().map(|(_, source)| LineIndex::new(&source.text)).collect();
     let convert = |d: &ptx_syntax::Diagnostic| Diagnostic {
         severity: d.severity,
-        location: d.span.map(|span| {
-            let at = index.line_col(&source.text, span.start as usize);
-            Location { file: source.name.clone(), line: at.line, column: Some(at.col) }
+        location: d.span.and_then(|span| {
+            let at = sources.iter().position(|(index, _)| *index == span.file.0 as usize)?;
+            let source = sources[at].1;
+            let at = lines[at].line_col(&source.text, span.start as usize);
+            Some(Location { file: source.name.clone(), line: at.line, column: Some(at.col) })
         }),
         message: d.message.clone(),
     };
-    let rejected = syntax.iter().any(ptx_syntax::Diagnostic::is_error);
-    for d in &syntax {
+    let mut parsed = Vec::new();
+    let mut syntax = Vec::new();
+    let mut rejected = false;
+    for &(index, source) in sources {
+        let (module, diags) = ptx_syntax::parse(&source.text, FileId(index as u32));
+        let bad = diags.iter().any(ptx_syntax::Diagnostic::is_error);
+        rejected |= bad;
+        syntax.push((index, diags));
+        if !bad {
+            parsed.push((index, source, module));
+        }
+    }
+    let arch = ptx_syntax::Sm::parse(&options.arch.to_string());
+    let validate_options = ptx_syntax::ValidateOptions { arch, file_name: None, relocatable: options.compile_only };
+    let files: Vec<(&Module, Option<&str>)> =
+        parsed.iter().map(|(_, source, module)| (module, Some(source.name.as_str()))).collect();
+    let semantic = if files.is_empty() { Vec::new() } else { ptx_syntax::validate_files(&files, &validate_options) };
+    // A fatal message without a line (a mismatch between the PTX and
+    // -arch, an unresolved function): ptxas prints it alone, without the
+    // closing "aborted" line.
+    if !rejected
+        && let Some(alone) = semantic.iter().find(|d| d.severity == ptx_syntax::Severity::Fatal && d.span.is_none())
+    {
+        return Err(convert(alone));
+    }
+    rejected |= semantic.iter().any(ptx_syntax::Diagnostic::is_error);
+    // Each file's messages in turn, as ptxas reads the files one by one.
+    for (index, diags) in &syntax {
+        for d in diags {
+            report.push(options, convert(d));
+        }
+        for d in semantic.iter().filter(|d| d.span.is_some_and(|s| s.file.0 as usize == *index)) {
+            report.push(options, convert(d));
+        }
+    }
+    for d in semantic.iter().filter(|d| d.span.is_none()) {
         report.push(options, convert(d));
     }
     if rejected {
         return Ok(None);
     }
-    let arch = ptx_syntax::Sm::parse(&options.arch.to_string());
-    let validate_options =
-        ptx_syntax::ValidateOptions { arch, file_name: Some(source.name.clone()), relocatable: options.compile_only };
-    let semantic = ptx_syntax::validate(&module, &validate_options);
-    // A fatal mismatch between the PTX and -arch carries no line; ptxas
-    // prints it alone, without the closing "aborted" line.
-    if let Some(mismatch) = semantic.iter().find(|d| d.severity == ptx_syntax::Severity::Fatal && d.span.is_none()) {
-        return Err(convert(mismatch));
-    }
-    let rejected = semantic.iter().any(ptx_syntax::Diagnostic::is_error);
-    for d in &semantic {
-        report.push(options, convert(d));
-    }
-    let mut module = module;
+    let mut module = Module { items: parsed.into_iter().flat_map(|(_, _, m)| m.items).collect() };
     ptx_syntax::normalize(&mut module);
-    Ok((!rejected).then_some(Checked { module }))
+    Ok(Some(Checked { module }))
 }
 
 /// Names of the `.entry` functions defined in `module`.

@@ -228,15 +228,20 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
         Manifest::load(options.manifest.as_ref(), &registry).map_err(|e| Diagnostic::fatal(e.to_string()))?;
     let started = Instant::now();
     let mut modules = Vec::new();
-    let mut ptx = Vec::new();
+    let mut ptx_sources = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         if source.is_ori() {
             modules.push(parse_ori(source, options)?);
-        } else if let Some(checked) =
-            frontend::check(source, ptx_syntax::FileId(index as u32), options, report).map_err(Stop::Quiet)?
-        {
-            ptx.push((source, checked));
+        } else {
+            ptx_sources.push((index, source));
         }
+    }
+    // Every PTX input goes into one module, as in ptxas.
+    let mut ptx = Vec::new();
+    if !ptx_sources.is_empty()
+        && let Some(checked) = frontend::check(&ptx_sources, options, report).map_err(Stop::Quiet)?
+    {
+        ptx.push((ptx_sources[0].1, checked));
     }
     if report.has_errors() {
         return Ok(None);
@@ -279,6 +284,8 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
     // The PTX text of each module, for its line tables.
     let mut texts: Vec<Option<&str>> = vec![None; modules.len()];
     for (source, checked) in &ptx {
+        // Line tables read lines from one text: with several files, the
+        // first's (known limit: `-lineinfo` over several files).
         match ptx_lower::lower(&checked.module, &source.text, options.arch) {
             Ok(module) => {
                 modules.push(module);
@@ -286,15 +293,14 @@ fn compile_into(sources: &[Source], options: &Options, report: &mut Report) -> R
             }
             Err(errors) => {
                 for e in errors {
+                    // The error's own file, its line there.
+                    let file = sources.get(e.span.file.0 as usize).unwrap_or(source);
+                    let at = ptx_syntax::LineIndex::new(&file.text).line_col(&file.text, e.span.start as usize);
                     report.push(
                         options,
                         Diagnostic {
                             severity: Severity::Error,
-                            location: Some(Location {
-                                file: source.name.clone(),
-                                line: e.line,
-                                column: Some(e.column),
-                            }),
+                            location: Some(Location { file: file.name.clone(), line: at.line, column: Some(at.col) }),
                             message: e.message,
                         },
                     );
