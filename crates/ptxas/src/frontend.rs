@@ -1,7 +1,7 @@
 //! PTX input: parse, check against the target, validate, and turn the
 //! front end's diagnostics into the driver's.
 
-use ptx_syntax::ast::{Item, Module};
+use ptx_syntax::ast::{Item, Module, ScalarType, Statement};
 use ptx_syntax::{FileId, LineIndex};
 
 use crate::diag::{Diagnostic, Location};
@@ -66,13 +66,50 @@ pub fn check(
         return Err(convert(alone));
     }
     rejected |= semantic.iter().any(ptx_syntax::Diagnostic::is_error);
-    // Each file's messages in turn, as ptxas reads the files one by one.
+    // Each file's messages in turn, as ptxas reads the files one by one;
+    // `--warn-on-double-precision-use`'s warnings among them, by position.
+    let mut errors_seen = false;
     for (index, diags) in &syntax {
         for d in diags {
+            errors_seen |= d.is_error();
             report.push(options, convert(d));
         }
+        let module = parsed.iter().find(|(i, _, _)| i == index).map(|(_, _, m)| m);
+        let uses = match module {
+            Some(module) if options.warn_on_double_precision_use => double_precision_uses(module),
+            _ => Vec::new(),
+        };
+        let mut uses = uses.into_iter().peekable();
+        // Where this file's errors start, in order.
+        let mut errors: Vec<u32> = semantic
+            .iter()
+            .filter(|d| d.is_error())
+            .filter_map(|d| d.span.filter(|s| s.file.0 as usize == *index).map(|s| s.start))
+            .collect();
+        errors.sort_unstable();
+        let warn = |report: &mut Report, errors_seen: bool, (span, count): (ptx_syntax::Span, u32)| {
+            // After an error (a warning made one by -Werror included), or
+            // on an instruction with one, ptxas warns once per
+            // instruction: it expands no more.
+            let own_error = errors.get(errors.partition_point(|&e| e < span.start)).is_some_and(|&e| e < span.end);
+            let count = if errors_seen || own_error || options.warnings_as_errors { 1 } else { count };
+            let message = ptx_syntax::Diagnostic::warning(span, DOUBLE_PRECISION_WARNING);
+            for _ in 0..count {
+                report.push(options, convert(&message));
+            }
+        };
         for d in semantic.iter().filter(|d| d.span.is_some_and(|s| s.file.0 as usize == *index)) {
+            let at = d.span.map_or(0, |s| s.start);
+            while let Some(found) = uses.next_if(|(span, _)| span.start <= at) {
+                warn(report, errors_seen, found);
+                errors_seen |= options.warnings_as_errors;
+            }
+            errors_seen |= d.is_error();
             report.push(options, convert(d));
+        }
+        for found in uses {
+            warn(report, errors_seen, found);
+            errors_seen |= options.warnings_as_errors;
         }
     }
     for d in semantic.iter().filter(|d| d.span.is_none()) {
@@ -84,6 +121,63 @@ pub fn check(
     let mut module = Module { items: parsed.into_iter().flat_map(|(_, _, m)| m.items).collect() };
     ptx_syntax::normalize(&mut module);
     Ok(Some(Checked { module }))
+}
+
+/// `--warn-on-double-precision-use`'s message.
+const DOUBLE_PRECISION_WARNING: &str = "Program is doing double precision computations.";
+
+/// How many times ptxas 13.5 warns on an instruction with an `.f64` type
+/// (measured one instruction at a time): once as it reads the instruction,
+/// then once more for each double-precision instruction its expansion
+/// makes beyond the first. First matching row wins; the opcode, modifiers
+/// it must have, and the type it must write (the first type modifier).
+/// Any other `.f64` instruction warns once. Not here: what ptxas expands
+/// through its macro library (`div.f64`, `rcp.f64` and `sqrt.f64` but for
+/// `rcp.approx.ftz`, `rsqrt.approx.f64`): their warnings depend on the
+/// operands and name lines of that library (`<macro util>, line 12`),
+/// so they warn once, as after an error.
+const DOUBLE_PRECISION_COUNTS: &[(&str, &[&str], Option<ScalarType>, u32)] = &[
+    ("cvt", &["ftz"], Some(ScalarType::F32), 6),
+    ("cvt", &["ftz"], Some(ScalarType::F64), 4),
+    ("cvt", &[], None, 2),
+    ("testp", &[], None, 2),
+    ("copysign", &[], None, 3),
+    ("rcp", &["approx", "ftz"], None, 2),
+    ("rsqrt", &["approx", "ftz"], None, 2),
+];
+
+/// Each instruction of `module` with an `.f64` type modifier, in source
+/// order, with the number of warnings ptxas gives it in a program without
+/// errors. Blocks nest as deep as the input does, so no recursion.
+fn double_precision_uses(module: &Module) -> Vec<(ptx_syntax::Span, u32)> {
+    let mut uses = Vec::new();
+    for item in &module.items {
+        let Item::Function(f) = item else { continue };
+        let Some(body) = &f.body else { continue };
+        let mut blocks = vec![body.statements.iter()];
+        while let Some(top) = blocks.last_mut() {
+            let Some(statement) = top.next() else {
+                blocks.pop();
+                continue;
+            };
+            match statement {
+                Statement::Block(b) => blocks.push(b.statements.iter()),
+                Statement::Instruction(inst) if inst.types().any(|t| t == ScalarType::F64) => {
+                    let count = DOUBLE_PRECISION_COUNTS
+                        .iter()
+                        .find(|(opcode, with, writes, _)| {
+                            inst.opcode.name == *opcode
+                                && with.iter().all(|m| inst.has(m))
+                                && writes.is_none_or(|t| inst.types().next() == Some(t))
+                        })
+                        .map_or(1, |row| row.3);
+                    uses.push((inst.span, count));
+                }
+                _ => {}
+            }
+        }
+    }
+    uses
 }
 
 /// Names of the `.entry` functions defined in `module`.

@@ -97,6 +97,9 @@ pub struct Options {
     pub warn_on_spills: bool,
     /// `--warn-on-local-memory-usage`.
     pub warn_on_local_memory_usage: bool,
+    /// `--warn-on-double-precision-use`: warn on each PTX instruction with
+    /// an `.f64` type (frontend.rs has ptxas's counts).
+    pub warn_on_double_precision_use: bool,
     /// `--warning-as-error`.
     pub warnings_as_errors: bool,
     /// `-w`.
@@ -140,6 +143,7 @@ impl Default for Options {
             verbose: false,
             warn_on_spills: false,
             warn_on_local_memory_usage: false,
+            warn_on_double_precision_use: false,
             warnings_as_errors: false,
             disable_warnings: false,
             manifest: None,

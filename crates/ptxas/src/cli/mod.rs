@@ -221,6 +221,7 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
     options.verbose = parsed.has("verbose") || parsed.has("verbose2");
     options.warn_on_spills = parsed.has("warn-on-spills");
     options.warn_on_local_memory_usage = parsed.has("warn-on-local-memory-usage");
+    options.warn_on_double_precision_use = parsed.has("warn-on-double-precision-use");
     options.warnings_as_errors = parsed.has("warning-as-error");
     options.disable_warnings = parsed.has("disable-warnings");
     let cache = |long: &str, kind: &str, allowed: &[&str]| -> Result<Option<CacheOp>, Vec<Diagnostic>> {
