@@ -227,3 +227,63 @@ fn several_inputs_are_one_program() {
         assert!(two == one, "{name}: the cubin of two inputs differs from that of their concatenation");
     }
 }
+
+/// Inputs nested or chained far beyond real PTX (issue 19's crashes:
+/// thousands of braces, expressions of 100,000 terms, addresses of 70,000)
+/// go through the whole compiler, the library on a thread with a 2 MiB
+/// stack, and get NVIDIA's verdict: compiled, or refused with its message.
+#[test]
+fn deep_inputs_get_nvidias_verdict_on_a_small_stack() {
+    let Some(oracle) = Oracle::for_test("deep_inputs_get_nvidias_verdict_on_a_small_stack") else { return };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle_cli_deep");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernel = |body: String| {
+        format!(
+            ".version 9.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n{body}\nst.global.u32 [%rd1], %r1;\nret;\n}}\n"
+        )
+    };
+    let terms = |op: &str, n: usize| vec!["1"; n].join(op);
+    let cases = [
+        ("braces_12000", kernel(format!("{}{}", "{".repeat(12_000), "}".repeat(12_000)))),
+        ("product_100000", kernel(format!("mov.u32 %r1, {};", terms("*", 100_000)))),
+        ("logical_or_100000", kernel(format!("mov.u32 %r1, {};", terms("||", 100_000)))),
+        ("shift_100000", kernel(format!("mov.u32 %r1, {};", terms("<<", 100_000)))),
+        ("address_70000", kernel(format!("ld.global.u32 %r1, [%rd1{}];", "+0".repeat(70_000)))),
+        ("parens_9978", kernel(format!("mov.u32 %r1, {}1{};", "(".repeat(9_978), ")".repeat(9_978)))),
+        ("parens_100000", kernel(format!("mov.u32 %r1, {}1{};", "(".repeat(100_000), ")".repeat(100_000)))),
+        ("minus_4989", kernel(format!("mov.u32 %r1, {}1;", "- ".repeat(4_989)))),
+        ("right_nested_3326", kernel(format!("mov.u32 %r1, {}1{};", "1+(".repeat(3_326), ")".repeat(3_326)))),
+        ("ternary_50000", kernel(format!("mov.u32 %r1, {}1{};", "1?".repeat(50_000), ":1".repeat(50_000)))),
+    ];
+    let mut differ = Vec::new();
+    for (name, text) in cases {
+        let file = format!("{name}.ptx");
+        std::fs::write(dir.join(&file), &text).unwrap();
+        let theirs = Command::new(oracle.ptxas()).args(["-arch=sm_90", &file]).current_dir(&dir).output().unwrap();
+        let ours =
+            Command::new(env!("CARGO_BIN_EXE_ptxas")).args(["-arch=sm_90", &file]).current_dir(&dir).output().unwrap();
+        let (t, o) = (String::from_utf8_lossy(&theirs.stderr), String::from_utf8_lossy(&ours.stderr));
+        if theirs.status.code() != ours.status.code() || t.trim_end() != o.trim_end() {
+            differ.push(format!(
+                "{name}: NVIDIA (exit {:?}):\n{t}\nours (exit {:?}):\n{o}",
+                theirs.status.code(),
+                ours.status.code()
+            ));
+        }
+        let compiled = std::thread::Builder::new()
+            .name(name.to_owned())
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let options = ptxas::Options { arch: ori_ir::Sm::new(90), ..ptxas::Options::default() };
+                ptxas::compile(&text, &options).is_ok()
+            })
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("{name}: the library panicked"));
+        if compiled != theirs.status.success() {
+            differ.push(format!("{name}: the library compiled it: {compiled}; NVIDIA: {}", theirs.status.success()));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
