@@ -123,6 +123,40 @@ const CASES: &[&[&str]] = &[
     &["--register-usage-level=20", "-w", "-arch=sm_90", "K"],
     &["--compiler-stats-file=s.txt", "-Werror", "--preserve-relocs", "-arch=sm_90", "K"],
     &["--compiler-stats-file=s.txt", "-w", "-arch=sm_90", "K"],
+    // More option checks (session 15): `-O`/`-m` take the rest of the
+    // word, `=` included; `-pic` warns whatever its value; options ptxas
+    // ignores say so, in its order; hidden `-noFwdPrg`; strings as input
+    // are "application ptx input".
+    &["-O3=4", "-arch=sm_90", "K"],
+    &["-Ofast-compile=max", "-arch=sm_90", "K"],
+    &["-pic=false", "-arch=sm_90", "K"],
+    &["-pic=false", "-Werror", "-arch=sm_90", "K"],
+    &["-func-maxrregcount=abc", "-arch=sm_90", "K"],
+    &["-c", "-func-maxrregcount=abc", "-arch=sm_90", "K", "-o", "f.o"],
+    &["-maxntid=128", "-maxrregcount=32", "-Werror", "-arch=sm_90", "K"],
+    &[
+        "-arch=sm_90",
+        "-minnctapersm=2",
+        "-maxntid=128",
+        "-maxrregcount=32",
+        "-func-maxrregcount=5",
+        "-pic=false",
+        "--suppress-debug-info",
+        "--register-usage-level=20",
+        "--preserve-relocs",
+        "K",
+    ],
+    &["-g", "-lineinfo", "--register-usage-level=20", "-pic=true", "-arch=sm_90", "K"],
+    &["-noFwdPrg", "-arch=sm_90", "K"],
+    &["-noFwdPrg=true", "-arch=sm_90", "K"],
+    &[
+        "-arch=sm_90",
+        "-ias",
+        ".version 9.5\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }",
+        "-ias",
+        ".version 9.5\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }",
+    ],
+    &["-arch=sm_90", "--input-as-string", ""],
     // Several inputs are one program: one symbol table (a kernel in two
     // files is a duplicate), each file's messages in turn, and only the
     // last file's .target checked against -arch.

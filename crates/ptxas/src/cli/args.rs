@@ -83,10 +83,12 @@ pub static OPTIONS: &[OptSpec] = &[
     opt("def-load-cache", "dlcm", Text, "ca|cg|cs|lu|cv", "Default cache operator of global loads."),
     opt("def-store-cache", "dscm", Text, "wb|cg|cs|wt", "Default cache operator of global stores."),
     opt("device-debug", "g", Flag, "", "Generate debug information (implies -O0)."),
+    // Its value is checked only with -c (mod.rs): without, ptxas 13.5
+    // warns that it ignores the option, whatever the value.
     opt(
         "device-function-maxrregcount",
         "func-maxrregcount",
-        RegLimit,
+        Text,
         "archmax|archmin|N",
         "Register limit of device functions with -c.",
     ),
@@ -192,6 +194,9 @@ pub static OPTIONS: &[OptSpec] = &[
     // (through TF_EXTRA_PTXAS_OPTIONS). ptxas takes both without a word.
     hidden("regAllocOptLevel", Number),
     hidden("sw200428197", Bool),
+    // Accepted by ptxas 13.5 without a word (a hidden switch, "no forward
+    // progress"), both `-noFwdPrg` and `--noFwdPrg`; it takes no value.
+    hidden("noFwdPrg", Flag),
     // This compiler's own options.
     opt("phases", "phases", Text, "file", "Use this phase manifest instead of the built-in phases.ron."),
     opt("list-phases", "list-phases", Flag, "", "List the registered phases and the phase plan for the target."),
@@ -285,8 +290,10 @@ pub fn parse(args: &[String]) -> Result<Parsed, Diagnostic> {
         let (spec, attached) = match lookup(dashes, name) {
             Some(spec) => (spec, attached),
             // `-O3`, `-m64`: a value attached to a short name.
-            None if let Some(spec) = attached_value_option(dashes, name, attached.as_deref()) => {
-                (spec, Some(name[spec.short.len()..].to_string()))
+            // The rest of the word is the value, `=` and all: ptxas 13.5
+            // says `'3=4': expected a number` for `-O3=4`.
+            None if let Some(spec) = attached_value_option(dashes, body) => {
+                (spec, Some(body[spec.short.len()..].to_string()))
             }
             None => {
                 let shown = if dashes == 2 { format!("-{name}") } else { name.to_string() };
@@ -330,8 +337,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, Diagnostic> {
 /// The option a single-dash word starts with when the rest of the word is
 /// its value: only the one-letter numeric options take that (`-O3`,
 /// `-m64`; ptxas rejects `-ofile` and `-e2`).
-fn attached_value_option(dashes: usize, word: &str, attached: Option<&str>) -> Option<&'static OptSpec> {
-    if dashes != 1 || attached.is_some() {
+fn attached_value_option(dashes: usize, word: &str) -> Option<&'static OptSpec> {
+    if dashes != 1 {
         return None;
     }
     OPTIONS.iter().find(|s| s.short.len() == 1 && matches!(s.arg, Number | NumberIn(_)) && word.starts_with(s.short))

@@ -104,7 +104,8 @@ fn run_inner(args: &[String], io: &mut Io<'_>, meter: Option<&'static dyn Memory
     for input in &parsed.inputs {
         sources.push(read_input(input, io)?);
     }
-    sources.extend(strings.into_iter().map(|text| Source { name: "<input-as-string>".into(), text }));
+    // ptxas names such an input "application ptx input" in its messages.
+    sources.extend(strings.into_iter().map(|text| Source { name: "application ptx input".into(), text }));
     let output = parsed.value("output-file").unwrap_or("elf.o").to_string();
 
     let mut report_warnings: Vec<Diagnostic> = warnings;
@@ -199,17 +200,53 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
             return Err(vec![Diagnostic::fatal("Optimized debugging not supported")]);
         }
         options.opt_level = 0;
-        if options.line_info {
+    }
+    // The option warnings, in the order ptxas 13.5 prints them (measured
+    // with all of them on one command line).
+    if parsed.value("position-independent-code").is_some() {
+        // `true` and `false` alike.
+        warnings.push(Diagnostic::warning(
+            "'--position-independent-code' is a deprecated option and is no longer functional. It will be removed in a future release",
+        ));
+    }
+    if let Some(level) = parsed.value("register-usage-level").and_then(|v| v.parse::<i64>().ok())
+        && !(0..=10).contains(&level)
+    {
+        warnings.push(Diagnostic::warning(format!(
+            "Value of RegUsageLevel ({level}) is out of valid range {{0..10}}, option will be ignored"
+        )));
+    }
+    if options.device_debug && options.line_info {
+        warnings.push(Diagnostic::warning(
+            "Conflicting options --device-debug and --generate-line-info specified, ignoring --generate-line-info option",
+        ));
+        options.line_info = false;
+    }
+    if options.device_debug && parsed.has("register-usage-level") {
+        warnings.push(Diagnostic::warning(
+            "Conflicting options '--device-debug' and '--register-usage-level' specified, ignoring '--register-usage-level' option",
+        ));
+    }
+    if let Some(value) = parsed.value("device-function-maxrregcount") {
+        if !parsed.has("compile-only") {
             warnings.push(Diagnostic::warning(
-                "Conflicting options --device-debug and --generate-line-info specified, ignoring --generate-line-info option",
+                "Command line option 'device-function-maxrregcount' not supported for 'whole program compilation', will be ignored",
             ));
-            options.line_info = false;
+        } else if !matches!(value, "archmax" | "archmin") && value.parse::<i64>().is_err() {
+            return Err(vec![Diagnostic::fatal(format!(
+                "Invalid value '{value}' for option 'device-function-maxrregcount'"
+            ))]);
         }
     }
-    if parsed.has("suppress-debug-info") && !options.device_debug && !options.line_info {
-        warnings.push(Diagnostic::warning(
-            "Option suppress-debug-info requires option device-debug or lineinfo; ignoring since latter is not specified",
-        ));
+    // `--maxrregcount` wins over the occupancy options.
+    if options.max_regs.is_some() {
+        for ignored in ["minnctapersm", "maxntid"] {
+            if parsed.has(ignored) {
+                warnings.push(Diagnostic::warning(format!(
+                    "Conflicting options -maxrregcount and -{ignored} specified, ignoring -{ignored} option"
+                )));
+            }
+        }
     }
     options.entries = parsed.list("entry");
     options.threads = match parsed.value("split-compile").map(str::parse::<usize>) {
@@ -255,23 +292,16 @@ fn options_from(parsed: &args::Parsed) -> Result<(Options, Vec<Diagnostic>), Vec
         time: stats.iter().any(|s| s == "time" || s == "detailed"),
         memory: stats.iter().any(|s| s == "memory" || s == "detailed"),
     };
-    if parsed.value("position-independent-code") == Some("true") {
-        warnings.push(Diagnostic::warning(
-            "'--position-independent-code' is a deprecated option and is no longer functional. It will be removed in a future release",
-        ));
-    }
-    if let Some(level) = parsed.value("register-usage-level").and_then(|v| v.parse::<i64>().ok())
-        && !(0..=10).contains(&level)
-    {
-        warnings.push(Diagnostic::warning(format!(
-            "Value of RegUsageLevel ({level}) is out of valid range {{0..10}}, option will be ignored"
-        )));
-    }
     if parsed.has("preserve-relocs") && PRESERVE_RELOCS_PARTIAL.contains(&options.arch.target().isa.generation) {
         let arch = parsed.value("gpu-name").unwrap_or_default();
         warnings.push(Diagnostic::warning(format!(
             "'--preserve-relocs' option is not fully implemented for '{arch}' and may not work as expected"
         )));
+    }
+    if parsed.has("suppress-debug-info") && !options.device_debug && !options.line_info {
+        warnings.push(Diagnostic::warning(
+            "Option suppress-debug-info requires option device-debug or lineinfo; ignoring since latter is not specified",
+        ));
     }
     // The option warnings obey `-w` and `-Werror` as the PTX's do
     // (ptxas 13.5: `--position-independent-code=true -Werror` prints an
