@@ -27,16 +27,17 @@ impl Forms for EncoderForms {
             }
         }
         // A refusal is the slow answer: every family is searched first.
-        // The whole normalised instruction is the key, so a cached answer
-        // is the answer, whichever thread asked first.
-        let key = format!("{inst:?}");
+        // The whole normalised instruction is the key (by value: `Inst`'s
+        // equality is every field's, as its debug text was, without
+        // formatting it), so a cached answer is the answer, whichever
+        // thread asked first.
         let refused = refusals(self.0);
-        if refused.lock().is_ok_and(|set| set.contains(&key)) {
+        if refused.lock().is_ok_and(|set| set.contains(&inst)) {
             return false;
         }
         let ok = encode_as_nvidia(self.0, &inst, 0, &CodeLabels::new()).is_ok();
         if !ok && let Ok(mut set) = refused.lock() {
-            set.insert(key);
+            set.insert(inst);
         }
         ok
     }
@@ -44,8 +45,8 @@ impl Forms for EncoderForms {
 
 /// The normalised instructions `sm` has no form for, asked so far in this
 /// process.
-fn refusals(sm: Sm) -> &'static Mutex<HashSet<String>> {
-    static REFUSALS: [OnceLock<Mutex<HashSet<String>>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
+fn refusals(sm: Sm) -> &'static Mutex<HashSet<Inst>> {
+    static REFUSALS: [OnceLock<Mutex<HashSet<Inst>>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
     REFUSALS[sm.index()].get_or_init(Default::default)
 }
 
