@@ -122,6 +122,7 @@ fn dump_after_all_follows_the_manifest() {
             "OriSetupStackFrame",
             "OriLinkCallees",
             "OriClearConvergenceBarriers",
+            "OriResetBarriersPrologue",
             "OriRemoveNopCode",
             "ScheduleInstructions",
             "ComputeScoreboards",
@@ -146,7 +147,7 @@ fn dump_after_all_follows_the_manifest() {
     let second_dce = "\"OriBranchOpt\",\n                // Stands in for the seed's OriPerformLiveDeadFirst: removes\n                // the copies OriCopyProp made dead.\n                \"EarlyOriSimpleLiveDead\",";
     assert!(manifest.contains(second_dce), "phases.ron changed; update this test");
     let removed = run(Some(&manifest.replace(second_dce, "\"OriBranchOpt\",")), &[]);
-    assert_eq!(dumped_phases(&removed).len(), 27);
+    assert_eq!(dumped_phases(&removed).len(), 28);
     assert!(before_allocation(&removed).contains("%r2 = MOV %r0"), "{}", before_allocation(&removed));
 
     // Moving copy propagation after the last dead-code pass does the same
@@ -171,6 +172,7 @@ fn dump_after_all_follows_the_manifest() {
             "OriSetupStackFrame",
             "OriLinkCallees",
             "OriClearConvergenceBarriers",
+            "OriResetBarriersPrologue",
             "OriRemoveNopCode",
             "ProcessO0WaitsAndSBs",
             "OriResolveCallAddresses",

@@ -15,9 +15,17 @@
 //!
 //! (every kernel of the corpus compiled for sm_87; device functions have
 //! none). Nothing is live at a kernel's start, so `P0` and `UR2` are free.
+//!
+//! Code offsets are counted from the function's first block: an indirect
+//! call `CALL.REL.NOINC R6, start` and a return `RET.REL.NODEC R20, start`
+//! add their register to `start`'s address, and a function pointer is the
+//! callee's offset from the function's start (`OriResolveCallAddresses`).
+//! The prologue's test becomes that start, so those labels move to it
+//! (NVIDIA's sm_87 device_calls: `CALL.REL.NOINC R6, `(_Z8dispatch...)`
+//! names the kernel's first instruction, the prologue's `ISETP`).
 
 use ori_ir::{
-    FunctionKind, Guard, Inst, Modifier, Opcode, Operand, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
+    FunctionKind, Guard, Inst, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
     RegFile,
 };
 
@@ -80,7 +88,24 @@ impl Phase for OriResetBarriersPrologue {
         // `add_block` appended both: they go before the kernel's code.
         func.layout.retain(|&b| b != check && b != reset);
         func.layout.splice(0..0, [check, reset]);
+        rebase_relative(func, entry, check);
         Ok(())
+    }
+}
+
+/// Moves the base of relative calls and returns (`CALL.REL.NOINC R, old`,
+/// `RET.REL.NODEC R, old`: the function's start) from `old` to `new`.
+/// Branches to `old` stay: they mean the kernel's own code.
+fn rebase_relative(func: &mut ori_ir::Function, old: ori_ir::BlockId, new: ori_ir::BlockId) {
+    for (_, inst) in func.insts.iter_mut() {
+        if !matches!(inst.op, Opcode::CALL | Opcode::RET) {
+            continue;
+        }
+        for op in inst.uses.iter_mut() {
+            if op.kind == OperandKind::Label(old) {
+                op.kind = OperandKind::Label(new);
+            }
+        }
     }
 }
 
