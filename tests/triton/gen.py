@@ -246,6 +246,119 @@ def attention_kernel(Q, K, V, O, seq, sm_scale, D: tl.constexpr, BM: tl.constexp
     tl.store(O + offs_m[:, None] * D + offs_d[None, :], out, mask=offs_m[:, None] < seq)
 
 
+@triton.jit
+def layer_norm_bwd(DX, DY, DW, DB, X, W, Mean, Rstd, stride, N, BLOCK: tl.constexpr):
+    # The tutorial's backward pass, one row per program: dx, and the row's
+    # share of dw and db stored per row (the tutorial sums them under a
+    # spin lock; the partial sums here keep every output deterministic).
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.)
+    wdy = tl.where(mask, w * dy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    dx = (wdy - (xhat * c1 + c2)) * rstd
+    tl.store(DX + row * stride + cols, dx, mask=mask)
+    tl.store(DW + row * stride + cols, (dy * xhat).to(w.dtype), mask=mask)
+    tl.store(DB + row * stride + cols, dy.to(w.dtype), mask=mask)
+
+
+@triton.jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def scan2d_kernel(x_ptr, sum_ptr, prod_ptr, max_ptr, rev_ptr, R: tl.constexpr, C: tl.constexpr):
+    # Scans along rows of a 2-D tile: an inclusive sum, a product, a running
+    # maximum (`tl.associative_scan` with a user combine) and a reversed sum.
+    rows = tl.program_id(0) * R + tl.arange(0, R)[:, None]
+    cols = tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + rows * C + cols)
+    tl.store(sum_ptr + rows * C + cols, tl.cumsum(x, axis=1))
+    tl.store(prod_ptr + rows * C + cols, tl.cumprod((x & 3) + 1, axis=1))
+    tl.store(max_ptr + rows * C + cols, tl.associative_scan(x, 1, _max_combine))
+    tl.store(rev_ptr + rows * C + cols, tl.cumsum(x, axis=1, reverse=True))
+
+
+@triton.jit
+def sort_kernel(x_ptr, sorted_ptr, desc_ptr, argmin_ptr, min_ptr, R: tl.constexpr, C: tl.constexpr):
+    # Per-row sort (both orders, Triton's bitonic network), argmin and min.
+    rows = tl.program_id(0) * R + tl.arange(0, R)
+    x = tl.load(x_ptr + rows[:, None] * C + tl.arange(0, C)[None, :])
+    offs = rows[:, None] * C + tl.arange(0, C)[None, :]
+    tl.store(sorted_ptr + offs, tl.sort(x, 1))
+    tl.store(desc_ptr + offs, tl.sort(x, 1, descending=True))
+    tl.store(argmin_ptr + rows, tl.argmin(x, 1))
+    tl.store(min_ptr + rows, tl.min(x, 1))
+
+
+@triton.jit
+def libm_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # libdevice as libraries call it: log1p, expm1, pow, exp2, log2, atan2,
+    # cbrt, tanh, asinh, a float remainder, and `tl.math` exp2/log2.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    a = libdevice.log1p(tl.abs(x)) + libdevice.expm1(x * 0.5) + libdevice.pow(tl.abs(x) + 0.5, y)
+    a += libdevice.exp2(y) + libdevice.log2(tl.abs(y) + 1.0) + libdevice.atan2(y, x) + libdevice.cbrt(x)
+    a += libdevice.tanh(x) + libdevice.asinh(y) + libdevice.fmod(x, y + 3.0) + tl.math.exp2(x) * tl.math.log2(y + 5.0)
+    tl.store(out_ptr + offs, a, mask=m)
+
+
+@triton.jit
+def fp8_cvt_kernel(x_ptr, e4m3_ptr, e5m2_ptr, back_ptr, bf16_ptr, n, BLOCK: tl.constexpr):
+    # fp8 conversions (round to nearest even, saturating as Triton does)
+    # both ways, and bf16 rounding.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    a = x.to(tl.float8e4nv)
+    b = x.to(tl.float8e5)
+    tl.store(e4m3_ptr + offs, a.to(tl.uint8, bitcast=True), mask=m)
+    tl.store(e5m2_ptr + offs, b.to(tl.uint8, bitcast=True), mask=m)
+    tl.store(back_ptr + offs, a.to(tl.float32) + b.to(tl.float32), mask=m)
+    tl.store(bf16_ptr + offs, x.to(tl.bfloat16).to(tl.float32), mask=m)
+
+
+@triton.jit
+def atomics_kernel(x_ptr, fsum_ptr, imin_ptr, cas_ptr, xchg_ptr, n, BLOCK: tl.constexpr):
+    # Atomics beyond the histogram's: float add into one word (`RED.F32` or
+    # its returning form), integer min and or, compare-and-swap and exchange.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.atomic_add(fsum_ptr + offs % 4, x.to(tl.float32) * 0.25, mask=m)
+    tl.atomic_min(imin_ptr + offs % 8, x, mask=m)
+    tl.atomic_or(imin_ptr + 8 + offs % 2, x & 0xff, mask=m)
+    old = tl.atomic_cas(cas_ptr + offs, tl.zeros_like(x), x)
+    tl.store(xchg_ptr + offs, tl.atomic_xchg(cas_ptr + offs, old + 1), mask=m)
+
+
+@triton.jit
+def matmul_i8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    # int8 x int8 into int32 (`mma...s8.s8.s32`, NVIDIA's IMMA; IGMMA on sm_90a).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
 def matmul(in_ty, out_ty, bm, bn, bk, warps):
     sig = {"a_ptr": f"*{in_ty}", "b_ptr": f"*{in_ty}", "c_ptr": f"*{out_ty}"}
     sig.update({k: "i32" for k in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
@@ -297,13 +410,29 @@ KERNELS = {
     "attention": (attention_kernel, {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32",
                                      "sm_scale": "fp32", "D": "constexpr", "BM": "constexpr", "BN": "constexpr"},
                   {"D": 64, "BM": 64, "BN": 64}, 4),
+    "layer_norm_bwd": (layer_norm_bwd, {"DX": "*fp32", "DY": "*fp32", "DW": "*fp32", "DB": "*fp32", "X": "*fp32",
+                                        "W": "*fp32", "Mean": "*fp32", "Rstd": "*fp32", "stride": "i32", "N": "i32",
+                                        "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4),
+    "scan2d": (scan2d_kernel, {"x_ptr": "*i32", "sum_ptr": "*i32", "prod_ptr": "*i32", "max_ptr": "*i32",
+                               "rev_ptr": "*i32", "R": "constexpr", "C": "constexpr"}, {"R": 4, "C": 64}, 4),
+    "sort": (sort_kernel, {"x_ptr": "*fp32", "sorted_ptr": "*fp32", "desc_ptr": "*fp32", "argmin_ptr": "*i32",
+                           "min_ptr": "*fp32", "R": "constexpr", "C": "constexpr"}, {"R": 4, "C": 64}, 4),
+    "libm": (libm_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+             {"BLOCK": 512}, 4),
+    "fp8_cvt": (fp8_cvt_kernel, {"x_ptr": "*fp32", "e4m3_ptr": "*u8", "e5m2_ptr": "*u8", "back_ptr": "*fp32",
+                                 "bf16_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+    "atomics": (atomics_kernel, {"x_ptr": "*i32", "fsum_ptr": "*fp32", "imin_ptr": "*i32", "cas_ptr": "*i32",
+                                 "xchg_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}, 4),
+    "matmul_i8": (matmul_i8_kernel, {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "M": "i32", "N": "i32",
+                                     "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+                                     "BLOCK_K": "constexpr"}, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, 4),
 }
 
 # Triton's names for its targets: sm_90 compiles as sm_90a, and so do the
 # Blackwell ones (sm_100a, sm_120a: ptxas from TRITON_PTXAS_BLACKWELL_PATH).
 TARGETS = {"sm80": 80, "sm90a": 90, "sm100a": 100, "sm120a": 120}
-# Kernels Triton compiles for sm_90a only.
-FP8_ONLY = {"matmul_fp8"}
+# Kernels Triton compiles for sm_90a and later only (fp8e4nv needs sm_89).
+FP8_ONLY = {"matmul_fp8", "fp8_cvt"}
 
 
 def generate(name, out):

@@ -181,9 +181,16 @@ mod tests {
     /// interpreter loads a cubin through the SASS decoder, which does not
     /// know these instructions of NVIDIA's cubin (each the first one it
     /// stops at). The test fails once one passes, so the list only shrinks.
-    /// Empty since session 14 (sm_100's FADD2/FMUL2 with `.F32` and
-    /// immediate sources, sm_120's `ULEA.HI.SX32` with an immediate).
-    const KNOWN: &[(&str, &str)] = &[];
+    /// Empty in session 14 (sm_100's FADD2/FMUL2 with `.F32` and
+    /// immediate sources, sm_120's `ULEA.HI.SX32` with an immediate);
+    /// session 15's libdevice kernel brought these (nvdisasm's reading of
+    /// the word the decoder stops at).
+    const KNOWN: &[(&str, &str)] = &[
+        ("libm/libm_kernel sm_80", "FFMA.FTZ R0, |R21|, R16, +INF (0x...102107f80000015002423)"),
+        ("libm/libm_kernel sm_90a", "FFMA.FTZ R0, |R14|, R21, +INF (0x...102157f8000000e002423)"),
+        ("libm/libm_kernel sm_100a", "FMNMX.FTZ R7, |R14|, |R9|, !PT (0x...07810200400000090e077209)"),
+        ("libm/libm_kernel sm_120a", "FMNMX.FTZ R29, |R11|, |R14|, !PT (0x...078102004000000e0b1d7209)"),
+    ];
 
     /// tests/triton/manifest.toml on the interpreter: NVIDIA's cubin and
     /// ours (compiled in process) give the same outputs, but for [`KNOWN`].

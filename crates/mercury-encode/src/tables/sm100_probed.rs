@@ -27,6 +27,17 @@
 //! `c`), FMUL2 122..123 (the immediate form 122 alone); FADD2 has none
 //! (nvdisasm ignores 122..124).
 //!
+//! Uniform-register and immediate sources (session 15): with bit 91 set,
+//! `0xc4a` is FMUL2 and `0xc49` FFMA2 with a uniform `b` at 32..39
+//! (NVIDIA's attention on sm_100a: `FMUL2 R4, R4.F32x2.HI_LO, UR17.F32`,
+//! `0x004fe200_09000000_00000011_04047c4a`), `0xe49` FFMA2 with a uniform
+//! `c` at 32..39 and the register `b` at 64..71 (each keeps the modifier
+//! bits of its field: 63/62/88 for the operand at 32, 75/74/85 for the
+//! one at 64); nvdisasm refuses all three without bit 91, and a uniform
+//! operand has no reuse bit (123 for FMUL2's and 0xc49's `b`, 124 for
+//! 0xe49's `c` are refused). `0x849` is FFMA2 with an f32 immediate `b`
+//! at 32..63 (bit 88 ignored), `c` at 64..71.
+//!
 //! The f32 warp reductions of `redux.sync.{min,max}{.abs}{.NaN}.f32`:
 //! NVIDIA's `CREDUX.MAX.F32 UR6, R0` (`0x044fe400_00000400_00000000_000672cc`),
 //! `CREDUX.MINABS.F32` (`0x...c400`), `CREDUX.MAX.F32.NAN` (`0x...2400`).
@@ -56,6 +67,15 @@ const MUL_AI: &[Atom] = &[
     Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None },
 ];
 const FMA_ABC: &[Atom] = &[D, reg!(24, Some(0)), reg!(32, Some(1)), reg!(64, Some(2))];
+/// A uniform register at 32..39 (no reuse bit).
+const UR32: Atom = Atom { kind: U, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None };
+const F32_32: Atom = Atom { kind: F32, fields: &[Field { pos: 32, len: 32, shift: 0 }], signed: false, reuse: None };
+const MUL_AU: &[Atom] = &[D, reg!(24, Some(0)), UR32];
+/// FFMA2 with a uniform `b` (0xc49) and with a uniform `c` (0xe49), whose
+/// register `b` moves to 64..71 and keeps `b`'s reuse bit.
+const FMA_AUC: &[Atom] = &[D, reg!(24, Some(0)), UR32, reg!(64, Some(2))];
+const FMA_ABU: &[Atom] = &[D, reg!(24, Some(0)), reg!(64, Some(1)), UR32];
+const FMA_AIC: &[Atom] = &[D, reg!(24, Some(0)), F32_32, reg!(64, Some(2))];
 
 /// Fixed: everything but the guard (12..15), the register fields and the
 /// control bits (105..127).
@@ -64,6 +84,12 @@ const MASK_ABC: u128 = 0x0000_01ff_ffff_ff00_ffff_ff00_0000_0fff;
 /// FMUL2's immediate form: the f32 at 32..63 (its sign at 63, where the
 /// register form negates `b`).
 const MASK_AI: u128 = 0x0000_01ff_ffff_ffff_0000_0000_0000_0fff;
+/// FFMA2's immediate form: the f32 at 32..63, `c` at 64..71; bit 88 (`b`'s
+/// `.F32` in the register form) is free, as nvdisasm ignores it here.
+const MASK_AIC: u128 = 0x0000_01ff_feff_ff00_0000_0000_0000_0fff;
+/// The uniform-register forms' bit: with it 0xc4a, 0xc49 and 0xe49 read a
+/// uniform register at 32..39 (nvdisasm refuses them without it).
+const UNIFORM: u128 = 1 << 91;
 
 const NEG_A: u128 = 1 << 72;
 const NEG_B: u128 = 1 << 63;
@@ -90,6 +116,10 @@ const P: &str = "{R}.F32x2.HI_LO";
 const N: &str = "-{R}.F32x2.HI_LO";
 const S: &str = "{R}.F32";
 const M: &str = "-{R}.F32";
+const UP: &str = "{U}.F32x2.HI_LO";
+const UN: &str = "-{U}.F32x2.HI_LO";
+const US: &str = "{U}.F32";
+const UM: &str = "-{U}.F32";
 
 macro_rules! pair {
     ($mnemonic:literal, $opcode:literal, $atoms:ident, $one_b:ident, $a:ident, $b:ident) => {
@@ -135,6 +165,75 @@ macro_rules! mul_imm {
     };
 }
 
+/// FMUL2 with a uniform `b` (`FMUL2 R4, R4.F32x2.HI_LO, UR17.F32`,
+/// NVIDIA's attention on sm_100a: `0x004fe200_09000000_00000011_04047c4a`,
+/// bits 88 and 91): the register form's bits, the uniform register at
+/// 32..39, no reuse bit for it.
+macro_rules! mul_ur {
+    ($a:ident, $b:ident) => {
+        Form {
+            mnemonic: "FMUL2",
+            operands: &["{R}", $a, $b],
+            atoms: MUL_AU,
+            bits: 0xc4a | UNIFORM | neg($a, NEG_A) | neg($b, NEG_B) | one($a, ONE_A) | one($b, MUL_ONE_B),
+            mask: MASK_AB,
+            uniform_guard: false,
+        }
+    };
+}
+
+/// FFMA2 with a uniform register or an immediate: `b` uniform (0xc49,
+/// bit 91), `c` uniform (0xe49, bit 91: the uniform register at 32..39
+/// takes the modifier bits of the register form's `b`, negation 63 and
+/// `.F32` 85 becoming `c`'s 63 and 85, the register `b` at 64..71 taking
+/// 75 and 88), `b` an f32 immediate (0x849, at 32..63, its sign at 63).
+macro_rules! fma_x {
+    (ur_b, $a:ident, $b:ident, $c:ident) => {
+        Form {
+            mnemonic: "FFMA2",
+            operands: &["{R}", $a, $b, $c],
+            atoms: FMA_AUC,
+            bits: 0xc49
+                | UNIFORM
+                | neg($a, NEG_A)
+                | neg($b, NEG_B)
+                | neg($c, NEG_C)
+                | one($a, ONE_A)
+                | one($b, MUL_ONE_B)
+                | one($c, FMA_ONE_C),
+            mask: MASK_ABC,
+            uniform_guard: false,
+        }
+    };
+    (ur_c, $a:ident, $b:ident, $c:ident) => {
+        Form {
+            mnemonic: "FFMA2",
+            operands: &["{R}", $a, $b, $c],
+            atoms: FMA_ABU,
+            bits: 0xe49
+                | UNIFORM
+                | neg($a, NEG_A)
+                | neg($b, NEG_C)
+                | neg($c, NEG_B)
+                | one($a, ONE_A)
+                | one($b, MUL_ONE_B)
+                | one($c, FMA_ONE_C),
+            mask: MASK_ABC,
+            uniform_guard: false,
+        }
+    };
+    (imm, $a:ident, $c:ident) => {
+        Form {
+            mnemonic: "FFMA2",
+            operands: &["{R}", $a, "{F}", $c],
+            atoms: FMA_AIC,
+            bits: 0x849 | neg($a, NEG_A) | neg($c, NEG_C) | one($a, ONE_A) | one($c, FMA_ONE_C),
+            mask: MASK_AIC,
+            uniform_guard: false,
+        }
+    };
+}
+
 macro_rules! credux {
     ($mnemonic:literal, $op:literal, $nan:literal) => {
         Form {
@@ -152,7 +251,8 @@ macro_rules! credux {
 }
 
 /// The forms: the pairs with each source a pair or one word, plain or
-/// negated, FMUL2 with an immediate, the f32 reductions.
+/// negated, FMUL2 with an immediate or a uniform register, FFMA2 with a
+/// uniform `b` or `c` or an immediate `b`, the f32 reductions.
 pub(crate) static FORMS: &[Form] = &[
     pair!("FADD2", 0x24b, ADD_AB, ADD_ONE_B, P, P),
     pair!("FADD2", 0x24b, ADD_AB, ADD_ONE_B, P, N),
@@ -254,6 +354,166 @@ pub(crate) static FORMS: &[Form] = &[
     pair!("FFMA2", 0x249, M, M, N),
     pair!("FFMA2", 0x249, M, M, S),
     pair!("FFMA2", 0x249, M, M, M),
+    mul_ur!(P, UP),
+    mul_ur!(P, UN),
+    mul_ur!(P, US),
+    mul_ur!(P, UM),
+    mul_ur!(N, UP),
+    mul_ur!(N, UN),
+    mul_ur!(N, US),
+    mul_ur!(N, UM),
+    mul_ur!(S, UP),
+    mul_ur!(S, UN),
+    mul_ur!(S, US),
+    mul_ur!(S, UM),
+    mul_ur!(M, UP),
+    mul_ur!(M, UN),
+    mul_ur!(M, US),
+    mul_ur!(M, UM),
+    fma_x!(ur_b, P, UP, P),
+    fma_x!(ur_b, P, UP, N),
+    fma_x!(ur_b, P, UP, S),
+    fma_x!(ur_b, P, UP, M),
+    fma_x!(ur_b, P, UN, P),
+    fma_x!(ur_b, P, UN, N),
+    fma_x!(ur_b, P, UN, S),
+    fma_x!(ur_b, P, UN, M),
+    fma_x!(ur_b, P, US, P),
+    fma_x!(ur_b, P, US, N),
+    fma_x!(ur_b, P, US, S),
+    fma_x!(ur_b, P, US, M),
+    fma_x!(ur_b, P, UM, P),
+    fma_x!(ur_b, P, UM, N),
+    fma_x!(ur_b, P, UM, S),
+    fma_x!(ur_b, P, UM, M),
+    fma_x!(ur_b, N, UP, P),
+    fma_x!(ur_b, N, UP, N),
+    fma_x!(ur_b, N, UP, S),
+    fma_x!(ur_b, N, UP, M),
+    fma_x!(ur_b, N, UN, P),
+    fma_x!(ur_b, N, UN, N),
+    fma_x!(ur_b, N, UN, S),
+    fma_x!(ur_b, N, UN, M),
+    fma_x!(ur_b, N, US, P),
+    fma_x!(ur_b, N, US, N),
+    fma_x!(ur_b, N, US, S),
+    fma_x!(ur_b, N, US, M),
+    fma_x!(ur_b, N, UM, P),
+    fma_x!(ur_b, N, UM, N),
+    fma_x!(ur_b, N, UM, S),
+    fma_x!(ur_b, N, UM, M),
+    fma_x!(ur_b, S, UP, P),
+    fma_x!(ur_b, S, UP, N),
+    fma_x!(ur_b, S, UP, S),
+    fma_x!(ur_b, S, UP, M),
+    fma_x!(ur_b, S, UN, P),
+    fma_x!(ur_b, S, UN, N),
+    fma_x!(ur_b, S, UN, S),
+    fma_x!(ur_b, S, UN, M),
+    fma_x!(ur_b, S, US, P),
+    fma_x!(ur_b, S, US, N),
+    fma_x!(ur_b, S, US, S),
+    fma_x!(ur_b, S, US, M),
+    fma_x!(ur_b, S, UM, P),
+    fma_x!(ur_b, S, UM, N),
+    fma_x!(ur_b, S, UM, S),
+    fma_x!(ur_b, S, UM, M),
+    fma_x!(ur_b, M, UP, P),
+    fma_x!(ur_b, M, UP, N),
+    fma_x!(ur_b, M, UP, S),
+    fma_x!(ur_b, M, UP, M),
+    fma_x!(ur_b, M, UN, P),
+    fma_x!(ur_b, M, UN, N),
+    fma_x!(ur_b, M, UN, S),
+    fma_x!(ur_b, M, UN, M),
+    fma_x!(ur_b, M, US, P),
+    fma_x!(ur_b, M, US, N),
+    fma_x!(ur_b, M, US, S),
+    fma_x!(ur_b, M, US, M),
+    fma_x!(ur_b, M, UM, P),
+    fma_x!(ur_b, M, UM, N),
+    fma_x!(ur_b, M, UM, S),
+    fma_x!(ur_b, M, UM, M),
+    fma_x!(ur_c, P, P, UP),
+    fma_x!(ur_c, P, P, UN),
+    fma_x!(ur_c, P, P, US),
+    fma_x!(ur_c, P, P, UM),
+    fma_x!(ur_c, P, N, UP),
+    fma_x!(ur_c, P, N, UN),
+    fma_x!(ur_c, P, N, US),
+    fma_x!(ur_c, P, N, UM),
+    fma_x!(ur_c, P, S, UP),
+    fma_x!(ur_c, P, S, UN),
+    fma_x!(ur_c, P, S, US),
+    fma_x!(ur_c, P, S, UM),
+    fma_x!(ur_c, P, M, UP),
+    fma_x!(ur_c, P, M, UN),
+    fma_x!(ur_c, P, M, US),
+    fma_x!(ur_c, P, M, UM),
+    fma_x!(ur_c, N, P, UP),
+    fma_x!(ur_c, N, P, UN),
+    fma_x!(ur_c, N, P, US),
+    fma_x!(ur_c, N, P, UM),
+    fma_x!(ur_c, N, N, UP),
+    fma_x!(ur_c, N, N, UN),
+    fma_x!(ur_c, N, N, US),
+    fma_x!(ur_c, N, N, UM),
+    fma_x!(ur_c, N, S, UP),
+    fma_x!(ur_c, N, S, UN),
+    fma_x!(ur_c, N, S, US),
+    fma_x!(ur_c, N, S, UM),
+    fma_x!(ur_c, N, M, UP),
+    fma_x!(ur_c, N, M, UN),
+    fma_x!(ur_c, N, M, US),
+    fma_x!(ur_c, N, M, UM),
+    fma_x!(ur_c, S, P, UP),
+    fma_x!(ur_c, S, P, UN),
+    fma_x!(ur_c, S, P, US),
+    fma_x!(ur_c, S, P, UM),
+    fma_x!(ur_c, S, N, UP),
+    fma_x!(ur_c, S, N, UN),
+    fma_x!(ur_c, S, N, US),
+    fma_x!(ur_c, S, N, UM),
+    fma_x!(ur_c, S, S, UP),
+    fma_x!(ur_c, S, S, UN),
+    fma_x!(ur_c, S, S, US),
+    fma_x!(ur_c, S, S, UM),
+    fma_x!(ur_c, S, M, UP),
+    fma_x!(ur_c, S, M, UN),
+    fma_x!(ur_c, S, M, US),
+    fma_x!(ur_c, S, M, UM),
+    fma_x!(ur_c, M, P, UP),
+    fma_x!(ur_c, M, P, UN),
+    fma_x!(ur_c, M, P, US),
+    fma_x!(ur_c, M, P, UM),
+    fma_x!(ur_c, M, N, UP),
+    fma_x!(ur_c, M, N, UN),
+    fma_x!(ur_c, M, N, US),
+    fma_x!(ur_c, M, N, UM),
+    fma_x!(ur_c, M, S, UP),
+    fma_x!(ur_c, M, S, UN),
+    fma_x!(ur_c, M, S, US),
+    fma_x!(ur_c, M, S, UM),
+    fma_x!(ur_c, M, M, UP),
+    fma_x!(ur_c, M, M, UN),
+    fma_x!(ur_c, M, M, US),
+    fma_x!(ur_c, M, M, UM),
+    fma_x!(imm, P, P),
+    fma_x!(imm, P, N),
+    fma_x!(imm, P, S),
+    fma_x!(imm, P, M),
+    fma_x!(imm, N, P),
+    fma_x!(imm, N, N),
+    fma_x!(imm, N, S),
+    fma_x!(imm, N, M),
+    fma_x!(imm, S, P),
+    fma_x!(imm, S, N),
+    fma_x!(imm, S, S),
+    fma_x!(imm, S, M),
+    fma_x!(imm, M, P),
+    fma_x!(imm, M, N),
+    fma_x!(imm, M, S),
+    fma_x!(imm, M, M),
     credux!("CREDUX.MAX.F32", 0, 0),
     credux!("CREDUX.MAXABS.F32", 1, 0),
     credux!("CREDUX.MIN.F32", 2, 0),
