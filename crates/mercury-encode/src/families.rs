@@ -185,11 +185,58 @@ impl WordField {
     }
 }
 
+impl Slot {
+    /// The word of each value of a substitutable slot; `None` for a
+    /// [`Slot::Word`].
+    pub fn value_words(&self) -> Option<Vec<&'static str>> {
+        match self {
+            Slot::Field(f) => Some(f.words.to_vec()),
+            Slot::Joint(j) => Some(j.values.iter().map(|(_, w)| *w).collect()),
+            Slot::Word(_) => None,
+        }
+    }
+}
+
+/// A modifier whose values set several fields at once (session 15):
+/// `FRND.F16` is 1 in both the result format (bits 75..77) and the source
+/// format (84..86), which nvdisasm accepts only equal; `F2F`'s result and
+/// source types, valid in the pairs nvdisasm accepts; `HFMA2.RELU` is bit
+/// 79 with the `PT` at 87..89 that nvdisasm then leaves out.
+#[derive(Debug)]
+pub struct JointField {
+    /// The fields: (first bit, number of bits).
+    pub fields: &'static [(u8, u8)],
+    /// Each value: one value per field, and the word it prints (`""`:
+    /// none). Values of the fields not listed are not this slot's.
+    pub values: &'static [(&'static [u8], &'static str)],
+}
+
+impl JointField {
+    fn mask(&self) -> u128 {
+        self.fields.iter().fold(0, |m, &(pos, len)| m | (((1u128 << len) - 1) << pos))
+    }
+
+    /// `bits` with value `v` written, `None` past the values.
+    fn write(&self, bits: u128, v: u8) -> Option<u128> {
+        let (parts, _) = self.values.get(usize::from(v))?;
+        Some(self.fields.iter().zip(*parts).fold(bits & !self.mask(), |b, (&(pos, _), &x)| b | (u128::from(x) << pos)))
+    }
+
+    /// The value `word` holds, `None` when its fields hold no listed one.
+    fn read(&self, word: u128) -> Option<u8> {
+        let parts: Vec<u8> =
+            self.fields.iter().map(|&(pos, len)| ((word >> pos) as u8) & (((1u16 << len) - 1) as u8)).collect();
+        self.values.iter().position(|(p, _)| *p == parts.as_slice()).and_then(|v| u8::try_from(v).ok())
+    }
+}
+
 /// One place in a family's mnemonic, in print order.
 #[derive(Debug)]
 pub enum Slot {
     /// A modifier field whose value can be substituted.
     Field(WordField),
+    /// Fields whose values are substituted together.
+    Joint(JointField),
     /// A word taken as it is from the learned form (`.EX` changes the
     /// operands, so it is never substituted).
     Word(&'static str),
@@ -602,6 +649,175 @@ const R_R_311: &[(u16, &[&str])] = &[(0x311, &["{R}", "{R}"])];
 const R_R_306: &[(u16, &[&str])] = &[(0x306, &["{R}", "{R}"])];
 const R_R_312: &[(u16, &[&str])] = &[(0x312, &["{R}", "{R}"])];
 
+/// sm_90's `HSET2` on registers (0x233; session 15): nvdisasm 13.5's flips
+/// of `HSET2.LT.AND R0, R0, R0, P0` (`0x233`, high word `0x1000`) on SM90
+/// print bits 64..65 `BF16_V2` (2; 1 prints `INVALID1`), 71 `.BF` (a 1.0
+/// result), 76..79 the comparison, 80 `.FTZ`, 69..70 the combine (the
+/// HSETP2 family's), 90 the negation of the predicate at 87..89, and 72..75
+/// / 60..63 the marks and halves of `a` / `b`; printed
+/// `HSET2.BF16_V2.BF.NAN.FTZ.AND` (SM80 ignores 64..65 and has the learned
+/// family). No learned family of sm_90 holds for `{R}, {R}, {R}` or
+/// `.H0_H0` sources; the immediate and constant forms (0x433, 0x633) are
+/// left to theirs (`.BF16_V2` changes an immediate's type).
+const HSET2_BF16: Slot = Slot::Field(WordField { pos: 64, len: 2, words: &["", INVALID, "BF16_V2"] });
+const HSET2_BF: Slot = Slot::Field(WordField { pos: 71, len: 1, words: &["", "BF"] });
+const HSET2_R_R_90: &[(u16, &[&str])] = &[
+    (0x233, &["{R}", "{R}", "{R}", "{P}"]),
+    (0x233, &["{R}", "{R}", "{R}.H0_H0", "{P}"]),
+    (0x233, &["{R}", "{R}", "{R}.H1_H1", "{P}"]),
+    (0x233, &["{R}", "{R}.H0_H0", "{R}", "{P}"]),
+    (0x233, &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{P}"]),
+    (0x233, &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{P}"]),
+    (0x233, &["{R}", "{R}.H1_H1", "{R}", "{P}"]),
+    (0x233, &["{R}", "{R}.H1_H1", "{R}.H0_H0", "{P}"]),
+    (0x233, &["{R}", "{R}.H1_H1", "{R}.H1_H1", "{P}"]),
+];
+
+/// The half-precision arithmetic on registers, sm_80 and sm_90 (session
+/// 15): nvdisasm 13.5's flips of `HADD2 R1, R2, R3` (0x230), `HFMA2 R1, R2,
+/// R3, R4` (0x231) and NVIDIA's `HMNMX2.BF16_V2 R7, R0.H0_H0, R5.H0_H0,
+/// !PT` (0x240, high word `0x07a00800`), every combination of the fields
+/// below listed and accepted: bit 85 `.BF16_V2` (HADD2: sm_90 only; sm_80
+/// ignores it there), 80 `.FTZ`, 77 `.SAT`, HMNMX2's 81 `.NAN`; HFMA2's
+/// 79 `.RELU`, which adds a predicate operand that nvdisasm leaves out at
+/// `PT` (87..89 = 7: NVIDIA's `HFMA2.RELU R6, R0.H0_H0, R5.H0_H0,
+/// R0.H1_H1`, `0x03868800`), and which nvdisasm rejects with `.SAT`. The
+/// sources' halves (`a` 74..75, `b` 60..61, HFMA2's `c` 81..82) and marks
+/// are operand bits, so the rows hold for every halves of the registers;
+/// `.F32` (78) and `.FMZ` (76), which change the operands or exclude
+/// `.FTZ`, are left to the learned forms.
+const BF16_V2_85: Slot = Slot::Field(WordField { pos: 85, len: 1, words: &["", "BF16_V2"] });
+/// HFMA2's `.SAT` (77) or `.RELU` (79 with `PT` at 87..89).
+const SAT_OR_RELU: Slot = Slot::Joint(JointField {
+    fields: &[(77, 1), (79, 1), (87, 3)],
+    values: &[(&[0, 0, 0], ""), (&[1, 0, 0], "SAT"), (&[0, 1, 7], "RELU")],
+});
+const HADD2_R: &[(u16, &[&str])] = &[
+    (0x230, &["{R}", "{R}", "{R}"]),
+    (0x230, &["{R}", "{R}", "{R}.H0_H0"]),
+    (0x230, &["{R}", "{R}", "{R}.H1_H1"]),
+    (0x230, &["{R}", "{R}.H0_H0", "{R}"]),
+    (0x230, &["{R}", "{R}.H0_H0", "{R}.H0_H0"]),
+    (0x230, &["{R}", "{R}.H0_H0", "{R}.H1_H1"]),
+    (0x230, &["{R}", "{R}.H1_H1", "{R}"]),
+    (0x230, &["{R}", "{R}.H1_H1", "{R}.H0_H0"]),
+    (0x230, &["{R}", "{R}.H1_H1", "{R}.H1_H1"]),
+];
+const HMNMX2_R: &[(u16, &[&str])] = &[
+    (0x240, &["{R}", "{R}", "{R}", "{P}"]),
+    (0x240, &["{R}", "{R}", "{R}.H0_H0", "{P}"]),
+    (0x240, &["{R}", "{R}", "{R}.H1_H1", "{P}"]),
+    (0x240, &["{R}", "{R}.H0_H0", "{R}", "{P}"]),
+    (0x240, &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{P}"]),
+    (0x240, &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{P}"]),
+    (0x240, &["{R}", "{R}.H1_H1", "{R}", "{P}"]),
+    (0x240, &["{R}", "{R}.H1_H1", "{R}.H0_H0", "{P}"]),
+    (0x240, &["{R}", "{R}.H1_H1", "{R}.H1_H1", "{P}"]),
+];
+const HFMA2_R: &[(u16, &[&str])] = &[
+    (0x231, &["{R}", "{R}", "{R}", "{R}"]),
+    (0x231, &["{R}", "{R}", "{R}", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}", "{R}", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}", "{R}.H0_H0", "{R}"]),
+    (0x231, &["{R}", "{R}", "{R}.H0_H0", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}", "{R}.H0_H0", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}", "{R}.H1_H1", "{R}"]),
+    (0x231, &["{R}", "{R}", "{R}.H1_H1", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}", "{R}.H1_H1", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}", "{R}"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{R}"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}", "{R}"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H0_H0", "{R}"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H0_H0", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H0_H0", "{R}.H1_H1"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H1_H1", "{R}"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H1_H1", "{R}.H0_H0"]),
+    (0x231, &["{R}", "{R}.H1_H1", "{R}.H1_H1", "{R}.H1_H1"]),
+];
+
+/// `IDP` on registers (0x226, session 15): nvdisasm's flips of NVIDIA's
+/// `IDP.4A.U8.S8 R23, R0, R5, R4` (high word `0x0404`) and
+/// `IDP.2A.LO.U16.S8` (`0x1404`), identical on SM80 and SM90: bit 73 the
+/// signedness of `a`, 74 of `b`, 76 `.2A` (else `.4A`), 77 `.HI` of `.2A`
+/// (rejected on `.4A`).
+const IDP_R: &[(u16, &[&str])] = &[(0x226, &["{R}", "{R}", "{R}", "{R}"])];
+const SIGN_73_8: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U8", "S8"] });
+const SIGN_73_16: Slot = Slot::Field(WordField { pos: 73, len: 1, words: &["U16", "S16"] });
+const SIGN_74_B: Slot = Slot::Field(WordField { pos: 74, len: 1, words: &["U8", "S8"] });
+const IDP_HALF: Slot = Slot::Field(WordField { pos: 77, len: 1, words: &["LO", "HI"] });
+
+/// Conversions between float formats on registers (session 15):
+/// nvdisasm 13.5 listed every result format (bits 75..77) against every
+/// source format (84..86) of `F2F R1, R2` (0x304: 32-bit or narrower
+/// both; 0x310: a 64-bit one) and `FRND R1, R2` (0x307): 1 `F16`, 2
+/// `F32`, 3 `F64`, 4 `BF16` (sm_90; sm_80 ignores bits 77 and 86 but on
+/// 0x304's result, where 4 is `BF16`), accepted only in the pairs below
+/// (FRND: equal formats). NVIDIA's words agree: `FRND.F16.FLOOR R11, R0`
+/// (`0x104800`), `F2F.F16.F64.RZ R9, R4` (`0x30c800`), `F2F.FTZ.BF16.F32
+/// R15, R6` (`0x212000`). `.FTZ` (80) and the rounding (78..79) compose
+/// with every pair.
+const F2F_304_80: Slot = Slot::Joint(JointField {
+    fields: &[(75, 3), (84, 3)],
+    values: &[(&[1, 2], "F16.F32"), (&[2, 1], "F32.F16"), (&[4, 2], "BF16.F32")],
+});
+const F2F_304_90: Slot = Slot::Joint(JointField {
+    fields: &[(75, 3), (84, 3)],
+    values: &[
+        (&[1, 2], "F16.F32"),
+        (&[1, 4], "F16.BF16"),
+        (&[2, 1], "F32.F16"),
+        (&[2, 4], "F32.BF16"),
+        (&[4, 1], "BF16.F16"),
+        (&[4, 2], "BF16.F32"),
+    ],
+});
+const F2F_310_80: Slot = Slot::Joint(JointField {
+    fields: &[(75, 3), (84, 3)],
+    values: &[(&[1, 3], "F16.F64"), (&[2, 3], "F32.F64"), (&[3, 1], "F64.F16"), (&[3, 2], "F64.F32")],
+});
+const F2F_310_90: Slot = Slot::Joint(JointField {
+    fields: &[(75, 3), (84, 3)],
+    values: &[
+        (&[1, 3], "F16.F64"),
+        (&[2, 3], "F32.F64"),
+        (&[3, 1], "F64.F16"),
+        (&[3, 2], "F64.F32"),
+        (&[3, 4], "F64.BF16"),
+        (&[4, 3], "BF16.F64"),
+    ],
+});
+const FRND_80: Slot =
+    Slot::Joint(JointField { fields: &[(75, 3), (84, 3)], values: &[(&[1, 1], "F16"), (&[2, 2], "")] });
+const FRND_90: Slot = Slot::Joint(JointField {
+    fields: &[(75, 3), (84, 3)],
+    values: &[(&[1, 1], "F16"), (&[2, 2], ""), (&[4, 4], "BF16")],
+});
+const R_R_304: &[(u16, &[&str])] = &[(0x304, &["{R}", "{R}"])];
+const R_R_310: &[(u16, &[&str])] = &[(0x310, &["{R}", "{R}"])];
+const R_R_307: &[(u16, &[&str])] = &[(0x307, &["{R}", "{R}"])];
+
+/// sm_90's `BF16` conversions (session 15): NVIDIA's `F2I.U16.BF16.NTZ R11,
+/// R0` (0x305, high word `0x402800`), `F2I.U64.BF16.TRUNC R6, R0` (0x311,
+/// `0x40d800`), `I2F.BF16.S64 R4, R4` (0x312, `0x302400`) and
+/// `I2F.BF16.U16 R8, R11` (0x306, `0x102000`): F2I's source format is
+/// bits 84..86 and I2F's result format 75..77, 4 = `BF16` (sm_80 rejects
+/// it); nvdisasm accepts every combination with the other fields.
+const F2I_SOURCE_32_90: Slot =
+    Slot::Field(WordField { pos: 84, len: 3, words: &[INVALID, "F16", "", INVALID, "BF16"] });
+const F2I_SOURCE_64_90: Slot = Slot::Field(WordField { pos: 84, len: 3, words: &[INVALID, "F16", "", "F64", "BF16"] });
+const I2F_RESULT_32_90: Slot =
+    Slot::Field(WordField { pos: 75, len: 3, words: &[INVALID, "F16", "", INVALID, "BF16"] });
+const I2F_RESULT_64_90: Slot = Slot::Field(WordField { pos: 75, len: 3, words: &[INVALID, "F16", "", "F64", "BF16"] });
+
 /// The families, from the nvdisasm probes above. An SM's own row for an
 /// opcode comes before the row for every SM.
 pub static FAMILIES: &[Family] = &[
@@ -610,43 +826,97 @@ pub static FAMILIES: &[Family] = &[
     Family {
         opcode: "F2I",
         forms: R_R,
-        sms: AMPERE_HOPPER,
+        sms: HOPPER,
+        slots: &[FTZ, F2I_DEST_32, F2I_SOURCE_32_90, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "F2I",
+        forms: R_R_311,
+        sms: HOPPER,
+        slots: &[FTZ, F2I_DEST_64, F2I_SOURCE_64_90, F2I_ROUND, NTZ_77],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: HOPPER,
+        slots: &[I2F_RESULT_32_90, SIGN_74_8, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: HOPPER,
+        slots: &[I2F_RESULT_32_90, SIGN_74_16, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_306,
+        sms: HOPPER,
+        slots: &[I2F_RESULT_32_90, SIGN_74_32, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "I2F",
+        forms: R_R_312,
+        sms: HOPPER,
+        slots: &[I2F_RESULT_64_90, SIGN_74_64, ROUND_78],
+        negate: None,
+    },
+    Family {
+        opcode: "F2I",
+        forms: R_R,
+        sms: AMPERE,
         slots: &[FTZ, F2I_DEST_32, F2I_SOURCE_32, F2I_ROUND, NTZ_77],
         negate: None,
     },
     Family {
         opcode: "F2I",
         forms: R_R_311,
-        sms: AMPERE_HOPPER,
+        sms: AMPERE,
         slots: &[FTZ, F2I_DEST_64, F2I_SOURCE_64, F2I_ROUND, NTZ_77],
         negate: None,
     },
+    Family { opcode: "I2F", forms: R_R_306, sms: AMPERE, slots: &[I2F_RESULT_32, SIGN_74_8, ROUND_78], negate: None },
+    Family { opcode: "I2F", forms: R_R_306, sms: AMPERE, slots: &[I2F_RESULT_32, SIGN_74_16, ROUND_78], negate: None },
+    Family { opcode: "I2F", forms: R_R_306, sms: AMPERE, slots: &[I2F_RESULT_32, SIGN_74_32, ROUND_78], negate: None },
+    Family { opcode: "I2F", forms: R_R_312, sms: AMPERE, slots: &[I2F_RESULT_64, SIGN_74_64, ROUND_78], negate: None },
     Family {
-        opcode: "I2F",
-        forms: R_R_306,
+        opcode: "HSET2",
+        forms: HSET2_R_R_90,
+        sms: HOPPER,
+        slots: &[HSET2_BF16, HSET2_BF, FLOAT_CMP, FTZ, HALF_COMBINE],
+        negate: NOT_90,
+    },
+    Family { opcode: "F2F", forms: R_R_304, sms: AMPERE, slots: &[FTZ, F2F_304_80, ROUND_78], negate: None },
+    Family { opcode: "F2F", forms: R_R_304, sms: HOPPER, slots: &[FTZ, F2F_304_90, ROUND_78], negate: None },
+    Family { opcode: "F2F", forms: R_R_310, sms: AMPERE, slots: &[FTZ, F2F_310_80, ROUND_78], negate: None },
+    Family { opcode: "F2F", forms: R_R_310, sms: HOPPER, slots: &[FTZ, F2F_310_90, ROUND_78], negate: None },
+    Family { opcode: "FRND", forms: R_R_307, sms: AMPERE, slots: &[FTZ, FRND_80, F2I_ROUND], negate: None },
+    Family { opcode: "FRND", forms: R_R_307, sms: HOPPER, slots: &[FTZ, FRND_90, F2I_ROUND], negate: None },
+    Family { opcode: "HADD2", forms: HADD2_R, sms: HOPPER, slots: &[BF16_V2_85, FTZ, SAT_77], negate: None },
+    Family {
+        opcode: "HFMA2",
+        forms: HFMA2_R,
         sms: AMPERE_HOPPER,
-        slots: &[I2F_RESULT_32, SIGN_74_8, ROUND_78],
+        slots: &[BF16_V2_85, FTZ, SAT_OR_RELU],
+        negate: None,
+    },
+    Family { opcode: "HMNMX2", forms: HMNMX2_R, sms: AMPERE_HOPPER, slots: &[BF16_V2_85, FTZ, NAN], negate: NOT_90 },
+    Family {
+        opcode: "IDP",
+        forms: IDP_R,
+        sms: AMPERE_HOPPER,
+        slots: &[Slot::Word("4A"), SIGN_73_8, SIGN_74_B],
         negate: None,
     },
     Family {
-        opcode: "I2F",
-        forms: R_R_306,
+        opcode: "IDP",
+        forms: IDP_R,
         sms: AMPERE_HOPPER,
-        slots: &[I2F_RESULT_32, SIGN_74_16, ROUND_78],
-        negate: None,
-    },
-    Family {
-        opcode: "I2F",
-        forms: R_R_306,
-        sms: AMPERE_HOPPER,
-        slots: &[I2F_RESULT_32, SIGN_74_32, ROUND_78],
-        negate: None,
-    },
-    Family {
-        opcode: "I2F",
-        forms: R_R_312,
-        sms: AMPERE_HOPPER,
-        slots: &[I2F_RESULT_64, SIGN_74_64, ROUND_78],
+        slots: &[Slot::Word("2A"), IDP_HALF, SIGN_73_16, SIGN_74_B],
         negate: None,
     },
     // sm_75's own rows.
@@ -900,15 +1170,16 @@ impl Family {
         let mut values = Vec::with_capacity(self.slots.len());
         for slot in self.slots {
             match slot {
-                Slot::Field(f) => {
+                Slot::Field(_) | Slot::Joint(_) => {
+                    let words = slot.value_words().unwrap_or_default();
                     let found =
-                        f.words.iter().enumerate().filter_map(|(v, w)| Some((v, starts(at, w)?))).max_by_key(|x| x.1);
+                        words.iter().enumerate().filter_map(|(v, w)| Some((v, starts(at, w)?))).max_by_key(|x| x.1);
                     let v = match found {
                         Some((v, n)) => {
                             at += n;
                             v
                         }
-                        None => f.words.iter().position(|x| x.is_empty())?,
+                        None => words.iter().position(|x| x.is_empty())?,
                     };
                     values.push(v as u8);
                 }
@@ -942,9 +1213,10 @@ impl Family {
         let words: Vec<&str> = words.collect();
         let spellings = |slot: &Slot| -> Vec<(u8, &'static str)> {
             match slot {
-                Slot::Field(f) => {
-                    (0..).zip(f.words.iter().copied()).filter(|(_, w)| !w.is_empty() && *w != INVALID).collect()
-                }
+                Slot::Field(_) | Slot::Joint(_) => (0..)
+                    .zip(slot.value_words().unwrap_or_default())
+                    .filter(|(_, w)| !w.is_empty() && *w != INVALID)
+                    .collect(),
                 Slot::Word(w) => vec![(1, *w)],
             }
         };
@@ -983,8 +1255,8 @@ impl Family {
                     used[at..at + n].iter_mut().for_each(|u| *u = true);
                     v
                 }
-                (None, Slot::Field(f)) => f.words.iter().position(|x| x.is_empty())? as u8,
                 (None, Slot::Word(_)) => 0,
+                (None, _) => slot.value_words().unwrap_or_default().iter().position(|x| x.is_empty())? as u8,
             };
             values.push(v);
         }
@@ -997,6 +1269,7 @@ impl Family {
         for (slot, &v) in self.slots.iter().zip(values) {
             let word = match slot {
                 Slot::Field(f) => *f.words.get(usize::from(v)).filter(|w| **w != INVALID)?,
+                Slot::Joint(j) => j.values.get(usize::from(v)).map(|(_, w)| *w).filter(|w| *w != INVALID)?,
                 Slot::Word(w) => {
                     if v != 0 {
                         *w
@@ -1016,13 +1289,14 @@ impl Family {
     /// Whether slot values `a` and `b` agree in the words that are not
     /// fields (`.EX`), which are never substituted.
     fn words_agree(&self, a: &[u8], b: &[u8]) -> bool {
-        self.slots.iter().zip(a.iter().zip(b)).all(|(slot, (x, y))| matches!(slot, Slot::Field(_)) || x == y)
+        self.slots.iter().zip(a.iter().zip(b)).all(|(slot, (x, y))| !matches!(slot, Slot::Word(_)) || x == y)
     }
 
     /// `bits` with the fields set to `values`.
     fn with_values(&self, bits: u128, values: &[u8]) -> u128 {
         self.slots.iter().zip(values).fold(bits, |bits, (slot, &v)| match slot {
             Slot::Field(f) => (bits & !f.mask()) | (u128::from(v) << f.pos),
+            Slot::Joint(j) => j.write(bits, v).unwrap_or(bits),
             Slot::Word(_) => bits,
         })
     }
@@ -1031,6 +1305,7 @@ impl Family {
     fn field_mask(&self) -> u128 {
         self.slots.iter().fold(0, |m, s| match s {
             Slot::Field(f) => m | f.mask(),
+            Slot::Joint(j) => m | j.mask(),
             Slot::Word(_) => m,
         })
     }
@@ -1200,12 +1475,18 @@ pub(crate) fn derive_for_bits(tables: &Tables, sm: Sm, word: u128) -> Option<(Fo
             if form.atom_bits() & fields != 0 {
                 continue;
             }
+            let mut listed = true;
             for (slot, v) in fam.slots.iter().zip(values.iter_mut()) {
-                if let Slot::Field(f) = slot {
-                    *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1);
+                match slot {
+                    Slot::Field(f) => *v = ((word >> f.pos) as u8) & ((1u8 << f.len) - 1),
+                    Slot::Joint(j) => match j.read(word) {
+                        Some(x) => *v = x,
+                        None => listed = false,
+                    },
+                    Slot::Word(_) => {}
                 }
             }
-            let Some(mnemonic) = fam.render(&values) else { continue };
+            let Some(mnemonic) = fam.render(&values).filter(|_| listed) else { continue };
             // Marks on the form's own mnemonic are `marks.rs`'s to read.
             let marks = if mnemonic == form.mnemonic {
                 Vec::new()

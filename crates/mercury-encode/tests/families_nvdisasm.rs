@@ -50,18 +50,11 @@ fn variants(sm: Sm, unrepresentable: &mut BTreeSet<String>, failures: &mut Vec<S
             // than `ALL_COMBINATIONS` (the memory families: 672 for LDG),
             // every value of each field alone and random combinations.
             let mut insts = Vec::new();
-            let sizes: Vec<usize> = fam
-                .slots
-                .iter()
-                .map(|slot| match slot {
-                    Slot::Field(f) => f.words.len(),
-                    Slot::Word(_) => 1,
-                })
-                .collect();
+            let sizes: Vec<usize> = fam.slots.iter().map(|slot| slot.value_words().map_or(1, |w| w.len())).collect();
             let mut combos = vec![values.clone()];
             if sizes.iter().product::<usize>() <= ALL_COMBINATIONS {
                 for (i, &n) in sizes.iter().enumerate() {
-                    if let Slot::Field(_) = fam.slots[i] {
+                    if !matches!(fam.slots[i], Slot::Word(_)) {
                         combos = combos
                             .iter()
                             .flat_map(|c| {
@@ -76,7 +69,7 @@ fn variants(sm: Sm, unrepresentable: &mut BTreeSet<String>, failures: &mut Vec<S
                 }
             } else {
                 for (i, &n) in sizes.iter().enumerate() {
-                    if let Slot::Field(_) = fam.slots[i] {
+                    if !matches!(fam.slots[i], Slot::Word(_)) {
                         for v in 0..n {
                             let mut c = values.clone();
                             c[i] = v as u8;
@@ -87,7 +80,7 @@ fn variants(sm: Sm, unrepresentable: &mut BTreeSet<String>, failures: &mut Vec<S
                 for _ in 0..RANDOM_COMBINATIONS {
                     let mut c = values.clone();
                     for (i, &n) in sizes.iter().enumerate() {
-                        if let Slot::Field(_) = fam.slots[i] {
+                        if !matches!(fam.slots[i], Slot::Word(_)) {
                             c[i] = rng.below(n as u64) as u8;
                         }
                     }
