@@ -3328,6 +3328,17 @@ fn sweep14_forms_match_nvidia() {
     matches_nvidia("sweep14", n as u32, args, 1, 128, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }
 
+/// `tests/ptx/sweep15.ptx`: the forms session 15 lowered from the ISA
+/// sweep (`prefetch`/`prefetchu`, `isspacep` of global, generic shared,
+/// generic local and arbitrary addresses, `%total_smem_size`).
+#[test]
+fn sweep15_forms_match_nvidia() {
+    let n = 128;
+    let input = int_edge_records(n);
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * n])];
+    matches_nvidia("sweep15", n as u32, args, 1, 32, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}
+
 /// `tests/ptx/int_sat.ptx` against the PTX ISA's definitions (NVIDIA's
 /// cubin uses a `PLOP3` form our decoder does not read yet).
 #[test]

@@ -130,6 +130,8 @@ impl Cta<'_> {
             SpecialReg::ClockLo | SpecialReg::GlobalTimerLo => self.warp_insts as u32,
             SpecialReg::ClockHi | SpecialReg::GlobalTimerHi => (self.warp_insts >> 32) as u32,
             SpecialReg::SwinHi => SHARED_WINDOW_HI,
+            // The CTA's shared memory, the driver's reserve included.
+            SpecialReg::SmemSz => self.shared.get(self.rank).map_or(0, Vec::len) as u32,
         })
     }
 
@@ -284,6 +286,10 @@ impl Cta<'_> {
             Kind::Viadd => {
                 let (a, b) = (self.int_in(w, step, 0, lane)?, self.int_in(w, step, 1, lane)?);
                 (u64::from(int::iadd3(a, b, 0, 0).0), no)
+            }
+            Kind::Qspc(space) => {
+                let a = self.addr(w, step, 0, lane, Space::Generic)?;
+                (0, [self.generic_space(a) == space, false])
             }
             Kind::Viadd16x2 => {
                 if (0..2).any(|i| Self::flags(step, i).neg) {
@@ -747,6 +753,19 @@ impl Cta<'_> {
             None => 0,
         };
         Ok(b.wrapping_mul(*scale).wrapping_add(ub).wrapping_add(*offset as u64))
+    }
+
+    /// The state space a generic address reaches, as [`Self::bytes_mut`]
+    /// resolves it: the local window, the cluster's shared window
+    /// (`SHARED_WINDOW_HI` above bit 32), else global memory.
+    fn generic_space(&self, addr: u64) -> Space {
+        if (crate::LOCAL_WINDOW..crate::LOCAL_WINDOW + self.local_bytes as u64).contains(&addr) {
+            Space::Local
+        } else if addr >> 32 == u64::from(SHARED_WINDOW_HI) {
+            Space::Shared
+        } else {
+            Space::Global
+        }
     }
 
     pub(crate) fn bytes_mut<'m>(

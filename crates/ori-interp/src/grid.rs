@@ -19,6 +19,10 @@ fn target(sm: u32) -> ori_ir::Target {
 /// context's grids; any number will do).
 const GRID_ID: u64 = 1;
 
+/// The bound of `%aggr_smem_size` the interpreter's driver sets (not
+/// measured: 228 KiB, sm_90's shared memory per SM).
+const AGGR_SMEM_LIMIT: u32 = 228 * 1024;
+
 /// Constant bank 0 as the target lays it out (`ori_ir::LaunchBank`):
 /// blockDim, gridDim, the generic address of the local window, the
 /// dynamic shared memory size, the grid's number, the cluster shape
@@ -47,6 +51,18 @@ fn bank0(sm: u32, launch: &Launch, cluster: [u32; 3]) -> Vec<u8> {
             put(c.nclusterid + 4 * k as i32, launch.grid[k] / cluster[k].max(1));
         }
         put(c.nctarank, cluster.iter().product());
+    }
+    // `%total_smem_size` leaves the reserve out; `%aggr_smem_size` is
+    // bounded by a driver word whose value was not measured: the
+    // interpreter puts 228 KiB there (sm_90's shared memory per SM).
+    if let Some(sizes) = target.family.smem_size_bank() {
+        let mut put = |at: i32, v: u32| b[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+        if let Some(at) = sizes.reserved {
+            put(at, target.reserved_shared);
+        }
+        if let Some(at) = sizes.aggr_limit {
+            put(at, AGGR_SMEM_LIMIT);
+        }
     }
     let top = target.stack_top as usize;
     b[top..top + 4].copy_from_slice(&launch.local_bytes.to_le_bytes());

@@ -141,6 +141,9 @@ pub enum Kind {
     /// `VIADD.16x2 a, b`: two 16-bit adds, one per half (NVIDIA's sm_90
     /// code for `__vadd2`).
     Viadd16x2,
+    /// `QSPC.E.{G,S,L} p, RZ, [a]`: whether generic address `a` lies in
+    /// that state space (`isspacep`).
+    Qspc(Space),
     /// `VIADD a, b`: a two-input add.
     Viadd,
     /// `VIADDMNMX a, b, c, p`: `min(a + b, c)` (`p` true) or max.
@@ -760,7 +763,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         }
         // Bulk copies complete when issued (`sem/async_mem.rs`): nothing is
         // left in flight for `UTMACMDFLUSH` to push out.
-        "NOP" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "FENCE" | "CGAERRBAR"
+        "NOP" | "WARPSYNC" | "YIELD" | "DEPBAR" | "MEMBAR" | "ERRBAR" | "CCTL" | "CCTLL" | "FENCE" | "CGAERRBAR"
         | "NANOSLEEP" | "TMACMDFLUSH" => Kind::Nop,
         "LDGSTS" => Kind::Async(AsyncOp::Ldgsts { bytes: mem_bytes(inst).0, zfill: m("ZFILL") }),
         "LDGDEPBAR" => Kind::Async(AsyncOp::LdgDepbar),
@@ -808,6 +811,9 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             Kind::Iadd { sources, x: m("X"), wide: m("64") }
         }
         "VIADD" if m("16x2") => Kind::Viadd16x2,
+        "QSPC" if m("E") && m("G") => Kind::Qspc(Space::Global),
+        "QSPC" if m("E") && m("S") => Kind::Qspc(Space::Shared),
+        "QSPC" if m("E") && m("L") => Kind::Qspc(Space::Local),
         "VIADD" => Kind::Viadd,
         "VIADDMNMX" => Kind::Viaddmnmx { signed: !m("U32") },
         "IMAD" => {

@@ -229,6 +229,33 @@ pub enum WarpSlots {
     Unmeasured,
 }
 
+/// Where NVIDIA's code finds the shared-memory sizes of a CTA besides
+/// `SR_SMEMSZ` (ptxas 13.5 probes of `mov.u32 d, %total_smem_size` and
+/// `%aggr_smem_size`): sm_80/sm_89 `IADD3 d, smem, -c[0x0][0x114], RZ`,
+/// sm_90 the same through `LDC` and, for `%aggr_smem_size`, the unsigned
+/// minimum of `SR_SMEMSZ` and `c[0x0][0x13c]`; sm_75 reads `SR_SMEMSZ`
+/// alone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SmemSizeBank {
+    /// The driver's reserve, which `%total_smem_size` leaves out.
+    pub reserved: Option<i32>,
+    /// The bound `%aggr_smem_size` takes the minimum with, where the
+    /// target has the register (sm_90+).
+    pub aggr_limit: Option<i32>,
+}
+
+impl Family {
+    /// Where the shared-memory sizes are, for the families measured.
+    pub const fn smem_size_bank(self) -> Option<SmemSizeBank> {
+        match self {
+            Family::Turing => Some(SmemSizeBank { reserved: None, aggr_limit: None }),
+            Family::Ampere | Family::Ada => Some(SmemSizeBank { reserved: Some(0x114), aggr_limit: None }),
+            Family::Hopper => Some(SmemSizeBank { reserved: Some(0x114), aggr_limit: Some(0x13c) }),
+            Family::Blackwell => None,
+        }
+    }
+}
+
 /// Where the driver puts a launch's values in constant bank 0 (probe
 /// `bank0`: `%ntid.x` is `c[0x0][0x0]` before sm_100, `c[0x0][0x360]`
 /// after; `%dynamic_smem_size` and `%gridid` as NVIDIA's sm_75/80/90 and

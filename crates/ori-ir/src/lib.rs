@@ -31,6 +31,7 @@ pub use builder::Builder;
 pub use facts::{
     CallTarget, ClusterBank, Family, Features, Fp8Mma, HalfConvert, ImmAdd, Isa, LaunchBank, Target, WarpSlots,
 };
+pub use facts::SmemSizeBank;
 pub use function::{
     Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
     Subroutine,

@@ -291,6 +291,11 @@ opcodes! {
     // fp8 warpgroup MMA: `QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24`.
     QGMMA: Variable, 1..=1, 2..=4, WSFX;
     WARPGROUP: Fixed, 0..=0, 0..=2, WSFX;
+    // Local-memory cache control (`prefetch.local.L1`: `CCTLL.PF1 [R1+0x4]`).
+    CCTLL: Variable, 0..=0, 0..=1, FX;
+    // The state space of a generic address (`isspacep`: `QSPC.E.S P0, RZ,
+    // [R2]`): a predicate and a register (NVIDIA's code writes RZ).
+    QSPC: Variable, 2..=2, 1..=1, NONE;
 }
 
 impl Opcode {
@@ -595,7 +600,10 @@ static MODIFIERS: &[&str] = &[
     "PACK_AB",
     "PACK_AB_MERGE_C",
     "PAND",
+    "PF1",
+    "PF2",
     "PHASECHK",
+    "PML2",
     "POPC",
     "PQUAD",
     "PRIVATE",

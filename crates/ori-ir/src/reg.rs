@@ -247,6 +247,9 @@ special_registers! {
     VirtCfg = "SR_VIRTCFG",
     // The zero special register (`CS2R R4, SRZ` zeroes a register pair).
     Zero = "SRZ",
+    // The CTA's shared memory bytes, the driver's reserve included
+    // (NVIDIA's `%total_smem_size` and `%aggr_smem_size` read it).
+    SmemSz = "SR_SMEMSZ",
 }
 
 #[cfg(test)]

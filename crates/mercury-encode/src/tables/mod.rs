@@ -19,6 +19,7 @@ pub(crate) mod sm86;
 pub(crate) mod sm89;
 pub(crate) mod sm90;
 pub(crate) mod sm90_derived;
+pub(crate) mod sweep15_probed;
 
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's
 /// words for small PTX probes (bits 72..79 of `S2R`/`CS2R`, the same on
@@ -27,6 +28,7 @@ pub(crate) mod sm90_derived;
 pub(crate) static PROBED_SPECIAL_REGS: &[(u16, &str)] = &[
     (3, "SR_VIRTID"),
     (35, "SR_TID.Z"),
+    (50, "SR_SMEMSZ"),
     (56, "SR_EQMASK"),
     (57, "SR_LTMASK"),
     (58, "SR_LEMASK"),

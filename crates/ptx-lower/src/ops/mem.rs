@@ -592,7 +592,7 @@ fn const_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<
 /// Operand `i` as a local-memory address: `[R1 + offset]` for a local
 /// variable or a register known to hold one's address (the frame starts
 /// at the stack pointer), else the register's (low) word plus the offset.
-fn local_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
+pub(super) fn local_address(cx: &mut Lowerer<'_>, inst: &Instruction, i: usize) -> Lowered<Operand> {
     let (base, offset) = address(operand(inst, i)?).ok_or_else(|| unsupported(inst))?;
     let name = base.name.as_str();
     let (reg, offset) = if let Some(&at) = cx.local_ptrs.get(name) {

@@ -32,6 +32,7 @@ mod policy;
 mod pred;
 mod seq;
 mod simd_video;
+mod space;
 mod video;
 mod warp;
 pub(crate) mod wgmma;
@@ -55,6 +56,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
             async_copy::lower(cx, inst).map(|()| None)
         }
         _ if int16::handles(inst) => int16::lower(cx, inst).map(|()| None),
+        _ if space::handles(inst) => space::lower(cx, inst).map(|()| None),
         "ld" | "ldu" => mem::load(cx, inst).map(|()| None),
         "st" => mem::store(cx, inst).map(|()| None),
         "createpolicy" => policy::lower(cx, inst).map(|()| None),
@@ -339,6 +341,7 @@ pub(crate) fn special(
             return cx.emit(Opcode::CS2R, &[], vec![dst.into()], vec![OperandKind::Special(sr).into()], span);
         }
         "%dynamic_smem_size" => (bank_read, Operand::cbank(0, cx.target.launch_bank.dynamic_smem)),
+        "%total_smem_size" | "%aggr_smem_size" => return smem_size(cx, name, dst, span),
         "%gridid" if dst.width == 2 => {
             let bank = Operand::cbank(0, cx.target.launch_bank.gridid);
             if cx.target.isa.bank_operands {
@@ -362,6 +365,39 @@ pub(crate) fn special(
         _ => return Err(at(span, format!("lowering of special register {name} is not supported yet"))),
     };
     cx.emit(op, &[], vec![dst.into()], vec![source], span)
+}
+
+/// `%total_smem_size`: `SR_SMEMSZ` less the driver's reserve in constant
+/// bank 0; `%aggr_smem_size`: the unsigned minimum of `SR_SMEMSZ` and the
+/// bank's bound (NVIDIA's sequences, `ori_ir::SmemSizeBank`).
+fn smem_size(cx: &mut Lowerer<'_>, name: &str, dst: Reg, span: ptx_syntax::Span) -> Lowered {
+    let bank = cx.target.family.smem_size_bank();
+    let slot = match bank {
+        Some(b) if name == "%total_smem_size" => b.reserved,
+        Some(b) => match b.aggr_limit {
+            Some(limit) => Some(limit),
+            None => return Err(at(span, format!("lowering of {name} is not supported yet on {}", cx.sm))),
+        },
+        None => return Err(at(span, format!("lowering of {name} is not supported yet on {}", cx.sm))),
+    };
+    let size = cx.temp(RegFile::R, 1);
+    cx.emit(Opcode::S2R, &[], vec![size.into()], vec![OperandKind::Special(SpecialReg::SmemSz).into()], span)?;
+    let Some(slot) = slot else {
+        return cx.emit(Opcode::MOV, &[], vec![dst.into()], vec![size.into()], span);
+    };
+    let word: Operand = if cx.target.isa.bank_operands {
+        Operand::cbank(0, slot)
+    } else {
+        let t = cx.temp(RegFile::R, 1);
+        cx.emit(Opcode::LDC, &[], vec![t.into()], vec![Operand::cbank(0, slot)], span)?;
+        t.into()
+    };
+    if name == "%total_smem_size" {
+        let uses = vec![size.into(), word.negated(), Operand::reg(Reg::RZ)];
+        return cx.emit(Opcode::IADD3, &[], vec![dst.into()], uses, span);
+    }
+    let uses = vec![size.into(), word, Operand::reg(Reg::PT)];
+    cx.emit(cx.target.isa.int_minmax, &["U32"], vec![dst.into()], uses, span)
 }
 
 /// Bits 8 up of special register `sr`, `width` of them (`S2R`,
