@@ -342,4 +342,45 @@ bb0:
         assert!(a.first.iter().flatten().all(|&r| r < 5 && r != 1));
         assert!(a.failed.iter().all(|&b| lr.vregs[b].width > 0));
     }
+
+    /// B outlives A and C, which die together before the pair is
+    /// written: first-fit gave A R0, B R2, C R3, so the only aligned pair
+    /// left is R4 (6 registers); the split order under a ceiling of 5
+    /// puts singles high and moves B out of R2/R3 for the pair.
+    const FRAGMENTS: &str = "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %r2 = S2R SR_TID.Y
+    %r3 = S2R SR_TID.Z
+    %r4 = IADD3 %r0, %r3, RZ
+    %r6.64 = IMAD.WIDE.U32 %r4, 0x4, RZ
+    STG.E [%r6.64], %r2
+    EXIT
+}
+";
+
+    #[test]
+    fn the_split_order_places_a_pair_first_fit_fragments_away() {
+        let (lr, first_fit) = run(FRAGMENTS, 253, Order::Definition);
+        assert_eq!(first_fit.used[0], 6, "first-fit: the pair above A, B, C");
+        let temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let split = assign(&lr, &[253, 63, 7, 7, 16], Order::Split(5), &temps, false);
+        assert!(split.failed.is_empty());
+        assert_eq!(split.used[0], 5);
+        let pair = reg_of(&lr, &split, 6).unwrap();
+        let b = reg_of(&lr, &split, 2).unwrap();
+        assert!(pair % 2 == 0 && pair != 0, "aligned, clear of R1");
+        assert!(b != pair && b != pair + 1, "B was moved out of the pair's block");
+        assert!(split.first.iter().flatten().all(|&r| r != 1 && r < 5));
+    }
+
+    #[test]
+    fn the_split_order_fails_rather_than_pass_its_ceiling() {
+        let (lr, _) = run(FRAGMENTS, 253, Order::Definition);
+        let temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let split = assign(&lr, &[253, 63, 7, 7, 16], Order::Split(4), &temps, false);
+        assert!(!split.failed.is_empty(), "three words live and R1 need four registers, the pair an aligned block");
+        assert!(split.first.iter().flatten().all(|&r| r < 4));
+    }
 }
