@@ -19,7 +19,7 @@
 use fixedbitset::FixedBitSet;
 use ori_ir::RegFile;
 
-use crate::interference::{Occupancy, is_free};
+use crate::interference::{Occupancy, is_free, overlaps};
 use crate::points::{Hint, LiveRanges};
 use crate::units::{ABI, alignment, file_start};
 
@@ -33,6 +33,14 @@ pub(crate) enum Order {
     WideFirst,
     /// By spill cost per point, spill temporaries first.
     Priority,
+    /// Definition order with the R file split at a ceiling: tuples take
+    /// the lowest aligned free register, singles the highest free one
+    /// below the ceiling (as many registers as the ceiling, at most). The
+    /// two kinds meet in the middle instead of interleaving, so singles
+    /// no longer leave one-register holes between the aligned blocks a
+    /// later pair needs (first-fit's fragmentation when many chains of
+    /// singles and 64-bit addresses are live together).
+    Split(u32),
 }
 
 /// The outcome of one attempt.
@@ -72,13 +80,22 @@ pub(crate) fn assign(
         .collect();
     let mut out = Assignment { first: vec![None; lr.vregs.len()], failed: Vec::new(), used: [0; RegFile::ALL.len()] };
     let mut mask = Vec::new();
+    // Split order: the values placed in each R register, for eviction.
+    let mut placed_at: Vec<Vec<usize>> = vec![Vec::new(); RegFile::R.physical_count() as usize];
     for bit in sorted(lr, order, temps) {
         let info = &lr.vregs[bit];
         let file = lr.space.vreg(bit).file;
         let occ = &mut occupancy[file.index()];
         mask.resize(occ.words(), 0);
         occ.taken(&info.ranges, &mut mask);
-        let (width, step, limit) = (info.width, alignment(info.width), limits[file.index()]);
+        let (width, step, mut limit) = (info.width, alignment(info.width), limits[file.index()]);
+        let split = match order {
+            Order::Split(ceiling) if file == RegFile::R => {
+                limit = limit.min(ceiling);
+                true
+            }
+            _ => false,
+        };
         let fits = |first: u32| {
             first.is_multiple_of(step)
                 && first + u32::from(width) <= limit
@@ -86,6 +103,16 @@ pub(crate) fn assign(
                 && !(first..first + u32::from(width)).any(|n| ABI.is_reserved(file, n))
         };
         let Some(lowest) = (0..limit).step_by(step as usize).find(|&first| fits(first)) else {
+            if split && width > 1 {
+                let reserved = |first: u32| (first..first + u32::from(width)).any(|n| ABI.is_reserved(file, n));
+                let ctx = Evict { lr, limit, placed_at: &mut placed_at, first: &mut out.first, reserved: &reserved };
+                if let Some((first, top)) = evict_singles(ctx, occ, bit) {
+                    out.first[bit] = Some(first);
+                    let used = &mut out.used[file.index()];
+                    *used = (*used).max(first + u32::from(width)).max(top);
+                    continue;
+                }
+            }
             out.failed.push(bit);
             continue;
         };
@@ -110,6 +137,18 @@ pub(crate) fn assign(
             Some(Hint::Unit(unit)) => unit.checked_sub(file_start(file)).map(|n| n as u32),
             None => None,
         };
+        if split {
+            // Below the ceiling every register costs the same: a copy
+            // partner's when free, else singles from the top.
+            let top = || (lowest..limit).rev().find(|&first| fits(first));
+            let first = hinted.filter(|&h| fits(h)).or_else(|| if width == 1 { top() } else { None }).unwrap_or(lowest);
+            occ.take(&info.ranges, first, width);
+            out.first[bit] = Some(first);
+            placed_at[first as usize].push(bit);
+            let used = &mut out.used[file.index()];
+            *used = (*used).max(first + u32::from(width));
+            continue;
+        }
         // A copy partner's register is worth taking while it does not
         // raise the register count beyond what the lowest free one would.
         let used = &mut out.used[file.index()];
@@ -122,6 +161,99 @@ pub(crate) fn assign(
         *used = (*used).max(first + u32::from(width));
     }
     out
+}
+
+/// What [`evict_singles`] needs of the assignment in progress.
+struct Evict<'a> {
+    lr: &'a LiveRanges,
+    /// One past the highest R register that may be handed out.
+    limit: u32,
+    /// Values placed in each R register (split order).
+    placed_at: &'a mut Vec<Vec<usize>>,
+    first: &'a mut Vec<Option<u32>>,
+    /// True for a block that holds a reserved register.
+    reserved: &'a dyn Fn(u32) -> bool,
+}
+
+/// Places tuple `bit`, which found no free aligned block below the
+/// limit, by moving the singles that block one elsewhere: in the split
+/// order singles die in any order and leave one-register holes beside
+/// live ones, where an aligned block is often only one single away.
+/// Tries the blocks needing the fewest moves first; each moved single
+/// must find a register free over its whole range (one level: nothing
+/// else moves for it). Returns the block's first register and one past
+/// the highest register a moved single took, with the occupancy and
+/// `placed_at` updated, or `None` with nothing changed.
+fn evict_singles(ctx: Evict<'_>, occ: &mut Occupancy, bit: usize) -> Option<(u32, u32)> {
+    let Evict { lr, limit, placed_at, first: firsts, reserved } = ctx;
+    let info = &lr.vregs[bit];
+    let (width, step) = (u32::from(info.width), alignment(info.width));
+    let mut candidates: Vec<(usize, u32, Vec<usize>)> = Vec::new();
+    for block in (0..limit).step_by(step as usize) {
+        if block + width > limit || reserved(block) {
+            continue;
+        }
+        let movers: Vec<usize> = (block..block + width)
+            .flat_map(|n| placed_at[n as usize].iter().copied())
+            .filter(|&o| overlaps(&lr.vregs[o].ranges, &info.ranges))
+            .collect();
+        if movers.iter().all(|&o| lr.vregs[o].width == 1) && !movers.is_empty() {
+            candidates.push((movers.len(), block, movers));
+        }
+    }
+    candidates.sort_by_key(|c| (c.0, c.1));
+    let mut mask = vec![0u64; occ.words()];
+    for (_, block, movers) in candidates {
+        for &o in &movers {
+            occ.release(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
+        }
+        occ.taken(&info.ranges, &mut mask);
+        if !is_free(&mask, block, info.width) {
+            // Something else (a physical register) holds the block.
+            for &o in &movers {
+                occ.take(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
+            }
+            continue;
+        }
+        occ.take(&info.ranges, block, info.width);
+        let mut moved: Vec<(usize, u32)> = Vec::new();
+        for &o in &movers {
+            occ.taken(&lr.vregs[o].ranges, &mut mask);
+            let to = (0..limit).rev().find(|&n| is_free(&mask, n, 1) && !reserved_single(n));
+            match to {
+                Some(n) => {
+                    occ.take(&lr.vregs[o].ranges, n, 1);
+                    moved.push((o, n));
+                }
+                None => break,
+            }
+        }
+        if moved.len() < movers.len() {
+            for &(o, n) in &moved {
+                occ.release(&lr.vregs[o].ranges, n, 1);
+            }
+            occ.release(&info.ranges, block, info.width);
+            for &o in &movers {
+                occ.take(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
+            }
+            continue;
+        }
+        let top = moved.iter().map(|&(_, n)| n + 1).max().unwrap_or(0);
+        for (o, n) in moved {
+            let old = firsts[o].expect("placed");
+            placed_at[old as usize].retain(|&x| x != o);
+            placed_at[n as usize].push(o);
+            firsts[o] = Some(n);
+        }
+        placed_at[block as usize].push(bit);
+        return Some((block, top));
+    }
+    None
+}
+
+/// True for an R register no value may take.
+fn reserved_single(n: u32) -> bool {
+    ABI.is_reserved(RegFile::R, n)
 }
 
 /// A register for a single or a pair that does not split a free aligned
@@ -147,7 +279,7 @@ fn snug(
 fn sorted(lr: &LiveRanges, order: Order, temps: &FixedBitSet) -> Vec<usize> {
     let mut bits: Vec<usize> = (0..lr.vregs.len()).filter(|&b| lr.vregs[b].width > 0).collect();
     match order {
-        Order::Definition => bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b)),
+        Order::Definition | Order::Split(_) => bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b)),
         Order::WideFirst => bits
             .sort_by_key(|&b| (std::cmp::Reverse(lr.vregs[b].width), lr.vregs[b].ranges.first().map(|r| r.start), b)),
         Order::Priority => {
@@ -209,5 +341,46 @@ bb0:
         assert!(!a.failed.is_empty());
         assert!(a.first.iter().flatten().all(|&r| r < 5 && r != 1));
         assert!(a.failed.iter().all(|&b| lr.vregs[b].width > 0));
+    }
+
+    /// B outlives A and C, which die together before the pair is
+    /// written: first-fit gave A R0, B R2, C R3, so the only aligned pair
+    /// left is R4 (6 registers); the split order under a ceiling of 5
+    /// puts singles high and moves B out of R2/R3 for the pair.
+    const FRAGMENTS: &str = "
+.entry k {
+bb0:
+    %r0 = S2R SR_TID.X
+    %r2 = S2R SR_TID.Y
+    %r3 = S2R SR_TID.Z
+    %r4 = IADD3 %r0, %r3, RZ
+    %r6.64 = IMAD.WIDE.U32 %r4, 0x4, RZ
+    STG.E [%r6.64], %r2
+    EXIT
+}
+";
+
+    #[test]
+    fn the_split_order_places_a_pair_first_fit_fragments_away() {
+        let (lr, first_fit) = run(FRAGMENTS, 253, Order::Definition);
+        assert_eq!(first_fit.used[0], 6, "first-fit: the pair above A, B, C");
+        let temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let split = assign(&lr, &[253, 63, 7, 7, 16], Order::Split(5), &temps, false);
+        assert!(split.failed.is_empty());
+        assert_eq!(split.used[0], 5);
+        let pair = reg_of(&lr, &split, 6).unwrap();
+        let b = reg_of(&lr, &split, 2).unwrap();
+        assert!(pair % 2 == 0 && pair != 0, "aligned, clear of R1");
+        assert!(b != pair && b != pair + 1, "B was moved out of the pair's block");
+        assert!(split.first.iter().flatten().all(|&r| r != 1 && r < 5));
+    }
+
+    #[test]
+    fn the_split_order_fails_rather_than_pass_its_ceiling() {
+        let (lr, _) = run(FRAGMENTS, 253, Order::Definition);
+        let temps = FixedBitSet::with_capacity(lr.vregs.len());
+        let split = assign(&lr, &[253, 63, 7, 7, 16], Order::Split(4), &temps, false);
+        assert!(!split.failed.is_empty(), "three words live and R1 need four registers, the pair an aligned block");
+        assert!(split.first.iter().flatten().all(|&r| r < 4));
     }
 }

@@ -68,17 +68,40 @@ impl Allocation {
     }
 }
 
-/// `a`, or the widest-first assignment when `a` (a complete one) uses
-/// more R registers than the pressure bound (the peak's words, plus `R1`)
-/// and that one uses fewer.
+/// `a`, or a tighter complete assignment when `a` uses more R registers
+/// than the pressure bound (the peak's words, plus `R1`): the widest-first
+/// order, then the split order (`Order::Split`) under ceilings rising
+/// from the bound, the first that fits under one below the best so far.
+/// Only one with fewer R registers replaces `a`, so this never costs a
+/// register.
 fn tighter(lr: &LiveRanges, a: Assignment, limits: &[u32; 5], scratch_first: bool) -> Assignment {
     let r = RegFile::R.index();
-    if a.used[r] <= lr.r_peak().0 + 1 {
+    let bound = lr.r_peak().0 + 1;
+    if a.used[r] <= bound {
         return a;
     }
     let no_temps = FixedBitSet::with_capacity(lr.vregs.len());
     let wide = assign(lr, limits, Order::WideFirst, &no_temps, scratch_first);
-    if wide.failed.is_empty() && wide.used[r] < a.used[r] { wide } else { a }
+    let best = if wide.failed.is_empty() && wide.used[r] < a.used[r] { wide } else { a };
+    for ceiling in split_ceilings(bound, best.used[r]) {
+        let split = assign(lr, limits, Order::Split(ceiling), &no_temps, scratch_first);
+        if split.failed.is_empty() && split.used[r] < best.used[r] {
+            return split;
+        }
+    }
+    best
+}
+
+/// Split-order attempts per function at most: each is one more pass of
+/// the assignment.
+const SPLIT_TRIALS: u32 = 8;
+
+/// The ceilings the split order tries, rising from `bound` to below
+/// `used`: every one when there are few, else `SPLIT_TRIALS` spread evenly.
+fn split_ceilings(bound: u32, used: u32) -> impl Iterator<Item = u32> {
+    let gap = used.saturating_sub(bound);
+    let tries = gap.min(SPLIT_TRIALS);
+    (0..tries).map(move |i| bound + i * gap / tries.max(1))
 }
 
 /// Rounds of spilling before giving up; each spills at least one register
@@ -97,8 +120,11 @@ pub fn allocate(func: &mut Function, target: &Target, options: Options) -> Resul
     let mut temps: Vec<VReg> = Vec::new();
     // Widest first also before spilling: under a limit, the definition
     // order may fail only for want of an aligned block.
+    // The split order under the limit last before spilling: it may fit
+    // where fragmentation defeats the other two.
+    let split = Order::Split(limits[RegFile::R.index()]);
     let orders: &[Order] = if options.no_spill_trials >= 2 {
-        &[Order::Definition, Order::WideFirst, Order::Priority]
+        &[Order::Definition, Order::WideFirst, split, Order::Priority]
     } else {
         &[Order::Priority]
     };

@@ -60,6 +60,41 @@ impl Occupancy {
     }
 }
 
+impl Occupancy {
+    /// Marks registers `first..first + width` free over `ranges` again
+    /// (undoes [`Occupancy::take`] of a value moved elsewhere; no two
+    /// values share a register at a point, so nothing else is cleared).
+    pub(crate) fn release(&mut self, ranges: &[Range], first: u32, width: u8) {
+        let mut unit_mask = vec![0u64; self.words];
+        for reg in first..first + u32::from(width) {
+            unit_mask[reg as usize / 64] |= 1 << (reg % 64);
+        }
+        for r in ranges {
+            let span = &mut self.bits[r.start as usize * self.words..(r.end as usize + 1) * self.words];
+            for point in span.chunks_exact_mut(self.words) {
+                for (w, m) in point.iter_mut().zip(&unit_mask) {
+                    *w &= !m;
+                }
+            }
+        }
+    }
+}
+
+/// True when two sorted lists of closed ranges share a point.
+pub(crate) fn overlaps(a: &[Range], b: &[Range]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].end < b[j].start {
+            i += 1;
+        } else if b[j].end < a[i].start {
+            j += 1;
+        } else {
+            return true;
+        }
+    }
+    false
+}
+
 /// True when registers `first..first + width` are all clear in `mask`.
 pub(crate) fn is_free(mask: &[u64], first: u32, width: u8) -> bool {
     (first..first + u32::from(width)).all(|reg| mask[reg as usize / 64] & (1 << (reg % 64)) == 0)

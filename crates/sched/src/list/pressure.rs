@@ -40,6 +40,8 @@ use ori_ir::{
 use super::deps::Dag;
 use crate::latency::LatencyTable;
 
+mod roomy;
+
 /// The phase.
 pub struct ScheduleBeforeAllocation;
 
@@ -108,6 +110,7 @@ impl Phase for ScheduleBeforeAllocation {
         let blocks: Vec<BlockRegions> =
             func.layout.iter().map(|&b| BlockRegions::of(func, &live, b, &widths)).collect();
         let table = LatencyTable::for_sm(cx.target.sm);
+        let mut scheduled_for_pressure = Vec::new();
         for (&b, regions) in func.layout.clone().iter().zip(blocks) {
             let mut budget = limit_budget;
             if func.blocks[b].insts.len() <= TARGETED_BLOCK_INSTS {
@@ -118,6 +121,9 @@ impl Phase for ScheduleBeforeAllocation {
                 continue;
             }
             let cap: Words = std::array::from_fn(|f| regions.peak[f].min(budget[f]));
+            if !under && func.blocks[b].insts.len() <= TARGETED_BLOCK_INSTS {
+                scheduled_for_pressure.push(b);
+            }
             let mut order = Vec::with_capacity(func.blocks[b].insts.len());
             for region in regions.regions {
                 let scheduled = if under {
@@ -126,6 +132,25 @@ impl Phase for ScheduleBeforeAllocation {
                     schedule_region(func, &region, &widths, cap, table)
                 };
                 order.extend(scheduled);
+                order.extend(region.branch);
+            }
+            func.blocks[b].insts = order;
+        }
+        if scheduled_for_pressure.is_empty() {
+            return Ok(());
+        }
+        // The roomy pass (`roomy.rs`): the granule the function's peak
+        // needs anyway is room for latency in the blocks squeezed above.
+        let peak = func.layout.iter().map(|&b| BlockRegions::of(func, &live, b, &widths).peak[0]).max().unwrap_or(0);
+        let Some(r_cap) = roomy::r_cap(peak, cx.target.reserved_regs) else {
+            return Ok(());
+        };
+        let cap: Words = [r_cap.min(limit_budget[0]), 7, limit_budget[2]];
+        for b in scheduled_for_pressure {
+            let regions = BlockRegions::of(func, &live, b, &widths);
+            let mut order = Vec::with_capacity(func.blocks[b].insts.len());
+            for region in regions.regions {
+                order.extend(roomy::schedule(func, &region, &widths, cap, table));
                 order.extend(region.branch);
             }
             func.blocks[b].insts = order;
