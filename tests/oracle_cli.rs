@@ -30,6 +30,21 @@ const BAD_FILES: &[(&str, &str)] = &[
         "e_newer_instr.ptx",
         ".version 9.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %cluster_ctarank;\n\tret;\n}\n",
     ),
+    // A function `.extern` and defined (or declared otherwise): in one
+    // file, and across two (`x_extern.ptx x_def.ptx`).
+    (
+        "e_extern_def.ptx",
+        ".version 9.5\n.target sm_90\n.address_size 64\n.extern .func f();\n.visible .func f() { ret; }\n.visible .entry k() { ret; }\n",
+    ),
+    (
+        "e_extern_decl.ptx",
+        ".version 9.5\n.target sm_90\n.address_size 64\n.extern .func f();\n.func f();\n.visible .entry k() { ret; }\n",
+    ),
+    (
+        "x_extern.ptx",
+        ".version 9.5\n.target sm_90\n.address_size 64\n.extern .func f();\n.visible .entry k() { ret; }\n",
+    ),
+    ("x_def.ptx", ".version 9.5\n.target sm_90\n.address_size 64\n.visible .func f() { ret; }\n"),
 ];
 
 /// A good sm_80 kernel computing in double precision with the
@@ -167,6 +182,10 @@ const CASES: &[&[&str]] = &[
     // wgmma for sm_90 and stops with an internal compiler error.)
     &["-arch=sm_90", "K", "KA"],
     &["-arch=sm_90", "K", "nonexist.ptx", "K2"],
+    &["-arch=sm_90", "e_extern_def.ptx"],
+    &["-arch=sm_90", "e_extern_decl.ptx"],
+    &["-arch=sm_90", "x_extern.ptx", "x_def.ptx"],
+    &["-arch=sm_90", "x_def.ptx", "x_extern.ptx"],
     // --warn-on-double-precision-use: a warning per .f64 instruction (more
     // for those ptxas expands, once after an error), errors with -Werror.
     &["-arch=sm_80", "--warn-on-double-precision-use", "dp.ptx"],

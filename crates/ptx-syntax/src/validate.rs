@@ -46,7 +46,8 @@ pub fn validate(module: &Module, options: &ValidateOptions) -> Vec<Diagnostic> {
 /// share one symbol table, so a name defined in two files is a duplicate
 /// and a function declared in one may be defined in another. Only the last
 /// file's `.target` is checked against `-arch` (`ptxas -arch=sm_90
-/// a_sm90a.ptx b_sm90.ptx` compiles), and only when no file has an error.
+/// a_sm90a.ptx b_sm90.ptx` compiles), and that and unresolved functions
+/// only when no file has an error.
 /// `options.file_name` is ignored; each file brings its own name.
 pub fn validate_files(files: &[(&Module, Option<&str>)], options: &ValidateOptions) -> Vec<Diagnostic> {
     let mut v = Validator {
@@ -55,6 +56,7 @@ pub fn validate_files(files: &[(&Module, Option<&str>)], options: &ValidateOptio
         sm: None,
         module_scope: Scope::default(),
         signatures: FxHashMap::default(),
+        function_linkage: FxHashMap::default(),
     };
     for (module, name) in files {
         v.version = PtxVersion::LATEST;
@@ -64,7 +66,11 @@ pub fn validate_files(files: &[(&Module, Option<&str>)], options: &ValidateOptio
         v.items(module);
     }
     let modules: Vec<&Module> = files.iter().map(|(m, _)| *m).collect();
-    if !options.relocatable {
+    // What follows ptxas checks only once every file read cleanly (an
+    // error hides an unresolved function: `.extern .func f(); .func f();`
+    // is "Inconsistent redefinition" alone).
+    let clean = !v.diags.iter().any(Diagnostic::is_error);
+    if clean && !options.relocatable {
         v.unresolved_functions(&modules);
     }
     let clean = !v.diags.iter().any(Diagnostic::is_error);
@@ -81,6 +87,9 @@ struct Validator {
     module_scope: Scope,
     /// Signature of every function seen so far, by name.
     signatures: FxHashMap<String, Signature>,
+    /// Per function name: whether its first declaration was `.extern`, and
+    /// whether a definition has been seen.
+    function_linkage: FxHashMap<String, (bool, bool)>,
 }
 
 impl Validator {
@@ -272,7 +281,38 @@ impl Validator {
         }
     }
 
+    /// A function declared `.extern` and otherwise (declared or defined),
+    /// in either order: the errors ptxas 13.5 gives (measured; across files too, as
+    /// `ptxas a.ptx b.ptx` shares one symbol table).
+    fn extern_conflicts(&mut self, f: &Function) {
+        let name = f.name.name.as_str();
+        let is_extern = f.linkage == Some(Linkage::Extern);
+        let defined = f.body.is_some();
+        let inconsistent = format!("Inconsistent redefinition of variable '{name}'");
+        match self.function_linkage.get(name).copied() {
+            Some((false, was_defined)) if is_extern => {
+                if was_defined {
+                    self.error(f.name.span, format!("Duplicate definition of function '{name}'"));
+                }
+                self.error(f.name.span, inconsistent);
+            }
+            Some((true, _)) if !is_extern => {
+                self.error(f.name.span, inconsistent);
+                if defined {
+                    self.error(
+                        f.name.span,
+                        format!("Function definition conflicts with '.extern' declaration for function '{name}'"),
+                    );
+                }
+            }
+            _ => {}
+        }
+        let entry = self.function_linkage.entry(name.to_owned()).or_insert((is_extern, false));
+        entry.1 |= defined;
+    }
+
     fn function(&mut self, f: &Function) {
+        self.extern_conflicts(f);
         let defined = f.body.is_some();
         // Any number of declarations and one definition may share a name.
         match self.module_scope.get(&f.name.name) {
