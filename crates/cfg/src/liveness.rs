@@ -30,7 +30,14 @@ impl Liveness {
     /// ([`BlockSummary`]), so an iteration costs set operations per block,
     /// not a walk over every instruction.
     pub fn compute(func: &Function, cfg: &Cfg) -> Liveness {
-        let space = VRegSpace::of(func);
+        Liveness::compute_in(func, cfg, VRegSpace::of(func))
+    }
+
+    /// [`Liveness::compute`] numbering registers by `space`, which must
+    /// hold every register of `func` (a space taken before instructions
+    /// were deleted does): a pass that deletes and recomputes in a loop
+    /// skips rescanning the function for its registers each round.
+    pub fn compute_in(func: &Function, cfg: &Cfg, space: VRegSpace) -> Liveness {
         let empty = RegSet::new(space);
         let mut live = Liveness {
             space,

@@ -54,8 +54,11 @@ impl Phase for EarlyOriSimpleLiveDead {
             // Liveness would miss the values live at unlisted targets.
             return Ok(());
         }
+        // Deleting instructions only drops registers, so the first round's
+        // numbering holds for every later one.
+        let space = VRegSpace::of(func);
         loop {
-            let live = Liveness::compute(func, &cfg);
+            let live = Liveness::compute_in(func, &cfg, space);
             let mut dead = sweep(func, &live);
             if dead.is_empty() {
                 dead = unread_words(func);
