@@ -137,6 +137,14 @@ impl HybridBitSet {
         }
     }
 
+    /// Adds the elements to `out`, a plain bitset over the same universe.
+    pub fn union_into(&self, out: &mut FixedBitSet) {
+        match &self.repr {
+            Repr::Sparse(list) => list.iter().for_each(|&b| out.insert(b as usize)),
+            Repr::Dense(bits) => out.union_with(bits),
+        }
+    }
+
     /// Removes every element of `other`.
     pub fn difference_with(&mut self, other: &HybridBitSet) {
         match (&mut self.repr, &other.repr) {

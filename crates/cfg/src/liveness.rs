@@ -10,6 +10,7 @@
 //! (a guarded `BRA`) makes everything live at its targets live at that
 //! point, so the sets are exact for blocks with several exits.
 
+use fixedbitset::FixedBitSet;
 use ori_ir::{BlockId, Function, Inst};
 
 use crate::{Cfg, RegSet, VReg, VRegSpace, branch_targets, index};
@@ -29,7 +30,14 @@ impl Liveness {
     /// ([`BlockSummary`]), so an iteration costs set operations per block,
     /// not a walk over every instruction.
     pub fn compute(func: &Function, cfg: &Cfg) -> Liveness {
-        let space = VRegSpace::of(func);
+        Liveness::compute_in(func, cfg, VRegSpace::of(func))
+    }
+
+    /// [`Liveness::compute`] numbering registers by `space`, which must
+    /// hold every register of `func` (a space taken before instructions
+    /// were deleted does): a pass that deletes and recomputes in a loop
+    /// skips rescanning the function for its registers each round.
+    pub fn compute_in(func: &Function, cfg: &Cfg, space: VRegSpace) -> Liveness {
         let empty = RegSet::new(space);
         let mut live = Liveness {
             space,
@@ -94,6 +102,22 @@ impl Liveness {
         }
         for v in inst.read_regs().filter_map(VReg::of) {
             live.insert(v);
+        }
+    }
+
+    /// [`Liveness::transfer`] on a dense bitset numbered by
+    /// [`Liveness::space`] (filled from [`RegSet::union_into`]), for walks
+    /// over long blocks, where each step costs a few bit operations
+    /// instead of list insertions.
+    pub fn transfer_bits(&self, inst: &Inst, live: &mut FixedBitSet) {
+        for target in branch_targets(inst) {
+            self.live_in[index(target)].union_into(live);
+        }
+        for b in inst.killed_regs().filter_map(VReg::of).filter_map(|v| self.space.bit(v)) {
+            live.remove(b);
+        }
+        for b in inst.read_regs().filter_map(VReg::of).filter_map(|v| self.space.bit(v)) {
+            live.insert(b);
         }
     }
 }
@@ -315,6 +339,14 @@ bb2:
                     live.transfer(&f.insts[i], &mut set);
                 }
                 assert_eq!(&set, live.live_in(b), "{}", name(&f, b));
+                let mut bits = FixedBitSet::with_capacity(live.space().len());
+                live.live_out(b).union_into(&mut bits);
+                for &i in f.blocks[b].insts.iter().rev() {
+                    live.transfer_bits(&f.insts[i], &mut bits);
+                }
+                let mut expected = FixedBitSet::with_capacity(live.space().len());
+                live.live_in(b).union_into(&mut expected);
+                assert_eq!(bits, expected, "{}: transfer_bits", name(&f, b));
             }
         }
     }

@@ -129,6 +129,13 @@ impl RegSet {
         self.bits.union_with(&other.bits);
     }
 
+    /// Adds the set's bits (numbered by its [`VRegSpace`]) to `out`, a
+    /// dense bitset of at least [`VRegSpace::len`] bits: a walk that
+    /// changes one register per step is cheaper on one than on a list.
+    pub fn union_into(&self, out: &mut fixedbitset::FixedBitSet) {
+        self.bits.union_into(out);
+    }
+
     /// Removes every register of `other` (of the same function).
     pub fn difference_with(&mut self, other: &RegSet) {
         self.bits.difference_with(&other.bits);

@@ -21,7 +21,8 @@
 //! feeds itself around a loop stays live by this liveness and is not
 //! removed; that needs a mark-from-roots pass.
 
-use cfg::{Cfg, Liveness, RegSet, VReg};
+use cfg::{Cfg, Liveness, VReg, VRegSpace};
+use fixedbitset::FixedBitSet;
 
 use ori_ir::{
     Function, FxHashMap, Inst, InstId, OpFlags, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet,
@@ -53,8 +54,11 @@ impl Phase for EarlyOriSimpleLiveDead {
             // Liveness would miss the values live at unlisted targets.
             return Ok(());
         }
+        // Deleting instructions only drops registers, so the first round's
+        // numbering holds for every later one.
+        let space = VRegSpace::of(func);
         loop {
-            let live = Liveness::compute(func, &cfg);
+            let live = Liveness::compute_in(func, &cfg, space);
             let mut dead = sweep(func, &live);
             if dead.is_empty() {
                 dead = unread_words(func);
@@ -83,15 +87,12 @@ fn words(reg: Reg) -> impl Iterator<Item = Word> {
 fn unread_words(func: &Function) -> InstSet {
     let mut readers: FxHashMap<Word, u32> = FxHashMap::default();
     let mut writers: FxHashMap<Word, Vec<InstId>> = FxHashMap::default();
-    let read_words = |inst: &Inst| -> Vec<Word> {
-        let written: Vec<Word> = inst.written_regs().flat_map(words).collect();
-        let mut read: Vec<Word> = inst.read_regs().flat_map(words).filter(|w| !written.contains(w)).collect();
-        read.sort_unstable();
-        read.dedup();
-        read
-    };
+    // One scratch list for every instruction: this runs over the whole
+    // function, and a list per instruction was most of its cost.
+    let mut read = Vec::new();
     for (_, id, inst) in func.insts_in_order() {
-        for w in read_words(inst) {
+        read_words(inst, &mut read);
+        for &w in &read {
             *readers.entry(w).or_default() += 1;
         }
         for w in inst.written_regs().flat_map(words) {
@@ -115,7 +116,8 @@ fn unread_words(func: &Function) -> InstSet {
             continue;
         }
         dead.insert(id);
-        for w in read_words(inst) {
+        read_words(inst, &mut read);
+        for &w in &read {
             let Some(n) = readers.get_mut(&w) else { continue };
             *n -= 1;
             if *n == 0 {
@@ -127,19 +129,34 @@ fn unread_words(func: &Function) -> InstSet {
     dead
 }
 
+/// Sets `read` to the words `inst` reads and does not also write, each
+/// once, ascending.
+fn read_words(inst: &Inst, read: &mut Vec<Word>) {
+    read.clear();
+    read.extend(inst.read_regs().flat_map(words));
+    read.retain(|w| !inst.written_regs().flat_map(words).any(|x| x == *w));
+    read.sort_unstable();
+    read.dedup();
+}
+
 /// Dead instructions of every block, found walking backward from the
 /// block's live-out set; a deleted instruction's operands are not made live,
 /// so what only fed it is found dead too.
 fn sweep(func: &Function, live: &Liveness) -> InstSet {
+    let space = live.space();
     let mut dead = InstSet::new(func);
+    // One dense set for every block: a long block's walk changes it once
+    // per register, which a sorted list pays for in shifts.
+    let mut set = FixedBitSet::with_capacity(space.len());
     for &block in &func.layout {
-        let mut set = live.live_out(block).clone();
+        set.clear();
+        live.live_out(block).union_into(&mut set);
         for &id in func.blocks[block].insts.iter().rev() {
             let inst = &func.insts[id];
-            if is_dead(inst, &set) {
+            if is_dead(inst, &set, space) {
                 dead.insert(id);
             } else {
-                live.transfer(inst, &mut set);
+                live.transfer_bits(inst, &mut set);
             }
         }
     }
@@ -147,12 +164,14 @@ fn sweep(func: &Function, live: &Liveness) -> InstSet {
 }
 
 /// True when deleting `inst` cannot change what the program does, given
-/// the registers live after it.
-fn is_dead(inst: &Inst, live_after: &RegSet) -> bool {
+/// the registers live after it (bits of `space`).
+fn is_dead(inst: &Inst, live_after: &FixedBitSet, space: VRegSpace) -> bool {
     removable(inst)
         && inst.defs.iter().all(|def| match def.kind {
             OperandKind::Reg(reg) if reg.is_zero() => true,
-            OperandKind::Reg(reg) => VReg::of(reg).is_some_and(|v| !live_after.contains(v)),
+            OperandKind::Reg(reg) => {
+                VReg::of(reg).is_some_and(|v| !space.bit(v).is_some_and(|b| live_after.contains(b)))
+            }
             _ => false,
         })
 }
