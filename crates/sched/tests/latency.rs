@@ -14,13 +14,28 @@ use sched::latency::{LatencyTable, TABLES};
 fn table_matches_measurement() {
     let Some(corpus) = nvidia::corpus("table_matches_measurement") else { return };
     let Some(targets) = nvidia::targets("table_matches_measurement") else { return };
+    let Some(triton) = nvidia::triton_sm100("table_matches_measurement") else { return };
     let mut problems = Vec::new();
     for table in TABLES {
         let m = measure::measure(corpus.iter().chain(targets), table.serves);
         let family = table.family;
         println!("{}", measure::report(&m, family));
         assert!(m.instructions > 0, "{family}: no NVIDIA code of {:?} to measure", table.serves);
-        let implied = measure::implied_rows(&m);
+        let mut implied = measure::implied_rows(&m);
+        let mut pairs = measure::implied_pairs(&m, &implied);
+        // Opcodes only Triton's sm_100a code uses (sm_100's packed f32):
+        // their rows and pairs from the measurement with that code added,
+        // every other row and pair from the corpus and targets alone.
+        if table.serves.contains(&100) {
+            let with = measure::measure(corpus.iter().chain(targets).chain(triton), table.serves);
+            println!("{}", measure::report(&with, family));
+            let only: Vec<_> = measure::implied_rows(&with).into_iter().filter(|r| !m.ops.contains_key(r.op)).collect();
+            assert!(only.iter().any(|r| r.op == "FFMA2"), "{family}: no FFMA2 in Triton's sm_100a code");
+            pairs.extend(measure::implied_pairs(&with, &only));
+            pairs.sort_by_key(|p| (p.op, p.reader));
+            implied.extend(only);
+            implied.sort_by_key(|r| r.op);
+        }
         println!("rows implied for {family}:");
         for row in &implied {
             println!("    {}", measure::row_source(row));
@@ -29,7 +44,6 @@ fn table_matches_measurement() {
             }
         }
         println!("pairs implied for {family}:");
-        let pairs = measure::implied_pairs(&m, &implied);
         for pair in &pairs {
             println!("    {}", measure::pair_source(pair));
         }
@@ -150,7 +164,6 @@ const SPACING_KNOWN: &[&str] = &[
     "sm_80: FMUL -> HMMA (Register(None))",
     "sm_80: FMUL -> MUFU (Register(None))",
     "sm_80: FSEL -> FMNMX (Register(Some(0)))",
-    "sm_80: FSEL -> SHFL (Register(Some(2)))",
     "sm_80: LOP3 -> I2F (Register(None))",
     "sm_80: PRMT -> STS (Register(None))",
     "sm_90: FMUL -> HGMMA (Register(None))",

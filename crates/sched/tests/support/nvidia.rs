@@ -41,6 +41,23 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/kernels")
 }
 
+/// Triton's sm_100a fixtures (tests/triton) compiled by NVIDIA's ptxas
+/// with Triton's options, once per test binary: the only NVIDIA code here
+/// with sm_100's packed f32 (`FADD2`, `FMUL2`, `FFMA2`: Triton's
+/// `.f32x2`), which neither the corpus nor tests/targets uses. `None`
+/// without the oracle.
+#[allow(dead_code, reason = "only some test binaries measure Triton's code")]
+pub fn triton_sm100(test: &str) -> Option<&'static [Listing]> {
+    static TRITON: OnceLock<Vec<Listing>> = OnceLock::new();
+    let oracle = Oracle::for_test(test)?;
+    Some(TRITON.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton");
+        let files = ptx_files(&root, &[".sm100a.ptx"]);
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvidia-triton");
+        compile_into(&oracle, &files, &out, &["--regAllocOptLevel=2"], |_| "sm_100a".to_string())
+    }))
+}
+
 /// NVIDIA's code of the corpus regenerated for the targets other than
 /// sm_80 and sm_90 (`tests/targets/DIR`, compiled for each architecture
 /// that shares the directory's PTX: a copy with its `.target` renamed
