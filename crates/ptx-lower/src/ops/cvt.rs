@@ -415,7 +415,13 @@ fn half(
         }
         (F32, F16, None) => {
             let a = low_half(a);
-            cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
+            // sm_75: `a.H0_H0, -RZ.H0_H0` (`isa.f16_widen_zero_second`).
+            let uses = if cx.target.isa.f16_widen_zero_second {
+                vec![a, low_half(rz.negated())]
+            } else {
+                vec![rz.negated(), a]
+            };
+            cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], uses, inst.span)
         }
         // `-0 * 0 + a`: NVIDIA's canonical NaN, everything else kept.
         (Bf16, Bf16, None) => {
