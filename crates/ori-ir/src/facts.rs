@@ -212,6 +212,10 @@ pub struct Isa {
     /// it `HADD2.F32 d, -RZ, a.H0_H0` (probe `halves`). NVIDIA's sm_75
     /// tables have only the first.
     pub f16_widen_zero_second: bool,
+    /// `add.f16 h, a, b` then `cvt.f32.f16 f, h` is one `HADD2.F32 f,
+    /// a.H0_H0, b.H0_H0` (NVIDIA's sm_75 code; sm_80+ adds in binary16,
+    /// `HADD2`, then widens, `HADD2.F32 f, -RZ, h.H0_H0`) (probe `halves`).
+    pub f16_add_widen_fused: bool,
 }
 
 /// Feature flags of an SM: what its PTX may use (ptxas rejects the
@@ -365,6 +369,7 @@ const TURING_ISA: Isa = Isa {
     hmul2_broadcast_lane: Halves::H0H0,
     hmma_k16: false,
     f16_widen_zero_second: true,
+    f16_add_widen_fused: true,
 };
 
 const AMPERE_ISA: Isa = Isa {
@@ -381,6 +386,7 @@ const AMPERE_ISA: Isa = Isa {
     hmul2_broadcast_lane: Halves::H1H1,
     hmma_k16: true,
     f16_widen_zero_second: false,
+    f16_add_widen_fused: false,
     ..TURING_ISA
 };
 

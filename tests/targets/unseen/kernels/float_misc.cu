@@ -9,9 +9,13 @@ extern "C" __global__ void float_misc(const float* __restrict__ x, const float* 
     float m = fminf(a, b) + fmaxf(a, b) * 0.5f;
     float c = copysignf(fabsf(a) + 1.0f, b);
     float r = rintf(a * 3.3f) + truncf(b * 7.1f) + floorf(a) - ceilf(b);
-    float q = __fdividef(a, fabsf(b) + 1.0f) + rsqrtf(fabsf(a) + 1.0f) + exp2f(b * 0.25f);
-    out[2 * i] = m + c;
-    out[2 * i + 1] = r + q;
+    // Each approximation stored alone: NVIDIA contracts __fdividef's
+    // multiply with an add after it (`FFMA a, rcp, c`), which PTX allows.
+    out[5 * i] = m + c;
+    out[5 * i + 1] = r;
+    out[5 * i + 2] = __fdividef(a, fabsf(b) + 1.0f);
+    out[5 * i + 3] = rsqrtf(fabsf(a) + 1.0f);
+    out[5 * i + 4] = exp2f(b * 0.25f);
     iout[2 * i] = __float2int_rz(a * 1e9f);
     iout[2 * i + 1] = (int)__float2uint_rn(fabsf(b) * 4e9f);
 }
