@@ -10,8 +10,8 @@
 //! probes and fails when a row says something NVIDIA's code does not; the
 //! comment on each field names the probe. `docs/targets.md` has the table.
 
-use crate::Opcode;
 use crate::target::{Sm, Variant};
+use crate::{Halves, Opcode};
 
 /// A GPU family: the SMs that share a row of this table.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,6 +195,27 @@ pub struct Isa {
     /// register tested against 1 (`ATOMS.CAST.SPIN R5, ...; ISETP.EQ.U32`)
     /// (corpus spinlock_fence, sm_90a vs sm_100a/110a/120a).
     pub cas_spin_predicate: bool,
+    /// The lane `HMUL2` reads of a broadcast pair `{h, h}` made by a
+    /// conversion (`cvt.rn.f16.f32 h; mov.b32 r, {h, h}; mul.f16x2`): sm_75
+    /// converts each into a register of its own and reads `.H0_H0`; sm_80+
+    /// packs two such pairs into one register (`F2FP.PACK_AB R, hi, lo`),
+    /// the `HMUL2` reading `.H1_H1` and the `HFMA2` `.H0_H0` (probe
+    /// `halves`). Either lane holds `h`; NVIDIA's sm_75 tables have only
+    /// the `.H0_H0` form.
+    pub hmul2_broadcast_lane: Halves,
+    /// `HMMA.16816` exists; without it (Turing) an m16n16k16 `wmma.mma`
+    /// is four `HMMA.1688`, each half of the k range in turn (probe
+    /// `wmma`: `HMMA.1688.F32 d0, a0..1, b0, c0; HMMA.1688.F32 d0, a2..3,
+    /// b1, d0`, likewise d1 with b2, b3).
+    pub hmma_k16: bool,
+    /// `cvt.f32.f16` is `HADD2.F32 d, a.H0_H0, -RZ.H0_H0` (sm_75); without
+    /// it `HADD2.F32 d, -RZ, a.H0_H0` (probe `halves`). NVIDIA's sm_75
+    /// tables have only the first.
+    pub f16_widen_zero_second: bool,
+    /// `add.f16 h, a, b` then `cvt.f32.f16 f, h` is one `HADD2.F32 f,
+    /// a.H0_H0, b.H0_H0` (NVIDIA's sm_75 code; sm_80+ adds in binary16,
+    /// `HADD2`, then widens, `HADD2.F32 f, -RZ, h.H0_H0`) (probe `halves`).
+    pub f16_add_widen_fused: bool,
 }
 
 /// Feature flags of an SM: what its PTX may use (ptxas rejects the
@@ -372,6 +393,10 @@ const TURING_ISA: Isa = Isa {
     vote_all: false,
     packed_f32: false,
     minmax3_f32: false,
+    hmul2_broadcast_lane: Halves::H0H0,
+    hmma_k16: false,
+    f16_widen_zero_second: true,
+    f16_add_widen_fused: true,
 };
 
 const AMPERE_ISA: Isa = Isa {
@@ -385,6 +410,10 @@ const AMPERE_ISA: Isa = Isa {
     shared_popc_inc: true,
     bssy_clears: false,
     vote_all: true,
+    hmul2_broadcast_lane: Halves::H1H1,
+    hmma_k16: true,
+    f16_widen_zero_second: false,
+    f16_add_widen_fused: false,
     ..TURING_ISA
 };
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nv_oracle::Oracle;
-use ori_ir::{CallTarget, Family, Fp8Mma, HalfConvert, ImmAdd, Opcode, Sm, Target, Variant};
+use ori_ir::{CallTarget, Family, Fp8Mma, HalfConvert, Halves, ImmAdd, Opcode, Sm, Target, Variant};
 
 /// NVIDIA's code for one probe on one SM.
 struct Code {
@@ -252,6 +252,22 @@ fn check_isa(oracle: &Oracle, dir: &Path, t: &Target) -> Vec<String> {
         !cas.is_empty() && cas.iter().all(|l| l["ATOMS.CAST.SPIN ".len()..].starts_with('P') == isa.cas_spin_predicate),
         "cas_spin_predicate",
     );
+
+    let halves = compile(oracle, dir, "halves", &sm, &[]).unwrap();
+    let lane = if isa.hmul2_broadcast_lane == Halves::H1H1 { ".H1_H1" } else { ".H0_H0" };
+    let hmul2: Vec<&String> = halves.sass.iter().filter(|l| l.starts_with("HMUL2 ")).collect();
+    expect(hmul2.len() == 1 && hmul2[0].contains(lane), "hmul2_broadcast_lane");
+    let widen = if isa.f16_widen_zero_second { ".H0_H0, -RZ.H0_H0" } else { ", -RZ, R" };
+    expect(halves.sass.iter().any(|l| l.starts_with("HADD2.F32 ") && l.contains(widen)), "f16_widen_zero_second");
+    let fused = halves.sass.iter().any(|l| l.starts_with("HADD2.F32 ") && !l.contains("RZ"));
+    expect(
+        fused == isa.f16_add_widen_fused
+            && (fused || halves.sass.iter().filter(|l| l.starts_with("HADD2 ")).count() == 1),
+        "f16_add_widen_fused",
+    );
+    let wmma = compile(oracle, dir, "wmma", &sm, &[]).unwrap();
+    let (k16, k8) = (wmma.with_opcode("HMMA") == 2 && wmma.has("HMMA.16816.F32"), wmma.has("HMMA.1688.F32"));
+    expect(if isa.hmma_k16 { k16 && !k8 } else { wmma.with_opcode("HMMA") == 4 && k8 }, "hmma_k16");
 
     let calls = compile(oracle, dir, "calls", &sm, &["-c"]).unwrap();
     let reloc = match isa.call_target {

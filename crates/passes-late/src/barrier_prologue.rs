@@ -25,8 +25,8 @@
 //! names the kernel's first instruction, the prologue's `ISETP`).
 
 use ori_ir::{
-    FunctionKind, Guard, Inst, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg,
-    RegFile,
+    FunctionKind, Guard, Inst, Modifier, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property,
+    PropertySet, Reg, RegFile,
 };
 
 /// Convergence barriers `B0..B15`.

@@ -414,8 +414,19 @@ fn half(
             cx.emit(Opcode::HADD2, &[], vec![d.into()], vec![low_half(a), low_half(rz.negated())], inst.span)
         }
         (F32, F16, None) => {
+            if cx.target.isa.f16_add_widen_fused
+                && let Some(uses) = fused_add(cx, &a)
+            {
+                return cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], uses, inst.span);
+            }
             let a = low_half(a);
-            cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], vec![rz.negated(), a], inst.span)
+            // sm_75: `a.H0_H0, -RZ.H0_H0` (`isa.f16_widen_zero_second`).
+            let uses = if cx.target.isa.f16_widen_zero_second {
+                vec![a, low_half(rz.negated())]
+            } else {
+                vec![rz.negated(), a]
+            };
+            cx.emit(Opcode::HADD2, &["F32"], vec![d.into()], uses, inst.span)
         }
         // `-0 * 0 + a`: NVIDIA's canonical NaN, everything else kept.
         (Bf16, Bf16, None) => {
@@ -503,6 +514,33 @@ fn tf32_rna(cx: &mut Lowerer<'_>, inst: &Instruction, satfinite: bool) -> Lowere
 }
 
 /// `o` read as its low half in both lanes (`.H0_H0`).
+/// The sources of the binary16 sum `a` when the instruction just emitted
+/// is that sum of a register and a constant (`HADD2 a, x.H0_H0, 1, 1`, `x`
+/// not `a`): Turing's `cvt.f32.f16` of it is `HADD2.F32 d, x.H0_H0, 1, 1`
+/// (`isa.f16_add_widen_fused`). The `HADD2` stays for other readers; dead
+/// code elimination removes it when there are none. Two registers
+/// (NVIDIA's `HADD2.F32 R7, R9.H0_H0, R7.H0_H0`) wait for that form in
+/// sm_75's tables.
+fn fused_add(cx: &mut Lowerer<'_>, a: &Operand) -> Option<Vec<Operand>> {
+    let guard = cx.guard;
+    let reg = a.as_reg()?;
+    let last = cx.last_emitted_where(|_| true)?;
+    let plain = |u: &Operand| !u.flags.neg && !u.flags.abs;
+    let lanes_ok = |k: usize, u: &Operand| match u.kind {
+        ori_ir::OperandKind::Reg(r) => k == 0 && r != reg && plain(u) && u.flags.halves == Some(ori_ir::Halves::H0H0),
+        ori_ir::OperandKind::Imm(_) => k > 0,
+        _ => false,
+    };
+    let fits = last.op == Opcode::HADD2
+        && last.mods.is_empty()
+        && last.guard == guard
+        && last.defs.len() == 1
+        && last.defs[0].as_reg() == Some(reg)
+        && last.uses.len() == 3
+        && last.uses.iter().enumerate().all(|(k, u)| lanes_ok(k, u));
+    fits.then(|| last.uses.clone())
+}
+
 fn low_half(o: Operand) -> Operand {
     Operand { flags: ori_ir::OperandFlags { halves: Some(ori_ir::Halves::H0H0), ..o.flags }, ..o }
 }

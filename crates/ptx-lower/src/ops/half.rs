@@ -114,10 +114,11 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         uses.extend(source(cx, inst, i, scalar, bf16, negate)?);
     }
     // NVIDIA reads a broadcast pair `{x, x}` as one half of it: the only
-    // forms of f16 HMUL2/HFMA2 it emits (`HMUL2 d, a.H1_H1, b`,
-    // `HFMA2 d, a.H0_H0, b, c`), the same value. The product commutes.
+    // forms of f16 HMUL2/HFMA2 it emits (`HMUL2 d, a.H1_H1, b` on sm_80+,
+    // `a.H0_H0` on sm_75: `isa.hmul2_broadcast_lane`; `HFMA2 d, a.H0_H0,
+    // b, c`), the same value. The product commutes.
     let lanes = match op {
-        Opcode::HMUL2 => Some(Halves::H1H1),
+        Opcode::HMUL2 => Some(cx.target.isa.hmul2_broadcast_lane),
         Opcode::HFMA2 => Some(Halves::H0H0),
         _ => None,
     };

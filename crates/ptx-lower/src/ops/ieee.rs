@@ -88,8 +88,8 @@ const TEMPLATES: &[(&str, u16, &str)] = templates! {
     // understood (sm_80 keeps `divide::div64`).
     "div.u64" => "div_u64" [90, 100, 110, 120];
     "div.s64" => "div_s64" [90, 100, 110, 120];
-    "rem.u64" => "rem_u64" [80, 90, 100, 110, 120];
-    "rem.s64" => "rem_s64" [80, 90, 100, 110, 120];
+    "rem.u64" => "rem_u64" [75, 80, 90, 100, 110, 120];
+    "rem.s64" => "rem_s64" [75, 80, 90, 100, 110, 120];
 };
 
 /// The template for `form` made from SM `sm`'s code.

@@ -9,7 +9,7 @@
 //! | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 d, a, b, c` | `HMMA.16816.F32 d, a, b, c` |
 //! | `mma` m16n8k16 `.f32.bf16.bf16.f32`, `.f16.f16.f16.f16`; m16n8k8 `.f32.tf32.tf32.f32`, `.f32.{f16,bf16}`, `.f16` | `HMMA.16816.F32.BF16`, `HMMA.16816.F16`; `HMMA.1688.F32.TF32`, `HMMA.1688.F32[.BF16]`, `HMMA.1688.F16` |
 //! | `wmma.load.a.sync.aligned.row.m16n16k16.global.f16`, `wmma.load.b ... .col ...` | lane offset `(lane / 4) * (ldm / 2) + lane % 4` words (`S2R SR_LANEID`, `SHF`, `LOP3`, `IMAD.WIDE.U32`), `p = base + 4 * offset`, `q = p + 16 ldm` (`IMAD.WIDE.U32 q, ldm, 0x10, p`); four `LDG.E`: A `[p] [q] [p+0x10] [q+0x10]`, B `[p] [p+0x10] [q] [q+0x10]` |
-//! | `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c` | `HMMA.16816.F32 d0..3, a0..3, b0..1, c0..3`; `HMMA.16816.F32 d4..7, a0..3, b2..3, c4..7` |
+//! | `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c` | `HMMA.16816.F32 d0..3, a0..3, b0..1, c0..3`; `HMMA.16816.F32 d4..7, a0..3, b2..3, c4..7` (sm_75: `HMMA.1688.F32 d0..3, a0..1, b0, c0..3`; `.. d4..7, a0..1, b2, c4..7`; `.. d0..3, a2..3, b1, d0..3`; `.. d4..7, a2..3, b3, d4..7`) |
 //! | `wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [a], d, ldm` | the same lane offset in 8-byte units, `q = p + 64 (ldm / 2)`; `STG.E.64 [p] d0..1, [q] d2..3, [p+0x20] d4..5, [q+0x20] d6..7` |
 //!
 //! The wmma fragments of A and B have eight registers of which NVIDIA's
@@ -414,6 +414,11 @@ fn hmma(cx: &mut Lowerer<'_>, d: Reg, a: Reg, b: Reg, c: Reg, span: Span) -> Low
     cx.emit(Opcode::HMMA, &["16816", "F32"], vec![d.into()], vec![a.into(), b.into(), c.into()], span)
 }
 
+/// `HMMA.1688.F32 d, a, b, c` (Turing's half of an m16n8k16 product).
+fn hmma_k8(cx: &mut Lowerer<'_>, d: Reg, a: Reg, b: Reg, c: Reg, span: Span) -> Lowered {
+    cx.emit(Opcode::HMMA, &["1688", "F32"], vec![d.into()], vec![a.into(), b.into(), c.into()], span)
+}
+
 /// `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 d, a, b, c`: two
 /// m16n8k16 products, columns 0-7 (B registers 0-1, C and D 0-3) and 8-15
 /// (B 2-3, C and D 4-7), both with A registers 0-3.
@@ -427,10 +432,23 @@ fn wmma_mma(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let b1 = gather(cx, &bn[2..4], inst.span)?;
     let c0 = gather(cx, &cn[..4], inst.span)?;
     let c1 = gather(cx, &cn[4..], inst.span)?;
-    let d0 = place(cx, &dn[..4], &[a, b1, c1])?;
-    let d1 = place(cx, &dn[4..], &[])?;
-    hmma(cx, d0.tuple, a, b0, c0, inst.span)?;
-    hmma(cx, d1.tuple, a, b1, c1, inst.span)?;
+    // Turing's second k step reads A and both B pairs after the first
+    // wrote d0 and d1.
+    let k16 = cx.target.isa.hmma_k16;
+    let d0 = if k16 { place(cx, &dn[..4], &[a, b1, c1])? } else { place(cx, &dn[..4], &[a, b0, b1, c1])? };
+    let d1 = if k16 { place(cx, &dn[4..], &[])? } else { place(cx, &dn[4..], &[a, b0, b1, d0.tuple])? };
+    if k16 {
+        hmma(cx, d0.tuple, a, b0, c0, inst.span)?;
+        hmma(cx, d1.tuple, a, b1, c1, inst.span)?;
+    } else {
+        // Turing: k = 0..7 (A registers 0-1, B registers 0 and 2), then
+        // k = 8..15 (A 2-3, B 1 and 3) onto the sums, in NVIDIA's order.
+        let (a_lo, a_hi) = (a.part(0, 2), a.part(2, 2));
+        hmma_k8(cx, d0.tuple, a_lo, b0.part(0, 1), c0, inst.span)?;
+        hmma_k8(cx, d1.tuple, a_lo, b1.part(0, 1), c1, inst.span)?;
+        hmma_k8(cx, d0.tuple, a_hi, b0.part(1, 1), d0.tuple, inst.span)?;
+        hmma_k8(cx, d1.tuple, a_hi, b1.part(1, 1), d1.tuple, inst.span)?;
+    }
     d0.finish(cx, inst.span)?;
     d1.finish(cx, inst.span)
 }
