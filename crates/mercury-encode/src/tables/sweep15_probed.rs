@@ -34,7 +34,9 @@
 //!   R5.H0_H0, -2.3125, -2.3125` (`0xc0a0c0a000047431`,
 //!   `0x0000000000040805`: opcode `0x431`, the pair at 48..63 and 32..47,
 //!   `b` at 64..71) and `HFMA2 R0, R0.H0_H0, -2.3125, -2.3125, R5.H0_H0`
-//!   (`0x...7831`, `c` at 64..71); `.BF16_V2` sets bit 85 (`0x...240805`).
+//!   (`0x...7831`, `c` at 64..71); `.BF16_V2` sets bit 85 (`0x...240805`);
+//!   bit 81 makes `b` `.H1_H1` (`HFMA2.BF16_V2 R4, R0.H0_H0, R0.H1_H1, 2,
+//!   2` is `0x...260800`, NVIDIA's constant in a register's high half).
 //!
 //! nvdisasm prints the address registers of `CCTL.E` and `QSPC.E` without
 //! `.64`; the skeletons here say `.64` because the register is a pair
@@ -139,7 +141,9 @@ const MASK_HFMA2_IMM: u128 = 0x0000_01ff_ffff_ff00_0000_0000_0000_0fff;
 const fn hfma2_imm(mnemonic: &'static str, bf16: bool, high: u128, c_imm: bool) -> Form {
     Form {
         mnemonic,
-        operands: if c_imm {
+        operands: if c_imm && high & 0x2_0000 != 0 {
+            &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{F}", "{F}"]
+        } else if c_imm {
             &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{F}", "{F}"]
         } else {
             &["{R}", "{R}.H0_H0", "{F}", "{F}", "{R}.H0_H0"]
@@ -178,6 +182,8 @@ pub(crate) static FORMS: &[Form] = &[
     hfma2_imm("HFMA2", false, 0x04_0800, false),
     hfma2_imm("HFMA2.BF16_V2", true, 0x24_0800, true),
     hfma2_imm("HFMA2.BF16_V2", true, 0x24_0800, false),
+    hfma2_imm("HFMA2", false, 0x06_0800, true),
+    hfma2_imm("HFMA2.BF16_V2", true, 0x26_0800, true),
     cctl("CCTL.E.PF1", 0x100, false),
     cctl("CCTL.E.PF1", 0x100, true),
     cctl("CCTL.E.PF2", 0x80_0100, false),
