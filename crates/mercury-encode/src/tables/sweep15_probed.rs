@@ -17,7 +17,9 @@
 //!   81..83, the register result at 16..23, the address pair at 24..31,
 //!   the space at 73..74 (G 0, L 1, S 2: `.S` is `0x...0500`, `.L`
 //!   `0x...0300`).
-//! - `tanh`/`ex2.approx` of `f16x2`/`bf16x2`: the high lane as
+//! - Not added (the ISA solver's random sm_80 words then decode family
+//!   siblings nvdisasm calls `INVALID`): `tanh`/`ex2.approx` of
+//!   `f16x2`/`bf16x2`, the high lane as
 //!   `MUFU.TANH.F16 R5, R0.H1` (`0x1000000000057308`): bit 60 reads the
 //!   high half. The format differs by family: sm_80 `.F16` is bit 73
 //!   (`MUFU.EX2.F16` `0x...0a00`, `.TANH.F16` `0x...2600`), sm_90 `.F16`
@@ -38,9 +40,9 @@
 //!   bit 81 makes `b` `.H1_H1` (`HFMA2.BF16_V2 R4, R0.H0_H0, R0.H1_H1, 2,
 //!   2` is `0x...260800`, NVIDIA's constant in a register's high half).
 //!
-//! nvdisasm prints the address registers of `CCTL.E` and `QSPC.E` without
-//! `.64`; the skeletons here say `.64` because the register is a pair
-//! (liveness and the interpreter read both words). The bits are NVIDIA's,
+//! nvdisasm prints the address pairs of `CCTL.E` and `QSPC.E` without
+//! `.64`, as the skeletons here do; `widths.rs` widens them (liveness and
+//! the interpreter read both words). The bits are NVIDIA's,
 //! with the guard (12..15, `PT` in the words above) left to the encoder.
 
 use crate::form::{
@@ -69,7 +71,7 @@ const MASK_QSPC: u128 = 0x0000_01ff_fff1_ffff_ffff_ffff_0000_0fff;
 const fn cctl(mnemonic: &'static str, high: u128, offset: bool) -> Form {
     Form {
         mnemonic,
-        operands: if offset { &["[{R}.64+{X}]"] } else { &["[{R}.64]"] },
+        operands: if offset { &["[{R}+{X}]"] } else { &["[{R}]"] },
         atoms: if offset { &[REG24, OFF32] } else { &[REG24] },
         bits: high << 64 | 0x098f,
         mask: if offset { MASK_OFF32 } else { MASK_REG },
@@ -91,23 +93,10 @@ const fn cctll(mnemonic: &'static str, high: u128, offset: bool) -> Form {
 const fn qspc(mnemonic: &'static str, high: u128) -> Form {
     Form {
         mnemonic,
-        operands: &["{P}", "{R}", "[{R}.64]"],
+        operands: &["{P}", "{R}", "[{R}]"],
         atoms: &[PRED81, REG16, REG24],
         bits: high << 64 | 0x03aa,
         mask: MASK_QSPC,
-        uniform_guard: false,
-    }
-}
-
-const MUFU_SRC: Atom = Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: Some(1) };
-
-const fn mufu_h1(mnemonic: &'static str, high: u128) -> Form {
-    Form {
-        mnemonic,
-        operands: &["{R}", "{R}.H1"],
-        atoms: &[REG16, MUFU_SRC],
-        bits: high << 64 | 1 << 60 | 0x0308,
-        mask: 0x0000_01ff_ffff_ffff_ffff_ff00_ff00_0fff,
         uniform_guard: false,
     }
 }
@@ -160,17 +149,6 @@ const fn hfma2_imm(mnemonic: &'static str, bf16: bool, high: u128, c_imm: bool) 
     }
 }
 
-/// sm_80's half `MUFU`s of the high lane.
-static SM80_MUFU: &[Form] = &[mufu_h1("MUFU.EX2.F16", 0x0a00), mufu_h1("MUFU.TANH.F16", 0x2600)];
-
-/// sm_90's half `MUFU`s of the high lane.
-static SM90_MUFU: &[Form] = &[
-    mufu_h1("MUFU.EX2.F16", 0x0900),
-    mufu_h1("MUFU.TANH.F16", 0x2500),
-    mufu_h1("MUFU.EX2.BF16", 0x0a00),
-    mufu_h1("MUFU.TANH.BF16", 0x2600),
-];
-
 /// The cache-control, state-space and bfloat16 sign forms, for sm_80 and
 /// sm_90 alike.
 pub(crate) static FORMS: &[Form] = &[
@@ -201,10 +179,8 @@ pub(crate) static FORMS: &[Form] = &[
 
 /// The forms of `sm`'s family: sm_80's (sm_86, sm_89) and sm_90's.
 pub(crate) fn forms(sm: crate::Sm) -> Vec<Form> {
-    let mufu = match sm.base() {
-        crate::Sm::Sm80 => SM80_MUFU,
-        crate::Sm::Sm90 => SM90_MUFU,
-        _ => return Vec::new(),
-    };
-    FORMS.iter().chain(mufu).copied().collect()
+    match sm.base() {
+        crate::Sm::Sm80 | crate::Sm::Sm90 => FORMS.to_vec(),
+        _ => Vec::new(),
+    }
 }

@@ -10,7 +10,7 @@
 //! | `sin`, `cos` `.approx[.ftz].f32` | `MUFU.SIN`/`COS` of `x * 1/(2 pi)` rounded toward zero (`FMUL.RZ`) |
 //! | `rcp`, `rsqrt` `.approx.ftz.f64` | `MUFU.RCP64H`/`RSQ64H` of the high word, a zero low word |
 //! | `tanh.approx.f32` | `MUFU.TANH` |
-//! | `ex2`, `tanh` `.approx` of `f16`/`bf16` | `MUFU.EX2.F16`/`.TANH.BF16`...; pairs: one per lane (the high one as `R.H1`), `PRMT 0x5410` |
+//! | `ex2`, `tanh` `.approx` of `f16`/`bf16` | `MUFU.EX2.F16`/`.TANH.BF16`...; pairs: one per lane (NVIDIA's `R.H1`; ours shifts the lane down), `PRMT 0x5410` |
 
 use ori_ir::{Opcode, Operand, Reg, RegFile};
 use ptx_syntax::ast::{Instruction, ScalarType};
@@ -168,12 +168,18 @@ fn half(cx: &mut Lowerer<'_>, inst: &Instruction, name: &str, ty: ScalarType) ->
     if matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
         return cx.emit(Opcode::MUFU, &[function, format], vec![d.into()], vec![a], span);
     }
-    // The high lane as NVIDIA reads it: `MUFU.<fn>.F16 hi, a.H1`.
-    let (lo, hi) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
+    // NVIDIA reads the high lane as `R.H1`; the sm_90 encoder has no such
+    // MUFU form yet, so the lane is shifted down first (the same value).
+    let (lo, high, hi) = (cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1), cx.temp(RegFile::R, 1));
     cx.emit(Opcode::MUFU, &[function, format], vec![lo.into()], vec![a.clone()], span)?;
-    let mut high = a;
-    high.flags.halves = Some(ori_ir::Halves::H1);
-    cx.emit(Opcode::MUFU, &[function, format], vec![hi.into()], vec![high], span)?;
+    cx.emit(
+        Opcode::SHF,
+        &["R", "U32", "HI"],
+        vec![high.into()],
+        vec![Operand::reg(Reg::RZ), Operand::int(16), a],
+        span,
+    )?;
+    cx.emit(Opcode::MUFU, &[function, format], vec![hi.into()], vec![high.into()], span)?;
     cx.emit(Opcode::PRMT, &[], vec![d.into()], vec![lo.into(), Operand::int(0x5410), hi.into()], span)
 }
 
